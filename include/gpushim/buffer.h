@@ -1,0 +1,93 @@
+/*
+ * Device buffers, page-locked host buffers, and copies between them.
+ */
+#ifndef GPUSHIM_BUFFER_H
+#define GPUSHIM_BUFFER_H
+
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Allocates `bytes` (at least 1) of device memory in `ctx` (NULL: device 0).
+ * The contents are undefined. GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER,
+ * GPU_ERR_NO_DEVICE, GPU_ERR_CONTEXT, GPU_ERR_OUT_OF_MEMORY, GPU_ERR_TRANSFER.
+ */
+GPU_API GPU_NODISCARD gpu_status gpu_buffer_create(gpu_context *ctx, size_t bytes, gpu_buffer **out);
+
+/** Frees the buffer; NULL does nothing. Work using it must be done. */
+GPU_API void gpu_buffer_destroy(gpu_buffer *buffer);
+
+/** The device address (CUdeviceptr); 0 for NULL. */
+GPU_API uint64_t gpu_buffer_device_ptr(const gpu_buffer *buffer);
+
+/** The size in bytes; 0 for NULL. */
+GPU_API size_t gpu_buffer_size(const gpu_buffer *buffer);
+
+/** The buffer's context (borrowed). */
+GPU_API gpu_context *gpu_buffer_context(const gpu_buffer *buffer);
+
+/**
+ * Copies `bytes` from host memory to the start of the buffer, synchronously,
+ * on the legacy default stream (cuMemcpyHtoD): ordered against streams from
+ * gpu_stream_create(), NOT against non-blocking streams. Zero bytes is a
+ * no-op. GPU_ERR_INVALID_ARG (NULL, or more bytes than the buffer holds),
+ * GPU_ERR_CONTEXT, GPU_ERR_TRANSFER.
+ */
+GPU_API gpu_status gpu_buffer_copy_from_host(gpu_buffer *buffer, const void *src, size_t bytes);
+
+/** Copies the first `bytes` of the buffer to host memory; as gpu_buffer_copy_from_host(). */
+GPU_API gpu_status gpu_buffer_copy_to_host(const gpu_buffer *buffer, void *dst, size_t bytes);
+
+/**
+ * Stream-ordered copies: queued on `stream` after its earlier work, returning
+ * before the copy is done (truly asynchronous only from page-locked host
+ * memory; from pageable memory the driver may stage the data first).
+ * The host memory must stay valid and unchanged until the stream reaches the
+ * copy. Same returns as the synchronous copies.
+ */
+GPU_API gpu_status gpu_buffer_copy_from_host_async(gpu_buffer *buffer, const void *src, size_t bytes,
+                                                   gpu_stream *stream);
+GPU_API gpu_status gpu_buffer_copy_to_host_async(const gpu_buffer *buffer, void *dst, size_t bytes,
+                                                 gpu_stream *stream);
+
+/**
+ * Copies `bytes` from the start of `src` to the start of `dst`, on the stream.
+ * Buffers of two devices are copied with cuMemcpyPeerAsync, directly where peer
+ * access is enabled and staged by the driver where it is not.
+ * GPU_ERR_INVALID_ARG (NULL, too many bytes), GPU_ERR_NOT_SUPPORTED, GPU_ERR_TRANSFER.
+ */
+GPU_API gpu_status gpu_buffer_copy_async(gpu_buffer *dst, const gpu_buffer *src, size_t bytes,
+                                         gpu_stream *stream);
+
+/**
+ * Allocates `bytes` (at least 1) of page-locked host memory, usable from every
+ * context (cuMemHostAlloc with CU_MEMHOSTALLOC_PORTABLE).
+ * GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_CONTEXT, GPU_ERR_OUT_OF_MEMORY.
+ */
+GPU_API GPU_NODISCARD gpu_status gpu_host_buffer_create(gpu_context *ctx, size_t bytes, gpu_host_buffer **out);
+
+/**
+ * Page-locks existing host memory [ptr, ptr + bytes) (cuMemHostRegister,
+ * portable). The memory stays the caller's; destroying the object unregisters
+ * it. Already registered memory is GPU_ERR_INVALID_ARG.
+ */
+GPU_API GPU_NODISCARD gpu_status gpu_host_buffer_register(gpu_context *ctx, void *ptr, size_t bytes,
+                                                          gpu_host_buffer **out);
+
+/** Frees (or unregisters) the host buffer; NULL does nothing. */
+GPU_API void gpu_host_buffer_destroy(gpu_host_buffer *buffer);
+
+/** The host address; NULL for NULL. */
+GPU_API void *gpu_host_buffer_data(const gpu_host_buffer *buffer);
+
+/** The size in bytes; 0 for NULL. */
+GPU_API size_t gpu_host_buffer_size(const gpu_host_buffer *buffer);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,60 @@
+/*
+ * Contexts: one device's primary context.
+ */
+#ifndef GPUSHIM_CONTEXT_H
+#define GPUSHIM_CONTEXT_H
+
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Retains device `device`'s primary context (cuDevicePrimaryCtxRetain).
+ * Two calls for one device share the driver's context. The object is
+ * reference-counted: every stream, event, buffer, module and graph made in it
+ * holds a reference, so destroying the context while they live is safe, and
+ * the primary context is released when the last of them goes.
+ *
+ * Wherever a gpu_context * is taken, NULL means device 0's primary context
+ * (retained once, on first use, for the life of the process).
+ *
+ * Any call on any object works from any thread: gpushim makes the object's
+ * context current where it is not. A thread with no current context is given
+ * the object's; a thread with another context current gets it back when the
+ * call returns.
+ *
+ * Returns GPU_ERR_INVALID_ARG (out NULL, device negative), GPU_ERR_NO_DRIVER,
+ * GPU_ERR_NO_DEVICE, GPU_ERR_CONTEXT, GPU_ERR_OUT_OF_MEMORY.
+ */
+GPU_API GPU_NODISCARD gpu_status gpu_context_create(int device, gpu_context **out);
+
+/** Drops this reference; NULL does nothing. */
+GPU_API void gpu_context_destroy(gpu_context *ctx);
+
+/** The context's device ordinal; -1 for NULL. */
+GPU_API int gpu_context_device(const gpu_context *ctx);
+
+/** The driver's CUcontext, for mixing with code that calls CUDA directly. */
+GPU_API void *gpu_context_raw(const gpu_context *ctx);
+
+/**
+ * Waits for all work in the context (cuCtxSynchronize).
+ * GPU_ERR_NO_DRIVER, GPU_ERR_CONTEXT, GPU_ERR_STREAM_SYNC.
+ */
+GPU_API gpu_status gpu_context_synchronize(gpu_context *ctx);
+
+/**
+ * Lets `ctx` address memory of `peer`'s device (cuCtxEnablePeerAccess). Already
+ * enabled is success. GPU_ERR_INVALID_ARG (peer NULL, or the same device),
+ * GPU_ERR_NOT_SUPPORTED (no peer access between the two, or no entry point),
+ * GPU_ERR_CONTEXT.
+ */
+GPU_API gpu_status gpu_context_enable_peer_access(gpu_context *ctx, gpu_context *peer);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,129 @@
+/*
+ * The driver: loading it, and what the load found.
+ *
+ * The driver (libcuda.so.1) is loaded at the first call that needs it, once
+ * per process, from any thread; gpu_driver_load() only makes that moment
+ * explicit. The outcome is kept: a failed load is not retried, and later
+ * calls cost a pointer load. The library is never unloaded.
+ *
+ * Which file: GPUSHIM_LIBCUDA, when set, names the one file to load (an
+ * absolute path; anything else is refused). Otherwise a driver already loaded
+ * in the process, then libcuda.so.1 through the system loader, then WSL's
+ * /usr/lib/wsl/lib/libcuda.so.1. Never the bare libcuda.so, which is the
+ * toolkit's stub on most machines.
+ */
+#ifndef GPUSHIM_DRIVER_H
+#define GPUSHIM_DRIVER_H
+
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The CUDA ABI version every entry point is resolved at (CUDA 12.0). */
+#define GPU_CUDA_ABI_VERSION 12000
+
+/**
+ * Loads and initialises the driver if that has not happened yet (idempotent,
+ * thread-safe). Returns GPU_OK when a usable driver is loaded,
+ * GPU_ERR_NO_DRIVER (gpu_last_error() says which paths were tried and why each
+ * failed, or which stage failed) or GPU_ERR_FORKED in a child of a process
+ * that had loaded it.
+ */
+GPU_API gpu_status gpu_driver_load(void);
+
+/**
+ * The driver's CUDA version (cuDriverGetVersion), e.g. 13000, into *out.
+ * GPU_ERR_INVALID_ARG when out is NULL; GPU_ERR_NO_DRIVER.
+ */
+GPU_API gpu_status gpu_driver_version(int *out);
+
+/** The number of CUDA devices into *out. GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_DRIVER. */
+GPU_API gpu_status gpu_device_count(int *out);
+
+typedef struct gpu_device_info {
+    char name[256];         /* e.g. "NVIDIA H200" */
+    size_t total_memory;    /* bytes */
+    int compute_major;      /* compute capability, e.g. 9 */
+    int compute_minor;      /* e.g. 0 */
+    int multiprocessors;
+    char pci_bus_id[32];    /* "0000:19:00.0"; "" where the driver cannot tell */
+} gpu_device_info;
+
+/**
+ * Describes device `device` (0-based). GPU_ERR_INVALID_ARG (out NULL, device
+ * negative), GPU_ERR_NO_DRIVER, GPU_ERR_NO_DEVICE (no such ordinal). *out is
+ * written only on success.
+ */
+GPU_API gpu_status gpu_device_get_info(int device, gpu_device_info *out);
+
+/**
+ * Whether device `device` can address memory of device `peer` directly
+ * (cuDeviceCanAccessPeer). A device is never its own peer: false.
+ * GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_NO_DEVICE, GPU_ERR_NOT_SUPPORTED.
+ */
+GPU_API gpu_status gpu_device_can_access_peer(int device, int peer, bool *out);
+
+/* ---- What the load found, for diagnostics (gpushim-info prints all of it). ---- */
+
+typedef enum gpu_load_stage {
+    GPU_LOAD_NOT_STARTED = 0, /* nothing has asked for the driver yet */
+    GPU_LOAD_OPEN,            /* no library could be opened */
+    GPU_LOAD_RESOLVE,         /* a library opened, but it lacks what a CUDA driver has */
+    GPU_LOAD_INIT,            /* cuInit(0) or cuDriverGetVersion failed */
+    GPU_LOAD_READY,           /* the driver is usable */
+} gpu_load_stage;
+
+/** The stage's name: "not started", "open", "resolve", "init", "ready". */
+GPU_API const char *gpu_load_stage_name(gpu_load_stage stage);
+
+typedef struct gpu_load_attempt {
+    const char *path;   /* as given to dlopen */
+    const char *error;  /* NULL if it opened; else dlerror()'s text or gpushim's reason */
+} gpu_load_attempt;
+
+typedef struct gpu_entry_point {
+    const char *name;       /* base name, e.g. "cuMemAlloc" */
+    const char *symbol;     /* the versioned symbol meant, e.g. "cuMemAlloc_v2" */
+    bool required;
+    bool found;
+    const char *via;        /* "cuGetProcAddress", "dlsym", or NULL if not found */
+    const char *missing;    /* why not found, e.g. "symbol not found"; NULL if found */
+    /* Whether the driver exports `symbol`, and if so whether it is the pointer resolved. */
+    bool exported;
+    bool matches_export;
+} gpu_entry_point;
+
+typedef struct gpu_load_report {
+    gpu_load_stage stage;
+    const char *message;          /* the whole reason when stage != READY; "" when ready */
+    const char *file;             /* the file loaded (dladdr), or NULL */
+    int driver_version;           /* 0 if not known */
+    int abi_version;              /* GPU_CUDA_ABI_VERSION */
+    int init_result;              /* cuInit's CUresult; -1 if not called */
+    bool used_get_proc_address;   /* resolved with cuGetProcAddress_v2 rather than dlsym */
+    size_t attempt_count;
+    const gpu_load_attempt *attempts;
+    size_t entry_count;
+    const gpu_entry_point *entries;
+    size_t missing_required;      /* entries required and not found */
+    size_t missing_optional;
+    /* Wall time of each stage, in nanoseconds. */
+    uint64_t open_ns;
+    uint64_t init_ns;
+    uint64_t resolve_ns;
+} gpu_load_report;
+
+/**
+ * What the load did, without causing one: before the first load the stage is
+ * GPU_LOAD_NOT_STARTED. The report and its arrays are static and never change
+ * once the load is over; any thread may read them.
+ */
+GPU_API const gpu_load_report *gpu_driver_report(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

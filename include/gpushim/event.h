@@ -1,0 +1,50 @@
+/*
+ * Events: markers in a stream that the host can poll or wait for.
+ */
+#ifndef GPUSHIM_EVENT_H
+#define GPUSHIM_EVENT_H
+
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Creates an event in `ctx` (NULL: device 0) with timing disabled, the
+ * cheapest kind to record and query. GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER,
+ * GPU_ERR_NO_DEVICE, GPU_ERR_CONTEXT, GPU_ERR_EVENT, GPU_ERR_OUT_OF_MEMORY.
+ */
+GPU_API GPU_NODISCARD gpu_status gpu_event_create(gpu_context *ctx, gpu_event **out);
+
+/** Creates an event that records time, for gpu_event_elapsed_ms(). Same returns. */
+GPU_API GPU_NODISCARD gpu_status gpu_event_create_timed(gpu_context *ctx, gpu_event **out);
+
+/** Destroys the event; NULL does nothing. */
+GPU_API void gpu_event_destroy(gpu_event *event);
+
+/** The CUevent. */
+GPU_API void *gpu_event_raw(const gpu_event *event);
+
+/**
+ * Whether the work before the event's last record is done, without blocking.
+ * CUDA_ERROR_NOT_READY is "not yet": *done = false and GPU_OK. An event never
+ * recorded is complete. GPU_ERR_INVALID_ARG, GPU_ERR_CONTEXT, GPU_ERR_EVENT.
+ */
+GPU_API gpu_status gpu_event_is_complete(gpu_event *event, bool *done);
+
+/** Blocks until the event completes. GPU_ERR_INVALID_ARG, GPU_ERR_CONTEXT, GPU_ERR_EVENT. */
+GPU_API gpu_status gpu_event_synchronize(gpu_event *event);
+
+/**
+ * Milliseconds between two completed timed events (cuEventElapsedTime),
+ * about half a microsecond resolution. GPU_ERR_INVALID_ARG (a NULL argument,
+ * an event without timing), GPU_ERR_EVENT (not recorded or not complete).
+ */
+GPU_API gpu_status gpu_event_elapsed_ms(gpu_event *start, gpu_event *end, float *ms);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

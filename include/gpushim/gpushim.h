@@ -1,0 +1,31 @@
+/*
+ * gpushim: NVIDIA's CUDA driver API with no link-time dependency on it.
+ *
+ * A program that uses gpushim starts on any machine. The driver
+ * (libcuda.so.1) is loaded with dlopen at the first call that needs it; on a
+ * machine without one every such call returns GPU_ERR_NO_DRIVER and
+ * gpu_last_error() says why.
+ *
+ * Conventions: objects are opaque; results come out through the last
+ * argument, written only on success; destroy(NULL) does nothing; argument
+ * errors that need no driver (GPU_ERR_INVALID_ARG) come before
+ * GPU_ERR_NO_DRIVER.
+ */
+#ifndef GPUSHIM_H
+#define GPUSHIM_H
+
+#include "common.h"
+#include "status.h"
+#include "driver.h"
+#include "context.h"
+#include "stream.h"
+#include "event.h"
+#include "graph.h"
+#include "module.h"
+#include "buffer.h"
+
+#define GPUSHIM_VERSION_MAJOR 0
+#define GPUSHIM_VERSION_MINOR 1
+#define GPUSHIM_VERSION_PATCH 0
+
+#endif

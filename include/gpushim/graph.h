@@ -1,0 +1,60 @@
+/*
+ * Graphs: work captured from a stream, replayed with one launch.
+ */
+#ifndef GPUSHIM_GRAPH_H
+#define GPUSHIM_GRAPH_H
+
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Which other threads' unsafe calls a capture forbids (CUstreamCaptureMode). */
+typedef enum gpu_capture_mode {
+    GPU_CAPTURE_MODE_GLOBAL = 0,       /* any thread's */
+    GPU_CAPTURE_MODE_THREAD_LOCAL = 1, /* this thread's */
+    GPU_CAPTURE_MODE_RELAXED = 2,      /* none */
+} gpu_capture_mode;
+
+/**
+ * Starts capturing the stream's work into a graph instead of running it.
+ * Capture on GPU_DEFAULT_STREAM is impossible (GPU_ERR_INVALID_ARG). Capture on
+ * an ordered stream (gpu_stream_create) makes legacy-stream calls from any
+ * thread fail with CUDA_ERROR_STREAM_CAPTURE_IMPLICIT while it is open: capture
+ * on a gpu_stream_create_non_blocking() stream.
+ * GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT,
+ * GPU_ERR_GRAPH_CAPTURE.
+ */
+GPU_API gpu_status gpu_stream_begin_capture(gpu_stream *stream, gpu_capture_mode mode);
+
+/**
+ * Ends the capture and returns the graph in *out (owned by the caller). If the
+ * capture was invalidated (CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, 901), the
+ * capture is over and no graph is returned: GPU_ERR_GRAPH_CAPTURE.
+ */
+GPU_API GPU_NODISCARD gpu_status gpu_stream_end_capture(gpu_stream *stream, gpu_graph **out);
+
+/**
+ * Whether the stream is capturing now. GPU_ERR_INVALID_ARG, GPU_ERR_NOT_SUPPORTED,
+ * GPU_ERR_GRAPH_CAPTURE (a capture that was invalidated and not yet ended).
+ */
+GPU_API gpu_status gpu_stream_is_capturing(gpu_stream *stream, bool *capturing);
+
+/** Makes an executable graph of `graph` (cuGraphInstantiateWithFlags). GPU_ERR_GRAPH_LAUNCH. */
+GPU_API GPU_NODISCARD gpu_status gpu_graph_instantiate(gpu_graph *graph, gpu_graph_exec **out);
+
+/** Replays the executable graph on the stream. GPU_ERR_INVALID_ARG, GPU_ERR_GRAPH_LAUNCH. */
+GPU_API gpu_status gpu_stream_launch_graph(gpu_stream *stream, gpu_graph_exec *exec);
+
+/** Destroys the graph; its executable graphs live on. NULL does nothing. */
+GPU_API void gpu_graph_destroy(gpu_graph *graph);
+
+/** Destroys the executable graph; NULL does nothing. */
+GPU_API void gpu_graph_exec_destroy(gpu_graph_exec *exec);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

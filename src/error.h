@@ -1,0 +1,28 @@
+/*
+ * The calling thread's error details, set by failing calls.
+ */
+#ifndef GPUSHIM_ERROR_H
+#define GPUSHIM_ERROR_H
+
+#include "gpushim/status.h"
+
+#if defined(__GNUC__)
+#define GPU__PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define GPU__PRINTF(fmt, args)
+#endif
+
+/* Sets the thread's error to a formatted message and returns `status`. */
+gpu_status gpu__fail(gpu_status status, int cuda_result, const char *fmt, ...) GPU__PRINTF(3, 4);
+
+/*
+ * Sets the thread's error to `message`, which must outlive the process's use
+ * of it (a string literal, or a load report that never changes). No copy: this
+ * is what keeps the no-driver answer cheap.
+ */
+gpu_status gpu__fail_static(gpu_status status, int cuda_result, const char *message);
+
+/* An argument error: GPU_ERR_INVALID_ARG naming the function and the argument. */
+#define GPU__INVALID(func, what) gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: %s", (func), (what))
+
+#endif

@@ -1,0 +1,241 @@
+/*
+ * Streams. Ported from aprender-gpu's stream module; see stream.h for the
+ * ordering facts it records.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "private.h"
+
+unsigned gpu_stream_create_flags(const char *nonblocking_env)
+{
+    /* Exactly "1": a truthy-looking value must not silently re-arm the racy path. */
+    if (nonblocking_env && strcmp(nonblocking_env, "1") == 0)
+        return GPU_STREAM_NON_BLOCKING;
+    return GPU_STREAM_DEFAULT;
+}
+
+gpu_status gpu__stream_target(gpu_stream *stream, const struct gpu__driver **drv, gpu_context **ctx,
+                              cuabi_stream *cu)
+{
+    gpu_status st;
+
+    if (!stream) {
+        *cu = NULL;
+        return gpu__context_resolve(NULL, drv, ctx);
+    }
+    st = gpu__driver_get(drv);
+    if (st != GPU_OK)
+        return st;
+    *ctx = stream->ctx;
+    *cu = stream->cu;
+    return GPU_OK;
+}
+
+gpu_status gpu__stream_enter(gpu_stream *stream, const struct gpu__driver **drv, cuabi_stream *cu,
+                             struct gpu__ctx_scope *scope, gpu_context **ctx)
+{
+    gpu_context *c;
+    gpu_status st = gpu__stream_target(stream, drv, &c, cu);
+
+    if (st != GPU_OK)
+        return st;
+    if (ctx)
+        *ctx = c;
+    return gpu__context_enter(*drv, c, scope);
+}
+
+gpu_status gpu_stream_create_with_flags(gpu_context *ctx, unsigned flags, gpu_stream **out)
+{
+    const struct gpu__driver *drv;
+    struct gpu__ctx_scope scope;
+    gpu_stream *s;
+    cuabi_stream cu = NULL;
+    gpu_status st;
+
+    if (!out)
+        return GPU__INVALID("gpu_stream_create", "out is NULL");
+    if (flags & ~(unsigned)GPU_STREAM_NON_BLOCKING)
+        return gpu__fail(GPU_ERR_INVALID_ARG, 0, "gpu_stream_create: unknown flags 0x%x", flags);
+    st = gpu__context_resolve(ctx, &drv, &ctx);
+    if (st != GPU_OK)
+        return st;
+    s = calloc(1, sizeof(*s));
+    if (!s)
+        return gpu__fail(GPU_ERR_OUT_OF_MEMORY, 0, "gpu_stream_create: out of host memory");
+    st = gpu__context_enter(drv, ctx, &scope);
+    if (st == GPU_OK) {
+        st = GPU__CALL(drv, cuStreamCreate, GPU_ERR_STREAM_CREATE, &cu, flags);
+        gpu__context_leave(&scope);
+    }
+    if (st != GPU_OK) {
+        free(s);
+        return st;
+    }
+    gpu__context_ref(ctx);
+    s->ctx = ctx;
+    s->cu = cu;
+    s->flags = flags;
+    *out = s;
+    return GPU_OK;
+}
+
+gpu_status gpu_stream_create(gpu_context *ctx, gpu_stream **out)
+{
+    return gpu_stream_create_with_flags(ctx, gpu_stream_create_flags(getenv(GPU_STREAM_NONBLOCKING_ENV)), out);
+}
+
+gpu_status gpu_stream_create_non_blocking(gpu_context *ctx, gpu_stream **out)
+{
+    return gpu_stream_create_with_flags(ctx, GPU_STREAM_NON_BLOCKING, out);
+}
+
+void gpu_stream_destroy(gpu_stream *stream)
+{
+    const struct gpu__driver *drv;
+    struct gpu__ctx_scope scope;
+
+    if (!stream)
+        return;
+    if (gpu__driver_get(&drv) == GPU_OK && gpu__context_enter(drv, stream->ctx, &scope) == GPU_OK) {
+        drv->cuStreamDestroy(stream->cu);
+        gpu__context_leave(&scope);
+    }
+    gpu__context_unref(stream->ctx);
+    free(stream);
+}
+
+void *gpu_stream_raw(const gpu_stream *stream)
+{
+    return stream ? (void *)stream->cu : NULL;
+}
+
+unsigned gpu_stream_flags(const gpu_stream *stream)
+{
+    return stream ? stream->flags : GPU_STREAM_DEFAULT;
+}
+
+gpu_context *gpu_stream_context(const gpu_stream *stream)
+{
+    return stream ? stream->ctx : NULL;
+}
+
+gpu_status gpu_stream_synchronize(gpu_stream *stream)
+{
+    const struct gpu__driver *drv;
+    struct gpu__ctx_scope scope;
+    cuabi_stream cu;
+    gpu_status st;
+
+    st = gpu__stream_enter(stream, &drv, &cu, &scope, NULL);
+    if (st != GPU_OK)
+        return st;
+    st = GPU__CALL(drv, cuStreamSynchronize, GPU_ERR_STREAM_SYNC, cu);
+    gpu__context_leave(&scope);
+    return st;
+}
+
+gpu_status gpu_stream_query(gpu_stream *stream, bool *idle)
+{
+    const struct gpu__driver *drv;
+    struct gpu__ctx_scope scope;
+    cuabi_stream cu;
+    cuabi_result rc;
+    gpu_status st;
+
+    if (!idle)
+        return GPU__INVALID("gpu_stream_query", "idle is NULL");
+    st = gpu__stream_enter(stream, &drv, &cu, &scope, NULL);
+    if (st != GPU_OK)
+        return st;
+    rc = drv->cuStreamQuery(cu);
+    gpu__context_leave(&scope);
+    if (rc == CUABI_ERROR_NOT_READY) {
+        *idle = false;
+        return GPU_OK;
+    }
+    st = gpu__check(rc, GPU_ERR_STREAM_SYNC, "cuStreamQuery");
+    if (st == GPU_OK)
+        *idle = true;
+    return st;
+}
+
+gpu_status gpu_stream_memcpy_dtod_sync(gpu_stream *stream, uint64_t dst, uint64_t src, size_t bytes)
+{
+    const struct gpu__driver *drv;
+    struct gpu__ctx_scope scope;
+    cuabi_stream cu;
+    gpu_status st;
+
+    if (bytes && (!dst || !src))
+        return GPU__INVALID("gpu_stream_memcpy_dtod_sync", "a device address is 0");
+    st = gpu__stream_enter(stream, &drv, &cu, &scope, NULL);
+    if (st != GPU_OK)
+        return st;
+    if (bytes)
+        st = GPU__CALL(drv, cuMemcpyDtoD, GPU_ERR_TRANSFER, dst, src, bytes);
+    gpu__context_leave(&scope);
+    return st;
+}
+
+gpu_status gpu_stream_launch_host_func(gpu_stream *stream, void (*fn)(void *user_data), void *user_data)
+{
+    const struct gpu__driver *drv;
+    struct gpu__ctx_scope scope;
+    cuabi_stream cu;
+    gpu_status st;
+
+    if (!fn)
+        return GPU__INVALID("gpu_stream_launch_host_func", "fn is NULL");
+    st = gpu__stream_enter(stream, &drv, &cu, &scope, NULL);
+    if (st != GPU_OK)
+        return st;
+    if (drv->cuLaunchHostFunc)
+        st = GPU__CALL(drv, cuLaunchHostFunc, GPU_ERR_KERNEL_LAUNCH, cu, fn, user_data);
+    else
+        st = gpu__unsupported("cuLaunchHostFunc");
+    gpu__context_leave(&scope);
+    return st;
+}
+
+gpu_status gpu_stream_record_event(gpu_stream *stream, gpu_event *event)
+{
+    const struct gpu__driver *drv;
+    struct gpu__ctx_scope scope;
+    gpu_context *ctx;
+    cuabi_stream cu;
+    gpu_status st;
+
+    if (!event)
+        return GPU__INVALID("gpu_stream_record_event", "event is NULL");
+    st = gpu__stream_target(stream, &drv, &ctx, &cu);
+    if (st != GPU_OK)
+        return st;
+    if (ctx->cu != event->ctx->cu)
+        return gpu__fail(GPU_ERR_INVALID_ARG, 0,
+                         "gpu_stream_record_event: the event is device %d's, the stream device %d's",
+                         event->ctx->ordinal, ctx->ordinal);
+    st = gpu__context_enter(drv, ctx, &scope);
+    if (st != GPU_OK)
+        return st;
+    st = GPU__CALL(drv, cuEventRecord, GPU_ERR_EVENT, event->cu, cu);
+    gpu__context_leave(&scope);
+    return st;
+}
+
+gpu_status gpu_stream_wait_event(gpu_stream *stream, gpu_event *event)
+{
+    const struct gpu__driver *drv;
+    struct gpu__ctx_scope scope;
+    cuabi_stream cu;
+    gpu_status st;
+
+    if (!event)
+        return GPU__INVALID("gpu_stream_wait_event", "event is NULL");
+    st = gpu__stream_enter(stream, &drv, &cu, &scope, NULL);
+    if (st != GPU_OK)
+        return st;
+    st = GPU__CALL(drv, cuStreamWaitEvent, GPU_ERR_STREAM_SYNC, cu, event->cu, 0);
+    gpu__context_leave(&scope);
+    return st;
+}

@@ -1,0 +1,217 @@
+/*
+ * The part of NVIDIA's CUDA driver ABI that gpushim uses, declared by the
+ * project itself so that the build needs no CUDA toolkit.
+ *
+ * Every name here carries the prefix cuabi_ / CUABI_ so that this header
+ * can sit beside the real <cuda.h> in one translation unit (the abi test
+ * suite does exactly that and checks each value against it).
+ *
+ * The prototypes in entry_points.h are the ones of CUDA 12.0: the loader
+ * asks cuGetProcAddress for that ABI and nothing newer, so a driver that
+ * knows later revisions of a function still hands back the 12.0 one.
+ * Only src/sys/ includes this file.
+ */
+#ifndef GPUSHIM_SYS_CUDA_ABI_H
+#define GPUSHIM_SYS_CUDA_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The one CUDA ABI version gpushim is written against (1000*major + 10*minor). */
+#define CUABI_VERSION 12000
+
+typedef unsigned int cuabi_result; /* CUresult: an enum of non-negative values */
+typedef int cuabi_device;
+typedef unsigned long long cuabi_deviceptr;
+typedef uint64_t cuabi_uint64;
+typedef struct cuabi_ctx_st *cuabi_context;
+typedef struct cuabi_mod_st *cuabi_module;
+typedef struct cuabi_func_st *cuabi_function;
+typedef struct cuabi_stream_st *cuabi_stream;
+typedef struct cuabi_event_st *cuabi_event;
+typedef struct cuabi_graph_st *cuabi_graph;
+typedef struct cuabi_graph_exec_st *cuabi_graph_exec;
+typedef struct cuabi_graph_node_st *cuabi_graph_node;
+typedef void (*cuabi_host_fn)(void *user_data);
+
+/* CUDA's enums hold only non-negative values, so gcc and clang give them the
+ * type unsigned int; declaring them so keeps the prototypes compatible. */
+typedef unsigned int cuabi_jit_option;
+typedef unsigned int cuabi_device_attribute;
+typedef unsigned int cuabi_stream_capture_mode;
+typedef unsigned int cuabi_stream_capture_status;
+typedef unsigned int cuabi_proc_address_query_result;
+
+/* CUresult: every code of the 13.0 header, as (name without "CUDA_", value). */
+#define CUABI_RESULT_LIST(X) \
+    X(SUCCESS, 0) \
+    X(ERROR_INVALID_VALUE, 1) \
+    X(ERROR_OUT_OF_MEMORY, 2) \
+    X(ERROR_NOT_INITIALIZED, 3) \
+    X(ERROR_DEINITIALIZED, 4) \
+    X(ERROR_PROFILER_DISABLED, 5) \
+    X(ERROR_PROFILER_NOT_INITIALIZED, 6) \
+    X(ERROR_PROFILER_ALREADY_STARTED, 7) \
+    X(ERROR_PROFILER_ALREADY_STOPPED, 8) \
+    X(ERROR_STUB_LIBRARY, 34) \
+    X(ERROR_CALL_REQUIRES_NEWER_DRIVER, 36) \
+    X(ERROR_DEVICE_UNAVAILABLE, 46) \
+    X(ERROR_NO_DEVICE, 100) \
+    X(ERROR_INVALID_DEVICE, 101) \
+    X(ERROR_DEVICE_NOT_LICENSED, 102) \
+    X(ERROR_INVALID_IMAGE, 200) \
+    X(ERROR_INVALID_CONTEXT, 201) \
+    X(ERROR_CONTEXT_ALREADY_CURRENT, 202) \
+    X(ERROR_MAP_FAILED, 205) \
+    X(ERROR_UNMAP_FAILED, 206) \
+    X(ERROR_ARRAY_IS_MAPPED, 207) \
+    X(ERROR_ALREADY_MAPPED, 208) \
+    X(ERROR_NO_BINARY_FOR_GPU, 209) \
+    X(ERROR_ALREADY_ACQUIRED, 210) \
+    X(ERROR_NOT_MAPPED, 211) \
+    X(ERROR_NOT_MAPPED_AS_ARRAY, 212) \
+    X(ERROR_NOT_MAPPED_AS_POINTER, 213) \
+    X(ERROR_ECC_UNCORRECTABLE, 214) \
+    X(ERROR_UNSUPPORTED_LIMIT, 215) \
+    X(ERROR_CONTEXT_ALREADY_IN_USE, 216) \
+    X(ERROR_PEER_ACCESS_UNSUPPORTED, 217) \
+    X(ERROR_INVALID_PTX, 218) \
+    X(ERROR_INVALID_GRAPHICS_CONTEXT, 219) \
+    X(ERROR_NVLINK_UNCORRECTABLE, 220) \
+    X(ERROR_JIT_COMPILER_NOT_FOUND, 221) \
+    X(ERROR_UNSUPPORTED_PTX_VERSION, 222) \
+    X(ERROR_JIT_COMPILATION_DISABLED, 223) \
+    X(ERROR_UNSUPPORTED_EXEC_AFFINITY, 224) \
+    X(ERROR_UNSUPPORTED_DEVSIDE_SYNC, 225) \
+    X(ERROR_CONTAINED, 226) \
+    X(ERROR_INVALID_SOURCE, 300) \
+    X(ERROR_FILE_NOT_FOUND, 301) \
+    X(ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND, 302) \
+    X(ERROR_SHARED_OBJECT_INIT_FAILED, 303) \
+    X(ERROR_OPERATING_SYSTEM, 304) \
+    X(ERROR_INVALID_HANDLE, 400) \
+    X(ERROR_ILLEGAL_STATE, 401) \
+    X(ERROR_LOSSY_QUERY, 402) \
+    X(ERROR_NOT_FOUND, 500) \
+    X(ERROR_NOT_READY, 600) \
+    X(ERROR_ILLEGAL_ADDRESS, 700) \
+    X(ERROR_LAUNCH_OUT_OF_RESOURCES, 701) \
+    X(ERROR_LAUNCH_TIMEOUT, 702) \
+    X(ERROR_LAUNCH_INCOMPATIBLE_TEXTURING, 703) \
+    X(ERROR_PEER_ACCESS_ALREADY_ENABLED, 704) \
+    X(ERROR_PEER_ACCESS_NOT_ENABLED, 705) \
+    X(ERROR_PRIMARY_CONTEXT_ACTIVE, 708) \
+    X(ERROR_CONTEXT_IS_DESTROYED, 709) \
+    X(ERROR_ASSERT, 710) \
+    X(ERROR_TOO_MANY_PEERS, 711) \
+    X(ERROR_HOST_MEMORY_ALREADY_REGISTERED, 712) \
+    X(ERROR_HOST_MEMORY_NOT_REGISTERED, 713) \
+    X(ERROR_HARDWARE_STACK_ERROR, 714) \
+    X(ERROR_ILLEGAL_INSTRUCTION, 715) \
+    X(ERROR_MISALIGNED_ADDRESS, 716) \
+    X(ERROR_INVALID_ADDRESS_SPACE, 717) \
+    X(ERROR_INVALID_PC, 718) \
+    X(ERROR_LAUNCH_FAILED, 719) \
+    X(ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, 720) \
+    X(ERROR_TENSOR_MEMORY_LEAK, 721) \
+    X(ERROR_NOT_PERMITTED, 800) \
+    X(ERROR_NOT_SUPPORTED, 801) \
+    X(ERROR_SYSTEM_NOT_READY, 802) \
+    X(ERROR_SYSTEM_DRIVER_MISMATCH, 803) \
+    X(ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE, 804) \
+    X(ERROR_MPS_CONNECTION_FAILED, 805) \
+    X(ERROR_MPS_RPC_FAILURE, 806) \
+    X(ERROR_MPS_SERVER_NOT_READY, 807) \
+    X(ERROR_MPS_MAX_CLIENTS_REACHED, 808) \
+    X(ERROR_MPS_MAX_CONNECTIONS_REACHED, 809) \
+    X(ERROR_MPS_CLIENT_TERMINATED, 810) \
+    X(ERROR_CDP_NOT_SUPPORTED, 811) \
+    X(ERROR_CDP_VERSION_MISMATCH, 812) \
+    X(ERROR_STREAM_CAPTURE_UNSUPPORTED, 900) \
+    X(ERROR_STREAM_CAPTURE_INVALIDATED, 901) \
+    X(ERROR_STREAM_CAPTURE_MERGE, 902) \
+    X(ERROR_STREAM_CAPTURE_UNMATCHED, 903) \
+    X(ERROR_STREAM_CAPTURE_UNJOINED, 904) \
+    X(ERROR_STREAM_CAPTURE_ISOLATION, 905) \
+    X(ERROR_STREAM_CAPTURE_IMPLICIT, 906) \
+    X(ERROR_CAPTURED_EVENT, 907) \
+    X(ERROR_STREAM_CAPTURE_WRONG_THREAD, 908) \
+    X(ERROR_TIMEOUT, 909) \
+    X(ERROR_GRAPH_EXEC_UPDATE_FAILURE, 910) \
+    X(ERROR_EXTERNAL_DEVICE, 911) \
+    X(ERROR_INVALID_CLUSTER_SIZE, 912) \
+    X(ERROR_FUNCTION_NOT_LOADED, 913) \
+    X(ERROR_INVALID_RESOURCE_TYPE, 914) \
+    X(ERROR_INVALID_RESOURCE_CONFIGURATION, 915) \
+    X(ERROR_KEY_ROTATION, 916) \
+    X(ERROR_UNKNOWN, 999)
+
+enum {
+#define CUABI_RESULT_ENUM(name, value) CUABI_##name = value,
+    CUABI_RESULT_LIST(CUABI_RESULT_ENUM)
+#undef CUABI_RESULT_ENUM
+};
+
+enum {
+    CUABI_STREAM_DEFAULT = 0x0,
+    CUABI_STREAM_NON_BLOCKING = 0x1,
+};
+
+enum {
+    CUABI_EVENT_DEFAULT = 0x0,
+    CUABI_EVENT_DISABLE_TIMING = 0x2,
+};
+
+enum {
+    CUABI_STREAM_CAPTURE_MODE_GLOBAL = 0,
+    CUABI_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,
+    CUABI_STREAM_CAPTURE_MODE_RELAXED = 2,
+};
+
+enum {
+    CUABI_STREAM_CAPTURE_STATUS_NONE = 0,
+    CUABI_STREAM_CAPTURE_STATUS_ACTIVE = 1,
+    CUABI_STREAM_CAPTURE_STATUS_INVALIDATED = 2,
+};
+
+enum {
+    CUABI_JIT_INFO_LOG_BUFFER = 3,
+    CUABI_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
+    CUABI_JIT_ERROR_LOG_BUFFER = 5,
+    CUABI_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
+};
+
+enum {
+    CUABI_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
+    CUABI_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+    CUABI_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+};
+
+enum {
+    CUABI_GET_PROC_ADDRESS_DEFAULT = 0,
+    CUABI_GET_PROC_ADDRESS_LEGACY_STREAM = 1 << 0,
+    CUABI_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 1 << 1,
+};
+
+enum {
+    CUABI_GET_PROC_ADDRESS_SUCCESS = 0,
+    CUABI_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND = 1,
+    CUABI_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT = 2,
+};
+
+enum {
+    CUABI_MEMHOSTALLOC_PORTABLE = 0x01,
+    CUABI_MEMHOSTREGISTER_PORTABLE = 0x01,
+};
+
+/* The three functions the loader looks up with dlsym before anything else. */
+typedef cuabi_result (*cuabi_pfn_cuInit)(unsigned int flags);
+typedef cuabi_result (*cuabi_pfn_cuDriverGetVersion)(int *version);
+typedef cuabi_result (*cuabi_pfn_cuGetProcAddress)(const char *symbol, void **pfn, int cuda_version,
+                                                   cuabi_uint64 flags,
+                                                   cuabi_proc_address_query_result *status);
+#define CUABI_SYMBOL_cuInit "cuInit"
+#define CUABI_SYMBOL_cuDriverGetVersion "cuDriverGetVersion"
+#define CUABI_SYMBOL_cuGetProcAddress "cuGetProcAddress_v2"
+
+#endif

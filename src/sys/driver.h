@@ -1,0 +1,59 @@
+/*
+ * The driver table: what the modules above src/sys/ see of CUDA.
+ */
+#ifndef GPUSHIM_SYS_DRIVER_H
+#define GPUSHIM_SYS_DRIVER_H
+
+#include "cuda_abi.h"
+#include "gpushim/status.h"
+
+/* One typed pointer per entry point; NULL for an optional one the driver lacks. */
+struct gpu__driver {
+#define GPU__ENTRY(need, name, symbol, params) cuabi_result (*name) params;
+#include "entry_points.h"
+#undef GPU__ENTRY
+};
+
+/*
+ * The loaded driver, loading it on first use. GPU_OK and *out set, or
+ * GPU_ERR_NO_DRIVER / GPU_ERR_FORKED with the thread's error set.
+ * After the first call this costs a pthread_once check and two loads.
+ */
+gpu_status gpu__driver_get(const struct gpu__driver **out);
+
+/* The table if the driver is loaded and usable, else NULL; never loads it. */
+const struct gpu__driver *gpu__driver_peek(void);
+
+/*
+ * gpu__check() turns a CUresult into a status: GPU_OK for CUDA_SUCCESS; otherwise the
+ * thread's error becomes "<what>: <NAME> (<code>): <description>" and the
+ * status is the one the result implies (out of memory, no device, not
+ * supported), else `category`. gpu__check_detail() appends `detail`.
+ */
+gpu_status gpu__check_detail(cuabi_result result, gpu_status category, const char *what,
+                             const char *detail);
+
+static inline gpu_status gpu__check(cuabi_result result, gpu_status category, const char *what)
+{
+    if (result == CUABI_SUCCESS)
+        return GPU_OK;
+    return gpu__check_detail(result, category, what, NULL);
+}
+
+/* gpushim's own name for a CUresult ("CUDA_ERROR_NOT_READY"), or NULL. */
+const char *gpu__result_name_own(cuabi_result result);
+
+/* GPU_ERR_NOT_SUPPORTED, naming the optional entry point the driver lacks. */
+gpu_status gpu__unsupported(const char *entry);
+
+/* Calls entry point `fn` of table `drv` and checks the result; names `fn` in errors. */
+#define GPU__CALL(drv, fn, category, ...) gpu__check((drv)->fn(__VA_ARGS__), (category), #fn)
+
+/* An optional entry point: GPU_ERR_NOT_SUPPORTED unless the driver has it. */
+#define GPU__NEED(drv, fn) \
+    do { \
+        if ((drv)->fn == NULL) \
+            return gpu__unsupported(#fn); \
+    } while (0)
+
+#endif

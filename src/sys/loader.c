@@ -1,0 +1,398 @@
+/*
+ * Loading libcuda.so.1 and resolving the table. The only file that touches dlfcn.h.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpushim/driver.h"
+
+#include "driver.h"
+#include "error.h"
+
+_Static_assert(GPU_CUDA_ABI_VERSION == CUABI_VERSION, "the public and the sys ABI version must agree");
+_Static_assert(sizeof(void *) == sizeof(void (*)(void)), "dlsym's pointers must hold function pointers");
+
+/* The env variable that names the one driver file to load. */
+#define LIBCUDA_ENV "GPUSHIM_LIBCUDA"
+#define LIBCUDA_SONAME "libcuda.so.1"
+#define LIBCUDA_WSL "/usr/lib/wsl/lib/libcuda.so.1"
+
+enum { MAX_ATTEMPTS = 4, ATTEMPT_ERROR_MAX = 512, MESSAGE_MAX = 4096 };
+
+enum {
+#define GPU__ENTRY(need, name, symbol, params) +1
+    ENTRY_COUNT = 0
+#include "entry_points.h"
+#undef GPU__ENTRY
+};
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static gpu_status load_status = GPU_ERR_NO_DRIVER;
+static struct gpu__driver table;
+static atomic_bool table_ready;
+static atomic_bool forked;
+
+static gpu_load_report report;
+static atomic_bool report_ready;
+static gpu_load_attempt attempts[MAX_ATTEMPTS];
+static char attempt_paths[MAX_ATTEMPTS][ATTEMPT_ERROR_MAX];
+static char attempt_errors[MAX_ATTEMPTS][ATTEMPT_ERROR_MAX];
+static char message[MESSAGE_MAX];
+static char loaded_file[ATTEMPT_ERROR_MAX];
+
+static gpu_entry_point entries[ENTRY_COUNT] = {
+#define GPU__ENTRY(need, name, symbol, params) {#name, #symbol, GPU__IS_##need, false, NULL, NULL, false, false},
+#define GPU__IS_REQUIRED true
+#define GPU__IS_OPTIONAL false
+#include "entry_points.h"
+#undef GPU__IS_REQUIRED
+#undef GPU__IS_OPTIONAL
+#undef GPU__ENTRY
+};
+
+static const gpu_load_report not_started = {
+    .stage = GPU_LOAD_NOT_STARTED,
+    .message = "the driver has not been loaded yet",
+    .abi_version = CUABI_VERSION,
+    .init_result = -1,
+};
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void on_fork_child(void)
+{
+    atomic_store_explicit(&forked, true, memory_order_relaxed);
+}
+
+static void add_attempt(const char *path, const char *error)
+{
+    size_t i = report.attempt_count;
+
+    if (i >= MAX_ATTEMPTS)
+        return;
+    snprintf(attempt_paths[i], sizeof(attempt_paths[i]), "%s", path);
+    attempts[i].path = attempt_paths[i];
+    if (error) {
+        snprintf(attempt_errors[i], sizeof(attempt_errors[i]), "%s", error);
+        attempts[i].error = attempt_errors[i];
+    } else {
+        attempts[i].error = NULL;
+    }
+    report.attempt_count = i + 1;
+}
+
+static void *try_open(const char *path, int flags, const char *label)
+{
+    void *handle;
+    const char *err;
+
+    dlerror();
+    handle = dlopen(path, flags);
+    err = handle ? NULL : dlerror();
+    add_attempt(label ? label : path, handle ? NULL : (err ? err : "not loaded in this process"));
+    return handle;
+}
+
+/* Which library: GPUSHIM_LIBCUDA alone when set, else the driver's usual places. */
+static void *open_driver(void)
+{
+    const char *env = secure_getenv(LIBCUDA_ENV);
+    void *handle;
+
+    if (env) {
+        if (env[0] != '/') {
+            add_attempt(env, LIBCUDA_ENV " must be an absolute path; it is not searched for");
+            return NULL;
+        }
+        return try_open(env, RTLD_NOW | RTLD_LOCAL, NULL);
+    }
+    /* A driver the process already has (the CUDA runtime's, PyTorch's) is the one to share. */
+    handle = try_open(LIBCUDA_SONAME, RTLD_NOW | RTLD_NOLOAD, LIBCUDA_SONAME " (already loaded)");
+    if (handle)
+        return handle;
+    handle = try_open(LIBCUDA_SONAME, RTLD_NOW | RTLD_LOCAL, NULL);
+    if (handle)
+        return handle;
+    return try_open(LIBCUDA_WSL, RTLD_NOW | RTLD_LOCAL, NULL);
+}
+
+static void describe_open_failure(void)
+{
+    size_t used;
+
+    used = (size_t)snprintf(message, sizeof(message), "no CUDA driver could be loaded:");
+    for (size_t i = 0; i < report.attempt_count && used < sizeof(message); i++)
+        used += (size_t)snprintf(message + used, sizeof(message) - used, "%s %s: %s", i ? ";" : "",
+                                 attempts[i].path, attempts[i].error);
+}
+
+/* The name of a CUresult before the table exists: the driver's own, else ours. */
+static const char *early_result_name(void *handle, cuabi_result result)
+{
+    cuabi_result (*get_name)(cuabi_result, const char **);
+    void *sym = dlsym(handle, "cuGetErrorName");
+    const char *name = NULL;
+
+    memcpy(&get_name, &sym, sizeof(sym));
+    if (get_name && get_name(result, &name) == CUABI_SUCCESS && name)
+        return name;
+    name = gpu__result_name_own(result);
+    return name ? name : "CUDA_ERROR_UNRECOGNIZED";
+}
+
+static const char *query_reason(cuabi_result rc, cuabi_proc_address_query_result status)
+{
+    if (rc != CUABI_SUCCESS)
+        return "cuGetProcAddress failed";
+    switch (status) {
+    case CUABI_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND:
+        return "cuGetProcAddress: symbol not found";
+    case CUABI_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT:
+        return "cuGetProcAddress: not available at the pinned CUDA version";
+    default:
+        return "cuGetProcAddress returned no pointer";
+    }
+}
+
+/* Resolves every entry point into `resolved`; returns how many required ones are missing. */
+static size_t resolve_entries(void *handle, cuabi_pfn_cuGetProcAddress gpa, void *resolved[])
+{
+    size_t missing_required = 0;
+
+    for (size_t i = 0; i < ENTRY_COUNT; i++) {
+        gpu_entry_point *e = &entries[i];
+        void *fn = NULL;
+        void *exported;
+
+        e->missing = NULL;
+        if (gpa) {
+            cuabi_proc_address_query_result status = CUABI_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+            cuabi_result rc = gpa(e->name, &fn, CUABI_VERSION, CUABI_GET_PROC_ADDRESS_LEGACY_STREAM, &status);
+
+            if (rc != CUABI_SUCCESS || status != CUABI_GET_PROC_ADDRESS_SUCCESS || !fn) {
+                e->missing = query_reason(rc, status);
+                fn = NULL;
+            } else {
+                e->via = "cuGetProcAddress";
+            }
+        }
+        /* The versioned name is this exact ABI: safe to take when the driver's table has no answer. */
+        exported = dlsym(handle, e->symbol);
+        if (!fn && exported) {
+            fn = exported;
+            e->via = "dlsym";
+            e->missing = NULL;
+        } else if (!fn && !e->missing) {
+            e->missing = "symbol not exported";
+        }
+        e->found = fn != NULL;
+        e->exported = exported != NULL;
+        e->matches_export = exported != NULL && exported == fn;
+        if (!e->found)
+            e->via = NULL;
+        if (!e->found && e->required)
+            missing_required++;
+        if (!e->found && !e->required)
+            report.missing_optional++;
+        resolved[i] = fn;
+    }
+    return missing_required;
+}
+
+static void fill_table(void *resolved[])
+{
+    size_t i = 0;
+
+#define GPU__ENTRY(need, name, symbol, params) memcpy(&table.name, &resolved[i++], sizeof(table.name));
+#include "entry_points.h"
+#undef GPU__ENTRY
+}
+
+static void describe_missing(const char *file)
+{
+    size_t used = (size_t)snprintf(message, sizeof(message), "%s is not a usable CUDA driver: it lacks", file);
+
+    for (size_t i = 0; i < ENTRY_COUNT && used < sizeof(message); i++)
+        if (entries[i].required && !entries[i].found)
+            used += (size_t)snprintf(message + used, sizeof(message) - used, " %s (%s)", entries[i].symbol,
+                                     entries[i].missing);
+}
+
+static gpu_status load_from(void *handle)
+{
+    cuabi_pfn_cuInit init;
+    cuabi_pfn_cuDriverGetVersion get_version;
+    cuabi_pfn_cuGetProcAddress gpa;
+    void *sym;
+    void *resolved[ENTRY_COUNT];
+    Dl_info info;
+    cuabi_result rc;
+    uint64_t t0;
+
+    sym = dlsym(handle, CUABI_SYMBOL_cuInit);
+    memcpy(&init, &sym, sizeof(sym));
+    sym = dlsym(handle, CUABI_SYMBOL_cuDriverGetVersion);
+    memcpy(&get_version, &sym, sizeof(sym));
+    sym = dlsym(handle, CUABI_SYMBOL_cuGetProcAddress);
+    memcpy(&gpa, &sym, sizeof(sym));
+
+    report.file = attempts[report.attempt_count - 1].path;
+    if (!init || !get_version) {
+        report.stage = GPU_LOAD_RESOLVE;
+        snprintf(message, sizeof(message), "%s is not a CUDA driver: it exports no %s", report.file,
+                 init ? CUABI_SYMBOL_cuDriverGetVersion : CUABI_SYMBOL_cuInit);
+        return GPU_ERR_NO_DRIVER;
+    }
+    memcpy(&sym, &init, sizeof(sym));
+    if (dladdr(sym, &info) && info.dli_fname) {
+        snprintf(loaded_file, sizeof(loaded_file), "%s", info.dli_fname);
+        report.file = loaded_file;
+    }
+
+    t0 = now_ns();
+    rc = init(0);
+    report.init_ns = now_ns() - t0;
+    report.init_result = (int)rc;
+    if (rc != CUABI_SUCCESS) {
+        report.stage = GPU_LOAD_INIT;
+        snprintf(message, sizeof(message), "%s: cuInit(0) failed: %s (%u)%s", report.file,
+                 early_result_name(handle, rc), rc,
+                 rc == CUABI_ERROR_STUB_LIBRARY ? ": this is the CUDA toolkit's stub library, not a driver" : "");
+        return GPU_ERR_NO_DRIVER;
+    }
+    rc = get_version(&report.driver_version);
+    if (rc != CUABI_SUCCESS) {
+        report.stage = GPU_LOAD_INIT;
+        snprintf(message, sizeof(message), "%s: cuDriverGetVersion failed: %s (%u)", report.file,
+                 early_result_name(handle, rc), rc);
+        return GPU_ERR_NO_DRIVER;
+    }
+
+    /* cuGetProcAddress refuses a version above the driver's own; older drivers get dlsym. */
+    if (report.driver_version < CUABI_VERSION)
+        gpa = NULL;
+    report.used_get_proc_address = gpa != NULL;
+    t0 = now_ns();
+    report.missing_required = resolve_entries(handle, gpa, resolved);
+    report.resolve_ns = now_ns() - t0;
+    if (report.missing_required) {
+        report.stage = GPU_LOAD_RESOLVE;
+        describe_missing(report.file);
+        return GPU_ERR_NO_DRIVER;
+    }
+    fill_table(resolved);
+    report.stage = GPU_LOAD_READY;
+    message[0] = '\0';
+    return GPU_OK;
+}
+
+static void load(void)
+{
+    void *handle;
+    uint64_t t0 = now_ns();
+
+    report.abi_version = CUABI_VERSION;
+    report.init_result = -1;
+    report.attempts = attempts;
+    report.entries = entries;
+    report.entry_count = ENTRY_COUNT;
+    report.message = message;
+
+    handle = open_driver();
+    report.open_ns = now_ns() - t0;
+    if (!handle) {
+        report.stage = GPU_LOAD_OPEN;
+        describe_open_failure();
+        load_status = GPU_ERR_NO_DRIVER;
+    } else {
+        /* The handle is never closed: the table points into it for the life of the process. */
+        load_status = load_from(handle);
+    }
+    if (load_status == GPU_OK) {
+        pthread_atfork(NULL, NULL, on_fork_child);
+        atomic_store_explicit(&table_ready, true, memory_order_release);
+    }
+    atomic_store_explicit(&report_ready, true, memory_order_release);
+}
+
+static gpu_status fail_unloaded(void)
+{
+    if (atomic_load_explicit(&forked, memory_order_relaxed))
+        return gpu__fail_static(GPU_ERR_FORKED, 0,
+                                "the CUDA driver was loaded before fork(); a child process cannot use it "
+                                "(load it in the child only, or exec a new program)");
+    return gpu__fail_static(GPU_ERR_NO_DRIVER, 0, message);
+}
+
+gpu_status gpu__driver_get(const struct gpu__driver **out)
+{
+    pthread_once(&load_once, load);
+    if (load_status == GPU_OK && !atomic_load_explicit(&forked, memory_order_relaxed)) {
+        *out = &table;
+        return GPU_OK;
+    }
+    return fail_unloaded();
+}
+
+const struct gpu__driver *gpu__driver_peek(void)
+{
+    if (atomic_load_explicit(&table_ready, memory_order_acquire) &&
+        !atomic_load_explicit(&forked, memory_order_relaxed))
+        return &table;
+    return NULL;
+}
+
+gpu_status gpu_driver_load(void)
+{
+    const struct gpu__driver *drv;
+
+    return gpu__driver_get(&drv);
+}
+
+gpu_status gpu_driver_version(int *out)
+{
+    const struct gpu__driver *drv;
+    gpu_status st;
+
+    if (!out)
+        return GPU__INVALID("gpu_driver_version", "out is NULL");
+    st = gpu__driver_get(&drv);
+    if (st == GPU_OK)
+        *out = report.driver_version;
+    return st;
+}
+
+const gpu_load_report *gpu_driver_report(void)
+{
+    if (atomic_load_explicit(&report_ready, memory_order_acquire))
+        return &report;
+    return &not_started;
+}
+
+const char *gpu_load_stage_name(gpu_load_stage stage)
+{
+    switch (stage) {
+    case GPU_LOAD_NOT_STARTED:
+        return "not started";
+    case GPU_LOAD_OPEN:
+        return "open";
+    case GPU_LOAD_RESOLVE:
+        return "resolve";
+    case GPU_LOAD_INIT:
+        return "init";
+    case GPU_LOAD_READY:
+        return "ready";
+    }
+    return "unknown";
+}
