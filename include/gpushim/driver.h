@@ -80,7 +80,7 @@ GPU_API const char *gpu_load_stage_name(gpu_load_stage stage);
 
 typedef struct gpu_load_attempt {
     const char *path;   /* as given to dlopen */
-    const char *error;  /* NULL if it opened; else dlerror()'s text or gpushim's reason */
+    const char *error;  /* NULL if it opened; else dlerror()'s text or gpushim's reason, naming the path */
 } gpu_load_attempt;
 
 typedef struct gpu_entry_point {
@@ -105,7 +105,7 @@ typedef struct gpu_load_report {
     bool used_get_proc_address;   /* resolved with cuGetProcAddress_v2 rather than dlsym */
     size_t attempt_count;
     const gpu_load_attempt *attempts;
-    size_t entry_count;
+    size_t entry_count;               /* 0 until resolution ran (stage init or later passed) */
     const gpu_entry_point *entries;
     size_t missing_required;      /* entries required and not found */
     size_t missing_optional;

@@ -92,15 +92,16 @@ static void add_attempt(const char *path, const char *error)
     report.attempt_count = i + 1;
 }
 
-static void *try_open(const char *path, int flags, const char *label)
+/* Opens `path`; `why_not`, if given, replaces dlerror()'s text when it fails. */
+static void *try_open(const char *path, int flags, const char *label, const char *why_not)
 {
     void *handle;
     const char *err;
 
     dlerror();
     handle = dlopen(path, flags);
-    err = handle ? NULL : dlerror();
-    add_attempt(label ? label : path, handle ? NULL : (err ? err : "not loaded in this process"));
+    err = handle ? NULL : why_not ? why_not : dlerror();
+    add_attempt(label ? label : path, handle ? NULL : (err ? err : "dlopen failed"));
     return handle;
 }
 
@@ -112,19 +113,24 @@ static void *open_driver(void)
 
     if (env) {
         if (env[0] != '/') {
-            add_attempt(env, LIBCUDA_ENV " must be an absolute path; it is not searched for");
+            char why[ATTEMPT_ERROR_MAX];
+
+            snprintf(why, sizeof(why), LIBCUDA_ENV "=%s is not an absolute path; gpushim does not search for it",
+                     env);
+            add_attempt(env, why);
             return NULL;
         }
-        return try_open(env, RTLD_NOW | RTLD_LOCAL, NULL);
+        return try_open(env, RTLD_NOW | RTLD_LOCAL, NULL, NULL);
     }
     /* A driver the process already has (the CUDA runtime's, PyTorch's) is the one to share. */
-    handle = try_open(LIBCUDA_SONAME, RTLD_NOW | RTLD_NOLOAD, LIBCUDA_SONAME " (already loaded)");
+    handle = try_open(LIBCUDA_SONAME, RTLD_NOW | RTLD_NOLOAD, LIBCUDA_SONAME " (already loaded)",
+                      LIBCUDA_SONAME " is not loaded in this process yet");
     if (handle)
         return handle;
-    handle = try_open(LIBCUDA_SONAME, RTLD_NOW | RTLD_LOCAL, NULL);
+    handle = try_open(LIBCUDA_SONAME, RTLD_NOW | RTLD_LOCAL, NULL, NULL);
     if (handle)
         return handle;
-    return try_open(LIBCUDA_WSL, RTLD_NOW | RTLD_LOCAL, NULL);
+    return try_open(LIBCUDA_WSL, RTLD_NOW | RTLD_LOCAL, NULL, NULL);
 }
 
 static void describe_open_failure(void)
@@ -133,8 +139,7 @@ static void describe_open_failure(void)
 
     used = (size_t)snprintf(message, sizeof(message), "no CUDA driver could be loaded:");
     for (size_t i = 0; i < report.attempt_count && used < sizeof(message); i++)
-        used += (size_t)snprintf(message + used, sizeof(message) - used, "%s %s: %s", i ? ";" : "",
-                                 attempts[i].path, attempts[i].error);
+        used += (size_t)snprintf(message + used, sizeof(message) - used, "%s %s", i ? ";" : "", attempts[i].error);
 }
 
 /* The name of a CUresult before the table exists: the driver's own, else ours. */
@@ -283,6 +288,8 @@ static gpu_status load_from(void *handle)
     if (report.driver_version < CUABI_VERSION)
         gpa = NULL;
     report.used_get_proc_address = gpa != NULL;
+    report.entries = entries;
+    report.entry_count = ENTRY_COUNT;
     t0 = now_ns();
     report.missing_required = resolve_entries(handle, gpa, resolved);
     report.resolve_ns = now_ns() - t0;
@@ -305,8 +312,6 @@ static void load(void)
     report.abi_version = CUABI_VERSION;
     report.init_result = -1;
     report.attempts = attempts;
-    report.entries = entries;
-    report.entry_count = ENTRY_COUNT;
     report.message = message;
 
     handle = open_driver();
@@ -332,7 +337,8 @@ static gpu_status fail_unloaded(void)
         return gpu__fail_static(GPU_ERR_FORKED, 0,
                                 "the CUDA driver was loaded before fork(); a child process cannot use it "
                                 "(load it in the child only, or exec a new program)");
-    return gpu__fail_static(GPU_ERR_NO_DRIVER, 0, message);
+    /* A driver whose cuInit failed says why in its CUresult; keep it for the caller. */
+    return gpu__fail_static(GPU_ERR_NO_DRIVER, report.init_result > 0 ? report.init_result : 0, message);
 }
 
 gpu_status gpu__driver_get(const struct gpu__driver **out)

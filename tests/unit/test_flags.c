@@ -1,0 +1,62 @@
+/*
+ * The seed's ordering default at the flag level (aprender#2767, PERF-053).
+ * These cannot see a race (tests/gpu does); they pin that the default is
+ * ordered and that the racy mode is opt-in, on a host with no CUDA at all.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <gpushim/gpushim.h>
+
+static void default_stream_flag_is_legacy_ordered(void **state)
+{
+    (void)state;
+    /* Unset => ordered: the line the whole ticket is about. */
+    assert_int_equal(gpu_stream_create_flags(NULL), GPU_STREAM_DEFAULT);
+}
+
+static void nonblocking_is_opt_in_only(void **state)
+{
+    static const char *const not_one[] = {"0", "", "true", "yes", "on", "TRUE", "2", "1 ", " 1", "01", "1\n"};
+
+    (void)state;
+    assert_int_equal(gpu_stream_create_flags("1"), GPU_STREAM_NON_BLOCKING);
+    /* A truthy-looking value is the classic way an opt-in knob turns itself back on. */
+    for (size_t i = 0; i < sizeof(not_one) / sizeof(not_one[0]); i++) {
+        if (gpu_stream_create_flags(not_one[i]) != GPU_STREAM_DEFAULT)
+            fail_msg("APR_STREAM_NONBLOCKING=\"%s\" must not select the racy non-blocking path", not_one[i]);
+    }
+}
+
+static void the_two_flags_actually_differ(void **state)
+{
+    (void)state;
+    /* Without this, both tests above would pass on a tree where the escape hatch does nothing. */
+    assert_int_not_equal(GPU_STREAM_DEFAULT, GPU_STREAM_NON_BLOCKING);
+    assert_int_equal(GPU_STREAM_DEFAULT, 0);
+    /* And the values are CUDA's own (CU_STREAM_DEFAULT, CU_STREAM_NON_BLOCKING). */
+    assert_int_equal(GPU_STREAM_NON_BLOCKING, 1);
+}
+
+static void default_stream_is_null(void **state)
+{
+    (void)state;
+    assert_null(GPU_DEFAULT_STREAM);
+    assert_null(gpu_stream_raw(GPU_DEFAULT_STREAM));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(default_stream_flag_is_legacy_ordered),
+        cmocka_unit_test(nonblocking_is_opt_in_only),
+        cmocka_unit_test(the_two_flags_actually_differ),
+        cmocka_unit_test(default_stream_is_null),
+    };
+
+    return cmocka_run_group_tests_name("flags", tests, NULL, NULL);
+}
