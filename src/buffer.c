@@ -47,7 +47,7 @@ void gpu_buffer_destroy(gpu_buffer *buffer)
 
     if (!buffer)
         return;
-    if (gpu__driver_get(&drv) == GPU_OK && gpu__context_enter(drv, buffer->ctx, &scope) == GPU_OK) {
+    if (gpu__object_enter(buffer->ctx, &drv, &scope) == GPU_OK) {
         drv->cuMemFree(buffer->ptr);
         gpu__context_leave(&scope);
     }
@@ -83,16 +83,6 @@ static gpu_status check_copy(const char *func, const gpu_buffer *buffer, const v
     return GPU_OK;
 }
 
-/* The driver with the buffer's context current. */
-static gpu_status buffer_enter(const gpu_buffer *buffer, const struct gpu__driver **drv, struct gpu__ctx_scope *scope)
-{
-    gpu_status st = gpu__driver_get(drv);
-
-    if (st != GPU_OK)
-        return st;
-    return gpu__context_enter(*drv, buffer->ctx, scope);
-}
-
 gpu_status gpu_buffer_copy_from_host(gpu_buffer *buffer, const void *src, size_t bytes)
 {
     const struct gpu__driver *drv;
@@ -101,7 +91,7 @@ gpu_status gpu_buffer_copy_from_host(gpu_buffer *buffer, const void *src, size_t
 
     st = check_copy("gpu_buffer_copy_from_host", buffer, src, bytes);
     if (st == GPU_OK)
-        st = buffer_enter(buffer, &drv, &scope);
+        st = gpu__object_enter(buffer->ctx, &drv, &scope);
     if (st != GPU_OK)
         return st;
     if (bytes)
@@ -118,7 +108,7 @@ gpu_status gpu_buffer_copy_to_host(const gpu_buffer *buffer, void *dst, size_t b
 
     st = check_copy("gpu_buffer_copy_to_host", buffer, dst, bytes);
     if (st == GPU_OK)
-        st = buffer_enter(buffer, &drv, &scope);
+        st = gpu__object_enter(buffer->ctx, &drv, &scope);
     if (st != GPU_OK)
         return st;
     if (bytes)
@@ -270,7 +260,7 @@ void gpu_host_buffer_destroy(gpu_host_buffer *buffer)
 
     if (!buffer)
         return;
-    if (gpu__driver_get(&drv) == GPU_OK && gpu__context_enter(drv, buffer->ctx, &scope) == GPU_OK) {
+    if (gpu__object_enter(buffer->ctx, &drv, &scope) == GPU_OK) {
         if (buffer->registered)
             drv->cuMemHostUnregister(buffer->data);
         else

@@ -118,6 +118,15 @@ gpu_status gpu__context_enter(const struct gpu__driver *drv, const gpu_context *
     return st;
 }
 
+gpu_status gpu__object_enter(const gpu_context *ctx, const struct gpu__driver **drv, struct gpu__ctx_scope *scope)
+{
+    gpu_status st = gpu__driver_get(drv);
+
+    if (st != GPU_OK)
+        return st;
+    return gpu__context_enter(*drv, ctx, scope);
+}
+
 void gpu__context_leave(struct gpu__ctx_scope *scope)
 {
     cuabi_context popped;

@@ -55,7 +55,7 @@ void gpu_event_destroy(gpu_event *event)
 
     if (!event)
         return;
-    if (gpu__driver_get(&drv) == GPU_OK && gpu__context_enter(drv, event->ctx, &scope) == GPU_OK) {
+    if (gpu__object_enter(event->ctx, &drv, &scope) == GPU_OK) {
         drv->cuEventDestroy(event->cu);
         gpu__context_leave(&scope);
     }
@@ -68,30 +68,24 @@ void *gpu_event_raw(const gpu_event *event)
     return event ? (void *)event->cu : NULL;
 }
 
-/* The driver, with the event's context current. */
-static gpu_status event_enter(gpu_event *event, const struct gpu__driver **drv, struct gpu__ctx_scope *scope)
-{
-    gpu_status st = gpu__driver_get(drv);
-
-    if (st != GPU_OK)
-        return st;
-    return gpu__context_enter(*drv, event->ctx, scope);
-}
-
 gpu_status gpu_event_is_complete(gpu_event *event, bool *done)
 {
     const struct gpu__driver *drv;
-    struct gpu__ctx_scope scope;
     cuabi_result rc;
     gpu_status st;
 
     if (!event || !done)
         return GPU__INVALID("gpu_event_is_complete", event ? "done is NULL" : "event is NULL");
-    st = event_enter(event, &drv, &scope);
+    st = gpu__driver_get(&drv);
     if (st != GPU_OK)
         return st;
+    /*
+     * cuEventQuery is the one call here that needs no current context (CUDA's
+     * documentation lists no CUDA_ERROR_INVALID_CONTEXT for it), and it is the
+     * one polled in tight loops: skipping cuCtxGetCurrent keeps it as cheap as
+     * calling the driver directly.
+     */
     rc = drv->cuEventQuery(event->cu);
-    gpu__context_leave(&scope);
     if (rc == CUABI_ERROR_NOT_READY) {
         *done = false;
         return GPU_OK;
@@ -110,7 +104,7 @@ gpu_status gpu_event_synchronize(gpu_event *event)
 
     if (!event)
         return GPU__INVALID("gpu_event_synchronize", "event is NULL");
-    st = event_enter(event, &drv, &scope);
+    st = gpu__object_enter(event->ctx, &drv, &scope);
     if (st != GPU_OK)
         return st;
     st = GPU__CALL(drv, cuEventSynchronize, GPU_ERR_EVENT, event->cu);
@@ -129,7 +123,7 @@ gpu_status gpu_event_elapsed_ms(gpu_event *start, gpu_event *end, float *ms)
         return GPU__INVALID("gpu_event_elapsed_ms", "an argument is NULL");
     if (!start->timed || !end->timed)
         return GPU__INVALID("gpu_event_elapsed_ms", "an event was not created with gpu_event_create_timed()");
-    st = event_enter(start, &drv, &scope);
+    st = gpu__object_enter(start->ctx, &drv, &scope);
     if (st != GPU_OK)
         return st;
     st = GPU__CALL(drv, cuEventElapsedTime, GPU_ERR_EVENT, &value, start->cu, end->cu);

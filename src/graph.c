@@ -9,14 +9,9 @@
 static gpu_status capture_enter(gpu_stream *stream, const char *func, const struct gpu__driver **drv,
                                 struct gpu__ctx_scope *scope)
 {
-    gpu_status st;
-
     if (!stream)
         return gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: the legacy default stream cannot be captured", func);
-    st = gpu__driver_get(drv);
-    if (st != GPU_OK)
-        return st;
-    return gpu__context_enter(*drv, stream->ctx, scope);
+    return gpu__object_enter(stream->ctx, drv, scope);
 }
 
 gpu_status gpu_stream_begin_capture(gpu_stream *stream, gpu_capture_mode mode)
@@ -168,7 +163,7 @@ void gpu_graph_destroy(gpu_graph *graph)
 
     if (!graph)
         return;
-    if (gpu__driver_get(&drv) == GPU_OK && gpu__context_enter(drv, graph->ctx, &scope) == GPU_OK) {
+    if (gpu__object_enter(graph->ctx, &drv, &scope) == GPU_OK) {
         drv->cuGraphDestroy(graph->cu);
         gpu__context_leave(&scope);
     }
@@ -183,7 +178,7 @@ void gpu_graph_exec_destroy(gpu_graph_exec *exec)
 
     if (!exec)
         return;
-    if (gpu__driver_get(&drv) == GPU_OK && gpu__context_enter(drv, exec->ctx, &scope) == GPU_OK) {
+    if (gpu__object_enter(exec->ctx, &drv, &scope) == GPU_OK) {
         drv->cuGraphExecDestroy(exec->cu);
         gpu__context_leave(&scope);
     }

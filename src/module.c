@@ -165,7 +165,7 @@ void gpu_module_destroy(gpu_module *module)
 
     if (!module)
         return;
-    if (gpu__driver_get(&drv) == GPU_OK && gpu__context_enter(drv, module->ctx, &scope) == GPU_OK) {
+    if (gpu__object_enter(module->ctx, &drv, &scope) == GPU_OK) {
         drv->cuModuleUnload(module->cu);
         gpu__context_leave(&scope);
     }

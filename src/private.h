@@ -91,6 +91,9 @@ struct gpu__ctx_scope {
 gpu_status gpu__context_enter(const struct gpu__driver *drv, const gpu_context *ctx, struct gpu__ctx_scope *scope);
 void gpu__context_leave(struct gpu__ctx_scope *scope);
 
+/* The driver, with an existing object's context `ctx` made current. */
+gpu_status gpu__object_enter(const gpu_context *ctx, const struct gpu__driver **drv, struct gpu__ctx_scope *scope);
+
 /*
  * The context and CUstream a stream argument means: GPU_DEFAULT_STREAM is the
  * legacy stream of device 0's context. Sets *drv, *ctx, *cu.

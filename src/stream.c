@@ -97,7 +97,7 @@ void gpu_stream_destroy(gpu_stream *stream)
 
     if (!stream)
         return;
-    if (gpu__driver_get(&drv) == GPU_OK && gpu__context_enter(drv, stream->ctx, &scope) == GPU_OK) {
+    if (gpu__object_enter(stream->ctx, &drv, &scope) == GPU_OK) {
         drv->cuStreamDestroy(stream->cu);
         gpu__context_leave(&scope);
     }

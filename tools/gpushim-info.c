@@ -60,7 +60,8 @@ struct info {
     int check_count;
 };
 
-static void record(struct info *in, const char *name, gpu_status st, const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static void record(struct info *in, const char *name, gpu_status st,
+                                                     const char *fmt, ...)
 {
     struct check *c = &in->checks[in->check_count++];
     va_list ap;

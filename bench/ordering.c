@@ -1,0 +1,257 @@
+/*
+ * The cost of ordering, in the seed's shape (aprender#2767): c worker
+ * threads, each with its own stream, serve requests of copy in, kernel, copy
+ * out, checked against the host's answer. Three ways to do it:
+ *
+ *   a  ordered stream + legacy synchronous copies: the seed's fix.
+ *   b  non-blocking stream + legacy copies: the seed's racy mode.
+ *   c  non-blocking stream + stream-ordered async copies on page-locked
+ *      memory, then gpu_stream_synchronize: what gpushim recommends.
+ *
+ * For each c the modes take turns, in a rotating order, rep after rep, so
+ * drift in clocks or temperature falls on all of them alike. Prints the median
+ * requests/s of each, the ratios c/b, c/a, a/b, and the wrong outputs. The
+ * target for c: no wrong output and at least 0.97x of b at c=8.
+ *
+ * The default request is the shape of tests/gpu/test_ordering.c, where the
+ * racy mode is wrong only some of the time, as in the seed's measurement:
+ * 1 Mi elements (4 MiB each way) and 2048 dependent steps each, a kernel of
+ * about 0.15 ms on an H200 against copies of about as long. (A kernel much
+ * longer than the copies makes mode b skip nearly all of the kernel's time,
+ * since its copy out does not wait for it: b then measures a different,
+ * always-wrong workload.)
+ *
+ * Knobs: GPUSHIM_BENCH_REPS, GPUSHIM_BENCH_REQUESTS (per worker and run),
+ * GPUSHIM_BENCH_N (elements a request), GPUSHIM_BENCH_ITERS (work steps).
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+enum mode { MODE_ORDERED, MODE_RACY, MODE_OURS, MODES };
+
+static const char *const mode_label[MODES] = {
+    "a ordered + legacy copies",
+    "b non-blocking + legacy copies (racy)",
+    "c non-blocking + async copies, pinned",
+};
+
+static const unsigned worker_counts[] = {1, 4, 8};
+#define COUNTS (sizeof(worker_counts) / sizeof(worker_counts[0]))
+#define MAX_REPS 64
+
+struct run_spec {
+    enum mode mode;
+    unsigned requests;
+    uint32_t n;
+    uint32_t iters;
+    work_map map;
+    gpu_function *work;
+    pthread_barrier_t start;
+    pthread_barrier_t end;
+};
+
+struct worker {
+    pthread_t thread;
+    struct run_spec *spec;
+    unsigned id;
+    unsigned wrong;
+    bool failed;
+    char error[512];
+};
+
+static bool worker_ok(struct worker *w, gpu_status st, const char *what)
+{
+    if (st == GPU_OK)
+        return true;
+    if (!w->failed)
+        snprintf(w->error, sizeof(w->error), "%s: %s: %s", what, gpu_status_name(st), gpu_last_error());
+    w->failed = true;
+    return false;
+}
+
+/* One request's three steps, the way `mode` does them. */
+static bool serve(struct worker *w, gpu_stream *s, gpu_buffer *d_in, gpu_buffer *d_out, uint32_t *in, uint32_t *out)
+{
+    struct run_spec *sp = w->spec;
+    size_t bytes = (size_t)sp->n * sizeof(uint32_t);
+    uint64_t src = gpu_buffer_device_ptr(d_in), dst = gpu_buffer_device_ptr(d_out);
+    uint32_t n = sp->n, iters = sp->iters;
+    void *args[] = {&src, &dst, &n, &iters};
+    gpu_launch_config config = gpu_launch_config_1d(kernel_blocks(n), KERNEL_BLOCK);
+
+    if (sp->mode == MODE_OURS)
+        return worker_ok(w, gpu_buffer_copy_from_host_async(d_in, in, bytes, s), "copy in") &&
+               worker_ok(w, gpu_stream_launch_function(s, sp->work, &config, args), "launch") &&
+               worker_ok(w, gpu_buffer_copy_to_host_async(d_out, out, bytes, s), "copy out") &&
+               worker_ok(w, gpu_stream_synchronize(s), "synchronize");
+    return worker_ok(w, gpu_buffer_copy_from_host(d_in, in, bytes), "copy in") &&
+           worker_ok(w, gpu_stream_launch_function(s, sp->work, &config, args), "launch") &&
+           worker_ok(w, gpu_buffer_copy_to_host(d_out, out, bytes), "copy out");
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    struct run_spec *sp = w->spec;
+    size_t bytes = (size_t)sp->n * sizeof(uint32_t);
+    unsigned flags = sp->mode == MODE_ORDERED ? GPU_STREAM_DEFAULT : GPU_STREAM_NON_BLOCKING;
+    gpu_stream *s = NULL;
+    gpu_buffer *d_in = NULL, *d_out = NULL;
+    gpu_host_buffer *h_in = NULL, *h_out = NULL;
+    uint32_t *in = NULL, *out = NULL;
+    bool ready;
+
+    /* Everything a worker needs is made before the clock starts. */
+    ready = worker_ok(w, gpu_stream_create_with_flags(NULL, flags, &s), "stream") &&
+            worker_ok(w, gpu_buffer_create(NULL, bytes, &d_in), "buffer") &&
+            worker_ok(w, gpu_buffer_create(NULL, bytes, &d_out), "buffer");
+    if (ready && sp->mode == MODE_OURS) {
+        ready = worker_ok(w, gpu_host_buffer_create(NULL, bytes, &h_in), "host buffer") &&
+                worker_ok(w, gpu_host_buffer_create(NULL, bytes, &h_out), "host buffer");
+        in = gpu_host_buffer_data(h_in);
+        out = gpu_host_buffer_data(h_out);
+    } else if (ready) {
+        in = malloc(bytes);
+        out = malloc(bytes);
+        ready = in && out;
+    }
+    pthread_barrier_wait(&sp->start);
+    for (unsigned r = 0; ready && r < sp->requests; r++) {
+        for (uint32_t i = 0; i < sp->n; i++)
+            in[i] = work_input(w->id * 7919u + r, i);
+        if (!serve(w, s, d_in, d_out, in, out))
+            break;
+        for (uint32_t i = 0; i < sp->n; i++)
+            if (out[i] != work_apply(sp->map, in[i])) {
+                w->wrong++;
+                break;
+            }
+    }
+    pthread_barrier_wait(&sp->end);
+    /* After the clock: the racy mode may leave a kernel running on buffers about to go. */
+    if (s)
+        gpu_stream_synchronize(s);
+    if (sp->mode != MODE_OURS) {
+        free(in);
+        free(out);
+    }
+    gpu_host_buffer_destroy(h_in);
+    gpu_host_buffer_destroy(h_out);
+    gpu_buffer_destroy(d_in);
+    gpu_buffer_destroy(d_out);
+    gpu_stream_destroy(s);
+    return NULL;
+}
+
+/* Runs `c` workers once; returns requests per second, adds the wrong outputs to *wrong. */
+static double run_once(struct run_spec *sp, unsigned c, unsigned seed, unsigned *wrong)
+{
+    struct worker *w = calloc(c, sizeof(*w));
+    uint64_t t0, t1;
+
+    if (!w)
+        bench_die("calloc", GPU_ERR_OUT_OF_MEMORY);
+    pthread_barrier_init(&sp->start, NULL, c + 1);
+    pthread_barrier_init(&sp->end, NULL, c + 1);
+    for (unsigned i = 0; i < c; i++) {
+        w[i].spec = sp;
+        w[i].id = seed * 64 + i;
+        if (pthread_create(&w[i].thread, NULL, worker_main, &w[i]) != 0)
+            bench_die("pthread_create", GPU_ERR_OUT_OF_MEMORY);
+    }
+    pthread_barrier_wait(&sp->start);
+    t0 = bench_now_ns();
+    pthread_barrier_wait(&sp->end);
+    t1 = bench_now_ns();
+    for (unsigned i = 0; i < c; i++)
+        pthread_join(w[i].thread, NULL);
+    pthread_barrier_destroy(&sp->start);
+    pthread_barrier_destroy(&sp->end);
+    for (unsigned i = 0; i < c; i++) {
+        if (w[i].failed) {
+            printf("FAILED: mode %s, worker %u: %s\n", mode_label[sp->mode], i, w[i].error);
+            exit(1);
+        }
+        *wrong += w[i].wrong;
+    }
+    free(w);
+    return (double)c * sp->requests / ((double)(t1 - t0) / 1e9);
+}
+
+int main(void)
+{
+    unsigned reps = bench_env("GPUSHIM_BENCH_REPS", 5);
+    unsigned requests = bench_env("GPUSHIM_BENCH_REQUESTS", 300);
+    uint32_t n = bench_env("GPUSHIM_BENCH_N", 1u << 20);
+    uint32_t iters = bench_env("GPUSHIM_BENCH_ITERS", 2048);
+    static double rps[MODES][COUNTS][MAX_REPS];
+    unsigned wrong[MODES][COUNTS];
+    struct run_spec spec;
+    unsigned seed = 1;
+
+    if (!bench_gpu_ready("ordering"))
+        return BENCH_SKIP;
+    if (reps > MAX_REPS)
+        reps = MAX_REPS;
+    memset(wrong, 0, sizeof(wrong));
+    memset(&spec, 0, sizeof(spec));
+    spec.n = n;
+    spec.iters = iters;
+    spec.map = work_map_for(iters);
+    spec.work = bench_function(KERNEL_WORK);
+    printf("ordering: %u reps x %u requests a worker; a request: %u elements (%zu KiB) in, work kernel of %u "
+           "steps, out\n",
+           reps, requests, n, (size_t)n * 4 / 1024, iters);
+
+    /* A short run of each mode first: JIT, first allocations and the copy paths' warm-up are not measured. */
+    for (int m = 0; m < MODES; m++) {
+        unsigned ignored = 0;
+
+        spec.mode = (enum mode)m;
+        spec.requests = requests < 10 ? requests : 10;
+        run_once(&spec, 2, seed++, &ignored);
+    }
+    spec.requests = requests;
+    for (unsigned rep = 0; rep < reps; rep++)
+        for (size_t ci = 0; ci < COUNTS; ci++)
+            for (int k = 0; k < MODES; k++) {
+                int m = (int)((rep + ci + (unsigned)k) % MODES);
+
+                spec.mode = (enum mode)m;
+                rps[m][ci][rep] = run_once(&spec, worker_counts[ci], seed++, &wrong[m][ci]);
+            }
+
+    printf("\nmedian requests/s over %u reps (min..max); wrong = requests whose output differed from the host's\n",
+           reps);
+    for (int m = 0; m < MODES; m++)
+        printf("  %s\n", mode_label[m]);
+    printf("%3s | %22s | %22s | %22s | %6s | %6s | %6s | %8s | %8s | %8s\n", "c", "a req/s", "b req/s",
+           "c req/s", "c/b", "c/a", "a/b", "wrong a", "wrong b", "wrong c");
+    for (size_t ci = 0; ci < COUNTS; ci++) {
+        double med[MODES];
+        char cell[MODES][64];
+        unsigned total = reps * requests * worker_counts[ci];
+
+        for (int m = 0; m < MODES; m++) {
+            double lo = bench_min(rps[m][ci], reps), hi = bench_max(rps[m][ci], reps);
+
+            med[m] = bench_median(rps[m][ci], reps);
+            snprintf(cell[m], sizeof(cell[m]), "%.0f (%.0f..%.0f)", med[m], lo, hi);
+        }
+        printf("%3u | %22s | %22s | %22s | %6.3f | %6.3f | %6.3f | %8u | %8u | %8u\n", worker_counts[ci], cell[0],
+               cell[1], cell[2], med[MODE_OURS] / med[MODE_RACY], med[MODE_OURS] / med[MODE_ORDERED],
+               med[MODE_ORDERED] / med[MODE_RACY], wrong[0][ci], wrong[1][ci], wrong[2][ci]);
+        printf("ORDERING_BENCH c=%u requests=%u a_rps=%.1f b_rps=%.1f c_rps=%.1f c_over_b=%.4f c_over_a=%.4f "
+               "a_over_b=%.4f wrong_a=%u wrong_b=%u wrong_c=%u\n",
+               worker_counts[ci], total, med[0], med[1], med[2], med[2] / med[1], med[2] / med[0], med[0] / med[1],
+               wrong[0][ci], wrong[1][ci], wrong[2][ci]);
+        if (worker_counts[ci] == 8)
+            printf("target at c=8 (c wrong 0 and c/b >= 0.97): %s\n",
+                   wrong[MODE_OURS][ci] == 0 && med[MODE_OURS] / med[MODE_RACY] >= 0.97 ? "met" : "NOT met");
+    }
+    return 0;
+}

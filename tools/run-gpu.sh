@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# Builds gpushim on a CUDA machine and runs, in one call: the gpu test suite,
+# the suite under compute-sanitizer (memcheck, racecheck, synccheck), the
+# benchmarks and gpushim-info, then prints a summary table.
+#
+# Run from the repository root: OUT=/some/folder tools/run-gpu.sh
+# It keeps going after a failure (each step's exit status is recorded) and
+# stays inside a time budget, leaving out the steps that no longer fit.
+# It writes exactly these files to $OUT:
+#   summary.txt       machine, driver, every step's status and time, key figures
+#   build.log         meson setup and ninja
+#   gpu-tests.log     meson test --suite gpu, every test's full output, gpushim-info
+#   sanitizer.log     each gpu test under each compute-sanitizer tool
+#   bench-ordering.log bench-dispatch.log bench-graphs.log bench-first-use.log
+#
+# Environment:
+#   OUT                    output folder (default ./gpu-out)
+#   GPUSHIM_RUN_BUDGET_S   total seconds the script may take (default 480)
+#   GPUSHIM_RUN_SCALE      "quick" shrinks every test and benchmark (a smoke run)
+#   GPUSHIM_BUILD_DIR      build folder (default build-gpu; wiped first)
+#   plus every knob the tests and benchmarks read (GPUSHIM_ORDERING_ROUNDS,
+#   GPUSHIM_BENCH_REPS, ...); values set by the caller win over the defaults here.
+# cmocka comes from .device/cmocka (carried: it is git-ignored), meson and
+# ninja from /opt/torch/.venv/bin.
+set -u
+
+ROOT=$PWD
+OUT=${OUT:-$ROOT/gpu-out}
+BUILD=${GPUSHIM_BUILD_DIR:-build-gpu}
+BUDGET=${GPUSHIM_RUN_BUDGET_S:-480}
+mkdir -p "$OUT"
+SUMMARY=$OUT/summary.txt
+: >"$SUMMARY"
+STEPS=()
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+export PATH=/opt/torch/.venv/bin:/usr/local/cuda/bin:$PATH
+
+log() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
+left() { echo $((BUDGET - SECONDS)); }
+
+# step NAME LOGFILE TIMEOUT CMD...: runs CMD with its output appended to LOGFILE
+# (and shown), under a timeout cut to what is left of the budget.
+step() {
+    local name=$1 logfile=$2 limit=$3 t0=$SECONDS rc
+    shift 3
+    local remaining
+    remaining=$(left)
+    if ((remaining < 20)); then
+        STEPS+=("$(printf '%-36s %6s %6s  %s' "$name" "-" "0" "not run: out of time budget")")
+        return 0
+    fi
+    ((limit > remaining - 10)) && limit=$((remaining - 10))
+    printf '\n===== %s (timeout %ss): %s\n' "$name" "$limit" "$*" >>"$logfile"
+    timeout --kill-after=10 "$limit" "$@" 2>&1 | tee -a "$logfile"
+    rc=${PIPESTATUS[0]}
+    local note=""
+    case $rc in
+        0) note=ok ;;
+        77) note=skipped ;;
+        124 | 137) note="TIMED OUT" ;;
+        *) note=FAILED ;;
+    esac
+    STEPS+=("$(printf '%-36s %6s %6s  %s' "$name" "$rc" "$((SECONDS - t0))" "$note")")
+    return "$rc"
+}
+
+# ---- Scale: defaults sized for an H200 within the budget; the caller's values win. ----
+setdefault() { [ -z "${!1:-}" ] && export "$1=$2"; return 0; }
+if [ "${GPUSHIM_RUN_SCALE:-}" = quick ]; then
+    setdefault GPUSHIM_ORDERING_ROUNDS 10
+    setdefault GPUSHIM_CAPTURE_REPLAYS 20
+    setdefault GPUSHIM_BENCH_REPS 3
+    setdefault GPUSHIM_BENCH_REQUESTS 40
+    setdefault GPUSHIM_BENCH_LAUNCHES 5000
+    setdefault GPUSHIM_BENCH_QUERIES 50000
+    setdefault GPUSHIM_BENCH_ITERATIONS 50
+    setdefault GPUSHIM_BENCH_PROCS 3
+    setdefault GPUSHIM_BENCH_EXECS 50
+    setdefault GPUSHIM_BENCH_CALLS 1000000
+fi
+
+# ---- The machine. ----
+log "gpushim GPU run: $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(hostname), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git status --porcelain 2>/dev/null | grep -q . && echo ' (with local changes)')"
+log "$(nvidia-smi -L 2>&1 || echo 'nvidia-smi -L failed')"
+log "$(nvidia-smi --query-gpu=name,driver_version,persistence_mode,clocks.sm,clocks.max.sm,temperature.gpu --format=csv 2>&1 || true)"
+log "$(uname -sr); $(${CC:-cc} --version 2>&1 | head -n1); meson $(meson --version 2>&1); ninja $(ninja --version 2>&1)"
+
+# ---- cmocka from .device/cmocka: its .pc says /usr, so write one that points here. ----
+CMOCKA=$ROOT/.device/cmocka/usr
+CMOCKA_LIB=$CMOCKA/lib/x86_64-linux-gnu
+if [ -f "$CMOCKA/include/cmocka.h" ]; then
+    mkdir -p "$TMP/pkgconfig" "$TMP/bin"
+    cat >"$TMP/pkgconfig/cmocka.pc" <<EOF
+prefix=$CMOCKA
+libdir=$CMOCKA_LIB
+includedir=$CMOCKA/include
+
+Name: cmocka
+Description: The cmocka unit testing library
+Version: 1.1.5
+Libs: -L\${libdir} -lcmocka
+Cflags: -I\${includedir}
+EOF
+    export PKG_CONFIG_PATH=$TMP/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+    export LD_LIBRARY_PATH=$CMOCKA_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    # Without pkg-config meson cannot read a .pc at all: answer for cmocka alone.
+    if ! command -v pkg-config >/dev/null 2>&1 && ! command -v pkgconf >/dev/null 2>&1; then
+        cat >"$TMP/bin/pkg-config" <<EOF
+#!/bin/sh
+# A stand-in for pkg-config that knows one package, cmocka ($CMOCKA).
+out=""; known=0
+for a in "\$@"; do
+    case \$a in
+        --version) echo 0.29.2; exit 0 ;;
+        --modversion) out="1.1.5" ;;
+        --cflags) out="\$out -I$CMOCKA/include" ;;
+        --libs) out="\$out -L$CMOCKA_LIB -lcmocka" ;;
+        --variable=*) out="" ;;
+        --exists | --print-errors | --static | --short-errors) ;;
+        cmocka) known=1 ;;
+        -*) ;;
+        *) exit 1 ;;
+    esac
+done
+[ \$known = 1 ] || exit 1
+echo \$out
+EOF
+        chmod +x "$TMP/bin/pkg-config"
+        export PATH=$TMP/bin:$PATH
+        log "pkg-config: none installed; using a stand-in that knows cmocka"
+    fi
+    log "cmocka: $CMOCKA_LIB"
+else
+    log "cmocka: .device/cmocka is missing (carry it): the gpu suite will not be built"
+fi
+
+# ---- Build: one release build serves the tests and the benchmarks. ----
+BUILD_LOG=$OUT/build.log
+: >"$BUILD_LOG"
+rm -rf "$BUILD"
+if ! step "meson setup" "$BUILD_LOG" 120 meson setup "$BUILD" --buildtype=release --wrap-mode=nodownload -Dbench=true; then
+    rm -rf "$BUILD"
+    step "meson setup (tests disabled)" "$BUILD_LOG" 120 meson setup "$BUILD" --buildtype=release --wrap-mode=nodownload -Dtests=disabled -Dbench=true
+fi
+grep -E 'cmocka|Library cuda|libcuda.so.1 loads|dispatch direct arm' "$BUILD_LOG" | sed 's/^/  /' | tee -a "$SUMMARY"
+# -k 0: another folder's compile error must not keep the gpu suite from building.
+step "ninja" "$BUILD_LOG" 240 ninja -C "$BUILD" -k 0
+
+# ---- The gpu suite. ----
+TESTS_LOG=$OUT/gpu-tests.log
+: >"$TESTS_LOG"
+step "meson test --suite gpu" "$TESTS_LOG" 420 meson test -C "$BUILD" --suite gpu --print-errorlogs --no-rebuild --num-processes 1
+if [ -f "$BUILD/meson-logs/testlog.txt" ]; then
+    printf '\n===== every test'"'"'s full output (meson-logs/testlog.txt)\n' >>"$TESTS_LOG"
+    cat "$BUILD/meson-logs/testlog.txt" >>"$TESTS_LOG"
+fi
+step "gpushim-info" "$TESTS_LOG" 30 "$BUILD/tools/gpushim-info"
+step "gpushim-info --json" "$TESTS_LOG" 30 "$BUILD/tools/gpushim-info" --json
+
+# ---- Benchmarks, run directly so their tables land in the logs. ----
+for b in ordering dispatch graphs first-use; do
+    blog=$OUT/bench-$b.log
+    : >"$blog"
+    step "bench $b" "$blog" 150 "$BUILD/bench/bench-$b"
+done
+
+# ---- compute-sanitizer: every gpu test under each tool, at a small scale. ----
+SAN_LOG=$OUT/sanitizer.log
+: >"$SAN_LOG"
+SANITIZER=$(command -v compute-sanitizer 2>/dev/null || true)
+for c in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer; do
+    [ -z "$SANITIZER" ] && [ -x "$c" ] && SANITIZER=$c
+done
+if [ -z "$SANITIZER" ]; then
+    SANITIZER=$(timeout 20 find /usr/local /opt -maxdepth 7 -name compute-sanitizer -type f -perm -u+x 2>/dev/null | head -n1)
+fi
+if [ -z "$SANITIZER" ]; then
+    echo "compute-sanitizer: not found; sanitizer runs skipped" | tee -a "$SAN_LOG"
+    STEPS+=("$(printf '%-36s %6s %6s  %s' "compute-sanitizer" "-" "0" "not found")")
+else
+    log "compute-sanitizer: $SANITIZER ($("$SANITIZER" --version 2>&1 | tail -n1))"
+    for tool in memcheck racecheck synccheck; do
+        for t in "$BUILD"/tests/gpu/gpu-*; do
+            if [ ! -f "$t" ] || [ ! -x "$t" ]; then continue; fi
+            # The API errors the tests provoke on purpose (906, bad PTX, ...) are not
+            # findings; exit status 86 means the sanitizer found something.
+            step "$tool $(basename "$t")" "$SAN_LOG" 60 env \
+                GPUSHIM_ORDERING_ROUNDS=2 GPUSHIM_ORDERING_N=4096 GPUSHIM_WORK_ITERS=16 \
+                GPUSHIM_CAPTURE_REPLAYS=5 GPUSHIM_CAPTURE_N=16384 GPUSHIM_SPIN_MS=100 \
+                "$SANITIZER" --tool "$tool" --report-api-errors no --error-exitcode 86 "$t"
+        done
+    done
+fi
+
+# ---- Summary. ----
+{
+    echo
+    echo "== gpu suite"
+    grep -hE '^ *[0-9]+/[0-9]+ +gpushim:gpu' "$TESTS_LOG" | sort -u
+    echo
+    echo "== figures"
+    grep -hE '^(DEVICE|ORDERING|CAPTURE|EVENTS|RESOLVED summary|THREADS own)' "$TESTS_LOG" | sort -u
+    grep -hE '^(ORDERING_BENCH|target|DISPATCH|GRAPHS|FIRST_USE|NO_DRIVER|STARTUP)|skipped:' "$OUT"/bench-*.log
+    grep -hE 'ERROR SUMMARY' "$SAN_LOG" | sort | uniq -c
+    echo
+    echo "== steps ($SECONDS s of a $BUDGET s budget)"
+    printf '%-36s %6s %6s  %s\n' step rc secs result
+    printf '%s\n' "${STEPS[@]}"
+} | tee -a "$SUMMARY"
+exit 0
