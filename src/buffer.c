@@ -47,7 +47,7 @@ void gpu_buffer_destroy(gpu_buffer *buffer)
 
     if (!buffer)
         return;
-    if (gpu__object_enter(buffer->ctx, &drv, &scope) == GPU_OK) {
+    if (gpu__release_enter(buffer->ctx, &drv, &scope)) {
         drv->cuMemFree(buffer->ptr);
         gpu__context_leave(&scope);
     }
@@ -260,7 +260,7 @@ void gpu_host_buffer_destroy(gpu_host_buffer *buffer)
 
     if (!buffer)
         return;
-    if (gpu__object_enter(buffer->ctx, &drv, &scope) == GPU_OK) {
+    if (gpu__release_enter(buffer->ctx, &drv, &scope)) {
         if (buffer->registered)
             drv->cuMemHostUnregister(buffer->data);
         else

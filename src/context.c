@@ -127,6 +127,15 @@ gpu_status gpu__object_enter(const gpu_context *ctx, const struct gpu__driver **
     return gpu__context_enter(*drv, ctx, scope);
 }
 
+bool gpu__release_enter(const gpu_context *ctx, const struct gpu__driver **drv, struct gpu__ctx_scope *scope)
+{
+    if (gpu__driver_get(drv) != GPU_OK)
+        return false;
+    /* On failure nothing was pushed, so leave() has nothing to undo. */
+    gpu__context_enter(*drv, ctx, scope);
+    return true;
+}
+
 void gpu__context_leave(struct gpu__ctx_scope *scope)
 {
     cuabi_context popped;

@@ -55,7 +55,7 @@ void gpu_event_destroy(gpu_event *event)
 
     if (!event)
         return;
-    if (gpu__object_enter(event->ctx, &drv, &scope) == GPU_OK) {
+    if (gpu__release_enter(event->ctx, &drv, &scope)) {
         drv->cuEventDestroy(event->cu);
         gpu__context_leave(&scope);
     }

@@ -163,7 +163,7 @@ void gpu_graph_destroy(gpu_graph *graph)
 
     if (!graph)
         return;
-    if (gpu__object_enter(graph->ctx, &drv, &scope) == GPU_OK) {
+    if (gpu__release_enter(graph->ctx, &drv, &scope)) {
         drv->cuGraphDestroy(graph->cu);
         gpu__context_leave(&scope);
     }
@@ -178,7 +178,7 @@ void gpu_graph_exec_destroy(gpu_graph_exec *exec)
 
     if (!exec)
         return;
-    if (gpu__object_enter(exec->ctx, &drv, &scope) == GPU_OK) {
+    if (gpu__release_enter(exec->ctx, &drv, &scope)) {
         drv->cuGraphExecDestroy(exec->cu);
         gpu__context_leave(&scope);
     }

@@ -165,7 +165,7 @@ void gpu_module_destroy(gpu_module *module)
 
     if (!module)
         return;
-    if (gpu__object_enter(module->ctx, &drv, &scope) == GPU_OK) {
+    if (gpu__release_enter(module->ctx, &drv, &scope)) {
         drv->cuModuleUnload(module->cu);
         gpu__context_leave(&scope);
     }

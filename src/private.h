@@ -95,6 +95,13 @@ void gpu__context_leave(struct gpu__ctx_scope *scope);
 gpu_status gpu__object_enter(const gpu_context *ctx, const struct gpu__driver **drv, struct gpu__ctx_scope *scope);
 
 /*
+ * For destroy(): false where there is no driver (then there is nothing to
+ * release). Otherwise the context is made current where that works; the
+ * caller releases the driver's object either way rather than leak it.
+ */
+bool gpu__release_enter(const gpu_context *ctx, const struct gpu__driver **drv, struct gpu__ctx_scope *scope);
+
+/*
  * The context and CUstream a stream argument means: GPU_DEFAULT_STREAM is the
  * legacy stream of device 0's context. Sets *drv, *ctx, *cu.
  */

@@ -97,7 +97,7 @@ void gpu_stream_destroy(gpu_stream *stream)
 
     if (!stream)
         return;
-    if (gpu__object_enter(stream->ctx, &drv, &scope) == GPU_OK) {
+    if (gpu__release_enter(stream->ctx, &drv, &scope)) {
         drv->cuStreamDestroy(stream->cu);
         gpu__context_leave(&scope);
     }

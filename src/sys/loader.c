@@ -32,6 +32,7 @@ enum {
 };
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static atomic_bool load_done; /* lets later calls skip pthread_once's call into libc */
 static gpu_status load_status = GPU_ERR_NO_DRIVER;
 static struct gpu__driver table;
 static atomic_bool table_ready;
@@ -329,6 +330,7 @@ static void load(void)
         atomic_store_explicit(&table_ready, true, memory_order_release);
     }
     atomic_store_explicit(&report_ready, true, memory_order_release);
+    atomic_store_explicit(&load_done, true, memory_order_release);
 }
 
 static gpu_status fail_unloaded(void)
@@ -343,7 +345,8 @@ static gpu_status fail_unloaded(void)
 
 gpu_status gpu__driver_get(const struct gpu__driver **out)
 {
-    pthread_once(&load_once, load);
+    if (!atomic_load_explicit(&load_done, memory_order_acquire))
+        pthread_once(&load_once, load);
     if (load_status == GPU_OK && !atomic_load_explicit(&forked, memory_order_relaxed)) {
         *out = &table;
         return GPU_OK;

@@ -1,0 +1,614 @@
+/*
+ * The fake driver's core: its lock and configuration, fault injection, cuInit,
+ * cuDriverGetVersion, cuGetProcAddress_v2, the error names, the legacy
+ * unversioned symbols (which abort), and the control API's counters.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_internal.h"
+
+/* What cuDriverGetVersion says unless FAKE_CUDA_VERSION says otherwise. */
+#define FAKE_DEFAULT_VERSION 12080
+/* A build without cuGetProcAddress_v2 plays a driver from before it (CUDA 11.3). */
+#define FAKE_OLD_VERSION 11020
+
+struct fake_state fake = {
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .cond = PTHREAD_COND_INITIALIZER,
+};
+
+/* Set while this thread runs a host function; see fake_begin(). */
+_Thread_local bool fake_in_callback;
+
+static const struct {
+    const char *base;
+    const char *symbol;
+} entry_names[FAKE_E_COUNT] = {
+    {"cuInit", "cuInit"},
+    {"cuDriverGetVersion", "cuDriverGetVersion"},
+    {"cuGetProcAddress", "cuGetProcAddress_v2"},
+#define GPU__ENTRY(need, name, symbol, params) {#name, #symbol},
+#include "entry_points.h"
+#undef GPU__ENTRY
+};
+
+/*
+ * Every entry point of the list, as a table of the list's own types: this
+ * fails to compile if a prototype differs from entry_points.h, and to link
+ * if one is not defined.
+ */
+static const struct {
+#define GPU__ENTRY(need, name, symbol, params) cuabi_result (*name) params;
+#include "entry_points.h"
+#undef GPU__ENTRY
+} all_entries __attribute__((used)) = {
+#define GPU__ENTRY(need, name, symbol, params) .name = symbol,
+#include "entry_points.h"
+#undef GPU__ENTRY
+};
+
+static _Noreturn void die(const char *what, const char *detail)
+{
+    fprintf(stderr, "libfakecuda: %s: %s\n", what, detail);
+    abort();
+}
+
+int fake_entry_find(const char *name)
+{
+    if (!name)
+        return -1;
+    for (int i = 0; i < FAKE_E_COUNT; i++)
+        if (strcmp(entry_names[i].base, name) == 0 || strcmp(entry_names[i].symbol, name) == 0)
+            return i;
+    return -1;
+}
+
+/* A whole decimal number in [lo, hi]; anything else stops the program, loudly. */
+static long parse_number(const char *var, const char *text, long lo, long hi)
+{
+    char *end;
+    long v = strtol(text, &end, 10);
+
+    if (end == text || *end != '\0' || v < lo || v > hi)
+        die(var, text);
+    return v;
+}
+
+static void add_rule(enum fake_entry entry, unsigned nth, bool onward, cuabi_result result)
+{
+    struct fake_rule *r = calloc(1, sizeof(*r));
+
+    if (!r)
+        die("fault rule", "out of memory");
+    r->entry = entry;
+    r->at = fake.calls[entry] + nth;
+    r->onward = onward;
+    r->result = result;
+    r->next = fake.rules;
+    fake.rules = r;
+}
+
+/* FAKE_CUDA_FAIL=name:nth:result[,...], nth written "3+" for "the third and every later call". */
+static void parse_fail_rules(const char *spec)
+{
+    char *copy = strdup(spec);
+    char *save = NULL;
+
+    if (!copy)
+        die("FAKE_CUDA_FAIL", "out of memory");
+    for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *nth = strchr(item, ':');
+        char *result = nth ? strchr(nth + 1, ':') : NULL;
+        bool onward;
+        size_t len;
+        int entry;
+
+        if (!result)
+            die("FAKE_CUDA_FAIL wants name:nth:result", item);
+        *nth++ = '\0';
+        *result++ = '\0';
+        entry = fake_entry_find(item);
+        if (entry < 0)
+            die("FAKE_CUDA_FAIL names no entry point", item);
+        len = strlen(nth);
+        onward = len > 0 && nth[len - 1] == '+';
+        if (onward)
+            nth[len - 1] = '\0';
+        add_rule((enum fake_entry)entry, (unsigned)parse_number("FAKE_CUDA_FAIL nth", nth, 1, 1000000), onward,
+                 (cuabi_result)parse_number("FAKE_CUDA_FAIL result", result, 1, 100000));
+    }
+    free(copy);
+}
+
+static void parse_omit(const char *spec)
+{
+    char *copy = strdup(spec);
+    char *save = NULL;
+
+    if (!copy)
+        die("FAKE_CUDA_OMIT", "out of memory");
+    for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        int entry = fake_entry_find(item);
+
+        if (entry < 0)
+            die("FAKE_CUDA_OMIT names no entry point", item);
+        fake.omit[entry] = true;
+    }
+    free(copy);
+}
+
+/* This library's own handle: dlsym on it tells what this build exports. */
+static void *self_handle(void)
+{
+    static void *self;
+    Dl_info info;
+
+    if (!self && dladdr(&fake, &info) && info.dli_fname)
+        self = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    return self;
+}
+
+static bool self_exports(const char *symbol)
+{
+    return self_handle() && dlsym(self_handle(), symbol);
+}
+
+/* Reads the environment once, under the lock. */
+static void configure(void)
+{
+    const char *v;
+    int devices = 1;
+
+    fake.configured = true;
+    fake.driver_version = self_exports("cuGetProcAddress_v2") ? FAKE_DEFAULT_VERSION : FAKE_OLD_VERSION;
+    if ((v = getenv("FAKE_CUDA_VERSION")))
+        fake.driver_version = (int)parse_number("FAKE_CUDA_VERSION", v, 1000, 99990);
+    if ((v = getenv("FAKE_CUDA_INIT_FAIL")))
+        fake.init_fail = (cuabi_result)parse_number("FAKE_CUDA_INIT_FAIL", v, 0, 100000);
+    if ((v = getenv("FAKE_CUDA_DEVICES")))
+        devices = (int)parse_number("FAKE_CUDA_DEVICES", v, 0, FAKE_MAX_DEVICES);
+    v = getenv("FAKE_CUDA_PEER");
+    fake_devices_configure(devices, !v || strcmp(v, "0") != 0);
+    if ((v = getenv("FAKE_CUDA_FAIL")))
+        parse_fail_rules(v);
+    if ((v = getenv("FAKE_CUDA_OMIT")))
+        parse_omit(v);
+    v = getenv("FAKE_CUDA_GPA_TWIN");
+    fake.twin_stream_query = v && strcmp(v, "1") == 0;
+}
+
+void fake_lock(void)
+{
+    pthread_mutex_lock(&fake.lock);
+    if (!fake.configured)
+        configure();
+}
+
+void fake_unlock(void)
+{
+    pthread_mutex_unlock(&fake.lock);
+}
+
+cuabi_result fake_begin(enum fake_entry entry, bool needs_init)
+{
+    unsigned long n;
+
+    /* The real driver refuses CUDA calls from a host function, too. */
+    if (fake_in_callback)
+        return CUABI_ERROR_NOT_PERMITTED;
+    fake_lock();
+    n = ++fake.calls[entry];
+    for (struct fake_rule *r = fake.rules; r; r = r->next)
+        if (r->entry == entry && (n == r->at || (r->onward && n > r->at)))
+            return r->result;
+    if (needs_init && !fake.initialized)
+        return CUABI_ERROR_NOT_INITIALIZED;
+    return CUABI_SUCCESS;
+}
+
+cuabi_result fake_end(cuabi_result rc)
+{
+    if (!fake_in_callback)
+        fake_unlock();
+    return rc;
+}
+
+/* ---- Initialisation ---- */
+
+cuabi_result cuInit(unsigned int flags)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuInit, false);
+
+    if (rc == CUABI_SUCCESS) {
+        if (flags != 0)
+            rc = CUABI_ERROR_INVALID_VALUE;
+        else if (fake.init_fail)
+            rc = fake.init_fail;
+        else if (fake.device_count == 0)
+            rc = CUABI_ERROR_NO_DEVICE;
+        else
+            fake.initialized = true;
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuDriverGetVersion(int *version)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuDriverGetVersion, false);
+
+    if (rc == CUABI_SUCCESS) {
+        if (!version)
+            rc = CUABI_ERROR_INVALID_VALUE;
+        else
+            *version = fake.driver_version;
+    }
+    return fake_end(rc);
+}
+
+/* ---- The legacy ABI: present, as in the real driver, and never to be called ---- */
+
+static _Noreturn void legacy_called(const char *name)
+{
+    fprintf(stderr,
+            "libfakecuda: %s called: that is the legacy (pre-_v2) ABI, which gpushim must never use\n", name);
+    abort();
+}
+
+#define FAKE_LEGACY(name) \
+    FAKE_API cuabi_result name(void); \
+    cuabi_result name(void) \
+    { \
+        legacy_called(#name); \
+    }
+
+FAKE_LEGACY(cuMemAlloc)
+FAKE_LEGACY(cuMemFree)
+FAKE_LEGACY(cuMemcpyHtoD)
+FAKE_LEGACY(cuMemcpyDtoH)
+FAKE_LEGACY(cuMemcpyDtoD)
+FAKE_LEGACY(cuMemcpyHtoDAsync)
+FAKE_LEGACY(cuMemcpyDtoHAsync)
+FAKE_LEGACY(cuMemcpyDtoDAsync)
+FAKE_LEGACY(cuStreamDestroy)
+FAKE_LEGACY(cuEventDestroy)
+FAKE_LEGACY(cuCtxPushCurrent)
+FAKE_LEGACY(cuCtxPopCurrent)
+FAKE_LEGACY(cuDevicePrimaryCtxRelease)
+FAKE_LEGACY(cuDeviceTotalMem)
+FAKE_LEGACY(cuStreamBeginCapture)
+FAKE_LEGACY(cuMemHostRegister)
+
+typedef cuabi_result (*legacy_fn)(void);
+
+/*
+ * When each entry point appeared, and for the renamed ones when the current
+ * revision did: asked for an older cudaVersion, cuGetProcAddress answers
+ * "version not sufficient", or hands out the legacy function, as the real
+ * driver does. Entries not listed date from before CUDA 4.0.
+ */
+static const struct {
+    const char *base;
+    int since;
+    int revised;
+    legacy_fn legacy;
+} versions[] = {
+    {"cuMemAlloc", 2000, 3020, cuMemAlloc},
+    {"cuMemFree", 2000, 3020, cuMemFree},
+    {"cuMemcpyHtoD", 2000, 3020, cuMemcpyHtoD},
+    {"cuMemcpyDtoH", 2000, 3020, cuMemcpyDtoH},
+    {"cuMemcpyDtoD", 2000, 3020, cuMemcpyDtoD},
+    {"cuMemcpyHtoDAsync", 2000, 3020, cuMemcpyHtoDAsync},
+    {"cuMemcpyDtoHAsync", 2000, 3020, cuMemcpyDtoHAsync},
+    {"cuMemcpyDtoDAsync", 3000, 3020, cuMemcpyDtoDAsync},
+    {"cuDeviceTotalMem", 2000, 3020, cuDeviceTotalMem},
+    {"cuStreamDestroy", 2000, 4000, cuStreamDestroy},
+    {"cuEventDestroy", 2000, 4000, cuEventDestroy},
+    {"cuCtxPushCurrent", 2000, 4000, cuCtxPushCurrent},
+    {"cuCtxPopCurrent", 2000, 4000, cuCtxPopCurrent},
+    {"cuMemHostRegister", 4000, 6050, cuMemHostRegister},
+    {"cuDevicePrimaryCtxRelease", 7000, 11000, cuDevicePrimaryCtxRelease},
+    {"cuStreamBeginCapture", 10000, 10010, cuStreamBeginCapture},
+    {"cuDevicePrimaryCtxRetain", 7000, 0, NULL},
+    {"cuGetErrorName", 6000, 0, NULL},
+    {"cuGetErrorString", 6000, 0, NULL},
+    {"cuLaunchHostFunc", 10000, 0, NULL},
+    {"cuStreamEndCapture", 10000, 0, NULL},
+    {"cuStreamIsCapturing", 10000, 0, NULL},
+    {"cuGraphLaunch", 10000, 0, NULL},
+    {"cuGraphDestroy", 10000, 0, NULL},
+    {"cuGraphExecDestroy", 10000, 0, NULL},
+    {"cuGraphInstantiateWithFlags", 11040, 0, NULL},
+    {"cuGetProcAddress", 11030, 0, NULL},
+};
+
+/* A second function behind cuStreamQuery, so that cuGetProcAddress can hand out a pointer that is not the export. */
+static cuabi_result stream_query_twin(cuabi_stream stream)
+{
+    return cuStreamQuery(stream);
+}
+
+/*
+ * The pointer for a base name at a CUDA version. As documented for the real
+ * driver, a name it has no answer for is still CUDA_SUCCESS, with *pfn NULL
+ * and the reason in the status.
+ */
+static void gpa_lookup(const char *symbol, void **pfn, int cuda_version, cuabi_proc_address_query_result *status)
+{
+    int entry = -1;
+    void *fn;
+
+    *status = CUABI_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    /* Base names only, as the real driver: "cuMemAlloc_v2" is not a name it knows. */
+    for (int i = 0; i < FAKE_E_COUNT; i++)
+        if (strcmp(entry_names[i].base, symbol) == 0)
+            entry = i;
+    if (entry < 0)
+        return;
+    fake.gpa_asked[entry]++;
+    if (fake.omit[entry])
+        return;
+    for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++) {
+        if (strcmp(versions[i].base, symbol) != 0)
+            continue;
+        if (cuda_version < versions[i].since) {
+            *status = CUABI_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
+            return;
+        }
+        if (cuda_version < versions[i].revised) {
+            memcpy(pfn, &versions[i].legacy, sizeof(*pfn));
+            *status = CUABI_GET_PROC_ADDRESS_SUCCESS;
+            return;
+        }
+    }
+    /* What this build does not export, it does not have: the variants leave symbols out. */
+    fn = self_handle() ? dlsym(self_handle(), entry_names[entry].symbol) : NULL;
+    if (!fn)
+        return;
+    if (entry == FAKE_E_cuStreamQuery && fake.twin_stream_query) {
+        cuabi_result (*twin)(cuabi_stream) = stream_query_twin;
+
+        memcpy(&fn, &twin, sizeof(fn));
+    }
+    *pfn = fn;
+    *status = CUABI_GET_PROC_ADDRESS_SUCCESS;
+}
+
+cuabi_result cuGetProcAddress_v2(const char *symbol, void **pfn, int cuda_version, cuabi_uint64 flags,
+                                 cuabi_proc_address_query_result *status)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuGetProcAddress_v2, false);
+    cuabi_proc_address_query_result st = CUABI_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+
+    if (rc == CUABI_SUCCESS) {
+        fake_gpa_stats *g = &fake.gpa;
+
+        g->flags_and = g->calls ? g->flags_and & flags : flags;
+        g->flags_or |= flags;
+        g->min_version = g->calls && g->min_version < cuda_version ? g->min_version : cuda_version;
+        g->max_version = g->calls && g->max_version > cuda_version ? g->max_version : cuda_version;
+        g->last_version = cuda_version;
+        g->calls++;
+        /* A version newer than the driver's is refused outright. */
+        if (!symbol || !pfn || (flags & ~(cuabi_uint64)3u) || cuda_version > fake.driver_version) {
+            rc = CUABI_ERROR_INVALID_VALUE;
+        } else {
+            *pfn = NULL;
+            gpa_lookup(symbol, pfn, cuda_version, &st);
+            g->found += st == CUABI_GET_PROC_ADDRESS_SUCCESS;
+        }
+        if (status)
+            *status = st;
+    }
+    return fake_end(rc);
+}
+
+/* ---- Error names ---- */
+
+static const char *result_name(cuabi_result result)
+{
+    switch (result) {
+#define FAKE_RESULT_NAME(name, value) \
+    case value: \
+        return "CUDA_" #name;
+        CUABI_RESULT_LIST(FAKE_RESULT_NAME)
+#undef FAKE_RESULT_NAME
+    }
+    return NULL;
+}
+
+/* The sentences the real driver uses, for the results this fake gives. */
+static const char *result_text(cuabi_result result)
+{
+    switch (result) {
+    case CUABI_SUCCESS: return "no error";
+    case CUABI_ERROR_INVALID_VALUE: return "invalid argument";
+    case CUABI_ERROR_OUT_OF_MEMORY: return "out of memory";
+    case CUABI_ERROR_NOT_INITIALIZED: return "initialization error";
+    case CUABI_ERROR_STUB_LIBRARY: return "CUDA driver is a stub library";
+    case CUABI_ERROR_NO_DEVICE: return "no CUDA-capable device is detected";
+    case CUABI_ERROR_INVALID_DEVICE: return "invalid device ordinal";
+    case CUABI_ERROR_INVALID_IMAGE: return "device kernel image is invalid";
+    case CUABI_ERROR_INVALID_CONTEXT: return "invalid device context";
+    case CUABI_ERROR_PEER_ACCESS_UNSUPPORTED: return "peer access is not supported between these two devices";
+    case CUABI_ERROR_INVALID_PTX: return "a PTX JIT compilation failed";
+    case CUABI_ERROR_INVALID_HANDLE: return "invalid resource handle";
+    case CUABI_ERROR_ILLEGAL_STATE: return "the operation cannot be performed in the present state";
+    case CUABI_ERROR_NOT_FOUND: return "named symbol not found";
+    case CUABI_ERROR_NOT_READY: return "device not ready";
+    case CUABI_ERROR_ILLEGAL_ADDRESS: return "an illegal memory access was encountered";
+    case CUABI_ERROR_PEER_ACCESS_ALREADY_ENABLED: return "peer access is already enabled";
+    case CUABI_ERROR_HOST_MEMORY_ALREADY_REGISTERED: return "part or all of the requested memory range is already mapped";
+    case CUABI_ERROR_HOST_MEMORY_NOT_REGISTERED: return "pointer does not correspond to a registered memory region";
+    case CUABI_ERROR_NOT_PERMITTED: return "operation not permitted";
+    case CUABI_ERROR_NOT_SUPPORTED: return "operation not supported";
+    case CUABI_ERROR_STREAM_CAPTURE_UNSUPPORTED: return "operation not permitted when stream is capturing";
+    case CUABI_ERROR_STREAM_CAPTURE_INVALIDATED: return "operation failed due to a previous error during capture";
+    case CUABI_ERROR_STREAM_CAPTURE_IMPLICIT: return "operation would make the legacy stream depend on a capturing blocking stream";
+    case CUABI_ERROR_UNKNOWN: return "unknown error";
+    default: return result_name(result) ? "an error the fake driver does not describe" : NULL;
+    }
+}
+
+cuabi_result cuGetErrorName(cuabi_result error, const char **str)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuGetErrorName, false);
+
+    if (rc == CUABI_SUCCESS) {
+        if (!str) {
+            rc = CUABI_ERROR_INVALID_VALUE;
+        } else {
+            *str = result_name(error);
+            rc = *str ? CUABI_SUCCESS : CUABI_ERROR_INVALID_VALUE;
+        }
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuGetErrorString(cuabi_result error, const char **str)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuGetErrorString, false);
+
+    if (rc == CUABI_SUCCESS) {
+        if (!str) {
+            rc = CUABI_ERROR_INVALID_VALUE;
+        } else {
+            *str = result_text(error);
+            rc = *str ? CUABI_SUCCESS : CUABI_ERROR_INVALID_VALUE;
+        }
+    }
+    return fake_end(rc);
+}
+
+/* ---- Control API: calls, counts, fault rules ---- */
+
+FAKE_API long fake_calls(const char *entry)
+{
+    int i = fake_entry_find(entry);
+    long n;
+
+    if (i < 0)
+        return -1;
+    fake_lock();
+    n = (long)fake.calls[i];
+    fake_unlock();
+    return n;
+}
+
+FAKE_API unsigned long fake_calls_total(void)
+{
+    unsigned long n = 0;
+
+    fake_lock();
+    for (int i = 0; i < FAKE_E_COUNT; i++)
+        n += fake.calls[i];
+    fake_unlock();
+    return n;
+}
+
+FAKE_API long fake_live(fake_live_kind kind)
+{
+    long n;
+
+    if ((unsigned)kind >= FAKE_LIVE_KIND_COUNT)
+        return -1;
+    fake_lock();
+    n = fake.live[kind];
+    fake_unlock();
+    return n;
+}
+
+FAKE_API void fake_live_get(fake_live_counts *out)
+{
+    fake_lock();
+    memcpy(out->count, fake.live, sizeof(out->count));
+    fake_unlock();
+}
+
+FAKE_API unsigned long fake_anomalies(fake_anomaly kind)
+{
+    unsigned long n;
+
+    if ((unsigned)kind >= FAKE_ANOMALY_COUNT)
+        return 0;
+    fake_lock();
+    n = fake.anomalies[kind];
+    fake_unlock();
+    return n;
+}
+
+static int fail_rule(const char *entry, unsigned nth, bool onward, int result)
+{
+    int i = fake_entry_find(entry);
+
+    if (i < 0 || nth == 0)
+        return -1;
+    fake_lock();
+    add_rule((enum fake_entry)i, nth, onward, (cuabi_result)result);
+    fake_unlock();
+    return 0;
+}
+
+FAKE_API int fake_fail(const char *entry, unsigned nth, int result)
+{
+    return fail_rule(entry, nth, false, result);
+}
+
+FAKE_API int fake_fail_from(const char *entry, unsigned nth, int result)
+{
+    return fail_rule(entry, nth, true, result);
+}
+
+FAKE_API void fake_fail_reset(void)
+{
+    fake_lock();
+    while (fake.rules) {
+        struct fake_rule *r = fake.rules;
+
+        fake.rules = r->next;
+        free(r);
+    }
+    fake_unlock();
+}
+
+FAKE_API void fake_gpa_get(fake_gpa_stats *out)
+{
+    fake_lock();
+    *out = fake.gpa;
+    fake_unlock();
+}
+
+FAKE_API unsigned long fake_gpa_asked(const char *name)
+{
+    int i = fake_entry_find(name);
+    unsigned long n;
+
+    if (i < 0)
+        return 0;
+    fake_lock();
+    n = fake.gpa_asked[i];
+    fake_unlock();
+    return n;
+}
+
+FAKE_API int fake_driver_version(void)
+{
+    int v;
+
+    fake_lock();
+    v = fake.driver_version;
+    fake_unlock();
+    return v;
+}
+
+FAKE_API uint64_t fake_clock_ns(void)
+{
+    uint64_t t;
+
+    fake_lock();
+    t = fake.clock_ns;
+    fake_unlock();
+    return t;
+}

@@ -1,0 +1,296 @@
+/*
+ * The fake driver's insides, shared by its source files: the state behind its
+ * one lock and the helpers the entry points use. Every function here expects
+ * the lock held unless it says otherwise.
+ */
+#ifndef FAKE_INTERNAL_H
+#define FAKE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuda_abi.h"
+#include "fake_control.h"
+
+/* The library is built with -fvisibility=hidden: only what is marked so is exported. */
+#define FAKE_API __attribute__((visibility("default")))
+
+/* The real driver's prototypes, from the project's list: a mismatch does not compile. */
+#define GPU__ENTRY(need, name, symbol, params) FAKE_API cuabi_result symbol params;
+#include "entry_points.h"
+#undef GPU__ENTRY
+FAKE_API cuabi_result cuInit(unsigned int flags);
+FAKE_API cuabi_result cuDriverGetVersion(int *version);
+FAKE_API cuabi_result cuGetProcAddress_v2(const char *symbol, void **pfn, int cuda_version, cuabi_uint64 flags,
+                                          cuabi_proc_address_query_result *status);
+
+/* One index per exported entry point, for call counts and fault rules. */
+enum fake_entry {
+    FAKE_E_cuInit,
+    FAKE_E_cuDriverGetVersion,
+    FAKE_E_cuGetProcAddress_v2,
+#define GPU__ENTRY(need, name, symbol, params) FAKE_E_##symbol,
+#include "entry_points.h"
+#undef GPU__ENTRY
+    FAKE_E_COUNT
+};
+
+enum {
+    FAKE_MAX_DEVICES = 8,
+    FAKE_MAX_ARGS = 64,    /* bytes of kernel parameters */
+    FAKE_STACK_MAX = 32,   /* contexts a thread may push */
+    FAKE_LOG_MAX = 256,    /* bytes of a JIT log */
+};
+
+/* ---- Objects ---- */
+
+struct fake_stream;
+struct fake_event;
+
+/* A dependency: done when `stream` has run everything up to `seq`. */
+struct fake_dep {
+    struct fake_stream *stream;
+    uint64_t seq;
+};
+
+enum fake_op_kind {
+    FAKE_OP_KERNEL,
+    FAKE_OP_COPY,    /* any direction; see fake_copy */
+    FAKE_OP_HOST_FN,
+    FAKE_OP_RECORD,  /* records an event */
+    FAKE_OP_WAIT,    /* waits for an event: only deps, or an event in a graph */
+};
+
+struct fake_kernel;
+
+/* A copy: device addresses are nonzero, else the host pointer is the side. */
+struct fake_copy {
+    uint64_t dst, src;
+    void *host_dst;
+    const void *host_src;
+    size_t bytes;
+    bool peer; /* cuMemcpyPeerAsync: the devices need no peer access */
+};
+
+struct fake_op {
+    struct fake_op *next;
+    enum fake_op_kind kind;
+    uint64_t seq;
+    size_t ndeps;
+    struct fake_dep *deps;
+    union {
+        struct {
+            const struct fake_kernel *kernel;
+            unsigned grid[3], block[3], shared;
+            unsigned char args[FAKE_MAX_ARGS];
+        } k;
+        struct fake_copy copy;
+        struct {
+            cuabi_host_fn fn;
+            void *user_data;
+        } host;
+        struct fake_event *event; /* RECORD and WAIT */
+    } u;
+};
+
+enum { FAKE_CAPTURE_NONE = 0, FAKE_CAPTURE_ACTIVE = 1, FAKE_CAPTURE_INVALIDATED = 2 };
+
+struct fake_graph {
+    struct fake_graph *next_live;
+    struct fake_ctx *ctx;
+    struct fake_op *head, *tail; /* nodes, in capture order, without deps */
+    bool exec;                   /* an executable graph rather than a graph */
+};
+
+struct fake_stream {
+    struct fake_stream *next_live;
+    struct fake_ctx *ctx;
+    unsigned flags;
+    bool legacy;                 /* the context's NULL stream */
+    struct fake_op *head, *tail; /* queued, oldest first */
+    uint64_t last_seq;
+    uint64_t running_seq;        /* a host function running without the lock; 0 if none */
+    cuabi_result fault;          /* from queued work, told at the next synchronisation */
+    int capture;
+    struct fake_graph *capture_graph;
+};
+
+struct fake_event {
+    struct fake_event *next_live;
+    struct fake_ctx *ctx;
+    unsigned flags;
+    struct fake_stream *stream; /* where last recorded; NULL if never, or once that stream is gone */
+    uint64_t seq;
+    bool recorded;
+    bool timed_once;            /* the last record has run and stamped `time_ns` */
+    uint64_t time_ns;
+};
+
+struct fake_ctx {
+    int device;
+    unsigned retains;
+    struct fake_stream legacy;
+    bool peer_enabled[FAKE_MAX_DEVICES];
+};
+
+struct fake_device {
+    fake_device_desc desc;
+    size_t used;
+    uint64_t next_addr;
+    bool peer_allowed[FAKE_MAX_DEVICES];
+    struct fake_ctx ctx;
+};
+
+struct fake_alloc {
+    struct fake_alloc *next;
+    uint64_t addr;
+    size_t size;
+    int device;
+    unsigned char *data;
+};
+
+struct fake_host {
+    struct fake_host *next;
+    unsigned char *ptr;
+    size_t size;
+    bool registered;
+};
+
+struct fake_rule {
+    struct fake_rule *next;
+    enum fake_entry entry;
+    unsigned long at; /* the call number that fails */
+    bool onward;      /* and every later one */
+    cuabi_result result;
+};
+
+struct fake_state {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    bool configured;
+    bool initialized;
+    int driver_version;
+    cuabi_result init_fail;
+    int device_count;
+    struct fake_device devices[FAKE_MAX_DEVICES];
+
+    unsigned long calls[FAKE_E_COUNT];
+    struct fake_rule *rules;
+    bool omit[FAKE_E_COUNT];      /* cuGetProcAddress says "not found" */
+    bool twin_stream_query;       /* cuGetProcAddress hands out a second cuStreamQuery */
+    fake_gpa_stats gpa;
+    unsigned long gpa_asked[FAKE_E_COUNT];
+
+    struct fake_stream *streams;
+    struct fake_event *events;
+    struct fake_module *modules;
+    struct fake_graph *graphs;
+    struct fake_alloc *allocs;
+    struct fake_host *hosts;
+    long live[FAKE_LIVE_KIND_COUNT];
+    unsigned long anomalies[FAKE_ANOMALY_COUNT];
+
+    uint64_t seq;
+    uint64_t clock_ns;
+    bool gate_closed;
+};
+
+extern struct fake_state fake;
+
+/* Set while the calling thread runs a host function (without the lock): CUDA calls are refused. */
+extern _Thread_local bool fake_in_callback;
+
+/* ---- fake_core.c ---- */
+
+/*
+ * Every entry point begins with fake_begin(): it takes the lock, counts the
+ * call and returns the result a fault rule injects (or NOT_INITIALIZED before
+ * cuInit). fake_end() drops the lock and returns `rc`. The lock is held
+ * between the two even when fake_begin() fails, except in a host function,
+ * where fake_begin() refuses the call without taking it.
+ */
+cuabi_result fake_begin(enum fake_entry entry, bool needs_init);
+cuabi_result fake_end(cuabi_result rc);
+
+/* Takes and drops the lock for the control API, configuring the fake on first use. */
+void fake_lock(void);
+void fake_unlock(void);
+
+/* The entry point of a base or exported name, or -1. */
+int fake_entry_find(const char *name);
+
+/* ---- fake_device.c ---- */
+
+void fake_devices_configure(int count, bool peer);
+
+/* The calling thread's current context, or NULL. */
+struct fake_ctx *fake_current(void);
+
+/* The current context, which must be active: else CUDA_ERROR_INVALID_CONTEXT. */
+cuabi_result fake_need_ctx(struct fake_ctx **out);
+
+/* The context a CUcontext handle is, if it is one and active; else NULL. */
+struct fake_ctx *fake_ctx_from(cuabi_context handle);
+
+/* Whether work of `ctx` may touch memory of device `device` (its own, or a peer enabled). */
+bool fake_ctx_reaches(const struct fake_ctx *ctx, int device);
+
+/* Whether any stream of the context is capturing; ends those captures' validity when `invalidate`. */
+bool fake_ctx_capturing(struct fake_ctx *ctx, bool invalidate);
+
+/* ---- fake_memory.c ---- */
+
+/* The live allocation holding [addr, addr + bytes), or NULL. */
+struct fake_alloc *fake_alloc_find(uint64_t addr, size_t bytes);
+
+/* Runs a copy now; false when an address is not (or no longer) allocated. */
+bool fake_copy_run(const struct fake_copy *copy);
+
+/* Frees every device allocation of the device; returns how many there were. */
+unsigned long fake_memory_reset(int device);
+
+/* ---- fake_stream.c ---- */
+
+/* The stream a CUstream means for work: NULL is the current context's legacy stream. */
+cuabi_result fake_stream_for_work(cuabi_stream handle, struct fake_stream **out);
+
+/* A new operation of `kind`, zeroed; NULL when out of memory. */
+struct fake_op *fake_op_new(enum fake_op_kind kind);
+void fake_op_free(struct fake_op *op);
+
+/*
+ * Queues `op` (taking it) on the stream: into the capture graph if the stream
+ * is capturing, else after the work it is ordered after. A legacy-stream op
+ * while a blocking stream of the context captures is CUDA_ERROR_STREAM_CAPTURE_IMPLICIT.
+ */
+cuabi_result fake_enqueue(struct fake_stream *s, struct fake_op *op);
+
+/*
+ * What every legacy-stream operation does first: fail if a blocking stream of
+ * the context is capturing, else run the legacy stream's and every blocking
+ * stream's queued work. Then the caller does its synchronous part.
+ */
+cuabi_result fake_legacy_sync(struct fake_ctx *ctx);
+
+/* Runs all queued work of the context (cuCtxSynchronize); the first fault it met, else success. */
+cuabi_result fake_ctx_drain(struct fake_ctx *ctx);
+
+/* Destroys every stream, event and graph of the context; returns how many. */
+unsigned long fake_streams_reset(struct fake_ctx *ctx);
+
+/* ---- fake_module.c ---- */
+
+struct fake_module;
+
+/* Runs a kernel operation; false when it touched memory it may not. */
+bool fake_kernel_run(const struct fake_ctx *ctx, const struct fake_op *op);
+
+/* Whether the operation is the "hold" kernel, which waits for the gate. */
+bool fake_kernel_holds(const struct fake_op *op);
+
+/* Unloads every module of the context; returns how many. */
+unsigned long fake_modules_reset(struct fake_ctx *ctx);
+
+#endif

@@ -1,0 +1,1043 @@
+/*
+ * The fake driver's streams, events, stream capture and graphs.
+ *
+ * Work is queued, not run: each stream is a FIFO of operations, and an
+ * operation runs only when something needs it done (a synchronisation, a
+ * legacy-stream operation ordered after it, fake_run()). That makes the
+ * orderings of the real driver observable without timing:
+ *
+ *  - Every operation gets a global sequence number. A dependency is "stream S
+ *    has run everything up to number N", and always points at older work.
+ *  - Work queued on a blocking stream (flags 0) depends on the legacy stream's
+ *    queued work; a legacy-stream operation depends on every blocking stream's
+ *    queued work, of the same context. A non-blocking stream has neither, so a
+ *    synchronous copy does not wait for its kernels and reads what was there
+ *    before them, which is the race the seed measured.
+ *  - While a blocking stream captures, a legacy-stream operation of its context
+ *    fails with CUDA_ERROR_STREAM_CAPTURE_IMPLICIT and invalidates the capture.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_internal.h"
+
+struct fake_op *fake_op_new(enum fake_op_kind kind)
+{
+    struct fake_op *op = calloc(1, sizeof(*op));
+
+    if (op)
+        op->kind = kind;
+    return op;
+}
+
+void fake_op_free(struct fake_op *op)
+{
+    free(op->deps);
+    free(op);
+}
+
+static bool add_dep(struct fake_op *op, struct fake_stream *s, uint64_t seq)
+{
+    struct fake_dep *d = realloc(op->deps, (op->ndeps + 1) * sizeof(*d));
+
+    if (!d)
+        return false;
+    d[op->ndeps].stream = s;
+    d[op->ndeps].seq = seq;
+    op->deps = d;
+    op->ndeps++;
+    return true;
+}
+
+static bool stream_done(const struct fake_stream *s, uint64_t seq)
+{
+    return (!s->head || s->head->seq > seq) && !(s->running_seq && s->running_seq <= seq);
+}
+
+static bool is_blocking(const struct fake_stream *s)
+{
+    return !s->legacy && !(s->flags & CUABI_STREAM_NON_BLOCKING);
+}
+
+/* The live stream a handle is; handles are compared, never dereferenced. */
+static struct fake_stream *stream_lookup(cuabi_stream handle)
+{
+    for (struct fake_stream *s = fake.streams; s; s = s->next_live)
+        if ((void *)s == (void *)handle)
+            return s;
+    return NULL;
+}
+
+static struct fake_event *event_lookup(cuabi_event handle)
+{
+    for (struct fake_event *e = fake.events; e; e = e->next_live)
+        if ((void *)e == (void *)handle)
+            return e;
+    return NULL;
+}
+
+static struct fake_graph *graph_lookup(const void *handle, bool exec)
+{
+    for (struct fake_graph *g = fake.graphs; g; g = g->next_live)
+        if ((const void *)g == handle && g->exec == exec)
+            return g;
+    return NULL;
+}
+
+/* Calls `fn` on every queue: the live streams, then each context's legacy stream. */
+static void each_queue(void (*fn)(struct fake_stream *, void *), void *arg)
+{
+    for (struct fake_stream *s = fake.streams; s; s = s->next_live)
+        fn(s, arg);
+    for (int i = 0; i < fake.device_count; i++)
+        fn(&fake.devices[i].ctx.legacy, arg);
+}
+
+cuabi_result fake_stream_for_work(cuabi_stream handle, struct fake_stream **out)
+{
+    struct fake_ctx *c = NULL;
+    struct fake_stream *s;
+    cuabi_result rc = fake_need_ctx(&c);
+
+    if (rc != CUABI_SUCCESS)
+        return rc;
+    if (!handle) {
+        *out = &c->legacy;
+        return CUABI_SUCCESS;
+    }
+    s = stream_lookup(handle);
+    if (!s)
+        return CUABI_ERROR_INVALID_HANDLE;
+    /* Strict where the real driver is lenient: a client that forgets to make the stream's context current is caught. */
+    if (s->ctx != c)
+        return CUABI_ERROR_INVALID_CONTEXT;
+    *out = s;
+    return CUABI_SUCCESS;
+}
+
+/* ---- Running work ---- */
+
+static void run_op(struct fake_stream *s, struct fake_op *op)
+{
+    bool ok = true;
+
+    switch (op->kind) {
+    case FAKE_OP_KERNEL:
+        ok = fake_kernel_run(s->ctx, op);
+        break;
+    case FAKE_OP_COPY:
+        ok = fake_copy_run(&op->u.copy);
+        break;
+    case FAKE_OP_HOST_FN:
+        /*
+         * Without the lock, as a driver thread would run it: a host function
+         * that calls into gpushim takes gpushim's locks, which are taken
+         * before this one everywhere else. The stream stays busy meanwhile,
+         * so its later work still waits.
+         */
+        s->running_seq = op->seq;
+        fake_in_callback = true;
+        pthread_mutex_unlock(&fake.lock);
+        op->u.host.fn(op->u.host.user_data);
+        pthread_mutex_lock(&fake.lock);
+        fake_in_callback = false;
+        s->running_seq = 0;
+        pthread_cond_broadcast(&fake.cond);
+        break;
+    case FAKE_OP_RECORD:
+        /* A record takes no time: it stamps the clock, unless a later record of the event superseded it. */
+        if (op->u.event && op->u.event->stream == s && op->u.event->seq == op->seq) {
+            op->u.event->time_ns = fake.clock_ns;
+            op->u.event->timed_once = true;
+        }
+        return;
+    case FAKE_OP_WAIT:
+        return;
+    }
+    fake.clock_ns += 1000;
+    if (!ok) {
+        fake.anomalies[FAKE_ANOMALY_EXEC_FAULT]++;
+        if (!s->fault)
+            s->fault = CUABI_ERROR_ILLEGAL_ADDRESS;
+    }
+}
+
+static struct fake_dep *pending_dep(struct fake_op *op)
+{
+    for (size_t i = 0; i < op->ndeps; i++)
+        if (op->deps[i].stream && !stream_done(op->deps[i].stream, op->deps[i].seq))
+            return &op->deps[i];
+    return NULL;
+}
+
+/*
+ * Runs the stream's work up to sequence number `upto`, its dependencies'
+ * first. A closed gate, or a host function still running, makes this wait,
+ * dropping the lock, so everything is looked at afresh after each step.
+ */
+static void drain(struct fake_stream *s, uint64_t upto)
+{
+    for (;;) {
+        struct fake_op *op = s->head;
+        struct fake_dep *d;
+
+        if (s->running_seq && s->running_seq <= upto) {
+            pthread_cond_wait(&fake.cond, &fake.lock);
+            continue;
+        }
+        if (!op || op->seq > upto)
+            return;
+        d = pending_dep(op);
+        if (d) {
+            drain(d->stream, d->seq);
+            continue;
+        }
+        if (fake_kernel_holds(op) && fake.gate_closed) {
+            pthread_cond_wait(&fake.cond, &fake.lock);
+            continue;
+        }
+        s->head = op->next;
+        if (!s->head)
+            s->tail = NULL;
+        run_op(s, op);
+        fake_op_free(op);
+    }
+}
+
+/* The first stream of the context, `blocking_only` or any, with work queued up to `upto`. */
+static struct fake_stream *stream_with_work(struct fake_ctx *ctx, bool blocking_only, uint64_t upto)
+{
+    for (struct fake_stream *s = fake.streams; s; s = s->next_live)
+        if (s->ctx == ctx && (!blocking_only || is_blocking(s)) && !stream_done(s, upto))
+            return s;
+    return NULL;
+}
+
+/* Runs the context's legacy stream and its (blocking, or all) streams up to `upto`. */
+static void drain_ctx(struct fake_ctx *ctx, bool blocking_only, uint64_t upto)
+{
+    struct fake_stream *s;
+
+    drain(&ctx->legacy, upto);
+    /* Looked up again each time: draining may wait, and the list may change meanwhile. */
+    while ((s = stream_with_work(ctx, blocking_only, upto)))
+        drain(s, upto);
+}
+
+/* Whether a blocking stream of the context is capturing; with `invalidate`, that capture is broken. */
+static bool blocking_capture(struct fake_ctx *ctx, bool invalidate)
+{
+    bool found = false;
+
+    for (struct fake_stream *s = fake.streams; s; s = s->next_live) {
+        if (s->ctx != ctx || !is_blocking(s) || s->capture == FAKE_CAPTURE_NONE)
+            continue;
+        found = true;
+        if (invalidate)
+            s->capture = FAKE_CAPTURE_INVALIDATED;
+    }
+    return found;
+}
+
+bool fake_ctx_capturing(struct fake_ctx *ctx, bool invalidate)
+{
+    bool found = false;
+
+    for (struct fake_stream *s = fake.streams; s; s = s->next_live) {
+        if (s->ctx != ctx || s->capture == FAKE_CAPTURE_NONE)
+            continue;
+        found = true;
+        if (invalidate)
+            s->capture = FAKE_CAPTURE_INVALIDATED;
+    }
+    return found;
+}
+
+cuabi_result fake_legacy_sync(struct fake_ctx *ctx)
+{
+    if (blocking_capture(ctx, true))
+        return CUABI_ERROR_STREAM_CAPTURE_IMPLICIT;
+    drain_ctx(ctx, true, fake.seq);
+    return CUABI_SUCCESS;
+}
+
+static cuabi_result take_fault(struct fake_stream *s)
+{
+    cuabi_result rc = s->fault;
+
+    s->fault = CUABI_SUCCESS;
+    return rc;
+}
+
+cuabi_result fake_ctx_drain(struct fake_ctx *ctx)
+{
+    cuabi_result rc;
+
+    drain_ctx(ctx, false, fake.seq);
+    rc = take_fault(&ctx->legacy);
+    for (struct fake_stream *s = fake.streams; s; s = s->next_live) {
+        cuabi_result f = s->ctx == ctx ? take_fault(s) : CUABI_SUCCESS;
+
+        if (rc == CUABI_SUCCESS)
+            rc = f;
+    }
+    return rc;
+}
+
+/* ---- Queueing work ---- */
+
+static void graph_append(struct fake_graph *g, struct fake_op *op)
+{
+    op->next = NULL;
+    if (g->tail)
+        g->tail->next = op;
+    else
+        g->head = op;
+    g->tail = op;
+}
+
+cuabi_result fake_enqueue(struct fake_stream *s, struct fake_op *op)
+{
+    bool ok = true;
+
+    if (s->capture == FAKE_CAPTURE_ACTIVE) {
+        graph_append(s->capture_graph, op);
+        return CUABI_SUCCESS;
+    }
+    if (s->capture == FAKE_CAPTURE_INVALIDATED) {
+        fake_op_free(op);
+        return CUABI_ERROR_STREAM_CAPTURE_INVALIDATED;
+    }
+    if (s->legacy && blocking_capture(s->ctx, true)) {
+        fake_op_free(op);
+        return CUABI_ERROR_STREAM_CAPTURE_IMPLICIT;
+    }
+    if (op->kind == FAKE_OP_WAIT) {
+        struct fake_event *e = op->u.event;
+
+        /* Waiting for work that is done, or for an event never recorded, is nothing to wait for. */
+        if (!e || !e->stream || stream_done(e->stream, e->seq)) {
+            fake_op_free(op);
+            return CUABI_SUCCESS;
+        }
+        ok = add_dep(op, e->stream, e->seq);
+    }
+    if (ok && is_blocking(s) && s->ctx->legacy.head)
+        ok = add_dep(op, &s->ctx->legacy, s->ctx->legacy.last_seq);
+    if (s->legacy)
+        for (struct fake_stream *b = fake.streams; ok && b; b = b->next_live)
+            if (b->ctx == s->ctx && is_blocking(b) && b->head)
+                ok = add_dep(op, b, b->last_seq);
+    if (!ok) {
+        fake_op_free(op);
+        return CUABI_ERROR_OUT_OF_MEMORY;
+    }
+    op->seq = ++fake.seq;
+    op->next = NULL;
+    if (s->tail)
+        s->tail->next = op;
+    else
+        s->head = op;
+    s->tail = op;
+    s->last_seq = op->seq;
+    if (op->kind == FAKE_OP_RECORD && op->u.event) {
+        op->u.event->stream = s;
+        op->u.event->seq = op->seq;
+        op->u.event->recorded = true;
+        op->u.event->timed_once = false;
+    }
+    return CUABI_SUCCESS;
+}
+
+/* ---- Forgetting objects that other objects point at ---- */
+
+static void forget_stream_in(struct fake_stream *q, void *arg)
+{
+    for (struct fake_op *op = q->head; op; op = op->next)
+        for (size_t i = 0; i < op->ndeps; i++)
+            if (op->deps[i].stream == arg)
+                op->deps[i].stream = NULL;
+}
+
+static void forget_event_in_ops(struct fake_op *op, const struct fake_event *e)
+{
+    for (; op; op = op->next)
+        if ((op->kind == FAKE_OP_RECORD || op->kind == FAKE_OP_WAIT) && op->u.event == e)
+            op->u.event = NULL;
+}
+
+static void forget_event_in(struct fake_stream *q, void *arg)
+{
+    forget_event_in_ops(q->head, arg);
+    if (q->capture_graph)
+        forget_event_in_ops(q->capture_graph->head, arg);
+}
+
+static void free_ops(struct fake_op *op)
+{
+    while (op) {
+        struct fake_op *next = op->next;
+
+        fake_op_free(op);
+        op = next;
+    }
+}
+
+static void graph_free(struct fake_graph *g)
+{
+    free_ops(g->head);
+    free(g);
+}
+
+/* Frees a stream, its work run first: destroying a stream lets its work complete. */
+static void stream_free(struct fake_stream *s)
+{
+    struct fake_stream **p = &fake.streams;
+
+    if (s->capture_graph)
+        graph_free(s->capture_graph);
+    s->capture_graph = NULL;
+    s->capture = FAKE_CAPTURE_NONE;
+    drain(s, s->last_seq);
+    while (*p != s)
+        p = &(*p)->next_live;
+    *p = s->next_live;
+    each_queue(forget_stream_in, s);
+    for (struct fake_event *e = fake.events; e; e = e->next_live)
+        if (e->stream == s)
+            e->stream = NULL;
+    free(s);
+    fake.live[FAKE_LIVE_STREAMS]--;
+}
+
+static void event_free(struct fake_event *e)
+{
+    struct fake_event **p = &fake.events;
+
+    while (*p != e)
+        p = &(*p)->next_live;
+    *p = e->next_live;
+    each_queue(forget_event_in, e);
+    for (struct fake_graph *g = fake.graphs; g; g = g->next_live)
+        forget_event_in_ops(g->head, e);
+    free(e);
+    fake.live[FAKE_LIVE_EVENTS]--;
+}
+
+static void graph_unlink(struct fake_graph *g)
+{
+    struct fake_graph **p = &fake.graphs;
+
+    while (*p != g)
+        p = &(*p)->next_live;
+    *p = g->next_live;
+    fake.live[g->exec ? FAKE_LIVE_GRAPH_EXECS : FAKE_LIVE_GRAPHS]--;
+    graph_free(g);
+}
+
+unsigned long fake_streams_reset(struct fake_ctx *ctx)
+{
+    unsigned long n = 0;
+    bool again = true;
+
+    drain(&ctx->legacy, ctx->legacy.last_seq);
+    ctx->legacy.fault = CUABI_SUCCESS;
+    while (again) {
+        again = false;
+        for (struct fake_stream *s = fake.streams; s && !again; s = s->next_live)
+            if (s->ctx == ctx) {
+                stream_free(s);
+                again = true;
+                n++;
+            }
+        for (struct fake_event *e = fake.events; e && !again; e = e->next_live)
+            if (e->ctx == ctx) {
+                event_free(e);
+                again = true;
+                n++;
+            }
+        for (struct fake_graph *g = fake.graphs; g && !again; g = g->next_live)
+            if (g->ctx == ctx) {
+                graph_unlink(g);
+                again = true;
+                n++;
+            }
+    }
+    return n;
+}
+
+/* ---- Streams ---- */
+
+cuabi_result cuStreamCreate(cuabi_stream *stream, unsigned int flags)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuStreamCreate, true);
+    struct fake_ctx *c = NULL;
+
+    if (rc == CUABI_SUCCESS)
+        rc = fake_need_ctx(&c);
+    if (rc == CUABI_SUCCESS) {
+        struct fake_stream *s = NULL;
+
+        if (!stream || (flags & ~(unsigned)CUABI_STREAM_NON_BLOCKING))
+            rc = CUABI_ERROR_INVALID_VALUE;
+        else if (!(s = calloc(1, sizeof(*s))))
+            rc = CUABI_ERROR_OUT_OF_MEMORY;
+        if (rc == CUABI_SUCCESS) {
+            s->ctx = c;
+            s->flags = flags;
+            s->next_live = fake.streams;
+            fake.streams = s;
+            fake.live[FAKE_LIVE_STREAMS]++;
+            *stream = (cuabi_stream)(void *)s;
+        }
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuStreamDestroy_v2(cuabi_stream stream)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuStreamDestroy_v2, true);
+
+    if (rc == CUABI_SUCCESS) {
+        struct fake_stream *s = stream_lookup(stream);
+
+        if (!s)
+            rc = CUABI_ERROR_INVALID_HANDLE;
+        else
+            stream_free(s);
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuStreamSynchronize(cuabi_stream stream)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuStreamSynchronize, true);
+    struct fake_ctx *c = NULL;
+
+    if (rc == CUABI_SUCCESS && !stream) {
+        rc = fake_need_ctx(&c);
+        if (rc == CUABI_SUCCESS)
+            rc = fake_legacy_sync(c);
+        if (rc == CUABI_SUCCESS)
+            rc = take_fault(&c->legacy);
+    } else if (rc == CUABI_SUCCESS) {
+        struct fake_stream *s = stream_lookup(stream);
+
+        if (!s) {
+            rc = CUABI_ERROR_INVALID_HANDLE;
+        } else if (s->capture != FAKE_CAPTURE_NONE) {
+            s->capture = FAKE_CAPTURE_INVALIDATED;
+            rc = CUABI_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+        } else {
+            drain(s, s->last_seq);
+            rc = take_fault(s);
+        }
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuStreamQuery(cuabi_stream stream)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuStreamQuery, true);
+    struct fake_stream *s = NULL;
+
+    if (rc == CUABI_SUCCESS && !stream) {
+        struct fake_ctx *c = NULL;
+
+        rc = fake_need_ctx(&c);
+        if (rc == CUABI_SUCCESS && blocking_capture(c, true))
+            rc = CUABI_ERROR_STREAM_CAPTURE_IMPLICIT;
+        if (rc == CUABI_SUCCESS)
+            s = &c->legacy;
+    } else if (rc == CUABI_SUCCESS) {
+        s = stream_lookup(stream);
+        if (!s) {
+            rc = CUABI_ERROR_INVALID_HANDLE;
+        } else if (s->capture != FAKE_CAPTURE_NONE) {
+            s->capture = FAKE_CAPTURE_INVALIDATED;
+            rc = CUABI_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+            s = NULL;
+        }
+    }
+    if (s)
+        rc = !stream_done(s, s->last_seq) ? CUABI_ERROR_NOT_READY : take_fault(s);
+    return fake_end(rc);
+}
+
+cuabi_result cuStreamWaitEvent(cuabi_stream stream, cuabi_event event, unsigned int flags)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuStreamWaitEvent, true);
+    struct fake_stream *s = NULL;
+
+    if (rc == CUABI_SUCCESS)
+        rc = fake_stream_for_work(stream, &s);
+    if (rc == CUABI_SUCCESS) {
+        /* The event may be another context's, even another device's. */
+        struct fake_event *e = event_lookup(event);
+        struct fake_op *op = NULL;
+
+        if (flags & ~1u)
+            rc = CUABI_ERROR_INVALID_VALUE;
+        else if (!e)
+            rc = CUABI_ERROR_INVALID_HANDLE;
+        else if (!(op = fake_op_new(FAKE_OP_WAIT)))
+            rc = CUABI_ERROR_OUT_OF_MEMORY;
+        if (rc == CUABI_SUCCESS) {
+            op->u.event = e;
+            rc = fake_enqueue(s, op);
+        }
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuLaunchHostFunc(cuabi_stream stream, cuabi_host_fn fn, void *user_data)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuLaunchHostFunc, true);
+    struct fake_stream *s = NULL;
+
+    if (rc == CUABI_SUCCESS)
+        rc = fake_stream_for_work(stream, &s);
+    if (rc == CUABI_SUCCESS) {
+        struct fake_op *op = NULL;
+
+        if (!fn)
+            rc = CUABI_ERROR_INVALID_VALUE;
+        else if (!(op = fake_op_new(FAKE_OP_HOST_FN)))
+            rc = CUABI_ERROR_OUT_OF_MEMORY;
+        if (rc == CUABI_SUCCESS) {
+            op->u.host.fn = fn;
+            op->u.host.user_data = user_data;
+            rc = fake_enqueue(s, op);
+        }
+    }
+    return fake_end(rc);
+}
+
+/* ---- Events ---- */
+
+cuabi_result cuEventCreate(cuabi_event *event, unsigned int flags)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuEventCreate, true);
+    struct fake_ctx *c = NULL;
+
+    if (rc == CUABI_SUCCESS)
+        rc = fake_need_ctx(&c);
+    if (rc == CUABI_SUCCESS) {
+        struct fake_event *e = NULL;
+
+        /* BLOCKING_SYNC, DISABLE_TIMING and INTERPROCESS are the flags there are. */
+        if (!event || (flags & ~7u))
+            rc = CUABI_ERROR_INVALID_VALUE;
+        else if (!(e = calloc(1, sizeof(*e))))
+            rc = CUABI_ERROR_OUT_OF_MEMORY;
+        if (rc == CUABI_SUCCESS) {
+            e->ctx = c;
+            e->flags = flags;
+            e->next_live = fake.events;
+            fake.events = e;
+            fake.live[FAKE_LIVE_EVENTS]++;
+            *event = (cuabi_event)(void *)e;
+        }
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuEventDestroy_v2(cuabi_event event)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuEventDestroy_v2, true);
+
+    if (rc == CUABI_SUCCESS) {
+        struct fake_event *e = event_lookup(event);
+
+        if (!e)
+            rc = CUABI_ERROR_INVALID_HANDLE;
+        else
+            event_free(e);
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuEventRecord(cuabi_event event, cuabi_stream stream)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuEventRecord, true);
+    struct fake_stream *s = NULL;
+
+    if (rc == CUABI_SUCCESS)
+        rc = fake_stream_for_work(stream, &s);
+    if (rc == CUABI_SUCCESS) {
+        struct fake_event *e = event_lookup(event);
+        struct fake_op *op = NULL;
+
+        /* The real driver wants the event and the stream in one context, too. */
+        if (!e || e->ctx != s->ctx)
+            rc = CUABI_ERROR_INVALID_HANDLE;
+        else if (!(op = fake_op_new(FAKE_OP_RECORD)))
+            rc = CUABI_ERROR_OUT_OF_MEMORY;
+        if (rc == CUABI_SUCCESS) {
+            op->u.event = e;
+            rc = fake_enqueue(s, op);
+        }
+    }
+    return fake_end(rc);
+}
+
+static bool event_done(const struct fake_event *e)
+{
+    return !e->stream || stream_done(e->stream, e->seq);
+}
+
+cuabi_result cuEventQuery(cuabi_event event)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuEventQuery, true);
+
+    if (rc == CUABI_SUCCESS) {
+        struct fake_event *e = event_lookup(event);
+
+        if (!e)
+            rc = CUABI_ERROR_INVALID_HANDLE;
+        else if (!event_done(e))
+            rc = CUABI_ERROR_NOT_READY;
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuEventSynchronize(cuabi_event event)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuEventSynchronize, true);
+
+    if (rc == CUABI_SUCCESS) {
+        struct fake_event *e = event_lookup(event);
+
+        if (!e)
+            rc = CUABI_ERROR_INVALID_HANDLE;
+        else if (e->stream)
+            drain(e->stream, e->seq);
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuEventElapsedTime(float *ms, cuabi_event start, cuabi_event end)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuEventElapsedTime, true);
+
+    if (rc == CUABI_SUCCESS) {
+        struct fake_event *a = event_lookup(start), *b = event_lookup(end);
+
+        if (!ms)
+            rc = CUABI_ERROR_INVALID_VALUE;
+        else if (!a || !b || (a->flags & CUABI_EVENT_DISABLE_TIMING) || (b->flags & CUABI_EVENT_DISABLE_TIMING) ||
+                 !a->recorded || !b->recorded)
+            rc = CUABI_ERROR_INVALID_HANDLE;
+        else if (!event_done(a) || !event_done(b) || !a->timed_once || !b->timed_once)
+            rc = CUABI_ERROR_NOT_READY;
+        else
+            *ms = (float)((double)((int64_t)(b->time_ns - a->time_ns)) / 1e6);
+    }
+    return fake_end(rc);
+}
+
+/* ---- Capture and graphs ---- */
+
+static struct fake_graph *graph_new(struct fake_ctx *ctx, bool exec)
+{
+    struct fake_graph *g = calloc(1, sizeof(*g));
+
+    if (g) {
+        g->ctx = ctx;
+        g->exec = exec;
+    }
+    return g;
+}
+
+static void graph_publish(struct fake_graph *g)
+{
+    g->next_live = fake.graphs;
+    fake.graphs = g;
+    fake.live[g->exec ? FAKE_LIVE_GRAPH_EXECS : FAKE_LIVE_GRAPHS]++;
+}
+
+/* A node's copy, without queue links or dependencies. */
+static struct fake_op *op_clone(const struct fake_op *node)
+{
+    struct fake_op *op = malloc(sizeof(*op));
+
+    if (op) {
+        *op = *node;
+        op->next = NULL;
+        op->deps = NULL;
+        op->ndeps = 0;
+    }
+    return op;
+}
+
+cuabi_result cuStreamBeginCapture_v2(cuabi_stream stream, cuabi_stream_capture_mode mode)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuStreamBeginCapture_v2, true);
+    struct fake_stream *s = NULL;
+
+    if (rc == CUABI_SUCCESS && mode > CUABI_STREAM_CAPTURE_MODE_RELAXED)
+        rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc == CUABI_SUCCESS)
+        rc = fake_stream_for_work(stream, &s);
+    if (rc == CUABI_SUCCESS) {
+        if (s->legacy)
+            rc = CUABI_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+        else if (s->capture != FAKE_CAPTURE_NONE)
+            rc = CUABI_ERROR_ILLEGAL_STATE;
+        else if (!(s->capture_graph = graph_new(s->ctx, false)))
+            rc = CUABI_ERROR_OUT_OF_MEMORY;
+        else
+            s->capture = FAKE_CAPTURE_ACTIVE;
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuStreamEndCapture(cuabi_stream stream, cuabi_graph *graph)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuStreamEndCapture, true);
+
+    if (rc == CUABI_SUCCESS) {
+        struct fake_stream *s = stream_lookup(stream);
+
+        if (!graph)
+            rc = CUABI_ERROR_INVALID_VALUE;
+        else if (!s)
+            rc = CUABI_ERROR_INVALID_HANDLE;
+        else if (s->capture == FAKE_CAPTURE_NONE)
+            rc = CUABI_ERROR_ILLEGAL_STATE;
+        if (rc == CUABI_SUCCESS) {
+            /* Either way the capture is over; an invalidated one leaves no graph. */
+            if (s->capture == FAKE_CAPTURE_INVALIDATED) {
+                graph_free(s->capture_graph);
+                *graph = NULL;
+                rc = CUABI_ERROR_STREAM_CAPTURE_INVALIDATED;
+            } else {
+                graph_publish(s->capture_graph);
+                *graph = (cuabi_graph)(void *)s->capture_graph;
+            }
+            s->capture_graph = NULL;
+            s->capture = FAKE_CAPTURE_NONE;
+        }
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuStreamIsCapturing(cuabi_stream stream, cuabi_stream_capture_status *status)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuStreamIsCapturing, true);
+
+    if (rc == CUABI_SUCCESS && !status) {
+        rc = CUABI_ERROR_INVALID_VALUE;
+    } else if (rc == CUABI_SUCCESS && !stream) {
+        struct fake_ctx *c = NULL;
+
+        /* Asking about the legacy stream is itself a legacy-stream operation. */
+        rc = fake_need_ctx(&c);
+        if (rc == CUABI_SUCCESS && blocking_capture(c, false))
+            rc = CUABI_ERROR_STREAM_CAPTURE_IMPLICIT;
+        else if (rc == CUABI_SUCCESS)
+            *status = CUABI_STREAM_CAPTURE_STATUS_NONE;
+    } else if (rc == CUABI_SUCCESS) {
+        struct fake_stream *s = stream_lookup(stream);
+
+        if (!s)
+            rc = CUABI_ERROR_INVALID_HANDLE;
+        else
+            *status = (cuabi_stream_capture_status)s->capture;
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuGraphInstantiateWithFlags(cuabi_graph_exec *exec, cuabi_graph graph, unsigned long long flags)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuGraphInstantiateWithFlags, true);
+
+    if (rc == CUABI_SUCCESS) {
+        struct fake_graph *g = graph_lookup(graph, false);
+        struct fake_graph *x = NULL;
+
+        if (!exec || (flags & ~0xfull))
+            rc = CUABI_ERROR_INVALID_VALUE;
+        else if (!g)
+            rc = CUABI_ERROR_INVALID_HANDLE;
+        else if (!(x = graph_new(g->ctx, true)))
+            rc = CUABI_ERROR_OUT_OF_MEMORY;
+        for (struct fake_op *n = g && x ? g->head : NULL; n && rc == CUABI_SUCCESS; n = n->next) {
+            struct fake_op *op = op_clone(n);
+
+            if (op)
+                graph_append(x, op);
+            else
+                rc = CUABI_ERROR_OUT_OF_MEMORY;
+        }
+        if (rc == CUABI_SUCCESS) {
+            graph_publish(x);
+            *exec = (cuabi_graph_exec)(void *)x;
+        } else if (x) {
+            graph_free(x);
+        }
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuGraphLaunch(cuabi_graph_exec exec, cuabi_stream stream)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuGraphLaunch, true);
+    struct fake_stream *s = NULL;
+
+    if (rc == CUABI_SUCCESS)
+        rc = fake_stream_for_work(stream, &s);
+    if (rc == CUABI_SUCCESS) {
+        struct fake_graph *x = graph_lookup(exec, true);
+
+        if (!x)
+            rc = CUABI_ERROR_INVALID_HANDLE;
+        else if (x->ctx != s->ctx)
+            rc = CUABI_ERROR_INVALID_CONTEXT;
+        /* The nodes run in capture order, as a single-stream capture makes them a chain. */
+        for (struct fake_op *n = x ? x->head : NULL; n && rc == CUABI_SUCCESS; n = n->next) {
+            struct fake_op *op = op_clone(n);
+
+            rc = op ? fake_enqueue(s, op) : CUABI_ERROR_OUT_OF_MEMORY;
+        }
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuGraphDestroy(cuabi_graph graph)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuGraphDestroy, true);
+
+    if (rc == CUABI_SUCCESS) {
+        struct fake_graph *g = graph_lookup(graph, false);
+
+        if (!g)
+            rc = CUABI_ERROR_INVALID_HANDLE;
+        else
+            graph_unlink(g);
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuGraphExecDestroy(cuabi_graph_exec exec)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuGraphExecDestroy, true);
+
+    if (rc == CUABI_SUCCESS) {
+        struct fake_graph *x = graph_lookup(exec, true);
+
+        if (!x)
+            rc = CUABI_ERROR_INVALID_HANDLE;
+        else
+            graph_unlink(x);
+    }
+    return fake_end(rc);
+}
+
+/* ---- Control API ---- */
+
+static void count_ops(struct fake_stream *q, void *arg)
+{
+    for (struct fake_op *op = q->head; op; op = op->next)
+        ++*(size_t *)arg;
+}
+
+FAKE_API size_t fake_pending(void)
+{
+    size_t n = 0;
+
+    fake_lock();
+    each_queue(count_ops, &n);
+    fake_unlock();
+    return n;
+}
+
+static void oldest_head(struct fake_stream *q, void *arg)
+{
+    struct fake_stream **best = arg;
+
+    if (q->head && (!*best || q->head->seq < (*best)->head->seq))
+        *best = q;
+}
+
+static void any_running(struct fake_stream *q, void *arg)
+{
+    *(bool *)arg |= q->running_seq != 0;
+}
+
+FAKE_API size_t fake_run(size_t max)
+{
+    size_t n = 0;
+
+    fake_lock();
+    while (n < max) {
+        struct fake_stream *s = NULL;
+        struct fake_op *op;
+        bool running = false;
+
+        /* A host function still running holds up what depends on it: wait for it first. */
+        each_queue(any_running, &running);
+        if (running) {
+            pthread_cond_wait(&fake.cond, &fake.lock);
+            continue;
+        }
+        /* The oldest queued operation: all it depends on is older, so already done. */
+        each_queue(oldest_head, &s);
+        if (!s || (fake_kernel_holds(s->head) && fake.gate_closed))
+            break;
+        op = s->head;
+        s->head = op->next;
+        if (!s->head)
+            s->tail = NULL;
+        run_op(s, op);
+        fake_op_free(op);
+        n++;
+    }
+    fake_unlock();
+    return n;
+}
+
+FAKE_API void fake_gate(bool open)
+{
+    fake_lock();
+    fake.gate_closed = !open;
+    pthread_cond_broadcast(&fake.cond);
+    fake_unlock();
+}
+
+FAKE_API void *fake_newest(fake_live_kind kind)
+{
+    void *h = NULL;
+
+    fake_lock();
+    switch (kind) {
+    case FAKE_LIVE_DEVICE_ALLOCS:
+        h = fake.allocs ? (void *)(uintptr_t)fake.allocs->addr : NULL;
+        break;
+    case FAKE_LIVE_HOST_ALLOCS:
+    case FAKE_LIVE_HOST_REGISTERED:
+        for (struct fake_host *x = fake.hosts; x && !h; x = x->next)
+            if (x->registered == (kind == FAKE_LIVE_HOST_REGISTERED))
+                h = x->ptr;
+        break;
+    case FAKE_LIVE_STREAMS:
+        h = fake.streams;
+        break;
+    case FAKE_LIVE_EVENTS:
+        h = fake.events;
+        break;
+    case FAKE_LIVE_MODULES:
+        h = fake.modules;
+        break;
+    case FAKE_LIVE_GRAPHS:
+    case FAKE_LIVE_GRAPH_EXECS:
+        for (struct fake_graph *g = fake.graphs; g && !h; g = g->next_live)
+            if (g->exec == (kind == FAKE_LIVE_GRAPH_EXECS))
+                h = g;
+        break;
+    default:
+        break;
+    }
+    fake_unlock();
+    return h;
+}

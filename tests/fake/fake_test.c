@@ -1,0 +1,161 @@
+/*
+ * Helpers shared by the fake suite's programs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_test.h"
+
+const char ft_ptx[] = "// the fake driver's kernels\n"
+                      ".version 8.0\n"
+                      ".target sm_90\n"
+                      ".address_size 64\n"
+                      ".fake_kernel add_one\n"
+                      ".fake_kernel scale_add\n"
+                      ".fake_kernel fill_u32\n"
+                      ".fake_kernel copy_u32\n"
+                      ".fake_kernel launch_info\n"
+                      ".fake_kernel sleep_us\n"
+                      ".fake_kernel hold\n";
+
+void ft_ok_(gpu_status st, const char *expr, const char *file, int line)
+{
+    if (st == GPU_OK)
+        return;
+    print_error("%s returned %s (CUresult %d): %s\n", expr, gpu_status_name(st), gpu_last_cuda_result(),
+                gpu_last_error());
+    _fail(file, line);
+}
+
+void ft_fail_(gpu_status st, gpu_status want, int cuda, const char *needle, const char *expr, const char *file,
+              int line)
+{
+    const char *msg = gpu_last_error();
+
+    if (st == want && gpu_last_cuda_result() == cuda && (needle ? strstr(msg, needle) != NULL : msg[0] != '\0'))
+        return;
+    print_error("%s: want %s (CUresult %d, message with \"%s\"), got %s (CUresult %d): \"%s\"\n", expr,
+                gpu_status_name(want), cuda, needle ? needle : "", gpu_status_name(st), gpu_last_cuda_result(), msg);
+    _fail(file, line);
+}
+
+void ft_mark_take(ft_mark *m)
+{
+    fake_live_get(&m->live);
+    for (int i = 0; i < FAKE_ANOMALY_COUNT; i++)
+        m->anomalies[i] = fake_anomalies((fake_anomaly)i);
+}
+
+void ft_mark_check_(const ft_mark *m, const char *file, int line)
+{
+    static const char *const kinds[FAKE_LIVE_KIND_COUNT] = {
+        "device allocations", "host allocations", "host registrations", "streams",
+        "events", "modules", "graphs", "graph execs", "context retains",
+    };
+    static const char *const anomalies[FAKE_ANOMALY_COUNT] = {"bad releases", "objects freed by release",
+                                                              "execution faults"};
+    fake_live_counts now;
+    bool bad = false;
+
+    fake_live_get(&now);
+    for (int i = 0; i < FAKE_LIVE_KIND_COUNT; i++)
+        if (now.count[i] != m->live.count[i]) {
+            print_error("the fake holds %ld %s, %ld at the mark\n", now.count[i], kinds[i], m->live.count[i]);
+            bad = true;
+        }
+    for (int i = 0; i < FAKE_ANOMALY_COUNT; i++)
+        if (fake_anomalies((fake_anomaly)i) != m->anomalies[i]) {
+            print_error("the fake saw %lu %s, %lu at the mark\n", fake_anomalies((fake_anomaly)i), anomalies[i],
+                        m->anomalies[i]);
+            bad = true;
+        }
+    if (bad)
+        _fail(file, line);
+}
+
+void ft_no_context(void)
+{
+    while (fake_context_depth() > 0)
+        assert_int_equal(cuCtxSetCurrent(NULL), CUABI_SUCCESS);
+}
+
+void *ft_current(void)
+{
+    cuabi_context c = NULL;
+
+    assert_int_equal(cuCtxGetCurrent(&c), CUABI_SUCCESS);
+    return (void *)c;
+}
+
+static gpu_launch_config config_for(uint32_t n)
+{
+    return gpu_launch_config_1d((n + 255) / 256 ? (n + 255) / 256 : 1, 256);
+}
+
+gpu_status ft_add_one(gpu_stream *s, gpu_module *m, const gpu_buffer *b, uint32_t n)
+{
+    uint64_t ptr = gpu_buffer_device_ptr(b);
+    gpu_launch_config c = config_for(n);
+    void *args[] = {&ptr, &n};
+
+    return gpu_stream_launch_kernel(s, m, "add_one", &c, args);
+}
+
+gpu_status ft_scale_add(gpu_stream *s, gpu_module *m, const gpu_buffer *b, uint32_t mul, uint32_t add, uint32_t n)
+{
+    uint64_t ptr = gpu_buffer_device_ptr(b);
+    gpu_launch_config c = config_for(n);
+    void *args[] = {&ptr, &mul, &add, &n};
+
+    return gpu_stream_launch_kernel(s, m, "scale_add", &c, args);
+}
+
+gpu_status ft_hold(gpu_stream *s, gpu_module *m)
+{
+    gpu_launch_config c = gpu_launch_config_1d(1, 1);
+
+    return gpu_stream_launch_kernel(s, m, "hold", &c, NULL);
+}
+
+gpu_status ft_sleep_us(gpu_stream *s, gpu_module *m, uint32_t us)
+{
+    gpu_launch_config c = gpu_launch_config_1d(1, 1);
+    void *args[] = {&us};
+
+    return gpu_stream_launch_kernel(s, m, "sleep_us", &c, args);
+}
+
+gpu_buffer *ft_buffer_seq(gpu_context *ctx, uint32_t n, uint32_t base)
+{
+    uint32_t *v = malloc(n * sizeof(*v));
+    gpu_buffer *b = NULL;
+
+    assert_non_null(v);
+    for (uint32_t i = 0; i < n; i++)
+        v[i] = base + i;
+    FT_OK(gpu_buffer_create(ctx, n * sizeof(*v), &b));
+    FT_OK(gpu_buffer_copy_from_host(b, v, n * sizeof(*v)));
+    free(v);
+    return b;
+}
+
+void ft_buffer_eq_(const gpu_buffer *b, const uint32_t *want, uint32_t n, const char *file, int line)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t got = ft_peek(b, i);
+
+        if (got != want[i]) {
+            print_error("device buffer[%u] is %u, want %u\n", i, got, want[i]);
+            _fail(file, line);
+        }
+    }
+}
+
+uint32_t ft_peek(const gpu_buffer *b, uint32_t i)
+{
+    uint32_t v = 0;
+
+    assert_int_equal(fake_peek(gpu_buffer_device_ptr(b) + 4u * i, &v, sizeof(v)), 0);
+    return v;
+}

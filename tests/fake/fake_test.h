@@ -1,0 +1,77 @@
+/*
+ * Helpers shared by the fake suite's programs: assertions that say what
+ * gpushim reported, leak marks over the fake's live counts, and the fake's
+ * kernels.
+ */
+#ifndef FAKE_TEST_H
+#define FAKE_TEST_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "gpushim/gpushim.h"
+
+#include "cuda_abi.h"
+#include "fake_control.h"
+
+/* The driver's entry points, which a test may call directly as a CUDA program would. */
+#define GPU__ENTRY(need, name, symbol, params) cuabi_result symbol params;
+#include "entry_points.h"
+#undef GPU__ENTRY
+cuabi_result cuInit(unsigned int flags);
+cuabi_result cuDriverGetVersion(int *version);
+cuabi_result cuGetProcAddress_v2(const char *symbol, void **pfn, int cuda_version, cuabi_uint64 flags,
+                                 cuabi_proc_address_query_result *status);
+
+/* PTX for the fake naming every built-in kernel. */
+extern const char ft_ptx[];
+
+/* Asserts GPU_OK, printing gpu_last_error() when not. */
+#define FT_OK(expr) ft_ok_((expr), #expr, __FILE__, __LINE__)
+void ft_ok_(gpu_status st, const char *expr, const char *file, int line);
+
+/*
+ * Asserts that a call failed with `status`, that gpu_last_cuda_result() is
+ * `cuda`, and that gpu_last_error() contains `needle` (NULL: is not empty).
+ */
+#define FT_FAIL(expr, status, cuda, needle) ft_fail_((expr), (status), (cuda), (needle), #expr, __FILE__, __LINE__)
+void ft_fail_(gpu_status st, gpu_status want, int cuda, const char *needle, const char *expr, const char *file,
+              int line);
+
+/* What the fake holds and the anomalies it saw, to compare after some work. */
+typedef struct ft_mark {
+    fake_live_counts live;
+    unsigned long anomalies[FAKE_ANOMALY_COUNT];
+} ft_mark;
+
+void ft_mark_take(ft_mark *m);
+
+/* Asserts the fake holds what it held at the mark and saw no new anomaly. */
+#define FT_MARK_CHECK(m) ft_mark_check_((m), __FILE__, __LINE__)
+void ft_mark_check_(const ft_mark *m, const char *file, int line);
+
+/* Leaves the calling thread with no current context, through the driver itself. */
+void ft_no_context(void);
+
+/* The calling thread's current context, asked of the driver. */
+void *ft_current(void);
+
+/* Launches of the fake's kernels, 1-D over n elements (one block of up to 256 threads each). */
+gpu_status ft_add_one(gpu_stream *s, gpu_module *m, const gpu_buffer *b, uint32_t n);
+gpu_status ft_scale_add(gpu_stream *s, gpu_module *m, const gpu_buffer *b, uint32_t mul, uint32_t add, uint32_t n);
+gpu_status ft_hold(gpu_stream *s, gpu_module *m);
+gpu_status ft_sleep_us(gpu_stream *s, gpu_module *m, uint32_t us);
+
+/* A buffer of n u32 holding base, base+1, ...; and a check that one holds `want`[i]. */
+gpu_buffer *ft_buffer_seq(gpu_context *ctx, uint32_t n, uint32_t base);
+#define FT_BUFFER_EQ(b, want, n) ft_buffer_eq_((b), (want), (n), __FILE__, __LINE__)
+void ft_buffer_eq_(const gpu_buffer *b, const uint32_t *want, uint32_t n, const char *file, int line);
+
+/* The u32 at index i of a device buffer, read through the fake, not through gpushim. */
+uint32_t ft_peek(const gpu_buffer *b, uint32_t i);
+
+#endif

@@ -1,0 +1,552 @@
+/*
+ * The ordering facts of the seed (aprender-gpu's stream module), made
+ * deterministic by the fake's lazy queues: a kernel runs only when something
+ * waits for it, so a copy that is not ordered after it reads the data from
+ * before it. gpu_buffer_copy_from_host()/copy_to_host() are legacy-stream
+ * copies: ordered against gpu_stream_create()'s streams, not against
+ * non-blocking ones. Also: queries while work is pending, host functions,
+ * events between streams, and stream capture against the legacy stream.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_test.h"
+
+enum { N = 1000 };
+
+static gpu_module *mod;
+static uint32_t in[N], out[N], want[N];
+
+static void fill(uint32_t *v, uint32_t mul, uint32_t add)
+{
+    for (uint32_t i = 0; i < N; i++)
+        v[i] = in[i] * mul + add;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    for (uint32_t i = 0; i < N; i++)
+        in[i] = 3 * i + 5;
+    FT_OK(gpu_module_load_data(NULL, ft_ptx, strlen(ft_ptx), &mod));
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    gpu_module_destroy(mod);
+    for (int k = 0; k < FAKE_LIVE_CONTEXT_RETAINS; k++)
+        assert_int_equal(fake_live((fake_live_kind)k), 0);
+    for (int a = 0; a < FAKE_ANOMALY_COUNT; a++)
+        assert_int_equal(fake_anomalies((fake_anomaly)a), 0);
+    return 0;
+}
+
+static gpu_buffer *buffer_in(void)
+{
+    gpu_buffer *b = NULL;
+
+    FT_OK(gpu_buffer_create(NULL, sizeof(in), &b));
+    FT_OK(gpu_buffer_copy_from_host(b, in, sizeof(in)));
+    return b;
+}
+
+/*
+ * The seed's pattern: copy in, kernel on the stream, copy out, all with the
+ * legacy-stream copies. Returns whether the copy out saw the kernel's result.
+ */
+static bool copy_kernel_copy(gpu_stream *s)
+{
+    gpu_buffer *b = buffer_in();
+    bool ordered;
+
+    FT_OK(ft_add_one(s, mod, b, N));
+    memset(out, 0, sizeof(out));
+    FT_OK(gpu_buffer_copy_to_host(b, out, sizeof(out)));
+    fill(want, 1, 1);
+    ordered = memcmp(out, want, sizeof(out)) == 0;
+    /* Not ordered: what it read is the data from before the kernel, exactly. */
+    if (!ordered)
+        assert_memory_equal(out, in, sizeof(out));
+    FT_OK(gpu_stream_synchronize(s));
+    FT_OK(gpu_buffer_copy_to_host(b, out, sizeof(out)));
+    assert_memory_equal(out, want, sizeof(out));
+    gpu_buffer_destroy(b);
+    return ordered;
+}
+
+static void default_stream_is_ordered(void **state)
+{
+    gpu_stream *s = NULL;
+
+    (void)state;
+    unsetenv(GPU_STREAM_NONBLOCKING_ENV);
+    FT_OK(gpu_stream_create(NULL, &s));
+    assert_int_equal(gpu_stream_flags(s), GPU_STREAM_DEFAULT);
+    assert_true(copy_kernel_copy(s));
+    gpu_stream_destroy(s);
+}
+
+static void non_blocking_stream_races(void **state)
+{
+    gpu_stream *s = NULL;
+
+    (void)state;
+    FT_OK(gpu_stream_create_non_blocking(NULL, &s));
+    assert_int_equal(gpu_stream_flags(s), GPU_STREAM_NON_BLOCKING);
+    assert_false(copy_kernel_copy(s));
+    gpu_stream_destroy(s);
+}
+
+/* Only exactly "1" restores the racy streams; each value's streams behave as their flags say. */
+static void env_knob(void **state)
+{
+    static const struct {
+        const char *value;
+        unsigned flags;
+    } cases[] = {
+        {NULL, GPU_STREAM_DEFAULT}, {"1", GPU_STREAM_NON_BLOCKING}, {"0", GPU_STREAM_DEFAULT},
+        {"true", GPU_STREAM_DEFAULT}, {" 1", GPU_STREAM_DEFAULT}, {"1 ", GPU_STREAM_DEFAULT},
+        {"yes", GPU_STREAM_DEFAULT}, {"", GPU_STREAM_DEFAULT}, {"11", GPU_STREAM_DEFAULT},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        gpu_stream *s = NULL;
+
+        if (cases[i].value)
+            setenv(GPU_STREAM_NONBLOCKING_ENV, cases[i].value, 1);
+        else
+            unsetenv(GPU_STREAM_NONBLOCKING_ENV);
+        assert_int_equal(gpu_stream_create_flags(cases[i].value), cases[i].flags);
+        FT_OK(gpu_stream_create(NULL, &s));
+        assert_int_equal(gpu_stream_flags(s), cases[i].flags);
+        assert_int_equal(copy_kernel_copy(s), cases[i].flags == GPU_STREAM_DEFAULT);
+        gpu_stream_destroy(s);
+    }
+    unsetenv(GPU_STREAM_NONBLOCKING_ENV);
+}
+
+/* The other hazard: a copy in while a kernel still reads the buffer. */
+static void copy_in_waits_for_kernel(void **state)
+{
+    uint32_t next[N];
+
+    (void)state;
+    for (uint32_t i = 0; i < N; i++)
+        next[i] = 1000000 + i;
+    for (int nb = 0; nb < 2; nb++) {
+        gpu_stream *s = NULL;
+        gpu_buffer *b = buffer_in();
+
+        FT_OK(gpu_stream_create_with_flags(NULL, nb ? GPU_STREAM_NON_BLOCKING : GPU_STREAM_DEFAULT, &s));
+        FT_OK(ft_scale_add(s, mod, b, 2, 0, N));
+        FT_OK(gpu_buffer_copy_from_host(b, next, sizeof(next)));
+        FT_OK(gpu_stream_synchronize(s));
+        FT_OK(gpu_buffer_copy_to_host(b, out, sizeof(out)));
+        for (uint32_t i = 0; i < N; i++)
+            /* Ordered: the kernel doubled the old data, then the copy replaced it. Not: it doubled the new. */
+            assert_int_equal(out[i], nb ? 2 * next[i] : next[i]);
+        gpu_buffer_destroy(b);
+        gpu_stream_destroy(s);
+    }
+}
+
+/* Stream-ordered copies on a non-blocking stream: correct, and asynchronous. */
+static void async_copies_are_ordered(void **state)
+{
+    gpu_stream *s = NULL;
+    gpu_buffer *b = NULL;
+    gpu_host_buffer *h = NULL;
+    uint32_t *pinned;
+
+    (void)state;
+    FT_OK(gpu_stream_create_non_blocking(NULL, &s));
+    FT_OK(gpu_buffer_create(NULL, sizeof(in), &b));
+    FT_OK(gpu_host_buffer_create(NULL, sizeof(in), &h));
+    pinned = gpu_host_buffer_data(h);
+    memset(pinned, 0xee, sizeof(in));
+    FT_OK(gpu_buffer_copy_from_host_async(b, in, sizeof(in), s));
+    FT_OK(ft_scale_add(s, mod, b, 5, 7, N));
+    FT_OK(gpu_buffer_copy_to_host_async(b, pinned, sizeof(in), s));
+    /* Nothing has run: the three operations are queued. */
+    assert_int_equal(fake_pending(), 3);
+    assert_int_equal(pinned[0], 0xeeeeeeeeu);
+    FT_OK(gpu_stream_synchronize(s));
+    fill(want, 5, 7);
+    assert_memory_equal(pinned, want, sizeof(want));
+    gpu_host_buffer_destroy(h);
+    gpu_buffer_destroy(b);
+    gpu_stream_destroy(s);
+}
+
+/* Work on the legacy stream itself orders blocking streams after it, and not the others. */
+static void legacy_stream_work(void **state)
+{
+    (void)state;
+    for (int nb = 0; nb < 2; nb++) {
+        gpu_stream *s = NULL;
+        gpu_buffer *b = buffer_in();
+
+        FT_OK(gpu_stream_create_with_flags(NULL, nb ? GPU_STREAM_NON_BLOCKING : GPU_STREAM_DEFAULT, &s));
+        FT_OK(ft_scale_add(GPU_DEFAULT_STREAM, mod, b, 2, 0, N));
+        FT_OK(ft_add_one(s, mod, b, N));
+        FT_OK(gpu_stream_synchronize(s));
+        for (uint32_t i = 0; i < N; i++)
+            assert_int_equal(ft_peek(b, i), nb ? in[i] + 1 : in[i] * 2 + 1);
+        FT_OK(gpu_stream_synchronize(GPU_DEFAULT_STREAM));
+        for (uint32_t i = 0; i < N; i++)
+            assert_int_equal(ft_peek(b, i), nb ? (in[i] + 1) * 2 : in[i] * 2 + 1);
+        gpu_buffer_destroy(b);
+        gpu_stream_destroy(s);
+    }
+}
+
+/* gpu_stream_memcpy_dtod_sync() is a legacy copy too. */
+static void dtod_sync_is_legacy(void **state)
+{
+    (void)state;
+    for (int nb = 0; nb < 2; nb++) {
+        gpu_stream *s = NULL;
+        gpu_buffer *b = buffer_in(), *c = buffer_in();
+
+        FT_OK(gpu_stream_create_with_flags(NULL, nb ? GPU_STREAM_NON_BLOCKING : GPU_STREAM_DEFAULT, &s));
+        FT_OK(ft_add_one(s, mod, b, N));
+        FT_OK(gpu_stream_memcpy_dtod_sync(s, gpu_buffer_device_ptr(c), gpu_buffer_device_ptr(b), sizeof(in)));
+        for (uint32_t i = 0; i < N; i++)
+            assert_int_equal(ft_peek(c, i), nb ? in[i] : in[i] + 1);
+        FT_OK(gpu_stream_synchronize(s));
+        gpu_buffer_destroy(c);
+        gpu_buffer_destroy(b);
+        gpu_stream_destroy(s);
+    }
+}
+
+static void queries_see_pending_work(void **state)
+{
+    gpu_stream *s = NULL;
+    gpu_event *e = NULL;
+    gpu_buffer *b = buffer_in();
+    bool idle = true, done = true;
+
+    (void)state;
+    FT_OK(gpu_stream_create(NULL, &s));
+    FT_OK(gpu_event_create(NULL, &e));
+    /* An event never recorded is complete; a stream with nothing queued is idle. */
+    FT_OK(gpu_event_is_complete(e, &done));
+    assert_true(done);
+    FT_OK(gpu_stream_query(s, &idle));
+    assert_true(idle);
+    FT_OK(ft_add_one(s, mod, b, N));
+    FT_OK(gpu_stream_record_event(s, e));
+    FT_OK(gpu_stream_query(s, &idle));
+    FT_OK(gpu_event_is_complete(e, &done));
+    assert_false(idle);
+    assert_false(done);
+    /* The kernel runs; the record after it has not, so the event is not complete yet. */
+    assert_int_equal(fake_run(1), 1);
+    assert_int_equal(ft_peek(b, 0), in[0] + 1);
+    FT_OK(gpu_event_is_complete(e, &done));
+    assert_false(done);
+    assert_int_equal(fake_run(1), 1);
+    FT_OK(gpu_event_is_complete(e, &done));
+    FT_OK(gpu_stream_query(s, &idle));
+    assert_true(done);
+    assert_true(idle);
+    gpu_event_destroy(e);
+    gpu_buffer_destroy(b);
+    gpu_stream_destroy(s);
+}
+
+static void *open_gate(void *arg)
+{
+    (void)arg;
+    /* When this runs does not matter: whoever waits for the hold kernel waits until it does. */
+    fake_gate(true);
+    return NULL;
+}
+
+static void synchronize_waits_for_held_kernel(void **state)
+{
+    gpu_stream *s = NULL;
+    gpu_event *e = NULL;
+    bool idle = true;
+    pthread_t t;
+
+    (void)state;
+    FT_OK(gpu_stream_create_non_blocking(NULL, &s));
+    FT_OK(gpu_event_create(NULL, &e));
+    fake_gate(false);
+    FT_OK(ft_hold(s, mod));
+    FT_OK(gpu_stream_record_event(s, e));
+    assert_int_equal(fake_run(10), 0);
+    FT_OK(gpu_stream_query(s, &idle));
+    assert_false(idle);
+    assert_int_equal(pthread_create(&t, NULL, open_gate, NULL), 0);
+    FT_OK(gpu_event_synchronize(e));
+    assert_int_equal(pthread_join(t, NULL), 0);
+    FT_OK(gpu_stream_query(s, &idle));
+    assert_true(idle);
+    gpu_event_destroy(e);
+    gpu_stream_destroy(s);
+}
+
+struct host_seen {
+    const gpu_buffer *b;
+    uint32_t value;
+    gpu_status st;
+    char message[256];
+};
+
+static void host_fn(void *user_data)
+{
+    struct host_seen *seen = user_data;
+    bool idle;
+
+    seen->value = ft_peek(seen->b, 0);
+    /* A host function must not call CUDA; the driver refuses, and gpushim says so. */
+    seen->st = gpu_stream_query(GPU_DEFAULT_STREAM, &idle);
+    strncpy(seen->message, gpu_last_error(), sizeof(seen->message) - 1);
+}
+
+static void host_func_runs_in_order(void **state)
+{
+    gpu_stream *s = NULL;
+    gpu_buffer *b = buffer_in();
+    struct host_seen seen = {.b = b};
+
+    (void)state;
+    FT_OK(gpu_stream_create_non_blocking(NULL, &s));
+    FT_OK(ft_add_one(s, mod, b, N));
+    FT_OK(gpu_stream_launch_host_func(s, host_fn, &seen));
+    FT_OK(ft_add_one(s, mod, b, N));
+    assert_int_equal(seen.value, 0);
+    FT_OK(gpu_stream_synchronize(s));
+    assert_int_equal(seen.value, in[0] + 1);
+    assert_int_equal(ft_peek(b, 0), in[0] + 2);
+    assert_int_equal(seen.st, GPU_ERR_CONTEXT);
+    assert_non_null(strstr(seen.message, "CUDA_ERROR_NOT_PERMITTED (800)"));
+    gpu_buffer_destroy(b);
+    gpu_stream_destroy(s);
+}
+
+/* One stream waits for an event of another: order-sensitive work shows the order. */
+static void wait_event_orders_streams(void **state)
+{
+    (void)state;
+    for (int wait = 0; wait < 2; wait++) {
+        gpu_stream *a = NULL, *c = NULL;
+        gpu_event *e = NULL;
+        gpu_buffer *b = buffer_in();
+
+        FT_OK(gpu_stream_create_non_blocking(NULL, &a));
+        FT_OK(gpu_stream_create_non_blocking(NULL, &c));
+        FT_OK(gpu_event_create(NULL, &e));
+        FT_OK(ft_scale_add(a, mod, b, 3, 0, N));
+        FT_OK(gpu_stream_record_event(a, e));
+        if (wait)
+            FT_OK(gpu_stream_wait_event(c, e));
+        FT_OK(ft_add_one(c, mod, b, N));
+        FT_OK(gpu_stream_synchronize(c));
+        for (uint32_t i = 0; i < N; i++)
+            assert_int_equal(ft_peek(b, i), wait ? in[i] * 3 + 1 : in[i] + 1);
+        FT_OK(gpu_context_synchronize(NULL));
+        gpu_event_destroy(e);
+        gpu_buffer_destroy(b);
+        gpu_stream_destroy(c);
+        gpu_stream_destroy(a);
+    }
+}
+
+static void timed_events(void **state)
+{
+    gpu_stream *s = NULL;
+    gpu_event *t0 = NULL, *t1 = NULL, *plain = NULL;
+    float ms = -1;
+
+    (void)state;
+    FT_OK(gpu_stream_create(NULL, &s));
+    FT_OK(gpu_event_create_timed(NULL, &t0));
+    FT_OK(gpu_event_create_timed(NULL, &t1));
+    FT_OK(gpu_event_create(NULL, &plain));
+    /* Never recorded: the driver refuses. */
+    FT_FAIL(gpu_event_elapsed_ms(t0, t1, &ms), GPU_ERR_EVENT, CUABI_ERROR_INVALID_HANDLE, "cuEventElapsedTime");
+    FT_OK(gpu_stream_record_event(s, t0));
+    FT_OK(ft_sleep_us(s, mod, 1500));
+    FT_OK(gpu_stream_record_event(s, t1));
+    FT_FAIL(gpu_event_elapsed_ms(t0, t1, &ms), GPU_ERR_EVENT, CUABI_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY");
+    assert_true(ms == -1);
+    FT_OK(gpu_event_synchronize(t1));
+    FT_OK(gpu_event_elapsed_ms(t0, t1, &ms));
+    assert_true(ms > 1.5005f && ms < 1.5015f);
+    FT_OK(gpu_event_elapsed_ms(t1, t0, &ms));
+    assert_true(ms < -1.5005f && ms > -1.5015f);
+    FT_FAIL(gpu_event_elapsed_ms(t0, plain, &ms), GPU_ERR_INVALID_ARG, 0, "gpu_event_create_timed");
+    gpu_event_destroy(plain);
+    gpu_event_destroy(t1);
+    gpu_event_destroy(t0);
+    gpu_stream_destroy(s);
+}
+
+/* ---- Capture ---- */
+
+static void capture_replays(void **state)
+{
+    gpu_stream *s = NULL;
+    gpu_buffer *b = NULL;
+    gpu_host_buffer *h = NULL;
+    gpu_graph *g = NULL;
+    gpu_graph_exec *x = NULL;
+    uint32_t *pinned;
+    bool capturing = false;
+
+    (void)state;
+    FT_OK(gpu_stream_create_non_blocking(NULL, &s));
+    FT_OK(gpu_buffer_create(NULL, sizeof(in), &b));
+    FT_OK(gpu_host_buffer_create(NULL, sizeof(in), &h));
+    pinned = gpu_host_buffer_data(h);
+    memcpy(pinned, in, sizeof(in));
+    FT_OK(gpu_stream_begin_capture(s, GPU_CAPTURE_MODE_GLOBAL));
+    FT_OK(gpu_stream_is_capturing(s, &capturing));
+    assert_true(capturing);
+    FT_OK(gpu_buffer_copy_from_host_async(b, pinned, sizeof(in), s));
+    FT_OK(ft_scale_add(s, mod, b, 2, 1, N));
+    FT_OK(ft_add_one(s, mod, b, N));
+    FT_OK(gpu_buffer_copy_to_host_async(b, pinned, sizeof(in), s));
+    /* Captured, not run. */
+    assert_int_equal(fake_pending(), 0);
+    assert_memory_equal(pinned, in, sizeof(in));
+    FT_OK(gpu_stream_end_capture(s, &g));
+    FT_OK(gpu_stream_is_capturing(s, &capturing));
+    assert_false(capturing);
+    FT_OK(gpu_graph_instantiate(g, &x));
+    gpu_graph_destroy(g); /* the executable graph lives on */
+    for (uint32_t round = 1; round <= 3; round++) {
+        FT_OK(gpu_stream_launch_graph(s, x));
+        FT_OK(gpu_stream_synchronize(s));
+        /* Each replay reads what the last wrote back: x -> 2x + 2. */
+        for (uint32_t i = 0; i < N; i++)
+            in[i] = in[i] * 2 + 2;
+        assert_memory_equal(pinned, in, sizeof(in));
+    }
+    for (uint32_t i = 0; i < N; i++)
+        in[i] = 3 * i + 5;
+    gpu_graph_exec_destroy(x);
+    gpu_host_buffer_destroy(h);
+    gpu_buffer_destroy(b);
+    gpu_stream_destroy(s);
+}
+
+/* A capture on an ordered stream breaks the legacy stream; the copy fails (906), the capture too (901). */
+static void capture_on_ordered_stream(void **state)
+{
+    gpu_stream *s = NULL;
+    gpu_buffer *b = buffer_in();
+    gpu_graph *g = (gpu_graph *)&g;
+    bool capturing = false;
+
+    (void)state;
+    FT_OK(gpu_stream_create(NULL, &s));
+    FT_OK(gpu_stream_begin_capture(s, GPU_CAPTURE_MODE_RELAXED));
+    FT_OK(ft_add_one(s, mod, b, N));
+    FT_FAIL(gpu_buffer_copy_from_host(b, in, sizeof(in)), GPU_ERR_TRANSFER, CUABI_ERROR_STREAM_CAPTURE_IMPLICIT,
+            "cuMemcpyHtoD: CUDA_ERROR_STREAM_CAPTURE_IMPLICIT (906)");
+    FT_FAIL(gpu_stream_is_capturing(s, &capturing), GPU_ERR_GRAPH_CAPTURE, CUABI_ERROR_STREAM_CAPTURE_INVALIDATED,
+            "invalidated");
+    assert_false(capturing);
+    /* Work queued on the invalidated capture is refused too. */
+    FT_FAIL(ft_add_one(s, mod, b, N), GPU_ERR_KERNEL_LAUNCH, CUABI_ERROR_STREAM_CAPTURE_INVALIDATED, "cuLaunchKernel");
+    FT_FAIL(gpu_stream_end_capture(s, &g), GPU_ERR_GRAPH_CAPTURE, CUABI_ERROR_STREAM_CAPTURE_INVALIDATED,
+            "cuStreamEndCapture: CUDA_ERROR_STREAM_CAPTURE_INVALIDATED (901)");
+    assert_ptr_equal(g, (gpu_graph *)&g);
+    /* The capture is over and everything works again. */
+    FT_OK(gpu_stream_is_capturing(s, &capturing));
+    assert_false(capturing);
+    FT_OK(gpu_buffer_copy_from_host(b, in, sizeof(in)));
+    FT_OK(ft_add_one(s, mod, b, N));
+    FT_OK(gpu_buffer_copy_to_host(b, out, sizeof(out)));
+    fill(want, 1, 1);
+    assert_memory_equal(out, want, sizeof(out));
+    gpu_buffer_destroy(b);
+    gpu_stream_destroy(s);
+}
+
+static void capture_on_non_blocking_stream(void **state)
+{
+    gpu_stream *s = NULL;
+    gpu_buffer *b = buffer_in(), *c = buffer_in();
+    gpu_graph *g = NULL;
+    gpu_graph_exec *x = NULL;
+
+    (void)state;
+    FT_OK(gpu_stream_create_non_blocking(NULL, &s));
+    FT_OK(gpu_stream_begin_capture(s, GPU_CAPTURE_MODE_RELAXED));
+    FT_OK(ft_add_one(s, mod, b, N));
+    /* The legacy stream has no dependency on this stream: its copies go on. */
+    FT_OK(gpu_buffer_copy_from_host(c, in, sizeof(in)));
+    FT_OK(gpu_buffer_copy_to_host(c, out, sizeof(out)));
+    assert_memory_equal(out, in, sizeof(out));
+    FT_OK(gpu_stream_end_capture(s, &g));
+    FT_OK(gpu_graph_instantiate(g, &x));
+    FT_OK(gpu_stream_launch_graph(s, x));
+    FT_OK(gpu_stream_synchronize(s));
+    FT_OK(gpu_buffer_copy_to_host(b, out, sizeof(out)));
+    fill(want, 1, 1);
+    assert_memory_equal(out, want, sizeof(out));
+    gpu_graph_exec_destroy(x);
+    gpu_graph_destroy(g);
+    gpu_buffer_destroy(c);
+    gpu_buffer_destroy(b);
+    gpu_stream_destroy(s);
+}
+
+/* Waiting for a capturing stream is impossible: refused, and the capture is lost. */
+static void synchronizing_a_capture(void **state)
+{
+    gpu_stream *s = NULL;
+    gpu_graph *g = NULL;
+
+    (void)state;
+    FT_OK(gpu_stream_create_non_blocking(NULL, &s));
+    FT_OK(gpu_stream_begin_capture(s, GPU_CAPTURE_MODE_GLOBAL));
+    FT_FAIL(gpu_stream_begin_capture(s, GPU_CAPTURE_MODE_GLOBAL), GPU_ERR_GRAPH_CAPTURE, CUABI_ERROR_ILLEGAL_STATE,
+            "cuStreamBeginCapture");
+    FT_FAIL(gpu_stream_synchronize(s), GPU_ERR_STREAM_SYNC, CUABI_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+            "cuStreamSynchronize");
+    FT_FAIL(gpu_stream_end_capture(s, &g), GPU_ERR_GRAPH_CAPTURE, CUABI_ERROR_STREAM_CAPTURE_INVALIDATED, NULL);
+    FT_OK(gpu_stream_begin_capture(s, GPU_CAPTURE_MODE_GLOBAL));
+    FT_FAIL(gpu_context_synchronize(NULL), GPU_ERR_STREAM_SYNC, CUABI_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+            "cuCtxSynchronize");
+    FT_FAIL(gpu_stream_end_capture(s, &g), GPU_ERR_GRAPH_CAPTURE, CUABI_ERROR_STREAM_CAPTURE_INVALIDATED, NULL);
+    FT_FAIL(gpu_stream_end_capture(s, &g), GPU_ERR_GRAPH_CAPTURE, CUABI_ERROR_ILLEGAL_STATE, NULL);
+    FT_FAIL(gpu_stream_begin_capture(GPU_DEFAULT_STREAM, GPU_CAPTURE_MODE_GLOBAL), GPU_ERR_INVALID_ARG, 0,
+            "legacy default stream");
+    FT_FAIL(gpu_stream_begin_capture(s, (gpu_capture_mode)7), GPU_ERR_INVALID_ARG, 0, "mode 7");
+    gpu_stream_destroy(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(default_stream_is_ordered),
+        cmocka_unit_test(non_blocking_stream_races),
+        cmocka_unit_test(env_knob),
+        cmocka_unit_test(copy_in_waits_for_kernel),
+        cmocka_unit_test(async_copies_are_ordered),
+        cmocka_unit_test(legacy_stream_work),
+        cmocka_unit_test(dtod_sync_is_legacy),
+        cmocka_unit_test(queries_see_pending_work),
+        cmocka_unit_test(synchronize_waits_for_held_kernel),
+        cmocka_unit_test(host_func_runs_in_order),
+        cmocka_unit_test(wait_event_orders_streams),
+        cmocka_unit_test(timed_events),
+        cmocka_unit_test(capture_replays),
+        cmocka_unit_test(capture_on_ordered_stream),
+        cmocka_unit_test(capture_on_non_blocking_stream),
+        cmocka_unit_test(synchronizing_a_capture),
+    };
+
+    return cmocka_run_group_tests_name("ordering", tests, setup, teardown);
+}

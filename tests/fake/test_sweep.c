@@ -1,0 +1,1006 @@
+/*
+ * Every public function that calls the driver, with every driver call it
+ * makes failed in turn. For each operation the sweep first runs it and asks
+ * the fake which entry points it called and how often; then for each of those
+ * calls it runs the operation again with exactly that call failing, and checks
+ * the status, gpu_last_cuda_result(), a message naming the entry point, that
+ * out pointers are untouched, that nothing leaked, and that the thread's
+ * current context is as it was. It does so with the calling thread holding no
+ * context, the operation's own, and another device's (which makes gpushim push
+ * and pop), and with two CUresults: one that maps to the operation's category
+ * and CUDA_ERROR_OUT_OF_MEMORY, which maps to GPU_ERR_OUT_OF_MEMORY everywhere.
+ *
+ * Runs with FAKE_CUDA_DEVICES=2.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fake_test.h"
+
+#define SENTINEL ((void *)&fx)
+
+static const struct {
+    const char *name;
+    const char *symbol;
+} entries[] = {
+#define GPU__ENTRY(need, name, symbol, params) {#name, #symbol},
+#include "entry_points.h"
+#undef GPU__ENTRY
+};
+enum { ENTRY_COUNT = sizeof(entries) / sizeof(entries[0]) };
+
+/* The objects the operations work on; made once for the whole program. */
+static struct {
+    gpu_context *ctx[2];
+    gpu_stream *s, *nb, *s1;
+    gpu_event *e, *t0, *t1, *e1;
+    gpu_module *m;
+    gpu_function *f;
+    gpu_buffer *b, *b1;
+    gpu_graph *g;
+    gpu_graph_exec *x;
+    char path[64];
+    uint32_t host[64];
+    /* What prepare() made for the operation under test. */
+    void *tmp;
+    gpu_module *tmp_module;
+} fx;
+
+struct want {
+    const char *entry; /* base name */
+    gpu_status status; /* GPU_OK: the call still succeeds */
+};
+
+typedef struct op {
+    const char *name;
+    int ctx;                                /* whose objects: device 0's or 1's */
+    bool is_void;                           /* a destroy: every failure is swallowed */
+    void (*prepare)(void);                  /* before each run, not swept */
+    gpu_status (*run)(void **made);         /* swept; *made: what it created */
+    void (*undo)(void *made);               /* after a successful run */
+    void (*recover)(void);                  /* after a run with an injected failure */
+    void (*finish)(void);                   /* after each run */
+    struct want wants[8];
+} op;
+
+/* ---- Operations ---- */
+
+static gpu_status run_device_count(void **made)
+{
+    int n = -7;
+    gpu_status st = gpu_device_count(&n);
+
+    (void)made;
+    assert_int_equal(n, st == GPU_OK ? fake_device_count() : -7);
+    return st;
+}
+
+static gpu_status run_device_get_info(void **made)
+{
+    gpu_device_info info, before;
+    fake_device_desc d;
+    gpu_status st;
+
+    (void)made;
+    memset(&info, 0x5a, sizeof(info));
+    before = info;
+    st = gpu_device_get_info(0, &info);
+    if (st != GPU_OK) {
+        assert_memory_equal(&info, &before, sizeof(info));
+        return st;
+    }
+    assert_int_equal(fake_device_get(0, &d), 0);
+    assert_string_equal(info.name, d.name);
+    assert_int_equal(info.total_memory, d.total_memory);
+    assert_int_equal(info.multiprocessors, d.multiprocessors);
+    /* The bus id alone may be missing: a driver that cannot tell still describes the device. */
+    assert_true(strcmp(info.pci_bus_id, d.pci_bus_id) == 0 || info.pci_bus_id[0] == '\0');
+    return st;
+}
+
+static gpu_status run_can_access_peer(void **made)
+{
+    bool can = false;
+    gpu_status st = gpu_device_can_access_peer(0, 1, &can);
+
+    (void)made;
+    assert_int_equal(can, st == GPU_OK);
+    return st;
+}
+
+static gpu_status run_context_create(void **made)
+{
+    gpu_context *c = SENTINEL;
+    gpu_status st = gpu_context_create(0, &c);
+
+    if (st != GPU_OK)
+        assert_ptr_equal(c, SENTINEL);
+    *made = c;
+    return st;
+}
+
+static void undo_context(void *made)
+{
+    gpu_context_destroy(made);
+}
+
+static void prepare_context(void)
+{
+    FT_OK(gpu_context_create(0, (gpu_context **)&fx.tmp));
+}
+
+static gpu_status run_context_destroy(void **made)
+{
+    (void)made;
+    gpu_context_destroy(fx.tmp);
+    return GPU_OK;
+}
+
+static gpu_status run_context_synchronize(void **made)
+{
+    (void)made;
+    return gpu_context_synchronize(fx.ctx[0]);
+}
+
+static gpu_status run_default_synchronize(void **made)
+{
+    (void)made;
+    return gpu_context_synchronize(NULL);
+}
+
+static gpu_status run_enable_peer(void **made)
+{
+    (void)made;
+    return gpu_context_enable_peer_access(fx.ctx[0], fx.ctx[1]);
+}
+
+static gpu_status run_stream_create(void **made)
+{
+    gpu_stream *s = SENTINEL;
+    gpu_status st = gpu_stream_create(fx.ctx[0], &s);
+
+    if (st != GPU_OK)
+        assert_ptr_equal(s, SENTINEL);
+    *made = s;
+    return st;
+}
+
+static gpu_status run_stream_create_nb(void **made)
+{
+    gpu_stream *s = SENTINEL;
+    gpu_status st = gpu_stream_create_non_blocking(NULL, &s);
+
+    if (st != GPU_OK)
+        assert_ptr_equal(s, SENTINEL);
+    *made = s;
+    return st;
+}
+
+static void undo_stream(void *made)
+{
+    gpu_stream_destroy(made);
+}
+
+static void prepare_stream(void)
+{
+    FT_OK(gpu_stream_create(fx.ctx[0], (gpu_stream **)&fx.tmp));
+}
+
+static gpu_status run_stream_destroy(void **made)
+{
+    (void)made;
+    gpu_stream_destroy(fx.tmp);
+    return GPU_OK;
+}
+
+static gpu_status run_stream_synchronize(void **made)
+{
+    (void)made;
+    return gpu_stream_synchronize(fx.s);
+}
+
+static gpu_status run_default_stream_synchronize(void **made)
+{
+    (void)made;
+    return gpu_stream_synchronize(GPU_DEFAULT_STREAM);
+}
+
+static gpu_status run_stream_query(void **made)
+{
+    bool idle = false;
+    gpu_status st = gpu_stream_query(fx.s, &idle);
+
+    (void)made;
+    assert_int_equal(idle, st == GPU_OK);
+    return st;
+}
+
+static gpu_status run_dtod_sync(void **made)
+{
+    (void)made;
+    return gpu_stream_memcpy_dtod_sync(fx.s, gpu_buffer_device_ptr(fx.b) + 128, gpu_buffer_device_ptr(fx.b), 64);
+}
+
+static void count_call(void *user_data)
+{
+    ++*(int *)user_data;
+}
+
+static int host_calls;
+
+static gpu_status run_host_func(void **made)
+{
+    (void)made;
+    return gpu_stream_launch_host_func(fx.s, count_call, &host_calls);
+}
+
+static void undo_sync_s(void *made)
+{
+    (void)made;
+    FT_OK(gpu_stream_synchronize(fx.s));
+}
+
+static gpu_status run_record_event(void **made)
+{
+    (void)made;
+    return gpu_stream_record_event(fx.s, fx.e);
+}
+
+static gpu_status run_wait_event(void **made)
+{
+    (void)made;
+    return gpu_stream_wait_event(fx.s, fx.e1);
+}
+
+static void prepare_wait_event(void)
+{
+    /* An event of the other device, with work still queued before it. */
+    FT_OK(gpu_buffer_copy_from_host_async(fx.b1, fx.host, 64, fx.s1));
+    FT_OK(gpu_stream_record_event(fx.s1, fx.e1));
+}
+
+static gpu_status run_event_create(void **made)
+{
+    gpu_event *e = SENTINEL;
+    gpu_status st = gpu_event_create(fx.ctx[0], &e);
+
+    if (st != GPU_OK)
+        assert_ptr_equal(e, SENTINEL);
+    *made = e;
+    return st;
+}
+
+static gpu_status run_event_create_timed(void **made)
+{
+    gpu_event *e = SENTINEL;
+    gpu_status st = gpu_event_create_timed(NULL, &e);
+
+    if (st != GPU_OK)
+        assert_ptr_equal(e, SENTINEL);
+    *made = e;
+    return st;
+}
+
+static void undo_event(void *made)
+{
+    gpu_event_destroy(made);
+}
+
+static void prepare_event(void)
+{
+    FT_OK(gpu_event_create(fx.ctx[0], (gpu_event **)&fx.tmp));
+}
+
+static gpu_status run_event_destroy(void **made)
+{
+    (void)made;
+    gpu_event_destroy(fx.tmp);
+    return GPU_OK;
+}
+
+static gpu_status run_event_is_complete(void **made)
+{
+    bool done = false;
+    gpu_status st = gpu_event_is_complete(fx.e, &done);
+
+    (void)made;
+    assert_int_equal(done, st == GPU_OK);
+    return st;
+}
+
+static gpu_status run_event_synchronize(void **made)
+{
+    (void)made;
+    return gpu_event_synchronize(fx.e);
+}
+
+static gpu_status run_elapsed(void **made)
+{
+    float ms = -3.0f;
+    gpu_status st = gpu_event_elapsed_ms(fx.t0, fx.t1, &ms);
+
+    (void)made;
+    if (st != GPU_OK)
+        assert_true(ms == -3.0f);
+    else
+        assert_true(ms > 0.0f);
+    return st;
+}
+
+static gpu_status run_begin_capture(void **made)
+{
+    (void)made;
+    return gpu_stream_begin_capture(fx.nb, GPU_CAPTURE_MODE_RELAXED);
+}
+
+static void undo_begin_capture(void *made)
+{
+    gpu_graph *g = NULL;
+
+    (void)made;
+    FT_OK(gpu_stream_end_capture(fx.nb, &g));
+    gpu_graph_destroy(g);
+}
+
+static void prepare_end_capture(void)
+{
+    FT_OK(gpu_stream_begin_capture(fx.nb, GPU_CAPTURE_MODE_GLOBAL));
+    FT_OK(gpu_stream_launch_function(fx.nb, fx.f, &(gpu_launch_config){{1, 1, 1}, {4, 1, 1}, 0},
+                                     (void *[]){&(uint64_t){gpu_buffer_device_ptr(fx.b)}, &(uint32_t){4}}));
+}
+
+static gpu_status run_end_capture(void **made)
+{
+    gpu_graph *g = SENTINEL;
+    gpu_status st = gpu_stream_end_capture(fx.nb, &g);
+
+    if (st != GPU_OK)
+        assert_ptr_equal(g, SENTINEL);
+    *made = g;
+    return st;
+}
+
+static void undo_graph(void *made)
+{
+    gpu_graph_destroy(made);
+}
+
+/* An injected failure kept the capture open, which the real driver would have ended. */
+static void recover_capture(void)
+{
+    cuabi_stream_capture_status status = CUABI_STREAM_CAPTURE_STATUS_NONE;
+    cuabi_graph g = NULL;
+
+    assert_int_equal(cuCtxSetCurrent(gpu_context_raw(fx.ctx[0])), CUABI_SUCCESS);
+    assert_int_equal(cuStreamIsCapturing(gpu_stream_raw(fx.nb), &status), CUABI_SUCCESS);
+    if (status != CUABI_STREAM_CAPTURE_STATUS_NONE && cuStreamEndCapture(gpu_stream_raw(fx.nb), &g) == CUABI_SUCCESS)
+        assert_int_equal(cuGraphDestroy(g), CUABI_SUCCESS);
+}
+
+static gpu_status run_is_capturing(void **made)
+{
+    bool capturing = true;
+    gpu_status st = gpu_stream_is_capturing(fx.nb, &capturing);
+
+    (void)made;
+    assert_int_equal(capturing, st != GPU_OK);
+    return st;
+}
+
+static gpu_status run_instantiate(void **made)
+{
+    gpu_graph_exec *x = SENTINEL;
+    gpu_status st = gpu_graph_instantiate(fx.g, &x);
+
+    if (st != GPU_OK)
+        assert_ptr_equal(x, SENTINEL);
+    *made = x;
+    return st;
+}
+
+static void undo_exec(void *made)
+{
+    gpu_graph_exec_destroy(made);
+}
+
+static gpu_status run_launch_graph(void **made)
+{
+    (void)made;
+    return gpu_stream_launch_graph(fx.nb, fx.x);
+}
+
+static void undo_sync_nb(void *made)
+{
+    (void)made;
+    FT_OK(gpu_stream_synchronize(fx.nb));
+}
+
+static void prepare_graph(void)
+{
+    FT_OK(gpu_stream_begin_capture(fx.nb, GPU_CAPTURE_MODE_THREAD_LOCAL));
+    FT_OK(gpu_stream_end_capture(fx.nb, (gpu_graph **)&fx.tmp));
+}
+
+static gpu_status run_graph_destroy(void **made)
+{
+    (void)made;
+    gpu_graph_destroy(fx.tmp);
+    return GPU_OK;
+}
+
+static void prepare_exec(void)
+{
+    FT_OK(gpu_graph_instantiate(fx.g, (gpu_graph_exec **)&fx.tmp));
+}
+
+static gpu_status run_exec_destroy(void **made)
+{
+    (void)made;
+    gpu_graph_exec_destroy(fx.tmp);
+    return GPU_OK;
+}
+
+static gpu_status run_module_load(void **made)
+{
+    gpu_module *m = SENTINEL;
+    gpu_status st = gpu_module_load_data(fx.ctx[0], ft_ptx, strlen(ft_ptx) + 1, &m);
+
+    if (st != GPU_OK)
+        assert_ptr_equal(m, SENTINEL);
+    *made = m;
+    return st;
+}
+
+static gpu_status run_module_load_file(void **made)
+{
+    gpu_module *m = SENTINEL;
+    gpu_status st = gpu_module_load_file(NULL, fx.path, &m);
+
+    if (st != GPU_OK)
+        assert_ptr_equal(m, SENTINEL);
+    *made = m;
+    return st;
+}
+
+static void undo_module(void *made)
+{
+    gpu_module_destroy(made);
+}
+
+static void prepare_module(void)
+{
+    FT_OK(gpu_module_load_data(fx.ctx[0], ft_ptx, strlen(ft_ptx), &fx.tmp_module));
+}
+
+static void finish_module(void)
+{
+    FT_OK(gpu_context_synchronize(fx.ctx[0]));
+    gpu_module_destroy(fx.tmp_module);
+    fx.tmp_module = NULL;
+}
+
+static gpu_status run_module_destroy(void **made)
+{
+    (void)made;
+    gpu_module_destroy(fx.tmp_module);
+    fx.tmp_module = NULL;
+    return GPU_OK;
+}
+
+static gpu_status run_get_function(void **made)
+{
+    gpu_function *f = SENTINEL;
+    gpu_status st = gpu_module_get_function(fx.tmp_module, "scale_add", &f);
+
+    (void)made;
+    if (st != GPU_OK)
+        assert_ptr_equal(f, SENTINEL);
+    else
+        assert_non_null(gpu_function_raw(f));
+    return st;
+}
+
+static gpu_status run_launch_kernel(void **made)
+{
+    (void)made;
+    return ft_add_one(fx.s, fx.tmp_module, fx.b, 64);
+}
+
+static gpu_status run_launch_function(void **made)
+{
+    uint64_t ptr = gpu_buffer_device_ptr(fx.b);
+    uint32_t n = 64;
+    void *args[] = {&ptr, &n};
+    gpu_launch_config c = gpu_launch_config_1d(1, 64);
+
+    (void)made;
+    return gpu_stream_launch_function(fx.s, fx.f, &c, args);
+}
+
+static gpu_status run_buffer_create(void **made)
+{
+    gpu_buffer *b = SENTINEL;
+    gpu_status st = gpu_buffer_create(fx.ctx[0], 100, &b);
+
+    if (st != GPU_OK)
+        assert_ptr_equal(b, SENTINEL);
+    *made = b;
+    return st;
+}
+
+static void undo_buffer(void *made)
+{
+    gpu_buffer_destroy(made);
+}
+
+static void prepare_buffer(void)
+{
+    FT_OK(gpu_buffer_create(NULL, 16, (gpu_buffer **)&fx.tmp));
+}
+
+static gpu_status run_buffer_destroy(void **made)
+{
+    (void)made;
+    gpu_buffer_destroy(fx.tmp);
+    return GPU_OK;
+}
+
+static gpu_status run_copy_from_host(void **made)
+{
+    (void)made;
+    return gpu_buffer_copy_from_host(fx.b, fx.host, sizeof(fx.host));
+}
+
+static gpu_status run_copy_to_host(void **made)
+{
+    uint32_t out[64];
+    gpu_status st;
+
+    (void)made;
+    memset(out, 0x77, sizeof(out));
+    st = gpu_buffer_copy_to_host(fx.b, out, sizeof(out));
+    for (int i = 0; st != GPU_OK && i < 64; i++)
+        assert_int_equal(out[i], 0x77777777u);
+    return st;
+}
+
+static gpu_status run_copy_from_host_async(void **made)
+{
+    (void)made;
+    return gpu_buffer_copy_from_host_async(fx.b, fx.host, sizeof(fx.host), fx.s);
+}
+
+static gpu_status run_copy_to_host_async(void **made)
+{
+    (void)made;
+    return gpu_buffer_copy_to_host_async(fx.b, fx.host, sizeof(fx.host), fx.s);
+}
+
+static gpu_status run_copy_async(void **made)
+{
+    (void)made;
+    return gpu_buffer_copy_async(fx.b, fx.b, 64, fx.s);
+}
+
+static gpu_status run_copy_peer(void **made)
+{
+    (void)made;
+    return gpu_buffer_copy_async(fx.b1, fx.b, 64, fx.s1);
+}
+
+static void undo_sync_s1(void *made)
+{
+    (void)made;
+    FT_OK(gpu_stream_synchronize(fx.s1));
+}
+
+static gpu_status run_host_create(void **made)
+{
+    gpu_host_buffer *h = SENTINEL;
+    gpu_status st = gpu_host_buffer_create(fx.ctx[0], 256, &h);
+
+    if (st != GPU_OK)
+        assert_ptr_equal(h, SENTINEL);
+    *made = h;
+    return st;
+}
+
+static gpu_status run_host_register(void **made)
+{
+    gpu_host_buffer *h = SENTINEL;
+    gpu_status st = gpu_host_buffer_register(fx.ctx[0], fx.host, sizeof(fx.host), &h);
+
+    if (st != GPU_OK)
+        assert_ptr_equal(h, SENTINEL);
+    else
+        assert_ptr_equal(gpu_host_buffer_data(h), fx.host);
+    *made = h;
+    return st;
+}
+
+static void undo_host(void *made)
+{
+    gpu_host_buffer_destroy(made);
+}
+
+static void prepare_host(void)
+{
+    FT_OK(gpu_host_buffer_create(NULL, 32, (gpu_host_buffer **)&fx.tmp));
+}
+
+static void prepare_host_registered(void)
+{
+    FT_OK(gpu_host_buffer_register(NULL, fx.host, sizeof(fx.host), (gpu_host_buffer **)&fx.tmp));
+}
+
+static gpu_status run_host_destroy(void **made)
+{
+    (void)made;
+    gpu_host_buffer_destroy(fx.tmp);
+    return GPU_OK;
+}
+
+#define W(entry, status) {entry, status}
+
+static const op ops[] = {
+    {"gpu_device_count", 0, false, NULL, run_device_count, NULL, NULL, NULL,
+     {W("cuDeviceGetCount", GPU_ERR_DRIVER)}},
+    {"gpu_device_get_info", 0, false, NULL, run_device_get_info, NULL, NULL, NULL,
+     {W("cuDeviceGet", GPU_ERR_NO_DEVICE), W("cuDeviceGetName", GPU_ERR_DRIVER), W("cuDeviceTotalMem", GPU_ERR_DRIVER),
+      W("cuDeviceGetAttribute", GPU_ERR_DRIVER), W("cuDeviceGetPCIBusId", GPU_OK)}},
+    {"gpu_device_can_access_peer", 0, false, NULL, run_can_access_peer, NULL, NULL, NULL,
+     {W("cuDeviceGet", GPU_ERR_NO_DEVICE), W("cuDeviceCanAccessPeer", GPU_ERR_DRIVER)}},
+    {"gpu_context_create", 0, false, NULL, run_context_create, undo_context, NULL, NULL,
+     {W("cuDeviceGet", GPU_ERR_NO_DEVICE), W("cuDevicePrimaryCtxRetain", GPU_ERR_CONTEXT)}},
+    {"gpu_context_destroy", 0, true, prepare_context, run_context_destroy, NULL, NULL, NULL,
+     {W("cuDevicePrimaryCtxRelease", GPU_OK)}},
+    {"gpu_context_synchronize", 0, false, NULL, run_context_synchronize, NULL, NULL, NULL,
+     {W("cuCtxSynchronize", GPU_ERR_STREAM_SYNC)}},
+    {"gpu_context_synchronize(NULL)", 0, false, NULL, run_default_synchronize, NULL, NULL, NULL,
+     {W("cuCtxSynchronize", GPU_ERR_STREAM_SYNC)}},
+    {"gpu_context_enable_peer_access", 0, false, NULL, run_enable_peer, NULL, NULL, NULL,
+     {W("cuCtxEnablePeerAccess", GPU_ERR_CONTEXT)}},
+    {"gpu_stream_create", 0, false, NULL, run_stream_create, undo_stream, NULL, NULL,
+     {W("cuStreamCreate", GPU_ERR_STREAM_CREATE)}},
+    {"gpu_stream_create_non_blocking(NULL)", 0, false, NULL, run_stream_create_nb, undo_stream, NULL, NULL,
+     {W("cuStreamCreate", GPU_ERR_STREAM_CREATE)}},
+    {"gpu_stream_destroy", 0, true, prepare_stream, run_stream_destroy, NULL, NULL, NULL,
+     {W("cuStreamDestroy", GPU_OK)}},
+    {"gpu_stream_synchronize", 0, false, NULL, run_stream_synchronize, NULL, NULL, NULL,
+     {W("cuStreamSynchronize", GPU_ERR_STREAM_SYNC)}},
+    {"gpu_stream_synchronize(GPU_DEFAULT_STREAM)", 0, false, NULL, run_default_stream_synchronize, NULL, NULL, NULL,
+     {W("cuStreamSynchronize", GPU_ERR_STREAM_SYNC)}},
+    {"gpu_stream_query", 0, false, NULL, run_stream_query, NULL, NULL, NULL,
+     {W("cuStreamQuery", GPU_ERR_STREAM_SYNC)}},
+    {"gpu_stream_memcpy_dtod_sync", 0, false, NULL, run_dtod_sync, NULL, NULL, NULL,
+     {W("cuMemcpyDtoD", GPU_ERR_TRANSFER)}},
+    {"gpu_stream_launch_host_func", 0, false, NULL, run_host_func, undo_sync_s, NULL, NULL,
+     {W("cuLaunchHostFunc", GPU_ERR_KERNEL_LAUNCH)}},
+    {"gpu_stream_record_event", 0, false, NULL, run_record_event, undo_sync_s, NULL, NULL,
+     {W("cuEventRecord", GPU_ERR_EVENT)}},
+    {"gpu_stream_wait_event", 0, false, prepare_wait_event, run_wait_event, undo_sync_s, NULL, NULL,
+     {W("cuStreamWaitEvent", GPU_ERR_STREAM_SYNC)}},
+    {"gpu_event_create", 0, false, NULL, run_event_create, undo_event, NULL, NULL,
+     {W("cuEventCreate", GPU_ERR_EVENT)}},
+    {"gpu_event_create_timed(NULL)", 0, false, NULL, run_event_create_timed, undo_event, NULL, NULL,
+     {W("cuEventCreate", GPU_ERR_EVENT)}},
+    {"gpu_event_destroy", 0, true, prepare_event, run_event_destroy, NULL, NULL, NULL,
+     {W("cuEventDestroy", GPU_OK)}},
+    {"gpu_event_is_complete", 0, false, NULL, run_event_is_complete, NULL, NULL, NULL,
+     {W("cuEventQuery", GPU_ERR_EVENT)}},
+    {"gpu_event_synchronize", 0, false, NULL, run_event_synchronize, NULL, NULL, NULL,
+     {W("cuEventSynchronize", GPU_ERR_EVENT)}},
+    {"gpu_event_elapsed_ms", 0, false, NULL, run_elapsed, NULL, NULL, NULL,
+     {W("cuEventElapsedTime", GPU_ERR_EVENT)}},
+    {"gpu_stream_begin_capture", 0, false, NULL, run_begin_capture, undo_begin_capture, recover_capture, NULL,
+     {W("cuStreamBeginCapture", GPU_ERR_GRAPH_CAPTURE)}},
+    {"gpu_stream_end_capture", 0, false, prepare_end_capture, run_end_capture, undo_graph, recover_capture, NULL,
+     {W("cuStreamEndCapture", GPU_ERR_GRAPH_CAPTURE)}},
+    {"gpu_stream_is_capturing", 0, false, NULL, run_is_capturing, NULL, NULL, NULL,
+     {W("cuStreamIsCapturing", GPU_ERR_GRAPH_CAPTURE)}},
+    {"gpu_graph_instantiate", 0, false, NULL, run_instantiate, undo_exec, NULL, NULL,
+     {W("cuGraphInstantiateWithFlags", GPU_ERR_GRAPH_LAUNCH)}},
+    {"gpu_stream_launch_graph", 0, false, NULL, run_launch_graph, undo_sync_nb, NULL, NULL,
+     {W("cuGraphLaunch", GPU_ERR_GRAPH_LAUNCH)}},
+    {"gpu_graph_destroy", 0, true, prepare_graph, run_graph_destroy, NULL, NULL, NULL,
+     {W("cuGraphDestroy", GPU_OK)}},
+    {"gpu_graph_exec_destroy", 0, true, prepare_exec, run_exec_destroy, NULL, NULL, NULL,
+     {W("cuGraphExecDestroy", GPU_OK)}},
+    {"gpu_module_load_data", 0, false, NULL, run_module_load, undo_module, NULL, NULL,
+     {W("cuModuleLoadDataEx", GPU_ERR_MODULE_LOAD)}},
+    {"gpu_module_load_file(NULL)", 0, false, NULL, run_module_load_file, undo_module, NULL, NULL,
+     {W("cuModuleLoadDataEx", GPU_ERR_MODULE_LOAD)}},
+    {"gpu_module_destroy", 0, true, prepare_module, run_module_destroy, NULL, NULL, NULL,
+     {W("cuModuleUnload", GPU_OK)}},
+    {"gpu_module_get_function", 0, false, prepare_module, run_get_function, NULL, NULL, finish_module,
+     {W("cuModuleGetFunction", GPU_ERR_FUNCTION_NOT_FOUND)}},
+    {"gpu_stream_launch_kernel", 0, false, prepare_module, run_launch_kernel, NULL, NULL, finish_module,
+     {W("cuModuleGetFunction", GPU_ERR_FUNCTION_NOT_FOUND), W("cuLaunchKernel", GPU_ERR_KERNEL_LAUNCH)}},
+    {"gpu_stream_launch_function", 0, false, NULL, run_launch_function, undo_sync_s, NULL, NULL,
+     {W("cuLaunchKernel", GPU_ERR_KERNEL_LAUNCH)}},
+    {"gpu_buffer_create", 0, false, NULL, run_buffer_create, undo_buffer, NULL, NULL,
+     {W("cuMemAlloc", GPU_ERR_TRANSFER)}},
+    {"gpu_buffer_destroy", 0, true, prepare_buffer, run_buffer_destroy, NULL, NULL, NULL,
+     {W("cuMemFree", GPU_OK)}},
+    {"gpu_buffer_copy_from_host", 0, false, NULL, run_copy_from_host, NULL, NULL, NULL,
+     {W("cuMemcpyHtoD", GPU_ERR_TRANSFER)}},
+    {"gpu_buffer_copy_to_host", 0, false, NULL, run_copy_to_host, NULL, NULL, NULL,
+     {W("cuMemcpyDtoH", GPU_ERR_TRANSFER)}},
+    {"gpu_buffer_copy_from_host_async", 0, false, NULL, run_copy_from_host_async, undo_sync_s, NULL, NULL,
+     {W("cuMemcpyHtoDAsync", GPU_ERR_TRANSFER)}},
+    {"gpu_buffer_copy_to_host_async", 0, false, NULL, run_copy_to_host_async, undo_sync_s, NULL, NULL,
+     {W("cuMemcpyDtoHAsync", GPU_ERR_TRANSFER)}},
+    {"gpu_buffer_copy_async", 0, false, NULL, run_copy_async, undo_sync_s, NULL, NULL,
+     {W("cuMemcpyDtoDAsync", GPU_ERR_TRANSFER)}},
+    {"gpu_buffer_copy_async(peer)", 1, false, NULL, run_copy_peer, undo_sync_s1, NULL, NULL,
+     {W("cuMemcpyPeerAsync", GPU_ERR_TRANSFER)}},
+    {"gpu_host_buffer_create", 0, false, NULL, run_host_create, undo_host, NULL, NULL,
+     {W("cuMemHostAlloc", GPU_ERR_OUT_OF_MEMORY)}},
+    {"gpu_host_buffer_register", 0, false, NULL, run_host_register, undo_host, NULL, NULL,
+     {W("cuMemHostRegister", GPU_ERR_TRANSFER)}},
+    {"gpu_host_buffer_destroy", 0, true, prepare_host, run_host_destroy, NULL, NULL, NULL,
+     {W("cuMemFreeHost", GPU_OK)}},
+    {"gpu_host_buffer_destroy(registered)", 0, true, prepare_host_registered, run_host_destroy, NULL, NULL, NULL,
+     {W("cuMemHostUnregister", GPU_OK)}},
+};
+
+/* ---- The sweep ---- */
+
+enum thread_state { STATE_NONE, STATE_OWN, STATE_OTHER, STATE_COUNT };
+
+static const char *const state_names[STATE_COUNT] = {"no context", "its own context", "another context"};
+
+/* How many runs the sweep made, and how many of them with a call failing. */
+static unsigned long runs, failed_runs;
+
+static void set_state(enum thread_state state, const op *o)
+{
+    ft_no_context();
+    if (state == STATE_OWN)
+        assert_int_equal(cuCtxSetCurrent(gpu_context_raw(fx.ctx[o->ctx])), CUABI_SUCCESS);
+    else if (state == STATE_OTHER)
+        assert_int_equal(cuCtxSetCurrent(gpu_context_raw(fx.ctx[1 - o->ctx])), CUABI_SUCCESS);
+}
+
+/* The thread's context after a call is what it was, or, from none, the object's (which gpushim may leave). */
+static void check_state(enum thread_state state, const op *o)
+{
+    void *cur = ft_current();
+
+    if (state == STATE_OWN)
+        assert_ptr_equal(cur, gpu_context_raw(fx.ctx[o->ctx]));
+    if (state == STATE_OTHER)
+        assert_ptr_equal(cur, gpu_context_raw(fx.ctx[1 - o->ctx]));
+    if (state == STATE_NONE && cur)
+        assert_ptr_equal(cur, gpu_context_raw(fx.ctx[o->ctx]));
+    assert_true(fake_context_depth() <= 1);
+}
+
+static bool is_context_entry(const char *entry)
+{
+    return strcmp(entry, "cuCtxGetCurrent") == 0 || strcmp(entry, "cuCtxSetCurrent") == 0 ||
+           strcmp(entry, "cuCtxPushCurrent") == 0;
+}
+
+/* What the operation must return when `entry` fails with `code`. */
+static gpu_status want_for(const op *o, const char *entry, int code)
+{
+    gpu_status st = GPU_STATUS_COUNT_;
+
+    for (const struct want *w = o->wants; w->entry; w++)
+        if (strcmp(w->entry, entry) == 0)
+            st = w->status;
+    /* A context that cannot be popped again, and anything a destroy meets, are not reported. */
+    if (st == GPU_STATUS_COUNT_ && (strcmp(entry, "cuCtxPopCurrent") == 0 || o->is_void))
+        st = GPU_OK;
+    if (st == GPU_STATUS_COUNT_ && is_context_entry(entry))
+        st = GPU_ERR_CONTEXT;
+    if (st == GPU_STATUS_COUNT_)
+        fail_msg("%s calls %s, and the sweep does not say what its failure must give", o->name, entry);
+    if (st != GPU_OK && code == CUABI_ERROR_OUT_OF_MEMORY)
+        st = GPU_ERR_OUT_OF_MEMORY;
+    return st;
+}
+
+static void take_calls(long counts[ENTRY_COUNT])
+{
+    for (int i = 0; i < ENTRY_COUNT; i++)
+        counts[i] = fake_calls(entries[i].symbol);
+}
+
+/*
+ * A destroy that an injected failure made fail leaves the driver's object
+ * behind, as it would on a real driver: clean it up directly so that what is
+ * checked afterwards is only what gpushim itself leaked.
+ */
+static void release_leftovers(const ft_mark *mark, const long retains[2])
+{
+    assert_int_equal(cuCtxSetCurrent(gpu_context_raw(fx.ctx[0])), CUABI_SUCCESS);
+    if (fake_live(FAKE_LIVE_GRAPH_EXECS) > mark->live.count[FAKE_LIVE_GRAPH_EXECS])
+        assert_int_equal(cuGraphExecDestroy(fake_newest(FAKE_LIVE_GRAPH_EXECS)), CUABI_SUCCESS);
+    if (fake_live(FAKE_LIVE_GRAPHS) > mark->live.count[FAKE_LIVE_GRAPHS])
+        assert_int_equal(cuGraphDestroy(fake_newest(FAKE_LIVE_GRAPHS)), CUABI_SUCCESS);
+    if (fake_live(FAKE_LIVE_EVENTS) > mark->live.count[FAKE_LIVE_EVENTS])
+        assert_int_equal(cuEventDestroy_v2(fake_newest(FAKE_LIVE_EVENTS)), CUABI_SUCCESS);
+    if (fake_live(FAKE_LIVE_STREAMS) > mark->live.count[FAKE_LIVE_STREAMS])
+        assert_int_equal(cuStreamDestroy_v2(fake_newest(FAKE_LIVE_STREAMS)), CUABI_SUCCESS);
+    if (fake_live(FAKE_LIVE_MODULES) > mark->live.count[FAKE_LIVE_MODULES])
+        assert_int_equal(cuModuleUnload(fake_newest(FAKE_LIVE_MODULES)), CUABI_SUCCESS);
+    if (fake_live(FAKE_LIVE_DEVICE_ALLOCS) > mark->live.count[FAKE_LIVE_DEVICE_ALLOCS])
+        assert_int_equal(cuMemFree_v2((uintptr_t)fake_newest(FAKE_LIVE_DEVICE_ALLOCS)), CUABI_SUCCESS);
+    if (fake_live(FAKE_LIVE_HOST_ALLOCS) > mark->live.count[FAKE_LIVE_HOST_ALLOCS])
+        assert_int_equal(cuMemFreeHost(fake_newest(FAKE_LIVE_HOST_ALLOCS)), CUABI_SUCCESS);
+    if (fake_live(FAKE_LIVE_HOST_REGISTERED) > mark->live.count[FAKE_LIVE_HOST_REGISTERED])
+        assert_int_equal(cuMemHostUnregister(fake_newest(FAKE_LIVE_HOST_REGISTERED)), CUABI_SUCCESS);
+    for (int d = 0; d < 2; d++)
+        while (fake_primary_retains(d) > retains[d])
+            assert_int_equal(cuDevicePrimaryCtxRelease_v2(d), CUABI_SUCCESS);
+}
+
+/*
+ * One run of the operation; `entry` NULL runs it plainly and reports the
+ * calls it made into `delta`, else call `nth` of `entry` fails with `code`.
+ * A `warming` run may leave what gpushim keeps for the process (the default
+ * context); every other run must leave the fake as it found it.
+ */
+static void attempt(const op *o, enum thread_state state, const char *entry, const char *symbol, unsigned nth,
+                    int code, long delta[ENTRY_COUNT], bool warming)
+{
+    long before[ENTRY_COUNT], after[ENTRY_COUNT];
+    long retains[2] = {fake_primary_retains(0), fake_primary_retains(1)};
+    void *made = NULL;
+    gpu_status st, want = GPU_OK;
+    ft_mark mark;
+
+    runs++;
+    failed_runs += entry != NULL;
+    ft_mark_take(&mark);
+    if (o->prepare)
+        o->prepare();
+    set_state(state, o);
+    take_calls(before);
+    if (entry)
+        assert_int_equal(fake_fail(symbol, nth, code), 0);
+    st = o->run(&made);
+    fake_fail_reset();
+    take_calls(after);
+    if (!entry || strcmp(entry, "cuCtxPopCurrent") != 0)
+        check_state(state, o);
+    if (entry)
+        want = want_for(o, entry, code);
+    if (st != want) {
+        print_error("%s, called with %s, call %u of %s failing with %d: %s, want %s: %s\n", o->name,
+                    state_names[state], nth, entry ? entry : "(none)", code, gpu_status_name(st),
+                    gpu_status_name(want), gpu_last_error());
+        fail();
+    }
+    if (entry && want != GPU_OK) {
+        char result[64];
+
+        snprintf(result, sizeof(result), "%s (%d)", gpu_cuda_result_name(code), code);
+        assert_int_equal(gpu_last_cuda_result(), code);
+        if (!strstr(gpu_last_error(), entry) || !strstr(gpu_last_error(), result))
+            fail_msg("%s: the message names neither %s nor %s: \"%s\"", o->name, entry, result, gpu_last_error());
+    }
+    if (delta)
+        for (int i = 0; i < ENTRY_COUNT; i++)
+            delta[i] = after[i] - before[i];
+    if (st == GPU_OK && o->undo)
+        o->undo(made);
+    if (entry && o->recover)
+        o->recover();
+    if (o->finish)
+        o->finish();
+    if (entry && want == GPU_OK)
+        release_leftovers(&mark, retains);
+    if (!warming)
+        FT_MARK_CHECK(&mark);
+}
+
+static void sweep(void **state)
+{
+    static const int codes[] = {CUABI_ERROR_UNKNOWN, CUABI_ERROR_OUT_OF_MEMORY};
+    const op *o = *state;
+    bool seen[8] = {false};
+
+    for (int t = 0; t < STATE_COUNT; t++) {
+        long delta[ENTRY_COUNT];
+
+        /* Once to warm what gpushim keeps (the default context, a function looked up), once to count. */
+        attempt(o, (enum thread_state)t, NULL, NULL, 0, 0, NULL, true);
+        attempt(o, (enum thread_state)t, NULL, NULL, 0, 0, delta, false);
+        for (int i = 0; i < ENTRY_COUNT; i++) {
+            for (int w = 0; o->wants[w].entry; w++)
+                seen[w] |= delta[i] > 0 && strcmp(o->wants[w].entry, entries[i].name) == 0;
+            for (long nth = 1; nth <= delta[i]; nth++)
+                for (size_t c = 0; c < sizeof(codes) / sizeof(codes[0]); c++)
+                    attempt(o, (enum thread_state)t, entries[i].name, entries[i].symbol, (unsigned)nth, codes[c],
+                            NULL, false);
+        }
+    }
+    /* Every entry point the table names was called, so each failure path above was taken. */
+    for (int w = 0; o->wants[w].entry; w++)
+        if (!seen[w])
+            fail_msg("%s never called %s", o->name, o->wants[w].entry);
+}
+
+/* ---- The fixture ---- */
+
+static int setup(void **state)
+{
+    int fd;
+
+    (void)state;
+    FT_OK(gpu_context_create(0, &fx.ctx[0]));
+    FT_OK(gpu_context_create(1, &fx.ctx[1]));
+    FT_OK(gpu_stream_create(fx.ctx[0], &fx.s));
+    FT_OK(gpu_stream_create_non_blocking(fx.ctx[0], &fx.nb));
+    FT_OK(gpu_stream_create(fx.ctx[1], &fx.s1));
+    FT_OK(gpu_event_create(fx.ctx[0], &fx.e));
+    FT_OK(gpu_event_create(fx.ctx[1], &fx.e1));
+    FT_OK(gpu_event_create_timed(fx.ctx[0], &fx.t0));
+    FT_OK(gpu_event_create_timed(fx.ctx[0], &fx.t1));
+    FT_OK(gpu_module_load_data(fx.ctx[0], ft_ptx, strlen(ft_ptx), &fx.m));
+    FT_OK(gpu_module_get_function(fx.m, "add_one", &fx.f));
+    FT_OK(gpu_buffer_create(fx.ctx[0], 256, &fx.b));
+    FT_OK(gpu_buffer_create(fx.ctx[1], 256, &fx.b1));
+    FT_OK(gpu_stream_record_event(fx.s, fx.t0));
+    FT_OK(gpu_stream_launch_function(fx.s, fx.f, &(gpu_launch_config){{1, 1, 1}, {8, 1, 1}, 0},
+                                     (void *[]){&(uint64_t){gpu_buffer_device_ptr(fx.b)}, &(uint32_t){8}}));
+    FT_OK(gpu_stream_record_event(fx.s, fx.t1));
+    FT_OK(gpu_stream_synchronize(fx.s));
+    FT_OK(gpu_stream_begin_capture(fx.nb, GPU_CAPTURE_MODE_GLOBAL));
+    FT_OK(gpu_stream_launch_function(fx.nb, fx.f, &(gpu_launch_config){{1, 1, 1}, {8, 1, 1}, 0},
+                                     (void *[]){&(uint64_t){gpu_buffer_device_ptr(fx.b)}, &(uint32_t){8}}));
+    FT_OK(gpu_stream_end_capture(fx.nb, &fx.g));
+    FT_OK(gpu_graph_instantiate(fx.g, &fx.x));
+    snprintf(fx.path, sizeof(fx.path), "/tmp/gpushim-fake-XXXXXX");
+    fd = mkstemp(fx.path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, ft_ptx, strlen(ft_ptx)), (ssize_t)strlen(ft_ptx));
+    close(fd);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    print_message("%lu runs, %lu of them with a driver call failing\n", runs, failed_runs);
+    unlink(fx.path);
+    FT_OK(gpu_context_synchronize(fx.ctx[0]));
+    FT_OK(gpu_context_synchronize(fx.ctx[1]));
+    gpu_graph_exec_destroy(fx.x);
+    gpu_graph_destroy(fx.g);
+    gpu_buffer_destroy(fx.b1);
+    gpu_buffer_destroy(fx.b);
+    gpu_module_destroy(fx.m);
+    gpu_event_destroy(fx.t1);
+    gpu_event_destroy(fx.t0);
+    gpu_event_destroy(fx.e1);
+    gpu_event_destroy(fx.e);
+    gpu_stream_destroy(fx.s1);
+    gpu_stream_destroy(fx.nb);
+    gpu_stream_destroy(fx.s);
+    gpu_context_destroy(fx.ctx[1]);
+    gpu_context_destroy(fx.ctx[0]);
+    /* What is left is device 0's default context, which gpushim keeps for the process. */
+    assert_int_equal(fake_live(FAKE_LIVE_CONTEXT_RETAINS), 1);
+    for (int k = 0; k < FAKE_LIVE_CONTEXT_RETAINS; k++)
+        assert_int_equal(fake_live((fake_live_kind)k), 0);
+    for (int a = 0; a < FAKE_ANOMALY_COUNT; a++)
+        assert_int_equal(fake_anomalies((fake_anomaly)a), 0);
+    return 0;
+}
+
+int main(void)
+{
+    struct CMUnitTest tests[sizeof(ops) / sizeof(ops[0])];
+
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+        tests[i] = (struct CMUnitTest)cmocka_unit_test_prestate(sweep, (void *)&ops[i]);
+        tests[i].name = ops[i].name;
+    }
+    return cmocka_run_group_tests_name("fault sweep", tests, setup, teardown);
+}

@@ -1,0 +1,380 @@
+/*
+ * gpushim from many threads: the first use from 64 threads at once loads the
+ * driver once; a thread with no current context, or with another one, can
+ * use any object and gets its own context back; capture on a non-blocking
+ * stream survives legacy copies from other threads, capture on an ordered
+ * stream does not. Meant to be run under TSan too. Runs with FAKE_CUDA_DEVICES=2.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_test.h"
+
+enum { FIRST_THREADS = 64, WORKERS = 8, ROUNDS = 20, N = 256 };
+
+static pthread_barrier_t barrier;
+
+/* ---- First use ---- */
+
+struct first {
+    int index;
+    gpu_status st;
+    gpu_buffer *b;
+    gpu_stream *s;
+};
+
+static void *first_call(void *arg)
+{
+    struct first *f = arg;
+    int n = 0;
+
+    pthread_barrier_wait(&barrier);
+    /* Different first calls: each of them loads the driver if nothing has yet. */
+    switch (f->index % 4) {
+    case 0:
+        f->st = gpu_driver_load();
+        break;
+    case 1:
+        f->st = gpu_device_count(&n);
+        if (f->st == GPU_OK && n != 2)
+            f->st = GPU_ERR_DRIVER;
+        break;
+    case 2:
+        f->st = gpu_buffer_create(NULL, 64, &f->b);
+        break;
+    default:
+        f->st = gpu_stream_create(NULL, &f->s);
+        break;
+    }
+    return NULL;
+}
+
+static void first_use_loads_once(void **state)
+{
+    static const struct {
+        const char *name;
+    } list[] = {
+#define GPU__ENTRY(need, name, symbol, params) {#name},
+#include "entry_points.h"
+#undef GPU__ENTRY
+    };
+    struct first f[FIRST_THREADS];
+    pthread_t t[FIRST_THREADS];
+    fake_gpa_stats gpa;
+
+    (void)state;
+    assert_int_equal(gpu_driver_report()->stage, GPU_LOAD_NOT_STARTED);
+    assert_int_equal(fake_calls("cuInit"), 0);
+    pthread_barrier_init(&barrier, NULL, FIRST_THREADS);
+    for (int i = 0; i < FIRST_THREADS; i++) {
+        f[i] = (struct first){.index = i};
+        assert_int_equal(pthread_create(&t[i], NULL, first_call, &f[i]), 0);
+    }
+    for (int i = 0; i < FIRST_THREADS; i++)
+        assert_int_equal(pthread_join(t[i], NULL), 0);
+    pthread_barrier_destroy(&barrier);
+    for (int i = 0; i < FIRST_THREADS; i++) {
+        if (f[i].st != GPU_OK)
+            fail_msg("thread %d: %s", i, gpu_status_name(f[i].st));
+        gpu_buffer_destroy(f[i].b);
+        gpu_stream_destroy(f[i].s);
+    }
+    assert_int_equal(fake_calls("cuInit"), 1);
+    assert_int_equal(fake_calls("cuDriverGetVersion"), 1);
+    fake_gpa_get(&gpa);
+    assert_int_equal(gpa.calls, sizeof(list) / sizeof(list[0]));
+    for (size_t i = 0; i < sizeof(list) / sizeof(list[0]); i++)
+        assert_int_equal(fake_gpa_asked(list[i].name), 1);
+    /* The default context, asked for by 32 threads at once, was retained once. */
+    assert_int_equal(fake_primary_retains(0), 1);
+    assert_int_equal(fake_live(FAKE_LIVE_STREAMS), 0);
+    assert_int_equal(fake_live(FAKE_LIVE_DEVICE_ALLOCS), 0);
+}
+
+/* ---- The calling thread's context ---- */
+
+static gpu_context *ctx[2];
+static gpu_module *mod;
+
+/* A little of everything on device 0's objects; returns what failed, or GPU_OK. */
+static gpu_status use_device0(void)
+{
+    uint32_t v[N], r[N];
+    gpu_stream *s = NULL;
+    gpu_event *e = NULL;
+    gpu_buffer *b = NULL;
+    gpu_status st;
+    bool done = false;
+
+    for (uint32_t i = 0; i < N; i++)
+        v[i] = i * 11;
+    if ((st = gpu_stream_create(ctx[0], &s)) != GPU_OK || (st = gpu_event_create(ctx[0], &e)) != GPU_OK ||
+        (st = gpu_buffer_create(ctx[0], sizeof(v), &b)) != GPU_OK)
+        goto out;
+    if ((st = gpu_buffer_copy_from_host(b, v, sizeof(v))) != GPU_OK || (st = ft_add_one(s, mod, b, N)) != GPU_OK ||
+        (st = gpu_stream_record_event(s, e)) != GPU_OK || (st = gpu_event_is_complete(e, &done)) != GPU_OK ||
+        (st = gpu_buffer_copy_to_host(b, r, sizeof(r))) != GPU_OK || (st = gpu_stream_synchronize(s)) != GPU_OK ||
+        (st = gpu_context_synchronize(ctx[0])) != GPU_OK)
+        goto out;
+    for (uint32_t i = 0; i < N; i++)
+        if (r[i] != v[i] + 1)
+            st = GPU_ERR_TRANSFER;
+out:
+    gpu_buffer_destroy(b);
+    gpu_event_destroy(e);
+    gpu_stream_destroy(s);
+    return st;
+}
+
+struct ctx_case {
+    int pushed;   /* contexts the thread holds before: 0, 1 (device 1's) or 2 (device 0's under 1's) */
+    gpu_status st;
+    void *after;  /* its current context after */
+    int depth;
+};
+
+static void *with_context(void *arg)
+{
+    struct ctx_case *c = arg;
+
+    if (c->pushed >= 2 && cuCtxPushCurrent_v2(gpu_context_raw(ctx[0])) != CUABI_SUCCESS)
+        return NULL;
+    if (c->pushed >= 1 && cuCtxPushCurrent_v2(gpu_context_raw(ctx[1])) != CUABI_SUCCESS)
+        return NULL;
+    c->st = use_device0();
+    c->after = ft_current();
+    c->depth = fake_context_depth();
+    return NULL;
+}
+
+static void thread_contexts(void **state)
+{
+    (void)state;
+    for (int pushed = 0; pushed <= 2; pushed++) {
+        struct ctx_case c = {.pushed = pushed, .st = GPU_ERR_DRIVER};
+        pthread_t t;
+
+        assert_int_equal(pthread_create(&t, NULL, with_context, &c), 0);
+        assert_int_equal(pthread_join(t, NULL), 0);
+        FT_OK(c.st);
+        /* No context: the thread is left holding the object's. Another: it has it back, stack and all. */
+        assert_ptr_equal(c.after, gpu_context_raw(ctx[pushed ? 1 : 0]));
+        assert_int_equal(c.depth, pushed ? pushed : 1);
+    }
+}
+
+/* ---- Many threads at once ---- */
+
+static void *worker(void *arg)
+{
+    gpu_status *st = arg;
+
+    pthread_barrier_wait(&barrier);
+    for (int r = 0; r < ROUNDS && *st == GPU_OK; r++)
+        *st = use_device0();
+    return NULL;
+}
+
+static void concurrent_workers(void **state)
+{
+    gpu_status st[WORKERS];
+    pthread_t t[WORKERS];
+    ft_mark mark;
+
+    (void)state;
+    ft_mark_take(&mark);
+    pthread_barrier_init(&barrier, NULL, WORKERS);
+    for (int i = 0; i < WORKERS; i++) {
+        st[i] = GPU_OK;
+        assert_int_equal(pthread_create(&t[i], NULL, worker, &st[i]), 0);
+    }
+    for (int i = 0; i < WORKERS; i++) {
+        assert_int_equal(pthread_join(t[i], NULL), 0);
+        FT_OK(st[i]);
+    }
+    pthread_barrier_destroy(&barrier);
+    FT_MARK_CHECK(&mark);
+}
+
+struct lookup {
+    gpu_module *m;
+    gpu_function *f;
+    gpu_status st;
+};
+
+static void *look_up(void *arg)
+{
+    struct lookup *l = arg;
+
+    pthread_barrier_wait(&barrier);
+    l->st = gpu_module_get_function(l->m, "fill_u32", &l->f);
+    return NULL;
+}
+
+static void concurrent_lookup(void **state)
+{
+    struct lookup l[WORKERS];
+    pthread_t t[WORKERS];
+    gpu_module *m = NULL;
+    long calls;
+
+    (void)state;
+    FT_OK(gpu_module_load_data(ctx[0], ft_ptx, strlen(ft_ptx), &m));
+    calls = fake_calls("cuModuleGetFunction");
+    pthread_barrier_init(&barrier, NULL, WORKERS);
+    for (int i = 0; i < WORKERS; i++) {
+        l[i] = (struct lookup){.m = m};
+        assert_int_equal(pthread_create(&t[i], NULL, look_up, &l[i]), 0);
+    }
+    for (int i = 0; i < WORKERS; i++) {
+        assert_int_equal(pthread_join(t[i], NULL), 0);
+        FT_OK(l[i].st);
+        assert_ptr_equal(l[i].f, l[0].f);
+    }
+    pthread_barrier_destroy(&barrier);
+    /* Looked up once, by whichever thread came first. */
+    assert_int_equal(fake_calls("cuModuleGetFunction") - calls, 1);
+    gpu_module_destroy(m);
+}
+
+/* ---- Capture while other threads copy on the legacy stream ---- */
+
+struct copier {
+    gpu_buffer *b;
+    int rounds;
+    gpu_status st;
+    int cuda;
+};
+
+static void *copy_loop(void *arg)
+{
+    struct copier *c = arg;
+    uint32_t v[N], r[N];
+
+    pthread_barrier_wait(&barrier);
+    for (int i = 0; i < c->rounds && c->st == GPU_OK; i++) {
+        for (uint32_t k = 0; k < N; k++)
+            v[k] = k + (uint32_t)i;
+        c->st = gpu_buffer_copy_from_host(c->b, v, sizeof(v));
+        if (c->st == GPU_OK)
+            c->st = gpu_buffer_copy_to_host(c->b, r, sizeof(r));
+        if (c->st == GPU_OK && memcmp(v, r, sizeof(v)) != 0)
+            c->st = GPU_ERR_TRANSFER;
+    }
+    c->cuda = gpu_last_cuda_result();
+    pthread_barrier_wait(&barrier);
+    return NULL;
+}
+
+static void capture_with_copiers(unsigned flags, int rounds, struct copier *c, int copiers, gpu_graph **graph,
+                                 gpu_status *end)
+{
+    gpu_stream *s = NULL;
+    gpu_buffer *b = ft_buffer_seq(ctx[0], N, 0);
+    pthread_t t[WORKERS];
+
+    FT_OK(gpu_stream_create_with_flags(ctx[0], flags, &s));
+    FT_OK(gpu_stream_begin_capture(s, GPU_CAPTURE_MODE_GLOBAL));
+    for (int k = 0; k < 5; k++)
+        FT_OK(ft_add_one(s, mod, b, N));
+    pthread_barrier_init(&barrier, NULL, (unsigned)copiers + 1);
+    for (int i = 0; i < copiers; i++) {
+        c[i] = (struct copier){.rounds = rounds};
+        FT_OK(gpu_buffer_create(ctx[0], N * 4, &c[i].b));
+        assert_int_equal(pthread_create(&t[i], NULL, copy_loop, &c[i]), 0);
+    }
+    pthread_barrier_wait(&barrier);
+    /* Captured while the copiers run, where their copies leave the capture alone. */
+    for (int k = 0; flags == GPU_STREAM_NON_BLOCKING && k < 5; k++)
+        FT_OK(ft_add_one(s, mod, b, N));
+    pthread_barrier_wait(&barrier);
+    *end = gpu_stream_end_capture(s, graph);
+    for (int i = 0; i < copiers; i++) {
+        assert_int_equal(pthread_join(t[i], NULL), 0);
+        gpu_buffer_destroy(c[i].b);
+    }
+    pthread_barrier_destroy(&barrier);
+    if (*end == GPU_OK) {
+        gpu_graph_exec *x = NULL;
+
+        FT_OK(gpu_graph_instantiate(*graph, &x));
+        FT_OK(gpu_stream_launch_graph(s, x));
+        FT_OK(gpu_stream_launch_graph(s, x));
+        FT_OK(gpu_stream_synchronize(s));
+        for (uint32_t i = 0; i < N; i++)
+            assert_int_equal(ft_peek(b, i), i + 20);
+        gpu_graph_exec_destroy(x);
+        gpu_graph_destroy(*graph);
+    }
+    gpu_buffer_destroy(b);
+    gpu_stream_destroy(s);
+}
+
+static void capture_non_blocking_with_copiers(void **state)
+{
+    struct copier c[4];
+    gpu_graph *g = NULL;
+    gpu_status end;
+
+    (void)state;
+    capture_with_copiers(GPU_STREAM_NON_BLOCKING, 25, c, 4, &g, &end);
+    for (int i = 0; i < 4; i++)
+        FT_OK(c[i].st);
+    FT_OK(end);
+}
+
+static void capture_ordered_with_copier(void **state)
+{
+    struct copier c[1];
+    gpu_graph *g = (gpu_graph *)&g;
+    gpu_status end;
+
+    (void)state;
+    capture_with_copiers(GPU_STREAM_DEFAULT, 1, c, 1, &g, &end);
+    /* The other thread's legacy copy failed, and broke the capture. */
+    assert_int_equal(c[0].st, GPU_ERR_TRANSFER);
+    assert_int_equal(c[0].cuda, CUABI_ERROR_STREAM_CAPTURE_IMPLICIT);
+    assert_int_equal(end, GPU_ERR_GRAPH_CAPTURE);
+    assert_int_equal(gpu_last_cuda_result(), CUABI_ERROR_STREAM_CAPTURE_INVALIDATED);
+    assert_ptr_equal(g, (gpu_graph *)&g);
+}
+
+static int setup_contexts(void **state)
+{
+    (void)state;
+    FT_OK(gpu_context_create(0, &ctx[0]));
+    FT_OK(gpu_context_create(1, &ctx[1]));
+    FT_OK(gpu_module_load_data(ctx[0], ft_ptx, strlen(ft_ptx), &mod));
+    return 0;
+}
+
+static int teardown_contexts(void **state)
+{
+    (void)state;
+    gpu_module_destroy(mod);
+    gpu_context_destroy(ctx[1]);
+    gpu_context_destroy(ctx[0]);
+    assert_int_equal(fake_live(FAKE_LIVE_CONTEXT_RETAINS), 1);
+    for (int k = 0; k < FAKE_LIVE_CONTEXT_RETAINS; k++)
+        assert_int_equal(fake_live((fake_live_kind)k), 0);
+    for (int a = 0; a < FAKE_ANOMALY_COUNT; a++)
+        assert_int_equal(fake_anomalies((fake_anomaly)a), 0);
+    return 0;
+}
+
+int main(void)
+{
+    /* First, alone: nothing may have loaded the driver before it. */
+    const struct CMUnitTest first[] = {cmocka_unit_test(first_use_loads_once)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(thread_contexts),
+        cmocka_unit_test(concurrent_workers),
+        cmocka_unit_test(concurrent_lookup),
+        cmocka_unit_test(capture_non_blocking_with_copiers),
+        cmocka_unit_test(capture_ordered_with_copier),
+    };
+    int failed = cmocka_run_group_tests_name("first use", first, NULL, NULL);
+
+    return failed | cmocka_run_group_tests_name("threads", tests, setup_contexts, teardown_contexts);
+}
