@@ -155,8 +155,8 @@ typedef double (*rate_fn)(const struct objects *o, bool direct);
 
 static void measure(const char *name, rate_fn rate, const struct objects *o, unsigned reps, double target)
 {
-    double mine[MAX_REPS], theirs[MAX_REPS];
-    double m, d;
+    double mine[MAX_REPS], theirs[MAX_REPS], paired[MAX_REPS];
+    double m, d, lo, hi;
 
     rate(o, false);
     rate(o, true);
@@ -169,11 +169,21 @@ static void measure(const char *name, rate_fn rate, const struct objects *o, uns
         if (!direct_first)
             theirs[r] = rate(o, true);
     }
+    /* The ratio of each rep's pair, measured back to back, shows the run's noise. */
+    lo = hi = mine[0] / theirs[0];
+    for (unsigned r = 0; r < reps; r++) {
+        paired[r] = mine[r] / theirs[r];
+        lo = paired[r] < lo ? paired[r] : lo;
+        hi = paired[r] > hi ? paired[r] : hi;
+    }
     m = bench_median(mine, reps);
     d = bench_median(theirs, reps);
-    printf("%-14s | %14.0f | %14.0f | %7.4f | %9.1f | %9.1f | %s\n", name, m, d, m / d, 1e9 / m, 1e9 / d,
+    printf("%-14s | %14.0f | %14.0f | %7.4f | %7.4f (%.4f..%.4f) | %9.1f | %9.1f | %s\n", name, m, d, m / d,
+           bench_median(paired, reps), lo, hi, 1e9 / m, 1e9 / d,
            target > 0 ? (m / d >= target ? "target >= 0.99: met" : "target >= 0.99: NOT met") : "-");
-    printf("DISPATCH op=%s gpushim_per_s=%.1f direct_per_s=%.1f ratio=%.4f\n", name, m, d, m / d);
+    printf("DISPATCH op=%s gpushim_per_s=%.1f direct_per_s=%.1f ratio=%.4f paired_median=%.4f paired_min=%.4f "
+           "paired_max=%.4f\n",
+           name, m, d, m / d, bench_median(paired, reps), lo, hi);
 }
 
 int main(void)
@@ -208,11 +218,11 @@ int main(void)
 
     printf("dispatch: direct arm: %s; %u reps; %u launches (sync every %u), %u queries a rep\n", DIRECT_ARM, reps,
            launches, sync_every, queries);
-    printf("%-14s | %14s | %14s | %7s | %9s | %9s | %s\n", "call", "gpushim /s", "direct /s", "ratio", "ns gpushim",
-           "ns direct", "");
+    printf("%-14s | %14s | %14s | %7s | %-26s | %9s | %9s | %s\n", "call", "gpushim /s", "direct /s", "ratio",
+           "paired ratio (min..max)", "ns gpushim", "ns direct", "");
     measure("launch", launch_rate, &o, reps, 0.99);
-    measure("event query", event_query_rate, &o, reps, 0);
-    measure("stream query", stream_query_rate, &o, reps, 0);
+    measure("event query", event_query_rate, &o, reps, 0.99);
+    measure("stream query", stream_query_rate, &o, reps, 0.99);
 
     gpu_event_destroy(o.event);
     gpu_stream_destroy(o.stream);

@@ -117,62 +117,66 @@ gpu_status gpu_buffer_copy_to_host(const gpu_buffer *buffer, void *dst, size_t b
     return st;
 }
 
-/* An async copy's stream: a real stream must be the buffer's device's. */
-static gpu_status async_enter(const char *func, const gpu_buffer *buffer, gpu_stream *stream,
-                              const struct gpu__driver **drv, cuabi_stream *cu, struct gpu__ctx_scope *scope)
+/* An async copy's stream, which must be the buffer's device's, ready for the call. */
+static gpu_status async_begin(const char *func, const gpu_buffer *buffer, gpu_stream *stream, struct gpu__call *c)
 {
+    const struct gpu__driver *drv;
     gpu_context *ctx;
-    gpu_status st = gpu__stream_target(stream, drv, &ctx, cu);
+    gpu_status st = gpu__stream_target(stream, &drv, &ctx, &c->stream);
 
     if (st != GPU_OK)
         return st;
     if (ctx->cu != buffer->ctx->cu)
         return gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: the buffer is device %d's, the stream device %d's", func,
                          buffer->ctx->ordinal, ctx->ordinal);
-    return gpu__context_enter(*drv, ctx, scope);
+    return gpu__call_begin(drv, ctx, stream != NULL, c);
 }
 
 gpu_status gpu_buffer_copy_from_host_async(gpu_buffer *buffer, const void *src, size_t bytes, gpu_stream *stream)
 {
-    const struct gpu__driver *drv;
-    struct gpu__ctx_scope scope;
-    cuabi_stream cu;
+    struct gpu__call c;
+    cuabi_result rc = CUABI_SUCCESS;
     gpu_status st;
 
     st = check_copy("gpu_buffer_copy_from_host_async", buffer, src, bytes);
     if (st == GPU_OK)
-        st = async_enter("gpu_buffer_copy_from_host_async", buffer, stream, &drv, &cu, &scope);
+        st = async_begin("gpu_buffer_copy_from_host_async", buffer, stream, &c);
     if (st != GPU_OK)
         return st;
-    if (bytes)
-        st = GPU__CALL(drv, cuMemcpyHtoDAsync, GPU_ERR_TRANSFER, buffer->ptr, src, bytes, cu);
-    gpu__context_leave(&scope);
-    return st;
+    if (bytes) {
+        do
+            rc = c.drv->cuMemcpyHtoDAsync(buffer->ptr, src, bytes, c.stream);
+        while (gpu__call_retry(&c, rc, &st));
+    }
+    gpu__call_end(&c);
+    return st != GPU_OK ? st : gpu__check(rc, GPU_ERR_TRANSFER, "cuMemcpyHtoDAsync");
 }
 
 gpu_status gpu_buffer_copy_to_host_async(const gpu_buffer *buffer, void *dst, size_t bytes, gpu_stream *stream)
 {
-    const struct gpu__driver *drv;
-    struct gpu__ctx_scope scope;
-    cuabi_stream cu;
+    struct gpu__call c;
+    cuabi_result rc = CUABI_SUCCESS;
     gpu_status st;
 
     st = check_copy("gpu_buffer_copy_to_host_async", buffer, dst, bytes);
     if (st == GPU_OK)
-        st = async_enter("gpu_buffer_copy_to_host_async", buffer, stream, &drv, &cu, &scope);
+        st = async_begin("gpu_buffer_copy_to_host_async", buffer, stream, &c);
     if (st != GPU_OK)
         return st;
-    if (bytes)
-        st = GPU__CALL(drv, cuMemcpyDtoHAsync, GPU_ERR_TRANSFER, dst, buffer->ptr, bytes, cu);
-    gpu__context_leave(&scope);
-    return st;
+    if (bytes) {
+        do
+            rc = c.drv->cuMemcpyDtoHAsync(dst, buffer->ptr, bytes, c.stream);
+        while (gpu__call_retry(&c, rc, &st));
+    }
+    gpu__call_end(&c);
+    return st != GPU_OK ? st : gpu__check(rc, GPU_ERR_TRANSFER, "cuMemcpyDtoHAsync");
 }
 
 gpu_status gpu_buffer_copy_async(gpu_buffer *dst, const gpu_buffer *src, size_t bytes, gpu_stream *stream)
 {
-    const struct gpu__driver *drv;
-    struct gpu__ctx_scope scope;
-    cuabi_stream cu;
+    bool peer = dst && src && dst->ctx->cu != src->ctx->cu;
+    struct gpu__call c;
+    cuabi_result rc = CUABI_SUCCESS;
     gpu_status st;
 
     if (!dst || !src)
@@ -181,20 +185,21 @@ gpu_status gpu_buffer_copy_async(gpu_buffer *dst, const gpu_buffer *src, size_t 
         return gpu__fail(GPU_ERR_INVALID_ARG, 0, "gpu_buffer_copy_async: %zu bytes, buffers of %zu (dst) and %zu (src)",
                          bytes, dst->size, src->size);
     /* The stream runs on the destination's device; the source may be another's. */
-    st = async_enter("gpu_buffer_copy_async", dst, stream, &drv, &cu, &scope);
+    st = async_begin("gpu_buffer_copy_async", dst, stream, &c);
     if (st != GPU_OK)
         return st;
-    if (bytes == 0)
-        st = GPU_OK;
-    else if (dst->ctx->cu == src->ctx->cu)
-        st = GPU__CALL(drv, cuMemcpyDtoDAsync, GPU_ERR_TRANSFER, dst->ptr, src->ptr, bytes, cu);
-    else if (drv->cuMemcpyPeerAsync)
-        st = GPU__CALL(drv, cuMemcpyPeerAsync, GPU_ERR_TRANSFER, dst->ptr, dst->ctx->cu, src->ptr, src->ctx->cu, bytes,
-                       cu);
-    else
-        st = gpu__unsupported("cuMemcpyPeerAsync");
-    gpu__context_leave(&scope);
-    return st;
+    if (peer && !c.drv->cuMemcpyPeerAsync) {
+        gpu__call_end(&c);
+        return gpu__unsupported("cuMemcpyPeerAsync");
+    }
+    if (bytes) {
+        do
+            rc = peer ? c.drv->cuMemcpyPeerAsync(dst->ptr, dst->ctx->cu, src->ptr, src->ctx->cu, bytes, c.stream)
+                      : c.drv->cuMemcpyDtoDAsync(dst->ptr, src->ptr, bytes, c.stream);
+        while (gpu__call_retry(&c, rc, &st));
+    }
+    gpu__call_end(&c);
+    return st != GPU_OK ? st : gpu__check(rc, GPU_ERR_TRANSFER, peer ? "cuMemcpyPeerAsync" : "cuMemcpyDtoDAsync");
 }
 
 static gpu_status host_buffer_new(gpu_context *ctx, void *ptr, size_t bytes, gpu_host_buffer **out)

@@ -5,6 +5,8 @@
 
 #include "private.h"
 
+_Thread_local cuabi_context gpu__thread_context GPU__TLS_FAST;
+
 static pthread_mutex_t default_lock = PTHREAD_MUTEX_INITIALIZER;
 static gpu_context *default_ctx; /* device 0's, for NULL context arguments; never released */
 
@@ -108,13 +110,26 @@ gpu_status gpu__context_enter(const struct gpu__driver *drv, const gpu_context *
 
     scope->drv = drv;
     scope->pushed = false;
+    gpu__thread_context = NULL;
     st = GPU__CALL(drv, cuCtxGetCurrent, GPU_ERR_CONTEXT, &current);
-    if (st != GPU_OK || current == ctx->cu)
+    if (st != GPU_OK)
         return st;
-    if (!current)
-        return GPU__CALL(drv, cuCtxSetCurrent, GPU_ERR_CONTEXT, ctx->cu);
+    if (current == ctx->cu) {
+        gpu__thread_context = current;
+        return GPU_OK;
+    }
+    if (!current) {
+        st = GPU__CALL(drv, cuCtxSetCurrent, GPU_ERR_CONTEXT, ctx->cu);
+        if (st == GPU_OK)
+            gpu__thread_context = ctx->cu;
+        return st;
+    }
     st = GPU__CALL(drv, cuCtxPushCurrent, GPU_ERR_CONTEXT, ctx->cu);
-    scope->pushed = st == GPU_OK;
+    if (st == GPU_OK) {
+        scope->pushed = true;
+        scope->previous = current;
+        gpu__thread_context = ctx->cu;
+    }
     return st;
 }
 
@@ -140,8 +155,50 @@ void gpu__context_leave(struct gpu__ctx_scope *scope)
 {
     cuabi_context popped;
 
-    if (scope->pushed)
-        scope->drv->cuCtxPopCurrent(&popped);
+    if (!scope->pushed)
+        return;
+    gpu__thread_context = scope->drv->cuCtxPopCurrent(&popped) == CUABI_SUCCESS ? scope->previous : NULL;
+}
+
+gpu_status gpu__call_begin(const struct gpu__driver *drv, gpu_context *ctx, bool trusted, struct gpu__call *c)
+{
+    gpu_status st = GPU_OK;
+
+    c->drv = drv;
+    c->ctx = ctx;
+    c->entered = !(trusted && gpu__thread_context == ctx->cu);
+    if (c->entered)
+        st = gpu__context_enter(drv, ctx, &c->scope);
+    return st;
+}
+
+gpu_status gpu__call_stream(gpu_stream *stream, bool trusted, struct gpu__call *c)
+{
+    const struct gpu__driver *drv;
+    gpu_context *ctx;
+    gpu_status st = gpu__stream_target(stream, &drv, &ctx, &c->stream);
+
+    if (st != GPU_OK)
+        return st;
+    /* The legacy stream is the current context's: only a real stream names its own. */
+    return gpu__call_begin(drv, ctx, trusted && stream != NULL, c);
+}
+
+bool gpu__call_retry(struct gpu__call *c, cuabi_result rc, gpu_status *st)
+{
+    *st = GPU_OK;
+    if (c->entered ||
+        (rc != CUABI_ERROR_INVALID_CONTEXT && rc != CUABI_ERROR_INVALID_HANDLE && rc != CUABI_ERROR_CONTEXT_IS_DESTROYED))
+        return false;
+    c->entered = true;
+    *st = gpu__context_enter(c->drv, c->ctx, &c->scope);
+    return *st == GPU_OK;
+}
+
+void gpu__call_end(struct gpu__call *c)
+{
+    if (c->entered)
+        gpu__context_leave(&c->scope);
 }
 
 gpu_status gpu_context_synchronize(gpu_context *ctx)

@@ -12,17 +12,9 @@ struct thread_error {
 };
 
 /*
- * The no-driver answer sets only the small part, so it is kept in the static
- * TLS block (one %fs-relative store, not a __tls_get_addr call); 16 bytes fit
- * the surplus glibc keeps for libraries that are dlopen'ed. The buffer for
- * formatted messages is large and touched only on slower failures.
- */
-#if defined(__GNUC__) && defined(__PIC__)
-#define GPU__TLS_FAST __attribute__((tls_model("initial-exec")))
-#else
-#define GPU__TLS_FAST
-#endif
-static _Thread_local struct thread_error thread_error GPU__TLS_FAST;
+ * The no-driver answer sets only the small part, so it lives in fast TLS. The
+ * buffer for formatted messages is large and touched only on slower failures.
+ */static _Thread_local struct thread_error thread_error GPU__TLS_FAST;
 static _Thread_local char thread_buffer[GPU__ERROR_MAX];
 
 gpu_status gpu__fail(gpu_status status, int cuda_result, const char *fmt, ...)

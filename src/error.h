@@ -12,6 +12,17 @@
 #define GPU__PRINTF(fmt, args)
 #endif
 
+/*
+ * For small per-thread state on hot paths: the static TLS block (one
+ * %fs-relative access, not a __tls_get_addr call). A few bytes of it fit the
+ * surplus glibc keeps for libraries that are dlopen'ed.
+ */
+#if defined(__GNUC__) && defined(__PIC__)
+#define GPU__TLS_FAST __attribute__((tls_model("initial-exec")))
+#else
+#define GPU__TLS_FAST
+#endif
+
 /* Sets the thread's error to a formatted message and returns `status`. */
 gpu_status gpu__fail(gpu_status status, int cuda_result, const char *fmt, ...) GPU__PRINTF(3, 4);
 

@@ -99,17 +99,22 @@ gpu_status gpu_event_is_complete(gpu_event *event, bool *done)
 gpu_status gpu_event_synchronize(gpu_event *event)
 {
     const struct gpu__driver *drv;
-    struct gpu__ctx_scope scope;
+    struct gpu__call c;
+    cuabi_result rc;
     gpu_status st;
 
     if (!event)
         return GPU__INVALID("gpu_event_synchronize", "event is NULL");
-    st = gpu__object_enter(event->ctx, &drv, &scope);
+    st = gpu__driver_get(&drv);
+    if (st == GPU_OK)
+        st = gpu__call_begin(drv, event->ctx, true, &c);
     if (st != GPU_OK)
         return st;
-    st = GPU__CALL(drv, cuEventSynchronize, GPU_ERR_EVENT, event->cu);
-    gpu__context_leave(&scope);
-    return st;
+    do
+        rc = drv->cuEventSynchronize(event->cu);
+    while (gpu__call_retry(&c, rc, &st));
+    gpu__call_end(&c);
+    return st != GPU_OK ? st : gpu__check(rc, GPU_ERR_EVENT, "cuEventSynchronize");
 }
 
 gpu_status gpu_event_elapsed_ms(gpu_event *start, gpu_event *end, float *ms)

@@ -137,22 +137,24 @@ gpu_status gpu_graph_instantiate(gpu_graph *graph, gpu_graph_exec **out)
 
 gpu_status gpu_stream_launch_graph(gpu_stream *stream, gpu_graph_exec *exec)
 {
-    const struct gpu__driver *drv;
-    struct gpu__ctx_scope scope;
-    cuabi_stream cu;
+    struct gpu__call c;
+    cuabi_result rc;
     gpu_status st;
 
     if (!exec)
         return GPU__INVALID("gpu_stream_launch_graph", "exec is NULL");
-    st = gpu__stream_enter(stream, &drv, &cu, &scope, NULL);
+    st = gpu__call_stream(stream, true, &c);
     if (st != GPU_OK)
         return st;
-    if (drv->cuGraphLaunch)
-        st = GPU__CALL(drv, cuGraphLaunch, GPU_ERR_GRAPH_LAUNCH, exec->cu, cu);
-    else
-        st = gpu__unsupported("cuGraphLaunch");
-    gpu__context_leave(&scope);
-    return st;
+    if (!c.drv->cuGraphLaunch) {
+        gpu__call_end(&c);
+        return gpu__unsupported("cuGraphLaunch");
+    }
+    do
+        rc = c.drv->cuGraphLaunch(exec->cu, c.stream);
+    while (gpu__call_retry(&c, rc, &st));
+    gpu__call_end(&c);
+    return st != GPU_OK ? st : gpu__check(rc, GPU_ERR_GRAPH_LAUNCH, "cuGraphLaunch");
 }
 
 /* Graphs exist only where the destroy entry points do: gpu_stream_end_capture() checks. */

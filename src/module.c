@@ -239,9 +239,10 @@ gpu_status gpu_stream_launch_function(gpu_stream *stream, gpu_function *function
                                       void **args)
 {
     const struct gpu__driver *drv;
-    struct gpu__ctx_scope scope;
+    struct gpu__call c;
     gpu_context *ctx;
     cuabi_stream cu;
+    cuabi_result rc;
     gpu_status st;
 
     if (!function)
@@ -256,14 +257,15 @@ gpu_status gpu_stream_launch_function(gpu_stream *stream, gpu_function *function
         return gpu__fail(GPU_ERR_INVALID_ARG, 0,
                          "gpu_stream_launch_function: \"%s\" is loaded on device %d, the stream is device %d's",
                          function->name, function->module->ctx->ordinal, ctx->ordinal);
-    st = gpu__context_enter(drv, ctx, &scope);
+    st = gpu__call_begin(drv, ctx, stream != NULL, &c);
     if (st != GPU_OK)
         return st;
-    st = GPU__CALL(drv, cuLaunchKernel, GPU_ERR_KERNEL_LAUNCH, function->cu, config->grid[0], config->grid[1],
-                   config->grid[2], config->block[0], config->block[1], config->block[2], config->shared_mem_bytes,
-                   cu, args, NULL);
-    gpu__context_leave(&scope);
-    return st;
+    do
+        rc = drv->cuLaunchKernel(function->cu, config->grid[0], config->grid[1], config->grid[2], config->block[0],
+                                 config->block[1], config->block[2], config->shared_mem_bytes, cu, args, NULL);
+    while (gpu__call_retry(&c, rc, &st));
+    gpu__call_end(&c);
+    return st != GPU_OK ? st : gpu__check(rc, GPU_ERR_KERNEL_LAUNCH, "cuLaunchKernel");
 }
 
 gpu_status gpu_stream_launch_kernel(gpu_stream *stream, gpu_module *module, const char *name,

@@ -86,6 +86,7 @@ void gpu__context_unref(gpu_context *ctx);
 struct gpu__ctx_scope {
     const struct gpu__driver *drv;
     bool pushed;
+    cuabi_context previous; /* what leave() restores when pushed */
 };
 
 gpu_status gpu__context_enter(const struct gpu__driver *drv, const gpu_context *ctx, struct gpu__ctx_scope *scope);
@@ -102,14 +103,50 @@ gpu_status gpu__object_enter(const gpu_context *ctx, const struct gpu__driver **
 bool gpu__release_enter(const gpu_context *ctx, const struct gpu__driver **drv, struct gpu__ctx_scope *scope);
 
 /*
+ * The context gpushim last saw current on this thread (NULL: not known).
+ * Another library may change the thread's context behind gpushim's back, so
+ * this is trusted only by calls whose handles name their own context (see
+ * gpu__call), which find out from the driver when it was wrong.
+ */
+extern _Thread_local cuabi_context gpu__thread_context GPU__TLS_FAST;
+
+/*
  * The context and CUstream a stream argument means: GPU_DEFAULT_STREAM is the
  * legacy stream of device 0's context. Sets *drv, *ctx, *cu.
  */
 gpu_status gpu__stream_target(gpu_stream *stream, const struct gpu__driver **drv, gpu_context **ctx,
                               cuabi_stream *cu);
 
-/* gpu__stream_target(), then the stream's context made current. */
-gpu_status gpu__stream_enter(gpu_stream *stream, const struct gpu__driver **drv, cuabi_stream *cu,
-                             struct gpu__ctx_scope *scope, gpu_context **ctx);
+/*
+ * One driver call in an object's context, for the calls on the hot path:
+ *
+ *     st = gpu__call_stream(stream, true, &c);
+ *     if (st != GPU_OK)
+ *         return st;
+ *     do
+ *         rc = c.drv->cuStreamQuery(c.stream);
+ *     while (gpu__call_retry(&c, rc, &st));
+ *     gpu__call_end(&c);
+ *
+ * With `trusted` (the call's handles name their context: a real stream, an
+ * event) and the thread's cached context already the object's, the call is
+ * made at once, without asking the driver which context is current. Should
+ * the driver answer that the context was wrong, gpu__call_retry() makes it
+ * current and asks for the call again; a call that failed so queued nothing.
+ * Otherwise begin makes the context current first, as gpu__context_enter().
+ * Check st (a context failure) before rc.
+ */
+struct gpu__call {
+    const struct gpu__driver *drv;
+    gpu_context *ctx;
+    cuabi_stream stream;
+    struct gpu__ctx_scope scope;
+    bool entered; /* the context was made current, and end() must leave */
+};
+
+gpu_status gpu__call_begin(const struct gpu__driver *drv, gpu_context *ctx, bool trusted, struct gpu__call *c);
+gpu_status gpu__call_stream(gpu_stream *stream, bool trusted, struct gpu__call *c);
+bool gpu__call_retry(struct gpu__call *c, cuabi_result rc, gpu_status *st);
+void gpu__call_end(struct gpu__call *c);
 
 #endif

@@ -32,19 +32,6 @@ gpu_status gpu__stream_target(gpu_stream *stream, const struct gpu__driver **drv
     return GPU_OK;
 }
 
-gpu_status gpu__stream_enter(gpu_stream *stream, const struct gpu__driver **drv, cuabi_stream *cu,
-                             struct gpu__ctx_scope *scope, gpu_context **ctx)
-{
-    gpu_context *c;
-    gpu_status st = gpu__stream_target(stream, drv, &c, cu);
-
-    if (st != GPU_OK)
-        return st;
-    if (ctx)
-        *ctx = c;
-    return gpu__context_enter(*drv, c, scope);
-}
-
 gpu_status gpu_stream_create_with_flags(gpu_context *ctx, unsigned flags, gpu_stream **out)
 {
     const struct gpu__driver *drv;
@@ -122,34 +109,37 @@ gpu_context *gpu_stream_context(const gpu_stream *stream)
 
 gpu_status gpu_stream_synchronize(gpu_stream *stream)
 {
-    const struct gpu__driver *drv;
-    struct gpu__ctx_scope scope;
-    cuabi_stream cu;
+    struct gpu__call c;
+    cuabi_result rc;
     gpu_status st;
 
-    st = gpu__stream_enter(stream, &drv, &cu, &scope, NULL);
+    st = gpu__call_stream(stream, true, &c);
     if (st != GPU_OK)
         return st;
-    st = GPU__CALL(drv, cuStreamSynchronize, GPU_ERR_STREAM_SYNC, cu);
-    gpu__context_leave(&scope);
-    return st;
+    do
+        rc = c.drv->cuStreamSynchronize(c.stream);
+    while (gpu__call_retry(&c, rc, &st));
+    gpu__call_end(&c);
+    return st != GPU_OK ? st : gpu__check(rc, GPU_ERR_STREAM_SYNC, "cuStreamSynchronize");
 }
 
 gpu_status gpu_stream_query(gpu_stream *stream, bool *idle)
 {
-    const struct gpu__driver *drv;
-    struct gpu__ctx_scope scope;
-    cuabi_stream cu;
+    struct gpu__call c;
     cuabi_result rc;
     gpu_status st;
 
     if (!idle)
         return GPU__INVALID("gpu_stream_query", "idle is NULL");
-    st = gpu__stream_enter(stream, &drv, &cu, &scope, NULL);
+    st = gpu__call_stream(stream, true, &c);
     if (st != GPU_OK)
         return st;
-    rc = drv->cuStreamQuery(cu);
-    gpu__context_leave(&scope);
+    do
+        rc = c.drv->cuStreamQuery(c.stream);
+    while (gpu__call_retry(&c, rc, &st));
+    gpu__call_end(&c);
+    if (st != GPU_OK)
+        return st;
     if (rc == CUABI_ERROR_NOT_READY) {
         *idle = false;
         return GPU_OK;
@@ -162,48 +152,50 @@ gpu_status gpu_stream_query(gpu_stream *stream, bool *idle)
 
 gpu_status gpu_stream_memcpy_dtod_sync(gpu_stream *stream, uint64_t dst, uint64_t src, size_t bytes)
 {
-    const struct gpu__driver *drv;
-    struct gpu__ctx_scope scope;
-    cuabi_stream cu;
+    struct gpu__call c;
     gpu_status st;
 
     if (bytes && (!dst || !src))
         return GPU__INVALID("gpu_stream_memcpy_dtod_sync", "a device address is 0");
-    st = gpu__stream_enter(stream, &drv, &cu, &scope, NULL);
+    /* A legacy-stream copy: which legacy stream is the current context's, so it is never trusted. */
+    st = gpu__call_stream(stream, false, &c);
     if (st != GPU_OK)
         return st;
     if (bytes)
-        st = GPU__CALL(drv, cuMemcpyDtoD, GPU_ERR_TRANSFER, dst, src, bytes);
-    gpu__context_leave(&scope);
+        st = GPU__CALL(c.drv, cuMemcpyDtoD, GPU_ERR_TRANSFER, dst, src, bytes);
+    gpu__call_end(&c);
     return st;
 }
 
 gpu_status gpu_stream_launch_host_func(gpu_stream *stream, void (*fn)(void *user_data), void *user_data)
 {
-    const struct gpu__driver *drv;
-    struct gpu__ctx_scope scope;
-    cuabi_stream cu;
+    struct gpu__call c;
+    cuabi_result rc;
     gpu_status st;
 
     if (!fn)
         return GPU__INVALID("gpu_stream_launch_host_func", "fn is NULL");
-    st = gpu__stream_enter(stream, &drv, &cu, &scope, NULL);
+    st = gpu__call_stream(stream, true, &c);
     if (st != GPU_OK)
         return st;
-    if (drv->cuLaunchHostFunc)
-        st = GPU__CALL(drv, cuLaunchHostFunc, GPU_ERR_KERNEL_LAUNCH, cu, fn, user_data);
-    else
-        st = gpu__unsupported("cuLaunchHostFunc");
-    gpu__context_leave(&scope);
-    return st;
+    if (!c.drv->cuLaunchHostFunc) {
+        gpu__call_end(&c);
+        return gpu__unsupported("cuLaunchHostFunc");
+    }
+    do
+        rc = c.drv->cuLaunchHostFunc(c.stream, fn, user_data);
+    while (gpu__call_retry(&c, rc, &st));
+    gpu__call_end(&c);
+    return st != GPU_OK ? st : gpu__check(rc, GPU_ERR_KERNEL_LAUNCH, "cuLaunchHostFunc");
 }
 
 gpu_status gpu_stream_record_event(gpu_stream *stream, gpu_event *event)
 {
     const struct gpu__driver *drv;
-    struct gpu__ctx_scope scope;
+    struct gpu__call c;
     gpu_context *ctx;
     cuabi_stream cu;
+    cuabi_result rc;
     gpu_status st;
 
     if (!event)
@@ -215,27 +207,30 @@ gpu_status gpu_stream_record_event(gpu_stream *stream, gpu_event *event)
         return gpu__fail(GPU_ERR_INVALID_ARG, 0,
                          "gpu_stream_record_event: the event is device %d's, the stream device %d's",
                          event->ctx->ordinal, ctx->ordinal);
-    st = gpu__context_enter(drv, ctx, &scope);
+    st = gpu__call_begin(drv, ctx, stream != NULL, &c);
     if (st != GPU_OK)
         return st;
-    st = GPU__CALL(drv, cuEventRecord, GPU_ERR_EVENT, event->cu, cu);
-    gpu__context_leave(&scope);
-    return st;
+    do
+        rc = drv->cuEventRecord(event->cu, cu);
+    while (gpu__call_retry(&c, rc, &st));
+    gpu__call_end(&c);
+    return st != GPU_OK ? st : gpu__check(rc, GPU_ERR_EVENT, "cuEventRecord");
 }
 
 gpu_status gpu_stream_wait_event(gpu_stream *stream, gpu_event *event)
 {
-    const struct gpu__driver *drv;
-    struct gpu__ctx_scope scope;
-    cuabi_stream cu;
+    struct gpu__call c;
+    cuabi_result rc;
     gpu_status st;
 
     if (!event)
         return GPU__INVALID("gpu_stream_wait_event", "event is NULL");
-    st = gpu__stream_enter(stream, &drv, &cu, &scope, NULL);
+    st = gpu__call_stream(stream, true, &c);
     if (st != GPU_OK)
         return st;
-    st = GPU__CALL(drv, cuStreamWaitEvent, GPU_ERR_STREAM_SYNC, cu, event->cu, 0);
-    gpu__context_leave(&scope);
-    return st;
+    do
+        rc = c.drv->cuStreamWaitEvent(c.stream, event->cu, 0);
+    while (gpu__call_retry(&c, rc, &st));
+    gpu__call_end(&c);
+    return st != GPU_OK ? st : gpu__check(rc, GPU_ERR_STREAM_SYNC, "cuStreamWaitEvent");
 }

@@ -755,13 +755,29 @@ static const char *const state_names[STATE_COUNT] = {"no context", "its own cont
 /* How many runs the sweep made, and how many of them with a call failing. */
 static unsigned long runs, failed_runs;
 
-static void set_state(enum thread_state state, const op *o)
+static void set_context(enum thread_state state, const op *o)
 {
     ft_no_context();
     if (state == STATE_OWN)
         assert_int_equal(cuCtxSetCurrent(gpu_context_raw(fx.ctx[o->ctx])), CUABI_SUCCESS);
     else if (state == STATE_OTHER)
         assert_int_equal(cuCtxSetCurrent(gpu_context_raw(fx.ctx[1 - o->ctx])), CUABI_SUCCESS);
+}
+
+/*
+ * Sets the thread's context behind gpushim's back, after one gpushim call in
+ * the operation's context made gpushim's per-thread cache of it the same for
+ * every run: its own context (fast path), another one (push and pop), or, for
+ * no context, the operation's while the thread really has none, so the
+ * driver's refusal and gpushim's retry are swept too.
+ */
+static void set_state(enum thread_state state, const op *o)
+{
+    bool capturing;
+
+    set_context(state, o);
+    assert_int_equal(gpu_stream_is_capturing(o->ctx ? fx.s1 : fx.s, &capturing), GPU_OK);
+    set_context(state, o);
 }
 
 /* The thread's context after a call is what it was, or, from none, the object's (which gpushim may leave). */

@@ -164,6 +164,60 @@ static void thread_contexts(void **state)
     }
 }
 
+/*
+ * gpushim caches, per thread, the context it last saw current, and trusts it
+ * for calls whose handles name their context. Changed behind its back, the
+ * cache is wrong: the driver refuses the call, and gpushim must make the
+ * right context current and call again, once, with the answer unchanged.
+ */
+static void context_changed_behind_gpushims_back(void **state)
+{
+    uint32_t v[N];
+    gpu_stream *s;
+    gpu_buffer *b;
+    bool idle = false;
+    long calls, checks;
+
+    (void)state;
+    for (uint32_t i = 0; i < N; i++)
+        v[i] = 7 * i + 3;
+    ft_no_context();
+    FT_OK(gpu_stream_create_non_blocking(ctx[0], &s));
+    FT_OK(gpu_buffer_create(ctx[0], sizeof(v), &b));
+    /* The cache is warm: a query with the stream's context current is one driver call, and no context check. */
+    FT_OK(gpu_stream_query(s, &idle));
+    calls = fake_calls("cuStreamQuery");
+    checks = fake_calls("cuCtxGetCurrent");
+    FT_OK(gpu_stream_query(s, &idle));
+    assert_int_equal(fake_calls("cuStreamQuery"), calls + 1);
+    assert_int_equal(fake_calls("cuCtxGetCurrent"), checks);
+    assert_true(idle);
+
+    /* No context behind its back: the copy is refused, then queued in the stream's context, which the thread keeps. */
+    ft_no_context();
+    calls = fake_calls("cuMemcpyHtoDAsync_v2");
+    FT_OK(gpu_buffer_copy_from_host_async(b, v, sizeof(v), s));
+    assert_int_equal(fake_calls("cuMemcpyHtoDAsync_v2"), calls + 2);
+    assert_ptr_equal(ft_current(), gpu_context_raw(ctx[0]));
+    FT_OK(gpu_stream_synchronize(s));
+    FT_BUFFER_EQ(b, v, N);
+
+    /* Another device's context behind its back: queued under a push, and the thread gets its own back. */
+    assert_int_equal(cuCtxSetCurrent(gpu_context_raw(ctx[1])), CUABI_SUCCESS);
+    for (uint32_t i = 0; i < N; i++)
+        v[i] = 5 * i + 1;
+    calls = fake_calls("cuMemcpyHtoDAsync_v2");
+    FT_OK(gpu_buffer_copy_from_host_async(b, v, sizeof(v), s));
+    assert_int_equal(fake_calls("cuMemcpyHtoDAsync_v2"), calls + 2);
+    assert_ptr_equal(ft_current(), gpu_context_raw(ctx[1]));
+    assert_int_equal(fake_context_depth(), 1);
+    FT_OK(gpu_stream_synchronize(s));
+    FT_BUFFER_EQ(b, v, N);
+    ft_no_context();
+    gpu_buffer_destroy(b);
+    gpu_stream_destroy(s);
+}
+
 /* ---- Many threads at once ---- */
 
 static void *worker(void *arg)
@@ -369,6 +423,7 @@ int main(void)
     const struct CMUnitTest first[] = {cmocka_unit_test(first_use_loads_once)};
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(thread_contexts),
+        cmocka_unit_test(context_changed_behind_gpushims_back),
         cmocka_unit_test(concurrent_workers),
         cmocka_unit_test(concurrent_lookup),
         cmocka_unit_test(capture_non_blocking_with_copiers),
