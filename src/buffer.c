@@ -117,21 +117,6 @@ gpu_status gpu_buffer_copy_to_host(const gpu_buffer *buffer, void *dst, size_t b
     return st;
 }
 
-/* An async copy's stream, which must be the buffer's device's, ready for the call. */
-static gpu_status async_begin(const char *func, const gpu_buffer *buffer, gpu_stream *stream, struct gpu__call *c)
-{
-    const struct gpu__driver *drv;
-    gpu_context *ctx;
-    gpu_status st = gpu__stream_target(stream, &drv, &ctx, &c->stream);
-
-    if (st != GPU_OK)
-        return st;
-    if (ctx->cu != buffer->ctx->cu)
-        return gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: the buffer is device %d's, the stream device %d's", func,
-                         buffer->ctx->ordinal, ctx->ordinal);
-    return gpu__call_begin(drv, ctx, stream != NULL, c);
-}
-
 gpu_status gpu_buffer_copy_from_host_async(gpu_buffer *buffer, const void *src, size_t bytes, gpu_stream *stream)
 {
     struct gpu__call c;
@@ -140,7 +125,7 @@ gpu_status gpu_buffer_copy_from_host_async(gpu_buffer *buffer, const void *src, 
 
     st = check_copy("gpu_buffer_copy_from_host_async", buffer, src, bytes);
     if (st == GPU_OK)
-        st = async_begin("gpu_buffer_copy_from_host_async", buffer, stream, &c);
+        st = gpu__call_stream_for(stream, buffer->ctx, "gpu_buffer_copy_from_host_async", "the buffer", &c);
     if (st != GPU_OK)
         return st;
     if (bytes) {
@@ -160,7 +145,7 @@ gpu_status gpu_buffer_copy_to_host_async(const gpu_buffer *buffer, void *dst, si
 
     st = check_copy("gpu_buffer_copy_to_host_async", buffer, dst, bytes);
     if (st == GPU_OK)
-        st = async_begin("gpu_buffer_copy_to_host_async", buffer, stream, &c);
+        st = gpu__call_stream_for(stream, buffer->ctx, "gpu_buffer_copy_to_host_async", "the buffer", &c);
     if (st != GPU_OK)
         return st;
     if (bytes) {
@@ -185,7 +170,7 @@ gpu_status gpu_buffer_copy_async(gpu_buffer *dst, const gpu_buffer *src, size_t 
         return gpu__fail(GPU_ERR_INVALID_ARG, 0, "gpu_buffer_copy_async: %zu bytes, buffers of %zu (dst) and %zu (src)",
                          bytes, dst->size, src->size);
     /* The stream runs on the destination's device; the source may be another's. */
-    st = async_begin("gpu_buffer_copy_async", dst, stream, &c);
+    st = gpu__call_stream_for(stream, dst->ctx, "gpu_buffer_copy_async", "the buffer", &c);
     if (st != GPU_OK)
         return st;
     if (peer && !c.drv->cuMemcpyPeerAsync) {

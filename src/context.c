@@ -184,6 +184,21 @@ gpu_status gpu__call_stream(gpu_stream *stream, bool trusted, struct gpu__call *
     return gpu__call_begin(drv, ctx, trusted && stream != NULL, c);
 }
 
+gpu_status gpu__call_stream_for(gpu_stream *stream, const gpu_context *owner, const char *func, const char *what,
+                                struct gpu__call *c)
+{
+    const struct gpu__driver *drv;
+    gpu_context *ctx;
+    gpu_status st = gpu__stream_target(stream, &drv, &ctx, &c->stream);
+
+    if (st != GPU_OK)
+        return st;
+    if (ctx->cu != owner->cu)
+        return gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: %s is device %d's, the stream device %d's", func, what,
+                         owner->ordinal, ctx->ordinal);
+    return gpu__call_begin(drv, ctx, stream != NULL, c);
+}
+
 bool gpu__call_retry(struct gpu__call *c, cuabi_result rc, gpu_status *st)
 {
     *st = GPU_OK;

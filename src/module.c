@@ -238,10 +238,7 @@ void *gpu_function_raw(const gpu_function *function)
 gpu_status gpu_stream_launch_function(gpu_stream *stream, gpu_function *function, const gpu_launch_config *config,
                                       void **args)
 {
-    const struct gpu__driver *drv;
     struct gpu__call c;
-    gpu_context *ctx;
-    cuabi_stream cu;
     cuabi_result rc;
     gpu_status st;
 
@@ -250,19 +247,16 @@ gpu_status gpu_stream_launch_function(gpu_stream *stream, gpu_function *function
     st = gpu_launch_config_check(config);
     if (st != GPU_OK)
         return st;
-    st = gpu__stream_target(stream, &drv, &ctx, &cu);
-    if (st != GPU_OK)
-        return st;
-    if (ctx->cu != function->module->ctx->cu)
-        return gpu__fail(GPU_ERR_INVALID_ARG, 0,
-                         "gpu_stream_launch_function: \"%s\" is loaded on device %d, the stream is device %d's",
-                         function->name, function->module->ctx->ordinal, ctx->ordinal);
-    st = gpu__call_begin(drv, ctx, stream != NULL, &c);
+    st = gpu__call_stream_for(stream, function->module->ctx, "gpu_stream_launch_function", "the function", &c);
+    /* The only argument error there is the devices': say which kernel, off the hot path. */
+    if (st == GPU_ERR_INVALID_ARG)
+        return gpu__fail(st, 0, "gpu_stream_launch_function: \"%s\" is loaded on device %d, the stream is device %d's",
+                         function->name, function->module->ctx->ordinal, stream ? stream->ctx->ordinal : 0);
     if (st != GPU_OK)
         return st;
     do
-        rc = drv->cuLaunchKernel(function->cu, config->grid[0], config->grid[1], config->grid[2], config->block[0],
-                                 config->block[1], config->block[2], config->shared_mem_bytes, cu, args, NULL);
+        rc = c.drv->cuLaunchKernel(function->cu, config->grid[0], config->grid[1], config->grid[2], config->block[0],
+                                   config->block[1], config->block[2], config->shared_mem_bytes, c.stream, args, NULL);
     while (gpu__call_retry(&c, rc, &st));
     gpu__call_end(&c);
     return st != GPU_OK ? st : gpu__check(rc, GPU_ERR_KERNEL_LAUNCH, "cuLaunchKernel");

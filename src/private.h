@@ -146,6 +146,13 @@ struct gpu__call {
 
 gpu_status gpu__call_begin(const struct gpu__driver *drv, gpu_context *ctx, bool trusted, struct gpu__call *c);
 gpu_status gpu__call_stream(gpu_stream *stream, bool trusted, struct gpu__call *c);
+/*
+ * gpu__call_stream(stream, true, c) for work on an object of `owner`'s
+ * device, which the stream must share: GPU_ERR_INVALID_ARG, naming both
+ * devices, where it does not. `func` and `what` ("the buffer") name them.
+ */
+gpu_status gpu__call_stream_for(gpu_stream *stream, const gpu_context *owner, const char *func, const char *what,
+                                struct gpu__call *c);
 bool gpu__call_retry(struct gpu__call *c, cuabi_result rc, gpu_status *st);
 void gpu__call_end(struct gpu__call *c);
 

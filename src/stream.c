@@ -191,27 +191,17 @@ gpu_status gpu_stream_launch_host_func(gpu_stream *stream, void (*fn)(void *user
 
 gpu_status gpu_stream_record_event(gpu_stream *stream, gpu_event *event)
 {
-    const struct gpu__driver *drv;
     struct gpu__call c;
-    gpu_context *ctx;
-    cuabi_stream cu;
     cuabi_result rc;
     gpu_status st;
 
     if (!event)
         return GPU__INVALID("gpu_stream_record_event", "event is NULL");
-    st = gpu__stream_target(stream, &drv, &ctx, &cu);
-    if (st != GPU_OK)
-        return st;
-    if (ctx->cu != event->ctx->cu)
-        return gpu__fail(GPU_ERR_INVALID_ARG, 0,
-                         "gpu_stream_record_event: the event is device %d's, the stream device %d's",
-                         event->ctx->ordinal, ctx->ordinal);
-    st = gpu__call_begin(drv, ctx, stream != NULL, &c);
+    st = gpu__call_stream_for(stream, event->ctx, "gpu_stream_record_event", "the event", &c);
     if (st != GPU_OK)
         return st;
     do
-        rc = drv->cuEventRecord(event->cu, cu);
+        rc = c.drv->cuEventRecord(event->cu, c.stream);
     while (gpu__call_retry(&c, rc, &st));
     gpu__call_end(&c);
     return st != GPU_OK ? st : gpu__check(rc, GPU_ERR_EVENT, "cuEventRecord");
