@@ -188,11 +188,12 @@ static void measure(const char *name, rate_fn rate, const struct objects *o, uns
 
 int main(void)
 {
-    unsigned reps = bench_env("GPUSHIM_BENCH_REPS", 7);
+    /* Many short reps rather than a few long ones: each pair is measured back to back, so drift moves both arms alike. */
+    unsigned reps = bench_env("GPUSHIM_BENCH_REPS", 64);
     struct objects o;
 
-    launches = bench_env("GPUSHIM_BENCH_LAUNCHES", 20000);
-    queries = bench_env("GPUSHIM_BENCH_QUERIES", 200000);
+    launches = bench_env("GPUSHIM_BENCH_LAUNCHES", 4096);
+    queries = bench_env("GPUSHIM_BENCH_QUERIES", 20000);
     sync_every = bench_env("GPUSHIM_BENCH_SYNC_EVERY", 256);
     if (reps > MAX_REPS)
         reps = MAX_REPS;
