@@ -9,7 +9,7 @@
 
 /* One typed pointer per entry point; NULL for an optional one the driver lacks. */
 struct gpu__driver {
-#define GPU__ENTRY(need, name, symbol, params) cuabi_result (*name) params;
+#define GPU__ENTRY(need, name, symbol, params, args) cuabi_result (*name) params;
 #include "entry_points.h"
 #undef GPU__ENTRY
 };

@@ -25,7 +25,7 @@ _Static_assert(sizeof(void *) == sizeof(void (*)(void)), "dlsym's pointers must 
 enum { MAX_ATTEMPTS = 4, ATTEMPT_ERROR_MAX = 512, MESSAGE_MAX = 4096 };
 
 enum {
-#define GPU__ENTRY(need, name, symbol, params) +1
+#define GPU__ENTRY(need, name, symbol, params, args) +1
     ENTRY_COUNT = 0
 #include "entry_points.h"
 #undef GPU__ENTRY
@@ -47,7 +47,7 @@ static char message[MESSAGE_MAX];
 static char loaded_file[ATTEMPT_ERROR_MAX];
 
 static gpu_entry_point entries[ENTRY_COUNT] = {
-#define GPU__ENTRY(need, name, symbol, params) {#name, #symbol, GPU__IS_##need, false, NULL, NULL, false, false},
+#define GPU__ENTRY(need, name, symbol, params, args) {#name, #symbol, GPU__IS_##need, false, NULL, NULL, false, false},
 #define GPU__IS_REQUIRED true
 #define GPU__IS_OPTIONAL false
 #include "entry_points.h"
@@ -220,7 +220,7 @@ static void fill_table(void *resolved[])
 {
     size_t i = 0;
 
-#define GPU__ENTRY(need, name, symbol, params) memcpy(&table.name, &resolved[i++], sizeof(table.name));
+#define GPU__ENTRY(need, name, symbol, params, args) memcpy(&table.name, &resolved[i++], sizeof(table.name));
 #include "entry_points.h"
 #undef GPU__ENTRY
 }
@@ -375,7 +375,7 @@ gpu_status gpu_driver_version(int *out)
     gpu_status st;
 
     if (!out)
-        return GPU__INVALID("gpu_driver_version", "out is NULL");
+        return GPU__INVALID("out is NULL");
     st = gpu__driver_get(&drv);
     if (st == GPU_OK)
         *out = report.driver_version;
