@@ -209,6 +209,29 @@ int fake_driver_version(void);
  * Pointer parameters are device addresses (8 bytes), the rest 4 bytes.
  */
 
+/* ---- Kernels (issue 11): fake_kernel.c ---- */
+
+/*
+ * Device attributes past those of fake_device_desc start as an H200's (warp
+ * 32, 132 KiB... see fake_kernel.c); set() changes one of device `ordinal`,
+ * forget() makes the driver not know it (cuDeviceGetAttribute answers
+ * CUDA_ERROR_INVALID_VALUE). Attribute values below 128; -1 for a bad one.
+ * cuDeviceGetUuid gives device d the bytes d*16+1, ..., d*16+16.
+ *
+ * Functions: every built-in kernel uses 32 registers a thread and no static
+ * shared memory; resident blocks are bounded by 2048 threads, 65536
+ * registers and 32 blocks a multiprocessor, and by its 228 KiB of shared
+ * memory (each block's dynamic bytes plus 1 KiB reserved). A launch over
+ * 48 KiB of dynamic shared memory needs cuFuncSetAttribute first; a
+ * cooperative one must fit on the device at once; a cluster holds at most 8.
+ *
+ * PTX: `.fake_global NAME BYTES` gives the module a zeroed global of that size
+ * (cuModuleGetGlobal). Built-in kernel launch_ex_info(u32 *out) writes
+ * out[0..5] = cluster xyz, cooperative, programmatic serialization, priority.
+ */
+int fake_device_attribute_set(int ordinal, int attribute, int value);
+int fake_device_attribute_forget(int ordinal, int attribute);
+
 #ifdef __cplusplus
 }
 #endif

@@ -156,7 +156,7 @@ cuabi_result cuDeviceGetAttribute(int *value, cuabi_device_attribute attrib, cua
             *value = d->compute_major;
         else if (attrib == CUABI_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)
             *value = d->compute_minor;
-        else
+        else if (!fake_device_attribute(dev, attrib, value))
             rc = CUABI_ERROR_INVALID_VALUE; /* the fake knows only the attributes gpushim asks for */
     }
     return fake_end(rc);

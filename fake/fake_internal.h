@@ -61,6 +61,7 @@ enum fake_op_kind {
     FAKE_OP_HOST_FN,
     FAKE_OP_RECORD,  /* records an event */
     FAKE_OP_WAIT,    /* waits for an event: only deps, or an event in a graph */
+    FAKE_OP_MEMSET,  /* cuMemsetD8/16/32Async: see fake_kernel.c */
 };
 
 struct fake_kernel;
@@ -85,7 +86,19 @@ struct fake_op {
             const struct fake_kernel *kernel;
             unsigned grid[3], block[3], shared;
             unsigned char args[FAKE_MAX_ARGS];
+            struct fake_launch_ex {
+                unsigned cluster[3]; /* all 0: none */
+                bool cooperative;
+                bool serialized;     /* programmatic stream serialization */
+                int priority;
+            } ex;
         } k;
+        struct fake_memset {
+            uint64_t dst;
+            uint32_t value;
+            unsigned size; /* bytes an element: 1, 2 or 4 */
+            size_t count;
+        } memset;
         struct fake_copy copy;
         struct {
             cuabi_host_fn fn;
@@ -292,5 +305,46 @@ bool fake_kernel_holds(const struct fake_op *op);
 
 /* Unloads every module of the context; returns how many. */
 unsigned long fake_modules_reset(struct fake_ctx *ctx);
+
+/* ---- fake_kernel.c (issue 11): attributes, occupancy, extended launches, memset, globals ---- */
+
+/* What a function's settable attributes hold; kept with the function in fake_module.c. */
+struct fake_func_attrs {
+    int max_dynamic_shared;
+    int carveout;
+    unsigned cache_config;
+};
+
+/* The defaults a function is loaded with. */
+void fake_func_attrs_init(struct fake_func_attrs *a);
+
+/* A live function's attributes and its module's context, or NULL (fake_module.c). */
+struct fake_func_attrs *fake_function_attrs(cuabi_function f, struct fake_ctx **ctx);
+
+/* A live module, or NULL (fake_module.c). */
+struct fake_module *fake_module_find(cuabi_module handle);
+
+/*
+ * Checks and queues a launch of `f` (fake_module.c): what cuLaunchKernel,
+ * cuLaunchCooperativeKernel and cuLaunchKernelEx share.
+ */
+cuabi_result fake_launch(cuabi_function f, const unsigned grid[3], const unsigned block[3], unsigned shared,
+                         cuabi_stream stream, void **params, void **extra, const struct fake_launch_ex *ex);
+
+/* What the launch asks beyond a plain one that the device cannot give: a CUresult, else success. */
+cuabi_result fake_launch_ex_check(const struct fake_ctx *ctx, const struct fake_func_attrs *a, const unsigned grid[3],
+                                  const unsigned block[3], unsigned shared, const struct fake_launch_ex *ex);
+
+/* Device attributes beyond the three fake_device_desc holds; false for one the fake does not know. */
+bool fake_device_attribute(int device, unsigned attribute, int *value);
+
+/* Runs a queued memset; false when its memory is not (or no longer) allocated. */
+bool fake_memset_run(const struct fake_memset *m);
+
+/* A `.fake_global NAME BYTES` line of the module's PTX (text after the directive); a log line on failure. */
+cuabi_result fake_global_declare(struct fake_module *m, const char *text, size_t len, char *log, size_t log_size);
+
+/* Frees the module's globals (at unload, or when its load failed). */
+void fake_globals_drop(const struct fake_module *m);
 
 #endif

@@ -32,6 +32,7 @@ struct fake_kernel {
 struct fake_function {
     struct fake_module *module;
     const struct fake_kernel *kernel;
+    struct fake_func_attrs attrs;
 };
 
 struct fake_module {
@@ -137,6 +138,20 @@ static void k_sleep_us(struct exec *x)
     fake.clock_ns += arg(x, 0) * 1000;
 }
 
+static void k_launch_ex_info(struct exec *x)
+{
+    uint32_t *out = words(x, arg(x, 0), 6);
+    const struct fake_launch_ex *ex = &x->op->u.k.ex;
+
+    if (!out)
+        return;
+    for (int i = 0; i < 3; i++)
+        out[i] = ex->cluster[i];
+    out[3] = ex->cooperative;
+    out[4] = ex->serialized;
+    out[5] = (uint32_t)ex->priority;
+}
+
 static void k_nothing(struct exec *x)
 {
     (void)x;
@@ -150,6 +165,7 @@ static const struct fake_kernel kernels[] = {
     {"launch_info", 1, {8}, false, k_launch_info},
     {"sleep_us", 1, {4}, false, k_sleep_us},
     {"hold", 0, {0}, true, k_nothing},
+    {"launch_ex_info", 1, {8}, false, k_launch_ex_info},
 };
 
 bool fake_kernel_run(const struct fake_ctx *ctx, const struct fake_op *op)
@@ -212,6 +228,13 @@ static cuabi_result parse_ptx(const char *text, struct fake_module *m, char *log
         }
         if (directive(line, len, ".target") || directive(line, len, ".address_size"))
             continue;
+        if (directive(line, len, ".fake_global")) {
+            cuabi_result rc = fake_global_declare(m, line + 12, len - 12, log, log_size);
+
+            if (rc != CUABI_SUCCESS)
+                return rc;
+            continue;
+        }
         if (!directive(line, len, ".fake_kernel")) {
             snprintf(log, log_size, "fake ptxas: line %u: unexpected \"%.*s\"", line_no, (int)len, line);
             return CUABI_ERROR_INVALID_PTX;
@@ -242,6 +265,7 @@ static cuabi_result parse_ptx(const char *text, struct fake_module *m, char *log
         }
         m->functions[m->count].module = m;
         m->functions[m->count].kernel = k;
+        fake_func_attrs_init(&m->functions[m->count].attrs);
         m->count++;
     }
     if (!versioned) {
@@ -314,7 +338,8 @@ cuabi_result cuModuleLoadDataEx(cuabi_module *module, const void *image, unsigne
             fake.modules = m;
             fake.live[FAKE_LIVE_MODULES]++;
             *module = (cuabi_module)(void *)m;
-        } else {
+        } else if (m) {
+            fake_globals_drop(m);
             free(m);
         }
     }
@@ -329,6 +354,11 @@ static struct fake_module *module_lookup(cuabi_module handle)
     return NULL;
 }
 
+struct fake_module *fake_module_find(cuabi_module handle)
+{
+    return module_lookup(handle);
+}
+
 static void module_free(struct fake_module *m)
 {
     struct fake_module **p = &fake.modules;
@@ -336,6 +366,7 @@ static void module_free(struct fake_module *m)
     while (*p != m)
         p = &(*p)->next_live;
     *p = m->next_live;
+    fake_globals_drop(m);
     free(m);
     fake.live[FAKE_LIVE_MODULES]--;
 }
@@ -401,7 +432,17 @@ static struct fake_function *function_lookup(cuabi_function handle)
     return NULL;
 }
 
-static cuabi_result check_launch(const unsigned grid[3], const unsigned block[3], unsigned shared)
+struct fake_func_attrs *fake_function_attrs(cuabi_function f, struct fake_ctx **ctx)
+{
+    struct fake_function *fn = function_lookup(f);
+
+    if (fn && ctx)
+        *ctx = fn->module->ctx;
+    return fn ? &fn->attrs : NULL;
+}
+
+static cuabi_result check_launch(const unsigned grid[3], const unsigned block[3], unsigned shared,
+                                 const struct fake_func_attrs *a)
 {
     unsigned long long threads = 1;
 
@@ -410,21 +451,17 @@ static cuabi_result check_launch(const unsigned grid[3], const unsigned block[3]
             return CUABI_ERROR_INVALID_VALUE;
         threads *= block[i];
     }
-    if (threads > 1024 || block[2] > 64 || grid[1] > 65535 || grid[2] > 65535 || shared > 48 * 1024)
+    if (threads > 1024 || block[2] > 64 || grid[1] > 65535 || grid[2] > 65535 || shared > (unsigned)a->max_dynamic_shared)
         return CUABI_ERROR_INVALID_VALUE;
     return CUABI_SUCCESS;
 }
 
-cuabi_result cuLaunchKernel(cuabi_function f, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z,
-                            unsigned int block_x, unsigned int block_y, unsigned int block_z,
-                            unsigned int shared_mem_bytes, cuabi_stream stream, void **params, void **extra)
+cuabi_result fake_launch(cuabi_function f, const unsigned grid[3], const unsigned block[3], unsigned shared,
+                         cuabi_stream stream, void **params, void **extra, const struct fake_launch_ex *ex)
 {
-    cuabi_result rc = fake_begin(FAKE_E_cuLaunchKernel, true);
     struct fake_stream *s = NULL;
-    const unsigned grid[3] = {grid_x, grid_y, grid_z}, block[3] = {block_x, block_y, block_z};
+    cuabi_result rc = fake_stream_for_work(stream, &s);
 
-    if (rc == CUABI_SUCCESS)
-        rc = fake_stream_for_work(stream, &s);
     if (rc == CUABI_SUCCESS) {
         struct fake_function *fn = function_lookup(f);
         struct fake_op *op = NULL;
@@ -436,16 +473,20 @@ cuabi_result cuLaunchKernel(cuabi_function f, unsigned int grid_x, unsigned int 
         else if (extra || (fn->kernel->nparams && !params)) /* the fake takes parameters only as kernelParams */
             rc = CUABI_ERROR_INVALID_VALUE;
         else
-            rc = check_launch(grid, block, shared_mem_bytes);
+            rc = check_launch(grid, block, shared, &fn->attrs);
+        if (rc == CUABI_SUCCESS && ex)
+            rc = fake_launch_ex_check(s->ctx, &fn->attrs, grid, block, shared, ex);
         if (rc == CUABI_SUCCESS && !(op = fake_op_new(FAKE_OP_KERNEL)))
             rc = CUABI_ERROR_OUT_OF_MEMORY;
         if (rc == CUABI_SUCCESS) {
             size_t off = 0;
 
             op->u.k.kernel = fn->kernel;
-            memcpy(op->u.k.grid, grid, sizeof(grid));
-            memcpy(op->u.k.block, block, sizeof(block));
-            op->u.k.shared = shared_mem_bytes;
+            memcpy(op->u.k.grid, grid, sizeof(op->u.k.grid));
+            memcpy(op->u.k.block, block, sizeof(op->u.k.block));
+            op->u.k.shared = shared;
+            if (ex)
+                op->u.k.ex = *ex;
             /* The values are copied now, as the driver does: the caller's may be gone when the kernel runs. */
             for (size_t i = 0; i < fn->kernel->nparams; i++) {
                 memcpy(op->u.k.args + off, params[i], fn->kernel->sizes[i]);
@@ -454,5 +495,17 @@ cuabi_result cuLaunchKernel(cuabi_function f, unsigned int grid_x, unsigned int 
             rc = fake_enqueue(s, op);
         }
     }
+    return rc;
+}
+
+cuabi_result cuLaunchKernel(cuabi_function f, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z,
+                            unsigned int block_x, unsigned int block_y, unsigned int block_z,
+                            unsigned int shared_mem_bytes, cuabi_stream stream, void **params, void **extra)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuLaunchKernel, true);
+    const unsigned grid[3] = {grid_x, grid_y, grid_z}, block[3] = {block_x, block_y, block_z};
+
+    if (rc == CUABI_SUCCESS)
+        rc = fake_launch(f, grid, block, shared_mem_bytes, stream, params, extra, NULL);
     return fake_end(rc);
 }

@@ -128,6 +128,9 @@ static void run_op(struct fake_stream *s, struct fake_op *op)
     case FAKE_OP_COPY:
         ok = fake_copy_run(&op->u.copy);
         break;
+    case FAKE_OP_MEMSET:
+        ok = fake_memset_run(&op->u.memset);
+        break;
     case FAKE_OP_HOST_FN:
         /*
          * Without the lock, as a driver thread would run it: a host function

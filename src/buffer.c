@@ -127,6 +127,66 @@ gpu_status gpu_buffer_copy_async(gpu_buffer *dst, const gpu_buffer *src, size_t 
     return COPY(&c, bytes, cuMemcpyDtoDAsync, dst->ptr, src->ptr, bytes, c.stream);
 }
 
+/*
+ * Checks a fill's arguments and opens its call, as copy_open() does. False:
+ * c->st says why (or, for a count of 0, GPU_OK and nothing opened).
+ */
+static bool memset_open(struct gpu__call *c, gpu_buffer *buffer, size_t offset, size_t count, unsigned size,
+                        uint32_t value, bool async, gpu_stream *stream, const char *func)
+{
+    c->st = GPU_OK;
+    if (!buffer)
+        c->st = gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: buffer is NULL", func);
+    else if (size != 1 && size != 2 && size != 4)
+        c->st = gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: elements of %u bytes: 1, 2 or 4", func, size);
+    else if (size < 4 && value >> (8 * size))
+        c->st = gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: value 0x%x does not fit %u byte(s)", func, (unsigned)value,
+                          size);
+    else if (offset % size)
+        c->st = gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: offset %zu is not a multiple of %u", func, offset, size);
+    else if (offset > buffer->size || count > (buffer->size - offset) / size)
+        c->st = gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: %zu elements of %u bytes from byte %zu do not fit a buffer of %zu",
+                          func, count, size, offset, buffer->size);
+    else if (count == 0)
+        return false;
+    else if (async)
+        return gpu__call_stream_for(c, stream, buffer->obj.ctx, func, "the buffer", NULL);
+    else
+        return gpu__call_object(c, buffer->obj.ctx);
+    return false;
+}
+
+gpu_status gpu_buffer_memset(gpu_buffer *buffer, size_t offset, size_t count, unsigned element_size, uint32_t value)
+{
+    struct gpu__call c;
+    cuabi_deviceptr p;
+
+    if (!memset_open(&c, buffer, offset, count, element_size, value, false, NULL, __func__))
+        return c.st;
+    p = buffer->ptr + offset;
+    if (element_size == 1)
+        return GPU__INVOKE_END(&c, cuMemsetD8, GPU_ERR_TRANSFER, p, (unsigned char)value, count);
+    if (element_size == 2)
+        return GPU__INVOKE_END(&c, cuMemsetD16, GPU_ERR_TRANSFER, p, (unsigned short)value, count);
+    return GPU__INVOKE_END(&c, cuMemsetD32, GPU_ERR_TRANSFER, p, value, count);
+}
+
+gpu_status gpu_buffer_memset_async(gpu_buffer *buffer, size_t offset, size_t count, unsigned element_size,
+                                   uint32_t value, gpu_stream *stream)
+{
+    struct gpu__call c;
+    cuabi_deviceptr p;
+
+    if (!memset_open(&c, buffer, offset, count, element_size, value, true, stream, __func__))
+        return c.st;
+    p = buffer->ptr + offset;
+    if (element_size == 1)
+        return GPU__INVOKE_END(&c, cuMemsetD8Async, GPU_ERR_TRANSFER, p, (unsigned char)value, count, c.stream);
+    if (element_size == 2)
+        return GPU__INVOKE_END(&c, cuMemsetD16Async, GPU_ERR_TRANSFER, p, (unsigned short)value, count, c.stream);
+    return GPU__INVOKE_END(&c, cuMemsetD32Async, GPU_ERR_TRANSFER, p, value, count, c.stream);
+}
+
 static cuabi_result host_free(const struct gpu__driver *drv, struct gpu__object *obj)
 {
     return drv->cuMemFreeHost(((gpu_host_buffer *)obj)->data);

@@ -132,3 +132,38 @@ gpu_status gpu_context_enable_peer_access(gpu_context *ctx, gpu_context *peer)
                          c.rc == CUABI_ERROR_PEER_ACCESS_UNSUPPORTED ? GPU_ERR_NOT_SUPPORTED : GPU_ERR_CONTEXT);
     return gpu__call_end(&c, st);
 }
+
+_Static_assert((int)GPU_LIMIT_STACK_SIZE == (int)CUABI_LIMIT_STACK_SIZE && (int)GPU_LIMIT_PRINTF_FIFO_SIZE == (int)CUABI_LIMIT_PRINTF_FIFO_SIZE &&
+                   (int)GPU_LIMIT_MALLOC_HEAP_SIZE == (int)CUABI_LIMIT_MALLOC_HEAP_SIZE,
+               "gpu_limit is CUlimit");
+
+gpu_status gpu_context_get_limit(gpu_context *ctx, gpu_limit limit, size_t *out)
+{
+    struct gpu__call c;
+    size_t value = 0;
+    gpu_status st;
+
+    if (!out)
+        return GPU__INVALID("out is NULL");
+    if ((unsigned)limit > GPU_LIMIT_MALLOC_HEAP_SIZE)
+        return GPU__FAIL(GPU_ERR_INVALID_ARG, "limit %d is not a gpu_limit", (int)limit);
+    st = GPU__OBJECT_CALL(&c, ctx, cuCtxGetLimit, GPU_ERR_DRIVER, &value, (cuabi_limit)limit);
+    if (st == GPU_OK)
+        *out = value;
+    return st;
+}
+
+gpu_status gpu_context_set_limit(gpu_context *ctx, gpu_limit limit, size_t value)
+{
+    struct gpu__call c;
+    gpu_status st;
+
+    if ((unsigned)limit > GPU_LIMIT_MALLOC_HEAP_SIZE)
+        return GPU__FAIL(GPU_ERR_INVALID_ARG, "limit %d is not a gpu_limit", (int)limit);
+    if (!gpu__call_object(&c, ctx))
+        return c.st;
+    st = GPU__INVOKE_RAW(&c, cuCtxSetLimit, (cuabi_limit)limit, value);
+    if (st == GPU_OK)
+        st = GPU__RESULT(&c, cuCtxSetLimit, c.rc == CUABI_ERROR_INVALID_VALUE ? GPU_ERR_INVALID_ARG : GPU_ERR_DRIVER);
+    return gpu__call_end(&c, st);
+}

@@ -1,11 +1,14 @@
 /*
  * Launch configurations, and kernel launches on streams.
  */
-#include "call.h"
+#include <stdio.h>
+#include <string.h>
+
+#include "launch_ex.h"
 
 gpu_launch_config gpu_launch_config_1d(unsigned blocks, unsigned threads)
 {
-    gpu_launch_config c = {{blocks, 1, 1}, {threads, 1, 1}, 0};
+    gpu_launch_config c = {{blocks, 1, 1}, {threads, 1, 1}, 0, {0, 0, 0}, false, false, 0};
 
     return c;
 }
@@ -33,7 +36,142 @@ gpu_status gpu_launch_config_check(const gpu_launch_config *c)
     }
     if (threads > 1024)
         return GPU__FAIL(GPU_ERR_INVALID_ARG, "%llu threads a block, more than 1024", threads);
+    if ((c->cluster[0] | c->cluster[1] | c->cluster[2]) == 0)
+        return GPU_OK;
+    for (int i = 0; i < 3; i++) {
+        if (c->cluster[i] == 0)
+            return GPU__FAIL(GPU_ERR_INVALID_ARG, "cluster %c is 0 (a cluster needs all three at least 1)", axis[i]);
+        if (c->grid[i] % c->cluster[i] != 0)
+            return GPU__FAIL(GPU_ERR_INVALID_ARG, "grid %c (%u) is not a multiple of cluster %c (%u)", axis[i],
+                             c->grid[i], axis[i], c->cluster[i]);
+    }
     return GPU_OK;
+}
+
+void gpu__launch_config_ex(const gpu_launch_config *c, cuabi_stream stream,
+                           cuabi_launch_attribute attrs[GPU__LAUNCH_ATTRS_MAX], cuabi_launch_config *out)
+{
+    unsigned n = 0;
+
+    memset(attrs, 0, sizeof(*attrs) * GPU__LAUNCH_ATTRS_MAX);
+    if (c->cluster[0] | c->cluster[1] | c->cluster[2]) {
+        attrs[n].id = CUABI_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        attrs[n].value.cluster_dim.x = c->cluster[0];
+        attrs[n].value.cluster_dim.y = c->cluster[1];
+        attrs[n++].value.cluster_dim.z = c->cluster[2];
+    }
+    if (c->cooperative) {
+        attrs[n].id = CUABI_LAUNCH_ATTRIBUTE_COOPERATIVE;
+        attrs[n++].value.cooperative = 1;
+    }
+    if (c->programmatic_serialization) {
+        attrs[n].id = CUABI_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        attrs[n++].value.programmatic_stream_serialization_allowed = 1;
+    }
+    if (c->priority) {
+        attrs[n].id = CUABI_LAUNCH_ATTRIBUTE_PRIORITY;
+        attrs[n++].value.priority = c->priority;
+    }
+    *out = (cuabi_launch_config){c->grid[0], c->grid[1], c->grid[2], c->block[0], c->block[1], c->block[2],
+                                 c->shared_mem_bytes, stream, n ? attrs : NULL, n};
+}
+
+/*
+ * More than 48 KiB of dynamic shared memory: within what the device allows a
+ * block, and within the function's opt-in, before the driver sees the launch.
+ */
+static gpu_status shared_check(struct gpu__call *c, const gpu_function *f, unsigned bytes, const char *func)
+{
+    const gpu_context *ctx = f->module->obj.ctx;
+    int optin = 0, allowed = 0, fixed = 0;
+    gpu_status st;
+
+    st = GPU__INVOKE(c, cuDeviceGetAttribute, GPU_ERR_KERNEL_LAUNCH, &optin,
+                     CUABI_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, ctx->device);
+    if (st == GPU_OK)
+        st = GPU__INVOKE(c, cuFuncGetAttribute, GPU_ERR_KERNEL_LAUNCH, &fixed, CUABI_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                         f->cu);
+    if (st == GPU_OK)
+        st = GPU__INVOKE(c, cuFuncGetAttribute, GPU_ERR_KERNEL_LAUNCH, &allowed,
+                         CUABI_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f->cu);
+    if (st != GPU_OK)
+        return st;
+    if ((unsigned long long)bytes + (unsigned)fixed > (unsigned)optin)
+        return gpu__fail(GPU_ERR_INVALID_ARG, 0,
+                         "%s: \"%s\": %u bytes of dynamic shared memory (and %d static), more than device %d allows "
+                         "a block (%d)",
+                         func, f->name, bytes, fixed, ctx->ordinal, optin);
+    if (bytes > (unsigned)allowed)
+        return gpu__fail(GPU_ERR_INVALID_ARG, 0,
+                         "%s: \"%s\": %u bytes of dynamic shared memory, more than the function's limit of %d: more "
+                         "than 48 KiB needs the opt-in, gpu_function_set_attribute(GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES)",
+                         func, f->name, bytes, allowed);
+    return GPU_OK;
+}
+
+/*
+ * After a failed extended launch: GPU_ERR_NOT_SUPPORTED where the device
+ * lacks what was asked for, naming it; else `st`, unchanged.
+ */
+static gpu_status feature_check(struct gpu__call *c, const gpu_function *f, const gpu_launch_config *config,
+                                gpu_status st, const char *func)
+{
+    static const struct {
+        cuabi_device_attribute attribute;
+        int below; /* the feature is missing where the attribute is less */
+        const char *what;
+    } features[3] = {
+        {CUABI_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, 1, "cooperative launches"},
+        {CUABI_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, 1, "cluster launches"},
+        {CUABI_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 9, "programmatic stream serialization"},
+    };
+    const bool asked[3] = {config->cooperative, (config->cluster[0] | config->cluster[1] | config->cluster[2]) != 0,
+                           config->programmatic_serialization};
+    const cuabi_result rc = c->rc;
+    char why[512];
+    int value;
+
+    snprintf(why, sizeof(why), "%s", gpu_last_error());
+    for (int i = 0; i < 3; i++) {
+        value = features[i].below;
+        if (!asked[i] || GPU__INVOKE_RAW(c, cuDeviceGetAttribute, &value, features[i].attribute,
+                                         f->module->obj.ctx->device) != GPU_OK || c->rc != CUABI_SUCCESS ||
+            value >= features[i].below)
+            continue;
+        return gpu__fail(GPU_ERR_NOT_SUPPORTED, (int)rc, "%s: device %d does not support %s (%s)", func,
+                         f->module->obj.ctx->ordinal, features[i].what, why);
+    }
+    /* The queries set no error: the launch's stands. */
+    return st;
+}
+
+/* A launch with shared memory past 48 KiB or extended fields: off the plain launch's path. */
+static gpu_status launch_slow(struct gpu__call *c, const gpu_function *f, const gpu_launch_config *config,
+                              void **args, const char *func)
+{
+    cuabi_launch_attribute attrs[GPU__LAUNCH_ATTRS_MAX];
+    cuabi_launch_config ex;
+    gpu_status st = GPU_OK;
+
+    if (config->shared_mem_bytes > GPU_SHARED_MEMORY_DEFAULT_MAX)
+        st = shared_check(c, f, config->shared_mem_bytes, func);
+    if (st != GPU_OK)
+        return st;
+    if (!gpu__launch_is_extended(config))
+        return GPU__INVOKE(c, cuLaunchKernel, GPU_ERR_KERNEL_LAUNCH, f->cu, config->grid[0], config->grid[1],
+                           config->grid[2], config->block[0], config->block[1], config->block[2],
+                           config->shared_mem_bytes, c->stream, args, NULL);
+    gpu__launch_config_ex(config, c->stream, attrs, &ex);
+    /* Cooperative alone needs no cuLaunchKernelEx: drivers older than 11.8 have the older entry point. */
+    if (!c->drv->cuLaunchKernelEx && ex.num_attrs == 1 && config->cooperative)
+        st = GPU__INVOKE(c, cuLaunchCooperativeKernel, GPU_ERR_KERNEL_LAUNCH, f->cu, config->grid[0], config->grid[1],
+                         config->grid[2], config->block[0], config->block[1], config->block[2],
+                         config->shared_mem_bytes, c->stream, args);
+    else
+        st = GPU__INVOKE(c, cuLaunchKernelEx, GPU_ERR_KERNEL_LAUNCH, &ex, f->cu, args, NULL);
+    if (st != GPU_OK && c->rc != CUABI_SUCCESS)
+        st = feature_check(c, f, config, st, func);
+    return st;
 }
 
 /* A launch of a function already looked up, its configuration checked. */
@@ -44,6 +182,8 @@ static gpu_status launch(gpu_stream *stream, gpu_function *f, const gpu_launch_c
 
     if (!gpu__call_stream_for(&c, stream, f->module->obj.ctx, func, "the function", f->name))
         return c.st;
+    if (config->shared_mem_bytes > GPU_SHARED_MEMORY_DEFAULT_MAX || gpu__launch_is_extended(config))
+        return gpu__call_end(&c, launch_slow(&c, f, config, args, func));
     return GPU__INVOKE_END(&c, cuLaunchKernel, GPU_ERR_KERNEL_LAUNCH, f->cu, config->grid[0], config->grid[1],
                            config->grid[2], config->block[0], config->block[1], config->block[2],
                            config->shared_mem_bytes, c.stream, args, NULL);

@@ -197,3 +197,81 @@ void *gpu_function_raw(const gpu_function *function)
 {
     return function ? (void *)function->cu : NULL;
 }
+
+/* Looks up global `name` in the open call `c` (the module's context current). */
+static gpu_status global_find(struct gpu__call *c, const gpu_module *module, const char *name, cuabi_deviceptr *ptr,
+                              size_t *bytes)
+{
+    gpu_status st = GPU__INVOKE_RAW(c, cuModuleGetGlobal, ptr, bytes, module->cu, name);
+
+    if (st == GPU_OK && c->rc == CUABI_ERROR_NOT_FOUND)
+        return gpu__fail(GPU_ERR_FUNCTION_NOT_FOUND, (int)c->rc, "cuModuleGetGlobal: the module has no global \"%s\"",
+                         name);
+    return st == GPU_OK ? GPU__RESULT(c, cuModuleGetGlobal, GPU_ERR_DRIVER) : st;
+}
+
+gpu_status gpu_module_get_global(gpu_module *module, const char *name, uint64_t *address, size_t *bytes)
+{
+    struct gpu__call c;
+    cuabi_deviceptr ptr = 0;
+    size_t size = 0;
+    gpu_status st;
+
+    if (!module || !name || (!address && !bytes))
+        return GPU__INVALID(!module ? "module is NULL" : !name ? "name is NULL" : "address and bytes are NULL");
+    if (!gpu__call_object(&c, module->obj.ctx))
+        return c.st;
+    st = gpu__call_end(&c, global_find(&c, module, name, &ptr, &size));
+    if (st == GPU_OK && address)
+        *address = (uint64_t)ptr;
+    if (st == GPU_OK && bytes)
+        *bytes = size;
+    return st;
+}
+
+/* Opens a copy to or from global `name`: looked up, `bytes` checked against its size. False: c->st says why. */
+static bool global_copy_open(struct gpu__call *c, const gpu_module *module, const char *name, const void *host,
+                             size_t bytes, cuabi_deviceptr *ptr, const char *func)
+{
+    size_t size = 0;
+
+    if (!module || !name || (!host && bytes)) {
+        c->st = gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: %s is NULL", func,
+                          !module ? "module" : !name ? "name" : "the host pointer");
+        return false;
+    }
+    if (!gpu__call_object(c, module->obj.ctx))
+        return false;
+    c->st = global_find(c, module, name, ptr, &size);
+    if (c->st == GPU_OK && bytes > size)
+        c->st = gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: %zu bytes do not fit global \"%s\" of %zu", func, bytes, name,
+                          size);
+    if (c->st == GPU_OK)
+        return true;
+    c->st = gpu__call_end(c, c->st);
+    return false;
+}
+
+gpu_status gpu_module_copy_to_global(gpu_module *module, const char *name, const void *src, size_t bytes)
+{
+    struct gpu__call c;
+    cuabi_deviceptr ptr = 0;
+
+    if (!global_copy_open(&c, module, name, src, bytes, &ptr, __func__))
+        return c.st;
+    if (bytes == 0)
+        return gpu__call_end(&c, GPU_OK);
+    return GPU__INVOKE_END(&c, cuMemcpyHtoD, GPU_ERR_TRANSFER, ptr, src, bytes);
+}
+
+gpu_status gpu_module_copy_from_global(gpu_module *module, const char *name, void *dst, size_t bytes)
+{
+    struct gpu__call c;
+    cuabi_deviceptr ptr = 0;
+
+    if (!global_copy_open(&c, module, name, dst, bytes, &ptr, __func__))
+        return c.st;
+    if (bytes == 0)
+        return gpu__call_end(&c, GPU_OK);
+    return GPU__INVOKE_END(&c, cuMemcpyDtoH, GPU_ERR_TRANSFER, dst, ptr, bytes);
+}

@@ -63,6 +63,24 @@ GPU_API gpu_status gpu_buffer_copy_async(gpu_buffer *dst, const gpu_buffer *src,
                                          gpu_stream *stream);
 
 /**
+ * Fills `count` elements of `element_size` bytes (1, 2 or 4) from byte
+ * `offset` of the buffer with `value` (cuMemsetD8, D16, D32). The offset must
+ * be a multiple of the element size and the range must lie in the buffer;
+ * `value` must fit the element (at most 0xff for 1 byte, 0xffff for 2). A
+ * count of 0 is a no-op. Ordered on the legacy default stream as the
+ * synchronous copies are (a later synchronous copy sees the values), but it
+ * may return before the device has written them.
+ * GPU_ERR_INVALID_ARG (NULL, a misaligned or out-of-range request, a size
+ * other than 1, 2 or 4), GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT, GPU_ERR_TRANSFER.
+ */
+GPU_API gpu_status gpu_buffer_memset(gpu_buffer *buffer, size_t offset, size_t count, unsigned element_size,
+                                     uint32_t value);
+
+/** As gpu_buffer_memset(), queued on `stream` (cuMemsetD8Async, ...), which must be on the buffer's device. */
+GPU_API gpu_status gpu_buffer_memset_async(gpu_buffer *buffer, size_t offset, size_t count, unsigned element_size,
+                                           uint32_t value, gpu_stream *stream);
+
+/**
  * Allocates `bytes` (at least 1) of page-locked host memory, usable from every
  * context (cuMemHostAlloc with CU_MEMHOSTALLOC_PORTABLE).
  * GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_CONTEXT, GPU_ERR_OUT_OF_MEMORY.

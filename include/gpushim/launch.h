@@ -14,17 +14,47 @@ extern "C" {
  * A launch's shape. Every dimension must be at least 1; a block may hold at
  * most 1024 threads (x and y at most 1024, z at most 64); grid y and z at most
  * 65535. Anything else is GPU_ERR_INVALID_ARG before the driver sees it.
+ *
+ * More than 48 KiB (GPU_SHARED_MEMORY_DEFAULT_MAX) of dynamic shared memory
+ * needs the function's opt-in (gpu_function_set_attribute() with
+ * GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES); without it, or beyond what the
+ * device allows a block, the launch is GPU_ERR_INVALID_ARG before the driver
+ * sees it, naming the limit.
+ *
+ * The fields after shared_mem_bytes ask for more than a plain launch; zero
+ * (what an initializer that leaves them out gives) means "not asked for".
+ * Any of them makes the launch a cuLaunchKernelEx; a cooperative launch
+ * alone falls back to cuLaunchCooperativeKernel on a driver without it.
  */
 typedef struct gpu_launch_config {
     unsigned grid[3];
     unsigned block[3];
     unsigned shared_mem_bytes;
+    /*
+     * Thread-block cluster dimensions in blocks (compute capability 9.0):
+     * all 0 for none; otherwise each at least 1 and dividing the grid's.
+     */
+    unsigned cluster[3];
+    /* Every block resident at once, so that they may meet at a grid-wide barrier. */
+    bool cooperative;
+    /*
+     * Programmatic stream serialization: the kernel may begin before the
+     * previous kernel on the stream ends (it waits with griddepcontrol.wait
+     * where it needs that kernel's results; compute capability 9.0).
+     */
+    bool programmatic_serialization;
+    /* The launch's priority (lower numbers run first; 0 is the default). */
+    int priority;
 } gpu_launch_config;
 
 /** A one-dimensional launch of `blocks` blocks of `threads` threads. */
 GPU_API gpu_launch_config gpu_launch_config_1d(unsigned blocks, unsigned threads);
 
-/** GPU_OK if the configuration is possible, else GPU_ERR_INVALID_ARG with the reason. */
+/**
+ * GPU_OK if the configuration is possible, else GPU_ERR_INVALID_ARG with the
+ * reason. Checks the shape (and the cluster's) only: the shared memory a
+ * function allows is checked at launch.
+ */
 GPU_API gpu_status gpu_launch_config_check(const gpu_launch_config *config);
 
 /**

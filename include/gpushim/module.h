@@ -41,6 +41,29 @@ GPU_API gpu_status gpu_module_get_function(gpu_module *module, const char *name,
 /** The CUfunction. */
 GPU_API void *gpu_function_raw(const gpu_function *function);
 
+/**
+ * The device address and size in bytes of the module's `__device__` or
+ * `__constant__` variable `name` (cuModuleGetGlobal). Either out pointer may
+ * be NULL; each is written only on success. Thread-safe.
+ * GPU_ERR_INVALID_ARG (NULL module or name, both outs NULL),
+ * GPU_ERR_FUNCTION_NOT_FOUND (the module has no global of that name),
+ * GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT, GPU_ERR_DRIVER.
+ */
+GPU_API gpu_status gpu_module_get_global(gpu_module *module, const char *name, uint64_t *address, size_t *bytes);
+
+/**
+ * Copies `bytes` from host memory to the start of the module's global `name`
+ * (a `__constant__` a kernel then reads), synchronously on the legacy default
+ * stream, as gpu_buffer_copy_from_host() does. Zero bytes looks the global up
+ * and copies nothing. GPU_ERR_INVALID_ARG (NULL, more bytes than the global
+ * holds), GPU_ERR_FUNCTION_NOT_FOUND, GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT,
+ * GPU_ERR_TRANSFER.
+ */
+GPU_API gpu_status gpu_module_copy_to_global(gpu_module *module, const char *name, const void *src, size_t bytes);
+
+/** Copies the first `bytes` of the module's global `name` to host memory; as gpu_module_copy_to_global(). */
+GPU_API gpu_status gpu_module_copy_from_global(gpu_module *module, const char *name, void *dst, size_t bytes);
+
 #ifdef __cplusplus
 }
 #endif

@@ -214,4 +214,124 @@ typedef cuabi_result (*cuabi_pfn_cuGetProcAddress)(const char *symbol, void **pf
 #define CUABI_SYMBOL_cuDriverGetVersion "cuDriverGetVersion"
 #define CUABI_SYMBOL_cuGetProcAddress "cuGetProcAddress_v2"
 
+/* ---- Kernels: attributes, occupancy, extended launches, memset, globals, limits (issue 11). ---- */
+
+typedef unsigned int cuabi_function_attribute; /* CUfunction_attribute */
+typedef unsigned int cuabi_func_cache;         /* CUfunc_cache */
+typedef unsigned int cuabi_limit;              /* CUlimit */
+typedef unsigned int cuabi_launch_attribute_id; /* CUlaunchAttributeID */
+typedef size_t (*cuabi_occupancy_b2d_size)(int block_size);
+
+struct cuabi_uuid {
+    char bytes[16];
+};
+typedef struct cuabi_uuid cuabi_uuid;
+
+/* CUlaunchAttributeValue: a 64-byte union; gpushim sets only these members. */
+typedef union cuabi_launch_attribute_value {
+    char pad[64];
+    int cooperative;
+    struct {
+        unsigned int x, y, z;
+    } cluster_dim;
+    int programmatic_stream_serialization_allowed;
+    int priority;
+} cuabi_launch_attribute_value;
+
+typedef struct cuabi_launch_attribute {
+    cuabi_launch_attribute_id id;
+    char pad[8 - sizeof(cuabi_launch_attribute_id)];
+    cuabi_launch_attribute_value value;
+} cuabi_launch_attribute;
+
+/* Tagged, so that the abi suite can compare the layout and then read the typedef's name as cuda.h's. */
+struct cuabi_launch_config {
+    unsigned int grid_x, grid_y, grid_z;
+    unsigned int block_x, block_y, block_z;
+    unsigned int shared_mem_bytes;
+    cuabi_stream stream;
+    cuabi_launch_attribute *attrs;
+    unsigned int num_attrs;
+};
+typedef struct cuabi_launch_config cuabi_launch_config;
+
+enum {
+    CUABI_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0,
+    CUABI_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,
+    CUABI_FUNC_ATTRIBUTE_CONST_SIZE_BYTES = 2,
+    CUABI_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3,
+    CUABI_FUNC_ATTRIBUTE_NUM_REGS = 4,
+    CUABI_FUNC_ATTRIBUTE_PTX_VERSION = 5,
+    CUABI_FUNC_ATTRIBUTE_BINARY_VERSION = 6,
+    CUABI_FUNC_ATTRIBUTE_CACHE_MODE_CA = 7,
+    CUABI_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+    CUABI_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT = 9,
+};
+
+enum {
+    CUABI_FUNC_CACHE_PREFER_NONE = 0,
+    CUABI_FUNC_CACHE_PREFER_SHARED = 1,
+    CUABI_FUNC_CACHE_PREFER_L1 = 2,
+    CUABI_FUNC_CACHE_PREFER_EQUAL = 3,
+};
+
+enum {
+    CUABI_LIMIT_STACK_SIZE = 0,
+    CUABI_LIMIT_PRINTF_FIFO_SIZE = 1,
+    CUABI_LIMIT_MALLOC_HEAP_SIZE = 2,
+};
+
+enum {
+    CUABI_OCCUPANCY_DEFAULT = 0,
+    CUABI_OCCUPANCY_DISABLE_CACHING_OVERRIDE = 1,
+};
+
+enum {
+    CUABI_LAUNCH_ATTRIBUTE_COOPERATIVE = 2,
+    CUABI_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
+    CUABI_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6,
+    CUABI_LAUNCH_ATTRIBUTE_PRIORITY = 8,
+};
+
+/* CUdevice_attribute values of the public gpu_device_attribute enum, and those gpushim asks for itself. */
+#define CUABI_DEVICE_ATTRIBUTE_LIST(X) \
+    X(MAX_THREADS_PER_BLOCK, 1) \
+    X(MAX_BLOCK_DIM_X, 2) \
+    X(MAX_BLOCK_DIM_Y, 3) \
+    X(MAX_BLOCK_DIM_Z, 4) \
+    X(MAX_GRID_DIM_X, 5) \
+    X(MAX_GRID_DIM_Y, 6) \
+    X(MAX_GRID_DIM_Z, 7) \
+    X(MAX_SHARED_MEMORY_PER_BLOCK, 8) \
+    X(TOTAL_CONSTANT_MEMORY, 9) \
+    X(WARP_SIZE, 10) \
+    X(MAX_REGISTERS_PER_BLOCK, 12) \
+    X(CLOCK_RATE, 13) \
+    X(INTEGRATED, 18) \
+    X(CONCURRENT_KERNELS, 31) \
+    X(ECC_ENABLED, 32) \
+    X(MEMORY_CLOCK_RATE, 36) \
+    X(GLOBAL_MEMORY_BUS_WIDTH, 37) \
+    X(L2_CACHE_SIZE, 38) \
+    X(MAX_THREADS_PER_MULTIPROCESSOR, 39) \
+    X(ASYNC_ENGINE_COUNT, 40) \
+    X(UNIFIED_ADDRESSING, 41) \
+    X(STREAM_PRIORITIES_SUPPORTED, 78) \
+    X(MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, 81) \
+    X(MAX_REGISTERS_PER_MULTIPROCESSOR, 82) \
+    X(MANAGED_MEMORY, 83) \
+    X(COOPERATIVE_LAUNCH, 95) \
+    X(MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 97) \
+    X(MAX_BLOCKS_PER_MULTIPROCESSOR, 106) \
+    X(RESERVED_SHARED_MEMORY_PER_BLOCK, 111) \
+    X(CLUSTER_LAUNCH, 120)
+
+enum {
+#define CUABI_DEVICE_ATTRIBUTE_ENUM(name, value) CUABI_DEVICE_ATTRIBUTE_##name = value,
+    CUABI_DEVICE_ATTRIBUTE_LIST(CUABI_DEVICE_ATTRIBUTE_ENUM)
+#undef CUABI_DEVICE_ATTRIBUTE_ENUM
+};
+
+/* ---- End of issue 11's block. ---- */
+
 #endif

@@ -117,3 +117,47 @@ GPU__ENTRY(OPTIONAL, cuGraphInstantiateWithFlags, cuGraphInstantiateWithFlags,
 GPU__ENTRY(OPTIONAL, cuGraphLaunch, cuGraphLaunch, (cuabi_graph_exec exec, cuabi_stream stream), (exec, stream))
 GPU__ENTRY(OPTIONAL, cuGraphDestroy, cuGraphDestroy, (cuabi_graph graph), (graph))
 GPU__ENTRY(OPTIONAL, cuGraphExecDestroy, cuGraphExecDestroy, (cuabi_graph_exec exec), (exec))
+
+/* Kernels: attributes, occupancy, extended launches, memset, globals, limits (issue 11). */
+GPU__ENTRY(OPTIONAL, cuFuncGetAttribute, cuFuncGetAttribute,
+           (int *value, cuabi_function_attribute attrib, cuabi_function f), (value, attrib, f))
+GPU__ENTRY(OPTIONAL, cuFuncSetAttribute, cuFuncSetAttribute,
+           (cuabi_function f, cuabi_function_attribute attrib, int value), (f, attrib, value))
+GPU__ENTRY(OPTIONAL, cuFuncSetCacheConfig, cuFuncSetCacheConfig, (cuabi_function f, cuabi_func_cache config),
+           (f, config))
+GPU__ENTRY(OPTIONAL, cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags,
+           cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags,
+           (int *blocks, cuabi_function f, int block_size, size_t dynamic_shared, unsigned int flags),
+           (blocks, f, block_size, dynamic_shared, flags))
+GPU__ENTRY(OPTIONAL, cuOccupancyMaxPotentialBlockSizeWithFlags, cuOccupancyMaxPotentialBlockSizeWithFlags,
+           (int *min_grid_size, int *block_size, cuabi_function f, cuabi_occupancy_b2d_size shared_of_block,
+            size_t dynamic_shared, int block_size_limit, unsigned int flags),
+           (min_grid_size, block_size, f, shared_of_block, dynamic_shared, block_size_limit, flags))
+GPU__ENTRY(OPTIONAL, cuOccupancyMaxActiveClusters, cuOccupancyMaxActiveClusters,
+           (int *clusters, cuabi_function f, const cuabi_launch_config *config), (clusters, f, config))
+GPU__ENTRY(OPTIONAL, cuLaunchKernelEx, cuLaunchKernelEx,
+           (const cuabi_launch_config *config, cuabi_function f, void **params, void **extra),
+           (config, f, params, extra))
+GPU__ENTRY(OPTIONAL, cuLaunchCooperativeKernel, cuLaunchCooperativeKernel,
+           (cuabi_function f, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z,
+            unsigned int block_x, unsigned int block_y, unsigned int block_z,
+            unsigned int shared_mem_bytes, cuabi_stream stream, void **params),
+           (f, grid_x, grid_y, grid_z, block_x, block_y, block_z, shared_mem_bytes, stream, params))
+GPU__ENTRY(OPTIONAL, cuMemsetD8, cuMemsetD8_v2, (cuabi_deviceptr dst, unsigned char value, size_t count),
+           (dst, value, count))
+GPU__ENTRY(OPTIONAL, cuMemsetD16, cuMemsetD16_v2, (cuabi_deviceptr dst, unsigned short value, size_t count),
+           (dst, value, count))
+GPU__ENTRY(OPTIONAL, cuMemsetD32, cuMemsetD32_v2, (cuabi_deviceptr dst, unsigned int value, size_t count),
+           (dst, value, count))
+GPU__ENTRY(OPTIONAL, cuMemsetD8Async, cuMemsetD8Async,
+           (cuabi_deviceptr dst, unsigned char value, size_t count, cuabi_stream stream), (dst, value, count, stream))
+GPU__ENTRY(OPTIONAL, cuMemsetD16Async, cuMemsetD16Async,
+           (cuabi_deviceptr dst, unsigned short value, size_t count, cuabi_stream stream),
+           (dst, value, count, stream))
+GPU__ENTRY(OPTIONAL, cuMemsetD32Async, cuMemsetD32Async,
+           (cuabi_deviceptr dst, unsigned int value, size_t count, cuabi_stream stream), (dst, value, count, stream))
+GPU__ENTRY(OPTIONAL, cuModuleGetGlobal, cuModuleGetGlobal_v2,
+           (cuabi_deviceptr *ptr, size_t *bytes, cuabi_module module, const char *name), (ptr, bytes, module, name))
+GPU__ENTRY(OPTIONAL, cuCtxGetLimit, cuCtxGetLimit, (size_t *value, cuabi_limit limit), (value, limit))
+GPU__ENTRY(OPTIONAL, cuCtxSetLimit, cuCtxSetLimit, (cuabi_limit limit, size_t value), (limit, value))
+GPU__ENTRY(OPTIONAL, cuDeviceGetUuid, cuDeviceGetUuid_v2, (cuabi_uuid *uuid, cuabi_device dev), (uuid, dev))

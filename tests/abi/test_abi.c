@@ -88,6 +88,81 @@ SAME_TYPE(cuabi_pfn_cuInit, __typeof__(&cuInit));
 SAME_TYPE(cuabi_pfn_cuDriverGetVersion, __typeof__(&cuDriverGetVersion));
 SAME_TYPE(cuabi_pfn_cuGetProcAddress, __typeof__(&cuGetProcAddress_v2));
 
+/* ---- Kernels (issue 11): attributes, occupancy, extended launches, memset, globals, limits ---- */
+
+SAME_VALUE(CUABI_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+SAME_VALUE(CUABI_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
+SAME_VALUE(CUABI_FUNC_ATTRIBUTE_CONST_SIZE_BYTES, CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES);
+SAME_VALUE(CUABI_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
+SAME_VALUE(CUABI_FUNC_ATTRIBUTE_NUM_REGS, CU_FUNC_ATTRIBUTE_NUM_REGS);
+SAME_VALUE(CUABI_FUNC_ATTRIBUTE_PTX_VERSION, CU_FUNC_ATTRIBUTE_PTX_VERSION);
+SAME_VALUE(CUABI_FUNC_ATTRIBUTE_BINARY_VERSION, CU_FUNC_ATTRIBUTE_BINARY_VERSION);
+SAME_VALUE(CUABI_FUNC_ATTRIBUTE_CACHE_MODE_CA, CU_FUNC_ATTRIBUTE_CACHE_MODE_CA);
+SAME_VALUE(CUABI_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
+SAME_VALUE(CUABI_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT);
+SAME_VALUE(CUABI_FUNC_CACHE_PREFER_NONE, CU_FUNC_CACHE_PREFER_NONE);
+SAME_VALUE(CUABI_FUNC_CACHE_PREFER_SHARED, CU_FUNC_CACHE_PREFER_SHARED);
+SAME_VALUE(CUABI_FUNC_CACHE_PREFER_L1, CU_FUNC_CACHE_PREFER_L1);
+SAME_VALUE(CUABI_FUNC_CACHE_PREFER_EQUAL, CU_FUNC_CACHE_PREFER_EQUAL);
+SAME_VALUE(CUABI_LIMIT_STACK_SIZE, CU_LIMIT_STACK_SIZE);
+SAME_VALUE(CUABI_LIMIT_PRINTF_FIFO_SIZE, CU_LIMIT_PRINTF_FIFO_SIZE);
+SAME_VALUE(CUABI_LIMIT_MALLOC_HEAP_SIZE, CU_LIMIT_MALLOC_HEAP_SIZE);
+SAME_VALUE(CUABI_OCCUPANCY_DEFAULT, CU_OCCUPANCY_DEFAULT);
+SAME_VALUE(CUABI_OCCUPANCY_DISABLE_CACHING_OVERRIDE, CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE);
+SAME_VALUE(CUABI_LAUNCH_ATTRIBUTE_COOPERATIVE, CU_LAUNCH_ATTRIBUTE_COOPERATIVE);
+SAME_VALUE(CUABI_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION);
+SAME_VALUE(CUABI_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+           CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION);
+SAME_VALUE(CUABI_LAUNCH_ATTRIBUTE_PRIORITY, CU_LAUNCH_ATTRIBUTE_PRIORITY);
+#define CHECK_DEVICE_ATTRIBUTE(name, value) \
+    SAME_VALUE(CUABI_DEVICE_ATTRIBUTE_##name, CU_DEVICE_ATTRIBUTE_##name); SAME_VALUE(value, CU_DEVICE_ATTRIBUTE_##name);
+CUABI_DEVICE_ATTRIBUTE_LIST(CHECK_DEVICE_ATTRIBUTE)
+
+SAME_TYPE(cuabi_function_attribute, CUfunction_attribute);
+SAME_TYPE(cuabi_func_cache, CUfunc_cache);
+SAME_TYPE(cuabi_limit, CUlimit);
+SAME_TYPE(cuabi_launch_attribute_id, CUlaunchAttributeID);
+SAME_TYPE(cuabi_occupancy_b2d_size, CUoccupancyB2DSize);
+
+/* The structs, field by field: same size, same offsets, same member types. */
+#define SAME_FIELD(ours, theirs, a, b) \
+    _Static_assert(offsetof(ours, a) == offsetof(theirs, b), #ours "." #a " is at " #theirs "." #b); \
+    SAME_TYPE(__typeof__(((ours *)0)->a), __typeof__(((theirs *)0)->b))
+_Static_assert(sizeof(struct cuabi_uuid) == sizeof(CUuuid), "CUuuid's size");
+SAME_FIELD(struct cuabi_uuid, CUuuid, bytes, bytes);
+_Static_assert(sizeof(cuabi_launch_attribute_value) == sizeof(CUlaunchAttributeValue), "CUlaunchAttributeValue");
+SAME_FIELD(cuabi_launch_attribute_value, CUlaunchAttributeValue, cooperative, cooperative);
+SAME_FIELD(cuabi_launch_attribute_value, CUlaunchAttributeValue, cluster_dim.x, clusterDim.x);
+SAME_FIELD(cuabi_launch_attribute_value, CUlaunchAttributeValue, cluster_dim.y, clusterDim.y);
+SAME_FIELD(cuabi_launch_attribute_value, CUlaunchAttributeValue, cluster_dim.z, clusterDim.z);
+SAME_FIELD(cuabi_launch_attribute_value, CUlaunchAttributeValue, programmatic_stream_serialization_allowed,
+           programmaticStreamSerializationAllowed);
+SAME_FIELD(cuabi_launch_attribute_value, CUlaunchAttributeValue, priority, priority);
+_Static_assert(sizeof(cuabi_launch_attribute) == sizeof(CUlaunchAttribute), "CUlaunchAttribute's size");
+_Static_assert(offsetof(cuabi_launch_attribute, id) == offsetof(CUlaunchAttribute, id), "CUlaunchAttribute.id");
+_Static_assert(offsetof(cuabi_launch_attribute, value) == offsetof(CUlaunchAttribute, value),
+               "CUlaunchAttribute.value");
+_Static_assert(sizeof(struct cuabi_launch_config) == sizeof(CUlaunchConfig), "CUlaunchConfig's size");
+SAME_FIELD(struct cuabi_launch_config, CUlaunchConfig, grid_x, gridDimX);
+SAME_FIELD(struct cuabi_launch_config, CUlaunchConfig, grid_y, gridDimY);
+SAME_FIELD(struct cuabi_launch_config, CUlaunchConfig, grid_z, gridDimZ);
+SAME_FIELD(struct cuabi_launch_config, CUlaunchConfig, block_x, blockDimX);
+SAME_FIELD(struct cuabi_launch_config, CUlaunchConfig, block_y, blockDimY);
+SAME_FIELD(struct cuabi_launch_config, CUlaunchConfig, block_z, blockDimZ);
+SAME_FIELD(struct cuabi_launch_config, CUlaunchConfig, shared_mem_bytes, sharedMemBytes);
+SAME_FIELD(struct cuabi_launch_config, CUlaunchConfig, stream, hStream);
+SAME_FIELD(struct cuabi_launch_config, CUlaunchConfig, num_attrs, numAttrs);
+_Static_assert(offsetof(struct cuabi_launch_config, attrs) == offsetof(CUlaunchConfig, attrs), "CUlaunchConfig.attrs");
+
+/*
+ * The layouts being the same, the prototypes below read gpushim's struct
+ * names as cuda.h's: the entry points are then compared like the others.
+ */
+#define cuabi_launch_config CUlaunchConfig
+#define cuabi_uuid CUuuid
+
+/* ---- End of issue 11's block ---- */
+
 /*
  * Every entry point's prototype is the one cuda.h declares for the name.
  * `name` is expanded here, so cuda.h's own version macros pick the symbol.

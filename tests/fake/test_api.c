@@ -109,7 +109,7 @@ static void driver_queries(void **state)
     FT_INVALID(gpu_device_count(NULL), "out is NULL");
     FT_INVALID(gpu_device_can_access_peer(0, 1, NULL), "out is NULL");
     FT_INVALID(gpu_device_can_access_peer(-1, 1, &can), "negative");
-    FT_INVALID(gpu_device_get_info(-3, &(gpu_device_info){{0}, 0, 0, 0, 0, {0}}), "device -3 is negative");
+    FT_INVALID(gpu_device_get_info(-3, &(gpu_device_info){.total_memory = 0}), "device -3 is negative");
     /* A failed cuGetErrorString leaves the sentence out, not the message. */
     fake_fail("cuDeviceGetCount", 1, CUABI_ERROR_NOT_SUPPORTED);
     fake_fail("cuGetErrorString", 1, CUABI_ERROR_UNKNOWN);
@@ -322,18 +322,18 @@ static void launch_config(void **state)
     assert_int_equal(c.shared_mem_bytes, 0);
     FT_OK(gpu_launch_config_check(&c));
     FT_INVALID(gpu_launch_config_check(NULL), "config is NULL");
-    FT_INVALID(gpu_launch_config_check(&(gpu_launch_config){{0, 1, 1}, {1, 1, 1}, 0}), "grid x is 0");
-    FT_INVALID(gpu_launch_config_check(&(gpu_launch_config){{1, 1, 1}, {1, 0, 1}, 0}), "block y is 0");
-    FT_INVALID(gpu_launch_config_check(&(gpu_launch_config){{1, 65536, 1}, {1, 1, 1}, 0}), "grid y is 65536");
-    FT_INVALID(gpu_launch_config_check(&(gpu_launch_config){{1, 1, 1}, {1, 1, 65}, 0}), "block z is 65");
-    FT_INVALID(gpu_launch_config_check(&(gpu_launch_config){{1, 1, 1}, {64, 32, 1}, 0}), "2048 threads");
+    FT_INVALID(gpu_launch_config_check(&(gpu_launch_config){.grid = {0, 1, 1}, .block = {1, 1, 1}, .shared_mem_bytes = 0}), "grid x is 0");
+    FT_INVALID(gpu_launch_config_check(&(gpu_launch_config){.grid = {1, 1, 1}, .block = {1, 0, 1}, .shared_mem_bytes = 0}), "block y is 0");
+    FT_INVALID(gpu_launch_config_check(&(gpu_launch_config){.grid = {1, 65536, 1}, .block = {1, 1, 1}, .shared_mem_bytes = 0}), "grid y is 65536");
+    FT_INVALID(gpu_launch_config_check(&(gpu_launch_config){.grid = {1, 1, 1}, .block = {1, 1, 65}, .shared_mem_bytes = 0}), "block z is 65");
+    FT_INVALID(gpu_launch_config_check(&(gpu_launch_config){.grid = {1, 1, 1}, .block = {64, 32, 1}, .shared_mem_bytes = 0}), "2048 threads");
 }
 
 /* The launch's shape and shared memory arrive in the kernel as given. */
 static void launch_reaches_kernel(void **state)
 {
     gpu_buffer *b = NULL;
-    gpu_launch_config c = {{2, 3, 4}, {5, 6, 7}, 100};
+    gpu_launch_config c = {.grid = {2, 3, 4}, .block = {5, 6, 7}, .shared_mem_bytes = 100};
     uint64_t ptr;
     void *args[] = {&ptr};
     uint32_t got[7];

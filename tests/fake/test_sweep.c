@@ -347,7 +347,7 @@ static void undo_begin_capture(void *made)
 static void prepare_end_capture(void)
 {
     FT_OK(gpu_stream_begin_capture(fx.nb, GPU_CAPTURE_MODE_GLOBAL));
-    FT_OK(gpu_stream_launch_function(fx.nb, fx.f, &(gpu_launch_config){{1, 1, 1}, {4, 1, 1}, 0},
+    FT_OK(gpu_stream_launch_function(fx.nb, fx.f, &(gpu_launch_config){.grid = {1, 1, 1}, .block = {4, 1, 1}, .shared_mem_bytes = 0},
                                      (void *[]){&(uint64_t){gpu_buffer_device_ptr(fx.b)}, &(uint32_t){4}}));
 }
 
@@ -643,6 +643,245 @@ static gpu_status run_host_destroy(void **made)
     return GPU_OK;
 }
 
+/* ---- Kernels (issue 11): attributes, occupancy, extended launches, memset, globals, limits ---- */
+
+static const char kernels_ptx[] = ".version 8.0\n"
+                                  ".fake_kernel launch_ex_info\n"
+                                  ".fake_kernel fill_u32\n"
+                                  ".fake_global table 64\n";
+
+/* Made on first use, destroyed by teardown(). */
+static struct {
+    gpu_module *m;
+    gpu_function *info, *fill;
+} kx;
+
+static void kernels_setup(void)
+{
+    if (kx.m)
+        return;
+    FT_OK(gpu_module_load_data(fx.ctx[0], kernels_ptx, strlen(kernels_ptx), &kx.m));
+    FT_OK(gpu_module_get_function(kx.m, "launch_ex_info", &kx.info));
+    FT_OK(gpu_module_get_function(kx.m, "fill_u32", &kx.fill));
+    FT_OK(gpu_function_set_attribute(kx.fill, GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES, 64 * 1024));
+}
+
+static void kernels_teardown(void)
+{
+    gpu_module_destroy(kx.m);
+    kx.m = NULL;
+}
+
+static gpu_status run_device_get_attribute(void **made)
+{
+    int v = -7;
+    gpu_status st = gpu_device_get_attribute(0, GPU_DEVICE_ATTR_WARP_SIZE, &v);
+
+    (void)made;
+    assert_int_equal(v, st == GPU_OK ? 32 : -7);
+    return st;
+}
+
+static gpu_status run_device_get_uuid(void **made)
+{
+    gpu_uuid u;
+    gpu_status st;
+
+    (void)made;
+    memset(&u, 0x5a, sizeof(u));
+    st = gpu_device_get_uuid(1, &u);
+    assert_int_equal(u.bytes[15], st == GPU_OK ? 32 : 0x5a);
+    return st;
+}
+
+static gpu_status run_get_limit(void **made)
+{
+    size_t v = 7;
+    gpu_status st = gpu_context_get_limit(fx.ctx[0], GPU_LIMIT_PRINTF_FIFO_SIZE, &v);
+
+    (void)made;
+    if (st == GPU_OK)
+        assert_true(v > 7);
+    else
+        assert_int_equal(v, 7);
+    return st;
+}
+
+static gpu_status run_set_limit(void **made)
+{
+    (void)made;
+    return gpu_context_set_limit(fx.ctx[0], GPU_LIMIT_MALLOC_HEAP_SIZE, 16 << 20);
+}
+
+static gpu_status run_function_get_attribute(void **made)
+{
+    int v = -7;
+    gpu_status st;
+
+    (void)made;
+    kernels_setup();
+    st = gpu_function_get_attribute(kx.fill, GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES, &v);
+    assert_int_equal(v, st == GPU_OK ? 64 * 1024 : -7);
+    return st;
+}
+
+static gpu_status run_function_set_attribute(void **made)
+{
+    (void)made;
+    kernels_setup();
+    return gpu_function_set_attribute(kx.info, GPU_FUNCTION_PREFERRED_SHARED_CARVEOUT, 50);
+}
+
+static gpu_status run_function_set_cache_config(void **made)
+{
+    (void)made;
+    kernels_setup();
+    return gpu_function_set_cache_config(kx.info, GPU_CACHE_PREFER_L1);
+}
+
+static gpu_status run_max_active_blocks(void **made)
+{
+    int n = -7;
+    gpu_status st;
+
+    (void)made;
+    kernels_setup();
+    st = gpu_function_max_active_blocks(kx.info, 256, 0, &n);
+    assert_int_equal(n, st == GPU_OK ? 8 : -7);
+    return st;
+}
+
+static gpu_status run_max_potential_block_size(void **made)
+{
+    unsigned grid = 7, block = 7;
+    gpu_status st;
+
+    (void)made;
+    kernels_setup();
+    st = gpu_function_max_potential_block_size(kx.info, 0, 0, &grid, &block);
+    if (st == GPU_OK)
+        assert_true(block >= 32 && block <= 1024 && grid > 0);
+    else
+        assert_true(grid == 7 && block == 7);
+    return st;
+}
+
+static gpu_status run_max_active_clusters(void **made)
+{
+    gpu_launch_config c = {.grid = {2, 1, 1}, .block = {128, 1, 1}, .cluster = {2, 1, 1}};
+    int n = -7;
+    gpu_status st;
+
+    (void)made;
+    kernels_setup();
+    st = gpu_function_max_active_clusters(kx.info, &c, &n);
+    assert_true(st == GPU_OK ? n > 0 : n == -7);
+    return st;
+}
+
+/* An extended launch of launch_ex_info into fx.b; undo_sync_s then checks nothing more. */
+static gpu_status launch_ex(const gpu_launch_config *c)
+{
+    uint64_t ptr = gpu_buffer_device_ptr(fx.b);
+
+    kernels_setup();
+    return gpu_stream_launch_function(fx.s, kx.info, c, (void *[]){&ptr});
+}
+
+static gpu_status run_launch_cooperative(void **made)
+{
+    (void)made;
+    return launch_ex(&(gpu_launch_config){.grid = {4, 1, 1}, .block = {64, 1, 1}, .cooperative = true});
+}
+
+static gpu_status run_launch_cluster(void **made)
+{
+    (void)made;
+    return launch_ex(&(gpu_launch_config){.grid = {4, 1, 1}, .block = {64, 1, 1}, .cluster = {2, 1, 1},
+                                          .programmatic_serialization = true, .priority = -1});
+}
+
+static gpu_status run_launch_big_shared(void **made)
+{
+    uint64_t ptr = gpu_buffer_device_ptr(fx.b);
+    uint32_t v = 9, n = 8;
+
+    (void)made;
+    kernels_setup();
+    return gpu_stream_launch_function(fx.s, kx.fill,
+                                      &(gpu_launch_config){.grid = {1, 1, 1}, .block = {8, 1, 1},
+                                                           .shared_mem_bytes = 64 * 1024},
+                                      (void *[]){&ptr, &v, &n});
+}
+
+static gpu_status run_memset8(void **made)
+{
+    (void)made;
+    return gpu_buffer_memset(fx.b, 1, 7, 1, 0xab);
+}
+
+static gpu_status run_memset16(void **made)
+{
+    (void)made;
+    return gpu_buffer_memset(fx.b, 2, 7, 2, 0xabcd);
+}
+
+static gpu_status run_memset32(void **made)
+{
+    (void)made;
+    return gpu_buffer_memset(fx.b, 4, 7, 4, 0xabcdef01u);
+}
+
+static gpu_status run_memset8_async(void **made)
+{
+    (void)made;
+    return gpu_buffer_memset_async(fx.b, 1, 7, 1, 0xab, fx.s);
+}
+
+static gpu_status run_memset16_async(void **made)
+{
+    (void)made;
+    return gpu_buffer_memset_async(fx.b, 2, 7, 2, 0xabcd, fx.s);
+}
+
+static gpu_status run_memset32_async(void **made)
+{
+    (void)made;
+    return gpu_buffer_memset_async(fx.b, 4, 7, 4, 0xabcdef01u, fx.s);
+}
+
+static gpu_status run_get_global(void **made)
+{
+    uint64_t address = 7;
+    size_t bytes = 7;
+    gpu_status st;
+
+    (void)made;
+    kernels_setup();
+    st = gpu_module_get_global(kx.m, "table", &address, &bytes);
+    if (st == GPU_OK)
+        assert_true(address != 7 && bytes == 64);
+    else
+        assert_true(address == 7 && bytes == 7);
+    return st;
+}
+
+static gpu_status run_copy_to_global(void **made)
+{
+    (void)made;
+    kernels_setup();
+    return gpu_module_copy_to_global(kx.m, "table", fx.host, 64);
+}
+
+static gpu_status run_copy_from_global(void **made)
+{
+    uint32_t out[16];
+
+    (void)made;
+    kernels_setup();
+    return gpu_module_copy_from_global(kx.m, "table", out, sizeof(out));
+}
+
 #define W(entry, status) {entry, status}
 
 static const op ops[] = {
@@ -650,7 +889,7 @@ static const op ops[] = {
      {W("cuDeviceGetCount", GPU_ERR_DRIVER)}},
     {"gpu_device_get_info", 0, false, NULL, run_device_get_info, NULL, NULL, NULL,
      {W("cuDeviceGet", GPU_ERR_NO_DEVICE), W("cuDeviceGetName", GPU_ERR_DRIVER), W("cuDeviceTotalMem", GPU_ERR_DRIVER),
-      W("cuDeviceGetAttribute", GPU_ERR_DRIVER), W("cuDeviceGetPCIBusId", GPU_OK)}},
+      W("cuDeviceGetAttribute", GPU_ERR_DRIVER), W("cuDeviceGetPCIBusId", GPU_OK), W("cuDeviceGetUuid", GPU_OK)}},
     {"gpu_device_can_access_peer", 0, false, NULL, run_can_access_peer, NULL, NULL, NULL,
      {W("cuDeviceGet", GPU_ERR_NO_DEVICE), W("cuDeviceCanAccessPeer", GPU_ERR_DRIVER)}},
     {"gpu_context_create", 0, false, NULL, run_context_create, undo_context, NULL, NULL,
@@ -745,6 +984,47 @@ static const op ops[] = {
      {W("cuMemFreeHost", GPU_OK)}},
     {"gpu_host_buffer_destroy(registered)", 0, true, prepare_host_registered, run_host_destroy, NULL, NULL, NULL,
      {W("cuMemHostUnregister", GPU_OK)}},
+    /* Kernels (issue 11). */
+    {"gpu_device_get_attribute", 0, false, NULL, run_device_get_attribute, NULL, NULL, NULL,
+     {W("cuDeviceGet", GPU_ERR_NO_DEVICE), W("cuDeviceGetAttribute", GPU_ERR_DRIVER)}},
+    {"gpu_device_get_uuid", 0, false, NULL, run_device_get_uuid, NULL, NULL, NULL,
+     {W("cuDeviceGet", GPU_ERR_NO_DEVICE), W("cuDeviceGetUuid", GPU_ERR_DRIVER)}},
+    {"gpu_context_get_limit", 0, false, NULL, run_get_limit, NULL, NULL, NULL, {W("cuCtxGetLimit", GPU_ERR_DRIVER)}},
+    {"gpu_context_set_limit", 0, false, NULL, run_set_limit, NULL, NULL, NULL, {W("cuCtxSetLimit", GPU_ERR_DRIVER)}},
+    {"gpu_function_get_attribute", 0, false, NULL, run_function_get_attribute, NULL, NULL, NULL,
+     {W("cuFuncGetAttribute", GPU_ERR_DRIVER)}},
+    {"gpu_function_set_attribute", 0, false, NULL, run_function_set_attribute, NULL, NULL, NULL,
+     {W("cuFuncSetAttribute", GPU_ERR_DRIVER)}},
+    {"gpu_function_set_cache_config", 0, false, NULL, run_function_set_cache_config, NULL, NULL, NULL,
+     {W("cuFuncSetCacheConfig", GPU_ERR_DRIVER)}},
+    {"gpu_function_max_active_blocks", 0, false, NULL, run_max_active_blocks, NULL, NULL, NULL,
+     {W("cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", GPU_ERR_DRIVER)}},
+    {"gpu_function_max_potential_block_size", 0, false, NULL, run_max_potential_block_size, NULL, NULL, NULL,
+     {W("cuOccupancyMaxPotentialBlockSizeWithFlags", GPU_ERR_DRIVER)}},
+    {"gpu_function_max_active_clusters", 0, false, NULL, run_max_active_clusters, NULL, NULL, NULL,
+     {W("cuOccupancyMaxActiveClusters", GPU_ERR_DRIVER)}},
+    {"gpu_stream_launch_function(cooperative)", 0, false, NULL, run_launch_cooperative, undo_sync_s, NULL, NULL,
+     {W("cuLaunchKernelEx", GPU_ERR_KERNEL_LAUNCH)}},
+    {"gpu_stream_launch_function(cluster, serialized, priority)", 0, false, NULL, run_launch_cluster, undo_sync_s,
+     NULL, NULL, {W("cuLaunchKernelEx", GPU_ERR_KERNEL_LAUNCH)}},
+    {"gpu_stream_launch_function(64 KiB shared)", 0, false, NULL, run_launch_big_shared, undo_sync_s, NULL, NULL,
+     {W("cuDeviceGetAttribute", GPU_ERR_KERNEL_LAUNCH), W("cuFuncGetAttribute", GPU_ERR_KERNEL_LAUNCH),
+      W("cuLaunchKernel", GPU_ERR_KERNEL_LAUNCH)}},
+    {"gpu_buffer_memset(8)", 0, false, NULL, run_memset8, NULL, NULL, NULL, {W("cuMemsetD8", GPU_ERR_TRANSFER)}},
+    {"gpu_buffer_memset(16)", 0, false, NULL, run_memset16, NULL, NULL, NULL, {W("cuMemsetD16", GPU_ERR_TRANSFER)}},
+    {"gpu_buffer_memset(32)", 0, false, NULL, run_memset32, NULL, NULL, NULL, {W("cuMemsetD32", GPU_ERR_TRANSFER)}},
+    {"gpu_buffer_memset_async(8)", 0, false, NULL, run_memset8_async, undo_sync_s, NULL, NULL,
+     {W("cuMemsetD8Async", GPU_ERR_TRANSFER)}},
+    {"gpu_buffer_memset_async(16)", 0, false, NULL, run_memset16_async, undo_sync_s, NULL, NULL,
+     {W("cuMemsetD16Async", GPU_ERR_TRANSFER)}},
+    {"gpu_buffer_memset_async(32)", 0, false, NULL, run_memset32_async, undo_sync_s, NULL, NULL,
+     {W("cuMemsetD32Async", GPU_ERR_TRANSFER)}},
+    {"gpu_module_get_global", 0, false, NULL, run_get_global, NULL, NULL, NULL,
+     {W("cuModuleGetGlobal", GPU_ERR_DRIVER)}},
+    {"gpu_module_copy_to_global", 0, false, NULL, run_copy_to_global, NULL, NULL, NULL,
+     {W("cuModuleGetGlobal", GPU_ERR_DRIVER), W("cuMemcpyHtoD", GPU_ERR_TRANSFER)}},
+    {"gpu_module_copy_from_global", 0, false, NULL, run_copy_from_global, NULL, NULL, NULL,
+     {W("cuModuleGetGlobal", GPU_ERR_DRIVER), W("cuMemcpyDtoH", GPU_ERR_TRANSFER)}},
 };
 
 /* ---- The sweep ---- */
@@ -978,12 +1258,12 @@ static int setup(void **state)
     FT_OK(gpu_buffer_create(fx.ctx[0], 256, &fx.b));
     FT_OK(gpu_buffer_create(fx.ctx[1], 256, &fx.b1));
     FT_OK(gpu_stream_record_event(fx.s, fx.t0));
-    FT_OK(gpu_stream_launch_function(fx.s, fx.f, &(gpu_launch_config){{1, 1, 1}, {8, 1, 1}, 0},
+    FT_OK(gpu_stream_launch_function(fx.s, fx.f, &(gpu_launch_config){.grid = {1, 1, 1}, .block = {8, 1, 1}, .shared_mem_bytes = 0},
                                      (void *[]){&(uint64_t){gpu_buffer_device_ptr(fx.b)}, &(uint32_t){8}}));
     FT_OK(gpu_stream_record_event(fx.s, fx.t1));
     FT_OK(gpu_stream_synchronize(fx.s));
     FT_OK(gpu_stream_begin_capture(fx.nb, GPU_CAPTURE_MODE_GLOBAL));
-    FT_OK(gpu_stream_launch_function(fx.nb, fx.f, &(gpu_launch_config){{1, 1, 1}, {8, 1, 1}, 0},
+    FT_OK(gpu_stream_launch_function(fx.nb, fx.f, &(gpu_launch_config){.grid = {1, 1, 1}, .block = {8, 1, 1}, .shared_mem_bytes = 0},
                                      (void *[]){&(uint64_t){gpu_buffer_device_ptr(fx.b)}, &(uint32_t){8}}));
     FT_OK(gpu_stream_end_capture(fx.nb, &fx.g));
     FT_OK(gpu_graph_instantiate(fx.g, &fx.x));
@@ -1001,6 +1281,7 @@ static int teardown(void **state)
     print_message("%lu runs, %lu of them with a driver call failing\n", runs, failed_runs);
     unlink(fx.path);
     FT_OK(gpu_context_synchronize(fx.ctx[0]));
+    kernels_teardown();
     FT_OK(gpu_context_synchronize(fx.ctx[1]));
     gpu_graph_exec_destroy(fx.x);
     gpu_graph_destroy(fx.g);

@@ -149,12 +149,12 @@ static void missing_file(void **state)
 static void invalid_launch_configs(void **state)
 {
     static const gpu_launch_config bad[] = {
-        {{1, 1, 1}, {0, 1, 1}, 0},     /* block 0 */
-        {{1, 1, 1}, {2048, 1, 1}, 0},  /* 2048 threads in x */
-        {{1, 1, 1}, {64, 32, 1}, 0},   /* 2048 threads in all */
-        {{1, 1, 1}, {1, 1, 65}, 0},    /* block z above 64 */
-        {{0, 1, 1}, {32, 1, 1}, 0},    /* grid 0 */
-        {{1, 65536, 1}, {32, 1, 1}, 0} /* grid y above 65535 */
+        {.grid = {1, 1, 1}, .block = {0, 1, 1}, .shared_mem_bytes = 0},     /* block 0 */
+        {.grid = {1, 1, 1}, .block = {2048, 1, 1}, .shared_mem_bytes = 0},  /* 2048 threads in x */
+        {.grid = {1, 1, 1}, .block = {64, 32, 1}, .shared_mem_bytes = 0},   /* 2048 threads in all */
+        {.grid = {1, 1, 1}, .block = {1, 1, 65}, .shared_mem_bytes = 0},    /* block z above 64 */
+        {.grid = {0, 1, 1}, .block = {32, 1, 1}, .shared_mem_bytes = 0},    /* grid 0 */
+        {.grid = {1, 65536, 1}, .block = {32, 1, 1}, .shared_mem_bytes = 0} /* grid y above 65535 */
     };
     gpu_launch_config good = gpu_launch_config_1d(1, 1024);
     gpu_function *empty;
