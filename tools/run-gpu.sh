@@ -192,7 +192,7 @@ else
             # findings; exit status 86 means the sanitizer found something.
             step "$tool $(basename "$t")" "$SAN_LOG" 60 env \
                 GPUSHIM_ORDERING_ROUNDS=2 GPUSHIM_ORDERING_N=4096 GPUSHIM_WORK_ITERS=16 \
-                GPUSHIM_CAPTURE_REPLAYS=5 GPUSHIM_CAPTURE_N=16384 GPUSHIM_SPIN_MS=100 \
+                GPUSHIM_CAPTURE_REPLAYS=5 GPUSHIM_CAPTURE_N=16384 GPUSHIM_SPIN_MS=100 GPUSHIM_KERNELS_NO_WAIT=1 \
                 "$SANITIZER" --tool "$tool" --report-api-errors no --error-exitcode 86 "$t"
         done
     done
@@ -205,7 +205,7 @@ fi
     grep -hE '^ *[0-9]+/[0-9]+ +gpushim:gpu' "$TESTS_LOG" | sort -u
     echo
     echo "== figures"
-    grep -hE '^(DEVICE|ORDERING|CAPTURE|EVENTS|RESOLVED summary|THREADS own|PEER )' "$TESTS_LOG" | sort -u
+    grep -hE '^(DEVICE|ORDERING|CAPTURE|EVENTS|RESOLVED summary|THREADS own|PEER |KERNELS )' "$TESTS_LOG" | sort -u
     grep -hE '^(ORDERING_BENCH|target|DISPATCH|GRAPHS|FIRST_USE|NO_DRIVER|STARTUP|PEER_BENCH)|skipped:' "$OUT"/bench-*.log
     grep -hE 'ERROR SUMMARY' "$SAN_LOG" | sort | uniq -c
     echo

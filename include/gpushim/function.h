@@ -21,7 +21,7 @@ typedef enum gpu_function_attribute {
     GPU_FUNCTION_CONST_BYTES = 2,                 /* user constant memory, bytes (read) */
     GPU_FUNCTION_LOCAL_BYTES = 3,                 /* local memory per thread, bytes (read) */
     GPU_FUNCTION_NUM_REGS = 4,                    /* registers per thread (read) */
-    GPU_FUNCTION_PTX_VERSION = 5,                 /* PTX ISA it was compiled for, major*10+minor (read) */
+    GPU_FUNCTION_PTX_VERSION = 5,                 /* PTX virtual architecture, major*10+minor (read) */
     GPU_FUNCTION_BINARY_VERSION = 6,              /* binary architecture, major*10+minor (read) */
     GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES = 8,    /* most dynamic shared memory a launch may ask (read, set) */
     GPU_FUNCTION_PREFERRED_SHARED_CARVEOUT = 9    /* preferred shared-memory share of L1, percent; -1 none (read, set) */
