@@ -193,6 +193,56 @@ static void json_string(const char *s)
     putchar('"');
 }
 
+/* ---- What kernels check first (issue 11): the device's limits, like deviceQuery ---- */
+
+static void uuid_text(const gpu_uuid *u, char out[48])
+{
+    size_t n = 0;
+
+    for (int i = 0; i < 16; i++)
+        n += (size_t)snprintf(out + n, 48 - n, "%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "",
+                              u->bytes[i]);
+}
+
+static void json_kernel_limits(const gpu_device_info *d)
+{
+    char uuid[48];
+
+    uuid_text(&d->uuid, uuid);
+    printf(", \"uuid\": \"GPU-%s\", \"warp_size\": %d, \"max_threads_per_block\": %d, "
+           "\"max_threads_per_multiprocessor\": %d, \"shared_memory_per_block\": %d, "
+           "\"shared_memory_per_block_optin\": %d, \"shared_memory_per_multiprocessor\": %d, "
+           "\"registers_per_block\": %d, \"l2_cache_size\": %d, \"clock_rate_khz\": %d, "
+           "\"memory_clock_rate_khz\": %d, \"memory_bus_width\": %d, \"cooperative_launch\": %s, "
+           "\"cluster_launch\": %s",
+           uuid, d->warp_size, d->max_threads_per_block, d->max_threads_per_multiprocessor,
+           d->max_shared_memory_per_block, d->max_shared_memory_per_block_optin,
+           d->max_shared_memory_per_multiprocessor, d->max_registers_per_block, d->l2_cache_size, d->clock_rate_khz,
+           d->memory_clock_rate_khz, d->memory_bus_width, d->cooperative_launch ? "true" : "false",
+           d->cluster_launch ? "true" : "false");
+}
+
+static void print_kernel_limits(const gpu_device_info *d)
+{
+    char uuid[48];
+
+    if (d->warp_size == 0) /* unreadable: nothing more to say */
+        return;
+    uuid_text(&d->uuid, uuid);
+    printf("     UUID GPU-%s\n", uuid);
+    printf("     warp %d, threads %d a block, %d a multiprocessor, registers %d a block\n", d->warp_size,
+           d->max_threads_per_block, d->max_threads_per_multiprocessor, d->max_registers_per_block);
+    printf("     shared memory %d KiB a block (%d KiB with opt-in), %d KiB a multiprocessor\n",
+           d->max_shared_memory_per_block / 1024, d->max_shared_memory_per_block_optin / 1024,
+           d->max_shared_memory_per_multiprocessor / 1024);
+    printf("     L2 %.1f MiB, clock %d MHz, memory %d MHz on a %d-bit bus\n", d->l2_cache_size / (1024.0 * 1024.0),
+           d->clock_rate_khz / 1000, d->memory_clock_rate_khz / 1000, d->memory_bus_width);
+    printf("     cooperative launch: %s, cluster launch: %s\n", d->cooperative_launch ? "yes" : "no",
+           d->cluster_launch ? "yes" : "no");
+}
+
+/* ---- End of issue 11's block ---- */
+
 static void print_json(const struct info *in)
 {
     const gpu_load_report *r = in->report;
@@ -237,6 +287,7 @@ static void print_json(const struct info *in)
         printf(", \"total_memory\": %zu, \"compute_capability\": \"%d.%d\", \"multiprocessors\": %d, \"pci_bus_id\": ",
                d->total_memory, d->compute_major, d->compute_minor, d->multiprocessors);
         json_string(d->pci_bus_id);
+        json_kernel_limits(d);
         putchar('}');
     }
     printf("\n  ],\n  \"self_test\": [");
@@ -291,6 +342,7 @@ static void print_text(const struct info *in)
         printf("  %d: %s, %.1f GiB, compute %d.%d, %d multiprocessors%s%s\n", i, d->name,
                d->total_memory / (1024.0 * 1024.0 * 1024.0), d->compute_major, d->compute_minor, d->multiprocessors,
                d->pci_bus_id[0] ? ", PCI " : "", d->pci_bus_id);
+        print_kernel_limits(d);
     }
     if (in->check_count)
         printf("self-test:\n");
