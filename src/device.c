@@ -52,6 +52,16 @@ static gpu_status device_call(struct gpu__call *c, int ordinal, cuabi_device *de
     return GPU__DRIVER_CALL(c, cuDeviceGet, GPU_ERR_NO_DEVICE, dev, ordinal);
 }
 
+/* What every query of one device checks first (`func` names it), then device_call(). */
+static gpu_status device_open(struct gpu__call *c, int ordinal, const void *out, cuabi_device *dev, const char *func)
+{
+    if (!out)
+        return gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: out is NULL", func);
+    if (ordinal < 0)
+        return gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: device %d is negative", func, ordinal);
+    return device_call(c, ordinal, dev);
+}
+
 /* The yes-or-no fields of gpu_device_info. */
 static gpu_status device_flags(struct gpu__call *c, cuabi_device dev, gpu_device_info *info)
 {
@@ -74,12 +84,8 @@ gpu_status gpu_device_get_info(int device, gpu_device_info *out)
     cuabi_device dev;
     gpu_status st;
 
-    if (!out)
-        return GPU__INVALID("out is NULL");
-    if (device < 0)
-        return GPU__FAIL(GPU_ERR_INVALID_ARG, "device %d is negative", device);
     memset(&info, 0, sizeof(info));
-    st = device_call(&c, device, &dev);
+    st = device_open(&c, device, out, &dev, __func__);
     if (st == GPU_OK)
         st = GPU__INVOKE(&c, cuDeviceGetName, GPU_ERR_DRIVER, info.name, (int)sizeof(info.name), dev);
     if (st == GPU_OK)
@@ -146,11 +152,9 @@ gpu_status gpu_device_get_attribute(int device, gpu_device_attribute attribute, 
     int value = 0;
     gpu_status st;
 
-    if (!out)
-        return GPU__INVALID("out is NULL");
-    if (device < 0 || (int)attribute < 0)
-        return GPU__FAIL(GPU_ERR_INVALID_ARG, "device %d, attribute %d: negative", device, (int)attribute);
-    st = device_call(&c, device, &dev);
+    if ((int)attribute < 0)
+        return GPU__FAIL(GPU_ERR_INVALID_ARG, "attribute %d is negative", (int)attribute);
+    st = device_open(&c, device, out, &dev, __func__);
     if (st == GPU_OK)
         st = GPU__INVOKE_RAW(&c, cuDeviceGetAttribute, &value, (cuabi_device_attribute)attribute, dev);
     if (st == GPU_OK)
@@ -167,11 +171,7 @@ gpu_status gpu_device_get_uuid(int device, gpu_uuid *out)
     cuabi_device dev;
     gpu_status st;
 
-    if (!out)
-        return GPU__INVALID("out is NULL");
-    if (device < 0)
-        return GPU__FAIL(GPU_ERR_INVALID_ARG, "device %d is negative", device);
-    st = device_call(&c, device, &dev);
+    st = device_open(&c, device, out, &dev, __func__);
     if (st == GPU_OK)
         st = GPU__INVOKE(&c, cuDeviceGetUuid, GPU_ERR_DRIVER, &uuid, dev);
     if (st == GPU_OK)
