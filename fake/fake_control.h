@@ -225,6 +225,12 @@ int fake_driver_version(void);
  * 48 KiB of dynamic shared memory needs cuFuncSetAttribute first; a
  * cooperative one must fit on the device at once; a cluster holds at most 8.
  *
+ * cuTensorMapEncodeTiled checks what the real one does (a live allocation
+ * 16-byte aligned, the shape's limits) and writes opaque[0] = "FAKETMAP",
+ * [1] = the address, [2] = type | rank << 8 | swizzle << 16 | L2 promotion
+ * << 20 | fill << 24, [3 + i] = dims[i], [8 + i] = strides[i - 1], [12] =
+ * box[i] << 12i, [13] = element_strides[i] << 4i.
+ *
  * PTX: `.fake_global NAME BYTES` gives the module a zeroed global of that size
  * (cuModuleGetGlobal). Built-in kernel launch_ex_info(u32 *out) writes
  * out[0..5] = cluster xyz, cooperative, programmatic serialization, priority.

@@ -26,6 +26,7 @@
 #include "launch.h"
 #include "buffer.h"
 #include "function.h" /* issue 11 */
+#include "tensor_map.h" /* issue 11 */
 
 #define GPUSHIM_VERSION_MAJOR 0
 #define GPUSHIM_VERSION_MINOR 1

@@ -332,6 +332,47 @@ enum {
 #undef CUABI_DEVICE_ATTRIBUTE_ENUM
 };
 
+/* Tensor maps (Hopper's bulk tensor copies): CUtensorMap and its enums. */
+typedef uint32_t cuabi_uint32;
+typedef unsigned int cuabi_tensor_map_data_type;
+typedef unsigned int cuabi_tensor_map_interleave;
+typedef unsigned int cuabi_tensor_map_swizzle;
+typedef unsigned int cuabi_tensor_map_l2_promotion;
+typedef unsigned int cuabi_tensor_map_oob_fill;
+
+/* 64-byte aligned in the 12.0 ABI, 128 in later headers: 128 satisfies both. */
+struct cuabi_tensor_map {
+    _Alignas(128) cuabi_uint64 opaque[16];
+};
+typedef struct cuabi_tensor_map cuabi_tensor_map;
+
+enum {
+    CUABI_TENSOR_MAP_DATA_TYPE_UINT8 = 0,
+    CUABI_TENSOR_MAP_DATA_TYPE_UINT16 = 1,
+    CUABI_TENSOR_MAP_DATA_TYPE_UINT32 = 2,
+    CUABI_TENSOR_MAP_DATA_TYPE_INT32 = 3,
+    CUABI_TENSOR_MAP_DATA_TYPE_UINT64 = 4,
+    CUABI_TENSOR_MAP_DATA_TYPE_INT64 = 5,
+    CUABI_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6,
+    CUABI_TENSOR_MAP_DATA_TYPE_FLOAT32 = 7,
+    CUABI_TENSOR_MAP_DATA_TYPE_FLOAT64 = 8,
+    CUABI_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9,
+    CUABI_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ = 10,
+    CUABI_TENSOR_MAP_DATA_TYPE_TFLOAT32 = 11,
+    CUABI_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ = 12,
+    CUABI_TENSOR_MAP_INTERLEAVE_NONE = 0,
+    CUABI_TENSOR_MAP_SWIZZLE_NONE = 0,
+    CUABI_TENSOR_MAP_SWIZZLE_32B = 1,
+    CUABI_TENSOR_MAP_SWIZZLE_64B = 2,
+    CUABI_TENSOR_MAP_SWIZZLE_128B = 3,
+    CUABI_TENSOR_MAP_L2_PROMOTION_NONE = 0,
+    CUABI_TENSOR_MAP_L2_PROMOTION_L2_64B = 1,
+    CUABI_TENSOR_MAP_L2_PROMOTION_L2_128B = 2,
+    CUABI_TENSOR_MAP_L2_PROMOTION_L2_256B = 3,
+    CUABI_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0,
+    CUABI_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA = 1,
+};
+
 /* ---- End of issue 11's block. ---- */
 
 #endif

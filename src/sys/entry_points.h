@@ -161,3 +161,11 @@ GPU__ENTRY(OPTIONAL, cuModuleGetGlobal, cuModuleGetGlobal_v2,
 GPU__ENTRY(OPTIONAL, cuCtxGetLimit, cuCtxGetLimit, (size_t *value, cuabi_limit limit), (value, limit))
 GPU__ENTRY(OPTIONAL, cuCtxSetLimit, cuCtxSetLimit, (cuabi_limit limit, size_t value), (limit, value))
 GPU__ENTRY(OPTIONAL, cuDeviceGetUuid, cuDeviceGetUuid_v2, (cuabi_uuid *uuid, cuabi_device dev), (uuid, dev))
+GPU__ENTRY(OPTIONAL, cuTensorMapEncodeTiled, cuTensorMapEncodeTiled,
+           (cuabi_tensor_map *map, cuabi_tensor_map_data_type type, cuabi_uint32 rank, void *address,
+            const cuabi_uint64 *dims, const cuabi_uint64 *strides, const cuabi_uint32 *box,
+            const cuabi_uint32 *element_strides, cuabi_tensor_map_interleave interleave,
+            cuabi_tensor_map_swizzle swizzle, cuabi_tensor_map_l2_promotion l2_promotion,
+            cuabi_tensor_map_oob_fill oob_fill),
+           (map, type, rank, address, dims, strides, box, element_strides, interleave, swizzle, l2_promotion,
+            oob_fill))

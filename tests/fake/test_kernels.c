@@ -535,6 +535,63 @@ static void context_limits(void **state)
     FT_INVALID(gpu_context_set_limit(NULL, (gpu_limit)-1, 1), "not a gpu_limit");
 }
 
+/* ---- Tensor maps ---- */
+
+static void tensor_maps(void **state)
+{
+    gpu_buffer *b = NULL;
+    gpu_tensor_map map, untouched;
+    gpu_tensor_tiled d = {.type = GPU_TENSOR_UINT32, .rank = 2, .dims = {256, 128}, .strides = {1024},
+                          .box = {32, 16}, .swizzle = GPU_TENSOR_SWIZZLE_128B, .l2_promotion = GPU_TENSOR_L2_PROMOTION_128B};
+    gpu_tensor_tiled bad;
+
+    (void)state;
+    FT_OK(gpu_buffer_create(NULL, 256 * 128 * 4 + 64, &b));
+    FT_OK(gpu_tensor_map_encode_tiled(b, 16, &d, &map));
+    assert_true(map.opaque[0] == 0x50414d54454b4146ull);
+    assert_true(map.opaque[1] == gpu_buffer_device_ptr(b) + 16);
+    assert_true(map.opaque[2] == (2u | 2u << 8 | 3u << 16 | 2u << 20));
+    assert_true(map.opaque[3] == 256 && map.opaque[4] == 128 && map.opaque[8] == 1024);
+    assert_true(map.opaque[12] == (32u | 16u << 12));
+    assert_true(map.opaque[13] == (1u | 1u << 4)); /* element strides 0 mean 1 */
+    /* A 1-D map needs no stride. */
+    FT_OK(gpu_tensor_map_encode_tiled(b, 0, &(gpu_tensor_tiled){.type = GPU_TENSOR_FLOAT16, .rank = 1, .dims = {100},
+                                                                .box = {8}},
+                                      &map));
+
+    memset(&untouched, 0x33, sizeof(untouched));
+    map = untouched;
+    FT_INVALID(gpu_tensor_map_encode_tiled(NULL, 0, &d, &map), "buffer is NULL");
+    FT_INVALID(gpu_tensor_map_encode_tiled(b, 0, NULL, &map), "desc is NULL");
+    FT_INVALID(gpu_tensor_map_encode_tiled(b, 0, &d, NULL), "out is NULL");
+    FT_INVALID(gpu_tensor_map_encode_tiled(b, 4, &d, &map), "not 16-byte aligned");
+    FT_INVALID(gpu_tensor_map_encode_tiled(b, 128, &d, &map), "the tensor reaches byte 131072 past byte 128");
+    bad = d, bad.rank = 0;
+    FT_INVALID(gpu_tensor_map_encode_tiled(b, 0, &bad, &map), "rank 0");
+    bad = d, bad.rank = 6;
+    FT_INVALID(gpu_tensor_map_encode_tiled(b, 0, &bad, &map), "rank 6");
+    bad = d, bad.type = (gpu_tensor_type)13;
+    FT_INVALID(gpu_tensor_map_encode_tiled(b, 0, &bad, &map), "not of its enum");
+    bad = d, bad.dims[1] = 0;
+    FT_INVALID(gpu_tensor_map_encode_tiled(b, 0, &bad, &map), "dimension 1 has 0 elements");
+    bad = d, bad.box[1] = 257;
+    FT_INVALID(gpu_tensor_map_encode_tiled(b, 0, &bad, &map), "box 1 is 257");
+    bad = d, bad.box[0] = 30;
+    FT_INVALID(gpu_tensor_map_encode_tiled(b, 0, &bad, &map), "a box row of 120 bytes: a multiple of 16");
+    bad = d, bad.box[0] = 64;
+    FT_INVALID(gpu_tensor_map_encode_tiled(b, 0, &bad, &map), "more than the swizzle's 128");
+    bad = d, bad.strides[0] = 1000;
+    FT_INVALID(gpu_tensor_map_encode_tiled(b, 0, &bad, &map), "stride 0 is 1000 bytes");
+    bad = d, bad.strides[0] = 512;
+    FT_INVALID(gpu_tensor_map_encode_tiled(b, 0, &bad, &map), "at least 1024");
+    bad = d, bad.element_strides[0] = 9;
+    FT_INVALID(gpu_tensor_map_encode_tiled(b, 0, &bad, &map), "element stride 0 is 9");
+    bad = d, bad.oob_fill = GPU_TENSOR_OOB_FILL_NAN;
+    FT_INVALID(gpu_tensor_map_encode_tiled(b, 0, &bad, &map), "a NaN fill needs a floating-point type");
+    assert_memory_equal(&map, &untouched, sizeof(map));
+    gpu_buffer_destroy(b);
+}
+
 /* ---- A driver without cuLaunchKernelEx and other optional entry points (the no-ex configuration) ---- */
 
 static void without_launch_ex(void **state)
@@ -575,6 +632,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(memset_values),
         cmocka_unit_test(module_globals),
         cmocka_unit_test(context_limits),
+        cmocka_unit_test(tensor_maps),
     };
     const struct CMUnitTest no_ex[] = {
         cmocka_unit_test(without_launch_ex),

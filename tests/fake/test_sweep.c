@@ -882,6 +882,19 @@ static gpu_status run_copy_from_global(void **made)
     return gpu_module_copy_from_global(kx.m, "table", out, sizeof(out));
 }
 
+static gpu_status run_tensor_map(void **made)
+{
+    gpu_tensor_map map;
+    gpu_tensor_tiled d = {.type = GPU_TENSOR_UINT32, .rank = 2, .dims = {16, 4}, .strides = {64}, .box = {4, 2}};
+    gpu_status st;
+
+    (void)made;
+    memset(&map, 0x33, sizeof(map));
+    st = gpu_tensor_map_encode_tiled(fx.b, 0, &d, &map);
+    assert_true(st == GPU_OK ? map.opaque[1] == gpu_buffer_device_ptr(fx.b) : map.opaque[1] == 0x3333333333333333ull);
+    return st;
+}
+
 #define W(entry, status) {entry, status}
 
 static const op ops[] = {
@@ -1025,6 +1038,8 @@ static const op ops[] = {
      {W("cuModuleGetGlobal", GPU_ERR_DRIVER), W("cuMemcpyHtoD", GPU_ERR_TRANSFER)}},
     {"gpu_module_copy_from_global", 0, false, NULL, run_copy_from_global, NULL, NULL, NULL,
      {W("cuModuleGetGlobal", GPU_ERR_DRIVER), W("cuMemcpyDtoH", GPU_ERR_TRANSFER)}},
+    {"gpu_tensor_map_encode_tiled", 0, false, NULL, run_tensor_map, NULL, NULL, NULL,
+     {W("cuTensorMapEncodeTiled", GPU_ERR_DRIVER)}},
 };
 
 /* ---- The sweep ---- */
