@@ -9,6 +9,7 @@
 // from %globaltimer) and says so in its output, so a broken launch fails the
 // test instead of hanging the GPU; the first block to give up raises a flag
 // (sync[1]) that makes the others give up at once.
+#include <cuda.h> /* CUtensorMap */
 #include <stdint.h>
 
 extern "C" {
@@ -133,6 +134,46 @@ __global__ void read_constant(uint32_t *out, uint32_t n)
 
     if (i < n)
         out[i] = const_table[i % 64u] * 2u + 1u;
+}
+
+// Tensor maps: one TILE_W x TILE_H tile of u32 at (x0, y0) loaded through the
+// map with cp.async.bulk.tensor into shared memory (completion counted on an
+// mbarrier), then written out row-major to out[]. Launch one block of
+// TILE_W * TILE_H threads at most; the test's map must use that box.
+#define TILE_W 32
+#define TILE_H 16
+
+__global__ void tma_tile(const __grid_constant__ CUtensorMap map, uint32_t *out, int x0, int y0)
+{
+    __shared__ alignas(128) uint32_t tile[TILE_H * TILE_W];
+    __shared__ alignas(8) uint64_t bar;
+    uint32_t bar_addr = (uint32_t)__cvta_generic_to_shared(&bar);
+    uint32_t tile_addr = (uint32_t)__cvta_generic_to_shared(tile);
+
+    if (threadIdx.x == 0) {
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar_addr));
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar_addr),
+                     "r"((uint32_t)sizeof(tile))
+                     : "memory");
+        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                     " [%0], [%1, {%2, %3}], [%4];" ::"r"(tile_addr),
+                     "l"((uint64_t)&map), "r"(x0), "r"(y0), "r"(bar_addr)
+                     : "memory");
+    }
+    asm volatile("{\n"
+                 ".reg .pred done;\n"
+                 "WAIT_%=:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], 0;\n"
+                 "@!done bra WAIT_%=;\n"
+                 "}" ::"r"(bar_addr)
+                 : "memory");
+    for (uint32_t i = threadIdx.x; i < TILE_H * TILE_W; i += blockDim.x)
+        out[i] = tile[i];
 }
 
 } // extern "C"

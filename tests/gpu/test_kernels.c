@@ -4,7 +4,8 @@
  * without the opt-in, right with it), a persistent kernel sized from the
  * occupancy numbers with every block resident, a cooperative grid barrier at
  * the co-resident grid size, a 2x1x1 cluster launch writing cluster ranks, a
- * programmatic-serialization pair, memset and a __constant__ read by a kernel.
+ * programmatic-serialization pair, memset, a __constant__ read by a kernel,
+ * and a 2-D tile loaded through a tensor map (cp.async.bulk.tensor).
  * Figures go to lines that begin with "KERNELS" (tools/run-gpu.sh collects them).
  *
  * The kernels are tests/gpu/kernels_ex.ptx, generated from kernels_ex.cu.
@@ -460,6 +461,60 @@ static void constant_table(void **state)
     gpu_buffer_destroy(out);
 }
 
+/* ---- Tensor maps: one tile through cp.async.bulk.tensor ---- */
+
+/* Loads the tile at (x0, y0) of a W x H tensor of in[y * W + x] = y * 1000 + x; counts wrong words (out of bounds: 0). */
+static size_t tma_tile(const gpu_tensor_map *map, gpu_buffer *out, int x0, int y0, unsigned w, unsigned h)
+{
+    enum { TILE_W = 32, TILE_H = 16 };
+    uint64_t o = gpu_buffer_device_ptr(out);
+    uint32_t *host;
+    size_t wrong = 0;
+
+    assert_gpu_ok(gpu_buffer_memset(out, 0, TILE_W * TILE_H, 4, 0xeeeeeeeeu));
+    assert_gpu_ok(gpu_stream_launch_function(stream, function("tma_tile"),
+                                             &(gpu_launch_config){.grid = {1, 1, 1}, .block = {128, 1, 1}},
+                                             (void *[]){(void *)map, &o, &x0, &y0}));
+    host = download(out, TILE_W * TILE_H);
+    for (int ty = 0; ty < TILE_H; ty++)
+        for (int tx = 0; tx < TILE_W; tx++) {
+            unsigned x = (unsigned)(x0 + tx), y = (unsigned)(y0 + ty);
+            uint32_t want = x < w && y < h ? y * 1000u + x : 0u;
+
+            wrong += host[ty * TILE_W + tx] != want;
+        }
+    free(host);
+    return wrong;
+}
+
+static void tensor_map_tile(void **state)
+{
+    enum { W = 256, H = 128 };
+    gpu_tensor_tiled d = {.type = GPU_TENSOR_UINT32, .rank = 2, .dims = {W, H}, .strides = {W * 4}, .box = {32, 16}};
+    gpu_tensor_map map;
+    gpu_buffer *in = NULL, *out = zeroed(32 * 16);
+    uint32_t *host = malloc(W * H * 4);
+    size_t inside, edge;
+
+    (void)state;
+    assert_non_null(host);
+    for (uint32_t y = 0; y < H; y++)
+        for (uint32_t x = 0; x < W; x++)
+            host[y * W + x] = y * 1000u + x;
+    assert_gpu_ok(gpu_buffer_create(NULL, W * H * 4, &in));
+    assert_gpu_ok(gpu_buffer_copy_from_host(in, host, W * H * 4));
+    assert_gpu_ok(gpu_tensor_map_encode_tiled(in, 0, &d, &map));
+    inside = tma_tile(&map, out, 64, 32, W, H);
+    /* Past the right and bottom edges: the map fills zeros. */
+    edge = tma_tile(&map, out, W - 16, H - 8, W, H);
+    printf("KERNELS tensor_map tile=32x16 tensor=%dx%d wrong_inside=%zu wrong_at_edge=%zu\n", W, H, inside, edge);
+    assert_int_equal(inside, 0);
+    assert_int_equal(edge, 0);
+    free(host);
+    gpu_buffer_destroy(out);
+    gpu_buffer_destroy(in);
+}
+
 int main(void)
 {
     const char *path = getenv("GPUSHIM_TEST_KERNELS_EX_PTX");
@@ -473,6 +528,7 @@ int main(void)
         cmocka_unit_test(serialized_pair),
         cmocka_unit_test(memset_values),
         cmocka_unit_test(constant_table),
+        cmocka_unit_test(tensor_map_tile),
     };
     int rc = gpu_test_start("gpu-kernels");
     gpu_status st;
