@@ -164,9 +164,9 @@ static double run_once(struct run_spec *sp, unsigned c, unsigned seed, unsigned 
             bench_die("pthread_create", GPU_ERR_OUT_OF_MEMORY);
     }
     pthread_barrier_wait(&sp->start);
-    t0 = bench_now_ns();
+    t0 = gpu_test_now_ns();
     pthread_barrier_wait(&sp->end);
-    t1 = bench_now_ns();
+    t1 = gpu_test_now_ns();
     for (unsigned i = 0; i < c; i++)
         pthread_join(w[i].thread, NULL);
     pthread_barrier_destroy(&sp->start);
@@ -184,10 +184,10 @@ static double run_once(struct run_spec *sp, unsigned c, unsigned seed, unsigned 
 
 int main(void)
 {
-    unsigned reps = bench_env("GPUSHIM_BENCH_REPS", 5);
-    unsigned requests = bench_env("GPUSHIM_BENCH_REQUESTS", 300);
-    uint32_t n = bench_env("GPUSHIM_BENCH_N", 1u << 20);
-    uint32_t iters = bench_env("GPUSHIM_BENCH_ITERS", 2048);
+    unsigned reps = gpu_test_env("GPUSHIM_BENCH_REPS", 5);
+    unsigned requests = gpu_test_env("GPUSHIM_BENCH_REQUESTS", 300);
+    uint32_t n = gpu_test_env("GPUSHIM_BENCH_N", 1u << 20);
+    uint32_t iters = gpu_test_env("GPUSHIM_BENCH_ITERS", 2048);
     static double rps[MODES][COUNTS][MAX_REPS];
     unsigned wrong[MODES][COUNTS];
     struct run_spec spec;
@@ -237,9 +237,9 @@ int main(void)
         unsigned total = reps * requests * worker_counts[ci];
 
         for (int m = 0; m < MODES; m++) {
-            double lo = bench_min(rps[m][ci], reps), hi = bench_max(rps[m][ci], reps);
+            double lo = gpu_test_min(rps[m][ci], reps), hi = gpu_test_max(rps[m][ci], reps);
 
-            med[m] = bench_median(rps[m][ci], reps);
+            med[m] = gpu_test_median(rps[m][ci], reps);
             snprintf(cell[m], sizeof(cell[m]), "%.0f (%.0f..%.0f)", med[m], lo, hi);
         }
         printf("%3u | %22s | %22s | %22s | %6.3f | %6.3f | %6.3f | %8u | %8u | %8u\n", worker_counts[ci], cell[0],
