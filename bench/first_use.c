@@ -207,8 +207,9 @@ static void part_load(unsigned procs)
     row("cuInit (init_ns)", init_ns, got, 1e3, "us");
     row("gpu_driver_load() in all", load_ns, got, 1e3, "us");
     row("process start to usable table", total_ns, got, 1e3, "us");
-    printf("FIRST_USE total_us=%.1f open_us=%.1f resolve_us=%.1f init_us=%.1f\n", gpu_test_median(total_ns, got) / 1e3,
-           gpu_test_median(open_ns, got) / 1e3, gpu_test_median(resolve_ns, got) / 1e3, gpu_test_median(init_ns, got) / 1e3);
+    printf("FIRST_USE total_us=%.1f open_us=%.1f resolve_us=%.1f init_us=%.1f\n",
+           gpu_test_median(total_ns, got) / 1e3, gpu_test_median(open_ns, got) / 1e3,
+           gpu_test_median(resolve_ns, got) / 1e3, gpu_test_median(init_ns, got) / 1e3);
 }
 
 static void part_no_driver(unsigned procs)
