@@ -25,7 +25,7 @@
 /* Prototypes of the REQUIRED entries, from the list: OPTIONAL ones are left out on purpose. */
 #define NULL_DECLARE_REQUIRED(symbol, params) NULL_API cuabi_result symbol params;
 #define NULL_DECLARE_OPTIONAL(symbol, params)
-#define GPU__ENTRY(need, name, symbol, params) NULL_DECLARE_##need(symbol, params)
+#define GPU__ENTRY(need, name, symbol, params, args) NULL_DECLARE_##need(symbol, params)
 #include "entry_points.h"
 #undef GPU__ENTRY
 
@@ -43,7 +43,7 @@ static const struct {
     const char *name;
     null_fn fn;
 } required[] = {
-#define GPU__ENTRY(need, name, symbol, params) NULL_TABLE_##need(name, symbol)
+#define GPU__ENTRY(need, name, symbol, params, args) NULL_TABLE_##need(name, symbol)
 #include "entry_points.h"
 #undef GPU__ENTRY
 };
@@ -52,11 +52,11 @@ static const struct {
 #define NULL_TYPED_REQUIRED(name, symbol) .name = symbol,
 #define NULL_TYPED_OPTIONAL(name, symbol)
 static const struct {
-#define GPU__ENTRY(need, name, symbol, params) cuabi_result (*name) params;
+#define GPU__ENTRY(need, name, symbol, params, args) cuabi_result (*name) params;
 #include "entry_points.h"
 #undef GPU__ENTRY
 } typed __attribute__((used)) = {
-#define GPU__ENTRY(need, name, symbol, params) NULL_TYPED_##need(name, symbol)
+#define GPU__ENTRY(need, name, symbol, params, args) NULL_TYPED_##need(name, symbol)
 #include "entry_points.h"
 #undef GPU__ENTRY
 };
@@ -108,6 +108,29 @@ cuabi_result cuGetProcAddress_v2(const char *symbol, void **pfn, int cuda_versio
         *status = CUABI_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
     return CUABI_ERROR_NOT_FOUND;
 }
+
+/* The calls that have nothing to do here: work is done (or skipped) at once, nothing needs releasing. */
+#define NULL_NOOP(symbol, params) \
+    cuabi_result symbol params \
+    { \
+        return CUABI_SUCCESS; \
+    }
+NULL_NOOP(cuDevicePrimaryCtxRelease_v2, (cuabi_device dev))
+NULL_NOOP(cuCtxSynchronize, (void))
+NULL_NOOP(cuStreamSynchronize, (cuabi_stream stream))
+NULL_NOOP(cuStreamQuery, (cuabi_stream stream))
+NULL_NOOP(cuStreamWaitEvent, (cuabi_stream stream, cuabi_event event, unsigned int flags))
+NULL_NOOP(cuEventRecord, (cuabi_event event, cuabi_stream stream))
+NULL_NOOP(cuEventQuery, (cuabi_event event))
+NULL_NOOP(cuEventSynchronize, (cuabi_event event))
+NULL_NOOP(cuMemcpyHtoDAsync_v2, (cuabi_deviceptr dst, const void *src, size_t bytes, cuabi_stream stream))
+NULL_NOOP(cuMemcpyDtoHAsync_v2, (void *dst, cuabi_deviceptr src, size_t bytes, cuabi_stream stream))
+NULL_NOOP(cuMemcpyDtoDAsync_v2, (cuabi_deviceptr dst, cuabi_deviceptr src, size_t bytes, cuabi_stream stream))
+NULL_NOOP(cuMemHostRegister_v2, (void *ptr, size_t bytes, unsigned int flags))
+NULL_NOOP(cuMemHostUnregister, (void *ptr))
+NULL_NOOP(cuLaunchKernel, (cuabi_function f, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z,
+                           unsigned int block_x, unsigned int block_y, unsigned int block_z,
+                           unsigned int shared_mem_bytes, cuabi_stream stream, void **params, void **extra))
 
 /* Devices: one. */
 cuabi_result cuDeviceGetCount(int *count)
@@ -161,11 +184,6 @@ cuabi_result cuDevicePrimaryCtxRetain(cuabi_context *ctx, cuabi_device dev)
     return CUABI_SUCCESS;
 }
 
-cuabi_result cuDevicePrimaryCtxRelease_v2(cuabi_device dev)
-{
-    return CUABI_SUCCESS;
-}
-
 cuabi_result cuCtxGetCurrent(cuabi_context *ctx)
 {
     *ctx = current;
@@ -197,11 +215,6 @@ cuabi_result cuCtxPopCurrent_v2(cuabi_context *ctx)
     return CUABI_SUCCESS;
 }
 
-cuabi_result cuCtxSynchronize(void)
-{
-    return CUABI_SUCCESS;
-}
-
 /* Streams and events: handles only; all work is done at once. */
 cuabi_result cuStreamCreate(cuabi_stream *stream, unsigned int flags)
 {
@@ -215,21 +228,6 @@ cuabi_result cuStreamDestroy_v2(cuabi_stream stream)
     return CUABI_SUCCESS;
 }
 
-cuabi_result cuStreamSynchronize(cuabi_stream stream)
-{
-    return CUABI_SUCCESS;
-}
-
-cuabi_result cuStreamQuery(cuabi_stream stream)
-{
-    return CUABI_SUCCESS;
-}
-
-cuabi_result cuStreamWaitEvent(cuabi_stream stream, cuabi_event event, unsigned int flags)
-{
-    return CUABI_SUCCESS;
-}
-
 cuabi_result cuEventCreate(cuabi_event *event, unsigned int flags)
 {
     *event = handle_new();
@@ -239,21 +237,6 @@ cuabi_result cuEventCreate(cuabi_event *event, unsigned int flags)
 cuabi_result cuEventDestroy_v2(cuabi_event event)
 {
     free(event);
-    return CUABI_SUCCESS;
-}
-
-cuabi_result cuEventRecord(cuabi_event event, cuabi_stream stream)
-{
-    return CUABI_SUCCESS;
-}
-
-cuabi_result cuEventQuery(cuabi_event event)
-{
-    return CUABI_SUCCESS;
-}
-
-cuabi_result cuEventSynchronize(cuabi_event event)
-{
     return CUABI_SUCCESS;
 }
 
@@ -298,21 +281,6 @@ cuabi_result cuMemcpyDtoD_v2(cuabi_deviceptr dst, cuabi_deviceptr src, size_t by
     return CUABI_SUCCESS;
 }
 
-cuabi_result cuMemcpyHtoDAsync_v2(cuabi_deviceptr dst, const void *src, size_t bytes, cuabi_stream stream)
-{
-    return CUABI_SUCCESS;
-}
-
-cuabi_result cuMemcpyDtoHAsync_v2(void *dst, cuabi_deviceptr src, size_t bytes, cuabi_stream stream)
-{
-    return CUABI_SUCCESS;
-}
-
-cuabi_result cuMemcpyDtoDAsync_v2(cuabi_deviceptr dst, cuabi_deviceptr src, size_t bytes, cuabi_stream stream)
-{
-    return CUABI_SUCCESS;
-}
-
 cuabi_result cuMemHostAlloc(void **ptr, size_t bytes, unsigned int flags)
 {
     *ptr = malloc(bytes ? bytes : 1);
@@ -322,16 +290,6 @@ cuabi_result cuMemHostAlloc(void **ptr, size_t bytes, unsigned int flags)
 cuabi_result cuMemFreeHost(void *ptr)
 {
     free(ptr);
-    return CUABI_SUCCESS;
-}
-
-cuabi_result cuMemHostRegister_v2(void *ptr, size_t bytes, unsigned int flags)
-{
-    return CUABI_SUCCESS;
-}
-
-cuabi_result cuMemHostUnregister(void *ptr)
-{
     return CUABI_SUCCESS;
 }
 
@@ -352,12 +310,5 @@ cuabi_result cuModuleUnload(cuabi_module module)
 cuabi_result cuModuleGetFunction(cuabi_function *function, cuabi_module module, const char *name)
 {
     *function = (cuabi_function)module;
-    return CUABI_SUCCESS;
-}
-
-cuabi_result cuLaunchKernel(cuabi_function f, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z,
-                            unsigned int block_x, unsigned int block_y, unsigned int block_z,
-                            unsigned int shared_mem_bytes, cuabi_stream stream, void **params, void **extra)
-{
     return CUABI_SUCCESS;
 }
