@@ -60,6 +60,8 @@ typedef unsigned (*handle_fn)(void *handle);
 typedef unsigned (*h2d_fn)(unsigned long long dst, const void *src, size_t bytes, void *stream);
 typedef unsigned (*d2h_fn)(void *dst, unsigned long long src, size_t bytes, void *stream);
 
+_Static_assert(sizeof(launch_fn) == sizeof(void *), "dlsym's pointers must hold function pointers");
+
 static struct {
     launch_fn launch;
     handle_pair_fn record;
@@ -83,8 +85,11 @@ struct objects {
     unsigned long long device_ptr;
 };
 
-/* The pointer dlsym gives for `entry`'s versioned symbol in the driver gpushim loaded; exits without one. */
-static void *resolve(void *handle, const gpu_load_report *report, enum op op)
+/*
+ * Stores in *fn (a function pointer of `size` bytes) what dlsym gives for the
+ * versioned symbol of op's entry in the driver gpushim loaded; exits without one.
+ */
+static void resolve(void *handle, const gpu_load_report *report, enum op op, void *fn, size_t size)
 {
     for (size_t i = 0; i < report->entry_count; i++) {
         const gpu_entry_point *e = &report->entries[i];
@@ -98,7 +103,8 @@ static void *resolve(void *handle, const gpu_load_report *report, enum op op)
             exit(1);
         }
         same_pointer[op] = e->matches_export;
-        return sym;
+        memcpy(fn, &sym, size);
+        return;
     }
     printf("FAILED: %s is not in gpushim's entry points\n", ops[op].entry);
     exit(1);
@@ -108,26 +114,18 @@ static void resolve_direct(void)
 {
     const gpu_load_report *report = gpu_driver_report();
     void *handle = dlopen(report->file, RTLD_NOW | RTLD_NOLOAD);
-    void *sym;
 
     if (!handle) {
         printf("FAILED: dlopen %s (already loaded by gpushim): %s\n", report->file, dlerror());
         exit(1);
     }
-    sym = resolve(handle, report, OP_LAUNCH);
-    memcpy(&direct.launch, &sym, sizeof(sym));
-    sym = resolve(handle, report, OP_RECORD);
-    memcpy(&direct.record, &sym, sizeof(sym));
-    sym = resolve(handle, report, OP_WAIT);
-    memcpy(&direct.wait, &sym, sizeof(sym));
-    sym = resolve(handle, report, OP_EVENT_QUERY);
-    memcpy(&direct.event_query, &sym, sizeof(sym));
-    sym = resolve(handle, report, OP_STREAM_QUERY);
-    memcpy(&direct.stream_query, &sym, sizeof(sym));
-    sym = resolve(handle, report, OP_COPY_H2D);
-    memcpy(&direct.h2d, &sym, sizeof(sym));
-    sym = resolve(handle, report, OP_COPY_D2H);
-    memcpy(&direct.d2h, &sym, sizeof(sym));
+    resolve(handle, report, OP_LAUNCH, &direct.launch, sizeof(direct.launch));
+    resolve(handle, report, OP_RECORD, &direct.record, sizeof(direct.record));
+    resolve(handle, report, OP_WAIT, &direct.wait, sizeof(direct.wait));
+    resolve(handle, report, OP_EVENT_QUERY, &direct.event_query, sizeof(direct.event_query));
+    resolve(handle, report, OP_STREAM_QUERY, &direct.stream_query, sizeof(direct.stream_query));
+    resolve(handle, report, OP_COPY_H2D, &direct.h2d, sizeof(direct.h2d));
+    resolve(handle, report, OP_COPY_D2H, &direct.d2h, sizeof(direct.d2h));
 }
 
 /* `count` calls of `op` through gpushim; returns how many did not succeed (or said "not done"). */
