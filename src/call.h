@@ -16,7 +16,8 @@
  * What the helpers do, in one place:
  * - The driver: loaded on first use (GPU_ERR_NO_DRIVER, GPU_ERR_FORKED).
  * - Optional entry points: GPU_ERR_NOT_SUPPORTED, naming the one missing,
- *   before anything is asked of the driver.
+ *   before anything is asked of the driver (required ones are not checked:
+ *   a driver without them never loads).
  * - The context. A call whose handles name their own context (a real
  *   stream, an event: "trusted") is made at once when the thread's cached
  *   context (gpu__thread_context) is already the object's; should the driver
@@ -190,7 +191,7 @@ static inline gpu_status gpu__call_unsupported(struct gpu__call *c, const char *
  */
 #define GPU__INVOKE_RAW(c, fn, ...) \
     ((c)->st = GPU_OK, \
-     !(c)->drv->fn ? gpu__call_unsupported((c), #fn) \
+     GPU__OPTIONAL_##fn && !(c)->drv->fn ? gpu__call_unsupported((c), #fn) \
                    : (gpu__call_retry((c), (c)->drv->fn(__VA_ARGS__)) ? (void)((c)->rc = (c)->drv->fn(__VA_ARGS__)) \
                                                                      : (void)0, \
                       (c)->st))
