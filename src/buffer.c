@@ -240,6 +240,10 @@ gpu_status gpu_host_buffer_register(gpu_context *ctx, void *ptr, size_t bytes, g
 {
     if (!ptr)
         return GPU__INVALID("gpu_host_buffer_register", "ptr is NULL");
+    /* A range that wraps around the address space is no memory at all; the driver is not asked. */
+    if (bytes > UINTPTR_MAX - (uintptr_t)ptr)
+        return gpu__fail(GPU_ERR_INVALID_ARG, 0, "gpu_host_buffer_register: ptr + bytes (%p + %zu) overflows",
+                         ptr, bytes);
     return host_buffer_new(ctx, ptr, bytes, out);
 }
 

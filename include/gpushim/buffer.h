@@ -72,7 +72,9 @@ GPU_API GPU_NODISCARD gpu_status gpu_host_buffer_create(gpu_context *ctx, size_t
 /**
  * Page-locks existing host memory [ptr, ptr + bytes) (cuMemHostRegister,
  * portable). The memory stays the caller's; destroying the object unregisters
- * it. Already registered memory is GPU_ERR_INVALID_ARG.
+ * it. Already registered memory is GPU_ERR_INVALID_ARG, and so is a range
+ * that wraps around the address space (ptr + bytes overflows, e.g. bytes ==
+ * SIZE_MAX), refused before the driver is asked.
  */
 GPU_API GPU_NODISCARD gpu_status gpu_host_buffer_register(gpu_context *ctx, void *ptr, size_t bytes,
                                                           gpu_host_buffer **out);

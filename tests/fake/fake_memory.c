@@ -265,11 +265,17 @@ cuabi_result cuMemcpyPeerAsync(cuabi_deviceptr dst, cuabi_context dst_ctx, cuabi
 
 /* ---- Page-locked host memory ---- */
 
-static bool host_overlaps(const unsigned char *p, size_t bytes)
+/* Whether [p, p + bytes) touches a range the fake knows; the caller has ruled out wrapping. */
+static bool host_overlaps(const void *p, size_t bytes)
 {
-    for (struct fake_host *h = fake.hosts; h; h = h->next)
-        if (p < h->ptr + h->size && h->ptr < p + bytes)
+    uintptr_t lo = (uintptr_t)p;
+
+    for (struct fake_host *h = fake.hosts; h; h = h->next) {
+        uintptr_t h_lo = (uintptr_t)h->ptr;
+
+        if (lo - h_lo < h->size || h_lo - lo < bytes)
             return true;
+    }
     return false;
 }
 
@@ -343,7 +349,8 @@ cuabi_result cuMemHostRegister_v2(void *ptr, size_t bytes, unsigned int flags)
         struct fake_host *h = NULL;
 
         /* PORTABLE, DEVICEMAP, IOMEMORY and READ_ONLY. */
-        if (!ptr || bytes == 0 || (flags & ~0xfu))
+        /* As the driver: a range that wraps around the address space is an invalid value. */
+        if (!ptr || bytes == 0 || (flags & ~0xfu) || bytes > UINTPTR_MAX - (uintptr_t)ptr)
             rc = CUABI_ERROR_INVALID_VALUE;
         else if (host_overlaps(ptr, bytes))
             rc = CUABI_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
