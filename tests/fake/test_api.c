@@ -445,7 +445,7 @@ static void module_files(void **state)
     gpu_module_destroy(m);
     unlink(tmp_path);
     FT_FAIL(gpu_module_load_file(NULL, tmp_path, &m), GPU_ERR_MODULE_LOAD, 0, strerror(ENOENT));
-    FT_FAIL(gpu_module_load_file(NULL, "/", &m), GPU_ERR_MODULE_LOAD, 0, "gpu_module_load_file: /:");
+    FT_FAIL(gpu_module_load_file(NULL, "/", &m), GPU_ERR_INVALID_ARG, 0, "gpu_module_load_file: / is a directory");
     free(text);
 }
 
