@@ -180,6 +180,9 @@ struct fake_state {
     struct fake_rule *rules;
     bool omit[FAKE_E_COUNT];      /* cuGetProcAddress says "not found" */
     bool twin_stream_query;       /* cuGetProcAddress hands out a second cuStreamQuery */
+    long init_delay_ms;           /* cuInit sleeps this long (without the lock) before it answers */
+    char *init_callback;          /* cuInit calls this function of the process first (dlsym), or NULL */
+    int init_callback_status;     /* what it returned; -1 until it ran */
     fake_gpa_stats gpa;
     unsigned long gpa_asked[FAKE_E_COUNT];
 
