@@ -105,9 +105,9 @@ typedef struct gpu_entry_point {
 } gpu_entry_point;
 
 /*
- * Strings in the report (message, file, attempts) are whole, however long;
- * where memory ran out for one, it reads "(gpushim ran out of memory
- * describing the load)" rather than being cut.
+ * Strings in the report (message, file, attempts) are whole for any path
+ * dlopen can take (PATH_MAX). Longer text, which no dlopen can open anyway,
+ * is cut and ends with " [... cut: N bytes in all]": never cut silently.
  */
 typedef struct gpu_load_report {
     gpu_load_stage stage;

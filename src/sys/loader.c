@@ -2,6 +2,7 @@
  * Loading libcuda.so.1 and resolving the table. The only file that touches dlfcn.h.
  */
 #include <dlfcn.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -43,21 +44,27 @@ static atomic_bool load_started;
 /* While the load runs: which thread runs it, so that a call back into gpushim from the driver is refused. */
 static atomic_bool loading;
 static pthread_t loader;
+static bool atfork_registered;
 
 /*
  * What gpu_driver_report() returns: NULL before the load, a snapshot of each
  * step while it runs (each filled before it is published and never changed
- * after), then `report`. Paths, errors and the message are kept whole, on the
- * heap, for the life of the process.
+ * after), then `report`. Its strings live in static buffers (no heap: a
+ * plugin that embeds libgpushim.a may be unloaded, and nothing may leak or
+ * dangle then) sized for whole paths (PATH_MAX; dlopen takes no longer one)
+ * and whole messages; text that still does not fit ends with a note saying
+ * how long it was, never cut silently.
  */
 static _Atomic(const gpu_load_report *) published;
 static gpu_load_report report;
 static gpu_load_report steps[3];
+enum { PATH_BYTES = PATH_MAX + 64, ERROR_BYTES = PATH_MAX + 512, MESSAGE_BYTES = 5 * ERROR_BYTES };
 static gpu_load_attempt attempts[MAX_ATTEMPTS];
+static char attempt_paths[MAX_ATTEMPTS][PATH_BYTES];
+static char attempt_errors[MAX_ATTEMPTS][ERROR_BYTES];
+static char loaded_file[PATH_BYTES];
+static char message_buf[MESSAGE_BYTES];
 static const char *message = "";
-
-/* When the heap cannot hold a report string: said so, never cut silently. */
-static const char out_of_memory[] = "(gpushim ran out of memory describing the load)";
 
 static gpu_entry_point entries[ENTRY_COUNT] = {
 #define GPU__ENTRY(need, name, symbol, params) {#name, #symbol, GPU__IS_##need, false, NULL, NULL, false, false},
@@ -91,17 +98,67 @@ static void on_fork_child(void)
         atomic_store_explicit(&forked, true, memory_order_relaxed);
 }
 
-/* A heap copy of the formatted text, for the report; out_of_memory if there is no room. */
-GPU__PRINTF(1, 2) static const char *keep_printf(const char *fmt, ...)
+/* Text built into a buffer of the report: appended to, and marked when it did not fit. */
+struct text {
+    char *buf;
+    size_t size, used;
+};
+
+GPU__PRINTF(2, 3) static void text_add(struct text *t, const char *fmt, ...)
 {
     va_list ap;
-    char *text;
     int n;
 
     va_start(ap, fmt);
-    n = vasprintf(&text, fmt, ap);
+    n = vsnprintf(t->buf + (t->used < t->size ? t->used : t->size - 1),
+                  t->used < t->size ? t->size - t->used : 1, fmt, ap);
     va_end(ap);
-    return n < 0 ? out_of_memory : text;
+    if (n > 0)
+        t->used += (size_t)n;
+}
+
+/* Ends the text: if it ran past its buffer, the last bytes say so and how long it was. */
+static const char *text_end(struct text *t)
+{
+    if (t->used >= t->size) {
+        char note[64];
+        int n = snprintf(note, sizeof(note), " [... cut: %zu bytes in all]", t->used);
+
+        memcpy(t->buf + t->size - 1 - (size_t)n, note, (size_t)n + 1);
+    }
+    return t->buf;
+}
+
+GPU__PRINTF(3, 0) static const char *text_vprintf(char *buf, size_t size, const char *fmt, va_list ap)
+{
+    struct text t = {buf, size, 0};
+    int n = vsnprintf(buf, size, fmt, ap);
+
+    t.used = n > 0 ? (size_t)n : 0;
+    return text_end(&t);
+}
+
+GPU__PRINTF(3, 4) static const char *text_printf(char *buf, size_t size, const char *fmt, ...)
+{
+    const char *text;
+    va_list ap;
+
+    va_start(ap, fmt);
+    text = text_vprintf(buf, size, fmt, ap);
+    va_end(ap);
+    return text;
+}
+
+/* The report's message, formatted. */
+GPU__PRINTF(1, 2) static const char *set_message(const char *fmt, ...)
+{
+    const char *text;
+    va_list ap;
+
+    va_start(ap, fmt);
+    text = text_vprintf(message_buf, sizeof(message_buf), fmt, ap);
+    va_end(ap);
+    return text;
 }
 
 /* Publishes what the load is doing now: `step` of the report, started at report.started_ns. */
@@ -120,8 +177,8 @@ static void add_attempt(const char *path, const char *error)
 
     if (i >= MAX_ATTEMPTS)
         return;
-    attempts[i].path = keep_printf("%s", path);
-    attempts[i].error = error ? keep_printf("%s", error) : NULL;
+    attempts[i].path = text_printf(attempt_paths[i], sizeof(attempt_paths[i]), "%s", path);
+    attempts[i].error = error ? text_printf(attempt_errors[i], sizeof(attempt_errors[i]), "%s", error) : NULL;
     report.attempt_count = i + 1;
 }
 
@@ -146,10 +203,10 @@ static void *open_driver(void)
 
     if (env) {
         if (env[0] != '/') {
-            const char *why = keep_printf(LIBCUDA_ENV "=%s is not an absolute path; gpushim does not search for it",
-                                          env);
-
-            add_attempt(env, why);
+            add_attempt(env, NULL);
+            attempts[0].error = text_printf(attempt_errors[0], sizeof(attempt_errors[0]),
+                                            LIBCUDA_ENV "=%s is not an absolute path; gpushim does not search for it",
+                                            env);
             return NULL;
         }
         return try_open(env, RTLD_NOW | RTLD_LOCAL, NULL, NULL);
@@ -168,18 +225,12 @@ static void *open_driver(void)
 /* The message: every attempt's error, whole. */
 static void describe_open_failure(void)
 {
-    size_t size = 0;
-    FILE *f = open_memstream((char **)&message, &size);
+    struct text t = {message_buf, sizeof(message_buf), 0};
 
-    if (!f) {
-        message = out_of_memory;
-        return;
-    }
-    fputs("no CUDA driver could be loaded:", f);
+    text_add(&t, "no CUDA driver could be loaded:");
     for (size_t i = 0; i < report.attempt_count; i++)
-        fprintf(f, "%s %s", i ? ";" : "", attempts[i].error);
-    if (fclose(f) != 0)
-        message = out_of_memory;
+        text_add(&t, "%s %s", i ? ";" : "", attempts[i].error);
+    message = text_end(&t);
 }
 
 /* The name of a CUresult before the table exists: the driver's own, else ours. */
@@ -270,19 +321,13 @@ static void fill_table(void *resolved[])
 
 static void describe_missing(const char *file)
 {
-    size_t size = 0;
-    FILE *f = open_memstream((char **)&message, &size);
+    struct text t = {message_buf, sizeof(message_buf), 0};
 
-    if (!f) {
-        message = out_of_memory;
-        return;
-    }
-    fprintf(f, "%s is not a usable CUDA driver: it lacks", file);
+    text_add(&t, "%s is not a usable CUDA driver: it lacks", file);
     for (size_t i = 0; i < ENTRY_COUNT; i++)
         if (entries[i].required && !entries[i].found)
-            fprintf(f, " %s (%s)", entries[i].symbol, entries[i].missing);
-    if (fclose(f) != 0)
-        message = out_of_memory;
+            text_add(&t, " %s (%s)", entries[i].symbol, entries[i].missing);
+    message = text_end(&t);
 }
 
 static gpu_status load_from(void *handle)
@@ -306,13 +351,13 @@ static gpu_status load_from(void *handle)
     report.file = attempts[report.attempt_count - 1].path;
     if (!init || !get_version) {
         report.stage = GPU_LOAD_RESOLVE;
-        message = keep_printf("%s is not a CUDA driver: it exports no %s", report.file,
+        message = set_message("%s is not a CUDA driver: it exports no %s", report.file,
                               init ? CUABI_SYMBOL_cuDriverGetVersion : CUABI_SYMBOL_cuInit);
         return GPU_ERR_NO_DRIVER;
     }
     memcpy(&sym, &init, sizeof(sym));
     if (dladdr(sym, &info) && info.dli_fname)
-        report.file = keep_printf("%s", info.dli_fname);
+        report.file = text_printf(loaded_file, sizeof(loaded_file), "%s", info.dli_fname);
 
     publish_step(1, "cuInit", "the driver is being loaded: cuInit(0) has not returned yet");
     t0 = now_ns();
@@ -322,7 +367,7 @@ static gpu_status load_from(void *handle)
     report.init_result = rc;
     if (rc != CUABI_SUCCESS) {
         report.stage = GPU_LOAD_INIT;
-        message = keep_printf("%s: cuInit(0) failed: %s (%u)%s", report.file, early_result_name(handle, rc), rc,
+        message = set_message("%s: cuInit(0) failed: %s (%u)%s", report.file, early_result_name(handle, rc), rc,
                               rc == CUABI_ERROR_STUB_LIBRARY ? ": this is the CUDA toolkit's stub library, not a driver"
                                                              : "");
         return GPU_ERR_NO_DRIVER;
@@ -330,8 +375,7 @@ static gpu_status load_from(void *handle)
     rc = get_version(&report.driver_version);
     if (rc != CUABI_SUCCESS) {
         report.stage = GPU_LOAD_INIT;
-        message = keep_printf("%s: cuDriverGetVersion failed: %s (%u)", report.file, early_result_name(handle, rc),
-                              rc);
+        message = set_message("%s: cuDriverGetVersion failed: %s (%u)", report.file, early_result_name(handle, rc), rc);
         return GPU_ERR_NO_DRIVER;
     }
 
@@ -364,7 +408,8 @@ static void load(void)
     loader = pthread_self();
     atomic_store_explicit(&loading, true, memory_order_release);
     /* Before the load begins, so that a fork() during it is seen (and one before it is not). */
-    pthread_atfork(NULL, NULL, on_fork_child);
+    if (!atfork_registered)
+        atfork_registered = pthread_atfork(NULL, NULL, on_fork_child) == 0;
     atomic_store_explicit(&load_started, true, memory_order_relaxed);
     report.abi_version = CUABI_VERSION;
     report.attempts = attempts;
@@ -480,3 +525,28 @@ const char *gpu_load_stage_name(gpu_load_stage stage)
     }
     return "unknown";
 }
+
+#ifdef GPUSHIM_FUZZING
+/*
+ * Forgets the load, so that a fuzzer (tests/fuzz) can run it again with other
+ * values in one process. Only in that build: a real one loads once. The
+ * driver's handle stays open, as always.
+ */
+void gpu__driver_forget(void);
+void gpu__driver_forget(void)
+{
+    static const pthread_once_t fresh = PTHREAD_ONCE_INIT;
+
+    memcpy(&load_once, &fresh, sizeof(fresh));
+    atomic_store(&load_done, false);
+    atomic_store(&table_ready, false);
+    atomic_store(&load_started, false);
+    atomic_store(&published, NULL);
+    load_status = GPU_ERR_NO_DRIVER;
+    memset(&table, 0, sizeof(table));
+    memset(&report, 0, sizeof(report));
+    memset(steps, 0, sizeof(steps));
+    memset(attempts, 0, sizeof(attempts));
+    message = "";
+}
+#endif

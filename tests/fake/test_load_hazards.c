@@ -243,6 +243,25 @@ static void long_missing(void **state)
     assert_non_null(strstr(gpu_last_error(), "No such file or directory"));
 }
 
+/* A value longer than any path dlopen takes: kept up to PATH_MAX and more, and the cut said. */
+static void huge_path(void **state)
+{
+    static char path[6002];
+    const gpu_load_report *r;
+
+    (void)state;
+    path[0] = '/';
+    memset(path + 1, 'a', 6000);
+    setenv("GPUSHIM_LIBCUDA", path, 1);
+    FT_FAIL(gpu_driver_load(), GPU_ERR_NO_DRIVER, 0, "cut: ");
+    r = gpu_driver_report();
+    assert_int_equal(r->stage, GPU_LOAD_OPEN);
+    assert_true(strlen(r->attempts[0].path) > 4096);
+    assert_non_null(strstr(r->attempts[0].path, "aaaa [... cut: 6001 bytes in all]"));
+    assert_int_equal(strncmp(r->attempts[0].path, path, 4096), 0);
+    assert_non_null(strstr(r->attempts[0].error, "cut: "));
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -256,6 +275,7 @@ int main(int argc, char **argv)
         {"init-all-ones", cmocka_unit_test(init_all_ones)},
         {"long-paths", cmocka_unit_test(long_paths)},
         {"long-missing", cmocka_unit_test(long_missing)},
+        {"huge-path", cmocka_unit_test(huge_path)},
     };
 
     /* A deadlock or a hang fails the test, rather than stopping the suite. */
