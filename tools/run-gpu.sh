@@ -159,6 +159,9 @@ if [ -f "$BUILD/meson-logs/testlog.txt" ]; then
 fi
 step "gpushim-info" "$TESTS_LOG" 30 "$BUILD/tools/gpushim-info"
 step "gpushim-info --json" "$TESTS_LOG" 30 "$BUILD/tools/gpushim-info" --json
+# Issue 9, item 1: libgpushim.so dlopen'ed by ctypes into a PyTorch process shares its driver and context.
+step "dlopen into PyTorch (ctypes)" "$TESTS_LOG" 120 /opt/torch/.venv/bin/python tests/dlopen/torch_ctypes.py \
+    "$BUILD/src/libgpushim.so"
 
 # ---- Benchmarks, run directly so their tables land in the logs. ----
 for b in ordering dispatch graphs first-use peer; do
@@ -205,7 +208,7 @@ fi
     grep -hE '^ *[0-9]+/[0-9]+ +gpushim:gpu' "$TESTS_LOG" | sort -u
     echo
     echo "== figures"
-    grep -hE '^(DEVICE|ORDERING|CAPTURE|EVENTS|RESOLVED summary|THREADS own|PEER )' "$TESTS_LOG" | sort -u
+    grep -hE '^(DEVICE|ORDERING|CAPTURE|EVENTS|RESOLVED summary|THREADS own|PEER |TORCH_DLOPEN|[0-9]+ cycles of dlopen)' "$TESTS_LOG" | sort -u
     grep -hE '^(ORDERING_BENCH|target|DISPATCH|GRAPHS|FIRST_USE|NO_DRIVER|STARTUP|PEER_BENCH)|skipped:' "$OUT"/bench-*.log
     grep -hE 'ERROR SUMMARY' "$SAN_LOG" | sort | uniq -c
     echo

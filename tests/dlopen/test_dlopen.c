@@ -1,7 +1,8 @@
 /*
  * libgpushim loaded with dlopen by a program that does not link it (issue 9,
  * item 1): argv[1] names the object, libgpushim.so or a plugin embedding
- * libgpushim.a; GPUSHIM_LIBCUDA names the fake driver. The object opens, loads
+ * libgpushim.a; GPUSHIM_LIBCUDA names the fake driver, or, unset, the real
+ * one is used (the gpu suite: exit 77 without one). The object opens, loads
  * the driver and reports through gpu_last_error() 100 times over, with
  * dlclose between; then a child forked after the load is refused with
  * GPU_ERR_FORKED. A plain program, not cmocka: each failure says what and
@@ -79,6 +80,10 @@ static void use(const struct api *a)
 {
     int version = 0;
 
+    if (a->driver_load() != GPU_OK && !getenv("GPUSHIM_LIBCUDA")) {
+        printf("skipped: no usable driver: %s\n", a->last_error());
+        exit(77);
+    }
     if (a->driver_load() != GPU_OK)
         fail("gpu_driver_load", a->last_error());
     if (a->driver_report()->stage != GPU_LOAD_READY)
@@ -97,8 +102,8 @@ int main(int argc, char **argv)
     long inits;
     pid_t pid;
 
-    if (argc != 2 || !getenv("GPUSHIM_LIBCUDA"))
-        fail("usage: GPUSHIM_LIBCUDA=fake test-dlopen LIBRARY", NULL);
+    if (argc != 2)
+        fail("usage: [GPUSHIM_LIBCUDA=fake] test-dlopen LIBRARY", NULL);
     for (int i = 0; i < CYCLES; i++) {
         api_open(&a, argv[1]);
         use(&a);
@@ -107,7 +112,7 @@ int main(int argc, char **argv)
     }
     api_open(&a, argv[1]);
     use(&a);
-    inits = fake_init_calls();
+    inits = getenv("GPUSHIM_LIBCUDA") ? fake_init_calls() : 1;
     /*
      * libgpushim.so is never unloaded: its one load stands, and cuInit ran
      * once. A plugin embedding the archive is unloaded by dlclose and loads
