@@ -27,7 +27,7 @@ _Static_assert(sizeof(void *) == sizeof(void (*)(void)), "dlsym's pointers must 
 enum { MAX_ATTEMPTS = 4 };
 
 enum {
-#define GPU__ENTRY(need, name, symbol, params) +1
+#define GPU__ENTRY(need, name, symbol, params, args) +1
     ENTRY_COUNT = 0
 #include "entry_points.h"
 #undef GPU__ENTRY
@@ -38,6 +38,7 @@ static atomic_bool load_done; /* lets later calls skip pthread_once's call into 
 static gpu_status load_status = GPU_ERR_NO_DRIVER;
 static struct gpu__driver table;
 static atomic_bool table_ready;
+const struct gpu__driver *_Atomic gpu__driver_ready;
 static atomic_bool forked;
 /* From the load's first step on, a child of fork() must not load again: its parent's driver state is half its own. */
 static atomic_bool load_started;
@@ -67,7 +68,7 @@ static char message_buf[MESSAGE_BYTES];
 static const char *message = "";
 
 static gpu_entry_point entries[ENTRY_COUNT] = {
-#define GPU__ENTRY(need, name, symbol, params) {#name, #symbol, GPU__IS_##need, false, NULL, NULL, false, false},
+#define GPU__ENTRY(need, name, symbol, params, args) {#name, #symbol, GPU__IS_##need, false, NULL, NULL, false, false},
 #define GPU__IS_REQUIRED true
 #define GPU__IS_OPTIONAL false
 #include "entry_points.h"
@@ -94,8 +95,10 @@ static void on_fork_child(void)
 {
     /* A child may load its own driver only if its parent had not begun, or had failed for good. */
     if (atomic_load_explicit(&load_started, memory_order_relaxed) &&
-        !(atomic_load_explicit(&load_done, memory_order_relaxed) && load_status != GPU_OK))
+        !(atomic_load_explicit(&load_done, memory_order_relaxed) && load_status != GPU_OK)) {
         atomic_store_explicit(&forked, true, memory_order_relaxed);
+        atomic_store_explicit(&gpu__driver_ready, NULL, memory_order_relaxed);
+    }
 }
 
 /* Text built into a buffer of the report: appended to, and marked when it did not fit. */
@@ -314,7 +317,7 @@ static void fill_table(void *resolved[])
 {
     size_t i = 0;
 
-#define GPU__ENTRY(need, name, symbol, params) memcpy(&table.name, &resolved[i++], sizeof(table.name));
+#define GPU__ENTRY(need, name, symbol, params, args) memcpy(&table.name, &resolved[i++], sizeof(table.name));
 #include "entry_points.h"
 #undef GPU__ENTRY
 }
@@ -427,8 +430,10 @@ static void load(void)
         load_status = load_from(handle);
     }
     report.message = message;
-    if (load_status == GPU_OK)
+    if (load_status == GPU_OK) {
         atomic_store_explicit(&table_ready, true, memory_order_release);
+        atomic_store_explicit(&gpu__driver_ready, &table, memory_order_release);
+    }
     atomic_store_explicit(&published, &report, memory_order_release);
     atomic_store_explicit(&load_done, true, memory_order_release);
     atomic_store_explicit(&loading, false, memory_order_release);
@@ -457,7 +462,7 @@ static gpu_status wait_for_load(void)
     return GPU_OK;
 }
 
-gpu_status gpu__driver_get(const struct gpu__driver **out)
+gpu_status gpu__driver_load(const struct gpu__driver **out)
 {
     if (!atomic_load_explicit(&load_done, memory_order_acquire)) {
         gpu_status st = wait_for_load();
@@ -493,7 +498,7 @@ gpu_status gpu_driver_version(int *out)
     gpu_status st;
 
     if (!out)
-        return GPU__INVALID("gpu_driver_version", "out is NULL");
+        return GPU__INVALID("out is NULL");
     st = gpu__driver_get(&drv);
     if (st == GPU_OK)
         *out = report.driver_version;
@@ -540,6 +545,7 @@ void gpu__driver_forget(void)
     memcpy(&load_once, &fresh, sizeof(fresh));
     atomic_store(&load_done, false);
     atomic_store(&table_ready, false);
+    atomic_store(&gpu__driver_ready, NULL);
     atomic_store(&load_started, false);
     atomic_store(&published, NULL);
     load_status = GPU_ERR_NO_DRIVER;
