@@ -46,6 +46,7 @@ static void fake_env(const char *var, const char *value)
 {
     unsetenv("FAKE_CUDA_FAIL");
     unsetenv("FAKE_CUDA_INIT_DELAY_MS");
+    unsetenv("FAKE_CUDA_INIT_FAIL");
     setenv("GPUSHIM_LIBCUDA", fake_path, 1);
     if (var)
         setenv(var, value, 1);
@@ -149,6 +150,38 @@ static void timeout_says_what_is_stuck(void **state)
     assert_int_equal(run("--timeout 86401", NULL), 64);
 }
 
+/* Item 8 as printed: each entry's real `via` counted; cuInit's result, 0xFFFFFFFF too, apart from "called". */
+static void report_exact(void **state)
+{
+    const char *line;
+    int gpa = -1, dl = -1;
+
+    (void)state;
+    fake_env("FAKE_CUDA_FAIL", "cuGetProcAddress:1+:1");
+    assert_int_equal(run("--no-self-test", NULL), 0);
+    line = strstr(out, "entry points at 12000: ");
+    assert_non_null(line);
+    assert_int_equal(sscanf(line, "entry points at 12000: %d resolved with cuGetProcAddress_v2, %d with dlsym;", &gpa,
+                            &dl), 2);
+    assert_int_equal(gpa, 0);
+    assert_true(dl > 40);
+    assert_int_equal(run("--json --no-self-test", NULL), 0);
+    line = strstr(out, "\"resolved\": {\"cuGetProcAddress_v2\": 0, \"dlsym\": ");
+    assert_non_null(line);
+    assert_int_equal(atoi(line + strlen("\"resolved\": {\"cuGetProcAddress_v2\": 0, \"dlsym\": ")), dl);
+    fake_env("FAKE_CUDA_INIT_FAIL", "4294967295");
+    assert_int_equal(run("", NULL), 1);
+    assert_non_null(strstr(out, "cuInit returned 4294967295 (0xffffffff)"));
+    assert_int_equal(run("--json", NULL), 1);
+    assert_non_null(strstr(out, "\"init_called\": true,\n  \"init_result\": 4294967295,"));
+    fake_env(NULL, NULL);
+    assert_int_equal(run("--json --no-self-test", NULL), 0);
+    assert_non_null(strstr(out, "\"init_called\": true,\n  \"init_result\": 0,"));
+    setenv("GPUSHIM_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
+    assert_int_equal(run("--json", NULL), 1);
+    assert_non_null(strstr(out, "\"init_called\": false,"));
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -157,6 +190,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(json_any_bytes),
         cmocka_unit_test(write_errors),
         cmocka_unit_test(timeout_says_what_is_stuck),
+        cmocka_unit_test(report_exact),
     };
 
     fake_path = getenv("GPUSHIM_LIBCUDA");
