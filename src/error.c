@@ -40,9 +40,15 @@ static void buffer_key_create(void)
  */
 __attribute__((destructor)) static void buffer_key_delete(void)
 {
+    char *buf;
+
     if (!buffer_key_made)
         return;
-    free(pthread_getspecific(buffer_key));
+    buf = pthread_getspecific(buffer_key);
+    /* A later gpu_last_error() on this thread (an atexit handler's) must not read what is freed. */
+    if (buf && thread_error.message == buf)
+        thread_error.message = NULL;
+    free(buf);
     pthread_key_delete(buffer_key);
     buffer_key_made = false;
 }
