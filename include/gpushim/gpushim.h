@@ -23,6 +23,7 @@
 #include "graph.h"
 #include "module.h"
 #include "buffer.h"
+#include "program.h"
 
 #define GPUSHIM_VERSION_MAJOR 0
 #define GPUSHIM_VERSION_MINOR 1
