@@ -7,7 +7,7 @@
 
 #include "cache.h"
 #include "private.h"
-#include "sys/nvrtc.h"
+#include "sys/compiler.h"
 
 #define DEFAULT_NAME "gpushim.cu"
 /* The architectures NVRTC has ever known lie well inside this. */

@@ -14,7 +14,7 @@
 #include "gpushim/program.h"
 
 #include "error.h"
-#include "nvrtc.h"
+#include "compiler.h"
 
 #define LIBNVRTC_ENV "GPUSHIM_LIBNVRTC"
 #define LIBRARY_PATH_ENV "GPUSHIM_LIBRARY_PATH"

@@ -1,8 +1,8 @@
 /*
- * The NVRTC table: what the modules above src/sys/ see of libnvrtc.
+ * The NVRTC table (the compiler): what the modules above src/sys/ see of libnvrtc.
  */
-#ifndef GPUSHIM_SYS_NVRTC_H
-#define GPUSHIM_SYS_NVRTC_H
+#ifndef GPUSHIM_SYS_COMPILER_H
+#define GPUSHIM_SYS_COMPILER_H
 
 #include "gpushim/status.h"
 #include "nvrtc_abi.h"
