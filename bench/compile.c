@@ -37,9 +37,9 @@ static double compile_ms(const gpu_compile_options *o, gpu_cache_state *state)
 
     BENCH_CHECK(gpu_program_create(source, "bench.cu", NULL, 0, &p));
     BENCH_CHECK(gpu_program_add_name_expression(p, "scale<float>"));
-    t0 = bench_now_ns();
+    t0 = gpu_test_now_ns();
     BENCH_CHECK(gpu_program_compile(p, NULL, o));
-    ms = (double)(bench_now_ns() - t0) / 1e6;
+    ms = (double)(gpu_test_now_ns() - t0) / 1e6;
     *state = gpu_program_cache_state(p);
     if (gpu_program_cache_warning(p))
         printf("  cache warning: %s\n", gpu_program_cache_warning(p));
@@ -73,12 +73,12 @@ static int measure(const char *label, gpu_compile_target target, unsigned reps, 
             bad += st != GPU_CACHE_HIT;
         }
     }
-    cold_med = bench_median(c, reps);
-    hit_med = bench_median(h, hits);
+    cold_med = gpu_test_median(c, reps);
+    hit_med = gpu_test_median(h, hits);
     printf("COMPILE %-16s cold %9.3f ms (median of %u, %.3f..%.3f)  first miss+store %9.3f ms  "
            "hit %7.3f ms (median of %u, %.3f..%.3f)  cold/hit %8.1fx  hit under 1 ms: %s\n",
-           label, cold_med, reps, bench_min(c, reps), bench_max(c, reps), miss, hit_med, hits, bench_min(h, hits),
-           bench_max(h, hits), cold_med / hit_med, hit_med < 1.0 ? "yes" : "no");
+           label, cold_med, reps, gpu_test_min(c, reps), gpu_test_max(c, reps), miss, hit_med, hits, gpu_test_min(h, hits),
+           gpu_test_max(h, hits), cold_med / hit_med, hit_med < 1.0 ? "yes" : "no");
     free(c);
     free(h);
     if (bad)
@@ -105,10 +105,10 @@ static void remove_dir(const char *dir)
 int main(void)
 {
     char dir[] = "/tmp/gpushim-bench-compile-XXXXXX";
-    unsigned reps = bench_env("GPUSHIM_BENCH_REPS", 5);
-    unsigned hits = bench_env("GPUSHIM_BENCH_HITS", 200);
+    unsigned reps = gpu_test_env("GPUSHIM_BENCH_REPS", 5);
+    unsigned hits = gpu_test_env("GPUSHIM_BENCH_HITS", 200);
     const gpu_compiler_report *r;
-    uint64_t t0 = bench_now_ns();
+    uint64_t t0 = gpu_test_now_ns();
     int bad;
 
     if (gpu_compiler_load() != GPU_OK) {
@@ -117,7 +117,7 @@ int main(void)
     }
     r = gpu_compiler_get_report();
     printf("compile: NVRTC %d.%d from %s, loaded in %.1f ms\n", r->version_major, r->version_minor, r->file,
-           (double)(bench_now_ns() - t0) / 1e6);
+           (double)(gpu_test_now_ns() - t0) / 1e6);
     if (!mkdtemp(dir)) {
         perror("mkdtemp");
         return 1;

@@ -14,7 +14,8 @@ struct thread_error {
 /*
  * The no-driver answer sets only the small part, so it lives in fast TLS. The
  * buffer for formatted messages is large and touched only on slower failures.
- */static _Thread_local struct thread_error thread_error GPU__TLS_FAST;
+ */
+static _Thread_local struct thread_error thread_error GPU__TLS_FAST;
 static _Thread_local char thread_buffer[GPU__ERROR_MAX];
 
 gpu_status gpu__fail(gpu_status status, int cuda_result, const char *fmt, ...)

@@ -33,7 +33,10 @@ gpu_status gpu__fail(gpu_status status, int cuda_result, const char *fmt, ...) G
  */
 gpu_status gpu__fail_static(gpu_status status, int cuda_result, const char *message);
 
-/* An argument error: GPU_ERR_INVALID_ARG naming the function and the argument. */
-#define GPU__INVALID(func, what) gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: %s", (func), (what))
+/* An argument error: GPU_ERR_INVALID_ARG naming the calling function and what is wrong. */
+#define GPU__INVALID(what) gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: %s", __func__, (what))
+
+/* gpu__fail() with a message that begins with the calling function's name. */
+#define GPU__FAIL(status, fmt, ...) gpu__fail((status), 0, "%s: " fmt, __func__, __VA_ARGS__)
 
 #endif

@@ -75,11 +75,11 @@ gpu_status gpu_program_create(const char *source, const char *name, const gpu_pr
     gpu_program *p;
 
     if (!out || !source)
-        return GPU__INVALID("gpu_program_create", !out ? "out is NULL" : "source is NULL");
+        return GPU__INVALID(!out ? "out is NULL" : "source is NULL");
     if (header_count && !headers)
-        return GPU__INVALID("gpu_program_create", "headers is NULL with a header count above 0");
+        return GPU__INVALID("headers is NULL with a header count above 0");
     if (header_count > 65536)
-        return GPU__INVALID("gpu_program_create", "more than 65536 headers");
+        return GPU__INVALID("more than 65536 headers");
     for (size_t i = 0; i < header_count; i++)
         if (!headers[i].name || !headers[i].name[0] || !headers[i].source)
             return gpu__fail(GPU_ERR_INVALID_ARG, 0, "gpu_program_create: header %zu has %s", i,
@@ -114,10 +114,9 @@ gpu_status gpu_program_add_name_expression(gpu_program *p, const char *expressio
     char *copy;
 
     if (!p || !expression || !expression[0])
-        return GPU__INVALID("gpu_program_add_name_expression",
-                            !p ? "program is NULL" : !expression ? "expression is NULL" : "expression is empty");
+        return GPU__INVALID(!p ? "program is NULL" : !expression ? "expression is NULL" : "expression is empty");
     if (p->attempted)
-        return GPU__INVALID("gpu_program_add_name_expression", "the program has been compiled already");
+        return GPU__INVALID("the program has been compiled already");
     if (p->expr_count == p->expr_cap) {
         size_t cap = p->expr_cap ? p->expr_cap * 2 : 4;
         char **grown = realloc(p->exprs, cap * sizeof(*grown));
@@ -155,9 +154,9 @@ static gpu_status check_options(const gpu_compile_options *o)
     if (o->arch != 0 && (o->arch < ARCH_MIN || o->arch > ARCH_MAX))
         return gpu__fail(GPU_ERR_INVALID_ARG, 0, "gpu_program_compile: arch %d is not 10 * major + minor", o->arch);
     if (o->option_count && !o->options)
-        return GPU__INVALID("gpu_program_compile", "options is NULL with an option count above 0");
+        return gpu__fail(GPU_ERR_INVALID_ARG, 0, "gpu_program_compile: %s", "options is NULL with an option count above 0");
     if (o->option_count > 4096)
-        return GPU__INVALID("gpu_program_compile", "more than 4096 options");
+        return gpu__fail(GPU_ERR_INVALID_ARG, 0, "gpu_program_compile: %s", "more than 4096 options");
     for (size_t i = 0; i < o->option_count; i++) {
         if (!o->options[i])
             return gpu__fail(GPU_ERR_INVALID_ARG, 0, "gpu_program_compile: option %zu is NULL", i);
@@ -370,9 +369,9 @@ gpu_status gpu_program_compile(gpu_program *p, gpu_context *ctx, const gpu_compi
     gpu_status st;
 
     if (!p)
-        return GPU__INVALID("gpu_program_compile", "program is NULL");
+        return GPU__INVALID("program is NULL");
     if (p->attempted)
-        return GPU__INVALID("gpu_program_compile", "the program has been compiled already");
+        return GPU__INVALID("the program has been compiled already");
     st = check_options(o);
     if (st != GPU_OK)
         return st;
@@ -428,9 +427,9 @@ gpu_status gpu_program_compile(gpu_program *p, gpu_context *ctx, const gpu_compi
 gpu_status gpu_program_output(const gpu_program *p, const void **data, size_t *size)
 {
     if (!p || !data || !size)
-        return GPU__INVALID("gpu_program_output", !p ? "program is NULL" : !data ? "data is NULL" : "size is NULL");
+        return GPU__INVALID(!p ? "program is NULL" : !data ? "data is NULL" : "size is NULL");
     if (!p->ready)
-        return GPU__INVALID("gpu_program_output", "the program has not compiled");
+        return GPU__INVALID("the program has not compiled");
     *data = p->output;
     *size = p->output_size;
     return GPU_OK;
@@ -439,7 +438,7 @@ gpu_status gpu_program_output(const gpu_program *p, const void **data, size_t *s
 gpu_status gpu_program_log(const gpu_program *p, const char **log, size_t *size)
 {
     if (!p || !log)
-        return GPU__INVALID("gpu_program_log", !p ? "program is NULL" : "log is NULL");
+        return GPU__INVALID(!p ? "program is NULL" : "log is NULL");
     *log = p->log;
     if (size)
         *size = p->log_size;
@@ -449,10 +448,9 @@ gpu_status gpu_program_log(const gpu_program *p, const char **log, size_t *size)
 gpu_status gpu_program_lowered_name(const gpu_program *p, const char *expression, const char **out)
 {
     if (!p || !expression || !out)
-        return GPU__INVALID("gpu_program_lowered_name",
-                            !p ? "program is NULL" : !expression ? "expression is NULL" : "out is NULL");
+        return GPU__INVALID(!p ? "program is NULL" : !expression ? "expression is NULL" : "out is NULL");
     if (!p->ready)
-        return GPU__INVALID("gpu_program_lowered_name", "the program has not compiled");
+        return GPU__INVALID("the program has not compiled");
     for (size_t i = 0; i < p->expr_count; i++)
         if (strcmp(p->exprs[i], expression) == 0) {
             *out = p->lowered[i];
@@ -481,9 +479,9 @@ const char *gpu_program_cache_warning(const gpu_program *p)
 gpu_status gpu_program_load_module(const gpu_program *p, gpu_context *ctx, gpu_module **out)
 {
     if (!p || !out)
-        return GPU__INVALID("gpu_program_load_module", !p ? "program is NULL" : "out is NULL");
+        return GPU__INVALID(!p ? "program is NULL" : "out is NULL");
     if (!p->ready)
-        return GPU__INVALID("gpu_program_load_module", "the program has not compiled");
+        return GPU__INVALID("the program has not compiled");
     return gpu_module_load_data(ctx, p->output, p->output_size, out);
 }
 
@@ -494,7 +492,7 @@ gpu_status gpu_module_load_source(gpu_context *ctx, const char *source, const gp
     gpu_status st;
 
     if (!out || !source)
-        return GPU__INVALID("gpu_module_load_source", !out ? "out is NULL" : "source is NULL");
+        return GPU__INVALID(!out ? "out is NULL" : "source is NULL");
     st = gpu_program_create(source, NULL, NULL, 0, &p);
     if (st != GPU_OK)
         return st;

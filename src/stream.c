@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "private.h"
+#include "object.h"
 
 unsigned gpu_stream_create_flags(const char *nonblocking_env)
 {
@@ -15,56 +15,28 @@ unsigned gpu_stream_create_flags(const char *nonblocking_env)
     return GPU_STREAM_DEFAULT;
 }
 
-gpu_status gpu__stream_target(gpu_stream *stream, const struct gpu__driver **drv, gpu_context **ctx,
-                              cuabi_stream *cu)
+static cuabi_result stream_release(const struct gpu__driver *drv, struct gpu__object *obj)
 {
-    gpu_status st;
-
-    if (!stream) {
-        *cu = NULL;
-        return gpu__context_resolve(NULL, drv, ctx);
-    }
-    st = gpu__driver_get(drv);
-    if (st != GPU_OK)
-        return st;
-    *ctx = stream->ctx;
-    *cu = stream->cu;
-    return GPU_OK;
+    return drv->cuStreamDestroy(((gpu_stream *)obj)->cu);
 }
+
+static const struct gpu__kind stream_kind = GPU__KIND(cuStreamCreate, cuStreamDestroy, stream_release, NULL);
 
 gpu_status gpu_stream_create_with_flags(gpu_context *ctx, unsigned flags, gpu_stream **out)
 {
-    const struct gpu__driver *drv;
-    struct gpu__ctx_scope scope;
+    struct gpu__call c;
     gpu_stream *s;
-    cuabi_stream cu = NULL;
     gpu_status st;
 
     if (!out)
-        return GPU__INVALID("gpu_stream_create", "out is NULL");
+        return GPU__INVALID("out is NULL");
     if (flags & ~(unsigned)GPU_STREAM_NON_BLOCKING)
-        return gpu__fail(GPU_ERR_INVALID_ARG, 0, "gpu_stream_create: unknown flags 0x%x", flags);
-    st = gpu__context_resolve(ctx, &drv, &ctx);
-    if (st != GPU_OK)
-        return st;
-    s = calloc(1, sizeof(*s));
-    if (!s)
-        return gpu__fail(GPU_ERR_OUT_OF_MEMORY, 0, "gpu_stream_create: out of host memory");
-    st = gpu__context_enter(drv, ctx, &scope);
-    if (st == GPU_OK) {
-        st = GPU__CALL(drv, cuStreamCreate, GPU_ERR_STREAM_CREATE, &cu, flags);
-        gpu__context_leave(&scope);
-    }
-    if (st != GPU_OK) {
-        free(s);
-        return st;
-    }
-    gpu__context_ref(ctx);
-    s->ctx = ctx;
-    s->cu = cu;
-    s->flags = flags;
-    *out = s;
-    return GPU_OK;
+        return GPU__FAIL(GPU_ERR_INVALID_ARG, "unknown flags 0x%x", flags);
+    s = gpu__object_new(&c, ctx, &stream_kind, sizeof(*s));
+    st = s ? GPU__INVOKE(&c, cuStreamCreate, GPU_ERR_STREAM_CREATE, &s->cu, flags) : c.st;
+    if (s)
+        s->flags = flags;
+    return gpu__object_finish(&c, s ? &s->obj : NULL, st, (void **)out);
 }
 
 gpu_status gpu_stream_create(gpu_context *ctx, gpu_stream **out)
@@ -79,17 +51,7 @@ gpu_status gpu_stream_create_non_blocking(gpu_context *ctx, gpu_stream **out)
 
 void gpu_stream_destroy(gpu_stream *stream)
 {
-    const struct gpu__driver *drv;
-    struct gpu__ctx_scope scope;
-
-    if (!stream)
-        return;
-    if (gpu__release_enter(stream->ctx, &drv, &scope)) {
-        drv->cuStreamDestroy(stream->cu);
-        gpu__context_leave(&scope);
-    }
-    gpu__context_unref(stream->ctx);
-    free(stream);
+    gpu__object_destroy(stream ? &stream->obj : NULL);
 }
 
 void *gpu_stream_raw(const gpu_stream *stream)
@@ -104,123 +66,72 @@ unsigned gpu_stream_flags(const gpu_stream *stream)
 
 gpu_context *gpu_stream_context(const gpu_stream *stream)
 {
-    return stream ? stream->ctx : NULL;
+    return stream ? stream->obj.ctx : NULL;
 }
 
 gpu_status gpu_stream_synchronize(gpu_stream *stream)
 {
     struct gpu__call c;
-    cuabi_result rc;
-    gpu_status st;
 
-    st = gpu__call_stream(stream, true, &c);
-    if (st != GPU_OK)
-        return st;
-    do
-        rc = c.drv->cuStreamSynchronize(c.stream);
-    while (gpu__call_retry(&c, rc, &st));
-    gpu__call_end(&c);
-    return st != GPU_OK ? st : gpu__check(rc, GPU_ERR_STREAM_SYNC, "cuStreamSynchronize");
+    return GPU__STREAM_CALL(&c, stream, cuStreamSynchronize, GPU_ERR_STREAM_SYNC, c.stream);
 }
 
 gpu_status gpu_stream_query(gpu_stream *stream, bool *idle)
 {
     struct gpu__call c;
-    cuabi_result rc;
     gpu_status st;
 
     if (!idle)
-        return GPU__INVALID("gpu_stream_query", "idle is NULL");
-    st = gpu__call_stream(stream, true, &c);
-    if (st != GPU_OK)
-        return st;
-    do
-        rc = c.drv->cuStreamQuery(c.stream);
-    while (gpu__call_retry(&c, rc, &st));
-    gpu__call_end(&c);
-    if (st != GPU_OK)
-        return st;
-    if (rc == CUABI_ERROR_NOT_READY) {
-        *idle = false;
-        return GPU_OK;
-    }
-    st = gpu__check(rc, GPU_ERR_STREAM_SYNC, "cuStreamQuery");
+        return GPU__INVALID("idle is NULL");
+    if (!gpu__call_stream(&c, stream))
+        return c.st;
+    st = GPU__INVOKE_RAW(&c, cuStreamQuery, c.stream);
+    if (st == GPU_OK && c.rc != CUABI_ERROR_NOT_READY)
+        st = GPU__RESULT(&c, cuStreamQuery, GPU_ERR_STREAM_SYNC);
+    st = gpu__call_end(&c, st);
     if (st == GPU_OK)
-        *idle = true;
+        *idle = c.rc == CUABI_SUCCESS;
     return st;
 }
 
 gpu_status gpu_stream_memcpy_dtod_sync(gpu_stream *stream, uint64_t dst, uint64_t src, size_t bytes)
 {
     struct gpu__call c;
-    gpu_status st;
+    gpu_context *unused;
 
     if (bytes && (!dst || !src))
-        return GPU__INVALID("gpu_stream_memcpy_dtod_sync", "a device address is 0");
-    /* A legacy-stream copy: which legacy stream is the current context's, so it is never trusted. */
-    st = gpu__call_stream(stream, false, &c);
-    if (st != GPU_OK)
-        return st;
-    if (bytes)
-        st = GPU__CALL(c.drv, cuMemcpyDtoD, GPU_ERR_TRANSFER, dst, src, bytes);
-    gpu__call_end(&c);
-    return st;
+        return GPU__INVALID("a device address is 0");
+    if (!bytes)
+        return gpu__context_resolve(stream ? stream->obj.ctx : NULL, &c.drv, &unused);
+    /* A legacy-stream copy: which legacy stream is the current context's, so the context is made current. */
+    return GPU__OBJECT_CALL(&c, stream ? stream->obj.ctx : NULL, cuMemcpyDtoD, GPU_ERR_TRANSFER, dst, src, bytes);
 }
 
 gpu_status gpu_stream_launch_host_func(gpu_stream *stream, void (*fn)(void *user_data), void *user_data)
 {
     struct gpu__call c;
-    cuabi_result rc;
-    gpu_status st;
 
     if (!fn)
-        return GPU__INVALID("gpu_stream_launch_host_func", "fn is NULL");
-    st = gpu__call_stream(stream, true, &c);
-    if (st != GPU_OK)
-        return st;
-    if (!c.drv->cuLaunchHostFunc) {
-        gpu__call_end(&c);
-        return gpu__unsupported("cuLaunchHostFunc");
-    }
-    do
-        rc = c.drv->cuLaunchHostFunc(c.stream, fn, user_data);
-    while (gpu__call_retry(&c, rc, &st));
-    gpu__call_end(&c);
-    return st != GPU_OK ? st : gpu__check(rc, GPU_ERR_KERNEL_LAUNCH, "cuLaunchHostFunc");
+        return GPU__INVALID("fn is NULL");
+    return GPU__STREAM_CALL(&c, stream, cuLaunchHostFunc, GPU_ERR_KERNEL_LAUNCH, c.stream, fn, user_data);
 }
 
 gpu_status gpu_stream_record_event(gpu_stream *stream, gpu_event *event)
 {
     struct gpu__call c;
-    cuabi_result rc;
-    gpu_status st;
 
     if (!event)
-        return GPU__INVALID("gpu_stream_record_event", "event is NULL");
-    st = gpu__call_stream_for(stream, event->ctx, "gpu_stream_record_event", "the event", &c);
-    if (st != GPU_OK)
-        return st;
-    do
-        rc = c.drv->cuEventRecord(event->cu, c.stream);
-    while (gpu__call_retry(&c, rc, &st));
-    gpu__call_end(&c);
-    return st != GPU_OK ? st : gpu__check(rc, GPU_ERR_EVENT, "cuEventRecord");
+        return GPU__INVALID("event is NULL");
+    return GPU__STREAM_CALL_FOR(&c, stream, event->obj.ctx, "the event", cuEventRecord, GPU_ERR_EVENT, event->cu,
+                                c.stream);
 }
 
 gpu_status gpu_stream_wait_event(gpu_stream *stream, gpu_event *event)
 {
     struct gpu__call c;
-    cuabi_result rc;
-    gpu_status st;
 
     if (!event)
-        return GPU__INVALID("gpu_stream_wait_event", "event is NULL");
-    st = gpu__call_stream(stream, true, &c);
-    if (st != GPU_OK)
-        return st;
-    do
-        rc = c.drv->cuStreamWaitEvent(c.stream, event->cu, 0);
-    while (gpu__call_retry(&c, rc, &st));
-    gpu__call_end(&c);
-    return st != GPU_OK ? st : gpu__check(rc, GPU_ERR_STREAM_SYNC, "cuStreamWaitEvent");
+        return GPU__INVALID("event is NULL");
+    /* The event may be another device's: a stream can wait on any. */
+    return GPU__STREAM_CALL(&c, stream, cuStreamWaitEvent, GPU_ERR_STREAM_SYNC, c.stream, event->cu, 0);
 }

@@ -17,11 +17,13 @@
 #include "common.h"
 #include "status.h"
 #include "driver.h"
+#include "device.h"
 #include "context.h"
 #include "stream.h"
 #include "event.h"
 #include "graph.h"
 #include "module.h"
+#include "launch.h"
 #include "buffer.h"
 #include "program.h"
 

@@ -25,7 +25,7 @@ _Static_assert(sizeof(void *) == sizeof(void (*)(void)), "dlsym's pointers must 
 enum { MAX_ATTEMPTS = 4, ATTEMPT_ERROR_MAX = 512, MESSAGE_MAX = 4096 };
 
 enum {
-#define GPU__ENTRY(need, name, symbol, params) +1
+#define GPU__ENTRY(need, name, symbol, params, args) +1
     ENTRY_COUNT = 0
 #include "entry_points.h"
 #undef GPU__ENTRY
@@ -36,6 +36,7 @@ static atomic_bool load_done; /* lets later calls skip pthread_once's call into 
 static gpu_status load_status = GPU_ERR_NO_DRIVER;
 static struct gpu__driver table;
 static atomic_bool table_ready;
+const struct gpu__driver *_Atomic gpu__driver_ready;
 static atomic_bool forked;
 
 static gpu_load_report report;
@@ -47,7 +48,7 @@ static char message[MESSAGE_MAX];
 static char loaded_file[ATTEMPT_ERROR_MAX];
 
 static gpu_entry_point entries[ENTRY_COUNT] = {
-#define GPU__ENTRY(need, name, symbol, params) {#name, #symbol, GPU__IS_##need, false, NULL, NULL, false, false},
+#define GPU__ENTRY(need, name, symbol, params, args) {#name, #symbol, GPU__IS_##need, false, NULL, NULL, false, false},
 #define GPU__IS_REQUIRED true
 #define GPU__IS_OPTIONAL false
 #include "entry_points.h"
@@ -74,6 +75,7 @@ static uint64_t now_ns(void)
 static void on_fork_child(void)
 {
     atomic_store_explicit(&forked, true, memory_order_relaxed);
+    atomic_store_explicit(&gpu__driver_ready, NULL, memory_order_relaxed);
 }
 
 static void add_attempt(const char *path, const char *error)
@@ -220,7 +222,7 @@ static void fill_table(void *resolved[])
 {
     size_t i = 0;
 
-#define GPU__ENTRY(need, name, symbol, params) memcpy(&table.name, &resolved[i++], sizeof(table.name));
+#define GPU__ENTRY(need, name, symbol, params, args) memcpy(&table.name, &resolved[i++], sizeof(table.name));
 #include "entry_points.h"
 #undef GPU__ENTRY
 }
@@ -328,6 +330,7 @@ static void load(void)
     if (load_status == GPU_OK) {
         pthread_atfork(NULL, NULL, on_fork_child);
         atomic_store_explicit(&table_ready, true, memory_order_release);
+        atomic_store_explicit(&gpu__driver_ready, &table, memory_order_release);
     }
     atomic_store_explicit(&report_ready, true, memory_order_release);
     atomic_store_explicit(&load_done, true, memory_order_release);
@@ -343,7 +346,7 @@ static gpu_status fail_unloaded(void)
     return gpu__fail_static(GPU_ERR_NO_DRIVER, report.init_result > 0 ? report.init_result : 0, message);
 }
 
-gpu_status gpu__driver_get(const struct gpu__driver **out)
+gpu_status gpu__driver_load(const struct gpu__driver **out)
 {
     if (!atomic_load_explicit(&load_done, memory_order_acquire))
         pthread_once(&load_once, load);
@@ -375,7 +378,7 @@ gpu_status gpu_driver_version(int *out)
     gpu_status st;
 
     if (!out)
-        return GPU__INVALID("gpu_driver_version", "out is NULL");
+        return GPU__INVALID("out is NULL");
     st = gpu__driver_get(&drv);
     if (st == GPU_OK)
         *out = report.driver_version;

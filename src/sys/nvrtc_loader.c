@@ -427,7 +427,7 @@ gpu_status gpu_compiler_version(int *major, int *minor)
     gpu_status st;
 
     if (!major || !minor)
-        return GPU__INVALID("gpu_compiler_version", !major ? "major is NULL" : "minor is NULL");
+        return GPU__INVALID(!major ? "major is NULL" : "minor is NULL");
     st = gpu__nvrtc_get(&nv);
     if (st == GPU_OK) {
         *major = nv->major;

@@ -92,7 +92,7 @@ SAME_TYPE(cuabi_pfn_cuGetProcAddress, __typeof__(&cuGetProcAddress_v2));
  * Every entry point's prototype is the one cuda.h declares for the name.
  * `name` is expanded here, so cuda.h's own version macros pick the symbol.
  */
-#define GPU__ENTRY(need, name, symbol, params) SAME_TYPE(cuabi_result(*) params, __typeof__(&name));
+#define GPU__ENTRY(need, name, symbol, params, args) SAME_TYPE(cuabi_result(*) params, __typeof__(&name));
 #include "entry_points.h"
 #undef GPU__ENTRY
 
@@ -115,7 +115,7 @@ struct mapping {
 };
 
 static const struct mapping mappings[] = {
-#define GPU__ENTRY(need, name, symbol, params) {#name, #symbol, STR(name)},
+#define GPU__ENTRY(need, name, symbol, params, args) {#name, #symbol, STR(name)},
 #include "entry_points.h"
 #undef GPU__ENTRY
 };

@@ -19,7 +19,7 @@
 #include "fake_control.h"
 
 /* The driver's entry points, which a test may call directly as a CUDA program would. */
-#define GPU__ENTRY(need, name, symbol, params) cuabi_result symbol params;
+#define GPU__ENTRY(need, name, symbol, params, args) cuabi_result symbol params;
 #include "entry_points.h"
 #undef GPU__ENTRY
 cuabi_result cuInit(unsigned int flags);

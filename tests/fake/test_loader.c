@@ -27,7 +27,7 @@ static const struct {
     const char *symbol;
     bool required;
 } list[] = {
-#define GPU__ENTRY(need, name, symbol, params) {#name, #symbol, GPU__IS_##need},
+#define GPU__ENTRY(need, name, symbol, params, args) {#name, #symbol, GPU__IS_##need},
 #define GPU__IS_REQUIRED true
 #define GPU__IS_OPTIONAL false
 #include "entry_points.h"

@@ -55,7 +55,7 @@ static void first_use_loads_once(void **state)
     static const struct {
         const char *name;
     } list[] = {
-#define GPU__ENTRY(need, name, symbol, params) {#name},
+#define GPU__ENTRY(need, name, symbol, params, args) {#name},
 #include "entry_points.h"
 #undef GPU__ENTRY
     };

@@ -1,5 +1,5 @@
 /*
- * gpu_program_* and the cache against tests/nvrtc's fake libnvrtc.
+ * gpu_program_* and the cache against fake/nvrtc/, a fake libnvrtc.
  *
  * usage: test-fake-nvrtc MODE
  * The fake libraries' files come in FAKE_NVRTC_LIB and FAKE_NVRTC_BUILTINS_LIB;

@@ -1,5 +1,5 @@
 /*
- * A fake libnvrtc for the tests: NVRTC's entry points (prototypes from
+ * A fake libnvrtc for the tests (tests/nvrtc): NVRTC's entry points (prototypes from
  * src/sys/nvrtc_entry_points.h), with a "compiler" that writes a PTX-like
  * text naming the architecture, the options, the headers and a kernel per
  * name expression. Read at every call, from the environment:

@@ -18,7 +18,7 @@
 #define FAKE_API __attribute__((visibility("default")))
 
 /* The real driver's prototypes, from the project's list: a mismatch does not compile. */
-#define GPU__ENTRY(need, name, symbol, params) FAKE_API cuabi_result symbol params;
+#define GPU__ENTRY(need, name, symbol, params, args) FAKE_API cuabi_result symbol params;
 #include "entry_points.h"
 #undef GPU__ENTRY
 FAKE_API cuabi_result cuInit(unsigned int flags);
@@ -31,7 +31,7 @@ enum fake_entry {
     FAKE_E_cuInit,
     FAKE_E_cuDriverGetVersion,
     FAKE_E_cuGetProcAddress_v2,
-#define GPU__ENTRY(need, name, symbol, params) FAKE_E_##symbol,
+#define GPU__ENTRY(need, name, symbol, params, args) FAKE_E_##symbol,
 #include "entry_points.h"
 #undef GPU__ENTRY
     FAKE_E_COUNT

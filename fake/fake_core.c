@@ -30,7 +30,7 @@ static const struct {
     {"cuInit", "cuInit"},
     {"cuDriverGetVersion", "cuDriverGetVersion"},
     {"cuGetProcAddress", "cuGetProcAddress_v2"},
-#define GPU__ENTRY(need, name, symbol, params) {#name, #symbol},
+#define GPU__ENTRY(need, name, symbol, params, args) {#name, #symbol},
 #include "entry_points.h"
 #undef GPU__ENTRY
 };
@@ -41,11 +41,11 @@ static const struct {
  * if one is not defined.
  */
 static const struct {
-#define GPU__ENTRY(need, name, symbol, params) cuabi_result (*name) params;
+#define GPU__ENTRY(need, name, symbol, params, args) cuabi_result (*name) params;
 #include "entry_points.h"
 #undef GPU__ENTRY
 } all_entries __attribute__((used)) = {
-#define GPU__ENTRY(need, name, symbol, params) .name = symbol,
+#define GPU__ENTRY(need, name, symbol, params, args) .name = symbol,
 #include "entry_points.h"
 #undef GPU__ENTRY
 };
