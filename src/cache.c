@@ -235,12 +235,13 @@ static bool parse_payload(const unsigned char *p, size_t size, size_t name_count
     return r.left == 0;
 }
 
-static bool read_all(int fd, void *buf, size_t size)
+/* All `size` bytes read (or written), through short transfers and EINTR; false at an error or end of file. */
+static bool transfer_all(int fd, void *buf, size_t size, bool writing)
 {
     unsigned char *p = buf;
 
     while (size > 0) {
-        ssize_t n = read(fd, p, size);
+        ssize_t n = writing ? write(fd, p, size) : read(fd, p, size);
 
         if (n < 0 && errno == EINTR)
             continue;
@@ -279,7 +280,7 @@ gpu__cache_lookup gpu__cache_read(const struct gpu__cache *c, size_t name_count,
     }
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
         return refuse(fd, NULL, c->path, "is not a regular file", warning, warning_size);
-    if ((size_t)st.st_size < sizeof(h) || !read_all(fd, &h, sizeof(h)))
+    if ((size_t)st.st_size < sizeof(h) || !transfer_all(fd, &h, sizeof(h), false))
         return refuse(fd, NULL, c->path, "is truncated (shorter than its header)", warning, warning_size);
     if (memcmp(h.magic, magic, sizeof(magic)) != 0)
         return refuse(fd, NULL, c->path, "is not a gpushim cache entry", warning, warning_size);
@@ -296,7 +297,7 @@ gpu__cache_lookup gpu__cache_read(const struct gpu__cache *c, size_t name_count,
         close(fd);
         return GPU__CACHE_NO_MEMORY;
     }
-    if (!read_all(fd, payload, (size_t)h.payload_size))
+    if (!transfer_all(fd, payload, (size_t)h.payload_size, false))
         return refuse(fd, payload, c->path, "could not be read whole", warning, warning_size);
     gpu__hash_init(&sum);
     gpu__hash_bytes(&sum, payload, (size_t)h.payload_size);
@@ -323,21 +324,6 @@ static unsigned char *put(unsigned char *p, const void *data, size_t size)
     memcpy(p, &n, sizeof(n));
     memcpy(p + sizeof(n), data, size);
     return p + sizeof(n) + size;
-}
-
-static bool write_all(int fd, const unsigned char *p, size_t size)
-{
-    while (size > 0) {
-        ssize_t n = write(fd, p, size);
-
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        p += n;
-        size -= (size_t)n;
-    }
-    return true;
 }
 
 struct entry_file {
@@ -458,7 +444,7 @@ bool gpu__cache_write(const struct gpu__cache *c, const struct gpu__cache_entry 
     if (fd < 0) {
         err = n < 0 || (size_t)n >= sizeof(tmp) ? ENAMETOOLONG : errno;
     } else {
-        ok = write_all(fd, buf, sizeof(h) + payload_size);
+        ok = transfer_all(fd, buf, sizeof(h) + payload_size, true);
         if (!ok)
             err = errno ? errno : EIO;
         if (close(fd) != 0 && !err)

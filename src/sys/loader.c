@@ -11,6 +11,7 @@
 
 #include "gpushim/driver.h"
 
+#include "attempts.h"
 #include "driver.h"
 #include "error.h"
 
@@ -42,8 +43,8 @@ static atomic_bool forked;
 static gpu_load_report report;
 static atomic_bool report_ready;
 static gpu_load_attempt attempts[MAX_ATTEMPTS];
-static char attempt_paths[MAX_ATTEMPTS][ATTEMPT_ERROR_MAX];
-static char attempt_errors[MAX_ATTEMPTS][ATTEMPT_ERROR_MAX];
+static char attempt_text[MAX_ATTEMPTS][2][GPU__ATTEMPT_TEXT_MAX];
+static struct gpu__attempts tried = {attempts, attempt_text, MAX_ATTEMPTS, &report.attempt_count};
 static char message[MESSAGE_MAX];
 static char loaded_file[ATTEMPT_ERROR_MAX];
 
@@ -78,36 +79,6 @@ static void on_fork_child(void)
     atomic_store_explicit(&gpu__driver_ready, NULL, memory_order_relaxed);
 }
 
-static void add_attempt(const char *path, const char *error)
-{
-    size_t i = report.attempt_count;
-
-    if (i >= MAX_ATTEMPTS)
-        return;
-    snprintf(attempt_paths[i], sizeof(attempt_paths[i]), "%s", path);
-    attempts[i].path = attempt_paths[i];
-    if (error) {
-        snprintf(attempt_errors[i], sizeof(attempt_errors[i]), "%s", error);
-        attempts[i].error = attempt_errors[i];
-    } else {
-        attempts[i].error = NULL;
-    }
-    report.attempt_count = i + 1;
-}
-
-/* Opens `path`; `why_not`, if given, replaces dlerror()'s text when it fails. */
-static void *try_open(const char *path, int flags, const char *label, const char *why_not)
-{
-    void *handle;
-    const char *err;
-
-    dlerror();
-    handle = dlopen(path, flags);
-    err = handle ? NULL : why_not ? why_not : dlerror();
-    add_attempt(label ? label : path, handle ? NULL : (err ? err : "dlopen failed"));
-    return handle;
-}
-
 /* Which library: GPUSHIM_LIBCUDA alone when set, else the driver's usual places. */
 static void *open_driver(void)
 {
@@ -120,29 +91,20 @@ static void *open_driver(void)
 
             snprintf(why, sizeof(why), LIBCUDA_ENV "=%s is not an absolute path; gpushim does not search for it",
                      env);
-            add_attempt(env, why);
+            gpu__attempt_add(&tried, env, why);
             return NULL;
         }
-        return try_open(env, RTLD_NOW | RTLD_LOCAL, NULL, NULL);
+        return gpu__attempt_open(&tried, env, RTLD_NOW | RTLD_LOCAL, NULL, NULL);
     }
     /* A driver the process already has (the CUDA runtime's, PyTorch's) is the one to share. */
-    handle = try_open(LIBCUDA_SONAME, RTLD_NOW | RTLD_NOLOAD, LIBCUDA_SONAME " (already loaded)",
+    handle = gpu__attempt_open(&tried, LIBCUDA_SONAME, RTLD_NOW | RTLD_NOLOAD, LIBCUDA_SONAME " (already loaded)",
                       LIBCUDA_SONAME " is not loaded in this process yet");
     if (handle)
         return handle;
-    handle = try_open(LIBCUDA_SONAME, RTLD_NOW | RTLD_LOCAL, NULL, NULL);
+    handle = gpu__attempt_open(&tried, LIBCUDA_SONAME, RTLD_NOW | RTLD_LOCAL, NULL, NULL);
     if (handle)
         return handle;
-    return try_open(LIBCUDA_WSL, RTLD_NOW | RTLD_LOCAL, NULL, NULL);
-}
-
-static void describe_open_failure(void)
-{
-    size_t used;
-
-    used = (size_t)snprintf(message, sizeof(message), "no CUDA driver could be loaded:");
-    for (size_t i = 0; i < report.attempt_count && used < sizeof(message); i++)
-        used += (size_t)snprintf(message + used, sizeof(message) - used, "%s %s", i ? ";" : "", attempts[i].error);
+    return gpu__attempt_open(&tried, LIBCUDA_WSL, RTLD_NOW | RTLD_LOCAL, NULL, NULL);
 }
 
 /* The name of a CUresult before the table exists: the driver's own, else ours. */
@@ -321,7 +283,7 @@ static void load(void)
     report.open_ns = now_ns() - t0;
     if (!handle) {
         report.stage = GPU_LOAD_OPEN;
-        describe_open_failure();
+        gpu__attempt_describe(&tried, "no CUDA driver could be loaded:", message, sizeof(message));
         load_status = GPU_ERR_NO_DRIVER;
     } else {
         /* The handle is never closed: the table points into it for the life of the process. */

@@ -13,8 +13,9 @@
 
 #include "gpushim/program.h"
 
-#include "error.h"
+#include "attempts.h"
 #include "compiler.h"
+#include "error.h"
 
 #define LIBNVRTC_ENV "GPUSHIM_LIBNVRTC"
 #define LIBRARY_PATH_ENV "GPUSHIM_LIBRARY_PATH"
@@ -42,8 +43,8 @@ static struct gpu__nvrtc table;
 static gpu_compiler_report report;
 static atomic_bool report_ready;
 static gpu_load_attempt attempts[MAX_ATTEMPTS];
-static char attempt_paths[MAX_ATTEMPTS][TEXT_MAX];
-static char attempt_errors[MAX_ATTEMPTS][TEXT_MAX];
+static char attempt_text[MAX_ATTEMPTS][2][GPU__ATTEMPT_TEXT_MAX];
+static struct gpu__attempts tried = {attempts, attempt_text, MAX_ATTEMPTS, &report.attempt_count};
 static char message[MESSAGE_MAX];
 static char loaded_file[TEXT_MAX];
 static char builtins_file[TEXT_MAX];
@@ -73,34 +74,6 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void add_attempt(const char *path, const char *error)
-{
-    size_t i = report.attempt_count;
-
-    if (i >= MAX_ATTEMPTS)
-        return;
-    snprintf(attempt_paths[i], sizeof(attempt_paths[i]), "%s", path);
-    attempts[i].path = attempt_paths[i];
-    attempts[i].error = NULL;
-    if (error) {
-        snprintf(attempt_errors[i], sizeof(attempt_errors[i]), "%s", error);
-        attempts[i].error = attempt_errors[i];
-    }
-    report.attempt_count = i + 1;
-}
-
-static void *try_open(const char *path, int flags, const char *label, const char *why_not)
-{
-    void *handle;
-    const char *err;
-
-    dlerror();
-    handle = dlopen(path, flags);
-    err = handle ? NULL : why_not ? why_not : dlerror();
-    add_attempt(label ? label : path, handle ? NULL : (err ? err : "dlopen failed"));
-    return handle;
-}
-
 /* Each soname in `dir`; `dir` is remembered when one opens, for the builtins. */
 static void *try_folder(const char *dir, char *opened_dir, size_t opened_size)
 {
@@ -110,14 +83,14 @@ static void *try_folder(const char *dir, char *opened_dir, size_t opened_size)
         char why[TEXT_MAX];
 
         snprintf(why, sizeof(why), "%s: not an absolute folder; gpushim does not search relative ones", dir);
-        add_attempt(dir, why);
+        gpu__attempt_add(&tried, dir, why);
         return NULL;
     }
     for (size_t i = 0; i < sizeof(sonames) / sizeof(sonames[0]); i++) {
         void *handle;
 
         snprintf(path, sizeof(path), "%s/%s", dir, sonames[i]);
-        handle = try_open(path, RTLD_NOW | RTLD_LOCAL, NULL, NULL);
+        handle = gpu__attempt_open(&tried, path, RTLD_NOW | RTLD_LOCAL, NULL, NULL);
         if (handle) {
             snprintf(opened_dir, opened_size, "%s", dir);
             return handle;
@@ -177,10 +150,10 @@ static void *open_nvrtc(char *opened_dir, size_t opened_size)
 
             snprintf(why, sizeof(why), LIBNVRTC_ENV "=%s is not an absolute path; gpushim does not search for it",
                      env);
-            add_attempt(env, why);
+            gpu__attempt_add(&tried, env, why);
             return NULL;
         }
-        handle = try_open(env, RTLD_NOW | RTLD_LOCAL, NULL, NULL);
+        handle = gpu__attempt_open(&tried, env, RTLD_NOW | RTLD_LOCAL, NULL, NULL);
         slash = strrchr(env, '/');
         if (handle)
             snprintf(opened_dir, opened_size, "%.*s", (int)(slash - env), env);
@@ -191,10 +164,10 @@ static void *open_nvrtc(char *opened_dir, size_t opened_size)
 
         snprintf(label, sizeof(label), "%s (already loaded)", sonames[i]);
         snprintf(why, sizeof(why), "%s is not loaded in this process yet", sonames[i]);
-        handle = try_open(sonames[i], RTLD_NOW | RTLD_NOLOAD, label, why);
+        handle = gpu__attempt_open(&tried, sonames[i], RTLD_NOW | RTLD_NOLOAD, label, why);
     }
     for (size_t i = 0; !handle && i < sizeof(sonames) / sizeof(sonames[0]); i++)
-        handle = try_open(sonames[i], RTLD_NOW | RTLD_LOCAL, NULL, NULL);
+        handle = gpu__attempt_open(&tried, sonames[i], RTLD_NOW | RTLD_LOCAL, NULL, NULL);
     for (size_t i = 0; !handle && i < sizeof(root_envs) / sizeof(root_envs[0]); i++) {
         const char *root = secure_getenv(root_envs[i]);
 
@@ -211,10 +184,10 @@ static void *open_nvrtc(char *opened_dir, size_t opened_size)
 
 static void describe_open_failure(void)
 {
-    size_t used = (size_t)snprintf(message, sizeof(message), "no NVRTC (libnvrtc) could be loaded:");
+    size_t used;
 
-    for (size_t i = 0; i < report.attempt_count && used < sizeof(message); i++)
-        used += (size_t)snprintf(message + used, sizeof(message) - used, "%s %s", i ? ";" : "", attempts[i].error);
+    gpu__attempt_describe(&tried, "no NVRTC (libnvrtc) could be loaded:", message, sizeof(message));
+    used = strlen(message);
     if (used < sizeof(message))
         snprintf(message + used, sizeof(message) - used,
                  " (set " LIBNVRTC_ENV " to the file, or " LIBRARY_PATH_ENV " to its folder)");
