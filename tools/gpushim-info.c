@@ -145,16 +145,35 @@ static gpu_status load_self_test_module(gpu_context *ctx, gpu_module **m, char *
     return st;
 }
 
+/* A load report's attempts, one a line: "tried:" lists of the driver's and NVRTC's. */
+static void print_attempts_text(const gpu_load_attempt *a, size_t n)
+{
+    printf("  tried:\n");
+    for (size_t i = 0; i < n; i++)
+        printf("    %s%s\n", a[i].error ? a[i].error : a[i].path, a[i].error ? "" : ": opened");
+}
+
+static void json_string(const char *s);
+
+/* The attempts as a JSON array's items, each on a line that starts with `indent`. */
+static void print_attempts_json(const gpu_load_attempt *a, size_t n, const char *indent)
+{
+    for (size_t i = 0; i < n; i++) {
+        printf("%s\n%s{\"path\": ", i ? "," : "", indent);
+        json_string(a[i].path);
+        printf(", \"error\": ");
+        json_string(a[i].error);
+        putchar('}');
+    }
+}
+
 static void print_compiler_text(const gpu_compiler_report *r)
 {
     if (r->stage != GPU_LOAD_READY) {
         printf("nvrtc: not usable (failed at stage: %s)\n", gpu_load_stage_name(r->stage));
         if (r->stage != GPU_LOAD_OPEN)
             printf("  %s\n", r->message);
-        printf("  tried:\n");
-        for (size_t i = 0; i < r->attempt_count; i++)
-            printf("    %s%s\n", r->attempts[i].error ? r->attempts[i].error : r->attempts[i].path,
-                   r->attempts[i].error ? "" : ": opened");
+        print_attempts_text(r->attempts, r->attempt_count);
         return;
     }
     printf("nvrtc: %s\n  NVRTC %d.%d; builtins: %s\n  architectures:", r->file, r->version_major, r->version_minor,
@@ -167,8 +186,6 @@ static void print_compiler_text(const gpu_compiler_report *r)
             printf("    missing optional %s\n", r->entries[i].symbol);
     printf("  load: open %.3f ms, resolve %.3f ms\n", r->open_ns / 1e6, r->resolve_ns / 1e6);
 }
-
-static void json_string(const char *s);
 
 static void print_compiler_json(const gpu_compiler_report *r)
 {
@@ -186,13 +203,7 @@ static void print_compiler_json(const gpu_compiler_report *r)
     for (size_t i = 0; i < r->arch_count; i++)
         printf("%s%d", i ? ", " : "", r->archs[i]);
     printf("],\n    \"attempts\": [");
-    for (size_t i = 0; i < r->attempt_count; i++) {
-        printf("%s\n      {\"path\": ", i ? "," : "");
-        json_string(r->attempts[i].path);
-        printf(", \"error\": ");
-        json_string(r->attempts[i].error);
-        putchar('}');
-    }
+    print_attempts_json(r->attempts, r->attempt_count, "      ");
     printf("\n    ]\n  }\n");
 }
 
@@ -315,13 +326,7 @@ static void print_json(const struct info *in)
     printf("  \"times_ns\": {\"open\": %llu, \"init\": %llu, \"resolve\": %llu},\n", (unsigned long long)r->open_ns,
            (unsigned long long)r->init_ns, (unsigned long long)r->resolve_ns);
     printf("  \"attempts\": [");
-    for (size_t i = 0; i < r->attempt_count; i++) {
-        printf("%s\n    {\"path\": ", i ? "," : "");
-        json_string(r->attempts[i].path);
-        printf(", \"error\": ");
-        json_string(r->attempts[i].error);
-        putchar('}');
-    }
+    print_attempts_json(r->attempts, r->attempt_count, "    ");
     printf("\n  ],\n  \"entry_points\": [");
     for (size_t i = 0; i < r->entry_count; i++) {
         const gpu_entry_point *e = &r->entries[i];
@@ -367,10 +372,7 @@ static void print_text(const struct info *in)
         printf("driver: not usable (failed at stage: %s)\n", gpu_load_stage_name(r->stage));
         if (r->stage != GPU_LOAD_OPEN)
             printf("  %s\n", r->message);
-        printf("  tried:\n");
-        for (size_t i = 0; i < r->attempt_count; i++)
-            printf("    %s%s\n", r->attempts[i].error ? r->attempts[i].error : r->attempts[i].path,
-                   r->attempts[i].error ? "" : ": opened");
+        print_attempts_text(r->attempts, r->attempt_count);
     } else {
         printf("driver: %s\n  CUDA %d.%d (%d)\n", r->file, r->driver_version / 1000, r->driver_version % 1000 / 10,
                r->driver_version);
