@@ -17,6 +17,9 @@
  *   version-odd    nvrtcVersion says 99.7 (no builtins of that version needed)
  *   no-builtins    no libnvrtc-builtins beside NVRTC: compiles fail, saying so
  *   already-loaded the process loaded NVRTC itself first; gpushim shares it
+ *   search         no GPUSHIM_LIBNVRTC, and the system loader finds only broken files
+ *                  (LD_LIBRARY_PATH): CUDA_HOME, then CUDA_PATH's targets/x86_64-linux/lib,
+ *                  where the fake is; its builtins come from there too
  *   child DIR      (used by api) compile one fixed program with DIR as the cache; exit 10 + the cache state
  */
 #include <dirent.h>
@@ -825,6 +828,86 @@ static void expect_no_compiler(gpu_load_stage stage, const char *says)
     assert_string_equal(gpu_last_error(), r->message);
 }
 
+/* The parent half of "search": lays out the folders, then runs the checks in a process that starts with them. */
+static int search_parent(void)
+{
+    char decoys[64] = "/tmp/gpushim-decoys-XXXXXX", home[64] = "/tmp/gpushim-cuda-home-XXXXXX";
+    char path[600];
+    pid_t pid;
+    int status, fd;
+
+    make_folder(need_env("FAKE_NVRTC_LIB"), true);
+    assert_non_null(mkdtemp(decoys));
+    assert_non_null(mkdtemp(home));
+    /* Empty files: the system loader stops at them ("file too short") rather than look on. */
+    for (int v = 12; v <= 13; v++) {
+        snprintf(path, sizeof(path), "%s/libnvrtc.so.%d", decoys, v);
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        assert_true(fd >= 0);
+        close(fd);
+    }
+    snprintf(path, sizeof(path), "%s/lib64", home);
+    assert_int_equal(mkdir(path, 0700), 0);
+    /* CUDA_PATH: the fake's folder, reached through targets/x86_64-linux/lib. */
+    snprintf(path, sizeof(path), "%s/root", folder);
+    assert_int_equal(mkdir(path, 0700), 0);
+    snprintf(path, sizeof(path), "%s/root/targets", folder);
+    assert_int_equal(mkdir(path, 0700), 0);
+    snprintf(path, sizeof(path), "%s/root/targets/x86_64-linux", folder);
+    assert_int_equal(mkdir(path, 0700), 0);
+    snprintf(path, sizeof(path), "%s/root/targets/x86_64-linux/lib", folder);
+    assert_int_equal(symlink(folder, path), 0);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        snprintf(path, sizeof(path), "%s/root", folder);
+        setenv("LD_LIBRARY_PATH", decoys, 1);
+        setenv("CUDA_HOME", home, 1);
+        setenv("CUDA_PATH", path, 1);
+        unsetenv("GPUSHIM_LIBNVRTC");
+        execl(self, self, "search-child", (char *)NULL);
+        _exit(127);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    remove_tree(decoys);
+    remove_tree(home);
+    assert_true(WIFEXITED(status));
+    return WEXITSTATUS(status);
+}
+
+static void search_child(void)
+{
+    const char *home = getenv("CUDA_HOME"), *root = getenv("CUDA_PATH");
+    const gpu_compiler_report *r;
+    char expect[700];
+    gpu_program *p;
+
+    assert_non_null(home);
+    assert_non_null(root);
+    setenv("GPUSHIM_CACHE", "0", 1);
+    assert_int_equal(gpu_compiler_load(), GPU_OK);
+    r = gpu_compiler_get_report();
+    for (size_t i = 0; i < r->attempt_count; i++)
+        printf("  tried %s: %s\n", r->attempts[i].path, r->attempts[i].error ? r->attempts[i].error : "opened");
+    /* Already loaded? (2), the system loader (2), CUDA_HOME's two folders (4), CUDA_PATH's (4, the last opens). */
+    assert_int_equal(r->attempt_count, 12);
+    assert_non_null(strstr(r->attempts[2].error, "file too short"));
+    assert_string_equal(r->attempts[3].path, "libnvrtc.so.12");
+    snprintf(expect, sizeof(expect), "%s/lib64/libnvrtc.so.13", home);
+    assert_string_equal(r->attempts[4].path, expect);
+    snprintf(expect, sizeof(expect), "%s/targets/x86_64-linux/lib/libnvrtc.so.12", home);
+    assert_string_equal(r->attempts[7].path, expect);
+    snprintf(expect, sizeof(expect), "%s/targets/x86_64-linux/lib/libnvrtc.so.12", root);
+    assert_string_equal(r->attempts[11].path, expect);
+    assert_null(r->attempts[11].error);
+    assert_string_equal(r->file, expect);
+    snprintf(expect, sizeof(expect), "%s/targets/x86_64-linux/lib/libnvrtc-builtins.so.12.4", root);
+    assert_string_equal(r->builtins, expect);
+    /* The fake, like NVRTC, finds its builtins by name only: loaded beside it first, it does. */
+    p = compile(kernel_source, &ptx80, GPU_OK);
+    gpu_program_destroy(p);
+}
+
 static void run_mode(const char *mode)
 {
     if (strcmp(mode, "missing") == 0) {
@@ -912,6 +995,10 @@ static void run_mode(const char *mode)
         assert_null(r->attempts[1].error);
         assert_string_equal(r->file, nvrtc_path);
         assert_int_equal(r->version_major, 12);
+    } else if (strcmp(mode, "search") == 0) {
+        assert_int_equal(search_parent(), 0);
+    } else if (strcmp(mode, "search-child") == 0) {
+        search_child();
     } else {
         fail_msg("unknown mode %s", mode);
     }
