@@ -280,6 +280,9 @@ gpu__cache_lookup gpu__cache_read(const struct gpu__cache *c, size_t name_count,
     }
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
         return refuse(fd, NULL, c->path, "is not a regular file", warning, warning_size);
+    /* Code another user could have written is not run. */
+    if (st.st_uid != geteuid())
+        return refuse(fd, NULL, c->path, "belongs to another user", warning, warning_size);
     if ((size_t)st.st_size < sizeof(h) || !transfer_all(fd, &h, sizeof(h), false))
         return refuse(fd, NULL, c->path, "is truncated (shorter than its header)", warning, warning_size);
     if (memcmp(h.magic, magic, sizeof(magic)) != 0)

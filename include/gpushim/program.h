@@ -21,8 +21,8 @@
  * off; GPUSHIM_CACHE_MAX_BYTES caps its size (default 256 MiB; the least
  * recently used entries go first). An entry is keyed by the source, the
  * headers, the options, the name expressions, the NVRTC version and the
- * target; each carries a checksum, and one that is corrupt, truncated or not
- * gpushim's is compiled again and replaced. A cache that cannot be read or
+ * target; each carries a checksum, and one that is corrupt, truncated, not
+ * gpushim's or another user's file is compiled again and replaced. A cache that cannot be read or
  * written costs a warning (gpu_program_cache_warning()), never a failure.
  */
 #ifndef GPUSHIM_PROGRAM_H
