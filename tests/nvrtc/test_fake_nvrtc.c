@@ -20,6 +20,8 @@
  *   search         no GPUSHIM_LIBNVRTC, and the system loader finds only broken files
  *                  (LD_LIBRARY_PATH): CUDA_HOME, then CUDA_PATH's targets/x86_64-linux/lib,
  *                  where the fake is; its builtins come from there too
+ *   library-path   as search, with /usr/local/cuda hidden (a private mount namespace,
+ *                  unshare -m; 77 where that is not allowed): GPUSHIM_LIBRARY_PATH's folders
  *   child DIR      (used by api) compile one fixed program with DIR as the cache; exit 10 + the cache state
  */
 #include <dirent.h>
@@ -913,6 +915,92 @@ static void search_child(void)
     gpu_program_destroy(p);
 }
 
+/*
+ * The parent half of "library-path": GPUSHIM_LIBRARY_PATH comes after /usr/local/cuda, so the
+ * child runs where an empty folder is mounted over it, in a mount namespace of its own.
+ * Returns the child's exit status: 77 when the namespace or the mount is not allowed.
+ */
+static int library_path_parent(void)
+{
+    char decoys[64] = "/tmp/gpushim-decoys-XXXXXX", empty[64] = "/tmp/gpushim-empty-XXXXXX";
+    char path[600], list[700];
+    pid_t pid;
+    int status, fd;
+
+    make_folder(need_env("FAKE_NVRTC_LIB"), true);
+    if (!mkdtemp(decoys) || !mkdtemp(empty))
+        return 1;
+    for (int v = 12; v <= 13; v++) {
+        snprintf(path, sizeof(path), "%s/libnvrtc.so.%d", decoys, v);
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0)
+            return 1;
+        close(fd);
+    }
+    /* A relative folder, one that is not there, an empty item, then the fake's. */
+    snprintf(list, sizeof(list), "relative/lib:/nonexistent/gpushim-lib::%s", folder);
+    pid = fork();
+    if (pid < 0)
+        return 1;
+    if (pid == 0) {
+        setenv("LD_LIBRARY_PATH", decoys, 1);
+        setenv("GPUSHIM_LIBRARY_PATH", list, 1);
+        unsetenv("CUDA_HOME");
+        unsetenv("CUDA_PATH");
+        unsetenv("GPUSHIM_LIBNVRTC");
+        execlp("unshare", "unshare", "-m", "sh", "-c",
+               /* The checks' own failures come back as 100 and more: 1 is unshare's refusal. */
+               "if [ -e /usr/local/cuda ]; then mount --bind \"$0\" /usr/local/cuda || exit 77; fi; "
+               "\"$1\" library-path-child && exit 0; exit 100",
+               empty, self, (char *)NULL);
+        _exit(77);
+    }
+    if (waitpid(pid, &status, 0) != pid)
+        return 1;
+    remove_tree(decoys);
+    rmdir(empty);
+    if (!WIFEXITED(status))
+        return 1;
+    switch (WEXITSTATUS(status)) {
+    case 0:
+        return 0;
+    case 1: /* unshare's own refusal (no privilege for a mount namespace) */
+    case 77:
+        printf("skipped: no private mount namespace to hide /usr/local/cuda in\n");
+        return 77;
+    default:
+        return 1;
+    }
+}
+
+static void library_path_child(void)
+{
+    const gpu_compiler_report *r;
+    char expect[700];
+    size_t n;
+
+    setenv("GPUSHIM_CACHE", "0", 1);
+    assert_int_equal(gpu_compiler_load(), GPU_OK);
+    r = gpu_compiler_get_report();
+    n = r->attempt_count;
+    for (size_t i = 0; i < n; i++)
+        printf("  tried %s: %s\n", r->attempts[i].path, r->attempts[i].error ? r->attempts[i].error : "opened");
+    /* ..., /usr/local/cuda's four, then relative (1), /nonexistent (2), the fake's folder (2, the last opens). */
+    assert_true(n >= 9);
+    assert_string_equal(r->attempts[n - 6].path, "/usr/local/cuda/targets/x86_64-linux/lib/libnvrtc.so.12");
+    assert_non_null(r->attempts[n - 6].error);
+    assert_string_equal(r->attempts[n - 5].path, "relative/lib");
+    assert_non_null(strstr(r->attempts[n - 5].error, "not an absolute folder"));
+    assert_string_equal(r->attempts[n - 4].path, "/nonexistent/gpushim-lib/libnvrtc.so.13");
+    assert_string_equal(r->attempts[n - 3].path, "/nonexistent/gpushim-lib/libnvrtc.so.12");
+    snprintf(expect, sizeof(expect), "%s/libnvrtc.so.12", getenv("GPUSHIM_LIBRARY_PATH") + strlen("relative/lib:/nonexistent/gpushim-lib::"));
+    assert_string_equal(r->attempts[n - 1].path, expect);
+    assert_null(r->attempts[n - 1].error);
+    assert_string_equal(r->file, expect);
+    assert_non_null(r->builtins);
+    gpu_program_destroy(compile(kernel_source, &ptx80, GPU_OK));
+}
+
 static void run_mode(const char *mode)
 {
     if (strcmp(mode, "missing") == 0) {
@@ -1004,6 +1092,8 @@ static void run_mode(const char *mode)
         assert_int_equal(search_parent(), 0);
     } else if (strcmp(mode, "search-child") == 0) {
         search_child();
+    } else if (strcmp(mode, "library-path-child") == 0) {
+        library_path_child();
     } else {
         fail_msg("unknown mode %s", mode);
     }
@@ -1059,7 +1149,9 @@ int main(int argc, char **argv)
         return child_compile(argv[2]);
     if (!realpath("/proc/self/exe", self))
         return 1;
-    if (strcmp(mode, "api") == 0) {
+    if (strcmp(mode, "library-path") == 0) {
+        rc = library_path_parent();
+    } else if (strcmp(mode, "api") == 0) {
         make_folder(need_env("FAKE_NVRTC_LIB"), true);
         setenv("GPUSHIM_LIBNVRTC", nvrtc_path, 1);
         rc = cmocka_run_group_tests_name("fake-nvrtc", api, NULL, NULL);
