@@ -835,24 +835,39 @@ static void expect_no_compiler(gpu_load_stage stage, const char *says)
     assert_string_equal(gpu_last_error(), r->message);
 }
 
+/*
+ * A folder (`dir`, a mkdtemp template) of empty libnvrtc.so.12 and .13: put first in
+ * LD_LIBRARY_PATH, the system loader stops at them ("file too short") rather than look on.
+ */
+static bool make_decoys(char *dir)
+{
+    char path[600];
+
+    if (!mkdtemp(dir))
+        return false;
+    for (int v = 12; v <= 13; v++) {
+        int fd;
+
+        snprintf(path, sizeof(path), "%s/libnvrtc.so.%d", dir, v);
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0)
+            return false;
+        close(fd);
+    }
+    return true;
+}
+
 /* The parent half of "search": lays out the folders, then runs the checks in a process that starts with them. */
 static int search_parent(void)
 {
     char decoys[64] = "/tmp/gpushim-decoys-XXXXXX", home[64] = "/tmp/gpushim-cuda-home-XXXXXX";
     char path[600];
     pid_t pid;
-    int status, fd;
+    int status;
 
     make_folder(need_env("FAKE_NVRTC_LIB"), true);
-    assert_non_null(mkdtemp(decoys));
+    assert_true(make_decoys(decoys));
     assert_non_null(mkdtemp(home));
-    /* Empty files: the system loader stops at them ("file too short") rather than look on. */
-    for (int v = 12; v <= 13; v++) {
-        snprintf(path, sizeof(path), "%s/libnvrtc.so.%d", decoys, v);
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        assert_true(fd >= 0);
-        close(fd);
-    }
     snprintf(path, sizeof(path), "%s/lib64", home);
     assert_int_equal(mkdir(path, 0700), 0);
     /* CUDA_PATH: the fake's folder, reached through targets/x86_64-linux/lib. */
@@ -923,20 +938,13 @@ static void search_child(void)
 static int library_path_parent(void)
 {
     char decoys[64] = "/tmp/gpushim-decoys-XXXXXX", empty[64] = "/tmp/gpushim-empty-XXXXXX";
-    char path[600], list[700];
+    char list[700];
     pid_t pid;
-    int status, fd;
+    int status;
 
     make_folder(need_env("FAKE_NVRTC_LIB"), true);
-    if (!mkdtemp(decoys) || !mkdtemp(empty))
+    if (!make_decoys(decoys) || !mkdtemp(empty))
         return 1;
-    for (int v = 12; v <= 13; v++) {
-        snprintf(path, sizeof(path), "%s/libnvrtc.so.%d", decoys, v);
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd < 0)
-            return 1;
-        close(fd);
-    }
     /* A relative folder, one that is not there, an empty item, then the fake's. */
     snprintf(list, sizeof(list), "relative/lib:/nonexistent/gpushim-lib::%s", folder);
     pid = fork();
