@@ -111,6 +111,122 @@ static gpu_status run_and_check(gpu_stream *s, gpu_buffer *buf, uint32_t *host, 
     return st;
 }
 
+/* ---- NVRTC (issue 13): the compiler's load report, and the self-test's kernel from CUDA C++. ---- */
+
+/* The self-test's kernel as CUDA C++: the same entry, compiled by NVRTC where there is one. */
+static const char add_one_cuda[] =
+    "extern \"C\" __global__ void gpushim_add_one(unsigned *data, unsigned n)\n"
+    "{\n"
+    "    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n)\n"
+    "        data[i] += 1;\n"
+    "}\n";
+
+static const char *cache_state_name(gpu_cache_state s)
+{
+    switch (s) {
+    case GPU_CACHE_OFF:
+        return "cache off";
+    case GPU_CACHE_MISS:
+        return "compiled, cached";
+    case GPU_CACHE_HIT:
+        return "cache hit";
+    case GPU_CACHE_REPLACED:
+        return "compiled, replaced a bad cache entry";
+    }
+    return "?";
+}
+
+/*
+ * The self-test's module: compiled from CUDA C++ by NVRTC (a cubin for the
+ * device) when NVRTC loads, else the PTX above. Says which in `how`.
+ */
+static gpu_status load_self_test_module(gpu_context *ctx, gpu_module **m, char *how, size_t how_size)
+{
+    gpu_program *p;
+    gpu_status st;
+    int major, minor;
+
+    if (gpu_compiler_version(&major, &minor) != GPU_OK) {
+        snprintf(how, how_size, "JIT-compiled PTX (no NVRTC)");
+        return gpu_module_load_data(ctx, add_one_ptx, sizeof(add_one_ptx) - 1, m);
+    }
+    st = gpu_program_create(add_one_cuda, "gpushim-info.cu", NULL, 0, &p);
+    if (st != GPU_OK)
+        return st;
+    st = gpu_program_compile(p, ctx, NULL);
+    if (st == GPU_OK)
+        st = gpu_program_load_module(p, ctx, m);
+    if (st == GPU_OK)
+        snprintf(how, how_size, "CUDA C++ compiled by NVRTC %d.%d to a cubin (%s%s%s)", major, minor,
+                 cache_state_name(gpu_program_cache_state(p)), gpu_program_cache_warning(p) ? ": " : "",
+                 gpu_program_cache_warning(p) ? gpu_program_cache_warning(p) : "");
+    gpu_program_destroy(p);
+    return st;
+}
+
+/* A load report's attempts, one a line: "tried:" lists of the driver's and NVRTC's. */
+static void print_attempts_text(const gpu_load_attempt *a, size_t n)
+{
+    printf("  tried:\n");
+    for (size_t i = 0; i < n; i++)
+        printf("    %s%s\n", a[i].error ? a[i].error : a[i].path, a[i].error ? "" : ": opened");
+}
+
+static void json_string(const char *s);
+
+/* The attempts as a JSON array's items, each on a line that starts with `indent`. */
+static void print_attempts_json(const gpu_load_attempt *a, size_t n, const char *indent)
+{
+    for (size_t i = 0; i < n; i++) {
+        printf("%s\n%s{\"path\": ", i ? "," : "", indent);
+        json_string(a[i].path);
+        printf(", \"error\": ");
+        json_string(a[i].error);
+        putchar('}');
+    }
+}
+
+static void print_compiler_text(const gpu_compiler_report *r)
+{
+    if (r->stage != GPU_LOAD_READY) {
+        printf("nvrtc: not usable (failed at stage: %s)\n", gpu_load_stage_name(r->stage));
+        if (r->stage != GPU_LOAD_OPEN)
+            printf("  %s\n", r->message);
+        print_attempts_text(r->attempts, r->attempt_count);
+        return;
+    }
+    printf("nvrtc: %s\n  NVRTC %d.%d; builtins: %s\n  architectures:", r->file, r->version_major, r->version_minor,
+           r->builtins ? r->builtins : r->builtins_note);
+    for (size_t i = 0; i < r->arch_count; i++)
+        printf(" %d", r->archs[i]);
+    printf("%s\n", r->arch_count ? "" : " (not listed by this NVRTC)");
+    for (size_t i = 0; i < r->entry_count; i++)
+        if (!r->entries[i].found)
+            printf("    missing optional %s\n", r->entries[i].symbol);
+    printf("  load: open %.3f ms, resolve %.3f ms\n", r->open_ns / 1e6, r->resolve_ns / 1e6);
+}
+
+static void print_compiler_json(const gpu_compiler_report *r)
+{
+    printf("  \"nvrtc\": {\n    \"usable\": %s,\n    \"stage\": ", r->stage == GPU_LOAD_READY ? "true" : "false");
+    json_string(gpu_load_stage_name(r->stage));
+    printf(",\n    \"message\": ");
+    json_string(r->message);
+    printf(",\n    \"file\": ");
+    json_string(r->file);
+    printf(",\n    \"version\": \"%d.%d\",\n    \"builtins\": ", r->version_major, r->version_minor);
+    json_string(r->builtins);
+    printf(",\n    \"builtins_note\": ");
+    json_string(r->builtins_note);
+    printf(",\n    \"architectures\": [");
+    for (size_t i = 0; i < r->arch_count; i++)
+        printf("%s%d", i ? ", " : "", r->archs[i]);
+    printf("],\n    \"attempts\": [");
+    print_attempts_json(r->attempts, r->attempt_count, "      ");
+    printf("\n    ]\n  }\n");
+}
+
 static void self_test(struct info *in)
 {
     static uint32_t host[SELF_TEST_WORDS];
@@ -127,6 +243,7 @@ static void self_test(struct info *in)
     unsigned n = SELF_TEST_WORDS;
     void *args[2] = {&ptr, &n};
     bool done = false;
+    char how[256];
     gpu_status st;
 
     for (uint32_t i = 0; i < SELF_TEST_WORDS; i++)
@@ -151,7 +268,7 @@ static void self_test(struct info *in)
     }
     record(in, "event", st, "recorded, waited for and found complete");
 
-    st = gpu_module_load_data(ctx, add_one_ptx, sizeof(add_one_ptx) - 1, &m);
+    st = load_self_test_module(ctx, &m, how, sizeof(how));
     if (st == GPU_OK)
         st = gpu_module_get_function(m, "gpushim_add_one", &f);
     if (st == GPU_OK)
@@ -162,7 +279,7 @@ static void self_test(struct info *in)
     }
     if (st == GPU_OK)
         st = run_and_check(s, buf, host, gpu_stream_launch_function(s, f, &cfg, args));
-    record(in, "kernel", st, "JIT-compiled PTX; %u words each incremented once", n);
+    record(in, "kernel", st, "%s; %u words each incremented once", how, n);
     if (st != GPU_OK)
         goto out;
 
@@ -221,13 +338,7 @@ static void print_json(const struct info *in)
     printf("  \"times_ns\": {\"open\": %llu, \"init\": %llu, \"resolve\": %llu},\n", (unsigned long long)r->open_ns,
            (unsigned long long)r->init_ns, (unsigned long long)r->resolve_ns);
     printf("  \"attempts\": [");
-    for (size_t i = 0; i < r->attempt_count; i++) {
-        printf("%s\n    {\"path\": ", i ? "," : "");
-        json_string(r->attempts[i].path);
-        printf(", \"error\": ");
-        json_string(r->attempts[i].error);
-        putchar('}');
-    }
+    print_attempts_json(r->attempts, r->attempt_count, "    ");
     printf("\n  ],\n  \"entry_points\": [");
     for (size_t i = 0; i < r->entry_count; i++) {
         const gpu_entry_point *e = &r->entries[i];
@@ -258,7 +369,9 @@ static void print_json(const struct info *in)
         json_string(in->checks[i].detail);
         putchar('}');
     }
-    printf("\n  ]\n}\n");
+    printf("\n  ],\n");
+    print_compiler_json(gpu_compiler_get_report());
+    printf("}\n");
 }
 
 static void print_text(const struct info *in)
@@ -276,10 +389,7 @@ static void print_text(const struct info *in)
         printf("driver: not usable (failed at stage: %s)\n", gpu_load_stage_name(r->stage));
         if (r->stage != GPU_LOAD_OPEN)
             printf("  %s\n", r->message);
-        printf("  tried:\n");
-        for (size_t i = 0; i < r->attempt_count; i++)
-            printf("    %s%s\n", r->attempts[i].error ? r->attempts[i].error : r->attempts[i].path,
-                   r->attempts[i].error ? "" : ": opened");
+        print_attempts_text(r->attempts, r->attempt_count);
     } else {
         printf("driver: %s\n  CUDA %d.%d (%d)\n", r->file, r->driver_version / 1000, r->driver_version % 1000 / 10,
                r->driver_version);
@@ -312,6 +422,7 @@ static void print_text(const struct info *in)
                d->total_memory / (1024.0 * 1024.0 * 1024.0), d->compute_major, d->compute_minor, d->multiprocessors,
                d->pci_bus_id[0] ? ", PCI " : "", d->pci_bus_id);
     }
+    print_compiler_text(gpu_compiler_get_report());
     if (in->check_count)
         printf("self-test:\n");
     for (int i = 0; i < in->check_count; i++)
@@ -402,6 +513,8 @@ int main(int argc, char **argv)
     }
     in.json = opt.json;
 
+    /* NVRTC is optional: its state is reported, never part of the exit status. */
+    (void)gpu_compiler_load();
     if (!load_within(opt.timeout_s, &st, &in.waited_s)) {
         /* What is stuck, then out: the loading thread cannot be stopped, and nothing waits for it. */
         in.timed_out = true;

@@ -12,7 +12,7 @@
 #   gpu-tests.log     meson test --suite gpu, every test's full output, gpushim-info
 #   sanitizer.log     each gpu test under each compute-sanitizer tool
 #   bench-ordering.log bench-dispatch.log bench-graphs.log
-#   bench-other.log   first-use and (on a machine of 2 or more GPUs) peer
+#   bench-other.log   first-use, (on a machine of 2 or more GPUs) peer, and compile (NVRTC)
 #   bench-overhead.log gpushim's cost per hot call, against the real driver and the null one
 #
 # Environment:
@@ -166,12 +166,12 @@ step "dlopen into PyTorch (ctypes)" "$TESTS_LOG" 120 /opt/torch/.venv/bin/python
     "$BUILD/src/libgpushim.so"
 
 # ---- Benchmarks, run directly so their tables land in the logs. ----
-for b in ordering dispatch graphs first-use peer; do
+for b in ordering dispatch graphs first-use peer compile; do
     case $b in
-        first-use | peer) blog=$OUT/bench-other.log ;;
+        first-use | peer | compile) blog=$OUT/bench-other.log ;;
         *) blog=$OUT/bench-$b.log ;;
     esac
-    [ "$b" = peer ] || : >"$blog"
+    [ "$b" = peer ] || [ "$b" = compile ] || : >"$blog"
     step "bench $b" "$blog" 150 "$BUILD/bench/bench-$b"
 done
 # overhead: each hot call through gpushim and directly, on the real driver, then on
@@ -217,8 +217,8 @@ fi
     grep -hE '^ *[0-9]+/[0-9]+ +gpushim:gpu' "$TESTS_LOG" | sort -u
     echo
     echo "== figures"
-    grep -hE '^(DEVICE|ORDERING|CAPTURE|EVENTS|RESOLVED summary|THREADS own|PEER |TORCH_DLOPEN|[0-9]+ cycles of dlopen)' "$TESTS_LOG" | sort -u
-    grep -hE '^(ORDERING_BENCH|ORDERING_BOUND|OVERHEAD|target|DISPATCH|GRAPHS|FIRST_USE|NO_DRIVER|STARTUP|PEER_BENCH)|skipped:' "$OUT"/bench-*.log
+    grep -hE '^(DEVICE|ORDERING|CAPTURE|EVENTS|RESOLVED summary|THREADS own|PEER |TORCH_DLOPEN|[0-9]+ cycles of dlopen|NVRTC_GPU)' "$TESTS_LOG" | sort -u
+    grep -hE '^(ORDERING_BENCH|ORDERING_BOUND|OVERHEAD|target|DISPATCH|GRAPHS|FIRST_USE|NO_DRIVER|STARTUP|PEER_BENCH|COMPILE)|skipped:' "$OUT"/bench-*.log
     grep -hE 'ERROR SUMMARY' "$SAN_LOG" | sort | uniq -c
     echo
     echo "== steps ($SECONDS s of a $BUDGET s budget)"
