@@ -7,6 +7,7 @@
  * how it is released: cuMemFree for managed memory, nothing for a view,
  * cuIpcCloseMemHandle for another process's buffer.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "object.h"
@@ -63,14 +64,25 @@ gpu_status gpu_buffer_free_async(gpu_buffer *buffer, gpu_stream *stream)
         return GPU__INVALID("buffer is NULL");
     if (buffer->obj.kind != &async_kind)
         return GPU__INVALID("the buffer is not from gpu_buffer_create_async()");
-    st = GPU__STREAM_CALL_FOR(&c, stream, buffer->obj.ctx, "the buffer", cuMemFreeAsync, GPU_ERR_TRANSFER,
-                              buffer->ptr, c.stream);
-    if (st != GPU_OK)
-        return st;
-    /* The memory is the pool's now: only the object is left to go. */
-    buffer->obj.kind = &view_kind;
+    if (!gpu__call_stream_for(&c, stream, buffer->obj.ctx, __func__, "the buffer", NULL)) {
+        st = c.st;
+    } else {
+        st = GPU__INVOKE(&c, cuMemFreeAsync, GPU_ERR_TRANSFER, buffer->ptr, c.stream);
+        if (st == GPU_OK) {
+            /*
+             * The free was the release: only the host object is left. A
+             * failure to restore the caller's context is still reported.
+             */
+            st = gpu__call_end(&c, GPU_OK);
+            gpu__context_unref(buffer->obj.ctx);
+            free(buffer);
+            return st;
+        }
+        st = gpu__call_end(&c, st);
+    }
+    /* Not freed on the stream: freed now, so that the buffer is gone either way; the status says why. */
     gpu_buffer_destroy(buffer);
-    return GPU_OK;
+    return st;
 }
 
 /* The default pool of ctx's device, in an open call with no context needed. */

@@ -102,12 +102,15 @@ GPU_API GPU_NODISCARD gpu_status gpu_buffer_create_async(gpu_stream *stream, siz
 
 /**
  * Frees a buffer from gpu_buffer_create_async() on `stream` (cuMemFreeAsync):
- * the memory returns to the pool once the stream's earlier work is done. On
- * GPU_OK the gpu_buffer object is gone, as after gpu_buffer_destroy(): it must
- * not be used again (gpushim cannot tell a stream-freed address from a live
- * one). On failure the buffer is untouched and still the caller's.
- * GPU_ERR_INVALID_ARG (NULL, or a buffer not from gpu_buffer_create_async(),
- * or a stream of another device), GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT, GPU_ERR_TRANSFER.
+ * the memory returns to the pool once the stream's earlier work is done.
+ * Like free(), the call consumes the buffer whatever it returns: the
+ * gpu_buffer object is gone and must not be used again (gpushim cannot tell a
+ * stream-freed address from a live one). Where the stream-ordered free cannot
+ * be made (a stream of another device, the context, the driver refusing it),
+ * the buffer is freed at once, as by gpu_buffer_destroy(), and the status says
+ * why. Only NULL and a buffer not from gpu_buffer_create_async() are left
+ * alone (GPU_ERR_INVALID_ARG). GPU_ERR_INVALID_ARG, GPU_ERR_NOT_SUPPORTED,
+ * GPU_ERR_CONTEXT, GPU_ERR_TRANSFER.
  */
 GPU_API gpu_status gpu_buffer_free_async(gpu_buffer *buffer, gpu_stream *stream);
 

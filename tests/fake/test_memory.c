@@ -119,13 +119,19 @@ static void async_arguments(void **state)
     /* A stream of another device: refused, and the buffer is still the caller's. */
     FT_OK(gpu_context_create(1, &c1));
     FT_OK(gpu_stream_create(c1, &s1));
-    FT_OK(gpu_buffer_create_async(NULL, 16, &b));
-    FT_INVALID(gpu_buffer_free_async(b, s1), "device 0's, the stream device 1's");
-    /* An injected failure of the free: the buffer is still the caller's to destroy. */
-    assert_int_equal(fake_fail("cuMemFreeAsync", 1, CUABI_ERROR_INVALID_VALUE), 0);
-    FT_FAIL(gpu_buffer_free_async(b, NULL), GPU_ERR_TRANSFER, CUABI_ERROR_INVALID_VALUE, "cuMemFreeAsync");
-    fake_fail_reset();
-    gpu_buffer_destroy(b);
+    {
+        long allocs = fake_live(FAKE_LIVE_DEVICE_ALLOCS);
+
+        FT_OK(gpu_buffer_create_async(NULL, 16, &b));
+        FT_FAIL(gpu_buffer_free_async(b, s1), GPU_ERR_INVALID_ARG, 0, "device 0's, the stream device 1's");
+        /* Consumed all the same: freed at once. */
+        assert_int_equal(fake_live(FAKE_LIVE_DEVICE_ALLOCS), allocs);
+        FT_OK(gpu_buffer_create_async(NULL, 16, &b));
+        assert_int_equal(fake_fail("cuMemFreeAsync", 1, CUABI_ERROR_INVALID_VALUE), 0);
+        FT_FAIL(gpu_buffer_free_async(b, NULL), GPU_ERR_TRANSFER, CUABI_ERROR_INVALID_VALUE, "cuMemFreeAsync");
+        fake_fail_reset();
+        assert_int_equal(fake_live(FAKE_LIVE_DEVICE_ALLOCS), allocs);
+    }
     gpu_stream_destroy(s1);
     gpu_context_destroy(c1);
 }
