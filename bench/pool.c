@@ -12,7 +12,7 @@
  * way and their ratio, and checks every request's data. Runs against the fake
  * driver too (GPUSHIM_LIBCUDA), where the figures say nothing about a GPU.
  *
- * Knobs: GPUSHIM_BENCH_REPS, GPUSHIM_BENCH_REQUESTS (a rep), GPUSHIM_BENCH_POOL_KIB (a buffer's size).
+ * Knobs: GPUSHIM_BENCH_REPS, GPUSHIM_BENCH_POOL_REQUESTS (a rep), GPUSHIM_BENCH_POOL_KIB (a buffer's size).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,7 +51,7 @@ static void request(gpu_stream *s, size_t bytes, bool async, uint32_t *in, uint3
 int main(void)
 {
     unsigned reps = bench_env("GPUSHIM_BENCH_REPS", 15);
-    unsigned requests = bench_env("GPUSHIM_BENCH_REQUESTS", 200);
+    unsigned requests = bench_env("GPUSHIM_BENCH_POOL_REQUESTS", 200);
     size_t bytes = (size_t)bench_env("GPUSHIM_BENCH_POOL_KIB", 1024) * 1024;
     double async_us[MAX_REPS], plain_us[MAX_REPS];
     gpu_host_buffer *in, *out;

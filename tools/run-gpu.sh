@@ -13,6 +13,7 @@
 #   sanitizer.log     each gpu test under each compute-sanitizer tool
 #   bench-ordering.log bench-dispatch.log bench-graphs.log
 #   bench-other.log   first-use and (on a machine of 2 or more GPUs) peer
+#   bench-pool.log    stream-ordered allocation against cuMemAlloc/cuMemFree (issue 12)
 #
 # Environment:
 #   OUT                    output folder (default ./gpu-out)
@@ -80,6 +81,7 @@ if [ "${GPUSHIM_RUN_SCALE:-}" = quick ]; then
     setdefault GPUSHIM_BENCH_PROCS 3
     setdefault GPUSHIM_BENCH_EXECS 50
     setdefault GPUSHIM_BENCH_CALLS 1000000
+    setdefault GPUSHIM_BENCH_POOL_REQUESTS 50
 fi
 
 # ---- The machine. ----
@@ -161,7 +163,7 @@ step "gpushim-info" "$TESTS_LOG" 30 "$BUILD/tools/gpushim-info"
 step "gpushim-info --json" "$TESTS_LOG" 30 "$BUILD/tools/gpushim-info" --json
 
 # ---- Benchmarks, run directly so their tables land in the logs. ----
-for b in ordering dispatch graphs first-use peer; do
+for b in ordering dispatch graphs first-use peer pool; do
     case $b in
         first-use | peer) blog=$OUT/bench-other.log ;;
         *) blog=$OUT/bench-$b.log ;;
@@ -206,7 +208,9 @@ fi
     echo
     echo "== figures"
     grep -hE '^(DEVICE|ORDERING|CAPTURE|EVENTS|RESOLVED summary|THREADS own|PEER )' "$TESTS_LOG" | sort -u
-    grep -hE '^(ORDERING_BENCH|target|DISPATCH|GRAPHS|FIRST_USE|NO_DRIVER|STARTUP|PEER_BENCH)|skipped:' "$OUT"/bench-*.log
+    # Memory and interop (issue 12).
+    grep -hE '^(MEMORY|GRAPH_UPDATE|IPC|TORCH) ' "$TESTS_LOG" | sort -u
+    grep -hE '^(ORDERING_BENCH|target|DISPATCH|GRAPHS|FIRST_USE|NO_DRIVER|STARTUP|PEER_BENCH|POOL_BENCH)|skipped:' "$OUT"/bench-*.log
     grep -hE 'ERROR SUMMARY' "$SAN_LOG" | sort | uniq -c
     echo
     echo "== steps ($SECONDS s of a $BUDGET s budget)"
