@@ -38,20 +38,33 @@ static const struct gpu__kind ipc_kind = GPU__KIND(cuIpcOpenMemHandle, cuIpcClos
 
 /* ---- Stream-ordered allocation ---- */
 
+/*
+ * A buffer object of `bytes` (at least 1) for `ctx`, with the call open that
+ * allocates it (see gpu__object_new()); NULL when the arguments are wrong or
+ * the object could not be had (c->st says why).
+ */
+static gpu_buffer *buffer_begin(struct gpu__call *c, gpu_context *ctx, const struct gpu__kind *kind, size_t bytes,
+                                gpu_buffer **out, const char *func)
+{
+    gpu_buffer *b;
+
+    if (!out || bytes == 0) {
+        c->st = gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: %s", func, out ? "bytes is 0" : "out is NULL");
+        return NULL;
+    }
+    b = gpu__object_new_(c, ctx, kind, sizeof(*b), func);
+    if (b)
+        b->size = bytes;
+    return b;
+}
+
 gpu_status gpu_buffer_create_async(gpu_stream *stream, size_t bytes, gpu_buffer **out)
 {
     struct gpu__call c;
-    gpu_buffer *b;
-    gpu_status st;
+    gpu_buffer *b = buffer_begin(&c, stream ? stream->obj.ctx : NULL, &async_kind, bytes, out, __func__);
+    gpu_status st = b ? GPU__INVOKE(&c, cuMemAllocAsync, GPU_ERR_TRANSFER, &b->ptr, bytes, stream ? stream->cu : NULL)
+                      : c.st;
 
-    if (!out)
-        return GPU__INVALID("out is NULL");
-    if (bytes == 0)
-        return GPU__INVALID("bytes is 0");
-    b = gpu__object_new(&c, stream ? stream->obj.ctx : NULL, &async_kind, sizeof(*b));
-    st = b ? GPU__INVOKE(&c, cuMemAllocAsync, GPU_ERR_TRANSFER, &b->ptr, bytes, stream ? stream->cu : NULL) : c.st;
-    if (b)
-        b->size = bytes;
     return gpu__object_finish(&c, b ? &b->obj : NULL, st, (void **)out);
 }
 
@@ -243,17 +256,10 @@ bool gpu_buffer_is_owner(const gpu_buffer *buffer)
 gpu_status gpu_buffer_create_managed(gpu_context *ctx, size_t bytes, gpu_buffer **out)
 {
     struct gpu__call c;
-    gpu_buffer *b;
-    gpu_status st;
+    gpu_buffer *b = buffer_begin(&c, ctx, &managed_kind, bytes, out, __func__);
+    gpu_status st =
+        b ? GPU__INVOKE(&c, cuMemAllocManaged, GPU_ERR_TRANSFER, &b->ptr, bytes, CUABI_MEM_ATTACH_GLOBAL) : c.st;
 
-    if (!out)
-        return GPU__INVALID("out is NULL");
-    if (bytes == 0)
-        return GPU__INVALID("bytes is 0");
-    b = gpu__object_new(&c, ctx, &managed_kind, sizeof(*b));
-    st = b ? GPU__INVOKE(&c, cuMemAllocManaged, GPU_ERR_TRANSFER, &b->ptr, bytes, CUABI_MEM_ATTACH_GLOBAL) : c.st;
-    if (b)
-        b->size = bytes;
     return gpu__object_finish(&c, b ? &b->obj : NULL, st, (void **)out);
 }
 
@@ -338,10 +344,8 @@ gpu_status gpu_buffer_open_ipc(gpu_context *ctx, const gpu_ipc_handle *handle, g
         return GPU__FAIL(GPU_ERR_INVALID_ARG, "the handle's size (%llu) is not a buffer's",
                          (unsigned long long)handle->size);
     memcpy(&h, handle->cuda, sizeof(h));
-    b = gpu__object_new(&c, ctx, &ipc_kind, sizeof(*b));
+    b = buffer_begin(&c, ctx, &ipc_kind, (size_t)handle->size, out, __func__);
     st = b ? GPU__INVOKE(&c, cuIpcOpenMemHandle, GPU_ERR_DRIVER, &b->ptr, h, CUABI_IPC_MEM_LAZY_ENABLE_PEER_ACCESS)
            : c.st;
-    if (b)
-        b->size = (size_t)handle->size;
     return gpu__object_finish(&c, b ? &b->obj : NULL, st, (void **)out);
 }

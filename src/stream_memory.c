@@ -79,24 +79,24 @@ static bool value_open(struct gpu__call *c, gpu_stream *stream, const gpu_buffer
 
 #define VALID_CONDITION(cond) ((cond) >= GPU_WAIT_GEQ && (cond) <= GPU_WAIT_NOR)
 
+/* Stream memory operation `fn` on the value at `offset` of `buffer`, as wide as `value`. */
+#define VALUE_OP(c, fn, stream, buffer, offset, value, flags) \
+    (value_open((c), (stream), (buffer), (offset), sizeof(value), __func__) \
+         ? GPU__INVOKE_END((c), fn, GPU_ERR_STREAM_SYNC, (c)->stream, (buffer)->ptr + (offset), (value), (flags)) \
+         : (c)->st)
+
 gpu_status gpu_stream_write_value32(gpu_stream *stream, gpu_buffer *buffer, size_t offset, uint32_t value)
 {
     struct gpu__call c;
 
-    if (!value_open(&c, stream, buffer, offset, sizeof(value), __func__))
-        return c.st;
-    return GPU__INVOKE_END(&c, cuStreamWriteValue32, GPU_ERR_STREAM_SYNC, c.stream, buffer->ptr + offset, value,
-                           CUABI_STREAM_WRITE_VALUE_DEFAULT);
+    return VALUE_OP(&c, cuStreamWriteValue32, stream, buffer, offset, value, CUABI_STREAM_WRITE_VALUE_DEFAULT);
 }
 
 gpu_status gpu_stream_write_value64(gpu_stream *stream, gpu_buffer *buffer, size_t offset, uint64_t value)
 {
     struct gpu__call c;
 
-    if (!value_open(&c, stream, buffer, offset, sizeof(value), __func__))
-        return c.st;
-    return GPU__INVOKE_END(&c, cuStreamWriteValue64, GPU_ERR_STREAM_SYNC, c.stream, buffer->ptr + offset, value,
-                           CUABI_STREAM_WRITE_VALUE_DEFAULT);
+    return VALUE_OP(&c, cuStreamWriteValue64, stream, buffer, offset, value, CUABI_STREAM_WRITE_VALUE_DEFAULT);
 }
 
 gpu_status gpu_stream_wait_value32(gpu_stream *stream, gpu_buffer *buffer, size_t offset, uint32_t value,
@@ -106,10 +106,7 @@ gpu_status gpu_stream_wait_value32(gpu_stream *stream, gpu_buffer *buffer, size_
 
     if (!VALID_CONDITION(cond))
         return GPU__FAIL(GPU_ERR_INVALID_ARG, "unknown condition %d", (int)cond);
-    if (!value_open(&c, stream, buffer, offset, sizeof(value), __func__))
-        return c.st;
-    return GPU__INVOKE_END(&c, cuStreamWaitValue32, GPU_ERR_STREAM_SYNC, c.stream, buffer->ptr + offset, value,
-                           (unsigned)cond);
+    return VALUE_OP(&c, cuStreamWaitValue32, stream, buffer, offset, value, (unsigned)cond);
 }
 
 gpu_status gpu_stream_wait_value64(gpu_stream *stream, gpu_buffer *buffer, size_t offset, uint64_t value,
@@ -119,8 +116,5 @@ gpu_status gpu_stream_wait_value64(gpu_stream *stream, gpu_buffer *buffer, size_
 
     if (!VALID_CONDITION(cond))
         return GPU__FAIL(GPU_ERR_INVALID_ARG, "unknown condition %d", (int)cond);
-    if (!value_open(&c, stream, buffer, offset, sizeof(value), __func__))
-        return c.st;
-    return GPU__INVOKE_END(&c, cuStreamWaitValue64, GPU_ERR_STREAM_SYNC, c.stream, buffer->ptr + offset, value,
-                           (unsigned)cond);
+    return VALUE_OP(&c, cuStreamWaitValue64, stream, buffer, offset, value, (unsigned)cond);
 }
