@@ -23,7 +23,8 @@ struct handles {
     gpu_ipc_event_handle event;
 };
 
-static const char *self_path;
+/* This program, to run again: argv[0] (under a tool that wraps it, /proc/self/exe would be the tool). */
+static const char *self_path = "/proc/self/exe";
 
 /* Runs this program with `role` and the pipe's write end (producer) or read end (consumer). */
 static pid_t spawn(const char *role, int fd, int other)
@@ -35,7 +36,7 @@ static pid_t spawn(const char *role, int fd, int other)
 
         close(other);
         snprintf(arg, sizeof(arg), "%d", fd);
-        execl("/proc/self/exe", self_path, role, arg, (char *)NULL);
+        execl(self_path, self_path, role, arg, (char *)NULL);
         _exit(127);
     }
     return pid;
@@ -173,7 +174,8 @@ int main(int argc, char **argv)
     };
     int rc;
 
-    self_path = argv[0];
+    if (argc > 0 && strchr(argv[0], '/'))
+        self_path = argv[0];
     if (argc == 3 && strcmp(argv[1], "--consumer") == 0)
         return consume(atoi(argv[2]));
     if (argc == 3 && strcmp(argv[1], "--produce-and-exit") == 0)
