@@ -50,9 +50,9 @@ static void request(gpu_stream *s, size_t bytes, bool async, uint32_t *in, uint3
 
 int main(void)
 {
-    unsigned reps = bench_env("GPUSHIM_BENCH_REPS", 15);
-    unsigned requests = bench_env("GPUSHIM_BENCH_POOL_REQUESTS", 200);
-    size_t bytes = (size_t)bench_env("GPUSHIM_BENCH_POOL_KIB", 1024) * 1024;
+    unsigned reps = gpu_test_env("GPUSHIM_BENCH_REPS", 15);
+    unsigned requests = gpu_test_env("GPUSHIM_BENCH_POOL_REQUESTS", 200);
+    size_t bytes = (size_t)gpu_test_env("GPUSHIM_BENCH_POOL_KIB", 1024) * 1024;
     double async_us[MAX_REPS], plain_us[MAX_REPS];
     gpu_host_buffer *in, *out;
     gpu_stream *s;
@@ -81,21 +81,21 @@ int main(void)
     request(s, bytes, false, gpu_host_buffer_data(in), gpu_host_buffer_data(out), 2);
     for (unsigned r = 0; r < reps; r++) {
         for (int way = 0; way < 2; way++) {
-            uint64_t t0 = bench_now_ns();
+            uint64_t t0 = gpu_test_now_ns();
 
             for (unsigned q = 0; q < requests; q++)
                 request(s, bytes, way == 0, gpu_host_buffer_data(in), gpu_host_buffer_data(out), r * requests + q);
-            (way == 0 ? async_us : plain_us)[r] = (double)(bench_now_ns() - t0) / 1e3 / requests;
+            (way == 0 ? async_us : plain_us)[r] = (double)(gpu_test_now_ns() - t0) / 1e3 / requests;
         }
     }
     BENCH_CHECK(gpu_context_pool_usage(NULL, &reserved, NULL));
-    a = bench_median(async_us, reps);
-    p = bench_median(plain_us, reps);
+    a = gpu_test_median(async_us, reps);
+    p = gpu_test_median(plain_us, reps);
     printf("pool: %u reps of %u requests, each: allocate %zu bytes, copy %zu bytes in and back, free, wait\n", reps,
            requests, bytes, USE_WORDS * sizeof(uint32_t));
     printf("%-36s | %12s | %12s\n", "way", "median us", "min us");
-    printf("%-36s | %12.2f | %12.2f\n", "stream-ordered (cuMemAllocAsync)", a, bench_min(async_us, reps));
-    printf("%-36s | %12.2f | %12.2f\n", "plain (cuMemAlloc/cuMemFree)", p, bench_min(plain_us, reps));
+    printf("%-36s | %12.2f | %12.2f\n", "stream-ordered (cuMemAllocAsync)", a, gpu_test_min(async_us, reps));
+    printf("%-36s | %12.2f | %12.2f\n", "plain (cuMemAlloc/cuMemFree)", p, gpu_test_min(plain_us, reps));
     printf("ratio plain / stream-ordered: %.2f; pool reserved at the end: %llu bytes; data: %s (%zu words wrong)\n",
            p / a, (unsigned long long)reserved, wrong ? "WRONG" : "correct", wrong);
     printf("POOL_BENCH bytes=%zu requests=%u reps=%u async_us=%.3f plain_us=%.3f ratio=%.3f wrong=%zu\n", bytes,
