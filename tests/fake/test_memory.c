@@ -523,6 +523,11 @@ static void wait_released_by_write(void **state)
     FT_OK(gpu_stream_synchronize(waiter));
     assert_int_equal(fake_peek(gpu_buffer_device_ptr(flags) + 8, &v64, 8), 0);
     assert_int_equal(v64, 0x100000000ull);
+    /* A device without memory operations. */
+    assert_int_equal(fake_fail("cuStreamWaitValue32", 1, CUABI_ERROR_NOT_SUPPORTED), 0);
+    FT_FAIL(gpu_stream_wait_value32(waiter, flags, 0, 1, GPU_WAIT_EQ), GPU_ERR_NOT_SUPPORTED, CUABI_ERROR_NOT_SUPPORTED,
+            "cuStreamWaitValue32");
+    fake_fail_reset();
     FT_INVALID(gpu_stream_write_value32(writer, flags, 2, 1), "not a multiple of 4");
     FT_INVALID(gpu_stream_write_value64(writer, flags, 16, 1), "do not fit a buffer of 16");
     FT_INVALID(gpu_stream_wait_value32(writer, flags, 0, 1, (gpu_wait_condition)9), "unknown condition 9");
