@@ -14,6 +14,7 @@
 #   bench-ordering.log bench-dispatch.log bench-graphs.log
 #   bench-other.log   first-use, (on a machine of 2 or more GPUs) peer, and compile (NVRTC)
 #   bench-overhead.log gpushim's cost per hot call, against the real driver and the null one
+#   bench-pool.log    stream-ordered allocation against cuMemAlloc/cuMemFree (issue 12)
 #
 # Environment:
 #   OUT                    output folder (default ./gpu-out)
@@ -82,6 +83,7 @@ if [ "${GPUSHIM_RUN_SCALE:-}" = quick ]; then
     setdefault GPUSHIM_BENCH_EXECS 50
     setdefault GPUSHIM_BENCH_CALLS 1000000
     setdefault GPUSHIM_OVERHEAD_CALLS 1024
+    setdefault GPUSHIM_BENCH_POOL_REQUESTS 50
 fi
 
 # ---- The machine. ----
@@ -166,7 +168,7 @@ step "dlopen into PyTorch (ctypes)" "$TESTS_LOG" 120 /opt/torch/.venv/bin/python
     "$BUILD/src/libgpushim.so"
 
 # ---- Benchmarks, run directly so their tables land in the logs. ----
-for b in ordering dispatch graphs first-use peer compile; do
+for b in ordering dispatch graphs first-use peer compile pool; do
     case $b in
         first-use | peer | compile) blog=$OUT/bench-other.log ;;
         *) blog=$OUT/bench-$b.log ;;
@@ -218,7 +220,9 @@ fi
     echo
     echo "== figures"
     grep -hE '^(DEVICE|ORDERING|CAPTURE|EVENTS|RESOLVED summary|THREADS own|PEER |TORCH_DLOPEN|[0-9]+ cycles of dlopen|NVRTC_GPU)' "$TESTS_LOG" | sort -u
-    grep -hE '^(ORDERING_BENCH|ORDERING_BOUND|OVERHEAD|target|DISPATCH|GRAPHS|FIRST_USE|NO_DRIVER|STARTUP|PEER_BENCH|COMPILE)|skipped:' "$OUT"/bench-*.log
+    # Memory and interop (issue 12).
+    grep -hE '^(MEMORY|GRAPH_UPDATE|IPC|TORCH) ' "$TESTS_LOG" | sort -u
+    grep -hE '^(ORDERING_BENCH|ORDERING_BOUND|OVERHEAD|target|DISPATCH|GRAPHS|FIRST_USE|NO_DRIVER|STARTUP|PEER_BENCH|COMPILE|POOL_BENCH)|skipped:' "$OUT"/bench-*.log
     grep -hE 'ERROR SUMMARY' "$SAN_LOG" | sort | uniq -c
     echo
     echo "== steps ($SECONDS s of a $BUDGET s budget)"
