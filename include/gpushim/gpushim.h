@@ -27,6 +27,7 @@
 #include "buffer.h"
 #include "function.h" /* issue 11 */
 #include "tensor_map.h" /* issue 11 */
+#include "program.h"
 
 #define GPUSHIM_VERSION_MAJOR 0
 #define GPUSHIM_VERSION_MINOR 1
