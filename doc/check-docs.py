@@ -5,8 +5,9 @@
     and README.md;
   - every environment variable the library reads (a "GPUSHIM_..." or
     "APR_..." string in src/ or include/): in gpushim(3) and README.md;
-  - every option of tools/gpushim-info.c: in gpushim-info(1); every exit status
-    it defines (EXIT_... = N): in gpushim-info(1)'s EXIT STATUS and README.md;
+  - every option of gpushim-info (tools/gpushim-info.c, tools/info_*.[ch]): in
+    gpushim-info(1); every exit status it defines (..EXIT_... = N): in
+    gpushim-info(1)'s EXIT STATUS and README.md;
   - every public header has a @file block, without which Doxygen documents
     none of its functions and so warns about none of them;
   - the built pages render with no groff warning (where groff is installed).
@@ -48,14 +49,16 @@ def main():
     need(env, man3, 'doc/gpushim.3.in')
     need(env, readme, 'README.md')
 
-    info = (root / 'tools' / 'gpushim-info.c').read_text()
-    options = set(re.findall(r'strcmp\(argv\[i\], "(-[-A-Za-z0-9]+)"\)', info))
+    # gpushim-info's sources: gpushim-info.c and any tools/info_*.[ch] it is split into.
+    info = '\n'.join(f.read_text() for f in sorted((root / 'tools').glob('*.[ch]'))
+                     if f.name.startswith(('gpushim-info', 'info_')))
+    options = set(re.findall(r'strn?cmp\(\w+(?:\[\w+\])?, "(-[-A-Za-z0-9]+)=?"', info))
     if not options:
         problems.append('no options found in tools/gpushim-info.c')
     need(options, man1, 'doc/gpushim-info.1.in')
     tool_env = set(re.findall(r'"((?:GPUSHIM|APR)_[A-Z0-9_]+)', info))
     need(tool_env, man1, 'doc/gpushim-info.1.in')
-    codes = {'0'} | set(re.findall(r'\bEXIT_[A-Z_]+ = ([0-9]+)', info))
+    codes = {'0'} | set(re.findall(r'\b(?:[A-Z]+_)?EXIT_[A-Z_]+ = ([0-9]+)', info))
     exit_section = man1.split('.SH EXIT STATUS', 1)[-1].split('.SH', 1)[0]
     for code in sorted(codes, key=int):
         if not re.search(r'^\.B ' + code + r'$', exit_section, re.M):
@@ -76,7 +79,8 @@ def main():
     for page in built:
         if not groff:
             break
-        r = subprocess.run([groff, '-man', '-ww', '-z', str(page)], capture_output=True, text=True)
+        r = subprocess.run([groff, '-man', '-ww', '-Tutf8', str(page)], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True)
         if r.returncode != 0 or r.stderr.strip():
             problems.append(f'{page}: groff: {r.stderr.strip() or r.returncode}')
 

@@ -28,6 +28,8 @@ pc_file=$(find "$prefix" -name gpushim.pc -path '*/pkgconfig/*' | head -n 1)
 libdir=$(dirname "$(dirname "$pc_file")")
 export PKG_CONFIG_PATH=$(dirname "$pc_file")
 missing=/nonexistent/libcuda.so.1
+# gpushim takes only an absolute GPUSHIM_LIBCUDA.
+[ -z "${FAKE_LIBCUDA:-}" ] || FAKE_LIBCUDA=$(realpath "$FAKE_LIBCUDA")
 failures=0
 
 say() { printf '\n---- consumer: %s\n' "$*"; }
