@@ -1,4 +1,4 @@
-/*
+/** @file
  * gpushim: the CUDA driver API with no link-time dependency on it.
  * Shared declarations: export macro, opaque object types.
  */
@@ -26,15 +26,15 @@ extern "C" {
 #endif
 
 /* Every object is opaque; each header below says who owns it. */
-typedef struct gpu_context gpu_context;
-typedef struct gpu_stream gpu_stream;
-typedef struct gpu_event gpu_event;
-typedef struct gpu_graph gpu_graph;
-typedef struct gpu_graph_exec gpu_graph_exec;
-typedef struct gpu_module gpu_module;
-typedef struct gpu_function gpu_function;
-typedef struct gpu_buffer gpu_buffer;
-typedef struct gpu_host_buffer gpu_host_buffer;
+typedef struct gpu_context gpu_context;          /**< a device's primary context (context.h) */
+typedef struct gpu_stream gpu_stream;            /**< a queue of device work (stream.h) */
+typedef struct gpu_event gpu_event;              /**< a marker in a stream (event.h) */
+typedef struct gpu_graph gpu_graph;              /**< work captured from a stream (graph.h) */
+typedef struct gpu_graph_exec gpu_graph_exec;    /**< a graph made ready to launch (graph.h) */
+typedef struct gpu_module gpu_module;            /**< a loaded PTX, cubin or fatbin image (module.h) */
+typedef struct gpu_function gpu_function;        /**< a kernel of a module (module.h) */
+typedef struct gpu_buffer gpu_buffer;            /**< device memory (buffer.h) */
+typedef struct gpu_host_buffer gpu_host_buffer;  /**< page-locked host memory (buffer.h) */
 
 #ifdef __cplusplus
 }

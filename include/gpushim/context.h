@@ -1,4 +1,4 @@
-/*
+/** @file
  * Contexts: one device's primary context.
  */
 #ifndef GPUSHIM_CONTEXT_H
@@ -27,21 +27,37 @@ extern "C" {
  *
  * Returns GPU_ERR_INVALID_ARG (out NULL, device negative), GPU_ERR_NO_DRIVER,
  * GPU_ERR_NO_DEVICE, GPU_ERR_CONTEXT, GPU_ERR_OUT_OF_MEMORY.
+ * @param device the device ordinal, from 0
+ * @param[out] out the new context, the caller's to free with gpu_context_destroy(); set only on success
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API GPU_NODISCARD gpu_status gpu_context_create(int device, gpu_context **out);
 
-/** Drops this reference; NULL does nothing. */
+/**
+ * Drops this reference; NULL does nothing.
+ * @param ctx the context, or NULL
+ */
 GPU_API void gpu_context_destroy(gpu_context *ctx);
 
-/** The context's device ordinal; -1 for NULL. */
+/**
+ * The context's device ordinal; -1 for NULL.
+ * @param ctx the context, or NULL
+ * @return the device ordinal, or -1
+ */
 GPU_API int gpu_context_device(const gpu_context *ctx);
 
-/** The driver's CUcontext, for mixing with code that calls CUDA directly. */
+/**
+ * The driver's CUcontext, for mixing with code that calls CUDA directly.
+ * @param ctx the context, or NULL
+ * @return the CUcontext, or NULL for NULL
+ */
 GPU_API void *gpu_context_raw(const gpu_context *ctx);
 
 /**
  * Waits for all work in the context (cuCtxSynchronize).
  * GPU_ERR_NO_DRIVER, GPU_ERR_CONTEXT, GPU_ERR_STREAM_SYNC.
+ * @param ctx the context; NULL: device 0's primary context
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_context_synchronize(gpu_context *ctx);
 
@@ -50,6 +66,9 @@ GPU_API gpu_status gpu_context_synchronize(gpu_context *ctx);
  * enabled is success. GPU_ERR_INVALID_ARG (peer NULL, or the same device),
  * GPU_ERR_NOT_SUPPORTED (no peer access between the two, or no entry point),
  * GPU_ERR_CONTEXT.
+ * @param ctx the context that is to reach the other device; NULL: device 0's
+ * @param peer a context of the other device
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_context_enable_peer_access(gpu_context *ctx, gpu_context *peer);
 

@@ -1,4 +1,4 @@
-/*
+/** @file
  * Devices: counting them, describing them, and whether they reach each
  * other's memory. Each call loads the driver if that has not happened yet.
  */
@@ -11,7 +11,11 @@
 extern "C" {
 #endif
 
-/** The number of CUDA devices into *out. GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_DRIVER. */
+/**
+ * The number of CUDA devices into *out. GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_DRIVER.
+ * @param[out] out the count; written only on success
+ * @return GPU_OK, or one of the codes above
+ */
 GPU_API gpu_status gpu_device_count(int *out);
 
 /** A device's UUID (cuDeviceGetUuid), the 16 bytes nvidia-smi prints as GPU-xxxxxxxx-xxxx-... */
@@ -19,28 +23,29 @@ typedef struct gpu_uuid {
     unsigned char bytes[16];
 } gpu_uuid;
 
+/** A device, as gpu_device_get_info() describes it. */
 typedef struct gpu_device_info {
-    char name[256];         /* e.g. "NVIDIA H200" */
-    size_t total_memory;    /* bytes */
-    int compute_major;      /* compute capability, e.g. 9 */
-    int compute_minor;      /* e.g. 0 */
-    int multiprocessors;
-    char pci_bus_id[32];    /* "0000:19:00.0"; "" where the driver cannot tell */
+    char name[256];         /**< e.g. "NVIDIA H200" */
+    size_t total_memory;    /**< bytes */
+    int compute_major;      /**< compute capability, e.g. 9 */
+    int compute_minor;      /**< e.g. 0 */
+    int multiprocessors;    /**< streaming multiprocessors */
+    char pci_bus_id[32];    /**< "0000:19:00.0"; "" where the driver cannot tell */
     /* What kernels check first (the GPU_DEVICE_ATTR_ of each name). */
     int warp_size;
     int max_threads_per_block;
     int max_threads_per_multiprocessor;
-    int max_shared_memory_per_block;        /* bytes, without the opt-in */
-    int max_shared_memory_per_block_optin;  /* bytes, with it (gpu_function_set_attribute()) */
+    int max_shared_memory_per_block;        /**< bytes, without the opt-in */
+    int max_shared_memory_per_block_optin;  /**< bytes, with it (gpu_function_set_attribute()) */
     int max_shared_memory_per_multiprocessor;
     int max_registers_per_block;
-    int l2_cache_size;                      /* bytes */
-    int clock_rate_khz;                     /* SM clock, peak */
-    int memory_clock_rate_khz;              /* peak */
-    int memory_bus_width;                   /* bits */
-    bool cooperative_launch;                /* gpu_launch_config.cooperative works */
-    bool cluster_launch;                    /* gpu_launch_config.cluster works */
-    gpu_uuid uuid;                          /* all zero where the driver cannot tell */
+    int l2_cache_size;                      /**< bytes */
+    int clock_rate_khz;                     /**< SM clock, peak */
+    int memory_clock_rate_khz;              /**< peak */
+    int memory_bus_width;                   /**< bits */
+    bool cooperative_launch;                /**< gpu_launch_config.cooperative works */
+    bool cluster_launch;                    /**< gpu_launch_config.cluster works */
+    gpu_uuid uuid;                          /**< all zero where the driver cannot tell */
 } gpu_device_info;
 
 /**
@@ -87,6 +92,9 @@ typedef enum gpu_device_attribute {
  * Describes device `device` (0-based). GPU_ERR_INVALID_ARG (out NULL, device
  * negative), GPU_ERR_NO_DRIVER, GPU_ERR_NO_DEVICE (no such ordinal). *out is
  * written only on success.
+ * @param device the device ordinal, from 0
+ * @param[out] out the description
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_device_get_info(int device, gpu_device_info *out);
 
@@ -108,6 +116,10 @@ GPU_API gpu_status gpu_device_get_uuid(int device, gpu_uuid *out);
  * Whether device `device` can address memory of device `peer` directly
  * (cuDeviceCanAccessPeer). A device is never its own peer: false.
  * GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_NO_DEVICE, GPU_ERR_NOT_SUPPORTED.
+ * @param device the device that would reach the other's memory
+ * @param peer the other device
+ * @param[out] out the answer; written only on success
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_device_can_access_peer(int device, int peer, bool *out);
 

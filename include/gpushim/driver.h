@@ -1,4 +1,4 @@
-/*
+/** @file
  * The driver: loading it, and what the load found.
  *
  * The driver (libcuda.so.1) is loaded at the first call that needs it, once
@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-/* The CUDA ABI version every entry point is resolved at (CUDA 12.0). */
+/** The CUDA ABI version every entry point is resolved at (CUDA 12.0). */
 #define GPU_CUDA_ABI_VERSION 12000
 
 /**
@@ -38,81 +38,92 @@ extern "C" {
  * reports it). A call into gpushim from inside the load, on the loading
  * thread (a driver calling back from cuInit), does not wait for itself: it
  * returns GPU_ERR_NO_DRIVER at once, saying so.
+ * @return GPU_OK, GPU_ERR_NO_DRIVER or GPU_ERR_FORKED
  */
 GPU_API gpu_status gpu_driver_load(void);
 
 /**
  * The driver's CUDA version (cuDriverGetVersion), e.g. 13000, into *out.
  * GPU_ERR_INVALID_ARG when out is NULL; GPU_ERR_NO_DRIVER.
+ * @param[out] out the version; written only on success
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_driver_version(int *out);
 
 /* ---- What the load found, for diagnostics (gpushim-info prints all of it). ---- */
 
+/** How far the load got: where it stopped, or GPU_LOAD_READY. */
 typedef enum gpu_load_stage {
-    GPU_LOAD_NOT_STARTED = 0, /* nothing has asked for the driver yet */
-    GPU_LOAD_OPEN,            /* no library could be opened */
-    GPU_LOAD_RESOLVE,         /* a library opened, but it lacks what a CUDA driver has */
-    GPU_LOAD_INIT,            /* cuInit(0) or cuDriverGetVersion failed */
-    GPU_LOAD_READY,           /* the driver is usable */
-    GPU_LOAD_IN_PROGRESS,     /* a thread is loading it now; `step` says where it is */
+    GPU_LOAD_NOT_STARTED = 0, /**< nothing has asked for the driver yet */
+    GPU_LOAD_OPEN,            /**< no library could be opened */
+    GPU_LOAD_RESOLVE,         /**< a library opened, but it lacks what a CUDA driver has */
+    GPU_LOAD_INIT,            /**< cuInit(0) or cuDriverGetVersion failed */
+    GPU_LOAD_READY,           /**< the driver is usable */
+    GPU_LOAD_IN_PROGRESS,     /**< a thread is loading it now; `step` says where it is */
 } gpu_load_stage;
 
-/** The stage's name: "not started", "open", "resolve", "init", "ready", "in progress". */
+/**
+ * The stage's name: "not started", "open", "resolve", "init", "ready", "in progress".
+ * @param stage the stage
+ * @return the name; static; "unknown" for a value outside the enum
+ */
 GPU_API const char *gpu_load_stage_name(gpu_load_stage stage);
 
+/** One file the load tried. */
 typedef struct gpu_load_attempt {
-    const char *path;   /* as given to dlopen, whole */
-    const char *error;  /* NULL if it opened; else dlerror()'s text or gpushim's reason, naming the path */
+    const char *path;   /**< as given to dlopen, whole */
+    const char *error;  /**< NULL if it opened; else dlerror()'s text or gpushim's reason, naming the path */
 } gpu_load_attempt;
 
+/** One driver entry point gpushim uses, and how the load resolved it. */
 typedef struct gpu_entry_point {
-    const char *name;       /* base name, e.g. "cuMemAlloc" */
-    const char *symbol;     /* the versioned symbol meant, e.g. "cuMemAlloc_v2" */
-    bool required;
-    bool found;
-    const char *via;        /* "cuGetProcAddress", "dlsym", or NULL if not found */
-    const char *missing;    /* why not found, e.g. "symbol not found"; NULL if found */
+    const char *name;       /**< base name, e.g. "cuMemAlloc" */
+    const char *symbol;     /**< the versioned symbol meant, e.g. "cuMemAlloc_v2" */
+    bool required;          /**< without it the driver is unusable */
+    bool found;             /**< resolved */
+    const char *via;        /**< "cuGetProcAddress", "dlsym", or NULL if not found */
+    const char *missing;    /**< why not found, e.g. "symbol not found"; NULL if found */
     /* Whether the driver exports `symbol`, and if so whether it is the pointer resolved. */
-    bool exported;
-    bool matches_export;
+    bool exported;          /**< the driver exports `symbol` */
+    bool matches_export;    /**< the pointer resolved is the exported one */
 } gpu_entry_point;
 
 /*
- * Strings in the report (message, file, attempts) are whole for any path
+ * (Strings in the report (message, file, attempts) are whole for any path
  * dlopen can take (PATH_MAX). Longer text, which no dlopen can open anyway,
- * is cut and ends with " [... cut: N bytes in all]": never cut silently.
+ * is cut and ends with " [... cut: N bytes in all]": never cut silently.)
  */
+/** What the load did, from gpu_driver_report(). */
 typedef struct gpu_load_report {
     gpu_load_stage stage;
-    const char *message;          /* the whole reason when stage != READY; "" when ready */
-    const char *file;             /* the file loaded (dladdr), or NULL */
-    int driver_version;           /* 0 if not known */
-    int abi_version;              /* GPU_CUDA_ABI_VERSION */
-    unsigned init_result;         /* cuInit's CUresult, when init_called (any value, 0xFFFFFFFF too) */
-    bool used_get_proc_address;   /* cuGetProcAddress_v2 was asked for each entry (dlsym the fallback) */
-    size_t attempt_count;
-    const gpu_load_attempt *attempts;
-    size_t entry_count;               /* 0 until resolution ran (stage init or later passed) */
-    const gpu_entry_point *entries;
-    size_t missing_required;      /* entries required and not found */
-    size_t missing_optional;
+    const char *message;          /**< the whole reason when stage != READY; "" when ready */
+    const char *file;             /**< the file loaded (dladdr), or NULL */
+    int driver_version;           /**< 0 if not known */
+    int abi_version;              /**< GPU_CUDA_ABI_VERSION */
+    unsigned init_result;         /**< cuInit's CUresult, when init_called (any value, 0xFFFFFFFF too) */
+    bool used_get_proc_address;   /**< cuGetProcAddress_v2 was asked for each entry (dlsym the fallback) */
+    size_t attempt_count;         /**< the length of attempts */
+    const gpu_load_attempt *attempts; /**< each file tried, in order */
+    size_t entry_count;               /**< 0 until resolution ran (stage init or later passed) */
+    const gpu_entry_point *entries;   /**< each entry point, entry_count of them */
+    size_t missing_required;      /**< entries required and not found */
+    size_t missing_optional;      /**< entries optional and not found */
     /* Wall time of each stage, in nanoseconds. */
-    uint64_t open_ns;
-    uint64_t init_ns;
-    uint64_t resolve_ns;
-    bool init_called;             /* cuInit(0) was called and returned */
+    uint64_t open_ns;             /**< opening the library, ns */
+    uint64_t init_ns;             /**< cuInit, ns */
+    uint64_t resolve_ns;          /**< resolving the entry points, ns */
+    bool init_called;             /**< cuInit(0) was called and returned */
     /* How the entries found were found, counted from each entry's `via`. */
-    size_t via_get_proc_address;
-    size_t via_dlsym;
+    size_t via_get_proc_address;  /**< entries found with cuGetProcAddress_v2 */
+    size_t via_dlsym;             /**< entries found with dlsym */
     /*
      * While stage is GPU_LOAD_IN_PROGRESS, what the loading thread is doing:
      * "dlopen", "cuInit" (cuInit or cuDriverGetVersion) or "resolve"; NULL
      * otherwise. started_ns: when the load began (CLOCK_MONOTONIC,
      * nanoseconds; 0 before); the time it has taken so far is now minus it.
      */
-    const char *step;
-    uint64_t started_ns;
+    const char *step;             /**< while in progress: "dlopen", "cuInit" or "resolve"; else NULL */
+    uint64_t started_ns;          /**< when the load began (CLOCK_MONOTONIC ns); 0 before */
 } gpu_load_report;
 
 /**
@@ -122,6 +133,7 @@ typedef struct gpu_load_report {
  * there). Each report returned and its arrays are static and never change;
  * call again for a newer one. Any thread may call it and read what it
  * returns, a driver's callback from inside cuInit too.
+ * @return the report; never NULL
  */
 GPU_API const gpu_load_report *gpu_driver_report(void);
 

@@ -1,4 +1,4 @@
-/*
+/** @file
  * Events: markers in a stream that the host can poll or wait for.
  */
 #ifndef GPUSHIM_EVENT_H
@@ -14,32 +14,58 @@ extern "C" {
  * Creates an event in `ctx` (NULL: device 0) with timing disabled, the
  * cheapest kind to record and query. GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER,
  * GPU_ERR_NO_DEVICE, GPU_ERR_CONTEXT, GPU_ERR_EVENT, GPU_ERR_OUT_OF_MEMORY.
+ * @param ctx the context; NULL: device 0's primary context
+ * @param[out] out the new event, the caller's to free with gpu_event_destroy(); set only on success
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API GPU_NODISCARD gpu_status gpu_event_create(gpu_context *ctx, gpu_event **out);
 
-/** Creates an event that records time, for gpu_event_elapsed_ms(). Same returns. */
+/**
+ * Creates an event that records time, for gpu_event_elapsed_ms(). Same returns.
+ * @param ctx the context; NULL: device 0's primary context
+ * @param[out] out the new event, the caller's to free with gpu_event_destroy(); set only on success
+ * @return as gpu_event_create()
+ */
 GPU_API GPU_NODISCARD gpu_status gpu_event_create_timed(gpu_context *ctx, gpu_event **out);
 
-/** Destroys the event; NULL does nothing. */
+/**
+ * Destroys the event; NULL does nothing.
+ * @param event the event, or NULL
+ */
 GPU_API void gpu_event_destroy(gpu_event *event);
 
-/** The CUevent. */
+/**
+ * The CUevent.
+ * @param event the event, or NULL
+ * @return the CUevent, or NULL for NULL
+ */
 GPU_API void *gpu_event_raw(const gpu_event *event);
 
 /**
  * Whether the work before the event's last record is done, without blocking.
  * CUDA_ERROR_NOT_READY is "not yet": *done = false and GPU_OK. An event never
  * recorded is complete. GPU_ERR_INVALID_ARG, GPU_ERR_CONTEXT, GPU_ERR_EVENT.
+ * @param event the event
+ * @param[out] done whether it is complete; written only on success
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_event_is_complete(gpu_event *event, bool *done);
 
-/** Blocks until the event completes. GPU_ERR_INVALID_ARG, GPU_ERR_CONTEXT, GPU_ERR_EVENT. */
+/**
+ * Blocks until the event completes. GPU_ERR_INVALID_ARG, GPU_ERR_CONTEXT, GPU_ERR_EVENT.
+ * @param event the event
+ * @return GPU_OK, or one of the codes above
+ */
 GPU_API gpu_status gpu_event_synchronize(gpu_event *event);
 
 /**
  * Milliseconds between two completed timed events (cuEventElapsedTime),
  * about half a microsecond resolution. GPU_ERR_INVALID_ARG (a NULL argument,
  * an event without timing), GPU_ERR_EVENT (not recorded or not complete).
+ * @param start the earlier event, created timed
+ * @param end the later event, created timed
+ * @param[out] ms the milliseconds from start to end; written only on success
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_event_elapsed_ms(gpu_event *start, gpu_event *end, float *ms);
 

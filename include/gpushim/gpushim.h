@@ -1,4 +1,4 @@
-/*
+/** @file
  * gpushim: NVIDIA's CUDA driver API with no link-time dependency on it.
  *
  * A program that uses gpushim starts on any machine. The driver
@@ -29,8 +29,8 @@
 #include "tensor_map.h" /* issue 11 */
 #include "program.h"
 
-#define GPUSHIM_VERSION_MAJOR 0
-#define GPUSHIM_VERSION_MINOR 1
-#define GPUSHIM_VERSION_PATCH 0
+#define GPUSHIM_VERSION_MAJOR 0 /**< the version of these headers: major */
+#define GPUSHIM_VERSION_MINOR 1 /**< minor */
+#define GPUSHIM_VERSION_PATCH 0 /**< patch */
 
 #endif

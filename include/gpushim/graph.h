@@ -1,4 +1,4 @@
-/*
+/** @file
  * Graphs: work captured from a stream, replayed with one launch.
  */
 #ifndef GPUSHIM_GRAPH_H
@@ -10,11 +10,11 @@
 extern "C" {
 #endif
 
-/* Which other threads' unsafe calls a capture forbids (CUstreamCaptureMode). */
+/** Which other threads' unsafe calls a capture forbids (CUstreamCaptureMode). */
 typedef enum gpu_capture_mode {
-    GPU_CAPTURE_MODE_GLOBAL = 0,       /* any thread's */
-    GPU_CAPTURE_MODE_THREAD_LOCAL = 1, /* this thread's */
-    GPU_CAPTURE_MODE_RELAXED = 2,      /* none */
+    GPU_CAPTURE_MODE_GLOBAL = 0,       /**< any thread's */
+    GPU_CAPTURE_MODE_THREAD_LOCAL = 1, /**< this thread's */
+    GPU_CAPTURE_MODE_RELAXED = 2,      /**< none */
 } gpu_capture_mode;
 
 /**
@@ -25,6 +25,9 @@ typedef enum gpu_capture_mode {
  * on a gpu_stream_create_non_blocking() stream.
  * GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT,
  * GPU_ERR_GRAPH_CAPTURE.
+ * @param stream the stream to capture; not GPU_DEFAULT_STREAM
+ * @param mode which other threads' unsafe calls the capture forbids
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_stream_begin_capture(gpu_stream *stream, gpu_capture_mode mode);
 
@@ -32,25 +35,49 @@ GPU_API gpu_status gpu_stream_begin_capture(gpu_stream *stream, gpu_capture_mode
  * Ends the capture and returns the graph in *out (owned by the caller). If the
  * capture was invalidated (CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, 901), the
  * capture is over and no graph is returned: GPU_ERR_GRAPH_CAPTURE.
+ * @param stream the capturing stream
+ * @param[out] out the new graph, the caller's to free with gpu_graph_destroy(); set only on success
+ * @return GPU_OK, GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT,
+ *         GPU_ERR_GRAPH_CAPTURE or GPU_ERR_OUT_OF_MEMORY
  */
 GPU_API GPU_NODISCARD gpu_status gpu_stream_end_capture(gpu_stream *stream, gpu_graph **out);
 
 /**
  * Whether the stream is capturing now. GPU_ERR_INVALID_ARG, GPU_ERR_NOT_SUPPORTED,
  * GPU_ERR_GRAPH_CAPTURE (a capture that was invalidated and not yet ended).
+ * @param stream the stream
+ * @param[out] capturing the answer; written only on success
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_stream_is_capturing(gpu_stream *stream, bool *capturing);
 
-/** Makes an executable graph of `graph` (cuGraphInstantiateWithFlags). GPU_ERR_GRAPH_LAUNCH. */
+/**
+ * Makes an executable graph of `graph` (cuGraphInstantiateWithFlags). GPU_ERR_GRAPH_LAUNCH.
+ * @param graph the graph, from gpu_stream_end_capture()
+ * @param[out] out the new executable graph, the caller's to free with gpu_graph_exec_destroy(); set only on success
+ * @return GPU_OK, GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT,
+ *         GPU_ERR_GRAPH_LAUNCH or GPU_ERR_OUT_OF_MEMORY
+ */
 GPU_API GPU_NODISCARD gpu_status gpu_graph_instantiate(gpu_graph *graph, gpu_graph_exec **out);
 
-/** Replays the executable graph on the stream. GPU_ERR_INVALID_ARG, GPU_ERR_GRAPH_LAUNCH. */
+/**
+ * Replays the executable graph on the stream. GPU_ERR_INVALID_ARG, GPU_ERR_GRAPH_LAUNCH.
+ * @param stream the stream to replay it on
+ * @param exec the executable graph
+ * @return GPU_OK, or one of the codes above
+ */
 GPU_API gpu_status gpu_stream_launch_graph(gpu_stream *stream, gpu_graph_exec *exec);
 
-/** Destroys the graph; its executable graphs live on. NULL does nothing. */
+/**
+ * Destroys the graph; its executable graphs live on. NULL does nothing.
+ * @param graph the graph, or NULL
+ */
 GPU_API void gpu_graph_destroy(gpu_graph *graph);
 
-/** Destroys the executable graph; NULL does nothing. */
+/**
+ * Destroys the executable graph; NULL does nothing.
+ * @param exec the executable graph, or NULL
+ */
 GPU_API void gpu_graph_exec_destroy(gpu_graph_exec *exec);
 
 /* ---- Graphs, further (issue 12) ---- */

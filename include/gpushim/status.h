@@ -1,4 +1,4 @@
-/*
+/** @file
  * Status codes and per-thread error details.
  */
 #ifndef GPUSHIM_STATUS_H
@@ -10,7 +10,7 @@
 extern "C" {
 #endif
 
-/*
+/**
  * Every status, once: (name, sentence). The enum, gpu_status_name() and
  * gpu_status_str() all expand from it. The categories from GPU_ERR_STREAM_CREATE
  * on say which kind of operation the driver refused; gpu_last_cuda_result()
@@ -38,21 +38,27 @@ extern "C" {
     X(GPU_ERR_NO_COMPILER, "no usable NVRTC (libnvrtc) was found") \
     X(GPU_ERR_COMPILE, "NVRTC could not compile the program")
 
+/** What a call did: GPU_OK or the kind of failure (README.md's table says what each means). */
 typedef enum gpu_status {
+/** One enumerator of GPU_STATUS_LIST. */
 #define GPU_STATUS_ENUM(name, text) name,
     GPU_STATUS_LIST(GPU_STATUS_ENUM)
 #undef GPU_STATUS_ENUM
-    GPU_STATUS_COUNT_ /* not a status: the number of them */
+    GPU_STATUS_COUNT_ /**< not a status: the number of them */
 } gpu_status;
 
 /**
  * The status's name, e.g. "GPU_ERR_NO_DRIVER"; "GPU_STATUS_UNKNOWN" for a
  * value outside the enum. Never NULL; the string is static. Any thread.
+ * @param status any value
+ * @return the name
  */
 GPU_API const char *gpu_status_name(gpu_status status);
 
 /**
  * A sentence saying what the status means; static, never NULL. Any thread.
+ * @param status any value
+ * @return the sentence
  */
 GPU_API const char *gpu_status_str(gpu_status status);
 
@@ -62,12 +68,14 @@ GPU_API const char *gpu_status_str(gpu_status status);
  * or each library path tried with its dlerror text. Like errno, it is set by
  * failing calls only; "" before any failure. The string belongs to the thread
  * and stays valid until its next gpushim call.
+ * @return the message; never NULL
  */
 GPU_API const char *gpu_last_error(void);
 
 /**
  * The CUresult of the calling thread's last failed call, or 0 when that
  * failure did not come from the driver (an argument error, no driver).
+ * @return the CUresult, or 0
  */
 GPU_API int gpu_last_cuda_result(void);
 
@@ -76,6 +84,8 @@ GPU_API int gpu_last_cuda_result(void);
  * (cuGetErrorName) once one is loaded, gpushim's table otherwise;
  * "CUDA_ERROR_UNRECOGNIZED" for a code neither knows. Static, never NULL.
  * Never loads the driver.
+ * @param result any CUresult value
+ * @return the name
  */
 GPU_API const char *gpu_cuda_result_name(int result);
 

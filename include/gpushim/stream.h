@@ -1,4 +1,4 @@
-/*
+/** @file
  * Streams: ordered queues of device work.
  *
  * Ordering, as measured by the code this is ported from (aprender-gpu,
@@ -24,14 +24,14 @@
 extern "C" {
 #endif
 
-/* The legacy default stream (CUDA's stream 0). */
+/** The legacy default stream (CUDA's stream 0). */
 #define GPU_DEFAULT_STREAM ((gpu_stream *)0)
 
 /* cuStreamCreate flags. */
-#define GPU_STREAM_DEFAULT 0x0u      /* ordered against the legacy default stream */
-#define GPU_STREAM_NON_BLOCKING 0x1u /* not ordered against it */
+#define GPU_STREAM_DEFAULT 0x0u      /**< ordered against the legacy default stream */
+#define GPU_STREAM_NON_BLOCKING 0x1u /**< not ordered against it */
 
-/* The environment variable that opts gpu_stream_create() into the racy mode. */
+/** The environment variable that opts gpu_stream_create() into the racy mode. */
 #define GPU_STREAM_NONBLOCKING_ENV "APR_STREAM_NONBLOCKING"
 
 /**
@@ -39,6 +39,8 @@ extern "C" {
  * GPU_STREAM_NON_BLOCKING only for exactly "1", GPU_STREAM_DEFAULT for
  * anything else, NULL (unset) included. "true", "yes", " 1" and the like do
  * not select the racy mode. Pure; any thread.
+ * @param nonblocking_env the variable's value, or NULL when unset
+ * @return GPU_STREAM_NON_BLOCKING or GPU_STREAM_DEFAULT
  */
 GPU_API unsigned gpu_stream_create_flags(const char *nonblocking_env);
 
@@ -49,6 +51,9 @@ GPU_API unsigned gpu_stream_create_flags(const char *nonblocking_env);
  * read at each call.
  * Returns GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_NO_DEVICE,
  * GPU_ERR_CONTEXT, GPU_ERR_STREAM_CREATE, GPU_ERR_OUT_OF_MEMORY.
+ * @param ctx the context; NULL: device 0's primary context
+ * @param[out] out the new stream, the caller's to free with gpu_stream_destroy(); set only on success
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API GPU_NODISCARD gpu_status gpu_stream_create(gpu_context *ctx, gpu_stream **out);
 
@@ -59,32 +64,63 @@ GPU_API GPU_NODISCARD gpu_status gpu_stream_create(gpu_context *ctx, gpu_stream 
  * CUDA_ERROR_STREAM_CAPTURE_IMPLICIT (906) while it is open, and invalidates
  * the capture (901). Synchronise this stream (or use the _async copies on it)
  * before reading its results. Same returns as gpu_stream_create().
+ * @param ctx the context; NULL: device 0's primary context
+ * @param[out] out the new stream, the caller's to free with gpu_stream_destroy(); set only on success
+ * @return as gpu_stream_create()
  */
 GPU_API GPU_NODISCARD gpu_status gpu_stream_create_non_blocking(gpu_context *ctx, gpu_stream **out);
 
-/** gpu_stream_create() with explicit GPU_STREAM_* flags. */
+/**
+ * gpu_stream_create() with explicit GPU_STREAM_* flags.
+ * @param ctx the context; NULL: device 0's primary context
+ * @param flags GPU_STREAM_DEFAULT or GPU_STREAM_NON_BLOCKING
+ * @param[out] out the new stream, the caller's to free with gpu_stream_destroy(); set only on success
+ * @return as gpu_stream_create(), and GPU_ERR_INVALID_ARG for other flags
+ */
 GPU_API GPU_NODISCARD gpu_status gpu_stream_create_with_flags(gpu_context *ctx, unsigned flags,
                                                               gpu_stream **out);
 
-/** Destroys the stream (work queued on it still completes); NULL does nothing. */
+/**
+ * Destroys the stream (work queued on it still completes); NULL does nothing.
+ * @param stream the stream, or NULL
+ */
 GPU_API void gpu_stream_destroy(gpu_stream *stream);
 
-/** The CUstream; NULL for GPU_DEFAULT_STREAM. Valid while the stream lives. */
+/**
+ * The CUstream; NULL for GPU_DEFAULT_STREAM. Valid while the stream lives.
+ * @param stream the stream
+ * @return the CUstream
+ */
 GPU_API void *gpu_stream_raw(const gpu_stream *stream);
 
-/** The flags the stream was created with. */
+/**
+ * The flags the stream was created with.
+ * @param stream the stream
+ * @return its GPU_STREAM_* flags; GPU_STREAM_DEFAULT for GPU_DEFAULT_STREAM
+ */
 GPU_API unsigned gpu_stream_flags(const gpu_stream *stream);
 
-/** The stream's context (borrowed); NULL for GPU_DEFAULT_STREAM. */
+/**
+ * The stream's context (borrowed); NULL for GPU_DEFAULT_STREAM.
+ * @param stream the stream
+ * @return the context, owned by the stream
+ */
 GPU_API gpu_context *gpu_stream_context(const gpu_stream *stream);
 
-/** Blocks until all work on the stream is done. GPU_ERR_NO_DRIVER, GPU_ERR_CONTEXT, GPU_ERR_STREAM_SYNC. */
+/**
+ * Blocks until all work on the stream is done. GPU_ERR_NO_DRIVER, GPU_ERR_CONTEXT, GPU_ERR_STREAM_SYNC.
+ * @param stream the stream
+ * @return GPU_OK, or one of the codes above
+ */
 GPU_API gpu_status gpu_stream_synchronize(gpu_stream *stream);
 
 /**
  * Whether all work on the stream is done, without blocking: *idle = false
  * while work is pending (CUDA_ERROR_NOT_READY is not an error).
  * GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_CONTEXT, GPU_ERR_STREAM_SYNC.
+ * @param stream the stream
+ * @param[out] idle whether all its work is done; written only on success
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_stream_query(gpu_stream *stream, bool *idle);
 
@@ -93,6 +129,11 @@ GPU_API gpu_status gpu_stream_query(gpu_stream *stream, bool *idle);
  * `dst` (cuMemcpyDtoD, on the legacy stream), in the stream's context. Zero
  * bytes is a no-op. GPU_ERR_INVALID_ARG (a zero address), GPU_ERR_NO_DRIVER,
  * GPU_ERR_CONTEXT, GPU_ERR_TRANSFER.
+ * @param stream the stream whose context the addresses belong to
+ * @param dst the destination device address
+ * @param src the source device address
+ * @param bytes how many bytes
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_stream_memcpy_dtod_sync(gpu_stream *stream, uint64_t dst, uint64_t src, size_t bytes);
 
@@ -100,6 +141,10 @@ GPU_API gpu_status gpu_stream_memcpy_dtod_sync(gpu_stream *stream, uint64_t dst,
  * Queues `fn(user_data)` on the stream, run by a driver thread once all work
  * before it is done (cuLaunchHostFunc). fn must not call CUDA.
  * GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_NOT_SUPPORTED, GPU_ERR_KERNEL_LAUNCH.
+ * @param stream the stream
+ * @param fn the function; not NULL
+ * @param user_data passed to fn as it is
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_stream_launch_host_func(gpu_stream *stream, void (*fn)(void *user_data),
                                                void *user_data);
@@ -108,6 +153,9 @@ GPU_API gpu_status gpu_stream_launch_host_func(gpu_stream *stream, void (*fn)(vo
  * Records `event` on the stream: it completes when all work queued before it
  * has. Does not block. The event and the stream must belong to one context
  * (GPU_ERR_INVALID_ARG otherwise). GPU_ERR_NO_DRIVER, GPU_ERR_CONTEXT, GPU_ERR_EVENT.
+ * @param stream the stream
+ * @param event the event
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_stream_record_event(gpu_stream *stream, gpu_event *event);
 
@@ -115,6 +163,9 @@ GPU_API gpu_status gpu_stream_record_event(gpu_stream *stream, gpu_event *event)
  * Makes all later work on the stream wait until `event` completes, without
  * blocking the host. The event may belong to another context or device.
  * GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_CONTEXT, GPU_ERR_STREAM_SYNC.
+ * @param stream the stream that is to wait
+ * @param event the event to wait for
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_stream_wait_event(gpu_stream *stream, gpu_event *event);
 

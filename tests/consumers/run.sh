@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Builds and runs the consumer program (app.c) against an INSTALLED gpushim,
+# the way a user's project would:
+#   cmake       find_package(gpushim 0.1 CONFIG REQUIRED), gpushim::gpushim
+#               and gpushim::gpushim_static
+#   pkg-config  cc $(pkg-config --cflags --libs gpushim), and the static
+#               library with pkg-config --static
+#   meson       dependency('gpushim') found through pkg-config, then the same
+#               project with gpushim as a subproject (a copy of this tree)
+# Every program runs twice: with GPUSHIM_LIBCUDA naming a missing file (it must
+# see GPU_ERR_NO_DRIVER) and, when FAKE_LIBCUDA names the fake driver, with
+# that (a buffer round trip must work).
+#
+# usage: tests/consumers/run.sh PREFIX      (PREFIX: where `meson install` put gpushim)
+# environment: FAKE_LIBCUDA (optional), CC (default cc)
+set -euo pipefail
+
+prefix=${1:?usage: run.sh PREFIX}
+prefix=$(cd "$prefix" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+cc=${CC:-cc}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+pc_file=$(find "$prefix" -name gpushim.pc -path '*/pkgconfig/*' | head -n 1)
+[ -n "$pc_file" ] || { echo "run.sh: no gpushim.pc under $prefix"; exit 1; }
+libdir=$(dirname "$(dirname "$pc_file")")
+export PKG_CONFIG_PATH=$(dirname "$pc_file")
+missing=/nonexistent/libcuda.so.1
+# gpushim takes only an absolute GPUSHIM_LIBCUDA.
+[ -z "${FAKE_LIBCUDA:-}" ] || FAKE_LIBCUDA=$(realpath "$FAKE_LIBCUDA")
+failures=0
+
+say() { printf '\n---- consumer: %s\n' "$*"; }
+
+# check_binary FILE shared|static: what the program is linked with.
+check_binary() {
+    local needed
+    needed=$(readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+    case $needed in *libcuda*) echo "FAIL: $1 needs libcuda: $needed"; return 1 ;; esac
+    if [ "$2" = shared ]; then
+        case $needed in *libgpushim.so.0*) ;; *) echo "FAIL: $1 does not need libgpushim.so.0: $needed"; return 1 ;; esac
+        # The library it runs with must be the installed one, not a build tree's.
+        local resolved
+        resolved=$(LD_LIBRARY_PATH=$libdir ldd "$1" | awk '/libgpushim/ {print $3}')
+        case $resolved in "$libdir"/*) ;; *) echo "FAIL: $1 loads libgpushim from '$resolved', not $libdir"; return 1 ;; esac
+    else
+        case $needed in *libgpushim*) echo "FAIL: $1 is meant to be static but needs: $needed"; return 1 ;; esac
+    fi
+    echo "linked: $1 ($2): NEEDED $needed"
+}
+
+# run_app FILE shared|static: checks the binary, then runs it without a driver and on the fake.
+run_app() {
+    if ! check_binary "$1" "$2"; then
+        failures=$((failures + 1))
+        return
+    fi
+    if ! env LD_LIBRARY_PATH="$libdir" GPUSHIM_LIBCUDA=$missing "$1"; then
+        echo "FAIL: $1 without a driver"
+        failures=$((failures + 1))
+    fi
+    if [ -n "${FAKE_LIBCUDA:-}" ]; then
+        if ! env LD_LIBRARY_PATH="$libdir" GPUSHIM_LIBCUDA="$FAKE_LIBCUDA" "$1"; then
+            echo "FAIL: $1 on the fake driver $FAKE_LIBCUDA"
+            failures=$((failures + 1))
+        fi
+    fi
+}
+
+cp -r "$here" "$work/consumers"
+
+say "cmake (find_package, shared and static targets)"
+cmake -S "$work/consumers/cmake" -B "$work/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_COMPILER="$cc" \
+    -DCMAKE_BUILD_TYPE=Release >"$work/cmake.log" 2>&1 || { cat "$work/cmake.log"; exit 1; }
+grep -E 'gpushim .* from' "$work/cmake.log"
+cmake --build "$work/cmake-build" -- -s >/dev/null
+run_app "$work/cmake-build/consumer-shared" shared
+run_app "$work/cmake-build/consumer-static" static
+
+say "pkg-config ($(pkg-config --modversion gpushim): $(pkg-config --cflags --libs gpushim))"
+# shellcheck disable=SC2046 # the flags are meant to split
+"$cc" -std=c11 -Wall -Wextra -Werror "$work/consumers/app.c" $(pkg-config --cflags --libs gpushim) -o "$work/pc-shared"
+run_app "$work/pc-shared" shared
+# The static library with exactly what Libs.private says it needs.
+static_libs=$(pkg-config --static --libs gpushim | sed 's/-lgpushim\b/-l:libgpushim.a/')
+echo "static: $static_libs"
+# shellcheck disable=SC2046,SC2086
+"$cc" -std=c11 -Wall -Wextra -Werror "$work/consumers/app.c" $(pkg-config --cflags gpushim) $static_libs -o "$work/pc-static"
+run_app "$work/pc-static" static
+
+say "meson, dependency('gpushim') from the installed tree"
+CC=$cc meson setup "$work/meson-installed" "$work/consumers/meson" --wrap-mode=nofallback >"$work/meson.log" 2>&1 ||
+    { cat "$work/meson.log"; exit 1; }
+grep -E 'Run-time dependency gpushim' "$work/meson.log"
+meson compile -C "$work/meson-installed" >/dev/null
+run_app "$work/meson-installed/consumer" shared
+
+say "meson, gpushim as a subproject"
+mkdir -p "$work/consumers/meson/subprojects/gpushim"
+# The tree as it is (committed or not), without build folders.
+if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    git -C "$root" ls-files -z -co --exclude-standard | (cd "$root" && tar --null -T - -cf -) |
+        tar -xf - -C "$work/consumers/meson/subprojects/gpushim"
+else
+    tar -C "$root" --exclude='./build*' -cf - . | tar -xf - -C "$work/consumers/meson/subprojects/gpushim"
+fi
+CC=$cc meson setup "$work/meson-sub" "$work/consumers/meson" --force-fallback-for=gpushim >"$work/meson-sub.log" 2>&1 ||
+    { cat "$work/meson-sub.log"; exit 1; }
+grep -E 'Dependency gpushim .*found' "$work/meson-sub.log" | head -n 1
+meson compile -C "$work/meson-sub" >/dev/null
+# Built in the subproject: it must NOT be the installed library, so no LD_LIBRARY_PATH check.
+sub_bin=$work/meson-sub/consumer
+if readelf -d "$sub_bin" | grep -q 'NEEDED.*libgpushim.so.0' && GPUSHIM_LIBCUDA=$missing "$sub_bin"; then
+    echo "linked: $sub_bin (subproject's libgpushim.so.0 through its build rpath)"
+    [ -z "${FAKE_LIBCUDA:-}" ] || GPUSHIM_LIBCUDA="$FAKE_LIBCUDA" "$sub_bin" || failures=$((failures + 1))
+else
+    echo "FAIL: the subproject consumer"
+    failures=$((failures + 1))
+fi
+
+if [ "$failures" -ne 0 ]; then
+    printf '\nconsumers: %d failures\n' "$failures"
+    exit 1
+fi
+printf '\nconsumers: all built from %s and ran\n' "$prefix"
