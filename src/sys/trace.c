@@ -69,7 +69,7 @@ static const bool entry_on_gpu[TRACE_ENTRY_COUNT] = {
     [TRACE_ID_cuMemcpyDtoHAsync] = true, [TRACE_ID_cuMemcpyDtoDAsync] = true, [TRACE_ID_cuMemcpyPeerAsync] = true,
 };
 
-/* How an argument is written: a signed or unsigned number, or a handle/pointer ("0x..."). */
+/* How an argument is written: a signed or unsigned number, or an address, handle or pointer ("0x..."). */
 enum trace_kind { KIND_INT = 1, KIND_UINT, KIND_PTR };
 
 struct trace_event {
@@ -142,8 +142,8 @@ static atomic_bool finished;
 /* GPU spans: everything below is guarded by gpu_lock. */
 static pthread_mutex_t gpu_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_size_t pending_count; /* read without the lock, to skip polling when zero */
-static struct trace_pending pending[TRACE_PENDING_MAX];
-static size_t pending_head;
+static struct trace_pending pending[TRACE_PENDING_MAX]; /* oldest first */
+static size_t pending_n;
 static struct trace_track tracks[TRACE_TRACKS_MAX];
 static size_t track_count;
 static struct trace_span *spans;
@@ -183,6 +183,9 @@ static void arg_int(struct trace_call *tc, long long v) { put_arg(&tc->ev, KIND_
 static void arg_uint(struct trace_call *tc, unsigned long long v) { put_arg(&tc->ev, KIND_UINT, v); }
 static void arg_ptr(struct trace_call *tc, const volatile void *p) { put_arg(&tc->ev, KIND_PTR, (uint64_t)(uintptr_t)p); }
 
+/* unsigned long long is CUdeviceptr (and 64-bit flags): an address; sizes are size_t. */
+static void arg_hex(struct trace_call *tc, unsigned long long v) { put_arg(&tc->ev, KIND_PTR, v); }
+
 static void arg_fn(struct trace_call *tc, cuabi_host_fn fn)
 {
     uintptr_t bits;
@@ -204,7 +207,7 @@ static void arg_stream(struct trace_call *tc, cuabi_stream stream)
         long long: arg_int, \
         unsigned int: arg_uint, \
         unsigned long: arg_uint, \
-        unsigned long long: arg_uint, \
+        unsigned long long: arg_hex, \
         cuabi_host_fn: arg_fn, \
         cuabi_stream: arg_stream, \
         default: arg_ptr)(tc, (x));
@@ -270,10 +273,9 @@ static uint64_t ms_to_ns(float ms)
     return ms > 0 ? (uint64_t)((double)ms * 1e6) : 0;
 }
 
-/* Places the oldest pending span, whose end event the GPU has passed, and forgets it. */
-static void span_resolve(void)
+/* Places pending span `p`, whose end event the GPU has passed, and frees its events but the kept one. */
+static void span_resolve(struct trace_pending *p)
 {
-    struct trace_pending *p = &pending[pending_head];
     struct trace_track *t = p->track < TRACE_TRACKS_MAX ? &tracks[p->track] : NULL;
     float ms = 0, since = 0;
 
@@ -295,29 +297,40 @@ static void span_resolve(void)
     }
     event_drop(&p->start);
     event_drop(&p->end);
-    pending_head = (pending_head + 1) % TRACE_PENDING_MAX;
-    atomic_fetch_sub_explicit(&pending_count, 1, memory_order_relaxed);
 }
 
-/* Resolves the pending spans the GPU has finished, oldest first. With the lock. */
+static void pending_set(size_t n)
+{
+    pending_n = n;
+    atomic_store_explicit(&pending_count, n, memory_order_relaxed);
+}
+
+/*
+ * Resolves the pending spans the GPU has finished, in order on each track (a
+ * stream's work finishes in order): a track's first unfinished span holds
+ * back the later ones of that track only. With the lock.
+ */
 static void spans_poll(void)
 {
-    while (atomic_load_explicit(&pending_count, memory_order_relaxed)) {
-        cuabi_result rc = real.cuEventQuery(pending[pending_head].end);
+    bool blocked[TRACE_TRACKS_MAX + 1] = {false};
+    size_t kept = 0;
 
-        if (rc == CUABI_ERROR_NOT_READY)
-            return;
-        if (rc == CUABI_SUCCESS) {
-            span_resolve();
+    for (size_t i = 0; i < pending_n; i++) {
+        struct trace_pending *p = &pending[i];
+        cuabi_result rc = blocked[p->track] ? CUABI_ERROR_NOT_READY : real.cuEventQuery(p->end);
+
+        if (rc == CUABI_ERROR_NOT_READY) {
+            blocked[p->track] = true;
+            pending[kept++] = *p;
+        } else if (rc == CUABI_SUCCESS) {
+            span_resolve(p);
         } else {
             spans_failed++;
-            pending[pending_head].track = TRACE_TRACKS_MAX;
-            event_drop(&pending[pending_head].start);
-            event_drop(&pending[pending_head].end);
-            pending_head = (pending_head + 1) % TRACE_PENDING_MAX;
-            atomic_fetch_sub_explicit(&pending_count, 1, memory_order_relaxed);
+            event_drop(&p->start);
+            event_drop(&p->end);
         }
     }
+    pending_set(kept);
 }
 
 /*
@@ -328,18 +341,18 @@ static void spans_poll(void)
  */
 static void spans_retire_all(bool wait)
 {
-    while (wait && atomic_load_explicit(&pending_count, memory_order_relaxed)) {
-        real.cuEventSynchronize(pending[pending_head].end);
+    /* Waiting for the newest span finishes its whole track: at most one wait per span, however it goes. */
+    for (size_t tries = pending_n; wait && pending_n && tries; tries--) {
+        real.cuEventSynchronize(pending[pending_n - 1].end);
         spans_poll();
     }
     spans_poll();
-    while (atomic_load_explicit(&pending_count, memory_order_relaxed)) {
+    for (size_t i = 0; i < pending_n; i++) {
         spans_unfinished++;
-        event_drop(&pending[pending_head].start);
-        event_drop(&pending[pending_head].end);
-        pending_head = (pending_head + 1) % TRACE_PENDING_MAX;
-        atomic_fetch_sub_explicit(&pending_count, 1, memory_order_relaxed);
+        event_drop(&pending[i].start);
+        event_drop(&pending[i].end);
     }
+    pending_set(0);
     for (size_t i = 0; i < track_count; i++)
         event_drop(&tracks[i].anchor);
 }
@@ -380,22 +393,19 @@ static void gpu_end(struct trace_call *tc)
         event_drop(&tc->start);
         event_drop(&tc->end);
     } else {
-        size_t n = atomic_load_explicit(&pending_count, memory_order_relaxed);
-
-        if (n == TRACE_PENDING_MAX) {
+        if (pending_n == TRACE_PENDING_MAX) {
             /* Bounded: wait for the oldest rather than grow. */
-            real.cuEventSynchronize(pending[pending_head].end);
+            real.cuEventSynchronize(pending[0].end);
             spans_poll();
-            n = atomic_load_explicit(&pending_count, memory_order_relaxed);
         }
-        if (n == TRACE_PENDING_MAX) {
+        if (pending_n == TRACE_PENDING_MAX) {
             spans_failed++;
             event_drop(&tc->start);
             event_drop(&tc->end);
         } else {
-            pending[(pending_head + n) % TRACE_PENDING_MAX] = (struct trace_pending){
-                tc->ev.entry, track_of(tc->ctx, tc->stream), tc->start, tc->end, tc->ev.ts_ns};
-            atomic_fetch_add_explicit(&pending_count, 1, memory_order_relaxed);
+            pending[pending_n] = (struct trace_pending){tc->ev.entry, track_of(tc->ctx, tc->stream), tc->start,
+                                                        tc->end, tc->ev.ts_ns};
+            pending_set(pending_n + 1);
         }
     }
     spans_poll();
