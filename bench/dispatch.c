@@ -90,7 +90,7 @@ static double launch_rate(const struct objects *o, bool direct)
 {
     gpu_launch_config config = gpu_launch_config_1d(1, 1);
     unsigned failures = 0;
-    uint64_t t0 = bench_now_ns(), t1;
+    uint64_t t0 = gpu_test_now_ns(), t1;
 
     for (unsigned i = 0; i < launches; i++) {
         if (direct)
@@ -101,7 +101,7 @@ static double launch_rate(const struct objects *o, bool direct)
             BENCH_CHECK(gpu_stream_synchronize(o->stream));
     }
     BENCH_CHECK(gpu_stream_synchronize(o->stream));
-    t1 = bench_now_ns();
+    t1 = gpu_test_now_ns();
     if (failures) {
         printf("FAILED: %u launches failed (%s arm)\n", failures, direct ? "direct" : "gpushim");
         exit(1);
@@ -112,7 +112,7 @@ static double launch_rate(const struct objects *o, bool direct)
 static double event_query_rate(const struct objects *o, bool direct)
 {
     unsigned not_done = 0;
-    uint64_t t0 = bench_now_ns(), t1;
+    uint64_t t0 = gpu_test_now_ns(), t1;
 
     for (unsigned i = 0; i < queries; i++) {
         bool done = false;
@@ -122,7 +122,7 @@ static double event_query_rate(const struct objects *o, bool direct)
         else
             not_done += gpu_event_is_complete(o->event, &done) != GPU_OK || !done;
     }
-    t1 = bench_now_ns();
+    t1 = gpu_test_now_ns();
     if (not_done) {
         printf("FAILED: a completed event queried as not complete %u times\n", not_done);
         exit(1);
@@ -133,7 +133,7 @@ static double event_query_rate(const struct objects *o, bool direct)
 static double stream_query_rate(const struct objects *o, bool direct)
 {
     unsigned busy = 0;
-    uint64_t t0 = bench_now_ns(), t1;
+    uint64_t t0 = gpu_test_now_ns(), t1;
 
     for (unsigned i = 0; i < queries; i++) {
         bool idle = false;
@@ -143,7 +143,7 @@ static double stream_query_rate(const struct objects *o, bool direct)
         else
             busy += gpu_stream_query(o->stream, &idle) != GPU_OK || !idle;
     }
-    t1 = bench_now_ns();
+    t1 = gpu_test_now_ns();
     if (busy) {
         printf("FAILED: an idle stream queried as busy %u times\n", busy);
         exit(1);
@@ -176,25 +176,25 @@ static void measure(const char *name, rate_fn rate, const struct objects *o, uns
         lo = paired[r] < lo ? paired[r] : lo;
         hi = paired[r] > hi ? paired[r] : hi;
     }
-    m = bench_median(mine, reps);
-    d = bench_median(theirs, reps);
+    m = gpu_test_median(mine, reps);
+    d = gpu_test_median(theirs, reps);
     printf("%-14s | %14.0f | %14.0f | %7.4f | %7.4f (%.4f..%.4f) | %9.1f | %9.1f | %s\n", name, m, d, m / d,
-           bench_median(paired, reps), lo, hi, 1e9 / m, 1e9 / d,
+           gpu_test_median(paired, reps), lo, hi, 1e9 / m, 1e9 / d,
            target > 0 ? (m / d >= target ? "target >= 0.99: met" : "target >= 0.99: NOT met") : "-");
     printf("DISPATCH op=%s gpushim_per_s=%.1f direct_per_s=%.1f ratio=%.4f paired_median=%.4f paired_min=%.4f "
            "paired_max=%.4f\n",
-           name, m, d, m / d, bench_median(paired, reps), lo, hi);
+           name, m, d, m / d, gpu_test_median(paired, reps), lo, hi);
 }
 
 int main(void)
 {
     /* Many short reps rather than a few long ones: each pair is measured back to back, so drift moves both arms alike. */
-    unsigned reps = bench_env("GPUSHIM_BENCH_REPS", 64);
+    unsigned reps = gpu_test_env("GPUSHIM_BENCH_REPS", 64);
     struct objects o;
 
-    launches = bench_env("GPUSHIM_BENCH_LAUNCHES", 4096);
-    queries = bench_env("GPUSHIM_BENCH_QUERIES", 20000);
-    sync_every = bench_env("GPUSHIM_BENCH_SYNC_EVERY", 256);
+    launches = gpu_test_env("GPUSHIM_BENCH_LAUNCHES", 4096);
+    queries = gpu_test_env("GPUSHIM_BENCH_QUERIES", 20000);
+    sync_every = gpu_test_env("GPUSHIM_BENCH_SYNC_EVERY", 256);
     if (reps > MAX_REPS)
         reps = MAX_REPS;
     if (!bench_gpu_ready("dispatch"))

@@ -49,12 +49,12 @@ static uint64_t parent_t0(void)
 
 static int child_load(void)
 {
-    uint64_t t_main = bench_now_ns(), t0 = parent_t0(), t1;
+    uint64_t t_main = gpu_test_now_ns(), t0 = parent_t0(), t1;
     gpu_status st = gpu_driver_load();
     const gpu_load_report *r;
     int count = 0;
 
-    t1 = bench_now_ns();
+    t1 = gpu_test_now_ns();
     r = gpu_driver_report();
     if (st == GPU_OK)
         st = gpu_device_count(&count);
@@ -68,18 +68,18 @@ static int child_load(void)
 
 static int child_no_driver(void)
 {
-    unsigned calls = bench_env("GPUSHIM_BENCH_CALLS", 5000000);
+    unsigned calls = gpu_test_env("GPUSHIM_BENCH_CALLS", 5000000);
     unsigned unexpected = 0;
     int count = 0;
     uint64_t t0, t1, t2;
     gpu_status first;
 
-    t0 = bench_now_ns();
+    t0 = gpu_test_now_ns();
     first = gpu_device_count(&count);
-    t1 = bench_now_ns();
+    t1 = gpu_test_now_ns();
     for (unsigned i = 0; i < calls; i++)
         unexpected += gpu_device_count(&count) != GPU_ERR_NO_DRIVER;
-    t2 = bench_now_ns();
+    t2 = gpu_test_now_ns();
     printf("NODRIVER status=%d first_ns=%" PRIu64 " per_call_ns=%.3f calls=%u unexpected=%u stage=%s\n", (int)first,
            t1 - t0, (double)(t2 - t1) / calls, calls, unexpected, gpu_load_stage_name(gpu_driver_report()->stage));
     return 0;
@@ -99,7 +99,7 @@ static char *run_child(const char *mode, bool no_driver)
 
     if (pipe(fds) != 0)
         return NULL;
-    snprintf(t0, sizeof(t0), "%" PRIu64, bench_now_ns());
+    snprintf(t0, sizeof(t0), "%" PRIu64, gpu_test_now_ns());
     pid = fork();
     if (pid < 0)
         return NULL;
@@ -141,7 +141,7 @@ static char *run_child(const char *mode, bool no_driver)
 /* fork + exec + wait of `path`, in microseconds. */
 static double exec_us(const char *path)
 {
-    uint64_t t0 = bench_now_ns();
+    uint64_t t0 = gpu_test_now_ns();
     pid_t pid = fork();
     int status;
 
@@ -153,14 +153,14 @@ static double exec_us(const char *path)
         printf("FAILED: running %s\n", path);
         exit(1);
     }
-    return (double)(bench_now_ns() - t0) / 1e3;
+    return (double)(gpu_test_now_ns() - t0) / 1e3;
 }
 
 static void row(const char *name, double *v, size_t n, double scale, const char *unit)
 {
-    double lo = bench_min(v, n) / scale, hi = bench_max(v, n) / scale;
+    double lo = gpu_test_min(v, n) / scale, hi = gpu_test_max(v, n) / scale;
 
-    printf("  %-34s | %12.1f | %12.1f | %12.1f %s\n", name, bench_median(v, n) / scale, lo, hi, unit);
+    printf("  %-34s | %12.1f | %12.1f | %12.1f %s\n", name, gpu_test_median(v, n) / scale, lo, hi, unit);
 }
 
 static void part_load(unsigned procs)
@@ -207,8 +207,9 @@ static void part_load(unsigned procs)
     row("cuInit (init_ns)", init_ns, got, 1e3, "us");
     row("gpu_driver_load() in all", load_ns, got, 1e3, "us");
     row("process start to usable table", total_ns, got, 1e3, "us");
-    printf("FIRST_USE total_us=%.1f open_us=%.1f resolve_us=%.1f init_us=%.1f\n", bench_median(total_ns, got) / 1e3,
-           bench_median(open_ns, got) / 1e3, bench_median(resolve_ns, got) / 1e3, bench_median(init_ns, got) / 1e3);
+    printf("FIRST_USE total_us=%.1f open_us=%.1f resolve_us=%.1f init_us=%.1f\n",
+           gpu_test_median(total_ns, got) / 1e3, gpu_test_median(open_ns, got) / 1e3,
+           gpu_test_median(resolve_ns, got) / 1e3, gpu_test_median(init_ns, got) / 1e3);
 }
 
 static void part_no_driver(unsigned procs)
@@ -240,8 +241,8 @@ static void part_no_driver(unsigned procs)
     printf("  %-34s | %12s | %12s | %12s\n", "", "median", "min", "max");
     row("first call -> GPU_ERR_NO_DRIVER", first_ns, got, 1e3, "us");
     row("each later call", per_call, got, 1.0, "ns");
-    printf("NO_DRIVER first_us=%.1f per_call_ns=%.3f calls=%u\n", bench_median(first_ns, got) / 1e3,
-           bench_median(per_call, got), calls);
+    printf("NO_DRIVER first_us=%.1f per_call_ns=%.3f calls=%u\n", gpu_test_median(first_ns, got) / 1e3,
+           gpu_test_median(per_call, got), calls);
 }
 
 static void part_startup(unsigned execs)
@@ -260,8 +261,8 @@ static void part_startup(unsigned execs)
             linked[i] = exec_us(STARTUP_LINKED);
         }
     }
-    l = bench_median(linked, execs);
-    p = bench_median(plain, execs);
+    l = gpu_test_median(linked, execs);
+    p = gpu_test_median(plain, execs);
     printf("start-up: a trivial program, fork+exec+wait, %u times each, alternating\n", execs);
     printf("  %-34s | %12s | %12s | %12s\n", "", "median", "min", "max");
     row("linked with libgpushim", linked, execs, 1.0, "us");
@@ -272,8 +273,8 @@ static void part_startup(unsigned execs)
 
 int main(int argc, char **argv)
 {
-    unsigned procs = bench_env("GPUSHIM_BENCH_PROCS", 10);
-    unsigned execs = bench_env("GPUSHIM_BENCH_EXECS", 200);
+    unsigned procs = gpu_test_env("GPUSHIM_BENCH_PROCS", 10);
+    unsigned execs = gpu_test_env("GPUSHIM_BENCH_EXECS", 200);
     ssize_t n;
 
     if (argc > 1 && strcmp(argv[1], "--child-load") == 0)

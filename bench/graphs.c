@@ -18,8 +18,8 @@ enum { N = 256, MAX_ITERATIONS = 100000 };
 
 int main(void)
 {
-    unsigned iterations = bench_env("GPUSHIM_BENCH_ITERATIONS", 300);
-    unsigned kernels = bench_env("GPUSHIM_BENCH_KERNELS", 100);
+    unsigned iterations = gpu_test_env("GPUSHIM_BENCH_ITERATIONS", 300);
+    unsigned kernels = gpu_test_env("GPUSHIM_BENCH_KERNELS", 100);
     double *eager_us, *graph_us;
     uint32_t host[N];
     uint32_t n = N;
@@ -65,15 +65,15 @@ int main(void)
         total += 2;
     }
     for (unsigned i = 0; i < iterations; i++) {
-        uint64_t t0 = bench_now_ns(), t1, t2;
+        uint64_t t0 = gpu_test_now_ns(), t1, t2;
 
         for (unsigned k = 0; k < kernels; k++)
             BENCH_CHECK(gpu_stream_launch_function(s, add_one, &config, args));
         BENCH_CHECK(gpu_stream_synchronize(s));
-        t1 = bench_now_ns();
+        t1 = gpu_test_now_ns();
         BENCH_CHECK(gpu_stream_launch_graph(s, exec));
         BENCH_CHECK(gpu_stream_synchronize(s));
-        t2 = bench_now_ns();
+        t2 = gpu_test_now_ns();
         eager_us[i] = (double)(t1 - t0) / 1e3;
         graph_us[i] = (double)(t2 - t1) / 1e3;
         total += 2;
@@ -82,13 +82,13 @@ int main(void)
     for (int i = 0; i < N; i++)
         wrong += host[i] != total * kernels;
 
-    eager = bench_median(eager_us, iterations);
-    replay = bench_median(graph_us, iterations);
+    eager = gpu_test_median(eager_us, iterations);
+    replay = gpu_test_median(graph_us, iterations);
     printf("graphs: %u iterations of %u kernels (add_one over %d elements), each way\n", iterations, kernels, N);
     printf("%-22s | %12s | %12s | %12s\n", "way", "median us", "min us", "us a kernel");
-    printf("%-22s | %12.1f | %12.1f | %12.2f\n", "one launch a kernel", eager, bench_min(eager_us, iterations),
+    printf("%-22s | %12.1f | %12.1f | %12.2f\n", "one launch a kernel", eager, gpu_test_min(eager_us, iterations),
            eager / kernels);
-    printf("%-22s | %12.1f | %12.1f | %12.2f\n", "graph replay", replay, bench_min(graph_us, iterations),
+    printf("%-22s | %12.1f | %12.1f | %12.2f\n", "graph replay", replay, gpu_test_min(graph_us, iterations),
            replay / kernels);
     printf("ratio one-by-one / graph: %.3f; data: %s (%zu of %d elements wrong)\n", eager / replay,
            wrong ? "WRONG" : "correct", wrong, N);

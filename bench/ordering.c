@@ -21,8 +21,19 @@
  * since its copy out does not wait for it: b then measures a different,
  * always-wrong workload.)
  *
+ * It then measures the bound for the same workload if the GPU were never
+ * idle: the work kernel's time (back to back, on one stream and spread over
+ * 8), the pinned copies' time (4 MiB in and 4 MiB out, both directions at
+ * once, overlapped with the kernels), so a request costs at least the larger
+ * of the two. Ours (c) is printed as a fraction of that bound at each c, with
+ * the host's own work a request (writing the input, checking the output,
+ * on one thread), which no GPU speed removes:
+ *
+ *   ORDERING_BOUND c=8 bound_rps=.. gpushim_rps=.. fraction=.. kernel_us=.. copy_us=.. host_us=..
+ *
  * Knobs: GPUSHIM_BENCH_REPS, GPUSHIM_BENCH_REQUESTS (per worker and run),
- * GPUSHIM_BENCH_N (elements a request), GPUSHIM_BENCH_ITERS (work steps).
+ * GPUSHIM_BENCH_N (elements a request), GPUSHIM_BENCH_ITERS (work steps),
+ * GPUSHIM_BOUND_BATCH (kernels or copies a bound measurement).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -164,9 +175,9 @@ static double run_once(struct run_spec *sp, unsigned c, unsigned seed, unsigned 
             bench_die("pthread_create", GPU_ERR_OUT_OF_MEMORY);
     }
     pthread_barrier_wait(&sp->start);
-    t0 = bench_now_ns();
+    t0 = gpu_test_now_ns();
     pthread_barrier_wait(&sp->end);
-    t1 = bench_now_ns();
+    t1 = gpu_test_now_ns();
     for (unsigned i = 0; i < c; i++)
         pthread_join(w[i].thread, NULL);
     pthread_barrier_destroy(&sp->start);
@@ -182,15 +193,153 @@ static double run_once(struct run_spec *sp, unsigned c, unsigned seed, unsigned 
     return (double)c * sp->requests / ((double)(t1 - t0) / 1e9);
 }
 
+/* What one request costs the GPU at the least, each part measured alone, in ns. */
+struct bound {
+    double kernel_ns;   /* the work kernel, best of back to back on one stream and spread over BOUND_STREAMS */
+    double copy_ns;     /* one copy in and one copy out, the two directions running at once */
+    double h2d_gbps;    /* each direction alone, for the record */
+    double d2h_gbps;
+    double host_ns;     /* writing one request's input and checking its output, one thread */
+};
+
+#define BOUND_STREAMS 8
+#define BOUND_TRIES 3
+
+/* Seconds from the first call to the last stream's end: `batch` kernels round-robin over `k` streams. */
+static double time_kernels(const struct run_spec *sp, gpu_stream **s, unsigned k, gpu_buffer **d, unsigned batch)
+{
+    uint32_t n = sp->n, iters = sp->iters;
+    gpu_launch_config config = gpu_launch_config_1d(kernel_blocks(n), KERNEL_BLOCK);
+    uint64_t t0 = gpu_test_now_ns();
+
+    for (unsigned i = 0; i < batch; i++) {
+        uint64_t src = gpu_buffer_device_ptr(d[2 * (i % k)]), dst = gpu_buffer_device_ptr(d[2 * (i % k) + 1]);
+        void *args[] = {&src, &dst, &n, &iters};
+
+        BENCH_CHECK(gpu_stream_launch_function(s[i % k], sp->work, &config, args));
+    }
+    for (unsigned i = 0; i < k; i++)
+        BENCH_CHECK(gpu_stream_synchronize(s[i]));
+    return (double)(gpu_test_now_ns() - t0);
+}
+
+/* ns for `batch` copies in on s[0] (when h2d) and `batch` copies out on s[1] (when d2h), all at once. */
+static double time_copies(gpu_stream **s, gpu_buffer **d, void *in, void *out, size_t bytes, unsigned batch,
+                          bool h2d, bool d2h)
+{
+    uint64_t t0 = gpu_test_now_ns();
+
+    for (unsigned i = 0; i < batch; i++) {
+        if (h2d)
+            BENCH_CHECK(gpu_buffer_copy_from_host_async(d[0], in, bytes, s[0]));
+        if (d2h)
+            BENCH_CHECK(gpu_buffer_copy_to_host_async(d[1], out, bytes, s[1]));
+    }
+    BENCH_CHECK(gpu_stream_synchronize(s[0]));
+    BENCH_CHECK(gpu_stream_synchronize(s[1]));
+    return (double)(gpu_test_now_ns() - t0);
+}
+
+static double smallest(double a, double b)
+{
+    return a < b ? a : b;
+}
+
+static void measure_bound(const struct run_spec *sp, unsigned batch, struct bound *b)
+{
+    size_t bytes = (size_t)sp->n * sizeof(uint32_t);
+    gpu_stream *s[BOUND_STREAMS] = {NULL};
+    gpu_buffer *d[2 * BOUND_STREAMS] = {NULL};
+    gpu_host_buffer *h_in = NULL, *h_out = NULL;
+    uint32_t *in, *out;
+    double h2d = 1e300, d2h = 1e300;
+    unsigned wrong = 0;
+    uint64_t t0;
+
+    for (unsigned i = 0; i < BOUND_STREAMS; i++) {
+        BENCH_CHECK(gpu_stream_create_non_blocking(NULL, &s[i]));
+        BENCH_CHECK(gpu_buffer_create(NULL, bytes, &d[2 * i]));
+        BENCH_CHECK(gpu_buffer_create(NULL, bytes, &d[2 * i + 1]));
+    }
+    BENCH_CHECK(gpu_host_buffer_create(NULL, bytes, &h_in));
+    BENCH_CHECK(gpu_host_buffer_create(NULL, bytes, &h_out));
+    in = gpu_host_buffer_data(h_in);
+    out = gpu_host_buffer_data(h_out);
+    gpu_test_fill_input(in, sp->n, 1);
+
+    b->kernel_ns = b->copy_ns = 1e300;
+    /* Each a warm-up, then the best of BOUND_TRIES: a bound takes the GPU at its fastest. */
+    time_kernels(sp, s, BOUND_STREAMS, d, BOUND_STREAMS);
+    time_copies(s, d, in, out, bytes, 2, true, true);
+    for (unsigned t = 0; t < BOUND_TRIES; t++) {
+        b->kernel_ns = smallest(b->kernel_ns, time_kernels(sp, s, 1, d, batch) / batch);
+        b->kernel_ns = smallest(b->kernel_ns, time_kernels(sp, s, BOUND_STREAMS, d, batch) / batch);
+        b->copy_ns = smallest(b->copy_ns, time_copies(s, d, in, out, bytes, batch, true, true) / batch);
+        h2d = smallest(h2d, time_copies(s, d, in, out, bytes, batch, true, false) / batch);
+        d2h = smallest(d2h, time_copies(s, d, in, out, bytes, batch, false, true) / batch);
+    }
+    b->h2d_gbps = (double)bytes / h2d;
+    b->d2h_gbps = (double)bytes / d2h;
+
+    /* The host's share of a request, as worker_main does it, on outputs that are right (so checked in full). */
+    for (uint32_t i = 0; i < sp->n; i++)
+        out[i] = work_apply(sp->map, work_input(7, i));
+    t0 = gpu_test_now_ns();
+    for (unsigned r = 0; r < batch; r++) {
+        for (uint32_t i = 0; i < sp->n; i++)
+            in[i] = work_input(7, i);
+        for (uint32_t i = 0; i < sp->n; i++)
+            if (out[i] != work_apply(sp->map, in[i])) {
+                wrong++;
+                break;
+            }
+    }
+    b->host_ns = (double)(gpu_test_now_ns() - t0) / batch;
+    if (wrong) {
+        printf("FAILED: the host's check of a right output found %u wrong\n", wrong);
+        exit(1);
+    }
+
+    gpu_host_buffer_destroy(h_in);
+    gpu_host_buffer_destroy(h_out);
+    for (unsigned i = 0; i < 2 * BOUND_STREAMS; i++)
+        gpu_buffer_destroy(d[i]);
+    for (unsigned i = 0; i < BOUND_STREAMS; i++)
+        gpu_stream_destroy(s[i]);
+}
+
+/* The bound, and ours (c's median requests/s at each worker count) as a fraction of it. */
+static void print_bound(const struct bound *b, const double ours[COUNTS])
+{
+    double per_request = b->kernel_ns > b->copy_ns ? b->kernel_ns : b->copy_ns;
+    double bound_rps = 1e9 / per_request;
+
+    printf("\nbound if the GPU were never idle: a request costs max(kernel %.1f us, copies in and out at once %.1f us) "
+           "= %.1f us, %.0f requests/s (%s-bound); pinned copies alone: in %.1f GB/s, out %.1f GB/s; the host's work "
+           "a request (input and check, one thread): %.1f us\n",
+           b->kernel_ns / 1e3, b->copy_ns / 1e3, per_request / 1e3, bound_rps,
+           b->kernel_ns > b->copy_ns ? "kernel" : "copy", b->h2d_gbps, b->d2h_gbps, b->host_ns / 1e3);
+    for (size_t ci = 0; ci < COUNTS; ci++) {
+        printf("ORDERING_BOUND c=%u bound_rps=%.1f gpushim_rps=%.1f fraction=%.4f kernel_us=%.2f copy_us=%.2f "
+               "h2d_gbps=%.2f d2h_gbps=%.2f host_us=%.2f\n",
+               worker_counts[ci], bound_rps, ours[ci], ours[ci] / bound_rps, b->kernel_ns / 1e3, b->copy_ns / 1e3,
+               b->h2d_gbps, b->d2h_gbps, b->host_ns / 1e3);
+        if (worker_counts[ci] == 8)
+            printf("target at c=8 (c at >= 0.8 of the bound): %s\n", ours[ci] / bound_rps >= 0.8 ? "met" : "NOT met");
+    }
+}
+
 int main(void)
 {
-    unsigned reps = bench_env("GPUSHIM_BENCH_REPS", 5);
-    unsigned requests = bench_env("GPUSHIM_BENCH_REQUESTS", 300);
-    uint32_t n = bench_env("GPUSHIM_BENCH_N", 1u << 20);
-    uint32_t iters = bench_env("GPUSHIM_BENCH_ITERS", 2048);
+    unsigned reps = gpu_test_env("GPUSHIM_BENCH_REPS", 5);
+    unsigned requests = gpu_test_env("GPUSHIM_BENCH_REQUESTS", 300);
+    uint32_t n = gpu_test_env("GPUSHIM_BENCH_N", 1u << 20);
+    uint32_t iters = gpu_test_env("GPUSHIM_BENCH_ITERS", 2048);
     static double rps[MODES][COUNTS][MAX_REPS];
     unsigned wrong[MODES][COUNTS];
+    double ours[COUNTS];
     struct run_spec spec;
+    struct bound bound;
     unsigned seed = 1;
 
     if (!bench_gpu_ready("ordering"))
@@ -237,9 +386,10 @@ int main(void)
         unsigned total = reps * requests * worker_counts[ci];
 
         for (int m = 0; m < MODES; m++) {
-            double lo = bench_min(rps[m][ci], reps), hi = bench_max(rps[m][ci], reps);
+            double lo = gpu_test_min(rps[m][ci], reps), hi = gpu_test_max(rps[m][ci], reps);
 
-            med[m] = bench_median(rps[m][ci], reps);
+            med[m] = gpu_test_median(rps[m][ci], reps);
+            ours[ci] = med[MODE_OURS];
             snprintf(cell[m], sizeof(cell[m]), "%.0f (%.0f..%.0f)", med[m], lo, hi);
         }
         printf("%3u | %22s | %22s | %22s | %6.3f | %6.3f | %6.3f | %8u | %8u | %8u\n", worker_counts[ci], cell[0],
@@ -253,5 +403,8 @@ int main(void)
             printf("target at c=8 (c wrong 0 and c/b >= 0.97): %s\n",
                    wrong[MODE_OURS][ci] == 0 && med[MODE_OURS] / med[MODE_RACY] >= 0.97 ? "met" : "NOT met");
     }
+
+    measure_bound(&spec, gpu_test_env("GPUSHIM_BOUND_BATCH", 100), &bound);
+    print_bound(&bound, ours);
     return 0;
 }

@@ -33,24 +33,24 @@ struct copies {
 /* Seconds for one peer copy. */
 static double peer_copy(const struct copies *c)
 {
-    uint64_t t0 = bench_now_ns();
+    uint64_t t0 = gpu_test_now_ns();
 
     BENCH_CHECK(gpu_buffer_copy_async(c->peer_dst, c->src, c->bytes, c->s1));
     BENCH_CHECK(gpu_stream_synchronize(c->s1));
-    return (double)(bench_now_ns() - t0) / 1e9;
+    return (double)(gpu_test_now_ns() - t0) / 1e9;
 }
 
 /* Seconds for one copy staged through the host. */
 static double staged_copy(const struct copies *c)
 {
     void *host = gpu_host_buffer_data(c->host);
-    uint64_t t0 = bench_now_ns();
+    uint64_t t0 = gpu_test_now_ns();
 
     BENCH_CHECK(gpu_buffer_copy_to_host_async(c->src, host, c->bytes, c->s0));
     BENCH_CHECK(gpu_stream_synchronize(c->s0));
     BENCH_CHECK(gpu_buffer_copy_from_host_async(c->staged_dst, host, c->bytes, c->s1));
     BENCH_CHECK(gpu_stream_synchronize(c->s1));
-    return (double)(bench_now_ns() - t0) / 1e9;
+    return (double)(gpu_test_now_ns() - t0) / 1e9;
 }
 
 /* Words of `dst` that differ from the pattern, read back through the host buffer cleared first. */
@@ -85,8 +85,8 @@ static double gbs(size_t bytes, double seconds)
 
 int main(void)
 {
-    unsigned reps = bench_env("GPUSHIM_BENCH_REPS", 15);
-    unsigned mib = bench_env("GPUSHIM_BENCH_PEER_MIB", 256);
+    unsigned reps = gpu_test_env("GPUSHIM_BENCH_REPS", 15);
+    unsigned mib = gpu_test_env("GPUSHIM_BENCH_PEER_MIB", 256);
     double peer_s[MAX_REPS], staged_s[MAX_REPS];
     gpu_context *ctx[2];
     struct copies c;
@@ -161,12 +161,12 @@ int main(void)
         if (r % 2 == 0)
             staged_s[r] = staged_copy(&c);
     }
-    peer_lo = bench_min(peer_s, reps);
-    peer_hi = bench_max(peer_s, reps);
-    staged_lo = bench_min(staged_s, reps);
-    staged_hi = bench_max(staged_s, reps);
-    peer = gbs(c.bytes, bench_median(peer_s, reps));
-    staged = gbs(c.bytes, bench_median(staged_s, reps));
+    peer_lo = gpu_test_min(peer_s, reps);
+    peer_hi = gpu_test_max(peer_s, reps);
+    staged_lo = gpu_test_min(staged_s, reps);
+    staged_hi = gpu_test_max(staged_s, reps);
+    peer = gbs(c.bytes, gpu_test_median(peer_s, reps));
+    staged = gbs(c.bytes, gpu_test_median(staged_s, reps));
 
     printf("peer: device 0 -> device 1, %u MiB, %u reps; can_access 0->1 %s, 1->0 %s (enabled where yes)\n", mib, reps,
            can01 ? "yes" : "no", can10 ? "yes" : "no");

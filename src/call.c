@@ -57,17 +57,9 @@ gpu_status gpu__context_leave(const struct gpu__driver *drv, struct gpu__ctx_sco
                                       : "the caller's context could not be made current again");
 }
 
-bool gpu__call_stream_for(struct gpu__call *c, gpu_stream *stream, const gpu_context *owner, const char *func,
-                          const char *what, const char *kernel)
+bool gpu__call_mismatch(struct gpu__call *c, const gpu_context *owner, const gpu_context *ctx, const char *func,
+                        const char *what, const char *kernel)
 {
-    gpu_context *ctx = NULL;
-
-    if (stream)
-        ctx = stream->obj.ctx;
-    else if ((c->st = gpu__context_resolve(NULL, &c->drv, &ctx)) != GPU_OK)
-        return false;
-    if (ctx->cu == owner->cu)
-        return gpu__call_stream(c, stream);
     if (kernel)
         c->st = gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: \"%s\" is loaded on device %d, the stream is device %d's", func,
                           kernel, owner->ordinal, ctx->ordinal);

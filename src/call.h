@@ -16,7 +16,8 @@
  * What the helpers do, in one place:
  * - The driver: loaded on first use (GPU_ERR_NO_DRIVER, GPU_ERR_FORKED).
  * - Optional entry points: GPU_ERR_NOT_SUPPORTED, naming the one missing,
- *   before anything is asked of the driver.
+ *   before anything is asked of the driver (required ones are not checked:
+ *   a driver without them never loads).
  * - The context. A call whose handles name their own context (a real
  *   stream, an event: "trusted") is made at once when the thread's cached
  *   context (gpu__thread_context) is already the object's; should the driver
@@ -126,14 +127,29 @@ static inline bool gpu__call_stream(struct gpu__call *c, gpu_stream *stream)
     return c->st == GPU_OK && gpu__call_in(c, stream->obj.ctx, true);
 }
 
+/* GPU_ERR_INVALID_ARG for work on `owner`'s device on a stream of `ctx`'s (see gpu__call_stream_for()). */
+bool gpu__call_mismatch(struct gpu__call *c, const gpu_context *owner, const gpu_context *ctx, const char *func,
+                        const char *what, const char *kernel);
+
 /*
  * gpu__call_stream() for work on an object of `owner`'s device, which the
  * stream must share: GPU_ERR_INVALID_ARG where it does not, before the
  * driver is asked anything. `func` and `what` ("the buffer") name them;
  * `kernel`, where not NULL, names a function loaded on `owner`.
  */
-bool gpu__call_stream_for(struct gpu__call *c, gpu_stream *stream, const gpu_context *owner, const char *func,
-                          const char *what, const char *kernel);
+static inline bool gpu__call_stream_for(struct gpu__call *c, gpu_stream *stream, const gpu_context *owner,
+                                        const char *func, const char *what, const char *kernel)
+{
+    gpu_context *ctx = NULL;
+
+    if (stream)
+        ctx = stream->obj.ctx;
+    else if ((c->st = gpu__context_resolve(NULL, &c->drv, &ctx)) != GPU_OK)
+        return false;
+    if (ctx->cu != owner->cu)
+        return gpu__call_mismatch(c, owner, ctx, func, what, kernel);
+    return gpu__call_stream(c, stream);
+}
 
 /* The slow half of gpu__call_retry(): whether to make the call again, its context now current. */
 bool gpu__call_reenter(struct gpu__call *c);
@@ -175,7 +191,7 @@ static inline gpu_status gpu__call_unsupported(struct gpu__call *c, const char *
  */
 #define GPU__INVOKE_RAW(c, fn, ...) \
     ((c)->st = GPU_OK, \
-     !(c)->drv->fn ? gpu__call_unsupported((c), #fn) \
+     GPU__OPTIONAL_##fn && !(c)->drv->fn ? gpu__call_unsupported((c), #fn) \
                    : (gpu__call_retry((c), (c)->drv->fn(__VA_ARGS__)) ? (void)((c)->rc = (c)->drv->fn(__VA_ARGS__)) \
                                                                      : (void)0, \
                       (c)->st))

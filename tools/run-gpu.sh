@@ -13,6 +13,7 @@
 #   sanitizer.log     each gpu test under each compute-sanitizer tool
 #   bench-ordering.log bench-dispatch.log bench-graphs.log
 #   bench-other.log   first-use and (on a machine of 2 or more GPUs) peer
+#   bench-overhead.log gpushim's cost per hot call, against the real driver and the null one
 #
 # Environment:
 #   OUT                    output folder (default ./gpu-out)
@@ -80,6 +81,7 @@ if [ "${GPUSHIM_RUN_SCALE:-}" = quick ]; then
     setdefault GPUSHIM_BENCH_PROCS 3
     setdefault GPUSHIM_BENCH_EXECS 50
     setdefault GPUSHIM_BENCH_CALLS 1000000
+    setdefault GPUSHIM_OVERHEAD_CALLS 1024
 fi
 
 # ---- The machine. ----
@@ -169,6 +171,13 @@ for b in ordering dispatch graphs first-use peer; do
     [ "$b" = peer ] || : >"$blog"
     step "bench $b" "$blog" 150 "$BUILD/bench/bench-$b"
 done
+# overhead: each hot call through gpushim and directly, on the real driver, then on
+# bench/null_driver.c (calls that cost nothing: what is left is gpushim's own cost).
+OVERHEAD_LOG=$OUT/bench-overhead.log
+: >"$OVERHEAD_LOG"
+step "bench overhead (real driver)" "$OVERHEAD_LOG" 120 env -u GPUSHIM_LIBCUDA "$BUILD/bench/bench-overhead"
+step "bench overhead (null driver)" "$OVERHEAD_LOG" 60 env GPUSHIM_LIBCUDA="$(realpath -m "$BUILD/bench/libnullcuda.so")" \
+    "$BUILD/bench/bench-overhead"
 
 # ---- compute-sanitizer: every gpu test under each tool, at a small scale. ----
 SAN_LOG=$OUT/sanitizer.log
@@ -206,7 +215,7 @@ fi
     echo
     echo "== figures"
     grep -hE '^(DEVICE|ORDERING|CAPTURE|EVENTS|RESOLVED summary|THREADS own|PEER )' "$TESTS_LOG" | sort -u
-    grep -hE '^(ORDERING_BENCH|target|DISPATCH|GRAPHS|FIRST_USE|NO_DRIVER|STARTUP|PEER_BENCH)|skipped:' "$OUT"/bench-*.log
+    grep -hE '^(ORDERING_BENCH|ORDERING_BOUND|OVERHEAD|target|DISPATCH|GRAPHS|FIRST_USE|NO_DRIVER|STARTUP|PEER_BENCH)|skipped:' "$OUT"/bench-*.log
     grep -hE 'ERROR SUMMARY' "$SAN_LOG" | sort | uniq -c
     echo
     echo "== steps ($SECONDS s of a $BUDGET s budget)"

@@ -4,6 +4,8 @@
 #ifndef GPUSHIM_SYS_DRIVER_H
 #define GPUSHIM_SYS_DRIVER_H
 
+#include <stdatomic.h>
+
 #include "cuda_abi.h"
 #include "gpushim/status.h"
 
@@ -14,12 +16,47 @@ struct gpu__driver {
 #undef GPU__ENTRY
 };
 
+/* GPU__OPTIONAL_<name>: 1 for an optional entry point (its pointer may be NULL), 0 for a required one. */
+enum {
+#define GPU__IS_OPTIONAL_REQUIRED 0
+#define GPU__IS_OPTIONAL_OPTIONAL 1
+#define GPU__ENTRY(need, name, symbol, params, args) GPU__OPTIONAL_##name = GPU__IS_OPTIONAL_##need,
+#include "entry_points.h"
+#undef GPU__ENTRY
+#undef GPU__IS_OPTIONAL_REQUIRED
+#undef GPU__IS_OPTIONAL_OPTIONAL
+};
+
+#if defined(__GNUC__)
+#define GPU__HIDDEN __attribute__((visibility("hidden")))
+#else
+#define GPU__HIDDEN
+#endif
+
+/*
+ * The table while a usable driver is loaded in this process image: NULL
+ * before the load, after a failed one, and in a child after fork().
+ */
+extern GPU__HIDDEN const struct gpu__driver *_Atomic gpu__driver_ready;
+
+/* gpu__driver_get()'s slow half: loads the driver, or says why there is none. */
+gpu_status gpu__driver_load(const struct gpu__driver **out);
+
 /*
  * The loaded driver, loading it on first use. GPU_OK and *out set, or
  * GPU_ERR_NO_DRIVER / GPU_ERR_FORKED with the thread's error set.
- * After the first call this costs a pthread_once check and two loads.
+ * Once loaded this costs one load.
  */
-gpu_status gpu__driver_get(const struct gpu__driver **out);
+static inline gpu_status gpu__driver_get(const struct gpu__driver **out)
+{
+    const struct gpu__driver *table = atomic_load_explicit(&gpu__driver_ready, memory_order_acquire);
+
+    if (table) {
+        *out = table;
+        return GPU_OK;
+    }
+    return gpu__driver_load(out);
+}
 
 /* The table if the driver is loaded and usable, else NULL; never loads it. */
 const struct gpu__driver *gpu__driver_peek(void);

@@ -37,6 +37,7 @@ static atomic_bool load_done; /* lets later calls skip pthread_once's call into 
 static gpu_status load_status = GPU_ERR_NO_DRIVER;
 static struct gpu__driver table;
 static atomic_bool table_ready;
+const struct gpu__driver *_Atomic gpu__driver_ready;
 static atomic_bool forked;
 
 static gpu_load_report report;
@@ -75,6 +76,7 @@ static uint64_t now_ns(void)
 static void on_fork_child(void)
 {
     atomic_store_explicit(&forked, true, memory_order_relaxed);
+    atomic_store_explicit(&gpu__driver_ready, NULL, memory_order_relaxed);
 }
 
 static void add_attempt(const char *path, const char *error)
@@ -330,6 +332,7 @@ static void load(void)
     if (load_status == GPU_OK) {
         pthread_atfork(NULL, NULL, on_fork_child);
         atomic_store_explicit(&table_ready, true, memory_order_release);
+        atomic_store_explicit(&gpu__driver_ready, &table, memory_order_release);
     }
     atomic_store_explicit(&report_ready, true, memory_order_release);
     atomic_store_explicit(&load_done, true, memory_order_release);
@@ -345,7 +348,7 @@ static gpu_status fail_unloaded(void)
     return gpu__fail_static(GPU_ERR_NO_DRIVER, report.init_result > 0 ? report.init_result : 0, message);
 }
 
-gpu_status gpu__driver_get(const struct gpu__driver **out)
+gpu_status gpu__driver_load(const struct gpu__driver **out)
 {
     if (!atomic_load_explicit(&load_done, memory_order_acquire))
         pthread_once(&load_once, load);

@@ -1,22 +1,11 @@
 /*
- * CUresult: names, descriptions, and the mapping to gpu_status.
+ * CUresult: names and descriptions (the driver's, else gpushim's own from
+ * result_name.c), and the mapping to gpu_status.
  */
 #include <stdio.h>
 
 #include "driver.h"
 #include "error.h"
-
-const char *gpu__result_name_own(cuabi_result result)
-{
-    switch (result) {
-#define CUABI_RESULT_NAME(name, value) \
-    case value: \
-        return "CUDA_" #name;
-        CUABI_RESULT_LIST(CUABI_RESULT_NAME)
-#undef CUABI_RESULT_NAME
-    }
-    return NULL;
-}
 
 const char *gpu_cuda_result_name(int result)
 {

@@ -1,157 +1,24 @@
 /*
- * The gpu suite's shared helpers; see harness.h.
+ * The gpu suite's start; see harness.h. The rest is tests/support.
  */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
 #include "harness.h"
 
-/* Where kernels.ptx is: GPUSHIM_TEST_PTX when set, else the source tree's copy meson named. */
-#ifndef GPU_TEST_PTX
-#define GPU_TEST_PTX "kernels.ptx"
-#endif
-
-static gpu_module *kernels;
-
-const char *gpu_test_ptx_path(void)
-{
-    const char *env = getenv("GPUSHIM_TEST_PTX");
-
-    return env && *env ? env : GPU_TEST_PTX;
-}
-
-gpu_module *gpu_test_module(void)
-{
-    return kernels;
-}
-
 int gpu_test_start(const char *program)
 {
-    gpu_device_info info;
-    int count = 0;
-    int version = 0;
+    char why[512];
     gpu_status st;
 
-    /* Lines, not blocks: the figures must interleave correctly with cmocka's output in a log. */
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    st = gpu_driver_load();
-    if (st != GPU_OK) {
-        printf("SKIP %s: no usable CUDA driver (%s): %s\n", program, gpu_status_name(st), gpu_last_error());
+    if (!gpu_test_find_device(why, sizeof(why))) {
+        printf("SKIP %s: %s\n", program, why);
         return GPU_TEST_SKIP;
     }
-    st = gpu_device_count(&count);
-    if (st != GPU_OK || count < 1) {
-        printf("SKIP %s: no CUDA device (%s, count %d): %s\n", program, gpu_status_name(st), count,
-               st == GPU_OK ? "" : gpu_last_error());
-        return GPU_TEST_SKIP;
-    }
-    if (gpu_device_get_info(0, &info) == GPU_OK && gpu_driver_version(&version) == GPU_OK)
-        printf("DEVICE %s sm_%d%d multiprocessors=%d memory=%zu driver=%d devices=%d\n", info.name,
-               info.compute_major, info.compute_minor, info.multiprocessors, info.total_memory, version, count);
-    st = gpu_module_load_file(NULL, gpu_test_ptx_path(), &kernels);
+    st = gpu_test_load_kernels();
     if (st != GPU_OK) {
         printf("FAIL %s: cannot load %s (%s): %s\n", program, gpu_test_ptx_path(), gpu_status_name(st),
                gpu_last_error());
         return 1;
     }
     return 0;
-}
-
-unsigned gpu_test_env(const char *name, unsigned fallback)
-{
-    const char *value = getenv(name);
-    char *end;
-    unsigned long parsed;
-
-    if (!value || !*value)
-        return fallback;
-    parsed = strtoul(value, &end, 10);
-    if (*end != '\0' || parsed == 0 || parsed > 0xffffffffu) {
-        printf("NOTE %s=\"%s\" is not a positive number; using %u\n", name, value, fallback);
-        return fallback;
-    }
-    return (unsigned)parsed;
-}
-
-uint64_t gpu_test_now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-gpu_status gpu_test_launch_work(gpu_stream *stream, gpu_buffer *in, gpu_buffer *out, uint32_t n, uint32_t iters)
-{
-    uint64_t src = gpu_buffer_device_ptr(in);
-    uint64_t dst = gpu_buffer_device_ptr(out);
-    void *args[] = {&src, &dst, &n, &iters};
-    gpu_launch_config config = gpu_launch_config_1d(kernel_blocks(n), KERNEL_BLOCK);
-
-    return gpu_stream_launch_kernel(stream, kernels, KERNEL_WORK, &config, args);
-}
-
-gpu_status gpu_test_launch_spin(gpu_stream *stream, uint64_t ns)
-{
-    void *args[] = {&ns};
-    gpu_launch_config config = gpu_launch_config_1d(1, 1);
-
-    return gpu_stream_launch_kernel(stream, kernels, KERNEL_SPIN, &config, args);
-}
-
-gpu_status gpu_test_launch_fill(gpu_stream *stream, gpu_buffer *dst, uint32_t value, uint32_t n)
-{
-    uint64_t p = gpu_buffer_device_ptr(dst);
-    void *args[] = {&p, &value, &n};
-    gpu_launch_config config = gpu_launch_config_1d(kernel_blocks(n), KERNEL_BLOCK);
-
-    return gpu_stream_launch_kernel(stream, kernels, KERNEL_FILL, &config, args);
-}
-
-gpu_status gpu_test_launch_copy(gpu_stream *stream, gpu_buffer *src, gpu_buffer *dst, uint32_t n)
-{
-    uint64_t from = gpu_buffer_device_ptr(src);
-    uint64_t to = gpu_buffer_device_ptr(dst);
-    void *args[] = {&from, &to, &n};
-    gpu_launch_config config = gpu_launch_config_1d(kernel_blocks(n), KERNEL_BLOCK);
-
-    return gpu_stream_launch_kernel(stream, kernels, KERNEL_COPY_U32, &config, args);
-}
-
-void gpu_test_fill_input(uint32_t *in, uint32_t n, uint32_t seed)
-{
-    for (uint32_t i = 0; i < n; i++)
-        in[i] = work_input(seed, i);
-}
-
-size_t gpu_test_count_wrong(const uint32_t *in, const uint32_t *out, uint32_t n, work_map map)
-{
-    size_t wrong = 0;
-
-    for (uint32_t i = 0; i < n; i++)
-        wrong += out[i] != work_apply(map, in[i]);
-    return wrong;
-}
-
-bool gpu_test_ok(gpu_test_error *error, gpu_status st, const char *what)
-{
-    if (st == GPU_OK)
-        return true;
-    if (!error->failed) {
-        snprintf(error->text, sizeof(error->text), "%s: %s (CUresult %d): %s", what, gpu_status_name(st),
-                 gpu_last_cuda_result(), gpu_last_error());
-        error->failed = true;
-    }
-    return false;
-}
-
-bool gpu_test_fail(gpu_test_error *error, const char *what)
-{
-    if (!error->failed) {
-        snprintf(error->text, sizeof(error->text), "%s", what);
-        error->failed = true;
-    }
-    return false;
 }

@@ -1,0 +1,317 @@
+/*
+ * What gpushim adds to each hot call, in nanoseconds: every call made
+ * through gpushim's public API and made directly on the same driver (the
+ * pointer dlsym gives for the entry's versioned symbol in the very file
+ * gpushim loaded), in one run.
+ *
+ * Calls: launch (an empty kernel), record event, wait event, event query (a
+ * completed event), stream query (an idle stream), async copy host to device
+ * and device to host (pinned, GPUSHIM_OVERHEAD_BYTES bytes).
+ *
+ * Each rep times GPUSHIM_OVERHEAD_CALLS calls of each arm back to back, in
+ * an order that alternates from rep to rep; only the calls are timed, in
+ * batches of GPUSHIM_BENCH_SYNC_EVERY with an untimed stream synchronisation
+ * between them (so a real driver's queue never fills). It reports the medians
+ * of each arm's ns per call, and the median of the per-rep differences and
+ * ratios: pairs measured back to back, so drift moves both alike.
+ *
+ * It needs no GPU: meson's benchmark runs it against bench/null_driver.c
+ * (GPUSHIM_LIBCUDA names it), whose calls cost next to nothing, so what is
+ * left is gpushim's own cost. Without GPUSHIM_LIBCUDA it measures the real
+ * driver. A line per call for grep:
+ *
+ *   OVERHEAD <call> driver=<file> gpushim_ns=.. direct_ns=.. delta_ns=.. ratio=.. ...
+ *
+ * Knobs: GPUSHIM_BENCH_REPS, GPUSHIM_OVERHEAD_CALLS, GPUSHIM_BENCH_SYNC_EVERY,
+ * GPUSHIM_OVERHEAD_BYTES.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define MAX_REPS 1001
+/* What the issue asks of every hot call: within the cost of one indirect call and a thread-local read. */
+#define TARGET_NS 3.0
+
+enum op { OP_LAUNCH, OP_RECORD, OP_WAIT, OP_EVENT_QUERY, OP_STREAM_QUERY, OP_COPY_H2D, OP_COPY_D2H, OPS };
+
+static const struct {
+    const char *label;
+    const char *entry; /* the driver's base name, as in entry_points.h */
+} ops[OPS] = {
+    {"launch", "cuLaunchKernel"},
+    {"record_event", "cuEventRecord"},
+    {"wait_event", "cuStreamWaitEvent"},
+    {"event_query", "cuEventQuery"},
+    {"stream_query", "cuStreamQuery"},
+    {"copy_h2d_async", "cuMemcpyHtoDAsync"},
+    {"copy_d2h_async", "cuMemcpyDtoHAsync"},
+};
+
+/* The driver's prototypes in the CUDA 12.0 ABI (CUresult is an unsigned enum; 0 is success). */
+typedef unsigned (*launch_fn)(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                              unsigned shared, void *stream, void **params, void **extra);
+typedef unsigned (*handle_pair_fn)(void *a, void *b);
+typedef unsigned (*wait_fn)(void *stream, void *event, unsigned flags);
+typedef unsigned (*handle_fn)(void *handle);
+typedef unsigned (*h2d_fn)(unsigned long long dst, const void *src, size_t bytes, void *stream);
+typedef unsigned (*d2h_fn)(void *dst, unsigned long long src, size_t bytes, void *stream);
+
+_Static_assert(sizeof(launch_fn) == sizeof(void *), "dlsym's pointers must hold function pointers");
+
+static struct {
+    launch_fn launch;
+    handle_pair_fn record;
+    wait_fn wait;
+    handle_fn event_query;
+    handle_fn stream_query;
+    h2d_fn h2d;
+    d2h_fn d2h;
+} direct;
+
+static bool same_pointer[OPS];
+
+struct objects {
+    gpu_stream *stream;
+    gpu_event *event;
+    gpu_function *empty;
+    gpu_buffer *device;
+    gpu_host_buffer *host;
+    size_t bytes;
+    void *raw_stream, *raw_event, *raw_function, *host_data;
+    unsigned long long device_ptr;
+};
+
+/*
+ * Stores in *fn (a function pointer of `size` bytes) what dlsym gives for the
+ * versioned symbol of op's entry in the driver gpushim loaded; exits without one.
+ */
+static void resolve(void *handle, const gpu_load_report *report, enum op op, void *fn, size_t size)
+{
+    for (size_t i = 0; i < report->entry_count; i++) {
+        const gpu_entry_point *e = &report->entries[i];
+        void *sym;
+
+        if (strcmp(e->name, ops[op].entry) != 0)
+            continue;
+        sym = dlsym(handle, e->symbol);
+        if (!sym) {
+            printf("FAILED: dlsym %s in %s: %s\n", e->symbol, report->file, dlerror());
+            exit(1);
+        }
+        same_pointer[op] = e->matches_export;
+        memcpy(fn, &sym, size);
+        return;
+    }
+    printf("FAILED: %s is not in gpushim's entry points\n", ops[op].entry);
+    exit(1);
+}
+
+static void resolve_direct(void)
+{
+    const gpu_load_report *report = gpu_driver_report();
+    void *handle = dlopen(report->file, RTLD_NOW | RTLD_NOLOAD);
+
+    if (!handle) {
+        printf("FAILED: dlopen %s (already loaded by gpushim): %s\n", report->file, dlerror());
+        exit(1);
+    }
+    resolve(handle, report, OP_LAUNCH, &direct.launch, sizeof(direct.launch));
+    resolve(handle, report, OP_RECORD, &direct.record, sizeof(direct.record));
+    resolve(handle, report, OP_WAIT, &direct.wait, sizeof(direct.wait));
+    resolve(handle, report, OP_EVENT_QUERY, &direct.event_query, sizeof(direct.event_query));
+    resolve(handle, report, OP_STREAM_QUERY, &direct.stream_query, sizeof(direct.stream_query));
+    resolve(handle, report, OP_COPY_H2D, &direct.h2d, sizeof(direct.h2d));
+    resolve(handle, report, OP_COPY_D2H, &direct.d2h, sizeof(direct.d2h));
+}
+
+/* `count` calls of `op` through gpushim; returns how many did not succeed (or said "not done"). */
+static unsigned calls_gpushim(enum op op, const struct objects *o, unsigned count)
+{
+    gpu_launch_config config = gpu_launch_config_1d(1, 1);
+    unsigned bad = 0;
+    bool yes;
+
+    switch (op) {
+    case OP_LAUNCH:
+        for (unsigned i = 0; i < count; i++)
+            bad += gpu_stream_launch_function(o->stream, o->empty, &config, NULL) != GPU_OK;
+        break;
+    case OP_RECORD:
+        for (unsigned i = 0; i < count; i++)
+            bad += gpu_stream_record_event(o->stream, o->event) != GPU_OK;
+        break;
+    case OP_WAIT:
+        for (unsigned i = 0; i < count; i++)
+            bad += gpu_stream_wait_event(o->stream, o->event) != GPU_OK;
+        break;
+    case OP_EVENT_QUERY:
+        for (unsigned i = 0; i < count; i++)
+            bad += gpu_event_is_complete(o->event, &yes) != GPU_OK || !yes;
+        break;
+    case OP_STREAM_QUERY:
+        for (unsigned i = 0; i < count; i++)
+            bad += gpu_stream_query(o->stream, &yes) != GPU_OK || !yes;
+        break;
+    case OP_COPY_H2D:
+        for (unsigned i = 0; i < count; i++)
+            bad += gpu_buffer_copy_from_host_async(o->device, o->host_data, o->bytes, o->stream) != GPU_OK;
+        break;
+    case OP_COPY_D2H:
+        for (unsigned i = 0; i < count; i++)
+            bad += gpu_buffer_copy_to_host_async(o->device, o->host_data, o->bytes, o->stream) != GPU_OK;
+        break;
+    case OPS:
+        break;
+    }
+    return bad;
+}
+
+/* The same calls made directly on the driver's pointers, with the same handles. */
+static unsigned calls_direct(enum op op, const struct objects *o, unsigned count)
+{
+    unsigned bad = 0;
+
+    switch (op) {
+    case OP_LAUNCH:
+        for (unsigned i = 0; i < count; i++)
+            bad += direct.launch(o->raw_function, 1, 1, 1, 1, 1, 1, 0, o->raw_stream, NULL, NULL) != 0;
+        break;
+    case OP_RECORD:
+        for (unsigned i = 0; i < count; i++)
+            bad += direct.record(o->raw_event, o->raw_stream) != 0;
+        break;
+    case OP_WAIT:
+        for (unsigned i = 0; i < count; i++)
+            bad += direct.wait(o->raw_stream, o->raw_event, 0) != 0;
+        break;
+    case OP_EVENT_QUERY:
+        for (unsigned i = 0; i < count; i++)
+            bad += direct.event_query(o->raw_event) != 0;
+        break;
+    case OP_STREAM_QUERY:
+        for (unsigned i = 0; i < count; i++)
+            bad += direct.stream_query(o->raw_stream) != 0;
+        break;
+    case OP_COPY_H2D:
+        for (unsigned i = 0; i < count; i++)
+            bad += direct.h2d(o->device_ptr, o->host_data, o->bytes, o->raw_stream) != 0;
+        break;
+    case OP_COPY_D2H:
+        for (unsigned i = 0; i < count; i++)
+            bad += direct.d2h(o->host_data, o->device_ptr, o->bytes, o->raw_stream) != 0;
+        break;
+    case OPS:
+        break;
+    }
+    return bad;
+}
+
+static unsigned calls, sync_every;
+
+/* ns per call of one arm: `calls` calls in timed batches, a synchronisation (untimed) after each. */
+static double ns_per_call(enum op op, const struct objects *o, bool use_direct)
+{
+    uint64_t timed = 0;
+    unsigned bad = 0;
+
+    for (unsigned done = 0; done < calls; done += sync_every) {
+        unsigned batch = calls - done < sync_every ? calls - done : sync_every;
+        uint64_t t0 = gpu_test_now_ns();
+
+        bad += use_direct ? calls_direct(op, o, batch) : calls_gpushim(op, o, batch);
+        timed += gpu_test_now_ns() - t0;
+        BENCH_CHECK(gpu_stream_synchronize(o->stream));
+    }
+    if (bad) {
+        printf("FAILED: %s: %u of %u calls did not succeed (%s arm)%s%s\n", ops[op].label, bad, calls,
+               use_direct ? "direct" : "gpushim", use_direct ? "" : ": ", use_direct ? "" : gpu_last_error());
+        exit(1);
+    }
+    return (double)timed / calls;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+
+    return slash ? slash + 1 : path;
+}
+
+static void measure(enum op op, const struct objects *o, unsigned reps)
+{
+    static double mine[MAX_REPS], theirs[MAX_REPS], delta[MAX_REPS], ratio[MAX_REPS];
+    double lo, hi, d;
+
+    /* Warm-up: first-call costs (page faults, lazy binding, the thread's context cache) are not measured. */
+    ns_per_call(op, o, false);
+    ns_per_call(op, o, true);
+    for (unsigned r = 0; r < reps; r++) {
+        bool direct_first = r % 2;
+
+        if (direct_first)
+            theirs[r] = ns_per_call(op, o, true);
+        mine[r] = ns_per_call(op, o, false);
+        if (!direct_first)
+            theirs[r] = ns_per_call(op, o, true);
+        delta[r] = mine[r] - theirs[r];
+        ratio[r] = mine[r] / theirs[r];
+    }
+    lo = gpu_test_min(delta, reps);
+    hi = gpu_test_max(delta, reps);
+    d = gpu_test_median(delta, reps);
+    printf("%-15s | %10.2f | %10.2f | %8.2f (%.2f..%.2f) | %7.3f | %s\n", ops[op].label, gpu_test_median(mine, reps),
+           gpu_test_median(theirs, reps), d, lo, hi, gpu_test_median(ratio, reps), d <= TARGET_NS ? "met" : "NOT met");
+    printf("OVERHEAD %s driver=%s gpushim_ns=%.2f direct_ns=%.2f delta_ns=%.2f ratio=%.4f delta_min=%.2f "
+           "delta_max=%.2f reps=%u calls=%u same_pointer=%s target_%.0fns=%s\n",
+           ops[op].label, base_name(gpu_driver_report()->file), gpu_test_median(mine, reps),
+           gpu_test_median(theirs, reps), d, gpu_test_median(ratio, reps), lo, hi, reps, calls,
+           same_pointer[op] ? "yes" : "no", TARGET_NS, d <= TARGET_NS ? "met" : "NOT_met");
+}
+
+int main(void)
+{
+    unsigned reps = gpu_test_env("GPUSHIM_BENCH_REPS", 101);
+    struct objects o;
+
+    calls = gpu_test_env("GPUSHIM_OVERHEAD_CALLS", 4096);
+    sync_every = gpu_test_env("GPUSHIM_BENCH_SYNC_EVERY", 256);
+    if (reps > MAX_REPS)
+        reps = MAX_REPS;
+    if (!bench_gpu_ready("overhead"))
+        return BENCH_SKIP;
+    resolve_direct();
+
+    memset(&o, 0, sizeof(o));
+    o.bytes = gpu_test_env("GPUSHIM_OVERHEAD_BYTES", 64);
+    BENCH_CHECK(gpu_stream_create_non_blocking(NULL, &o.stream));
+    BENCH_CHECK(gpu_event_create(NULL, &o.event));
+    BENCH_CHECK(gpu_buffer_create(NULL, o.bytes, &o.device));
+    BENCH_CHECK(gpu_host_buffer_create(NULL, o.bytes, &o.host));
+    o.empty = bench_function(KERNEL_EMPTY);
+    o.raw_stream = gpu_stream_raw(o.stream);
+    o.raw_event = gpu_event_raw(o.event);
+    o.raw_function = gpu_function_raw(o.empty);
+    o.host_data = gpu_host_buffer_data(o.host);
+    o.device_ptr = gpu_buffer_device_ptr(o.device);
+    memset(o.host_data, 0x5a, o.bytes);
+    /* Complete, so that queries say "done"; gpushim left device 0's context current for the direct arm. */
+    BENCH_CHECK(gpu_stream_record_event(o.stream, o.event));
+    BENCH_CHECK(gpu_stream_synchronize(o.stream));
+
+    printf("overhead: driver %s; %u reps of %u calls an arm (timed in batches of %u), copies of %zu bytes\n",
+           gpu_driver_report()->file, reps, calls, sync_every, o.bytes);
+    printf("%-15s | %10s | %10s | %-22s | %7s | within %.0f ns\n", "call", "gpushim ns", "direct ns",
+           "delta ns (min..max)", "ratio", TARGET_NS);
+    for (int op = 0; op < OPS; op++)
+        measure((enum op)op, &o, reps);
+
+    gpu_host_buffer_destroy(o.host);
+    gpu_buffer_destroy(o.device);
+    gpu_event_destroy(o.event);
+    gpu_stream_destroy(o.stream);
+    return 0;
+}
