@@ -7,10 +7,13 @@ says how much it dropped; the GPU spans and the summary.
 
 usage: check_trace.py TEST_TRACE TEST_TRACE_TABLE MINIMAL_LIBCUDA
 (GPUSHIM_LIBCUDA names the fake, as for the other fake tests.)
+GPUSHIM_TRACE_CHECK_WRAP, when set, is put before each program (e.g. "valgrind
+--error-exitcode=1 ..."): meson's --wrap reaches only this script.
 """
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -33,7 +36,8 @@ def run(exe, args, env, expect_rc=0):
         if k.startswith("GPUSHIM_TRACE"):
             del full[k]
     full.update(env)
-    p = subprocess.run([exe] + args, env=full, capture_output=True, text=True, timeout=120)
+    wrap = shlex.split(os.environ.get("GPUSHIM_TRACE_CHECK_WRAP", ""))
+    p = subprocess.run(wrap + [exe] + args, env=full, capture_output=True, text=True, timeout=600)
     if p.returncode != expect_rc:
         print(p.stdout, p.stderr)
     check(p.returncode == expect_rc, f"{os.path.basename(exe)} {args} {env}: exit status {p.returncode}")
