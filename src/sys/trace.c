@@ -604,7 +604,8 @@ static void write_spans(FILE *f)
                 us(rel(spans[i].ts_ns)), us(spans[i].dur_ns));
 }
 
-static bool write_file(void)
+/* The file, `with_spans` when the caller holds gpu_lock. */
+static bool write_file(bool with_spans)
 {
     char tmp[sizeof(trace_path) + 32];
     size_t written, incomplete;
@@ -620,14 +621,17 @@ static bool write_file(void)
             (int)trace_pid, load_tid);
     write_load(f);
     written = write_calls(f, &incomplete);
-    if (want_gpu)
+    if (with_spans)
         write_spans(f);
     fprintf(f,
             "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":\"gpushim GPUSHIM_TRACE\",\"calls\":%zu,"
-            "\"max_events\":%zu,\"dropped_events\":%zu,\"incomplete_events\":%zu,\"gpu\":%s,\"gpu_spans\":%zu,"
-            "\"gpu_spans_dropped\":%zu,\"gpu_spans_unfinished\":%zu,\"gpu_spans_failed\":%zu}}\n",
-            written, max_events, atomic_load(&dropped_events), incomplete, want_gpu ? "true" : "false", span_count,
-            spans_dropped, spans_unfinished, spans_failed);
+            "\"max_events\":%zu,\"dropped_events\":%zu,\"incomplete_events\":%zu,\"gpu\":%s,\"gpu_spans_written\":%s,",
+            written, max_events, atomic_load(&dropped_events), incomplete, want_gpu ? "true" : "false",
+            with_spans ? "true" : "false");
+    /* Without the lock (not GPU mode, or a thread held it) the span counts are not read: other threads change them. */
+    fprintf(f, "\"gpu_spans\":%zu,\"gpu_spans_dropped\":%zu,\"gpu_spans_unfinished\":%zu,\"gpu_spans_failed\":%zu}}\n",
+            with_spans ? span_count : 0, with_spans ? spans_dropped : 0, with_spans ? spans_unfinished : 0,
+            with_spans ? spans_failed : 0);
     ok = !ferror(f);
     ok = fclose(f) == 0 && ok;
     if (ok && rename(tmp, trace_path) == 0)
@@ -681,25 +685,26 @@ static void trace_finish(void)
 {
     /* Once, and not in a child of fork(): the parent writes its own file. */
     const gpu_load_report *r = gpu_driver_report();
+    bool locked = false;
 
     if (getpid() != trace_pid || atomic_exchange(&finished, true))
         return;
     epoch_ns = install_ns - (r->open_ns + r->init_ns + r->resolve_ns);
     if (want_gpu) {
-        /* A thread stuck holding the lock (waiting on the GPU) must not stop the exit. */
-        bool locked = false;
-
+        /*
+         * The spans are written with the lock held, as other threads may still
+         * be adding some; one stuck holding it (waiting on the GPU) must not
+         * stop the exit: then the file goes without spans.
+         */
         for (int i = 0; i < 200 && !(locked = pthread_mutex_trylock(&gpu_lock) == 0); i++)
             nanosleep(&(struct timespec){0, 1000000}, NULL);
-        if (locked) {
+        if (locked)
             spans_retire_all(false);
-            pthread_mutex_unlock(&gpu_lock);
-        } else {
-            want_gpu = false;
-        }
     }
-    if (want_file && !write_file())
+    if (want_file && !write_file(locked))
         fprintf(stderr, "gpushim: GPUSHIM_TRACE: could not write %s: %s\n", trace_path, strerror(errno));
+    if (locked)
+        pthread_mutex_unlock(&gpu_lock);
     if (want_summary)
         write_summary(stderr);
 }

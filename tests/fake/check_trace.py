@@ -184,6 +184,13 @@ calls = common(doc, info, "exit")
 check(info.get("exit") is True, "exit: the program did not reach exit()")
 check(len(calls) > 16 * 4, f"exit: only {len(calls)} calls traced")
 check(len(per_thread(calls)) >= 16, "exit: not every thread's calls")
+# The same with GPU spans: 16 threads launching and copying, the spans written under their lock.
+doc, info, p = traced("exit", {"GPUSHIM_TRACE_GPU": "1"})
+calls = common(doc, info, "exit, gpu")
+check(doc["otherData"]["gpu"] is True and len(calls) > 16 * 4, f"exit, gpu: {doc['otherData']}")
+spans = [e for e in doc["traceEvents"] if e.get("cat") == "gpu"]
+check(doc["otherData"]["gpu_spans_written"] is False or doc["otherData"]["gpu_spans"] == len(spans),
+      f"exit, gpu: {len(spans)} spans, otherData {doc['otherData']}")
 
 # ---- A cap: the first calls kept, the rest counted ----
 doc, info, p = traced("sequence", {"GPUSHIM_TRACE_MAX_EVENTS": "10"})
