@@ -16,6 +16,10 @@
  *   FAKE_CUDA_OMIT=a,b       cuGetProcAddress says "symbol not found" for these
  *   FAKE_CUDA_GPA_TWIN=1     cuGetProcAddress("cuStreamQuery") is not the exported one
  *   FAKE_CUDA_PEER=0         no device can access another's memory
+ *   FAKE_CUDA_INIT_DELAY_MS=N  cuInit sleeps N ms first (without the fake's lock): a slow or hung driver
+ *   FAKE_CUDA_INIT_CALLBACK=f  cuInit first calls int f(void), found with dlsym in the process (e.g.
+ *                            gpu_driver_load): a driver calling back into its client; see
+ *                            fake_init_callback_status()
  * Malformed values stop the program with a message, rather than being ignored.
  *
  * Builds: libfakecuda.so exports everything; libfakecuda-old.so lacks
@@ -34,6 +38,9 @@ extern "C" {
 #endif
 
 /* ---- Calls ---- */
+
+/* What FAKE_CUDA_INIT_CALLBACK's function returned inside cuInit; -1 if it has not run. */
+int fake_init_callback_status(void);
 
 /* How often the entry point was called (failed calls included); -1 for an unknown name. */
 long fake_calls(const char *entry);

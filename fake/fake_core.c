@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fake_internal.h"
 
@@ -167,7 +168,7 @@ static void configure(void)
     if ((v = getenv("FAKE_CUDA_VERSION")))
         fake.driver_version = (int)parse_number("FAKE_CUDA_VERSION", v, 1000, 99990);
     if ((v = getenv("FAKE_CUDA_INIT_FAIL")))
-        fake.init_fail = (cuabi_result)parse_number("FAKE_CUDA_INIT_FAIL", v, 0, 100000);
+        fake.init_fail = (cuabi_result)parse_number("FAKE_CUDA_INIT_FAIL", v, 0, 4294967295L);
     if ((v = getenv("FAKE_CUDA_DEVICES")))
         devices = (int)parse_number("FAKE_CUDA_DEVICES", v, 0, FAKE_MAX_DEVICES);
     v = getenv("FAKE_CUDA_PEER");
@@ -178,6 +179,11 @@ static void configure(void)
         parse_omit(v);
     v = getenv("FAKE_CUDA_GPA_TWIN");
     fake.twin_stream_query = v && strcmp(v, "1") == 0;
+    if ((v = getenv("FAKE_CUDA_INIT_DELAY_MS")))
+        fake.init_delay_ms = parse_number("FAKE_CUDA_INIT_DELAY_MS", v, 0, 86400000);
+    fake.init_callback_status = -1;
+    if ((v = getenv("FAKE_CUDA_INIT_CALLBACK")) && !(fake.init_callback = strdup(v)))
+        die("FAKE_CUDA_INIT_CALLBACK", "out of memory");
 }
 
 void fake_lock(void)
@@ -218,10 +224,45 @@ cuabi_result fake_end(cuabi_result rc)
 
 /* ---- Initialisation ---- */
 
+/*
+ * A slow or hung driver, and one that calls back into its client: cuInit
+ * sleeps and calls the named function of the process without the lock, as
+ * a real driver's cuInit holds none of its client's.
+ */
+static void init_hazards(void)
+{
+    long delay = fake.init_delay_ms;
+    const char *callback = fake.init_callback;
+
+    fake_unlock();
+    if (delay > 0) {
+        struct timespec ts = {delay / 1000, delay % 1000 * 1000000L};
+
+        while (nanosleep(&ts, &ts) != 0)
+            ;
+    }
+    if (callback) {
+        void *sym = dlsym(RTLD_DEFAULT, callback);
+        int (*fn)(void);
+        int status;
+
+        if (!sym)
+            die("FAKE_CUDA_INIT_CALLBACK names no function of the process", callback);
+        memcpy(&fn, &sym, sizeof(sym));
+        status = fn();
+        fake_lock();
+        fake.init_callback_status = status;
+        fake_unlock();
+    }
+    fake_lock();
+}
+
 cuabi_result cuInit(unsigned int flags)
 {
     cuabi_result rc = fake_begin(FAKE_E_cuInit, false);
 
+    if (rc == CUABI_SUCCESS && (fake.init_delay_ms > 0 || fake.init_callback))
+        init_hazards();
     if (rc == CUABI_SUCCESS) {
         if (flags != 0)
             rc = CUABI_ERROR_INVALID_VALUE;
@@ -483,6 +524,16 @@ cuabi_result cuGetErrorString(cuabi_result error, const char **str)
 }
 
 /* ---- Control API: calls, counts, fault rules ---- */
+
+FAKE_API int fake_init_callback_status(void)
+{
+    int status;
+
+    fake_lock();
+    status = fake.init_callback_status;
+    fake_unlock();
+    return status;
+}
 
 FAKE_API long fake_calls(const char *entry)
 {

@@ -61,6 +61,10 @@ enum fake_op_kind {
     FAKE_OP_HOST_FN,
     FAKE_OP_RECORD,  /* records an event */
     FAKE_OP_WAIT,    /* waits for an event: only deps, or an event in a graph */
+    /* Memory and interop (issue 12; fake_interop.c runs them). */
+    FAKE_OP_FREE,        /* cuMemFreeAsync: u.value.addr goes back to its pool */
+    FAKE_OP_WRITE_VALUE, /* cuStreamWriteValue32/64 */
+    FAKE_OP_WAIT_VALUE,  /* cuStreamWaitValue32/64: holds the stream until the value is met */
 };
 
 struct fake_kernel;
@@ -92,6 +96,11 @@ struct fake_op {
             void *user_data;
         } host;
         struct fake_event *event; /* RECORD and WAIT */
+        struct {
+            uint64_t addr, value;
+            unsigned width; /* 4 or 8 bytes */
+            unsigned cond;  /* CU_STREAM_WAIT_VALUE_* */
+        } value; /* FREE, WRITE_VALUE and WAIT_VALUE */
     } u;
 };
 
@@ -115,6 +124,8 @@ struct fake_stream {
     cuabi_result fault;          /* from queued work, told at the next synchronisation */
     int capture;
     struct fake_graph *capture_graph;
+    uint64_t capture_id; /* of the current or last capture */
+    int priority;        /* cuStreamCreateWithPriority's, clamped */
 };
 
 struct fake_event {
@@ -126,6 +137,7 @@ struct fake_event {
     bool recorded;
     bool timed_once;            /* the last record has run and stamped `time_ns` */
     uint64_t time_ns;
+    unsigned ipc_opens;         /* handles opened on it (cuIpcOpenEventHandle) not yet destroyed */
 };
 
 struct fake_ctx {
@@ -149,7 +161,14 @@ struct fake_alloc {
     size_t size;
     int device;
     unsigned char *data;
+    /* Memory and interop (issue 12). */
+    int kind;           /* FAKE_ALLOC_* */
+    unsigned ipc_opens; /* cuIpcOpenMemHandle mappings of it not yet closed */
+    int location;       /* managed memory: where the last prefetch moved it (a device, or -1 the host) */
+    int advice;         /* managed memory: the last cuMemAdvise advice, 0 for none */
 };
+
+enum { FAKE_ALLOC_PLAIN, FAKE_ALLOC_POOL, FAKE_ALLOC_MANAGED };
 
 struct fake_host {
     struct fake_host *next;
@@ -180,6 +199,9 @@ struct fake_state {
     struct fake_rule *rules;
     bool omit[FAKE_E_COUNT];      /* cuGetProcAddress says "not found" */
     bool twin_stream_query;       /* cuGetProcAddress hands out a second cuStreamQuery */
+    long init_delay_ms;           /* cuInit sleeps this long (without the lock) before it answers */
+    char *init_callback;          /* cuInit calls this function of the process first (dlsym), or NULL */
+    int init_callback_status;     /* what it returned; -1 until it ran */
     fake_gpa_stats gpa;
     unsigned long gpa_asked[FAKE_E_COUNT];
 
@@ -251,6 +273,12 @@ bool fake_copy_run(const struct fake_copy *copy);
 /* Frees every device allocation of the device; returns how many there were. */
 unsigned long fake_memory_reset(int device);
 
+/* A new allocation of `bytes` on `device`, filled with the fake's pattern; OUT_OF_MEMORY past the device's memory. */
+cuabi_result fake_alloc_new(int device, size_t bytes, int kind, struct fake_alloc **out);
+
+/* Frees the live allocation at exactly `addr`; false if there is none. */
+bool fake_alloc_free(uint64_t addr);
+
 /* ---- fake_stream.c ---- */
 
 /* The stream a CUstream means for work: NULL is the current context's legacy stream. */
@@ -279,6 +307,21 @@ cuabi_result fake_ctx_drain(struct fake_ctx *ctx);
 
 /* Destroys every stream, event and graph of the context; returns how many. */
 unsigned long fake_streams_reset(struct fake_ctx *ctx);
+
+/* A new stream of the context (cuStreamCreate without its checks); OUT_OF_MEMORY. */
+cuabi_result fake_stream_new(struct fake_ctx *ctx, unsigned flags, struct fake_stream **out);
+
+/* The live event, graph (exec false) or executable graph a handle is, or NULL. */
+struct fake_event *fake_event_find(const void *handle);
+struct fake_graph *fake_graph_find(const void *handle, bool exec);
+
+/* ---- fake_interop.c (issue 12) ---- */
+
+/* Runs a FREE, WRITE_VALUE or WAIT_VALUE operation; false when it touched memory it may not. */
+bool fake_interop_run(const struct fake_op *op);
+
+/* Whether the operation is a wait on a value not yet met: the stream cannot go on. */
+bool fake_op_blocked(const struct fake_op *op);
 
 /* ---- fake_module.c ---- */
 

@@ -54,9 +54,9 @@ unsigned long fake_memory_reset(int device)
             continue;
         }
         *p = a->next;
+        fake.live[FAKE_LIVE_DEVICE_ALLOCS] -= 1 + (long)a->ipc_opens;
         free(a->data);
         free(a);
-        fake.live[FAKE_LIVE_DEVICE_ALLOCS]--;
         n++;
     }
     fake.devices[device].used = 0;
@@ -73,31 +73,60 @@ cuabi_result cuMemAlloc_v2(cuabi_deviceptr *ptr, size_t bytes)
     if (rc == CUABI_SUCCESS)
         rc = fake_need_ctx(&c);
     if (rc == CUABI_SUCCESS) {
-        struct fake_device *d = &fake.devices[c->device];
         struct fake_alloc *a = NULL;
 
         if (!ptr || bytes == 0)
             rc = CUABI_ERROR_INVALID_VALUE;
-        else if (bytes > d->desc.total_memory - d->used || !(a = calloc(1, sizeof(*a))) ||
-                 !(a->data = malloc(bytes)))
-            rc = CUABI_ERROR_OUT_OF_MEMORY;
-        if (rc == CUABI_SUCCESS) {
-            /* Not zeroed: a test that reads memory it never wrote sees this pattern. */
-            memset(a->data, 0xa5, bytes);
-            a->addr = d->next_addr;
-            a->size = bytes;
-            a->device = c->device;
-            d->next_addr += (bytes + ALLOC_ALIGN - 1) / ALLOC_ALIGN * ALLOC_ALIGN + ALLOC_GUARD;
-            d->used += bytes;
-            a->next = fake.allocs;
-            fake.allocs = a;
-            fake.live[FAKE_LIVE_DEVICE_ALLOCS]++;
+        else
+            rc = fake_alloc_new(c->device, bytes, FAKE_ALLOC_PLAIN, &a);
+        if (rc == CUABI_SUCCESS)
             *ptr = a->addr;
-        } else if (a) {
-            free(a);
-        }
     }
     return fake_end(rc);
+}
+
+cuabi_result fake_alloc_new(int device, size_t bytes, int kind, struct fake_alloc **out)
+{
+    struct fake_device *d = &fake.devices[device];
+    struct fake_alloc *a = NULL;
+
+    if (bytes > d->desc.total_memory - d->used || !(a = calloc(1, sizeof(*a))) || !(a->data = malloc(bytes))) {
+        free(a);
+        return CUABI_ERROR_OUT_OF_MEMORY;
+    }
+    /* Not zeroed: a test that reads memory it never wrote sees this pattern. */
+    memset(a->data, 0xa5, bytes);
+    a->addr = d->next_addr;
+    a->size = bytes;
+    a->device = device;
+    a->kind = kind;
+    a->location = device;
+    d->next_addr += (bytes + ALLOC_ALIGN - 1) / ALLOC_ALIGN * ALLOC_ALIGN + ALLOC_GUARD;
+    d->used += bytes;
+    a->next = fake.allocs;
+    fake.allocs = a;
+    fake.live[FAKE_LIVE_DEVICE_ALLOCS]++;
+    *out = a;
+    return CUABI_SUCCESS;
+}
+
+bool fake_alloc_free(uint64_t addr)
+{
+    struct fake_alloc **p = &fake.allocs;
+    struct fake_alloc *a;
+
+    while (*p && (*p)->addr != addr)
+        p = &(*p)->next;
+    if (!*p)
+        return false;
+    a = *p;
+    *p = a->next;
+    fake.devices[a->device].used -= a->size;
+    /* Mappings another "process" still had open go with it. */
+    fake.live[FAKE_LIVE_DEVICE_ALLOCS] -= 1 + (long)a->ipc_opens;
+    free(a->data);
+    free(a);
+    return true;
 }
 
 cuabi_result cuMemFree_v2(cuabi_deviceptr ptr)
@@ -107,23 +136,8 @@ cuabi_result cuMemFree_v2(cuabi_deviceptr ptr)
 
     if (rc == CUABI_SUCCESS)
         rc = fake_need_ctx(&c);
-    if (rc == CUABI_SUCCESS) {
-        struct fake_alloc **p = &fake.allocs;
-
-        while (*p && (*p)->addr != ptr)
-            p = &(*p)->next;
-        if (!*p) {
-            rc = CUABI_ERROR_INVALID_VALUE;
-        } else {
-            struct fake_alloc *a = *p;
-
-            *p = a->next;
-            fake.devices[a->device].used -= a->size;
-            free(a->data);
-            free(a);
-            fake.live[FAKE_LIVE_DEVICE_ALLOCS]--;
-        }
-    }
+    if (rc == CUABI_SUCCESS && !fake_alloc_free(ptr))
+        rc = CUABI_ERROR_INVALID_VALUE;
     return fake_end(rc);
 }
 
@@ -265,11 +279,17 @@ cuabi_result cuMemcpyPeerAsync(cuabi_deviceptr dst, cuabi_context dst_ctx, cuabi
 
 /* ---- Page-locked host memory ---- */
 
-static bool host_overlaps(const unsigned char *p, size_t bytes)
+/* Whether [p, p + bytes) touches a range the fake knows; the caller has ruled out wrapping. */
+static bool host_overlaps(const void *p, size_t bytes)
 {
-    for (struct fake_host *h = fake.hosts; h; h = h->next)
-        if (p < h->ptr + h->size && h->ptr < p + bytes)
+    uintptr_t lo = (uintptr_t)p;
+
+    for (struct fake_host *h = fake.hosts; h; h = h->next) {
+        uintptr_t h_lo = (uintptr_t)h->ptr;
+
+        if (lo - h_lo < h->size || h_lo - lo < bytes)
             return true;
+    }
     return false;
 }
 
@@ -343,7 +363,8 @@ cuabi_result cuMemHostRegister_v2(void *ptr, size_t bytes, unsigned int flags)
         struct fake_host *h = NULL;
 
         /* PORTABLE, DEVICEMAP, IOMEMORY and READ_ONLY. */
-        if (!ptr || bytes == 0 || (flags & ~0xfu))
+        /* As the driver: a range that wraps around the address space is an invalid value. */
+        if (!ptr || bytes == 0 || (flags & ~0xfu) || bytes > UINTPTR_MAX - (uintptr_t)ptr)
             rc = CUABI_ERROR_INVALID_VALUE;
         else if (host_overlaps(ptr, bytes))
             rc = CUABI_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
@@ -388,9 +409,11 @@ static int peek_poke(uint64_t addr, void *host, size_t bytes, bool to_device)
     fake_lock();
     d = device_bytes(addr, bytes);
     if (d) {
-        if (to_device)
+        if (to_device) {
             memcpy(d, host, bytes);
-        else
+            /* A stream waiting on a value may be released by it. */
+            pthread_cond_broadcast(&fake.cond);
+        } else
             memcpy(host, d, bytes);
         rc = 0;
     }

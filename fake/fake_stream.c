@@ -153,6 +153,11 @@ static void run_op(struct fake_stream *s, struct fake_op *op)
         return;
     case FAKE_OP_WAIT:
         return;
+    case FAKE_OP_FREE:
+    case FAKE_OP_WRITE_VALUE:
+    case FAKE_OP_WAIT_VALUE:
+        ok = fake_interop_run(op);
+        break;
     }
     fake.clock_ns += 1000;
     if (!ok) {
@@ -160,6 +165,34 @@ static void run_op(struct fake_stream *s, struct fake_op *op)
         if (!s->fault)
             s->fault = CUABI_ERROR_ILLEGAL_ADDRESS;
     }
+}
+
+static void drain(struct fake_stream *s, uint64_t upto);
+
+/*
+ * Runs the oldest operation of another queue that can run, for a stream held
+ * by a wait on a value: false when there is none (only the host, or another
+ * thread, can release it then).
+ */
+static bool run_other(const struct fake_stream *held)
+{
+    struct fake_stream *best = NULL;
+
+    for (struct fake_stream *q = fake.streams; q; q = q->next_live)
+        if (q != held && q->head && !fake_op_blocked(q->head) && !(fake_kernel_holds(q->head) && fake.gate_closed) &&
+            (!best || q->head->seq < best->head->seq))
+            best = q;
+    for (int i = 0; i < fake.device_count; i++) {
+        struct fake_stream *q = &fake.devices[i].ctx.legacy;
+
+        if (q != held && q->head && !fake_op_blocked(q->head) && !(fake_kernel_holds(q->head) && fake.gate_closed) &&
+            (!best || q->head->seq < best->head->seq))
+            best = q;
+    }
+    if (!best)
+        return false;
+    drain(best, best->head->seq);
+    return true;
 }
 
 static struct fake_dep *pending_dep(struct fake_op *op)
@@ -194,6 +227,11 @@ static void drain(struct fake_stream *s, uint64_t upto)
         }
         if (fake_kernel_holds(op) && fake.gate_closed) {
             pthread_cond_wait(&fake.cond, &fake.lock);
+            continue;
+        }
+        if (fake_op_blocked(op)) {
+            if (!run_other(s))
+                pthread_cond_wait(&fake.cond, &fake.lock);
             continue;
         }
         s->head = op->next;
@@ -480,18 +518,37 @@ cuabi_result cuStreamCreate(cuabi_stream *stream, unsigned int flags)
 
         if (!stream || (flags & ~(unsigned)CUABI_STREAM_NON_BLOCKING))
             rc = CUABI_ERROR_INVALID_VALUE;
-        else if (!(s = calloc(1, sizeof(*s))))
-            rc = CUABI_ERROR_OUT_OF_MEMORY;
-        if (rc == CUABI_SUCCESS) {
-            s->ctx = c;
-            s->flags = flags;
-            s->next_live = fake.streams;
-            fake.streams = s;
-            fake.live[FAKE_LIVE_STREAMS]++;
+        else
+            rc = fake_stream_new(c, flags, &s);
+        if (rc == CUABI_SUCCESS)
             *stream = (cuabi_stream)(void *)s;
-        }
     }
     return fake_end(rc);
+}
+
+cuabi_result fake_stream_new(struct fake_ctx *ctx, unsigned flags, struct fake_stream **out)
+{
+    struct fake_stream *s = calloc(1, sizeof(*s));
+
+    if (!s)
+        return CUABI_ERROR_OUT_OF_MEMORY;
+    s->ctx = ctx;
+    s->flags = flags;
+    s->next_live = fake.streams;
+    fake.streams = s;
+    fake.live[FAKE_LIVE_STREAMS]++;
+    *out = s;
+    return CUABI_SUCCESS;
+}
+
+struct fake_event *fake_event_find(const void *handle)
+{
+    return event_lookup((cuabi_event)(uintptr_t)handle);
+}
+
+struct fake_graph *fake_graph_find(const void *handle, bool exec)
+{
+    return graph_lookup(handle, exec);
 }
 
 cuabi_result cuStreamDestroy_v2(cuabi_stream stream)
@@ -649,10 +706,15 @@ cuabi_result cuEventDestroy_v2(cuabi_event event)
     if (rc == CUABI_SUCCESS) {
         struct fake_event *e = event_lookup(event);
 
-        if (!e)
+        if (!e) {
             rc = CUABI_ERROR_INVALID_HANDLE;
-        else
+        } else if (e->ipc_opens) {
+            /* One handle of an event opened in its own process (see fake_interop.c): the event lives on. */
+            e->ipc_opens--;
+            fake.live[FAKE_LIVE_EVENTS]--;
+        } else {
             event_free(e);
+        }
     }
     return fake_end(rc);
 }
@@ -786,8 +848,12 @@ cuabi_result cuStreamBeginCapture_v2(cuabi_stream stream, cuabi_stream_capture_m
             rc = CUABI_ERROR_ILLEGAL_STATE;
         else if (!(s->capture_graph = graph_new(s->ctx, false)))
             rc = CUABI_ERROR_OUT_OF_MEMORY;
-        else
+        else {
+            static uint64_t capture_ids;
+
             s->capture = FAKE_CAPTURE_ACTIVE;
+            s->capture_id = ++capture_ids;
+        }
     }
     return fake_end(rc);
 }
@@ -956,7 +1022,7 @@ static void oldest_head(struct fake_stream *q, void *arg)
 {
     struct fake_stream **best = arg;
 
-    if (q->head && (!*best || q->head->seq < (*best)->head->seq))
+    if (q->head && !fake_op_blocked(q->head) && (!*best || q->head->seq < (*best)->head->seq))
         *best = q;
 }
 

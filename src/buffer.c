@@ -169,6 +169,9 @@ gpu_status gpu_host_buffer_register(gpu_context *ctx, void *ptr, size_t bytes, g
         return GPU__INVALID("out is NULL");
     if (!ptr)
         return GPU__INVALID("ptr is NULL");
+    /* A range that wraps around the address space is no memory at all; the driver is not asked. */
+    if (bytes > UINTPTR_MAX - (uintptr_t)ptr)
+        return GPU__FAIL(GPU_ERR_INVALID_ARG, "ptr + bytes (%p + %zu) overflows", ptr, bytes);
     if (bytes == 0)
         return GPU__INVALID("bytes is 0");
     h = gpu__object_new(&c, ctx, &registered_kind, sizeof(*h));

@@ -13,12 +13,19 @@
 #endif
 
 /*
- * For small per-thread state on hot paths: the static TLS block (one
- * %fs-relative access, not a __tls_get_addr call). A few bytes of it fit the
- * surplus glibc keeps for libraries that are dlopen'ed.
+ * For small per-thread state on hot paths. libgpushim must load with dlopen
+ * (Python's ctypes, JNI, plugin hosts, a plugin that embeds libgpushim.a), so
+ * not initial-exec, which marks the library STATIC_TLS and fails to load once
+ * the static TLS block is spent. Global-dynamic instead, built with TLS
+ * descriptors (-mtls-dialect=gnu2, src/meson.build, where the compiler has
+ * it): while the library's whole TLS block fits the surplus glibc keeps for
+ * dlopen'ed libraries, an access is one indirect call that returns an offset,
+ * without __tls_get_addr. So all of gpushim's TLS together stays a few dozen
+ * bytes; the error buffer is not in it (error.c). In an executable the linker
+ * relaxes this to the static model.
  */
 #if defined(__GNUC__) && defined(__PIC__)
-#define GPU__TLS_FAST __attribute__((tls_model("initial-exec")))
+#define GPU__TLS_FAST __attribute__((tls_model("global-dynamic")))
 #else
 #define GPU__TLS_FAST
 #endif

@@ -2,9 +2,12 @@
  * Modules and the functions looked up in them.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "object.h"
 
@@ -78,50 +81,101 @@ gpu_status gpu_module_load_data(gpu_context *ctx, const void *image, size_t size
     return gpu__object_finish(&c, &m->obj, st, (void **)out);
 }
 
+/* What a file type is called in the error for anything but a regular file. */
+static const char *file_type_name(mode_t mode)
+{
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISCHR(mode))
+        return "a character device";
+    if (S_ISBLK(mode))
+        return "a block device";
+    if (S_ISFIFO(mode))
+        return "a FIFO";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    return "not a regular file";
+}
+
+/*
+ * Reads a whole regular file of at most GPU_MODULE_FILE_MAX bytes into a new
+ * buffer, at its size from fstat and in one pass: no FIFO, device or
+ * directory is read (opened without blocking, refused by type), nothing grows.
+ */
+static gpu_status read_module_file(const char *path, char **out, size_t *out_size)
+{
+    const char *func = "gpu_module_load_file";
+    struct stat sb;
+    char *image;
+    size_t size, done = 0;
+    int fd, err;
+
+    fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return gpu__fail(GPU_ERR_MODULE_LOAD, 0, "%s: %s: %s", func, path, strerror(errno));
+    if (fstat(fd, &sb) != 0) {
+        err = errno;
+        close(fd);
+        return gpu__fail(GPU_ERR_MODULE_LOAD, 0, "%s: %s: %s", func, path, strerror(err));
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        close(fd);
+        return gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: %s is %s, not a regular file", func, path,
+                         file_type_name(sb.st_mode));
+    }
+    if (sb.st_size == 0) {
+        close(fd);
+        return gpu__fail(GPU_ERR_MODULE_LOAD, 0, "%s: %s: the file is empty", func, path);
+    }
+    if (sb.st_size > GPU_MODULE_FILE_MAX) {
+        close(fd);
+        return gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: %s is %lld bytes, more than the %lld a module file may have",
+                         func, path, (long long)sb.st_size, (long long)GPU_MODULE_FILE_MAX);
+    }
+    size = (size_t)sb.st_size;
+    image = malloc(size);
+    if (!image) {
+        close(fd);
+        return gpu__fail(GPU_ERR_OUT_OF_MEMORY, 0, "%s: %s: no memory for %zu bytes", func, path, size);
+    }
+    while (done < size) {
+        ssize_t n = read(fd, image + done, size - done);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            err = n < 0 ? errno : 0;
+            close(fd);
+            free(image);
+            if (err)
+                return gpu__fail(GPU_ERR_MODULE_LOAD, 0, "%s: %s: %s", func, path, strerror(err));
+            return gpu__fail(GPU_ERR_MODULE_LOAD, 0, "%s: %s shrank while it was read (%zu of %zu bytes)", func,
+                             path, done, size);
+        }
+        done += (size_t)n;
+    }
+    close(fd);
+    *out = image;
+    *out_size = size;
+    return GPU_OK;
+}
+
 gpu_status gpu_module_load_file(gpu_context *ctx, const char *path, gpu_module **out)
 {
     const struct gpu__driver *drv;
     gpu_context *resolved;
     gpu_status st;
-    FILE *f;
     char *image = NULL;
-    size_t size = 0, cap = 0, n;
-    int err = 0;
+    size_t size = 0;
 
     if (!out || !path)
         return GPU__INVALID(out ? "path is NULL" : "out is NULL");
     st = gpu__context_resolve(ctx, &drv, &resolved);
     if (st != GPU_OK)
         return st;
-    f = fopen(path, "rb");
-    if (!f)
-        return gpu__fail(GPU_ERR_MODULE_LOAD, 0, "gpu_module_load_file: %s: %s", path, strerror(errno));
-    do {
-        if (size == cap) {
-            char *grown = realloc(image, cap = cap ? cap * 2 : 65536);
-
-            if (!grown) {
-                err = ENOMEM;
-                break;
-            }
-            image = grown;
-        }
-        n = fread(image + size, 1, cap - size, f);
-        size += n;
-    } while (n > 0);
-    if (!err && ferror(f))
-        err = errno ? errno : EIO;
-    fclose(f);
-    if (err) {
-        free(image);
-        return gpu__fail(err == ENOMEM ? GPU_ERR_OUT_OF_MEMORY : GPU_ERR_MODULE_LOAD, 0,
-                         "gpu_module_load_file: %s: %s", path, strerror(err));
-    }
-    if (size == 0) {
-        free(image);
-        return gpu__fail(GPU_ERR_MODULE_LOAD, 0, "gpu_module_load_file: %s: the file is empty", path);
-    }
-    st = gpu_module_load_data(resolved, image, size, out);
+    st = read_module_file(path, &image, &size);
+    if (st == GPU_OK)
+        st = gpu_module_load_data(resolved, image, size, out);
     free(image);
     return st;
 }

@@ -2,18 +2,25 @@
  * gpushim-info: says whether a usable CUDA driver is here and, if not,
  * exactly why; with a device it runs a short self-test.
  *
- * Exit status: 0 a usable driver was found (and the self-test, if run,
- * passed); 1 no usable driver; 2 a usable driver but no device; 3 the
- * self-test failed; 64 a usage error.
+ * Exit status (info_args.h): 0 a usable driver was found (and the
+ * self-test, if run, passed); 1 no usable driver; 2 a usable driver but no
+ * device; 3 the self-test failed; 4 cuDeviceGetCount failed; 5 --timeout:
+ * the load had not finished; 64 a usage error; 74 the output could not be
+ * written.
  */
+#include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <gpushim/gpushim.h>
 
-enum { EXIT_NO_DRIVER = 1, EXIT_NO_DEVICE = 2, EXIT_SELF_TEST = 3, EXIT_USAGE = 64 };
+#include "info_args.h"
+#include "info_json.h"
 
 /* A kernel that adds one to each of n 32-bit words: PTX old enough for any driver to JIT. */
 static const char add_one_ptx[] =
@@ -54,11 +61,17 @@ struct check {
 struct info {
     bool json;
     const gpu_load_report *report;
+    bool timed_out;          /* --timeout ran out: the report is the load in progress */
+    double waited_s;
+    char count_error[1024];  /* why gpu_device_count failed; "" if it did not */
     int device_count;
     gpu_device_info *devices;
     struct check checks[SELF_TEST_COUNT];
     int check_count;
 };
+
+/* Why the current self-test step failed when gpushim did not say (set by the step). */
+static char step_error[256];
 
 __attribute__((format(printf, 4, 5))) static void record(struct info *in, const char *name, gpu_status st,
                                                      const char *fmt, ...)
@@ -69,7 +82,12 @@ __attribute__((format(printf, 4, 5))) static void record(struct info *in, const 
     c->name = name;
     c->status = st;
     if (st != GPU_OK) {
-        snprintf(c->detail, sizeof(c->detail), "%s: %s", gpu_status_name(st), gpu_last_error());
+        /* A step can fail without gpushim failing (wrong data, an event not complete): it says why itself. */
+        const char *why = step_error[0] ? step_error : gpu_last_error();
+
+        snprintf(c->detail, sizeof(c->detail), "%s: %s", gpu_status_name(st),
+                 why[0] ? why : "failed, and gpushim gave no detail");
+        step_error[0] = '\0';
         return;
     }
     va_start(ap, fmt);
@@ -86,9 +104,127 @@ static gpu_status run_and_check(gpu_stream *s, gpu_buffer *buf, uint32_t *host, 
     if (st == GPU_OK)
         st = gpu_buffer_copy_to_host(buf, host, SELF_TEST_WORDS * sizeof(uint32_t));
     for (uint32_t i = 0; st == GPU_OK && i < SELF_TEST_WORDS; i++)
-        if (host[i] != i + 1)
+        if (host[i] != i + 1) {
+            snprintf(step_error, sizeof(step_error), "word %u reads %u after the kernel, not %u", i, host[i], i + 1);
             return GPU_ERR_DRIVER;
+        }
     return st;
+}
+
+/* ---- NVRTC (issue 13): the compiler's load report, and the self-test's kernel from CUDA C++. ---- */
+
+/* The self-test's kernel as CUDA C++: the same entry, compiled by NVRTC where there is one. */
+static const char add_one_cuda[] =
+    "extern \"C\" __global__ void gpushim_add_one(unsigned *data, unsigned n)\n"
+    "{\n"
+    "    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n)\n"
+    "        data[i] += 1;\n"
+    "}\n";
+
+static const char *cache_state_name(gpu_cache_state s)
+{
+    switch (s) {
+    case GPU_CACHE_OFF:
+        return "cache off";
+    case GPU_CACHE_MISS:
+        return "compiled, cached";
+    case GPU_CACHE_HIT:
+        return "cache hit";
+    case GPU_CACHE_REPLACED:
+        return "compiled, replaced a bad cache entry";
+    }
+    return "?";
+}
+
+/*
+ * The self-test's module: compiled from CUDA C++ by NVRTC (a cubin for the
+ * device) when NVRTC loads, else the PTX above. Says which in `how`.
+ */
+static gpu_status load_self_test_module(gpu_context *ctx, gpu_module **m, char *how, size_t how_size)
+{
+    gpu_program *p;
+    gpu_status st;
+    int major, minor;
+
+    if (gpu_compiler_version(&major, &minor) != GPU_OK) {
+        snprintf(how, how_size, "JIT-compiled PTX (no NVRTC)");
+        return gpu_module_load_data(ctx, add_one_ptx, sizeof(add_one_ptx) - 1, m);
+    }
+    st = gpu_program_create(add_one_cuda, "gpushim-info.cu", NULL, 0, &p);
+    if (st != GPU_OK)
+        return st;
+    st = gpu_program_compile(p, ctx, NULL);
+    if (st == GPU_OK)
+        st = gpu_program_load_module(p, ctx, m);
+    if (st == GPU_OK)
+        snprintf(how, how_size, "CUDA C++ compiled by NVRTC %d.%d to a cubin (%s%s%s)", major, minor,
+                 cache_state_name(gpu_program_cache_state(p)), gpu_program_cache_warning(p) ? ": " : "",
+                 gpu_program_cache_warning(p) ? gpu_program_cache_warning(p) : "");
+    gpu_program_destroy(p);
+    return st;
+}
+
+/* A load report's attempts, one a line: "tried:" lists of the driver's and NVRTC's. */
+static void print_attempts_text(const gpu_load_attempt *a, size_t n)
+{
+    printf("  tried:\n");
+    for (size_t i = 0; i < n; i++)
+        printf("    %s%s\n", a[i].error ? a[i].error : a[i].path, a[i].error ? "" : ": opened");
+}
+
+static void json_string(const char *s);
+
+/* The attempts as a JSON array's items, each on a line that starts with `indent`. */
+static void print_attempts_json(const gpu_load_attempt *a, size_t n, const char *indent)
+{
+    for (size_t i = 0; i < n; i++) {
+        printf("%s\n%s{\"path\": ", i ? "," : "", indent);
+        json_string(a[i].path);
+        printf(", \"error\": ");
+        json_string(a[i].error);
+        putchar('}');
+    }
+}
+
+static void print_compiler_text(const gpu_compiler_report *r)
+{
+    if (r->stage != GPU_LOAD_READY) {
+        printf("nvrtc: not usable (failed at stage: %s)\n", gpu_load_stage_name(r->stage));
+        if (r->stage != GPU_LOAD_OPEN)
+            printf("  %s\n", r->message);
+        print_attempts_text(r->attempts, r->attempt_count);
+        return;
+    }
+    printf("nvrtc: %s\n  NVRTC %d.%d; builtins: %s\n  architectures:", r->file, r->version_major, r->version_minor,
+           r->builtins ? r->builtins : r->builtins_note);
+    for (size_t i = 0; i < r->arch_count; i++)
+        printf(" %d", r->archs[i]);
+    printf("%s\n", r->arch_count ? "" : " (not listed by this NVRTC)");
+    for (size_t i = 0; i < r->entry_count; i++)
+        if (!r->entries[i].found)
+            printf("    missing optional %s\n", r->entries[i].symbol);
+    printf("  load: open %.3f ms, resolve %.3f ms\n", r->open_ns / 1e6, r->resolve_ns / 1e6);
+}
+
+static void print_compiler_json(const gpu_compiler_report *r)
+{
+    printf("  \"nvrtc\": {\n    \"usable\": %s,\n    \"stage\": ", r->stage == GPU_LOAD_READY ? "true" : "false");
+    json_string(gpu_load_stage_name(r->stage));
+    printf(",\n    \"message\": ");
+    json_string(r->message);
+    printf(",\n    \"file\": ");
+    json_string(r->file);
+    printf(",\n    \"version\": \"%d.%d\",\n    \"builtins\": ", r->version_major, r->version_minor);
+    json_string(r->builtins);
+    printf(",\n    \"builtins_note\": ");
+    json_string(r->builtins_note);
+    printf(",\n    \"architectures\": [");
+    for (size_t i = 0; i < r->arch_count; i++)
+        printf("%s%d", i ? ", " : "", r->archs[i]);
+    printf("],\n    \"attempts\": [");
+    print_attempts_json(r->attempts, r->attempt_count, "      ");
+    printf("\n    ]\n  }\n");
 }
 
 static void self_test(struct info *in)
@@ -107,6 +243,7 @@ static void self_test(struct info *in)
     unsigned n = SELF_TEST_WORDS;
     void *args[2] = {&ptr, &n};
     bool done = false;
+    char how[256];
     gpu_status st;
 
     for (uint32_t i = 0; i < SELF_TEST_WORDS; i++)
@@ -125,11 +262,13 @@ static void self_test(struct info *in)
         st = gpu_event_synchronize(e);
     if (st == GPU_OK)
         st = gpu_event_is_complete(e, &done);
-    if (st == GPU_OK && !done)
+    if (st == GPU_OK && !done) {
+        snprintf(step_error, sizeof(step_error), "the event was not complete after gpu_event_synchronize");
         st = GPU_ERR_EVENT;
+    }
     record(in, "event", st, "recorded, waited for and found complete");
 
-    st = gpu_module_load_data(ctx, add_one_ptx, sizeof(add_one_ptx) - 1, &m);
+    st = load_self_test_module(ctx, &m, how, sizeof(how));
     if (st == GPU_OK)
         st = gpu_module_get_function(m, "gpushim_add_one", &f);
     if (st == GPU_OK)
@@ -140,7 +279,7 @@ static void self_test(struct info *in)
     }
     if (st == GPU_OK)
         st = run_and_check(s, buf, host, gpu_stream_launch_function(s, f, &cfg, args));
-    record(in, "kernel", st, "JIT-compiled PTX; %u words each incremented once", n);
+    record(in, "kernel", st, "%s; %u words each incremented once", how, n);
     if (st != GPU_OK)
         goto out;
 
@@ -173,49 +312,33 @@ out:
 
 static void json_string(const char *s)
 {
-    if (!s) {
-        fputs("null", stdout);
-        return;
-    }
-    putchar('"');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-
-        if (c == '"' || c == '\\')
-            printf("\\%c", c);
-        else if (c == '\n')
-            fputs("\\n", stdout);
-        else if (c < 0x20)
-            printf("\\u%04x", c);
-        else
-            putchar(c);
-    }
-    putchar('"');
+    info_json_string(stdout, s);
 }
 
 static void print_json(const struct info *in)
 {
     const gpu_load_report *r = in->report;
 
-    printf("{\n  \"usable\": %s,\n  \"stage\": ", r->stage == GPU_LOAD_READY ? "true" : "false");
+    printf("{\n  \"usable\": %s,\n  \"stage\": ", r->stage == GPU_LOAD_READY && !in->timed_out ? "true" : "false");
     json_string(gpu_load_stage_name(r->stage));
+    printf(",\n  \"timed_out\": %s", in->timed_out ? "true" : "false");
+    if (in->timed_out) {
+        printf(",\n  \"waited_s\": %.3f,\n  \"step\": ", in->waited_s);
+        json_string(r->step);
+    }
+    printf(",\n  \"device_count_error\": ");
+    json_string(in->count_error[0] ? in->count_error : NULL);
     printf(",\n  \"message\": ");
     json_string(r->message);
     printf(",\n  \"file\": ");
     json_string(r->file);
-    printf(",\n  \"driver_version\": %d,\n  \"abi_version\": %d,\n  \"init_result\": %d,\n", r->driver_version,
-           r->abi_version, r->init_result);
-    printf("  \"resolved_with\": \"%s\",\n", r->used_get_proc_address ? "cuGetProcAddress_v2" : "dlsym");
+    printf(",\n  \"driver_version\": %d,\n  \"abi_version\": %d,\n  \"init_called\": %s,\n  \"init_result\": %u,\n",
+           r->driver_version, r->abi_version, r->init_called ? "true" : "false", r->init_result);
+    printf("  \"resolved\": {\"cuGetProcAddress_v2\": %zu, \"dlsym\": %zu},\n", r->via_get_proc_address, r->via_dlsym);
     printf("  \"times_ns\": {\"open\": %llu, \"init\": %llu, \"resolve\": %llu},\n", (unsigned long long)r->open_ns,
            (unsigned long long)r->init_ns, (unsigned long long)r->resolve_ns);
     printf("  \"attempts\": [");
-    for (size_t i = 0; i < r->attempt_count; i++) {
-        printf("%s\n    {\"path\": ", i ? "," : "");
-        json_string(r->attempts[i].path);
-        printf(", \"error\": ");
-        json_string(r->attempts[i].error);
-        putchar('}');
-    }
+    print_attempts_json(r->attempts, r->attempt_count, "    ");
     printf("\n  ],\n  \"entry_points\": [");
     for (size_t i = 0; i < r->entry_count; i++) {
         const gpu_entry_point *e = &r->entries[i];
@@ -246,7 +369,9 @@ static void print_json(const struct info *in)
         json_string(in->checks[i].detail);
         putchar('}');
     }
-    printf("\n  ]\n}\n");
+    printf("\n  ],\n");
+    print_compiler_json(gpu_compiler_get_report());
+    printf("}\n");
 }
 
 static void print_text(const struct info *in)
@@ -255,23 +380,24 @@ static void print_text(const struct info *in)
 
     printf("gpushim %d.%d.%d, CUDA ABI %d.%d\n", GPUSHIM_VERSION_MAJOR, GPUSHIM_VERSION_MINOR, GPUSHIM_VERSION_PATCH,
            r->abi_version / 1000, r->abi_version % 1000 / 10);
-    if (r->stage != GPU_LOAD_READY) {
+    if (in->timed_out) {
+        printf("driver: the load has not finished after %.1f s; it is stuck in %s%s%s\n", in->waited_s,
+               r->step ? r->step : "its first step", r->file ? " of " : "", r->file ? r->file : "");
+        printf("  %s\n", r->message);
+        printf("  (a driver that hangs in cuInit hangs the first call that needs it; this exits instead)\n");
+    } else if (r->stage != GPU_LOAD_READY) {
         printf("driver: not usable (failed at stage: %s)\n", gpu_load_stage_name(r->stage));
         if (r->stage != GPU_LOAD_OPEN)
             printf("  %s\n", r->message);
-        printf("  tried:\n");
-        for (size_t i = 0; i < r->attempt_count; i++)
-            printf("    %s%s\n", r->attempts[i].error ? r->attempts[i].error : r->attempts[i].path,
-                   r->attempts[i].error ? "" : ": opened");
+        print_attempts_text(r->attempts, r->attempt_count);
     } else {
         printf("driver: %s\n  CUDA %d.%d (%d)\n", r->file, r->driver_version / 1000, r->driver_version % 1000 / 10,
                r->driver_version);
     }
     if (r->entry_count) {
-        printf("  entry points: %zu resolved with %s at %d; %zu required and %zu optional missing\n",
-               r->entry_count - r->missing_required - r->missing_optional,
-               r->used_get_proc_address ? "cuGetProcAddress_v2" : "dlsym", r->abi_version, r->missing_required,
-               r->missing_optional);
+        printf("  entry points at %d: %zu resolved with cuGetProcAddress_v2, %zu with dlsym; %zu required and %zu "
+               "optional missing\n",
+               r->abi_version, r->via_get_proc_address, r->via_dlsym, r->missing_required, r->missing_optional);
         for (size_t i = 0; i < r->entry_count; i++) {
             const gpu_entry_point *e = &r->entries[i];
 
@@ -283,7 +409,11 @@ static void print_text(const struct info *in)
     }
     printf("  load: open %.3f ms, cuInit %.3f ms, resolve %.3f ms\n", r->open_ns / 1e6, r->init_ns / 1e6,
            r->resolve_ns / 1e6);
-    if (r->stage == GPU_LOAD_READY)
+    if (r->init_called && r->init_result != 0)
+        printf("  cuInit returned %u (0x%x)\n", r->init_result, r->init_result);
+    if (in->count_error[0])
+        printf("devices: unknown: %s\n", in->count_error);
+    else if (r->stage == GPU_LOAD_READY)
         printf("devices: %d\n", in->device_count);
     for (int i = 0; i < in->device_count; i++) {
         const gpu_device_info *d = &in->devices[i];
@@ -292,6 +422,7 @@ static void print_text(const struct info *in)
                d->total_memory / (1024.0 * 1024.0 * 1024.0), d->compute_major, d->compute_minor, d->multiprocessors,
                d->pci_bus_id[0] ? ", PCI " : "", d->pci_bus_id);
     }
+    print_compiler_text(gpu_compiler_get_report());
     if (in->check_count)
         printf("self-test:\n");
     for (int i = 0; i < in->check_count; i++)
@@ -299,61 +430,125 @@ static void print_text(const struct info *in)
                in->checks[i].detail);
 }
 
-static void usage(FILE *f)
+/* --timeout: the load runs on a thread of its own, which is left behind if it hangs. */
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t load_cond = PTHREAD_COND_INITIALIZER;
+static bool load_finished;
+static gpu_status load_result;
+
+static void *load_thread(void *arg)
 {
-    fputs("usage: gpushim-info [--json] [--no-self-test]\n"
-          "Says whether a usable CUDA driver was found and why not; with a GPU, runs a self-test.\n"
-          "Exit status: 0 usable driver, 1 no usable driver, 2 no device, 3 self-test failed, 64 usage.\n",
-          f);
+    gpu_status st = gpu_driver_load();
+
+    (void)arg;
+    pthread_mutex_lock(&load_lock);
+    load_result = st;
+    load_finished = true;
+    pthread_cond_signal(&load_cond);
+    pthread_mutex_unlock(&load_lock);
+    return NULL;
+}
+
+/* gpu_driver_load(), waiting at most timeout_s (0: as long as it takes); false if that ran out. */
+static bool load_within(double timeout_s, gpu_status *out, double *waited_s)
+{
+    struct timespec t0, deadline;
+    pthread_t t;
+    bool finished;
+
+    if (timeout_s <= 0) {
+        *out = gpu_driver_load();
+        return true;
+    }
+    clock_gettime(CLOCK_REALTIME, &t0);
+    deadline = t0;
+    deadline.tv_sec += (time_t)timeout_s;
+    deadline.tv_nsec += (long)((timeout_s - (double)(time_t)timeout_s) * 1e9);
+    if (deadline.tv_nsec >= 1000000000L) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000L;
+    }
+    if (pthread_create(&t, NULL, load_thread, NULL) != 0) {
+        *out = gpu_driver_load();
+        return true;
+    }
+    pthread_detach(t);
+    pthread_mutex_lock(&load_lock);
+    while (!load_finished && pthread_cond_timedwait(&load_cond, &load_lock, &deadline) != ETIMEDOUT)
+        ;
+    finished = load_finished;
+    *out = load_result;
+    pthread_mutex_unlock(&load_lock);
+    *waited_s = timeout_s;
+    return finished;
+}
+
+/* Prints and checks that it all reached the output: a full disk or a closed pipe is an error. */
+static int print_all(const struct info *in, int rc)
+{
+    if (in->json)
+        print_json(in);
+    else
+        print_text(in);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "gpushim-info: could not write the output: %s\n", strerror(errno));
+        return INFO_EXIT_WRITE;
+    }
+    return rc;
 }
 
 int main(int argc, char **argv)
 {
     struct info in = {0};
-    bool run_self_test = true;
+    struct info_options opt;
+    gpu_status st;
     int rc = 0;
 
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0) {
-            in.json = true;
-        } else if (strcmp(argv[i], "--no-self-test") == 0) {
-            run_self_test = false;
-        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            return 0;
-        } else {
-            fprintf(stderr, "gpushim-info: unknown argument '%s'\n", argv[i]);
-            usage(stderr);
-            return EXIT_USAGE;
-        }
+    rc = info_args_parse(argc, argv, &opt, stderr);
+    if (rc != INFO_EXIT_OK)
+        return rc;
+    if (opt.help) {
+        info_usage(stdout);
+        return fflush(stdout) != 0 || ferror(stdout) ? INFO_EXIT_WRITE : INFO_EXIT_OK;
     }
+    in.json = opt.json;
 
-    if (gpu_driver_load() != GPU_OK) {
-        rc = EXIT_NO_DRIVER;
-    } else if (gpu_device_count(&in.device_count) != GPU_OK || in.device_count <= 0) {
+    /* NVRTC is optional: its state is reported, never part of the exit status. */
+    (void)gpu_compiler_load();
+    if (!load_within(opt.timeout_s, &st, &in.waited_s)) {
+        /* What is stuck, then out: the loading thread cannot be stopped, and nothing waits for it. */
+        in.timed_out = true;
+        in.report = gpu_driver_report();
+        rc = print_all(&in, INFO_EXIT_TIMEOUT);
+        _exit(rc);
+    }
+    if (st != GPU_OK) {
+        rc = INFO_EXIT_NO_DRIVER;
+    } else if ((st = gpu_device_count(&in.device_count)) != GPU_OK) {
+        snprintf(in.count_error, sizeof(in.count_error), "%s: %s", gpu_status_name(st), gpu_last_error());
         in.device_count = 0;
-        rc = EXIT_NO_DEVICE;
+        rc = INFO_EXIT_DEVICE_COUNT;
+    } else if (in.device_count <= 0) {
+        in.device_count = 0;
+        rc = INFO_EXIT_NO_DEVICE;
     } else {
         in.devices = calloc((size_t)in.device_count, sizeof(*in.devices));
         if (!in.devices) {
             fprintf(stderr, "gpushim-info: out of memory\n");
-            return EXIT_SELF_TEST;
+            return INFO_EXIT_SELF_TEST;
         }
         for (int i = 0; i < in.device_count; i++)
             if (gpu_device_get_info(i, &in.devices[i]) != GPU_OK)
                 snprintf(in.devices[i].name, sizeof(in.devices[i].name), "(unreadable: %s)", gpu_last_error());
-        if (run_self_test) {
+        if (opt.self_test) {
             self_test(&in);
             for (int i = 0; i < in.check_count; i++)
                 if (in.checks[i].status != GPU_OK)
-                    rc = EXIT_SELF_TEST;
+                    rc = INFO_EXIT_SELF_TEST;
         }
     }
     in.report = gpu_driver_report();
-    if (in.json)
-        print_json(&in);
-    else
-        print_text(&in);
+    rc = print_all(&in, rc);
     free(in.devices);
     return rc;
 }

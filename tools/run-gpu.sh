@@ -12,10 +12,11 @@
 #   gpu-tests.log     meson test --suite gpu, every test's full output, gpushim-info
 #   sanitizer.log     each gpu test under each compute-sanitizer tool
 #   bench-ordering.log bench-dispatch.log bench-graphs.log
-#   bench-other.log   first-use and (on a machine of 2 or more GPUs) peer
+#   bench-other.log   first-use, (on a machine of 2 or more GPUs) peer, and compile (NVRTC)
 #   bench-overhead.log gpushim's cost per hot call, against the real driver and the null one
 #                     (and with call tracing on: trace=on, trace=gpu)
 #   trace-h200.json   the trace gpu-trace recorded (GPUSHIM_TRACE with GPU spans), for ui.perfetto.dev
+#   bench-pool.log    stream-ordered allocation against cuMemAlloc/cuMemFree (issue 12)
 #
 # Environment:
 #   OUT                    output folder (default ./gpu-out)
@@ -84,6 +85,7 @@ if [ "${GPUSHIM_RUN_SCALE:-}" = quick ]; then
     setdefault GPUSHIM_BENCH_EXECS 50
     setdefault GPUSHIM_BENCH_CALLS 1000000
     setdefault GPUSHIM_OVERHEAD_CALLS 1024
+    setdefault GPUSHIM_BENCH_POOL_REQUESTS 50
 fi
 
 # ---- The machine. ----
@@ -166,14 +168,17 @@ fi
 step "trace-check trace-h200.json" "$TESTS_LOG" 60 python3 "$ROOT/tools/trace-check.py" "$OUT/trace-h200.json" --want-gpu
 step "gpushim-info" "$TESTS_LOG" 30 "$BUILD/tools/gpushim-info"
 step "gpushim-info --json" "$TESTS_LOG" 30 "$BUILD/tools/gpushim-info" --json
+# Issue 9, item 1: libgpushim.so dlopen'ed by ctypes into a PyTorch process shares its driver and context.
+step "dlopen into PyTorch (ctypes)" "$TESTS_LOG" 120 /opt/torch/.venv/bin/python tests/dlopen/torch_ctypes.py \
+    "$BUILD/src/libgpushim.so"
 
 # ---- Benchmarks, run directly so their tables land in the logs. ----
-for b in ordering dispatch graphs first-use peer; do
+for b in ordering dispatch graphs first-use peer compile pool; do
     case $b in
-        first-use | peer) blog=$OUT/bench-other.log ;;
+        first-use | peer | compile) blog=$OUT/bench-other.log ;;
         *) blog=$OUT/bench-$b.log ;;
     esac
-    [ "$b" = peer ] || : >"$blog"
+    [ "$b" = peer ] || [ "$b" = compile ] || : >"$blog"
     step "bench $b" "$blog" 150 "$BUILD/bench/bench-$b"
 done
 # overhead: each hot call through gpushim and directly, on the real driver, then on
@@ -227,9 +232,11 @@ fi
     grep -hE '^ *[0-9]+/[0-9]+ +gpushim:gpu' "$TESTS_LOG" | sort -u
     echo
     echo "== figures"
-    grep -hE '^(DEVICE|ORDERING|CAPTURE|EVENTS|RESOLVED summary|THREADS own|PEER |TRACE_GPU|TRACE_JSON)' "$TESTS_LOG" | sort -u
+    grep -hE '^(DEVICE|ORDERING|CAPTURE|EVENTS|RESOLVED summary|THREADS own|PEER |TORCH_DLOPEN|[0-9]+ cycles of dlopen|NVRTC_GPU|TRACE_GPU|TRACE_JSON)' "$TESTS_LOG" | sort -u
+    # Memory and interop (issue 12).
+    grep -hE '^(MEMORY|GRAPH_UPDATE|IPC|TORCH) ' "$TESTS_LOG" | sort -u
+    grep -hE '^(ORDERING_BENCH|ORDERING_BOUND|OVERHEAD|target|DISPATCH|GRAPHS|FIRST_USE|NO_DRIVER|STARTUP|PEER_BENCH|COMPILE|POOL_BENCH)|skipped:' "$OUT"/bench-*.log
     grep -hE '^TRACE_JSON' "$OUT"/bench-overhead.log
-    grep -hE '^(ORDERING_BENCH|ORDERING_BOUND|OVERHEAD|target|DISPATCH|GRAPHS|FIRST_USE|NO_DRIVER|STARTUP|PEER_BENCH)|skipped:' "$OUT"/bench-*.log
     grep -hE 'ERROR SUMMARY' "$SAN_LOG" | sort | uniq -c
     echo
     echo "== steps ($SECONDS s of a $BUDGET s budget)"

@@ -29,7 +29,15 @@ extern "C" {
  * thread-safe). Returns GPU_OK when a usable driver is loaded,
  * GPU_ERR_NO_DRIVER (gpu_last_error() says which paths were tried and why each
  * failed, or which stage failed) or GPU_ERR_FORKED in a child of a process
- * that had loaded it.
+ * that had loaded it or was loading it when it forked (cuInit never runs
+ * twice in one process image).
+ *
+ * The load waits for the driver: a cuInit that never returns blocks this
+ * call, and every other thread's first call that needs the driver, for as
+ * long (gpu_driver_report() says so meanwhile; `gpushim-info --timeout`
+ * reports it). A call into gpushim from inside the load, on the loading
+ * thread (a driver calling back from cuInit), does not wait for itself: it
+ * returns GPU_ERR_NO_DRIVER at once, saying so.
  */
 GPU_API gpu_status gpu_driver_load(void);
 
@@ -47,13 +55,14 @@ typedef enum gpu_load_stage {
     GPU_LOAD_RESOLVE,         /* a library opened, but it lacks what a CUDA driver has */
     GPU_LOAD_INIT,            /* cuInit(0) or cuDriverGetVersion failed */
     GPU_LOAD_READY,           /* the driver is usable */
+    GPU_LOAD_IN_PROGRESS,     /* a thread is loading it now; `step` says where it is */
 } gpu_load_stage;
 
-/** The stage's name: "not started", "open", "resolve", "init", "ready". */
+/** The stage's name: "not started", "open", "resolve", "init", "ready", "in progress". */
 GPU_API const char *gpu_load_stage_name(gpu_load_stage stage);
 
 typedef struct gpu_load_attempt {
-    const char *path;   /* as given to dlopen */
+    const char *path;   /* as given to dlopen, whole */
     const char *error;  /* NULL if it opened; else dlerror()'s text or gpushim's reason, naming the path */
 } gpu_load_attempt;
 
@@ -69,14 +78,19 @@ typedef struct gpu_entry_point {
     bool matches_export;
 } gpu_entry_point;
 
+/*
+ * Strings in the report (message, file, attempts) are whole for any path
+ * dlopen can take (PATH_MAX). Longer text, which no dlopen can open anyway,
+ * is cut and ends with " [... cut: N bytes in all]": never cut silently.
+ */
 typedef struct gpu_load_report {
     gpu_load_stage stage;
     const char *message;          /* the whole reason when stage != READY; "" when ready */
     const char *file;             /* the file loaded (dladdr), or NULL */
     int driver_version;           /* 0 if not known */
     int abi_version;              /* GPU_CUDA_ABI_VERSION */
-    int init_result;              /* cuInit's CUresult; -1 if not called */
-    bool used_get_proc_address;   /* resolved with cuGetProcAddress_v2 rather than dlsym */
+    unsigned init_result;         /* cuInit's CUresult, when init_called (any value, 0xFFFFFFFF too) */
+    bool used_get_proc_address;   /* cuGetProcAddress_v2 was asked for each entry (dlsym the fallback) */
     size_t attempt_count;
     const gpu_load_attempt *attempts;
     size_t entry_count;               /* 0 until resolution ran (stage init or later passed) */
@@ -87,12 +101,27 @@ typedef struct gpu_load_report {
     uint64_t open_ns;
     uint64_t init_ns;
     uint64_t resolve_ns;
+    bool init_called;             /* cuInit(0) was called and returned */
+    /* How the entries found were found, counted from each entry's `via`. */
+    size_t via_get_proc_address;
+    size_t via_dlsym;
+    /*
+     * While stage is GPU_LOAD_IN_PROGRESS, what the loading thread is doing:
+     * "dlopen", "cuInit" (cuInit or cuDriverGetVersion) or "resolve"; NULL
+     * otherwise. started_ns: when the load began (CLOCK_MONOTONIC,
+     * nanoseconds; 0 before); the time it has taken so far is now minus it.
+     */
+    const char *step;
+    uint64_t started_ns;
 } gpu_load_report;
 
 /**
  * What the load did, without causing one: before the first load the stage is
- * GPU_LOAD_NOT_STARTED. The report and its arrays are static and never change
- * once the load is over; any thread may read them.
+ * GPU_LOAD_NOT_STARTED; while a thread loads the driver, GPU_LOAD_IN_PROGRESS
+ * with the step and its start (a driver whose cuInit never returns stays
+ * there). Each report returned and its arrays are static and never change;
+ * call again for a newer one. Any thread may call it and read what it
+ * returns, a driver's callback from inside cuInit too.
  */
 GPU_API const gpu_load_report *gpu_driver_report(void);
 

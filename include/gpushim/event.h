@@ -43,6 +43,38 @@ GPU_API gpu_status gpu_event_synchronize(gpu_event *event);
  */
 GPU_API gpu_status gpu_event_elapsed_ms(gpu_event *start, gpu_event *end, float *ms);
 
+/* ---- Interprocess events (issue 12) ---- */
+
+/* An event's interprocess handle (CUipcEventHandle), as plain bytes. */
+typedef struct gpu_ipc_event_handle {
+    unsigned char cuda[64];
+} gpu_ipc_event_handle;
+
+/**
+ * Creates an event another process can open (CU_EVENT_INTERPROCESS, timing
+ * disabled). Same returns as gpu_event_create().
+ */
+GPU_API GPU_NODISCARD gpu_status gpu_event_create_interprocess(gpu_context *ctx, gpu_event **out);
+
+/**
+ * The handle another process opens `event` with (cuIpcGetEventHandle); the
+ * event must come from gpu_event_create_interprocess(). GPU_ERR_INVALID_ARG,
+ * GPU_ERR_NO_DRIVER, GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT, GPU_ERR_EVENT.
+ */
+GPU_API gpu_status gpu_event_ipc_handle(const gpu_event *event, gpu_ipc_event_handle *out);
+
+/**
+ * Opens another process's event in `ctx` (NULL: device 0) (cuIpcOpenEventHandle):
+ * streams may wait on it and the host may query or synchronise it; it cannot
+ * be recorded here. Destroy it with gpu_event_destroy(). A handle the driver
+ * refuses (of this process, of a process that exited): GPU_ERR_EVENT or
+ * GPU_ERR_INVALID_ARG with the driver's reason. GPU_ERR_NO_DRIVER,
+ * GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT, GPU_ERR_OUT_OF_MEMORY.
+ */
+GPU_API GPU_NODISCARD gpu_status gpu_event_open_ipc(gpu_context *ctx, const gpu_ipc_event_handle *handle,
+                                                    gpu_event **out);
+/* ---- end of interprocess events (issue 12) ---- */
+
 #ifdef __cplusplus
 }
 #endif

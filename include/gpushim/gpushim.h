@@ -25,6 +25,7 @@
 #include "module.h"
 #include "launch.h"
 #include "buffer.h"
+#include "program.h"
 
 #define GPUSHIM_VERSION_MAJOR 0
 #define GPUSHIM_VERSION_MINOR 1

@@ -53,6 +53,51 @@ GPU_API void gpu_graph_destroy(gpu_graph *graph);
 /** Destroys the executable graph; NULL does nothing. */
 GPU_API void gpu_graph_exec_destroy(gpu_graph_exec *exec);
 
+/* ---- Graphs, further (issue 12) ---- */
+
+/**
+ * Updates `exec` in place to run `graph` instead (cuGraphExecUpdate, the 12.0
+ * ABI): a graph of the same shape (a new capture of the same work) with other
+ * kernel arguments or copy addresses. The next launch runs the new values. An
+ * update the driver refuses (another topology, another node type, ...) leaves
+ * `exec` as it was and returns GPU_ERR_GRAPH_LAUNCH with gpu_last_error()
+ * saying why (e.g. "... : CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED: the
+ * topology changed"). GPU_ERR_INVALID_ARG (NULL, graphs of two contexts),
+ * GPU_ERR_NO_DRIVER, GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT.
+ */
+GPU_API gpu_status gpu_graph_exec_update(gpu_graph_exec *exec, gpu_graph *graph);
+
+/**
+ * Uploads the executable graph to the device on `stream` ahead of its first
+ * launch (cuGraphUpload), so that launch does not pay for it.
+ * GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT, GPU_ERR_GRAPH_LAUNCH.
+ */
+GPU_API gpu_status gpu_graph_exec_upload(gpu_graph_exec *exec, gpu_stream *stream);
+
+/* A stream's capture status (CUstreamCaptureStatus). */
+typedef enum gpu_capture_status {
+    GPU_CAPTURE_STATUS_NONE = 0,
+    GPU_CAPTURE_STATUS_ACTIVE = 1,
+    GPU_CAPTURE_STATUS_INVALIDATED = 2, /* broken: end it with gpu_stream_end_capture() */
+} gpu_capture_status;
+
+/**
+ * The stream's capture status and, while capturing, the capture's id, unique
+ * in the process (cuStreamGetCaptureInfo, the 12.0 ABI); *id is 0 when not
+ * capturing. `id` may be NULL. GPU_DEFAULT_STREAM is never captured.
+ * GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT, GPU_ERR_GRAPH_CAPTURE.
+ */
+GPU_API gpu_status gpu_stream_capture_info(gpu_stream *stream, gpu_capture_status *status, uint64_t *id);
+
+/**
+ * Writes the graph as Graphviz DOT to the file `path` (cuGraphDebugDotPrint),
+ * `verbose` with every node's parameters: `dot -Tsvg path` draws what was
+ * captured. GPU_ERR_INVALID_ARG (NULL), GPU_ERR_NO_DRIVER, GPU_ERR_NOT_SUPPORTED,
+ * GPU_ERR_CONTEXT, GPU_ERR_DRIVER (the file could not be written).
+ */
+GPU_API gpu_status gpu_graph_write_dot(gpu_graph *graph, const char *path, bool verbose);
+/* ---- end of graphs, further (issue 12) ---- */
+
 #ifdef __cplusplus
 }
 #endif

@@ -23,7 +23,21 @@ extern "C" {
 GPU_API GPU_NODISCARD gpu_status gpu_module_load_data(gpu_context *ctx, const void *image, size_t size,
                                                       gpu_module **out);
 
-/** Loads a module from a file (read by gpushim, then as gpu_module_load_data()). */
+/** The largest module file gpu_module_load_file() reads: 1 GiB. */
+#define GPU_MODULE_FILE_MAX (1024LL * 1024 * 1024)
+
+/**
+ * Loads a module from a file: gpushim reads it, then as gpu_module_load_data().
+ * `path` must name a regular file (symbolic links are followed) of 1 to
+ * GPU_MODULE_FILE_MAX bytes. It is opened with O_NONBLOCK | O_CLOEXEC, so a
+ * FIFO or device never blocks the call, and read once at the size fstat
+ * gives. A directory, FIFO, device or socket is GPU_ERR_INVALID_ARG naming the
+ * file type, checked before anything is read; so is a file over the cap. A
+ * file that cannot be opened or read, or is empty, is GPU_ERR_MODULE_LOAD
+ * with the reason. Any thread; the file is not kept open.
+ * GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_NO_DEVICE, GPU_ERR_CONTEXT,
+ * GPU_ERR_MODULE_LOAD, GPU_ERR_OUT_OF_MEMORY.
+ */
 GPU_API GPU_NODISCARD gpu_status gpu_module_load_file(gpu_context *ctx, const char *path,
                                                       gpu_module **out);
 

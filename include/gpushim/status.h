@@ -34,7 +34,9 @@ extern "C" {
     X(GPU_ERR_EVENT, "an event operation failed") \
     X(GPU_ERR_MODULE_LOAD, "a module could not be loaded") \
     X(GPU_ERR_FUNCTION_NOT_FOUND, "the module has no function of that name") \
-    X(GPU_ERR_DRIVER, "the driver reported an error")
+    X(GPU_ERR_DRIVER, "the driver reported an error") \
+    X(GPU_ERR_NO_COMPILER, "no usable NVRTC (libnvrtc) was found") \
+    X(GPU_ERR_COMPILE, "NVRTC could not compile the program")
 
 typedef enum gpu_status {
 #define GPU_STATUS_ENUM(name, text) name,

@@ -118,6 +118,58 @@ GPU_API gpu_status gpu_stream_record_event(gpu_stream *stream, gpu_event *event)
  */
 GPU_API gpu_status gpu_stream_wait_event(gpu_stream *stream, gpu_event *event);
 
+/* ---- Stream priorities and stream memory operations (issue 12) ---- */
+
+/**
+ * The stream priorities `ctx`'s device (NULL: device 0) offers
+ * (cuCtxGetStreamPriorityRange): numerically lower is more urgent, so
+ * *greatest <= *least (both 0 on a device without priorities). Both
+ * out-pointers are required. GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER,
+ * GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT, GPU_ERR_DRIVER.
+ */
+GPU_API gpu_status gpu_context_stream_priority_range(gpu_context *ctx, int *least, int *greatest);
+
+/**
+ * gpu_stream_create_with_flags() with a priority (cuStreamCreateWithPriority);
+ * the driver clamps one outside the device's range to it. Same returns, and
+ * GPU_ERR_NOT_SUPPORTED.
+ */
+GPU_API GPU_NODISCARD gpu_status gpu_stream_create_with_priority(gpu_context *ctx, unsigned flags, int priority,
+                                                                 gpu_stream **out);
+
+/**
+ * The stream's priority (cuStreamGetPriority); GPU_DEFAULT_STREAM's is 0.
+ * GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT, GPU_ERR_STREAM_SYNC.
+ */
+GPU_API gpu_status gpu_stream_priority(gpu_stream *stream, int *priority);
+
+/* When a stream waiting on a value goes on (CUstreamWaitValue_flags). */
+typedef enum gpu_wait_condition {
+    GPU_WAIT_GEQ = 0, /* (int32_t)(*addr - value) >= 0 (int64_t for 64-bit waits) */
+    GPU_WAIT_EQ = 1,  /* *addr == value */
+    GPU_WAIT_AND = 2, /* (*addr & value) != 0 */
+    GPU_WAIT_NOR = 3, /* ~(*addr | value) != 0 */
+} gpu_wait_condition;
+
+/**
+ * Stream memory operations, for flags between streams without the host:
+ * write a 32- or 64-bit value at byte `offset` of `buffer` when the stream
+ * reaches the write (cuStreamWriteValue32/64), or hold the stream's later
+ * work until the value there meets `cond` (cuStreamWaitValue32/64; a value
+ * written by another stream, another device or the host releases it). The
+ * offset must be aligned to the value's size and inside the buffer, and the
+ * stream must be the buffer's device's. A device or driver without them:
+ * GPU_ERR_NOT_SUPPORTED. GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER,
+ * GPU_ERR_CONTEXT, GPU_ERR_STREAM_SYNC.
+ */
+GPU_API gpu_status gpu_stream_write_value32(gpu_stream *stream, gpu_buffer *buffer, size_t offset, uint32_t value);
+GPU_API gpu_status gpu_stream_write_value64(gpu_stream *stream, gpu_buffer *buffer, size_t offset, uint64_t value);
+GPU_API gpu_status gpu_stream_wait_value32(gpu_stream *stream, gpu_buffer *buffer, size_t offset, uint32_t value,
+                                           gpu_wait_condition cond);
+GPU_API gpu_status gpu_stream_wait_value64(gpu_stream *stream, gpu_buffer *buffer, size_t offset, uint64_t value,
+                                           gpu_wait_condition cond);
+/* ---- end of stream priorities and stream memory operations (issue 12) ---- */
+
 #ifdef __cplusplus
 }
 #endif

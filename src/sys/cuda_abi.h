@@ -214,4 +214,104 @@ typedef cuabi_result (*cuabi_pfn_cuGetProcAddress)(const char *symbol, void **pf
 #define CUABI_SYMBOL_cuDriverGetVersion "cuDriverGetVersion"
 #define CUABI_SYMBOL_cuGetProcAddress "cuGetProcAddress_v2"
 
+/*
+ * Memory and interop (issue 12): pools, pointers, managed memory, priorities,
+ * graph update, IPC, stream memory operations. The structs are declared under
+ * tags a includer may define to cuda.h's own (the abi suite does), so that
+ * prototypes taking them compare equal there.
+ */
+typedef struct cuabi_mem_pool_st *cuabi_mem_pool;
+typedef unsigned int cuabi_mem_pool_attribute;
+typedef unsigned int cuabi_pointer_attribute;
+typedef unsigned int cuabi_mem_advise;
+typedef unsigned int cuabi_graph_exec_update_result;
+typedef uint32_t cuabi_uint32;
+
+#define CUABI_IPC_HANDLE_SIZE 64
+#ifndef cuabi_ipc_mem_handle_st
+struct cuabi_ipc_mem_handle_st {
+    char reserved[CUABI_IPC_HANDLE_SIZE];
+};
+#endif
+#ifndef cuabi_ipc_event_handle_st
+struct cuabi_ipc_event_handle_st {
+    char reserved[CUABI_IPC_HANDLE_SIZE];
+};
+#endif
+#ifndef cuabi_graph_exec_update_result_info_st
+struct cuabi_graph_exec_update_result_info_st {
+    cuabi_graph_exec_update_result result;
+    cuabi_graph_node error_node;
+    cuabi_graph_node error_from_node;
+};
+#endif
+typedef struct cuabi_ipc_mem_handle_st cuabi_ipc_mem_handle;
+typedef struct cuabi_ipc_event_handle_st cuabi_ipc_event_handle;
+typedef struct cuabi_graph_exec_update_result_info_st cuabi_graph_exec_update_result_info;
+
+enum {
+    CUABI_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4,
+    CUABI_MEMPOOL_ATTR_RESERVED_MEM_CURRENT = 5,
+    CUABI_MEMPOOL_ATTR_USED_MEM_CURRENT = 7,
+};
+
+enum {
+    CUABI_POINTER_ATTRIBUTE_CONTEXT = 1,
+    CUABI_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
+    CUABI_POINTER_ATTRIBUTE_IS_MANAGED = 8,
+    CUABI_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,
+    CUABI_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11,
+    CUABI_POINTER_ATTRIBUTE_RANGE_SIZE = 12,
+};
+
+enum {
+    CUABI_MEMORYTYPE_HOST = 1,
+    CUABI_MEMORYTYPE_DEVICE = 2,
+    CUABI_MEMORYTYPE_ARRAY = 3,
+    CUABI_MEMORYTYPE_UNIFIED = 4,
+};
+
+enum {
+    CUABI_MEM_ATTACH_GLOBAL = 0x1,
+    CUABI_MEM_ADVISE_SET_READ_MOSTLY = 1,
+    CUABI_MEM_ADVISE_UNSET_READ_MOSTLY = 2,
+    CUABI_MEM_ADVISE_SET_PREFERRED_LOCATION = 3,
+    CUABI_MEM_ADVISE_UNSET_PREFERRED_LOCATION = 4,
+    CUABI_MEM_ADVISE_SET_ACCESSED_BY = 5,
+    CUABI_MEM_ADVISE_UNSET_ACCESSED_BY = 6,
+};
+
+/* CU_DEVICE_CPU: the host, where a CUdevice names a location. */
+#define CUABI_DEVICE_CPU ((cuabi_device)-1)
+
+enum {
+    CUABI_EVENT_INTERPROCESS = 0x4,
+    CUABI_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 0x1,
+};
+
+enum {
+    CUABI_STREAM_WAIT_VALUE_GEQ = 0x0,
+    CUABI_STREAM_WAIT_VALUE_EQ = 0x1,
+    CUABI_STREAM_WAIT_VALUE_AND = 0x2,
+    CUABI_STREAM_WAIT_VALUE_NOR = 0x3,
+    CUABI_STREAM_WRITE_VALUE_DEFAULT = 0x0,
+};
+
+enum {
+    CUABI_GRAPH_EXEC_UPDATE_SUCCESS = 0,
+    CUABI_GRAPH_EXEC_UPDATE_ERROR = 1,
+    CUABI_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED = 2,
+    CUABI_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED = 3,
+    CUABI_GRAPH_EXEC_UPDATE_ERROR_FUNCTION_CHANGED = 4,
+    CUABI_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED = 5,
+    CUABI_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED = 6,
+    CUABI_GRAPH_EXEC_UPDATE_ERROR_UNSUPPORTED_FUNCTION_CHANGE = 7,
+    CUABI_GRAPH_EXEC_UPDATE_ERROR_ATTRIBUTES_CHANGED = 8,
+};
+
+enum {
+    CUABI_GRAPH_DEBUG_DOT_FLAGS_VERBOSE = 1,
+};
+/* End of memory and interop (issue 12). */
+
 #endif

@@ -117,3 +117,64 @@ GPU__ENTRY(OPTIONAL, cuGraphInstantiateWithFlags, cuGraphInstantiateWithFlags,
 GPU__ENTRY(OPTIONAL, cuGraphLaunch, cuGraphLaunch, (cuabi_graph_exec exec, cuabi_stream stream), (exec, stream))
 GPU__ENTRY(OPTIONAL, cuGraphDestroy, cuGraphDestroy, (cuabi_graph graph), (graph))
 GPU__ENTRY(OPTIONAL, cuGraphExecDestroy, cuGraphExecDestroy, (cuabi_graph_exec exec), (exec))
+
+/* Memory and interop: pools, pointers, managed memory, priorities, graph update, IPC, stream
+   memory operations (issue 12). */
+GPU__ENTRY(OPTIONAL, cuMemAllocAsync, cuMemAllocAsync, (cuabi_deviceptr *ptr, size_t bytes, cuabi_stream stream),
+           (ptr, bytes, stream))
+GPU__ENTRY(OPTIONAL, cuMemFreeAsync, cuMemFreeAsync, (cuabi_deviceptr ptr, cuabi_stream stream), (ptr, stream))
+GPU__ENTRY(OPTIONAL, cuDeviceGetDefaultMemPool, cuDeviceGetDefaultMemPool, (cuabi_mem_pool *pool, cuabi_device dev),
+           (pool, dev))
+GPU__ENTRY(OPTIONAL, cuMemPoolSetAttribute, cuMemPoolSetAttribute,
+           (cuabi_mem_pool pool, cuabi_mem_pool_attribute attr, void *value), (pool, attr, value))
+GPU__ENTRY(OPTIONAL, cuMemPoolGetAttribute, cuMemPoolGetAttribute,
+           (cuabi_mem_pool pool, cuabi_mem_pool_attribute attr, void *value), (pool, attr, value))
+GPU__ENTRY(OPTIONAL, cuMemPoolTrimTo, cuMemPoolTrimTo, (cuabi_mem_pool pool, size_t keep), (pool, keep))
+GPU__ENTRY(OPTIONAL, cuPointerGetAttributes, cuPointerGetAttributes,
+           (unsigned int count, cuabi_pointer_attribute *attributes, void **data, cuabi_deviceptr ptr),
+           (count, attributes, data, ptr))
+GPU__ENTRY(OPTIONAL, cuMemGetAddressRange, cuMemGetAddressRange_v2,
+           (cuabi_deviceptr *base, size_t *size, cuabi_deviceptr ptr), (base, size, ptr))
+GPU__ENTRY(OPTIONAL, cuMemGetInfo, cuMemGetInfo_v2, (size_t *free_bytes, size_t *total_bytes),
+           (free_bytes, total_bytes))
+GPU__ENTRY(OPTIONAL, cuMemAllocManaged, cuMemAllocManaged, (cuabi_deviceptr *ptr, size_t bytes, unsigned int flags),
+           (ptr, bytes, flags))
+GPU__ENTRY(OPTIONAL, cuMemPrefetchAsync, cuMemPrefetchAsync,
+           (cuabi_deviceptr ptr, size_t bytes, cuabi_device dst, cuabi_stream stream), (ptr, bytes, dst, stream))
+GPU__ENTRY(OPTIONAL, cuMemAdvise, cuMemAdvise,
+           (cuabi_deviceptr ptr, size_t bytes, cuabi_mem_advise advice, cuabi_device dev), (ptr, bytes, advice, dev))
+GPU__ENTRY(OPTIONAL, cuStreamCreateWithPriority, cuStreamCreateWithPriority,
+           (cuabi_stream *stream, unsigned int flags, int priority), (stream, flags, priority))
+GPU__ENTRY(OPTIONAL, cuStreamGetPriority, cuStreamGetPriority, (cuabi_stream stream, int *priority),
+           (stream, priority))
+GPU__ENTRY(OPTIONAL, cuCtxGetStreamPriorityRange, cuCtxGetStreamPriorityRange, (int *least, int *greatest),
+           (least, greatest))
+GPU__ENTRY(OPTIONAL, cuGraphExecUpdate, cuGraphExecUpdate_v2,
+           (cuabi_graph_exec exec, cuabi_graph graph, cuabi_graph_exec_update_result_info *info), (exec, graph, info))
+GPU__ENTRY(OPTIONAL, cuGraphUpload, cuGraphUpload, (cuabi_graph_exec exec, cuabi_stream stream), (exec, stream))
+GPU__ENTRY(OPTIONAL, cuStreamGetCaptureInfo, cuStreamGetCaptureInfo_v2,
+           (cuabi_stream stream, cuabi_stream_capture_status *status, cuabi_uint64 *id, cuabi_graph *graph,
+            const cuabi_graph_node **deps, size_t *ndeps), (stream, status, id, graph, deps, ndeps))
+GPU__ENTRY(OPTIONAL, cuGraphDebugDotPrint, cuGraphDebugDotPrint,
+           (cuabi_graph graph, const char *path, unsigned int flags), (graph, path, flags))
+GPU__ENTRY(OPTIONAL, cuIpcGetMemHandle, cuIpcGetMemHandle, (cuabi_ipc_mem_handle *handle, cuabi_deviceptr ptr),
+           (handle, ptr))
+GPU__ENTRY(OPTIONAL, cuIpcOpenMemHandle, cuIpcOpenMemHandle_v2,
+           (cuabi_deviceptr *ptr, cuabi_ipc_mem_handle handle, unsigned int flags), (ptr, handle, flags))
+GPU__ENTRY(OPTIONAL, cuIpcCloseMemHandle, cuIpcCloseMemHandle, (cuabi_deviceptr ptr), (ptr))
+GPU__ENTRY(OPTIONAL, cuIpcGetEventHandle, cuIpcGetEventHandle, (cuabi_ipc_event_handle *handle, cuabi_event event),
+           (handle, event))
+GPU__ENTRY(OPTIONAL, cuIpcOpenEventHandle, cuIpcOpenEventHandle,
+           (cuabi_event *event, cuabi_ipc_event_handle handle), (event, handle))
+GPU__ENTRY(OPTIONAL, cuStreamWriteValue32, cuStreamWriteValue32_v2,
+           (cuabi_stream stream, cuabi_deviceptr addr, cuabi_uint32 value, unsigned int flags),
+           (stream, addr, value, flags))
+GPU__ENTRY(OPTIONAL, cuStreamWriteValue64, cuStreamWriteValue64_v2,
+           (cuabi_stream stream, cuabi_deviceptr addr, cuabi_uint64 value, unsigned int flags),
+           (stream, addr, value, flags))
+GPU__ENTRY(OPTIONAL, cuStreamWaitValue32, cuStreamWaitValue32_v2,
+           (cuabi_stream stream, cuabi_deviceptr addr, cuabi_uint32 value, unsigned int flags),
+           (stream, addr, value, flags))
+GPU__ENTRY(OPTIONAL, cuStreamWaitValue64, cuStreamWaitValue64_v2,
+           (cuabi_stream stream, cuabi_deviceptr addr, cuabi_uint64 value, unsigned int flags),
+           (stream, addr, value, flags))

@@ -2,7 +2,9 @@
  * Loading libcuda.so.1 and resolving the table. The only file that touches dlfcn.h.
  */
 #include <dlfcn.h>
+#include <limits.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +25,7 @@ _Static_assert(sizeof(void *) == sizeof(void (*)(void)), "dlsym's pointers must 
 #define LIBCUDA_SONAME "libcuda.so.1"
 #define LIBCUDA_WSL "/usr/lib/wsl/lib/libcuda.so.1"
 
-enum { MAX_ATTEMPTS = 4, ATTEMPT_ERROR_MAX = 512, MESSAGE_MAX = 4096 };
+enum { MAX_ATTEMPTS = 4 };
 
 enum {
 #define GPU__ENTRY(need, name, symbol, params, args) +1
@@ -39,14 +41,32 @@ static struct gpu__driver table;
 static atomic_bool table_ready;
 const struct gpu__driver *_Atomic gpu__driver_ready;
 static atomic_bool forked;
+/* From the load's first step on, a child of fork() must not load again: its parent's driver state is half its own. */
+static atomic_bool load_started;
+/* While the load runs: which thread runs it, so that a call back into gpushim from the driver is refused. */
+static atomic_bool loading;
+static pthread_t loader;
+static bool atfork_registered;
 
+/*
+ * What gpu_driver_report() returns: NULL before the load, a snapshot of each
+ * step while it runs (each filled before it is published and never changed
+ * after), then `report`. Its strings live in static buffers (no heap: a
+ * plugin that embeds libgpushim.a may be unloaded, and nothing may leak or
+ * dangle then) sized for whole paths (PATH_MAX; dlopen takes no longer one)
+ * and whole messages; text that still does not fit ends with a note saying
+ * how long it was, never cut silently.
+ */
+static _Atomic(const gpu_load_report *) published;
 static gpu_load_report report;
-static atomic_bool report_ready;
+static gpu_load_report steps[3];
+enum { PATH_BYTES = PATH_MAX + 64, ERROR_BYTES = PATH_MAX + 512, MESSAGE_BYTES = 5 * ERROR_BYTES };
 static gpu_load_attempt attempts[MAX_ATTEMPTS];
-static char attempt_paths[MAX_ATTEMPTS][ATTEMPT_ERROR_MAX];
-static char attempt_errors[MAX_ATTEMPTS][ATTEMPT_ERROR_MAX];
-static char message[MESSAGE_MAX];
-static char loaded_file[ATTEMPT_ERROR_MAX];
+static char attempt_paths[MAX_ATTEMPTS][PATH_BYTES];
+static char attempt_errors[MAX_ATTEMPTS][ERROR_BYTES];
+static char loaded_file[PATH_BYTES];
+static char message_buf[MESSAGE_BYTES];
+static const char *message = "";
 
 static gpu_entry_point entries[ENTRY_COUNT] = {
 #define GPU__ENTRY(need, name, symbol, params, args) {#name, #symbol, GPU__IS_##need, false, NULL, NULL, false, false},
@@ -62,7 +82,6 @@ static const gpu_load_report not_started = {
     .stage = GPU_LOAD_NOT_STARTED,
     .message = "the driver has not been loaded yet",
     .abi_version = CUABI_VERSION,
-    .init_result = -1,
 };
 
 static uint64_t now_ns(void)
@@ -75,8 +94,85 @@ static uint64_t now_ns(void)
 
 static void on_fork_child(void)
 {
-    atomic_store_explicit(&forked, true, memory_order_relaxed);
-    atomic_store_explicit(&gpu__driver_ready, NULL, memory_order_relaxed);
+    /* A child may load its own driver only if its parent had not begun, or had failed for good. */
+    if (atomic_load_explicit(&load_started, memory_order_relaxed) &&
+        !(atomic_load_explicit(&load_done, memory_order_relaxed) && load_status != GPU_OK)) {
+        atomic_store_explicit(&forked, true, memory_order_relaxed);
+        atomic_store_explicit(&gpu__driver_ready, NULL, memory_order_relaxed);
+    }
+}
+
+/* Text built into a buffer of the report: appended to, and marked when it did not fit. */
+struct text {
+    char *buf;
+    size_t size, used;
+};
+
+GPU__PRINTF(2, 3) static void text_add(struct text *t, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(t->buf + (t->used < t->size ? t->used : t->size - 1),
+                  t->used < t->size ? t->size - t->used : 1, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        t->used += (size_t)n;
+}
+
+/* Ends the text: if it ran past its buffer, the last bytes say so and how long it was. */
+static const char *text_end(struct text *t)
+{
+    if (t->used >= t->size) {
+        char note[64];
+        int n = snprintf(note, sizeof(note), " [... cut: %zu bytes in all]", t->used);
+
+        memcpy(t->buf + t->size - 1 - (size_t)n, note, (size_t)n + 1);
+    }
+    return t->buf;
+}
+
+GPU__PRINTF(3, 0) static const char *text_vprintf(char *buf, size_t size, const char *fmt, va_list ap)
+{
+    struct text t = {buf, size, 0};
+    int n = vsnprintf(buf, size, fmt, ap);
+
+    t.used = n > 0 ? (size_t)n : 0;
+    return text_end(&t);
+}
+
+GPU__PRINTF(3, 4) static const char *text_printf(char *buf, size_t size, const char *fmt, ...)
+{
+    const char *text;
+    va_list ap;
+
+    va_start(ap, fmt);
+    text = text_vprintf(buf, size, fmt, ap);
+    va_end(ap);
+    return text;
+}
+
+/* The report's message, formatted. */
+GPU__PRINTF(1, 2) static const char *set_message(const char *fmt, ...)
+{
+    const char *text;
+    va_list ap;
+
+    va_start(ap, fmt);
+    text = text_vprintf(message_buf, sizeof(message_buf), fmt, ap);
+    va_end(ap);
+    return text;
+}
+
+/* Publishes what the load is doing now: `step` of the report, started at report.started_ns. */
+static void publish_step(int i, const char *step, const char *what)
+{
+    steps[i] = report;
+    steps[i].stage = GPU_LOAD_IN_PROGRESS;
+    steps[i].step = step;
+    steps[i].message = what;
+    atomic_store_explicit(&published, &steps[i], memory_order_release);
 }
 
 static void add_attempt(const char *path, const char *error)
@@ -85,14 +181,8 @@ static void add_attempt(const char *path, const char *error)
 
     if (i >= MAX_ATTEMPTS)
         return;
-    snprintf(attempt_paths[i], sizeof(attempt_paths[i]), "%s", path);
-    attempts[i].path = attempt_paths[i];
-    if (error) {
-        snprintf(attempt_errors[i], sizeof(attempt_errors[i]), "%s", error);
-        attempts[i].error = attempt_errors[i];
-    } else {
-        attempts[i].error = NULL;
-    }
+    attempts[i].path = text_printf(attempt_paths[i], sizeof(attempt_paths[i]), "%s", path);
+    attempts[i].error = error ? text_printf(attempt_errors[i], sizeof(attempt_errors[i]), "%s", error) : NULL;
     report.attempt_count = i + 1;
 }
 
@@ -117,11 +207,10 @@ static void *open_driver(void)
 
     if (env) {
         if (env[0] != '/') {
-            char why[ATTEMPT_ERROR_MAX];
-
-            snprintf(why, sizeof(why), LIBCUDA_ENV "=%s is not an absolute path; gpushim does not search for it",
-                     env);
-            add_attempt(env, why);
+            add_attempt(env, NULL);
+            attempts[0].error = text_printf(attempt_errors[0], sizeof(attempt_errors[0]),
+                                            LIBCUDA_ENV "=%s is not an absolute path; gpushim does not search for it",
+                                            env);
             return NULL;
         }
         return try_open(env, RTLD_NOW | RTLD_LOCAL, NULL, NULL);
@@ -137,13 +226,15 @@ static void *open_driver(void)
     return try_open(LIBCUDA_WSL, RTLD_NOW | RTLD_LOCAL, NULL, NULL);
 }
 
+/* The message: every attempt's error, whole. */
 static void describe_open_failure(void)
 {
-    size_t used;
+    struct text t = {message_buf, sizeof(message_buf), 0};
 
-    used = (size_t)snprintf(message, sizeof(message), "no CUDA driver could be loaded:");
-    for (size_t i = 0; i < report.attempt_count && used < sizeof(message); i++)
-        used += (size_t)snprintf(message + used, sizeof(message) - used, "%s %s", i ? ";" : "", attempts[i].error);
+    text_add(&t, "no CUDA driver could be loaded:");
+    for (size_t i = 0; i < report.attempt_count; i++)
+        text_add(&t, "%s %s", i ? ";" : "", attempts[i].error);
+    message = text_end(&t);
 }
 
 /* The name of a CUresult before the table exists: the driver's own, else ours. */
@@ -210,6 +301,10 @@ static size_t resolve_entries(void *handle, cuabi_pfn_cuGetProcAddress gpa, void
         e->matches_export = exported != NULL && exported == fn;
         if (!e->found)
             e->via = NULL;
+        else if (strcmp(e->via, "dlsym") == 0)
+            report.via_dlsym++;
+        else
+            report.via_get_proc_address++;
         if (!e->found && e->required)
             missing_required++;
         if (!e->found && !e->required)
@@ -230,12 +325,13 @@ static void fill_table(void *resolved[])
 
 static void describe_missing(const char *file)
 {
-    size_t used = (size_t)snprintf(message, sizeof(message), "%s is not a usable CUDA driver: it lacks", file);
+    struct text t = {message_buf, sizeof(message_buf), 0};
 
-    for (size_t i = 0; i < ENTRY_COUNT && used < sizeof(message); i++)
+    text_add(&t, "%s is not a usable CUDA driver: it lacks", file);
+    for (size_t i = 0; i < ENTRY_COUNT; i++)
         if (entries[i].required && !entries[i].found)
-            used += (size_t)snprintf(message + used, sizeof(message) - used, " %s (%s)", entries[i].symbol,
-                                     entries[i].missing);
+            text_add(&t, " %s (%s)", entries[i].symbol, entries[i].missing);
+    message = text_end(&t);
 }
 
 static gpu_status load_from(void *handle)
@@ -259,32 +355,31 @@ static gpu_status load_from(void *handle)
     report.file = attempts[report.attempt_count - 1].path;
     if (!init || !get_version) {
         report.stage = GPU_LOAD_RESOLVE;
-        snprintf(message, sizeof(message), "%s is not a CUDA driver: it exports no %s", report.file,
-                 init ? CUABI_SYMBOL_cuDriverGetVersion : CUABI_SYMBOL_cuInit);
+        message = set_message("%s is not a CUDA driver: it exports no %s", report.file,
+                              init ? CUABI_SYMBOL_cuDriverGetVersion : CUABI_SYMBOL_cuInit);
         return GPU_ERR_NO_DRIVER;
     }
     memcpy(&sym, &init, sizeof(sym));
-    if (dladdr(sym, &info) && info.dli_fname) {
-        snprintf(loaded_file, sizeof(loaded_file), "%s", info.dli_fname);
-        report.file = loaded_file;
-    }
+    if (dladdr(sym, &info) && info.dli_fname)
+        report.file = text_printf(loaded_file, sizeof(loaded_file), "%s", info.dli_fname);
 
+    publish_step(1, "cuInit", "the driver is being loaded: cuInit(0) has not returned yet");
     t0 = now_ns();
     rc = init(0);
     report.init_ns = now_ns() - t0;
-    report.init_result = (int)rc;
+    report.init_called = true;
+    report.init_result = rc;
     if (rc != CUABI_SUCCESS) {
         report.stage = GPU_LOAD_INIT;
-        snprintf(message, sizeof(message), "%s: cuInit(0) failed: %s (%u)%s", report.file,
-                 early_result_name(handle, rc), rc,
-                 rc == CUABI_ERROR_STUB_LIBRARY ? ": this is the CUDA toolkit's stub library, not a driver" : "");
+        message = set_message("%s: cuInit(0) failed: %s (%u)%s", report.file, early_result_name(handle, rc), rc,
+                              rc == CUABI_ERROR_STUB_LIBRARY ? ": this is the CUDA toolkit's stub library, not a driver"
+                                                             : "");
         return GPU_ERR_NO_DRIVER;
     }
     rc = get_version(&report.driver_version);
     if (rc != CUABI_SUCCESS) {
         report.stage = GPU_LOAD_INIT;
-        snprintf(message, sizeof(message), "%s: cuDriverGetVersion failed: %s (%u)", report.file,
-                 early_result_name(handle, rc), rc);
+        message = set_message("%s: cuDriverGetVersion failed: %s (%u)", report.file, early_result_name(handle, rc), rc);
         return GPU_ERR_NO_DRIVER;
     }
 
@@ -292,6 +387,7 @@ static gpu_status load_from(void *handle)
     if (report.driver_version < CUABI_VERSION)
         gpa = NULL;
     report.used_get_proc_address = gpa != NULL;
+    publish_step(2, "resolve", "the driver is being loaded: resolving its entry points");
     report.entries = entries;
     report.entry_count = ENTRY_COUNT;
     t0 = now_ns();
@@ -305,7 +401,7 @@ static gpu_status load_from(void *handle)
     fill_table(resolved);
     gpu__trace_install(&table); /* GPUSHIM_TRACE*: wrappers in the table, only when asked for */
     report.stage = GPU_LOAD_READY;
-    message[0] = '\0';
+    message = "";
     return GPU_OK;
 }
 
@@ -314,10 +410,16 @@ static void load(void)
     void *handle;
     uint64_t t0 = now_ns();
 
+    loader = pthread_self();
+    atomic_store_explicit(&loading, true, memory_order_release);
+    /* Before the load begins, so that a fork() during it is seen (and one before it is not). */
+    if (!atfork_registered)
+        atfork_registered = pthread_atfork(NULL, NULL, on_fork_child) == 0;
+    atomic_store_explicit(&load_started, true, memory_order_relaxed);
     report.abi_version = CUABI_VERSION;
-    report.init_result = -1;
     report.attempts = attempts;
-    report.message = message;
+    report.started_ns = t0;
+    publish_step(0, "dlopen", "the driver is being loaded: opening the library");
 
     handle = open_driver();
     report.open_ns = now_ns() - t0;
@@ -329,13 +431,14 @@ static void load(void)
         /* The handle is never closed: the table points into it for the life of the process. */
         load_status = load_from(handle);
     }
+    report.message = message;
     if (load_status == GPU_OK) {
-        pthread_atfork(NULL, NULL, on_fork_child);
         atomic_store_explicit(&table_ready, true, memory_order_release);
         atomic_store_explicit(&gpu__driver_ready, &table, memory_order_release);
     }
-    atomic_store_explicit(&report_ready, true, memory_order_release);
+    atomic_store_explicit(&published, &report, memory_order_release);
     atomic_store_explicit(&load_done, true, memory_order_release);
+    atomic_store_explicit(&loading, false, memory_order_release);
 }
 
 static gpu_status fail_unloaded(void)
@@ -345,13 +448,30 @@ static gpu_status fail_unloaded(void)
                                 "the CUDA driver was loaded before fork(); a child process cannot use it "
                                 "(load it in the child only, or exec a new program)");
     /* A driver whose cuInit failed says why in its CUresult; keep it for the caller. */
-    return gpu__fail_static(GPU_ERR_NO_DRIVER, report.init_result > 0 ? report.init_result : 0, message);
+    return gpu__fail_static(GPU_ERR_NO_DRIVER, report.init_called ? (int)report.init_result : 0, message);
+}
+
+/* The first calls: run the load, unless this thread is inside it or the process is a child of one. */
+static gpu_status wait_for_load(void)
+{
+    if (atomic_load_explicit(&forked, memory_order_relaxed))
+        return fail_unloaded();
+    if (atomic_load_explicit(&loading, memory_order_acquire) && pthread_equal(loader, pthread_self()))
+        return gpu__fail_static(GPU_ERR_NO_DRIVER, 0,
+                                "gpushim was called back from inside the driver's load (from cuInit); "
+                                "the driver is not loaded yet");
+    pthread_once(&load_once, load);
+    return GPU_OK;
 }
 
 gpu_status gpu__driver_load(const struct gpu__driver **out)
 {
-    if (!atomic_load_explicit(&load_done, memory_order_acquire))
-        pthread_once(&load_once, load);
+    if (!atomic_load_explicit(&load_done, memory_order_acquire)) {
+        gpu_status st = wait_for_load();
+
+        if (st != GPU_OK)
+            return st;
+    }
     if (load_status == GPU_OK && !atomic_load_explicit(&forked, memory_order_relaxed)) {
         *out = &table;
         return GPU_OK;
@@ -389,9 +509,9 @@ gpu_status gpu_driver_version(int *out)
 
 const gpu_load_report *gpu_driver_report(void)
 {
-    if (atomic_load_explicit(&report_ready, memory_order_acquire))
-        return &report;
-    return &not_started;
+    const gpu_load_report *r = atomic_load_explicit(&published, memory_order_acquire);
+
+    return r ? r : &not_started;
 }
 
 const char *gpu_load_stage_name(gpu_load_stage stage)
@@ -407,6 +527,34 @@ const char *gpu_load_stage_name(gpu_load_stage stage)
         return "init";
     case GPU_LOAD_READY:
         return "ready";
+    case GPU_LOAD_IN_PROGRESS:
+        return "in progress";
     }
     return "unknown";
 }
+
+#ifdef GPUSHIM_FUZZING
+/*
+ * Forgets the load, so that a fuzzer (tests/fuzz) can run it again with other
+ * values in one process. Only in that build: a real one loads once. The
+ * driver's handle stays open, as always.
+ */
+void gpu__driver_forget(void);
+void gpu__driver_forget(void)
+{
+    static const pthread_once_t fresh = PTHREAD_ONCE_INIT;
+
+    memcpy(&load_once, &fresh, sizeof(fresh));
+    atomic_store(&load_done, false);
+    atomic_store(&table_ready, false);
+    atomic_store(&gpu__driver_ready, NULL);
+    atomic_store(&load_started, false);
+    atomic_store(&published, NULL);
+    load_status = GPU_ERR_NO_DRIVER;
+    memset(&table, 0, sizeof(table));
+    memset(&report, 0, sizeof(report));
+    memset(steps, 0, sizeof(steps));
+    memset(attempts, 0, sizeof(attempts));
+    message = "";
+}
+#endif

@@ -70,7 +70,7 @@ static const bool entry_on_gpu[TRACE_ENTRY_COUNT] = {
 };
 
 /* How an argument is written: a signed or unsigned number, or an address, handle or pointer ("0x..."). */
-enum trace_kind { KIND_INT = 1, KIND_UINT, KIND_PTR };
+enum trace_kind { KIND_INT = 1, KIND_UINT, KIND_PTR, KIND_BYTES };
 
 struct trace_event {
     atomic_uint ready;
@@ -179,25 +179,64 @@ static void put_arg(struct trace_event *ev, enum trace_kind kind, uint64_t bits)
     }
 }
 
-static void arg_int(struct trace_call *tc, long long v) { put_arg(&tc->ev, KIND_INT, (uint64_t)v); }
-static void arg_uint(struct trace_call *tc, unsigned long long v) { put_arg(&tc->ev, KIND_UINT, v); }
-static void arg_ptr(struct trace_call *tc, const volatile void *p) { put_arg(&tc->ev, KIND_PTR, (uint64_t)(uintptr_t)p); }
-
-/* unsigned long long is CUdeviceptr (and 64-bit flags): an address; sizes are size_t. */
-static void arg_hex(struct trace_call *tc, unsigned long long v) { put_arg(&tc->ev, KIND_PTR, v); }
-
-static void arg_fn(struct trace_call *tc, cuabi_host_fn fn)
+/*
+ * One function per kind of type, all called alike, with the argument's
+ * address and size (every argument is a parameter, so it has an address).
+ */
+static void arg_int(struct trace_call *tc, const void *p, size_t size)
 {
-    uintptr_t bits;
+    int32_t v32;
+    int64_t v64;
 
-    memcpy(&bits, &fn, sizeof(bits));
-    put_arg(&tc->ev, KIND_PTR, bits);
+    if (size == sizeof(v32)) {
+        memcpy(&v32, p, sizeof(v32));
+        v64 = v32;
+    } else {
+        memcpy(&v64, p, sizeof(v64));
+    }
+    put_arg(&tc->ev, KIND_INT, (uint64_t)v64);
 }
 
-static void arg_stream(struct trace_call *tc, cuabi_stream stream)
+static void arg_uint(struct trace_call *tc, const void *p, size_t size)
 {
-    tc->stream = stream;
-    arg_ptr(tc, stream);
+    uint32_t v32;
+    uint64_t v64;
+
+    if (size == sizeof(v32)) {
+        memcpy(&v32, p, sizeof(v32));
+        v64 = v32;
+    } else {
+        memcpy(&v64, p, sizeof(v64));
+    }
+    put_arg(&tc->ev, KIND_UINT, v64);
+}
+
+/* unsigned long long is CUdeviceptr (and 64-bit flags): an address; sizes are size_t. */
+static void arg_hex(struct trace_call *tc, const void *p, size_t size)
+{
+    unsigned long long v;
+
+    memcpy(&v, p, sizeof(v));
+    put_arg(&tc->ev, KIND_PTR, v);
+}
+
+static void arg_stream(struct trace_call *tc, const void *p, size_t size)
+{
+    memcpy(&tc->stream, p, sizeof(tc->stream));
+    put_arg(&tc->ev, KIND_PTR, (uint64_t)(uintptr_t)tc->stream);
+}
+
+/* Anything else: an address-sized value (a pointer, a function pointer) as an address, a struct by its size. */
+static void arg_other(struct trace_call *tc, const void *p, size_t size)
+{
+    uint64_t bits = 0;
+
+    if (size == sizeof(bits)) {
+        memcpy(&bits, p, sizeof(bits));
+        put_arg(&tc->ev, KIND_PTR, bits);
+    } else {
+        put_arg(&tc->ev, KIND_BYTES, size);
+    }
 }
 
 #define TRACE_ARG(x) \
@@ -208,9 +247,8 @@ static void arg_stream(struct trace_call *tc, cuabi_stream stream)
         unsigned int: arg_uint, \
         unsigned long: arg_uint, \
         unsigned long long: arg_hex, \
-        cuabi_host_fn: arg_fn, \
         cuabi_stream: arg_stream, \
-        default: arg_ptr)(tc, (x));
+        default: arg_other)(tc, &(x), sizeof(x));
 
 /*
  * TRACE_MAP(f, a, b, ...) is f(a) f(b) ...: up to TRACE_MAX_ARGS arguments,
@@ -553,8 +591,10 @@ static void write_args(FILE *f, const struct trace_event *ev)
             fprintf(f, "%lld", (long long)ev->args[i]);
         else if (ev->kinds[i] == KIND_UINT)
             fprintf(f, "%" PRIu64, ev->args[i]);
-        else
+        else if (ev->kinds[i] == KIND_PTR)
             fprintf(f, "\"0x%" PRIx64 "\"", ev->args[i]);
+        else
+            fprintf(f, "\"(%" PRIu64 " bytes)\"", ev->args[i]);
         names += len;
         names += strspn(names, ", ");
     }

@@ -27,6 +27,11 @@
 #define cuabi_graph_st CUgraph_st
 #define cuabi_graph_exec_st CUgraphExec_st
 #define cuabi_graph_node_st CUgraphNode_st
+/* Memory and interop (issue 12): the handle types and structs, cuda.h's own. */
+#define cuabi_mem_pool_st CUmemPoolHandle_st
+#define cuabi_ipc_mem_handle_st CUipcMemHandle_st
+#define cuabi_ipc_event_handle_st CUipcEventHandle_st
+#define cuabi_graph_exec_update_result_info_st CUgraphExecUpdateResultInfo_st
 #include "cuda_abi.h"
 
 #define SAME_VALUE(a, b) _Static_assert((long long)(a) == (long long)(b), #a " == " #b)
@@ -88,6 +93,73 @@ SAME_TYPE(cuabi_pfn_cuInit, __typeof__(&cuInit));
 SAME_TYPE(cuabi_pfn_cuDriverGetVersion, __typeof__(&cuDriverGetVersion));
 SAME_TYPE(cuabi_pfn_cuGetProcAddress, __typeof__(&cuGetProcAddress_v2));
 
+/* ---- Memory and interop (issue 12) ---- */
+#include <cudaTypedefs.h>
+
+SAME_TYPE(cuabi_mem_pool, CUmemoryPool);
+SAME_TYPE(cuabi_mem_pool_attribute, CUmemPool_attribute);
+SAME_TYPE(cuabi_pointer_attribute, CUpointer_attribute);
+SAME_TYPE(cuabi_mem_advise, CUmem_advise);
+SAME_TYPE(cuabi_graph_exec_update_result, CUgraphExecUpdateResult);
+SAME_TYPE(cuabi_uint32, cuuint32_t);
+SAME_TYPE(cuabi_ipc_mem_handle, CUipcMemHandle);
+SAME_TYPE(cuabi_ipc_event_handle, CUipcEventHandle);
+SAME_TYPE(cuabi_graph_exec_update_result_info, CUgraphExecUpdateResultInfo);
+SAME_VALUE(CUABI_IPC_HANDLE_SIZE, CU_IPC_HANDLE_SIZE);
+SAME_VALUE(CUABI_MEMPOOL_ATTR_RELEASE_THRESHOLD, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD);
+SAME_VALUE(CUABI_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT);
+SAME_VALUE(CUABI_MEMPOOL_ATTR_USED_MEM_CURRENT, CU_MEMPOOL_ATTR_USED_MEM_CURRENT);
+SAME_VALUE(CUABI_POINTER_ATTRIBUTE_CONTEXT, CU_POINTER_ATTRIBUTE_CONTEXT);
+SAME_VALUE(CUABI_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_MEMORY_TYPE);
+SAME_VALUE(CUABI_POINTER_ATTRIBUTE_IS_MANAGED, CU_POINTER_ATTRIBUTE_IS_MANAGED);
+SAME_VALUE(CUABI_POINTER_ATTRIBUTE_DEVICE_ORDINAL, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL);
+SAME_VALUE(CUABI_POINTER_ATTRIBUTE_RANGE_START_ADDR, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR);
+SAME_VALUE(CUABI_POINTER_ATTRIBUTE_RANGE_SIZE, CU_POINTER_ATTRIBUTE_RANGE_SIZE);
+SAME_VALUE(CUABI_MEMORYTYPE_HOST, CU_MEMORYTYPE_HOST);
+SAME_VALUE(CUABI_MEMORYTYPE_DEVICE, CU_MEMORYTYPE_DEVICE);
+SAME_VALUE(CUABI_MEMORYTYPE_ARRAY, CU_MEMORYTYPE_ARRAY);
+SAME_VALUE(CUABI_MEMORYTYPE_UNIFIED, CU_MEMORYTYPE_UNIFIED);
+SAME_VALUE(CUABI_MEM_ATTACH_GLOBAL, CU_MEM_ATTACH_GLOBAL);
+SAME_VALUE(CUABI_MEM_ADVISE_SET_READ_MOSTLY, CU_MEM_ADVISE_SET_READ_MOSTLY);
+SAME_VALUE(CUABI_MEM_ADVISE_UNSET_READ_MOSTLY, CU_MEM_ADVISE_UNSET_READ_MOSTLY);
+SAME_VALUE(CUABI_MEM_ADVISE_SET_PREFERRED_LOCATION, CU_MEM_ADVISE_SET_PREFERRED_LOCATION);
+SAME_VALUE(CUABI_MEM_ADVISE_UNSET_PREFERRED_LOCATION, CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION);
+SAME_VALUE(CUABI_MEM_ADVISE_SET_ACCESSED_BY, CU_MEM_ADVISE_SET_ACCESSED_BY);
+SAME_VALUE(CUABI_MEM_ADVISE_UNSET_ACCESSED_BY, CU_MEM_ADVISE_UNSET_ACCESSED_BY);
+SAME_VALUE(CUABI_DEVICE_CPU, CU_DEVICE_CPU);
+SAME_VALUE(CUABI_EVENT_INTERPROCESS, CU_EVENT_INTERPROCESS);
+SAME_VALUE(CUABI_IPC_MEM_LAZY_ENABLE_PEER_ACCESS, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+SAME_VALUE(CUABI_STREAM_WAIT_VALUE_GEQ, CU_STREAM_WAIT_VALUE_GEQ);
+SAME_VALUE(CUABI_STREAM_WAIT_VALUE_EQ, CU_STREAM_WAIT_VALUE_EQ);
+SAME_VALUE(CUABI_STREAM_WAIT_VALUE_AND, CU_STREAM_WAIT_VALUE_AND);
+SAME_VALUE(CUABI_STREAM_WAIT_VALUE_NOR, CU_STREAM_WAIT_VALUE_NOR);
+SAME_VALUE(CUABI_STREAM_WRITE_VALUE_DEFAULT, CU_STREAM_WRITE_VALUE_DEFAULT);
+SAME_VALUE(CUABI_GRAPH_EXEC_UPDATE_SUCCESS, CU_GRAPH_EXEC_UPDATE_SUCCESS);
+SAME_VALUE(CUABI_GRAPH_EXEC_UPDATE_ERROR, CU_GRAPH_EXEC_UPDATE_ERROR);
+SAME_VALUE(CUABI_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED, CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED);
+SAME_VALUE(CUABI_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED, CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED);
+SAME_VALUE(CUABI_GRAPH_EXEC_UPDATE_ERROR_FUNCTION_CHANGED, CU_GRAPH_EXEC_UPDATE_ERROR_FUNCTION_CHANGED);
+SAME_VALUE(CUABI_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED, CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED);
+SAME_VALUE(CUABI_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED, CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED);
+SAME_VALUE(CUABI_GRAPH_EXEC_UPDATE_ERROR_UNSUPPORTED_FUNCTION_CHANGE,
+           CU_GRAPH_EXEC_UPDATE_ERROR_UNSUPPORTED_FUNCTION_CHANGE);
+SAME_VALUE(CUABI_GRAPH_EXEC_UPDATE_ERROR_ATTRIBUTES_CHANGED, CU_GRAPH_EXEC_UPDATE_ERROR_ATTRIBUTES_CHANGED);
+SAME_VALUE(CUABI_GRAPH_DEBUG_DOT_FLAGS_VERBOSE, CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE);
+
+/*
+ * Three entry points whose CUDA 12.0 prototype this cuda.h no longer declares
+ * under the name (it maps them to later revisions with other parameters):
+ * compared, below, with cudaTypedefs.h's PFN of the revision that version
+ * 12000 gives, then mapped back for the symbol check.
+ */
+#undef cuMemPrefetchAsync
+#undef cuMemAdvise
+#undef cuStreamGetCaptureInfo
+#define cuMemPrefetchAsync (*(PFN_cuMemPrefetchAsync_v8000)0)
+#define cuMemAdvise (*(PFN_cuMemAdvise_v8000)0)
+#define cuStreamGetCaptureInfo (*(PFN_cuStreamGetCaptureInfo_v11030)0)
+/* ---- end of memory and interop (issue 12) ---- */
+
 /*
  * Every entry point's prototype is the one cuda.h declares for the name.
  * `name` is expanded here, so cuda.h's own version macros pick the symbol.
@@ -96,6 +168,14 @@ SAME_TYPE(cuabi_pfn_cuGetProcAddress, __typeof__(&cuGetProcAddress_v2));
 #include "entry_points.h"
 #undef GPU__ENTRY
 
+/* Memory and interop (issue 12): the three above, mapped back to what this cuda.h names them. */
+#undef cuMemPrefetchAsync
+#undef cuMemAdvise
+#undef cuStreamGetCaptureInfo
+#define cuMemPrefetchAsync cuMemPrefetchAsync_v2
+#define cuMemAdvise cuMemAdvise_v2
+#define cuStreamGetCaptureInfo cuStreamGetCaptureInfo_v3
+
 /*
  * Entry points whose CUDA 12.0 symbol, the one gpushim pins, is older than
  * the one this cuda.h maps the name to. Their prototypes are the same (checked
@@ -103,6 +183,10 @@ SAME_TYPE(cuabi_pfn_cuGetProcAddress, __typeof__(&cuGetProcAddress_v2));
  */
 static const char *const newer_in_header[][2] = {
     {"cuEventElapsedTime", "cuEventElapsedTime_v2"}, /* _v2 since CUDA 12.8 */
+    /* Memory and interop (issue 12): a new prototype since 12.2 / 12.3, compared with the 12.0 one above. */
+    {"cuMemPrefetchAsync", "cuMemPrefetchAsync_v2"},
+    {"cuMemAdvise", "cuMemAdvise_v2"},
+    {"cuStreamGetCaptureInfo", "cuStreamGetCaptureInfo_v3"},
 };
 
 #define STR_(x) #x

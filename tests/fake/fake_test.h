@@ -42,6 +42,15 @@ void ft_ok_(gpu_status st, const char *expr, const char *file, int line);
 void ft_fail_(gpu_status st, gpu_status want, int cuda, const char *needle, const char *expr, const char *file,
               int line);
 
+/* An argument error: GPU_ERR_INVALID_ARG naming the reason, and no driver call. */
+#define FT_INVALID(expr, needle) \
+    do { \
+        unsigned long calls_ = fake_calls_total(); \
+        FT_FAIL((expr), GPU_ERR_INVALID_ARG, 0, (needle)); \
+        if (fake_calls_total() != calls_) \
+            fail_msg("%s called the driver", #expr); \
+    } while (0)
+
 /* What the fake holds and the anomalies it saw, to compare after some work. */
 typedef struct ft_mark {
     fake_live_counts live;

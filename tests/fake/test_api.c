@@ -18,15 +18,6 @@
 
 #include "fake_test.h"
 
-/* An argument error: GPU_ERR_INVALID_ARG naming the reason, and no driver call. */
-#define FT_INVALID(expr, needle) \
-    do { \
-        unsigned long calls_ = fake_calls_total(); \
-        FT_FAIL((expr), GPU_ERR_INVALID_ARG, 0, (needle)); \
-        if (fake_calls_total() != calls_) \
-            fail_msg("%s called the driver", #expr); \
-    } while (0)
-
 static gpu_module *mod;
 static char tmp_path[64];
 
@@ -445,7 +436,7 @@ static void module_files(void **state)
     gpu_module_destroy(m);
     unlink(tmp_path);
     FT_FAIL(gpu_module_load_file(NULL, tmp_path, &m), GPU_ERR_MODULE_LOAD, 0, strerror(ENOENT));
-    FT_FAIL(gpu_module_load_file(NULL, "/", &m), GPU_ERR_MODULE_LOAD, 0, "gpu_module_load_file: /:");
+    FT_FAIL(gpu_module_load_file(NULL, "/", &m), GPU_ERR_INVALID_ARG, 0, "gpu_module_load_file: / is a directory");
     free(text);
 }
 

@@ -46,6 +46,12 @@ static struct {
     /* What prepare() made for the operation under test. */
     void *tmp;
     gpu_module *tmp_module;
+    /* Memory and interop (issue 12). */
+    gpu_buffer *managed, *flags; /* flags: u32 1 at 0, u64 1 at 8, written at 16 and 24 */
+    gpu_event *ipc_event;
+    gpu_ipc_handle ipc;
+    gpu_ipc_event_handle ipc_e;
+    char dot[64];
 } fx;
 
 struct want {
@@ -643,6 +649,239 @@ static gpu_status run_host_destroy(void **made)
     return GPU_OK;
 }
 
+/* ---- Memory and interop (issue 12) ---- */
+
+/* A creation returning a buffer: the out-pointer untouched on failure. */
+#define RUN_MADE(type, call) \
+    type *made_ = SENTINEL; \
+    gpu_status st_ = (call); \
+    if (st_ != GPU_OK) \
+        assert_ptr_equal(made_, SENTINEL); \
+    *made = made_; \
+    return st_
+
+static gpu_status run_buffer_create_async(void **made)
+{
+    RUN_MADE(gpu_buffer, gpu_buffer_create_async(fx.s, 64, &made_));
+}
+
+static void undo_buffer_sync(void *made)
+{
+    gpu_buffer_destroy(made);
+    FT_OK(gpu_stream_synchronize(fx.s));
+}
+
+static void prepare_buffer_async(void)
+{
+    FT_OK(gpu_buffer_create_async(fx.s, 32, (gpu_buffer **)&fx.tmp));
+}
+
+static gpu_status run_buffer_free_async(void **made)
+{
+    (void)made;
+    /* Consumed whatever happens: freed on the stream, or at once. */
+    return gpu_buffer_free_async(fx.tmp, fx.s);
+}
+
+static void finish_free_async(void)
+{
+    FT_OK(gpu_stream_synchronize(fx.s));
+}
+
+static gpu_status run_pool_set_threshold(void **made)
+{
+    (void)made;
+    return gpu_context_pool_set_release_threshold(fx.ctx[0], 0);
+}
+
+static gpu_status run_pool_threshold(void **made)
+{
+    uint64_t t = 77;
+    gpu_status st = gpu_context_pool_release_threshold(fx.ctx[0], &t);
+
+    (void)made;
+    assert_int_equal(t, st == GPU_OK ? 0 : 77);
+    return st;
+}
+
+static gpu_status run_pool_trim(void **made)
+{
+    (void)made;
+    return gpu_context_pool_trim(fx.ctx[0], 0);
+}
+
+static gpu_status run_pool_usage(void **made)
+{
+    uint64_t r = 77, u = 77;
+    gpu_status st = gpu_context_pool_usage(fx.ctx[0], &r, &u);
+
+    (void)made;
+    if (st != GPU_OK)
+        assert_true(r == 77 && u == 77);
+    return st;
+}
+
+static gpu_status run_memory_info(void **made)
+{
+    size_t f = 77, t = 77;
+    gpu_status st = gpu_context_memory_info(fx.ctx[0], &f, &t);
+
+    (void)made;
+    if (st != GPU_OK)
+        assert_true(f == 77 && t == 77);
+    else
+        assert_true(t == (size_t)256 << 20 && f < t);
+    return st;
+}
+
+static gpu_status run_pointer_info(void **made)
+{
+    gpu_pointer_info info = {.device = 77};
+    gpu_status st = gpu_pointer_get_info(gpu_buffer_device_ptr(fx.b), &info);
+
+    (void)made;
+    assert_int_equal(info.device, st == GPU_OK ? 0 : 77);
+    return st;
+}
+
+static gpu_status run_buffer_wrap(void **made)
+{
+    RUN_MADE(gpu_buffer, gpu_buffer_wrap(fx.ctx[0], gpu_buffer_device_ptr(fx.b) + 16, 64, &made_));
+}
+
+static gpu_status run_buffer_create_managed(void **made)
+{
+    RUN_MADE(gpu_buffer, gpu_buffer_create_managed(fx.ctx[0], 64, &made_));
+}
+
+static gpu_status run_prefetch(void **made)
+{
+    (void)made;
+    return gpu_buffer_prefetch_async(fx.managed, GPU_LOCATION_DEVICE, fx.s);
+}
+
+static gpu_status run_advise(void **made)
+{
+    (void)made;
+    return gpu_buffer_advise(fx.managed, GPU_ADVISE_SET_ACCESSED_BY, GPU_LOCATION_DEVICE);
+}
+
+static gpu_status run_stream_create_priority(void **made)
+{
+    RUN_MADE(gpu_stream, gpu_stream_create_with_priority(fx.ctx[0], GPU_STREAM_NON_BLOCKING, -1, &made_));
+}
+
+static gpu_status run_stream_priority(void **made)
+{
+    int p = 77;
+    gpu_status st = gpu_stream_priority(fx.s, &p);
+
+    (void)made;
+    assert_int_equal(p, st == GPU_OK ? 0 : 77);
+    return st;
+}
+
+static gpu_status run_priority_range(void **made)
+{
+    int least = 77, greatest = 77;
+    gpu_status st = gpu_context_stream_priority_range(fx.ctx[0], &least, &greatest);
+
+    (void)made;
+    assert_int_equal(greatest, st == GPU_OK ? -5 : 77);
+    return st;
+}
+
+static gpu_status run_exec_update(void **made)
+{
+    (void)made;
+    return gpu_graph_exec_update(fx.x, fx.g);
+}
+
+static gpu_status run_exec_upload(void **made)
+{
+    (void)made;
+    return gpu_graph_exec_upload(fx.x, fx.nb);
+}
+
+static gpu_status run_capture_info(void **made)
+{
+    gpu_capture_status status = GPU_CAPTURE_STATUS_INVALIDATED;
+    gpu_status st = gpu_stream_capture_info(fx.nb, &status, NULL);
+
+    (void)made;
+    assert_int_equal(status, st == GPU_OK ? GPU_CAPTURE_STATUS_NONE : GPU_CAPTURE_STATUS_INVALIDATED);
+    return st;
+}
+
+static gpu_status run_write_dot(void **made)
+{
+    (void)made;
+    return gpu_graph_write_dot(fx.g, fx.dot, false);
+}
+
+static void finish_dot(void)
+{
+    unlink(fx.dot);
+}
+
+static gpu_status run_buffer_ipc_handle(void **made)
+{
+    gpu_ipc_handle h = {.size = 77};
+    gpu_status st = gpu_buffer_ipc_handle(fx.b, &h);
+
+    (void)made;
+    assert_int_equal(h.size, st == GPU_OK ? 256 : 77);
+    return st;
+}
+
+static gpu_status run_buffer_open_ipc(void **made)
+{
+    RUN_MADE(gpu_buffer, gpu_buffer_open_ipc(fx.ctx[0], &fx.ipc, &made_));
+}
+
+static gpu_status run_event_create_interprocess(void **made)
+{
+    RUN_MADE(gpu_event, gpu_event_create_interprocess(fx.ctx[0], &made_));
+}
+
+static gpu_status run_event_ipc_handle(void **made)
+{
+    gpu_ipc_event_handle h;
+
+    (void)made;
+    return gpu_event_ipc_handle(fx.ipc_event, &h);
+}
+
+static gpu_status run_event_open_ipc(void **made)
+{
+    RUN_MADE(gpu_event, gpu_event_open_ipc(fx.ctx[0], &fx.ipc_e, &made_));
+}
+
+static gpu_status run_write_value32(void **made)
+{
+    (void)made;
+    return gpu_stream_write_value32(fx.s, fx.flags, 16, 5);
+}
+
+static gpu_status run_write_value64(void **made)
+{
+    (void)made;
+    return gpu_stream_write_value64(fx.s, fx.flags, 24, 5);
+}
+
+static gpu_status run_wait_value32(void **made)
+{
+    (void)made;
+    return gpu_stream_wait_value32(fx.s, fx.flags, 0, 1, GPU_WAIT_EQ);
+}
+
+static gpu_status run_wait_value64(void **made)
+{
+    (void)made;
+    return gpu_stream_wait_value64(fx.s, fx.flags, 8, 1, GPU_WAIT_GEQ);
+}
+/* ---- end of memory and interop (issue 12) ---- */
+
 #define W(entry, status) {entry, status}
 
 static const op ops[] = {
@@ -745,6 +984,62 @@ static const op ops[] = {
      {W("cuMemFreeHost", GPU_OK)}},
     {"gpu_host_buffer_destroy(registered)", 0, true, prepare_host_registered, run_host_destroy, NULL, NULL, NULL,
      {W("cuMemHostUnregister", GPU_OK)}},
+    /* Memory and interop (issue 12). */
+    {"gpu_buffer_create_async", 0, false, NULL, run_buffer_create_async, undo_buffer_sync, NULL, NULL,
+     {W("cuMemAllocAsync", GPU_ERR_TRANSFER)}},
+    {"gpu_buffer_free_async", 0, false, prepare_buffer_async, run_buffer_free_async, NULL, NULL, finish_free_async,
+     {W("cuMemFreeAsync", GPU_ERR_TRANSFER)}},
+    {"gpu_context_pool_set_release_threshold", 0, false, NULL, run_pool_set_threshold, NULL, NULL, NULL,
+     {W("cuDeviceGetDefaultMemPool", GPU_ERR_DRIVER), W("cuMemPoolSetAttribute", GPU_ERR_DRIVER)}},
+    {"gpu_context_pool_release_threshold", 0, false, NULL, run_pool_threshold, NULL, NULL, NULL,
+     {W("cuDeviceGetDefaultMemPool", GPU_ERR_DRIVER), W("cuMemPoolGetAttribute", GPU_ERR_DRIVER)}},
+    {"gpu_context_pool_trim", 0, false, NULL, run_pool_trim, NULL, NULL, NULL,
+     {W("cuDeviceGetDefaultMemPool", GPU_ERR_DRIVER), W("cuMemPoolTrimTo", GPU_ERR_DRIVER)}},
+    {"gpu_context_pool_usage", 0, false, NULL, run_pool_usage, NULL, NULL, NULL,
+     {W("cuDeviceGetDefaultMemPool", GPU_ERR_DRIVER), W("cuMemPoolGetAttribute", GPU_ERR_DRIVER)}},
+    {"gpu_context_memory_info", 0, false, NULL, run_memory_info, NULL, NULL, NULL,
+     {W("cuMemGetInfo", GPU_ERR_DRIVER)}},
+    {"gpu_pointer_get_info", 0, false, NULL, run_pointer_info, NULL, NULL, NULL,
+     {W("cuPointerGetAttributes", GPU_ERR_DRIVER)}},
+    {"gpu_buffer_wrap", 0, false, NULL, run_buffer_wrap, undo_buffer, NULL, NULL,
+     {W("cuMemGetAddressRange", GPU_ERR_DRIVER)}},
+    {"gpu_buffer_create_managed", 0, false, NULL, run_buffer_create_managed, undo_buffer, NULL, NULL,
+     {W("cuMemAllocManaged", GPU_ERR_TRANSFER)}},
+    {"gpu_buffer_prefetch_async", 0, false, NULL, run_prefetch, undo_sync_s, NULL, NULL,
+     {W("cuMemPrefetchAsync", GPU_ERR_TRANSFER)}},
+    {"gpu_buffer_advise", 0, false, NULL, run_advise, NULL, NULL, NULL, {W("cuMemAdvise", GPU_ERR_TRANSFER)}},
+    {"gpu_stream_create_with_priority", 0, false, NULL, run_stream_create_priority, undo_stream, NULL, NULL,
+     {W("cuStreamCreateWithPriority", GPU_ERR_STREAM_CREATE)}},
+    {"gpu_stream_priority", 0, false, NULL, run_stream_priority, NULL, NULL, NULL,
+     {W("cuStreamGetPriority", GPU_ERR_STREAM_SYNC)}},
+    {"gpu_context_stream_priority_range", 0, false, NULL, run_priority_range, NULL, NULL, NULL,
+     {W("cuCtxGetStreamPriorityRange", GPU_ERR_DRIVER)}},
+    {"gpu_graph_exec_update", 0, false, NULL, run_exec_update, NULL, NULL, NULL,
+     {W("cuGraphExecUpdate", GPU_ERR_GRAPH_LAUNCH)}},
+    {"gpu_graph_exec_upload", 0, false, NULL, run_exec_upload, NULL, NULL, NULL,
+     {W("cuGraphUpload", GPU_ERR_GRAPH_LAUNCH)}},
+    {"gpu_stream_capture_info", 0, false, NULL, run_capture_info, NULL, NULL, NULL,
+     {W("cuStreamGetCaptureInfo", GPU_ERR_GRAPH_CAPTURE)}},
+    {"gpu_graph_write_dot", 0, false, NULL, run_write_dot, NULL, NULL, finish_dot,
+     {W("cuGraphDebugDotPrint", GPU_ERR_DRIVER)}},
+    {"gpu_buffer_ipc_handle", 0, false, NULL, run_buffer_ipc_handle, NULL, NULL, NULL,
+     {W("cuIpcGetMemHandle", GPU_ERR_DRIVER)}},
+    {"gpu_buffer_open_ipc", 0, false, NULL, run_buffer_open_ipc, undo_buffer, NULL, NULL,
+     {W("cuIpcOpenMemHandle", GPU_ERR_DRIVER)}},
+    {"gpu_event_create_interprocess", 0, false, NULL, run_event_create_interprocess, undo_event, NULL, NULL,
+     {W("cuEventCreate", GPU_ERR_EVENT)}},
+    {"gpu_event_ipc_handle", 0, false, NULL, run_event_ipc_handle, NULL, NULL, NULL,
+     {W("cuIpcGetEventHandle", GPU_ERR_EVENT)}},
+    {"gpu_event_open_ipc", 0, false, NULL, run_event_open_ipc, undo_event, NULL, NULL,
+     {W("cuIpcOpenEventHandle", GPU_ERR_EVENT)}},
+    {"gpu_stream_write_value32", 0, false, NULL, run_write_value32, undo_sync_s, NULL, NULL,
+     {W("cuStreamWriteValue32", GPU_ERR_STREAM_SYNC)}},
+    {"gpu_stream_write_value64", 0, false, NULL, run_write_value64, undo_sync_s, NULL, NULL,
+     {W("cuStreamWriteValue64", GPU_ERR_STREAM_SYNC)}},
+    {"gpu_stream_wait_value32", 0, false, NULL, run_wait_value32, undo_sync_s, NULL, NULL,
+     {W("cuStreamWaitValue32", GPU_ERR_STREAM_SYNC)}},
+    {"gpu_stream_wait_value64", 0, false, NULL, run_wait_value64, undo_sync_s, NULL, NULL,
+     {W("cuStreamWaitValue64", GPU_ERR_STREAM_SYNC)}},
 };
 
 /* ---- The sweep ---- */
@@ -992,6 +1287,14 @@ static int setup(void **state)
     assert_true(fd >= 0);
     assert_int_equal(write(fd, ft_ptx, strlen(ft_ptx)), (ssize_t)strlen(ft_ptx));
     close(fd);
+    /* Memory and interop (issue 12). */
+    FT_OK(gpu_buffer_create_managed(fx.ctx[0], 256, &fx.managed));
+    FT_OK(gpu_buffer_create(fx.ctx[0], 32, &fx.flags));
+    FT_OK(gpu_buffer_copy_from_host(fx.flags, (uint64_t[4]){1, 1, 0, 0}, 32));
+    FT_OK(gpu_event_create_interprocess(fx.ctx[0], &fx.ipc_event));
+    FT_OK(gpu_buffer_ipc_handle(fx.b, &fx.ipc));
+    FT_OK(gpu_event_ipc_handle(fx.ipc_event, &fx.ipc_e));
+    snprintf(fx.dot, sizeof(fx.dot), "/tmp/gpushim-dot-%d.dot", (int)getpid());
     return 0;
 }
 
@@ -1002,6 +1305,9 @@ static int teardown(void **state)
     unlink(fx.path);
     FT_OK(gpu_context_synchronize(fx.ctx[0]));
     FT_OK(gpu_context_synchronize(fx.ctx[1]));
+    gpu_event_destroy(fx.ipc_event);
+    gpu_buffer_destroy(fx.flags);
+    gpu_buffer_destroy(fx.managed);
     gpu_graph_exec_destroy(fx.x);
     gpu_graph_destroy(fx.g);
     gpu_buffer_destroy(fx.b1);

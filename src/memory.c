@@ -1,0 +1,351 @@
+/*
+ * Memory beyond plain buffers (issue 12): stream-ordered allocation and the
+ * device's pool, what a foreign pointer is and views over it, memory info,
+ * managed memory, and buffers shared between processes.
+ *
+ * Every buffer is a struct gpu_buffer; what differs is its kind, which says
+ * how it is released: cuMemFree for managed memory, nothing for a view,
+ * cuIpcCloseMemHandle for another process's buffer.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "object.h"
+
+static cuabi_result mem_free(const struct gpu__driver *drv, struct gpu__object *obj)
+{
+    return drv->cuMemFree(((gpu_buffer *)obj)->ptr);
+}
+
+static cuabi_result view_release(const struct gpu__driver *drv, struct gpu__object *obj)
+{
+    (void)drv;
+    (void)obj;
+    return CUABI_SUCCESS;
+}
+
+static cuabi_result ipc_close(const struct gpu__driver *drv, struct gpu__object *obj)
+{
+    return drv->cuIpcCloseMemHandle(((gpu_buffer *)obj)->ptr);
+}
+
+/* cuMemFree frees stream-ordered memory too, after waiting for the device. */
+static const struct gpu__kind async_kind = GPU__KIND(cuMemAllocAsync, cuMemFree, mem_free, NULL);
+static const struct gpu__kind managed_kind = GPU__KIND(cuMemAllocManaged, cuMemFree, mem_free, NULL);
+/* A view releases nothing; its "release entry" is the one it was checked with. */
+static const struct gpu__kind view_kind = GPU__KIND(cuMemGetAddressRange, cuMemGetAddressRange, view_release, NULL);
+static const struct gpu__kind ipc_kind = GPU__KIND(cuIpcOpenMemHandle, cuIpcCloseMemHandle, ipc_close, NULL);
+
+/* ---- Stream-ordered allocation ---- */
+
+/*
+ * A buffer object of `bytes` (at least 1) for `ctx`, with the call open that
+ * allocates it (see gpu__object_new()); NULL when the arguments are wrong or
+ * the object could not be had (c->st says why).
+ */
+static gpu_buffer *buffer_begin(struct gpu__call *c, gpu_context *ctx, const struct gpu__kind *kind, size_t bytes,
+                                gpu_buffer **out, const char *func)
+{
+    gpu_buffer *b;
+
+    if (!out || bytes == 0) {
+        c->st = gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: %s", func, out ? "bytes is 0" : "out is NULL");
+        return NULL;
+    }
+    b = gpu__object_new_(c, ctx, kind, sizeof(*b), func);
+    if (b)
+        b->size = bytes;
+    return b;
+}
+
+gpu_status gpu_buffer_create_async(gpu_stream *stream, size_t bytes, gpu_buffer **out)
+{
+    struct gpu__call c;
+    gpu_buffer *b = buffer_begin(&c, stream ? stream->obj.ctx : NULL, &async_kind, bytes, out, __func__);
+    gpu_status st = b ? GPU__INVOKE(&c, cuMemAllocAsync, GPU_ERR_TRANSFER, &b->ptr, bytes, stream ? stream->cu : NULL)
+                      : c.st;
+
+    return gpu__object_finish(&c, b ? &b->obj : NULL, st, (void **)out);
+}
+
+gpu_status gpu_buffer_free_async(gpu_buffer *buffer, gpu_stream *stream)
+{
+    struct gpu__call c;
+    gpu_status st;
+
+    if (!buffer)
+        return GPU__INVALID("buffer is NULL");
+    if (buffer->obj.kind != &async_kind)
+        return GPU__INVALID("the buffer is not from gpu_buffer_create_async()");
+    if (!gpu__call_stream_for(&c, stream, buffer->obj.ctx, __func__, "the buffer", NULL)) {
+        st = c.st;
+    } else {
+        st = GPU__INVOKE(&c, cuMemFreeAsync, GPU_ERR_TRANSFER, buffer->ptr, c.stream);
+        if (st == GPU_OK) {
+            /*
+             * The free was the release: only the host object is left. A
+             * failure to restore the caller's context is still reported.
+             */
+            st = gpu__call_end(&c, GPU_OK);
+            gpu__context_unref(buffer->obj.ctx);
+            free(buffer);
+            return st;
+        }
+        st = gpu__call_end(&c, st);
+    }
+    /* Not freed on the stream: freed now, so that the buffer is gone either way; the status says why. */
+    gpu_buffer_destroy(buffer);
+    return st;
+}
+
+/* The default pool of ctx's device, in an open call with no context needed. */
+static gpu_status pool_open(struct gpu__call *c, gpu_context *ctx, cuabi_mem_pool *pool)
+{
+    gpu_status st = gpu__context_resolve(ctx, &c->drv, &ctx);
+
+    if (st != GPU_OK)
+        return st;
+    return GPU__DRIVER_CALL(c, cuDeviceGetDefaultMemPool, GPU_ERR_DRIVER, pool, ctx->device);
+}
+
+gpu_status gpu_context_pool_set_release_threshold(gpu_context *ctx, uint64_t bytes)
+{
+    struct gpu__call c;
+    cuabi_mem_pool pool;
+    cuabi_uint64 value = bytes;
+    gpu_status st = pool_open(&c, ctx, &pool);
+
+    return st != GPU_OK ? st
+                        : GPU__INVOKE(&c, cuMemPoolSetAttribute, GPU_ERR_DRIVER, pool,
+                                      CUABI_MEMPOOL_ATTR_RELEASE_THRESHOLD, &value);
+}
+
+gpu_status gpu_context_pool_release_threshold(gpu_context *ctx, uint64_t *bytes)
+{
+    struct gpu__call c;
+    cuabi_mem_pool pool;
+    cuabi_uint64 value = 0;
+    gpu_status st;
+
+    if (!bytes)
+        return GPU__INVALID("bytes is NULL");
+    st = pool_open(&c, ctx, &pool);
+    if (st == GPU_OK)
+        st = GPU__INVOKE(&c, cuMemPoolGetAttribute, GPU_ERR_DRIVER, pool, CUABI_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+                         &value);
+    if (st == GPU_OK)
+        *bytes = value;
+    return st;
+}
+
+gpu_status gpu_context_pool_trim(gpu_context *ctx, size_t keep_bytes)
+{
+    struct gpu__call c;
+    cuabi_mem_pool pool;
+    gpu_status st = pool_open(&c, ctx, &pool);
+
+    return st != GPU_OK ? st : GPU__INVOKE(&c, cuMemPoolTrimTo, GPU_ERR_DRIVER, pool, keep_bytes);
+}
+
+gpu_status gpu_context_pool_usage(gpu_context *ctx, uint64_t *reserved, uint64_t *used)
+{
+    struct gpu__call c;
+    cuabi_mem_pool pool;
+    cuabi_uint64 r = 0, u = 0;
+    gpu_status st = pool_open(&c, ctx, &pool);
+
+    if (st == GPU_OK && reserved)
+        st = GPU__INVOKE(&c, cuMemPoolGetAttribute, GPU_ERR_DRIVER, pool, CUABI_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &r);
+    if (st == GPU_OK && used)
+        st = GPU__INVOKE(&c, cuMemPoolGetAttribute, GPU_ERR_DRIVER, pool, CUABI_MEMPOOL_ATTR_USED_MEM_CURRENT, &u);
+    if (st != GPU_OK)
+        return st;
+    if (reserved)
+        *reserved = r;
+    if (used)
+        *used = u;
+    return GPU_OK;
+}
+
+/* ---- Memory info ---- */
+
+gpu_status gpu_context_memory_info(gpu_context *ctx, size_t *free_bytes, size_t *total_bytes)
+{
+    struct gpu__call c;
+    size_t f = 0, t = 0;
+    gpu_status st;
+
+    if (!free_bytes || !total_bytes)
+        return GPU__INVALID(free_bytes ? "total_bytes is NULL" : "free_bytes is NULL");
+    st = GPU__OBJECT_CALL(&c, ctx, cuMemGetInfo, GPU_ERR_DRIVER, &f, &t);
+    if (st == GPU_OK) {
+        *free_bytes = f;
+        *total_bytes = t;
+    }
+    return st;
+}
+
+/* ---- Foreign pointers ---- */
+
+gpu_status gpu_pointer_get_info(uint64_t ptr, gpu_pointer_info *out)
+{
+    cuabi_pointer_attribute attrs[] = {CUABI_POINTER_ATTRIBUTE_MEMORY_TYPE, CUABI_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                       CUABI_POINTER_ATTRIBUTE_IS_MANAGED, CUABI_POINTER_ATTRIBUTE_CONTEXT,
+                                       CUABI_POINTER_ATTRIBUTE_RANGE_START_ADDR, CUABI_POINTER_ATTRIBUTE_RANGE_SIZE};
+    unsigned type = 0;
+    int device = -2;
+    /* CU_POINTER_ATTRIBUTE_IS_MANAGED is a bool-sized value: read into a zeroed word. */
+    unsigned managed = 0;
+    cuabi_context cu = NULL;
+    cuabi_deviceptr base = 0;
+    size_t size = 0;
+    void *data[] = {&type, &device, &managed, &cu, &base, &size};
+    struct gpu__call c;
+    gpu_status st;
+
+    if (!out)
+        return GPU__INVALID("out is NULL");
+    st = GPU__DRIVER_CALL(&c, cuPointerGetAttributes, GPU_ERR_DRIVER, (unsigned)(sizeof(attrs) / sizeof(attrs[0])),
+                          attrs, data, ptr);
+    if (st != GPU_OK)
+        return st;
+    out->type = type <= CUABI_MEMORYTYPE_UNIFIED ? (gpu_memory_type)type : GPU_MEMORY_UNKNOWN;
+    out->device = out->type == GPU_MEMORY_UNKNOWN || device < 0 ? -1 : device;
+    out->managed = (managed & 0xffu) != 0;
+    out->context = (void *)cu;
+    out->base = out->type == GPU_MEMORY_UNKNOWN ? 0 : base;
+    out->size = out->type == GPU_MEMORY_UNKNOWN ? 0 : size;
+    return GPU_OK;
+}
+
+gpu_status gpu_buffer_wrap(gpu_context *ctx, uint64_t ptr, size_t bytes, gpu_buffer **out)
+{
+    cuabi_deviceptr base = 0;
+    size_t size = 0;
+    struct gpu__call c;
+    gpu_buffer *b;
+    gpu_status st;
+
+    if (!out)
+        return GPU__INVALID("out is NULL");
+    if (!ptr || !bytes)
+        return GPU__INVALID(ptr ? "bytes is 0" : "ptr is 0");
+    b = gpu__object_new(&c, ctx, &view_kind, sizeof(*b));
+    if (!b)
+        return c.st;
+    st = GPU__INVOKE_RAW(&c, cuMemGetAddressRange, &base, &size, ptr);
+    if (st == GPU_OK)
+        st = GPU__RESULT(&c, cuMemGetAddressRange,
+                         c.rc == CUABI_ERROR_NOT_FOUND || c.rc == CUABI_ERROR_INVALID_VALUE ? GPU_ERR_INVALID_ARG
+                                                                                             : GPU_ERR_DRIVER);
+    if (st == GPU_OK && bytes > size - (ptr - base))
+        st = GPU__FAIL(GPU_ERR_INVALID_ARG, "%zu bytes from 0x%llx pass the end of its allocation (0x%llx, %zu bytes)",
+                       bytes, (unsigned long long)ptr, (unsigned long long)base, size);
+    b->ptr = ptr;
+    b->size = bytes;
+    return gpu__object_finish(&c, &b->obj, st, (void **)out);
+}
+
+bool gpu_buffer_is_owner(const gpu_buffer *buffer)
+{
+    return buffer && buffer->obj.kind != &view_kind;
+}
+
+/* ---- Managed memory ---- */
+
+gpu_status gpu_buffer_create_managed(gpu_context *ctx, size_t bytes, gpu_buffer **out)
+{
+    struct gpu__call c;
+    gpu_buffer *b = buffer_begin(&c, ctx, &managed_kind, bytes, out, __func__);
+    gpu_status st =
+        b ? GPU__INVOKE(&c, cuMemAllocManaged, GPU_ERR_TRANSFER, &b->ptr, bytes, CUABI_MEM_ATTACH_GLOBAL) : c.st;
+
+    return gpu__object_finish(&c, b ? &b->obj : NULL, st, (void **)out);
+}
+
+void *gpu_buffer_managed_data(const gpu_buffer *buffer)
+{
+    return buffer && buffer->obj.kind == &managed_kind ? (void *)(uintptr_t)buffer->ptr : NULL;
+}
+
+/* The CUdevice a location means for a managed buffer; false: the arguments are wrong (c->st says why). */
+static bool managed_target(struct gpu__call *c, const gpu_buffer *buffer, gpu_memory_location where,
+                           cuabi_device *dev, const char *func)
+{
+    if (!buffer)
+        c->st = gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: buffer is NULL", func);
+    else if (buffer->obj.kind != &managed_kind)
+        c->st = gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: the buffer is not from gpu_buffer_create_managed()", func);
+    else if (where != GPU_LOCATION_DEVICE && where != GPU_LOCATION_HOST)
+        c->st = gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: unknown location %d", func, (int)where);
+    else {
+        *dev = where == GPU_LOCATION_HOST ? CUABI_DEVICE_CPU : buffer->obj.ctx->device;
+        return true;
+    }
+    return false;
+}
+
+gpu_status gpu_buffer_prefetch_async(gpu_buffer *buffer, gpu_memory_location where, gpu_stream *stream)
+{
+    struct gpu__call c;
+    cuabi_device dev;
+
+    if (!managed_target(&c, buffer, where, &dev, __func__))
+        return c.st;
+    return GPU__STREAM_CALL_FOR(&c, stream, buffer->obj.ctx, "the buffer", cuMemPrefetchAsync, GPU_ERR_TRANSFER,
+                                buffer->ptr, buffer->size, dev, c.stream);
+}
+
+gpu_status gpu_buffer_advise(gpu_buffer *buffer, gpu_memory_advice advice, gpu_memory_location where)
+{
+    struct gpu__call c;
+    cuabi_device dev;
+
+    if (advice < GPU_ADVISE_SET_READ_MOSTLY || advice > GPU_ADVISE_UNSET_ACCESSED_BY)
+        return GPU__FAIL(GPU_ERR_INVALID_ARG, "unknown advice %d", (int)advice);
+    if (!managed_target(&c, buffer, where, &dev, __func__))
+        return c.st;
+    return GPU__OBJECT_CALL(&c, buffer->obj.ctx, cuMemAdvise, GPU_ERR_TRANSFER, buffer->ptr, buffer->size,
+                            (cuabi_mem_advise)advice, dev);
+}
+
+/* ---- Buffers shared between processes ---- */
+
+gpu_status gpu_buffer_ipc_handle(const gpu_buffer *buffer, gpu_ipc_handle *out)
+{
+    cuabi_ipc_mem_handle h;
+    struct gpu__call c;
+    gpu_status st;
+
+    if (!buffer || !out)
+        return GPU__INVALID(buffer ? "out is NULL" : "buffer is NULL");
+    if (buffer->obj.kind == &view_kind || buffer->obj.kind == &ipc_kind || buffer->obj.kind == &managed_kind ||
+        buffer->obj.kind == &async_kind)
+        return GPU__INVALID("only memory from gpu_buffer_create() can be exported");
+    st = GPU__OBJECT_CALL(&c, buffer->obj.ctx, cuIpcGetMemHandle, GPU_ERR_DRIVER, &h, buffer->ptr);
+    if (st != GPU_OK)
+        return st;
+    _Static_assert(sizeof(out->cuda) == sizeof(h), "the handle's size");
+    memcpy(out->cuda, &h, sizeof(h));
+    out->size = buffer->size;
+    return GPU_OK;
+}
+
+gpu_status gpu_buffer_open_ipc(gpu_context *ctx, const gpu_ipc_handle *handle, gpu_buffer **out)
+{
+    cuabi_ipc_mem_handle h;
+    struct gpu__call c;
+    gpu_buffer *b;
+    gpu_status st;
+
+    if (!handle || !out)
+        return GPU__INVALID(handle ? "out is NULL" : "handle is NULL");
+    if (handle->size == 0 || handle->size > SIZE_MAX)
+        return GPU__FAIL(GPU_ERR_INVALID_ARG, "the handle's size (%llu) is not a buffer's",
+                         (unsigned long long)handle->size);
+    memcpy(&h, handle->cuda, sizeof(h));
+    b = buffer_begin(&c, ctx, &ipc_kind, (size_t)handle->size, out, __func__);
+    st = b ? GPU__INVOKE(&c, cuIpcOpenMemHandle, GPU_ERR_DRIVER, &b->ptr, h, CUABI_IPC_MEM_LAZY_ENABLE_PEER_ACCESS)
+           : c.st;
+    return gpu__object_finish(&c, b ? &b->obj : NULL, st, (void **)out);
+}
