@@ -24,6 +24,11 @@
  *
  * Knobs: GPUSHIM_BENCH_REPS, GPUSHIM_OVERHEAD_CALLS, GPUSHIM_BENCH_SYNC_EVERY,
  * GPUSHIM_OVERHEAD_BYTES.
+ *
+ * Call tracing: run it again with GPUSHIM_TRACE set (and GPUSHIM_TRACE_GPU=1)
+ * and the gpushim arm goes through the tracing wrappers while the direct arm
+ * still calls the driver itself, so delta_ns is gpushim's cost with tracing
+ * on. The OVERHEAD lines say which run they are: trace=off, on or gpu.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -234,6 +239,16 @@ static double ns_per_call(enum op op, const struct objects *o, bool use_direct)
     return (double)timed / calls;
 }
 
+/* Whether gpushim was asked to trace (it decides at load): off, on, or gpu (GPU spans too). */
+static const char *trace_mode(void)
+{
+    const char *path = getenv("GPUSHIM_TRACE"), *gpu = getenv("GPUSHIM_TRACE_GPU");
+
+    if (!path || !path[0])
+        return "off";
+    return gpu && strcmp(gpu, "1") == 0 ? "gpu" : "on";
+}
+
 static const char *base_name(const char *path)
 {
     const char *slash = strrchr(path, '/');
@@ -266,10 +281,10 @@ static void measure(enum op op, const struct objects *o, unsigned reps)
     printf("%-15s | %10.2f | %10.2f | %8.2f (%.2f..%.2f) | %7.3f | %s\n", ops[op].label, gpu_test_median(mine, reps),
            gpu_test_median(theirs, reps), d, lo, hi, gpu_test_median(ratio, reps), d <= TARGET_NS ? "met" : "NOT met");
     printf("OVERHEAD %s driver=%s gpushim_ns=%.2f direct_ns=%.2f delta_ns=%.2f ratio=%.4f delta_min=%.2f "
-           "delta_max=%.2f reps=%u calls=%u same_pointer=%s target_%.0fns=%s\n",
+           "delta_max=%.2f reps=%u calls=%u same_pointer=%s trace=%s target_%.0fns=%s\n",
            ops[op].label, base_name(gpu_driver_report()->file), gpu_test_median(mine, reps),
            gpu_test_median(theirs, reps), d, gpu_test_median(ratio, reps), lo, hi, reps, calls,
-           same_pointer[op] ? "yes" : "no", TARGET_NS, d <= TARGET_NS ? "met" : "NOT_met");
+           same_pointer[op] ? "yes" : "no", trace_mode(), TARGET_NS, d <= TARGET_NS ? "met" : "NOT_met");
 }
 
 int main(void)
@@ -302,8 +317,9 @@ int main(void)
     BENCH_CHECK(gpu_stream_record_event(o.stream, o.event));
     BENCH_CHECK(gpu_stream_synchronize(o.stream));
 
-    printf("overhead: driver %s; %u reps of %u calls an arm (timed in batches of %u), copies of %zu bytes\n",
-           gpu_driver_report()->file, reps, calls, sync_every, o.bytes);
+    printf("overhead: driver %s; %u reps of %u calls an arm (timed in batches of %u), copies of %zu bytes; "
+           "tracing %s\n",
+           gpu_driver_report()->file, reps, calls, sync_every, o.bytes, trace_mode());
     printf("%-15s | %10s | %10s | %-22s | %7s | within %.0f ns\n", "call", "gpushim ns", "direct ns",
            "delta ns (min..max)", "ratio", TARGET_NS);
     for (int op = 0; op < OPS; op++)

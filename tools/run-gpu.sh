@@ -14,6 +14,8 @@
 #   bench-ordering.log bench-dispatch.log bench-graphs.log
 #   bench-other.log   first-use, (on a machine of 2 or more GPUs) peer, and compile (NVRTC)
 #   bench-overhead.log gpushim's cost per hot call, against the real driver and the null one
+#                     (and with call tracing on: trace=on, trace=gpu)
+#   trace-h200.json   the trace gpu-trace recorded (GPUSHIM_TRACE with GPU spans), for ui.perfetto.dev
 #   bench-pool.log    stream-ordered allocation against cuMemAlloc/cuMemFree (issue 12)
 #
 # Environment:
@@ -156,11 +158,14 @@ step "ninja" "$BUILD_LOG" 240 ninja -C "$BUILD" -k 0
 # ---- The gpu suite. ----
 TESTS_LOG=$OUT/gpu-tests.log
 : >"$TESTS_LOG"
-step "meson test --suite gpu" "$TESTS_LOG" 420 meson test -C "$BUILD" --suite gpu --print-errorlogs --no-rebuild --num-processes 1
+step "meson test --suite gpu" "$TESTS_LOG" 420 env GPUSHIM_TRACE_OUT="$OUT/trace-h200.json" \
+    meson test -C "$BUILD" --suite gpu --print-errorlogs --no-rebuild --num-processes 1
 if [ -f "$BUILD/meson-logs/testlog.txt" ]; then
     printf '\n===== every test'"'"'s full output (meson-logs/testlog.txt)\n' >>"$TESTS_LOG"
     cat "$BUILD/meson-logs/testlog.txt" >>"$TESTS_LOG"
 fi
+# ---- Call tracing: gpu-trace's file, read again by a strict JSON parser. ----
+step "trace-check trace-h200.json" "$TESTS_LOG" 60 python3 "$ROOT/tools/trace-check.py" "$OUT/trace-h200.json" --want-gpu
 step "gpushim-info" "$TESTS_LOG" 30 "$BUILD/tools/gpushim-info"
 step "gpushim-info --json" "$TESTS_LOG" 30 "$BUILD/tools/gpushim-info" --json
 # Issue 9, item 1: libgpushim.so dlopen'ed by ctypes into a PyTorch process shares its driver and context.
@@ -183,6 +188,14 @@ OVERHEAD_LOG=$OUT/bench-overhead.log
 step "bench overhead (real driver)" "$OVERHEAD_LOG" 120 env -u GPUSHIM_LIBCUDA "$BUILD/bench/bench-overhead"
 step "bench overhead (null driver)" "$OVERHEAD_LOG" 60 env GPUSHIM_LIBCUDA="$(realpath -m "$BUILD/bench/libnullcuda.so")" \
     "$BUILD/bench/bench-overhead"
+# The same hot calls with call tracing on, then with GPU spans too: the cost when on (trace=on, trace=gpu).
+step "bench overhead (real, traced)" "$OVERHEAD_LOG" 120 env -u GPUSHIM_LIBCUDA GPUSHIM_TRACE="$TMP/overhead-trace.json" \
+    GPUSHIM_TRACE_MAX_EVENTS=4000000 GPUSHIM_BENCH_REPS="${GPUSHIM_TRACED_REPS:-11}" "$BUILD/bench/bench-overhead"
+step "bench overhead (real, traced, GPU spans)" "$OVERHEAD_LOG" 120 env -u GPUSHIM_LIBCUDA \
+    GPUSHIM_TRACE="$TMP/overhead-trace-gpu.json" GPUSHIM_TRACE_GPU=1 GPUSHIM_TRACE_MAX_EVENTS=4000000 \
+    GPUSHIM_BENCH_REPS="${GPUSHIM_TRACED_REPS:-11}" "$BUILD/bench/bench-overhead"
+step "trace-check overhead traces" "$OVERHEAD_LOG" 60 sh -c 'python3 "$0" "$1" && python3 "$0" "$2" --want-gpu' \
+    "$ROOT/tools/trace-check.py" "$TMP/overhead-trace.json" "$TMP/overhead-trace-gpu.json"
 
 # ---- compute-sanitizer: every gpu test under each tool, at a small scale. ----
 SAN_LOG=$OUT/sanitizer.log
@@ -219,10 +232,11 @@ fi
     grep -hE '^ *[0-9]+/[0-9]+ +gpushim:gpu' "$TESTS_LOG" | sort -u
     echo
     echo "== figures"
-    grep -hE '^(DEVICE|ORDERING|CAPTURE|EVENTS|RESOLVED summary|THREADS own|PEER |KERNELS |TORCH_DLOPEN|[0-9]+ cycles of dlopen|NVRTC_GPU)' "$TESTS_LOG" | sort -u
+    grep -hE '^(DEVICE|ORDERING|CAPTURE|EVENTS|RESOLVED summary|THREADS own|PEER |KERNELS |TORCH_DLOPEN|[0-9]+ cycles of dlopen|NVRTC_GPU|TRACE_GPU|TRACE_JSON)' "$TESTS_LOG" | sort -u
     # Memory and interop (issue 12).
     grep -hE '^(MEMORY|GRAPH_UPDATE|IPC|TORCH) ' "$TESTS_LOG" | sort -u
     grep -hE '^(ORDERING_BENCH|ORDERING_BOUND|OVERHEAD|target|DISPATCH|GRAPHS|FIRST_USE|NO_DRIVER|STARTUP|PEER_BENCH|COMPILE|POOL_BENCH)|skipped:' "$OUT"/bench-*.log
+    grep -hE '^TRACE_JSON' "$OUT"/bench-overhead.log
     grep -hE 'ERROR SUMMARY' "$SAN_LOG" | sort | uniq -c
     echo
     echo "== steps ($SECONDS s of a $BUDGET s budget)"

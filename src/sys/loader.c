@@ -15,6 +15,7 @@
 
 #include "driver.h"
 #include "error.h"
+#include "trace.h"
 
 _Static_assert(GPU_CUDA_ABI_VERSION == CUABI_VERSION, "the public and the sys ABI version must agree");
 _Static_assert(sizeof(void *) == sizeof(void (*)(void)), "dlsym's pointers must hold function pointers");
@@ -398,6 +399,7 @@ static gpu_status load_from(void *handle)
         return GPU_ERR_NO_DRIVER;
     }
     fill_table(resolved);
+    gpu__trace_install(&table); /* GPUSHIM_TRACE*: wrappers in the table, only when asked for */
     report.stage = GPU_LOAD_READY;
     message = "";
     return GPU_OK;
