@@ -1,4 +1,4 @@
-/*
+/** @file
  * A kernel function's attributes and occupancy: what it uses (registers,
  * shared, local and constant memory), the opt-in to more than 48 KiB of
  * dynamic shared memory, and how many of its blocks fit on a multiprocessor.

@@ -1,4 +1,4 @@
-/*
+/** @file
  * Programs: CUDA C++ compiled at run time by NVRTC, with an on-disk cache.
  *
  * NVRTC (libnvrtc) is loaded the way the driver is: at the first call that

@@ -1,4 +1,4 @@
-/*
+/** @file
  * Tensor maps: the descriptors Hopper's bulk tensor copies (TMA,
  * cp.async.bulk.tensor) read to move a tile of a tensor in device memory to
  * or from shared memory. A map is encoded on the host for a buffer and passed
