@@ -11,7 +11,7 @@
 
 #include "fake_internal.h"
 
-/* What cuDriverGetVersion says unless FAKE_CUDA_VERSION says otherwise. */
+/* What cuDriverGetVersion says unless GPUSHIM_FAKE_VERSION says otherwise. */
 #define FAKE_DEFAULT_VERSION 12080
 /* A build without cuGetProcAddress_v2 plays a driver from before it (CUDA 11.3). */
 #define FAKE_OLD_VERSION 11020
@@ -92,14 +92,14 @@ static void add_rule(enum fake_entry entry, unsigned nth, bool onward, cuabi_res
     fake.rules = r;
 }
 
-/* FAKE_CUDA_FAIL=name:nth:result[,...], nth written "3+" for "the third and every later call". */
+/* GPUSHIM_FAKE_FAIL=name:nth:result[,...], nth written "3+" for "the third and every later call". */
 static void parse_fail_rules(const char *spec)
 {
     char *copy = strdup(spec);
     char *save = NULL;
 
     if (!copy)
-        die("FAKE_CUDA_FAIL", "out of memory");
+        die("GPUSHIM_FAKE_FAIL", "out of memory");
     for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
         char *nth = strchr(item, ':');
         char *result = nth ? strchr(nth + 1, ':') : NULL;
@@ -108,18 +108,18 @@ static void parse_fail_rules(const char *spec)
         int entry;
 
         if (!result)
-            die("FAKE_CUDA_FAIL wants name:nth:result", item);
+            die("GPUSHIM_FAKE_FAIL wants name:nth:result", item);
         *nth++ = '\0';
         *result++ = '\0';
         entry = fake_entry_find(item);
         if (entry < 0)
-            die("FAKE_CUDA_FAIL names no entry point", item);
+            die("GPUSHIM_FAKE_FAIL names no entry point", item);
         len = strlen(nth);
         onward = len > 0 && nth[len - 1] == '+';
         if (onward)
             nth[len - 1] = '\0';
-        add_rule((enum fake_entry)entry, (unsigned)parse_number("FAKE_CUDA_FAIL nth", nth, 1, 1000000), onward,
-                 (cuabi_result)parse_number("FAKE_CUDA_FAIL result", result, 1, 100000));
+        add_rule((enum fake_entry)entry, (unsigned)parse_number("GPUSHIM_FAKE_FAIL nth", nth, 1, 1000000), onward,
+                 (cuabi_result)parse_number("GPUSHIM_FAKE_FAIL result", result, 1, 100000));
     }
     free(copy);
 }
@@ -130,12 +130,12 @@ static void parse_omit(const char *spec)
     char *save = NULL;
 
     if (!copy)
-        die("FAKE_CUDA_OMIT", "out of memory");
+        die("GPUSHIM_FAKE_OMIT", "out of memory");
     for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
         int entry = fake_entry_find(item);
 
         if (entry < 0)
-            die("FAKE_CUDA_OMIT names no entry point", item);
+            die("GPUSHIM_FAKE_OMIT names no entry point", item);
         fake.omit[entry] = true;
     }
     free(copy);
@@ -165,25 +165,25 @@ static void configure(void)
 
     fake.configured = true;
     fake.driver_version = self_exports("cuGetProcAddress_v2") ? FAKE_DEFAULT_VERSION : FAKE_OLD_VERSION;
-    if ((v = getenv("FAKE_CUDA_VERSION")))
-        fake.driver_version = (int)parse_number("FAKE_CUDA_VERSION", v, 1000, 99990);
-    if ((v = getenv("FAKE_CUDA_INIT_FAIL")))
-        fake.init_fail = (cuabi_result)parse_number("FAKE_CUDA_INIT_FAIL", v, 0, 4294967295L);
-    if ((v = getenv("FAKE_CUDA_DEVICES")))
-        devices = (int)parse_number("FAKE_CUDA_DEVICES", v, 0, FAKE_MAX_DEVICES);
-    v = getenv("FAKE_CUDA_PEER");
+    if ((v = getenv("GPUSHIM_FAKE_VERSION")))
+        fake.driver_version = (int)parse_number("GPUSHIM_FAKE_VERSION", v, 1000, 99990);
+    if ((v = getenv("GPUSHIM_FAKE_INIT_FAIL")))
+        fake.init_fail = (cuabi_result)parse_number("GPUSHIM_FAKE_INIT_FAIL", v, 0, 4294967295L);
+    if ((v = getenv("GPUSHIM_FAKE_DEVICES")))
+        devices = (int)parse_number("GPUSHIM_FAKE_DEVICES", v, 0, FAKE_MAX_DEVICES);
+    v = getenv("GPUSHIM_FAKE_PEER");
     fake_devices_configure(devices, !v || strcmp(v, "0") != 0);
-    if ((v = getenv("FAKE_CUDA_FAIL")))
+    if ((v = getenv("GPUSHIM_FAKE_FAIL")))
         parse_fail_rules(v);
-    if ((v = getenv("FAKE_CUDA_OMIT")))
+    if ((v = getenv("GPUSHIM_FAKE_OMIT")))
         parse_omit(v);
-    v = getenv("FAKE_CUDA_GPA_TWIN");
+    v = getenv("GPUSHIM_FAKE_GPA_TWIN");
     fake.twin_stream_query = v && strcmp(v, "1") == 0;
-    if ((v = getenv("FAKE_CUDA_INIT_DELAY_MS")))
-        fake.init_delay_ms = parse_number("FAKE_CUDA_INIT_DELAY_MS", v, 0, 86400000);
+    if ((v = getenv("GPUSHIM_FAKE_INIT_DELAY_MS")))
+        fake.init_delay_ms = parse_number("GPUSHIM_FAKE_INIT_DELAY_MS", v, 0, 86400000);
     fake.init_callback_status = -1;
-    if ((v = getenv("FAKE_CUDA_INIT_CALLBACK")) && !(fake.init_callback = strdup(v)))
-        die("FAKE_CUDA_INIT_CALLBACK", "out of memory");
+    if ((v = getenv("GPUSHIM_FAKE_INIT_CALLBACK")) && !(fake.init_callback = strdup(v)))
+        die("GPUSHIM_FAKE_INIT_CALLBACK", "out of memory");
 }
 
 void fake_lock(void)
@@ -247,7 +247,7 @@ static void init_hazards(void)
         int status;
 
         if (!sym)
-            die("FAKE_CUDA_INIT_CALLBACK names no function of the process", callback);
+            die("GPUSHIM_FAKE_INIT_CALLBACK names no function of the process", callback);
         memcpy(&fn, &sym, sizeof(sym));
         status = fn();
         fake_lock();
@@ -424,7 +424,7 @@ cuabi_result cuGetProcAddress_v2(const char *symbol, void **pfn, int cuda_versio
     cuabi_proc_address_query_result st = CUABI_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
 
     if (rc == CUABI_SUCCESS) {
-        fake_gpa_stats *g = &fake.gpa;
+        gpu_fake_gpa_stats *g = &fake.gpa;
 
         g->flags_and = g->calls ? g->flags_and & flags : flags;
         g->flags_or |= flags;
@@ -525,7 +525,7 @@ cuabi_result cuGetErrorString(cuabi_result error, const char **str)
 
 /* ---- Control API: calls, counts, fault rules ---- */
 
-FAKE_API int fake_init_callback_status(void)
+FAKE_API int gpu_fake_init_callback_status(void)
 {
     int status;
 
@@ -535,7 +535,7 @@ FAKE_API int fake_init_callback_status(void)
     return status;
 }
 
-FAKE_API long fake_calls(const char *entry)
+FAKE_API long gpu_fake_calls(const char *entry)
 {
     int i = fake_entry_find(entry);
     long n;
@@ -548,7 +548,7 @@ FAKE_API long fake_calls(const char *entry)
     return n;
 }
 
-FAKE_API unsigned long fake_calls_total(void)
+FAKE_API unsigned long gpu_fake_calls_total(void)
 {
     unsigned long n = 0;
 
@@ -559,11 +559,11 @@ FAKE_API unsigned long fake_calls_total(void)
     return n;
 }
 
-FAKE_API long fake_live(fake_live_kind kind)
+FAKE_API long gpu_fake_live(gpu_fake_live_kind kind)
 {
     long n;
 
-    if ((unsigned)kind >= FAKE_LIVE_KIND_COUNT)
+    if ((unsigned)kind >= GPU_FAKE_LIVE_KIND_COUNT)
         return -1;
     fake_lock();
     n = fake.live[kind];
@@ -571,18 +571,18 @@ FAKE_API long fake_live(fake_live_kind kind)
     return n;
 }
 
-FAKE_API void fake_live_get(fake_live_counts *out)
+FAKE_API void gpu_fake_live_get(gpu_fake_live_counts *out)
 {
     fake_lock();
     memcpy(out->count, fake.live, sizeof(out->count));
     fake_unlock();
 }
 
-FAKE_API unsigned long fake_anomalies(fake_anomaly kind)
+FAKE_API unsigned long gpu_fake_anomalies(gpu_fake_anomaly kind)
 {
     unsigned long n;
 
-    if ((unsigned)kind >= FAKE_ANOMALY_COUNT)
+    if ((unsigned)kind >= GPU_FAKE_ANOMALY_COUNT)
         return 0;
     fake_lock();
     n = fake.anomalies[kind];
@@ -602,17 +602,17 @@ static int fail_rule(const char *entry, unsigned nth, bool onward, int result)
     return 0;
 }
 
-FAKE_API int fake_fail(const char *entry, unsigned nth, int result)
+FAKE_API int gpu_fake_fail(const char *entry, unsigned nth, int result)
 {
     return fail_rule(entry, nth, false, result);
 }
 
-FAKE_API int fake_fail_from(const char *entry, unsigned nth, int result)
+FAKE_API int gpu_fake_fail_from(const char *entry, unsigned nth, int result)
 {
     return fail_rule(entry, nth, true, result);
 }
 
-FAKE_API void fake_fail_reset(void)
+FAKE_API void gpu_fake_fail_reset(void)
 {
     fake_lock();
     while (fake.rules) {
@@ -624,14 +624,14 @@ FAKE_API void fake_fail_reset(void)
     fake_unlock();
 }
 
-FAKE_API void fake_gpa_get(fake_gpa_stats *out)
+FAKE_API void gpu_fake_gpa_get(gpu_fake_gpa_stats *out)
 {
     fake_lock();
     *out = fake.gpa;
     fake_unlock();
 }
 
-FAKE_API unsigned long fake_gpa_asked(const char *name)
+FAKE_API unsigned long gpu_fake_gpa_asked(const char *name)
 {
     int i = fake_entry_find(name);
     unsigned long n;
@@ -644,7 +644,7 @@ FAKE_API unsigned long fake_gpa_asked(const char *name)
     return n;
 }
 
-FAKE_API int fake_driver_version(void)
+FAKE_API int gpu_fake_driver_version(void)
 {
     int v;
 
@@ -654,7 +654,7 @@ FAKE_API int fake_driver_version(void)
     return v;
 }
 
-FAKE_API uint64_t fake_clock_ns(void)
+FAKE_API uint64_t gpu_fake_clock_ns(void)
 {
     uint64_t t;
 

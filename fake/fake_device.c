@@ -144,7 +144,7 @@ cuabi_result cuDeviceGetAttribute(int *value, cuabi_device_attribute attrib, cua
     cuabi_result rc = fake_begin(FAKE_E_cuDeviceGetAttribute, true);
 
     if (rc == CUABI_SUCCESS) {
-        const fake_device_desc *d = valid_device(dev) ? &fake.devices[dev].desc : NULL;
+        const gpu_fake_device_desc *d = valid_device(dev) ? &fake.devices[dev].desc : NULL;
 
         if (!value)
             rc = CUABI_ERROR_INVALID_VALUE;
@@ -205,7 +205,7 @@ cuabi_result cuDevicePrimaryCtxRetain(cuabi_context *ctx, cuabi_device dev)
             rc = CUABI_ERROR_INVALID_DEVICE;
         } else {
             fake.devices[dev].ctx.retains++;
-            fake.live[FAKE_LIVE_CONTEXT_RETAINS]++;
+            fake.live[GPU_FAKE_LIVE_CONTEXT_RETAINS]++;
             *ctx = (cuabi_context)(void *)&fake.devices[dev].ctx;
         }
     }
@@ -217,7 +217,7 @@ static void ctx_reset(struct fake_ctx *c)
 {
     unsigned long freed = fake_streams_reset(c) + fake_modules_reset(c) + fake_memory_reset(c->device);
 
-    fake.anomalies[FAKE_ANOMALY_RELEASE_FREED] += freed;
+    fake.anomalies[GPU_FAKE_ANOMALY_RELEASE_FREED] += freed;
     for (int i = 0; i < fake.device_count; i++) {
         c->peer_enabled[i] = false;
         fake.devices[i].ctx.peer_enabled[c->device] = false;
@@ -234,10 +234,10 @@ cuabi_result cuDevicePrimaryCtxRelease_v2(cuabi_device dev)
         if (!c) {
             rc = CUABI_ERROR_INVALID_DEVICE;
         } else if (c->retains == 0) {
-            fake.anomalies[FAKE_ANOMALY_BAD_RELEASE]++;
+            fake.anomalies[GPU_FAKE_ANOMALY_BAD_RELEASE]++;
             rc = CUABI_ERROR_INVALID_CONTEXT;
         } else {
-            fake.live[FAKE_LIVE_CONTEXT_RETAINS]--;
+            fake.live[GPU_FAKE_LIVE_CONTEXT_RETAINS]--;
             if (--c->retains == 0)
                 ctx_reset(c);
         }
@@ -360,7 +360,7 @@ cuabi_result cuCtxEnablePeerAccess(cuabi_context peer, unsigned int flags)
 
 /* ---- Control API ---- */
 
-FAKE_API int fake_device_count(void)
+FAKE_API int gpu_fake_device_count(void)
 {
     int n;
 
@@ -370,7 +370,7 @@ FAKE_API int fake_device_count(void)
     return n;
 }
 
-FAKE_API int fake_device_get(int ordinal, fake_device_desc *out)
+FAKE_API int gpu_fake_device_get(int ordinal, gpu_fake_device_desc *out)
 {
     int rc = -1;
 
@@ -383,7 +383,7 @@ FAKE_API int fake_device_get(int ordinal, fake_device_desc *out)
     return rc;
 }
 
-FAKE_API int fake_device_set(int ordinal, const fake_device_desc *desc)
+FAKE_API int gpu_fake_device_set(int ordinal, const gpu_fake_device_desc *desc)
 {
     int rc = -1;
 
@@ -396,7 +396,7 @@ FAKE_API int fake_device_set(int ordinal, const fake_device_desc *desc)
     return rc;
 }
 
-FAKE_API void fake_peer_set(int device, int peer, bool allowed)
+FAKE_API void gpu_fake_peer_set(int device, int peer, bool allowed)
 {
     fake_lock();
     if (valid_device(device) && valid_device(peer) && device != peer)
@@ -404,7 +404,7 @@ FAKE_API void fake_peer_set(int device, int peer, bool allowed)
     fake_unlock();
 }
 
-FAKE_API bool fake_peer_enabled(int device, int peer)
+FAKE_API bool gpu_fake_peer_enabled(int device, int peer)
 {
     bool on = false;
 
@@ -415,7 +415,7 @@ FAKE_API bool fake_peer_enabled(int device, int peer)
     return on;
 }
 
-FAKE_API long fake_primary_retains(int device)
+FAKE_API long gpu_fake_primary_retains(int device)
 {
     long n = -1;
 
@@ -426,7 +426,7 @@ FAKE_API long fake_primary_retains(int device)
     return n;
 }
 
-FAKE_API size_t fake_device_used(int ordinal)
+FAKE_API size_t gpu_fake_device_used(int ordinal)
 {
     size_t n = 0;
 
@@ -437,7 +437,7 @@ FAKE_API size_t fake_device_used(int ordinal)
     return n;
 }
 
-FAKE_API int fake_context_depth(void)
+FAKE_API int gpu_fake_context_depth(void)
 {
     return tls.depth;
 }

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "cuda_abi.h"
-#include "fake_control.h"
+#include <gpushim/fake.h>
 
 /* The library is built with -fvisibility=hidden: only what is marked so is exported. */
 #define FAKE_API __attribute__((visibility("default")))
@@ -161,7 +161,7 @@ struct fake_ctx {
 };
 
 struct fake_device {
-    fake_device_desc desc;
+    gpu_fake_device_desc desc;
     size_t used;
     uint64_t next_addr;
     bool peer_allowed[FAKE_MAX_DEVICES];
@@ -215,7 +215,7 @@ struct fake_state {
     long init_delay_ms;           /* cuInit sleeps this long (without the lock) before it answers */
     char *init_callback;          /* cuInit calls this function of the process first (dlsym), or NULL */
     int init_callback_status;     /* what it returned; -1 until it ran */
-    fake_gpa_stats gpa;
+    gpu_fake_gpa_stats gpa;
     unsigned long gpa_asked[FAKE_E_COUNT];
 
     struct fake_stream *streams;
@@ -224,8 +224,8 @@ struct fake_state {
     struct fake_graph *graphs;
     struct fake_alloc *allocs;
     struct fake_host *hosts;
-    long live[FAKE_LIVE_KIND_COUNT];
-    unsigned long anomalies[FAKE_ANOMALY_COUNT];
+    long live[GPU_FAKE_LIVE_KIND_COUNT];
+    unsigned long anomalies[GPU_FAKE_ANOMALY_COUNT];
 
     uint64_t seq;
     uint64_t clock_ns;
@@ -378,7 +378,7 @@ cuabi_result fake_launch(cuabi_function f, const unsigned grid[3], const unsigne
 cuabi_result fake_launch_ex_check(const struct fake_ctx *ctx, const struct fake_func_attrs *a, const unsigned grid[3],
                                   const unsigned block[3], unsigned shared, const struct fake_launch_ex *ex);
 
-/* Device attributes beyond the three fake_device_desc holds; false for one the fake does not know. */
+/* Device attributes beyond the three gpu_fake_device_desc holds; false for one the fake does not know. */
 bool fake_device_attribute(int device, unsigned attribute, int *value);
 
 /* Runs a queued memset; false when its memory is not (or no longer) allocated. */

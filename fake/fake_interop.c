@@ -2,7 +2,7 @@
  * The fake driver's memory and interop (issue 12): stream-ordered allocation
  * and the pool, pointer attributes and address ranges, memory info, managed
  * memory, stream priorities, graph update, upload, capture info and DOT,
- * IPC, and stream memory operations. How each is played: fake_interop.h.
+ * IPC, and stream memory operations. How each is played: gpushim/fake.h.
  */
 #include <errno.h>
 #include <signal.h>
@@ -11,7 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fake_interop.h"
 #include "fake_internal.h"
 
 enum { PRIORITY_LEAST = 0, PRIORITY_GREATEST = -5 };
@@ -592,7 +591,7 @@ cuabi_result cuIpcOpenMemHandle_v2(cuabi_deviceptr *ptr, cuabi_ipc_mem_handle ha
             rc = CUABI_ERROR_INVALID_VALUE;
         } else {
             a->ipc_opens++;
-            fake.live[FAKE_LIVE_DEVICE_ALLOCS]++;
+            fake.live[GPU_FAKE_LIVE_DEVICE_ALLOCS]++;
             *ptr = addr;
         }
     }
@@ -613,7 +612,7 @@ cuabi_result cuIpcCloseMemHandle(cuabi_deviceptr ptr)
             rc = CUABI_ERROR_INVALID_VALUE;
         } else {
             a->ipc_opens--;
-            fake.live[FAKE_LIVE_DEVICE_ALLOCS]--;
+            fake.live[GPU_FAKE_LIVE_DEVICE_ALLOCS]--;
         }
     }
     return fake_end(rc);
@@ -657,7 +656,7 @@ cuabi_result cuIpcOpenEventHandle(cuabi_event *event, cuabi_ipc_event_handle han
         } else {
             /* The very event again: destroying either handle leaves the other (fake_stream.c). */
             e->ipc_opens++;
-            fake.live[FAKE_LIVE_EVENTS]++;
+            fake.live[GPU_FAKE_LIVE_EVENTS]++;
             *event = (cuabi_event)(void *)e;
         }
     }
@@ -797,7 +796,7 @@ cuabi_result cuStreamWaitValue64_v2(cuabi_stream stream, cuabi_deviceptr addr, c
 
 /* ---- Control API ---- */
 
-FAKE_API long long fake_pool_cached(int device)
+FAKE_API long long gpu_fake_pool_cached(int device)
 {
     long long n = -1;
 
@@ -822,12 +821,12 @@ static int managed_field(uint64_t addr, bool location)
     return v;
 }
 
-FAKE_API int fake_managed_location(uint64_t addr)
+FAKE_API int gpu_fake_managed_location(uint64_t addr)
 {
     return managed_field(addr, true);
 }
 
-FAKE_API int fake_managed_advice(uint64_t addr)
+FAKE_API int gpu_fake_managed_advice(uint64_t addr)
 {
     return managed_field(addr, false);
 }

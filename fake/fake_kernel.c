@@ -1,6 +1,6 @@
 /*
  * The fake driver's side of issue 11: device attributes past the three of
- * fake_device_desc (values of an H200, each of which a test may change),
+ * gpu_fake_device_desc (values of an H200, each of which a test may change),
  * device UUIDs, function attributes, occupancy, cooperative, cluster and
  * extended launches, memset, module globals (`.fake_global NAME BYTES` in the
  * fake's PTX) and context limits.
@@ -102,12 +102,12 @@ static int attribute_override(int ordinal, int attribute, bool known, int value)
     return rc;
 }
 
-FAKE_API int fake_device_attribute_set(int ordinal, int attribute, int value)
+FAKE_API int gpu_fake_device_attribute_set(int ordinal, int attribute, int value)
 {
     return attribute_override(ordinal, attribute, true, value);
 }
 
-FAKE_API int fake_device_attribute_forget(int ordinal, int attribute)
+FAKE_API int gpu_fake_device_attribute_forget(int ordinal, int attribute)
 {
     return attribute_override(ordinal, attribute, false, 0);
 }
@@ -688,7 +688,7 @@ cuabi_result cuTensorMapEncodeTiled(cuabi_tensor_map *map, cuabi_tensor_map_data
                 (i > 0 && strides[i - 1] % 16))
                 rc = CUABI_ERROR_INVALID_VALUE;
         if (rc == CUABI_SUCCESS) {
-            /* The layout fake_control.h documents, for tests to read back. */
+            /* The layout gpushim/fake.h documents, for tests to read back. */
             memset(map, 0, sizeof(*map));
             map->opaque[0] = 0x50414d54454b4146ull; /* "FAKETMAP" */
             map->opaque[1] = addr;

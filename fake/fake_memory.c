@@ -54,7 +54,7 @@ unsigned long fake_memory_reset(int device)
             continue;
         }
         *p = a->next;
-        fake.live[FAKE_LIVE_DEVICE_ALLOCS] -= 1 + (long)a->ipc_opens;
+        fake.live[GPU_FAKE_LIVE_DEVICE_ALLOCS] -= 1 + (long)a->ipc_opens;
         free(a->data);
         free(a);
         n++;
@@ -105,7 +105,7 @@ cuabi_result fake_alloc_new(int device, size_t bytes, int kind, struct fake_allo
     d->used += bytes;
     a->next = fake.allocs;
     fake.allocs = a;
-    fake.live[FAKE_LIVE_DEVICE_ALLOCS]++;
+    fake.live[GPU_FAKE_LIVE_DEVICE_ALLOCS]++;
     *out = a;
     return CUABI_SUCCESS;
 }
@@ -123,7 +123,7 @@ bool fake_alloc_free(uint64_t addr)
     *p = a->next;
     fake.devices[a->device].used -= a->size;
     /* Mappings another "process" still had open go with it. */
-    fake.live[FAKE_LIVE_DEVICE_ALLOCS] -= 1 + (long)a->ipc_opens;
+    fake.live[GPU_FAKE_LIVE_DEVICE_ALLOCS] -= 1 + (long)a->ipc_opens;
     free(a->data);
     free(a);
     return true;
@@ -325,7 +325,7 @@ cuabi_result cuMemHostAlloc(void **ptr, size_t bytes, unsigned int flags)
             h->size = bytes;
             h->next = fake.hosts;
             fake.hosts = h;
-            fake.live[FAKE_LIVE_HOST_ALLOCS]++;
+            fake.live[GPU_FAKE_LIVE_HOST_ALLOCS]++;
             *ptr = h->ptr;
         } else {
             free(h);
@@ -346,7 +346,7 @@ cuabi_result cuMemFreeHost(void *ptr)
         } else {
             free(h->ptr);
             free(h);
-            fake.live[FAKE_LIVE_HOST_ALLOCS]--;
+            fake.live[GPU_FAKE_LIVE_HOST_ALLOCS]--;
         }
     }
     return fake_end(rc);
@@ -376,7 +376,7 @@ cuabi_result cuMemHostRegister_v2(void *ptr, size_t bytes, unsigned int flags)
             h->registered = true;
             h->next = fake.hosts;
             fake.hosts = h;
-            fake.live[FAKE_LIVE_HOST_REGISTERED]++;
+            fake.live[GPU_FAKE_LIVE_HOST_REGISTERED]++;
         }
     }
     return fake_end(rc);
@@ -393,7 +393,7 @@ cuabi_result cuMemHostUnregister(void *ptr)
             rc = CUABI_ERROR_HOST_MEMORY_NOT_REGISTERED;
         } else {
             free(h);
-            fake.live[FAKE_LIVE_HOST_REGISTERED]--;
+            fake.live[GPU_FAKE_LIVE_HOST_REGISTERED]--;
         }
     }
     return fake_end(rc);
@@ -421,12 +421,12 @@ static int peek_poke(uint64_t addr, void *host, size_t bytes, bool to_device)
     return rc;
 }
 
-FAKE_API int fake_peek(uint64_t addr, void *dst, size_t bytes)
+FAKE_API int gpu_fake_peek(uint64_t addr, void *dst, size_t bytes)
 {
     return peek_poke(addr, dst, bytes, false);
 }
 
-FAKE_API int fake_poke(uint64_t addr, const void *src, size_t bytes)
+FAKE_API int gpu_fake_poke(uint64_t addr, const void *src, size_t bytes)
 {
     return peek_poke(addr, (void *)(uintptr_t)src, bytes, true);
 }

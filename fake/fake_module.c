@@ -1,6 +1,6 @@
 /*
  * The fake driver's modules and kernels. A "PTX" image is text naming
- * built-in kernels (see fake_control.h); a kernel is a host function here,
+ * built-in kernels (see gpushim/fake.h); a kernel is a host function here,
  * run when its stream reaches it, that reaches device memory only through
  * the live allocations its context may touch.
  */
@@ -336,7 +336,7 @@ cuabi_result cuModuleLoadDataEx(cuabi_module *module, const void *image, unsigne
             m->ctx = c;
             m->next_live = fake.modules;
             fake.modules = m;
-            fake.live[FAKE_LIVE_MODULES]++;
+            fake.live[GPU_FAKE_LIVE_MODULES]++;
             *module = (cuabi_module)(void *)m;
         } else if (m) {
             fake_globals_drop(m);
@@ -368,7 +368,7 @@ static void module_free(struct fake_module *m)
     *p = m->next_live;
     fake_globals_drop(m);
     free(m);
-    fake.live[FAKE_LIVE_MODULES]--;
+    fake.live[GPU_FAKE_LIVE_MODULES]--;
 }
 
 unsigned long fake_modules_reset(struct fake_ctx *ctx)

@@ -3,7 +3,7 @@
  *
  * Work is queued, not run: each stream is a FIFO of operations, and an
  * operation runs only when something needs it done (a synchronisation, a
- * legacy-stream operation ordered after it, fake_run()). That makes the
+ * legacy-stream operation ordered after it, gpu_fake_run()). That makes the
  * orderings of the real driver observable without timing:
  *
  *  - Every operation gets a global sequence number. A dependency is "stream S
@@ -164,7 +164,7 @@ static void run_op(struct fake_stream *s, struct fake_op *op)
     }
     fake.clock_ns += 1000;
     if (!ok) {
-        fake.anomalies[FAKE_ANOMALY_EXEC_FAULT]++;
+        fake.anomalies[GPU_FAKE_ANOMALY_EXEC_FAULT]++;
         if (!s->fault)
             s->fault = CUABI_ERROR_ILLEGAL_ADDRESS;
     }
@@ -448,7 +448,7 @@ static void stream_free(struct fake_stream *s)
         if (e->stream == s)
             e->stream = NULL;
     free(s);
-    fake.live[FAKE_LIVE_STREAMS]--;
+    fake.live[GPU_FAKE_LIVE_STREAMS]--;
 }
 
 static void event_free(struct fake_event *e)
@@ -462,7 +462,7 @@ static void event_free(struct fake_event *e)
     for (struct fake_graph *g = fake.graphs; g; g = g->next_live)
         forget_event_in_ops(g->head, e);
     free(e);
-    fake.live[FAKE_LIVE_EVENTS]--;
+    fake.live[GPU_FAKE_LIVE_EVENTS]--;
 }
 
 static void graph_unlink(struct fake_graph *g)
@@ -472,7 +472,7 @@ static void graph_unlink(struct fake_graph *g)
     while (*p != g)
         p = &(*p)->next_live;
     *p = g->next_live;
-    fake.live[g->exec ? FAKE_LIVE_GRAPH_EXECS : FAKE_LIVE_GRAPHS]--;
+    fake.live[g->exec ? GPU_FAKE_LIVE_GRAPH_EXECS : GPU_FAKE_LIVE_GRAPHS]--;
     graph_free(g);
 }
 
@@ -539,7 +539,7 @@ cuabi_result fake_stream_new(struct fake_ctx *ctx, unsigned flags, struct fake_s
     s->flags = flags;
     s->next_live = fake.streams;
     fake.streams = s;
-    fake.live[FAKE_LIVE_STREAMS]++;
+    fake.live[GPU_FAKE_LIVE_STREAMS]++;
     *out = s;
     return CUABI_SUCCESS;
 }
@@ -695,7 +695,7 @@ cuabi_result cuEventCreate(cuabi_event *event, unsigned int flags)
             e->flags = flags;
             e->next_live = fake.events;
             fake.events = e;
-            fake.live[FAKE_LIVE_EVENTS]++;
+            fake.live[GPU_FAKE_LIVE_EVENTS]++;
             *event = (cuabi_event)(void *)e;
         }
     }
@@ -714,7 +714,7 @@ cuabi_result cuEventDestroy_v2(cuabi_event event)
         } else if (e->ipc_opens) {
             /* One handle of an event opened in its own process (see fake_interop.c): the event lives on. */
             e->ipc_opens--;
-            fake.live[FAKE_LIVE_EVENTS]--;
+            fake.live[GPU_FAKE_LIVE_EVENTS]--;
         } else {
             event_free(e);
         }
@@ -818,7 +818,7 @@ static void graph_publish(struct fake_graph *g)
 {
     g->next_live = fake.graphs;
     fake.graphs = g;
-    fake.live[g->exec ? FAKE_LIVE_GRAPH_EXECS : FAKE_LIVE_GRAPHS]++;
+    fake.live[g->exec ? GPU_FAKE_LIVE_GRAPH_EXECS : GPU_FAKE_LIVE_GRAPHS]++;
 }
 
 /* A node's copy, without queue links or dependencies. */
@@ -1011,7 +1011,7 @@ static void count_ops(struct fake_stream *q, void *arg)
         ++*(size_t *)arg;
 }
 
-FAKE_API size_t fake_pending(void)
+FAKE_API size_t gpu_fake_pending(void)
 {
     size_t n = 0;
 
@@ -1034,7 +1034,7 @@ static void any_running(struct fake_stream *q, void *arg)
     *(bool *)arg |= q->running_seq != 0;
 }
 
-FAKE_API size_t fake_run(size_t max)
+FAKE_API size_t gpu_fake_run(size_t max)
 {
     size_t n = 0;
 
@@ -1066,7 +1066,7 @@ FAKE_API size_t fake_run(size_t max)
     return n;
 }
 
-FAKE_API void fake_gate(bool open)
+FAKE_API void gpu_fake_gate(bool open)
 {
     fake_lock();
     fake.gate_closed = !open;
@@ -1074,34 +1074,34 @@ FAKE_API void fake_gate(bool open)
     fake_unlock();
 }
 
-FAKE_API void *fake_newest(fake_live_kind kind)
+FAKE_API void *gpu_fake_newest(gpu_fake_live_kind kind)
 {
     void *h = NULL;
 
     fake_lock();
     switch (kind) {
-    case FAKE_LIVE_DEVICE_ALLOCS:
+    case GPU_FAKE_LIVE_DEVICE_ALLOCS:
         h = fake.allocs ? (void *)(uintptr_t)fake.allocs->addr : NULL;
         break;
-    case FAKE_LIVE_HOST_ALLOCS:
-    case FAKE_LIVE_HOST_REGISTERED:
+    case GPU_FAKE_LIVE_HOST_ALLOCS:
+    case GPU_FAKE_LIVE_HOST_REGISTERED:
         for (struct fake_host *x = fake.hosts; x && !h; x = x->next)
-            if (x->registered == (kind == FAKE_LIVE_HOST_REGISTERED))
+            if (x->registered == (kind == GPU_FAKE_LIVE_HOST_REGISTERED))
                 h = x->ptr;
         break;
-    case FAKE_LIVE_STREAMS:
+    case GPU_FAKE_LIVE_STREAMS:
         h = fake.streams;
         break;
-    case FAKE_LIVE_EVENTS:
+    case GPU_FAKE_LIVE_EVENTS:
         h = fake.events;
         break;
-    case FAKE_LIVE_MODULES:
+    case GPU_FAKE_LIVE_MODULES:
         h = fake.modules;
         break;
-    case FAKE_LIVE_GRAPHS:
-    case FAKE_LIVE_GRAPH_EXECS:
+    case GPU_FAKE_LIVE_GRAPHS:
+    case GPU_FAKE_LIVE_GRAPH_EXECS:
         for (struct fake_graph *g = fake.graphs; g && !h; g = g->next_live)
-            if (g->exec == (kind == FAKE_LIVE_GRAPH_EXECS))
+            if (g->exec == (kind == GPU_FAKE_LIVE_GRAPH_EXECS))
                 h = g;
         break;
     default:

@@ -69,7 +69,7 @@ static long fake_init_calls(void)
 
     if (!fake)
         fail("the fake driver is not loaded", getenv("GPUSHIM_LIBCUDA"));
-    p = sym(fake, "fake_calls");
+    p = sym(fake, "gpu_fake_calls");
     memcpy(&calls, &p, sizeof(p));
     n = calls("cuInit");
     dlclose(fake);

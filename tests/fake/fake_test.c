@@ -42,31 +42,31 @@ void ft_fail_(gpu_status st, gpu_status want, int cuda, const char *needle, cons
 
 void ft_mark_take(ft_mark *m)
 {
-    fake_live_get(&m->live);
-    for (int i = 0; i < FAKE_ANOMALY_COUNT; i++)
-        m->anomalies[i] = fake_anomalies((fake_anomaly)i);
+    gpu_fake_live_get(&m->live);
+    for (int i = 0; i < GPU_FAKE_ANOMALY_COUNT; i++)
+        m->anomalies[i] = gpu_fake_anomalies((gpu_fake_anomaly)i);
 }
 
 void ft_mark_check_(const ft_mark *m, const char *file, int line)
 {
-    static const char *const kinds[FAKE_LIVE_KIND_COUNT] = {
+    static const char *const kinds[GPU_FAKE_LIVE_KIND_COUNT] = {
         "device allocations", "host allocations", "host registrations", "streams",
         "events", "modules", "graphs", "graph execs", "context retains",
     };
-    static const char *const anomalies[FAKE_ANOMALY_COUNT] = {"bad releases", "objects freed by release",
+    static const char *const anomalies[GPU_FAKE_ANOMALY_COUNT] = {"bad releases", "objects freed by release",
                                                               "execution faults"};
-    fake_live_counts now;
+    gpu_fake_live_counts now;
     bool bad = false;
 
-    fake_live_get(&now);
-    for (int i = 0; i < FAKE_LIVE_KIND_COUNT; i++)
+    gpu_fake_live_get(&now);
+    for (int i = 0; i < GPU_FAKE_LIVE_KIND_COUNT; i++)
         if (now.count[i] != m->live.count[i]) {
             print_error("the fake holds %ld %s, %ld at the mark\n", now.count[i], kinds[i], m->live.count[i]);
             bad = true;
         }
-    for (int i = 0; i < FAKE_ANOMALY_COUNT; i++)
-        if (fake_anomalies((fake_anomaly)i) != m->anomalies[i]) {
-            print_error("the fake saw %lu %s, %lu at the mark\n", fake_anomalies((fake_anomaly)i), anomalies[i],
+    for (int i = 0; i < GPU_FAKE_ANOMALY_COUNT; i++)
+        if (gpu_fake_anomalies((gpu_fake_anomaly)i) != m->anomalies[i]) {
+            print_error("the fake saw %lu %s, %lu at the mark\n", gpu_fake_anomalies((gpu_fake_anomaly)i), anomalies[i],
                         m->anomalies[i]);
             bad = true;
         }
@@ -76,7 +76,7 @@ void ft_mark_check_(const ft_mark *m, const char *file, int line)
 
 void ft_no_context(void)
 {
-    while (fake_context_depth() > 0)
+    while (gpu_fake_context_depth() > 0)
         assert_int_equal(cuCtxSetCurrent(NULL), CUABI_SUCCESS);
 }
 
@@ -156,6 +156,6 @@ uint32_t ft_peek(const gpu_buffer *b, uint32_t i)
 {
     uint32_t v = 0;
 
-    assert_int_equal(fake_peek(gpu_buffer_device_ptr(b) + 4u * i, &v, sizeof(v)), 0);
+    assert_int_equal(gpu_fake_peek(gpu_buffer_device_ptr(b) + 4u * i, &v, sizeof(v)), 0);
     return v;
 }

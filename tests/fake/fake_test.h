@@ -16,7 +16,7 @@
 #include "gpushim/gpushim.h"
 
 #include "cuda_abi.h"
-#include "fake_control.h"
+#include <gpushim/fake.h>
 
 /* The driver's entry points, which a test may call directly as a CUDA program would. */
 #define GPU__ENTRY(need, name, symbol, params, args) cuabi_result symbol params;
@@ -45,16 +45,16 @@ void ft_fail_(gpu_status st, gpu_status want, int cuda, const char *needle, cons
 /* An argument error: GPU_ERR_INVALID_ARG naming the reason, and no driver call. */
 #define FT_INVALID(expr, needle) \
     do { \
-        unsigned long calls_ = fake_calls_total(); \
+        unsigned long calls_ = gpu_fake_calls_total(); \
         FT_FAIL((expr), GPU_ERR_INVALID_ARG, 0, (needle)); \
-        if (fake_calls_total() != calls_) \
+        if (gpu_fake_calls_total() != calls_) \
             fail_msg("%s called the driver", #expr); \
     } while (0)
 
 /* What the fake holds and the anomalies it saw, to compare after some work. */
 typedef struct ft_mark {
-    fake_live_counts live;
-    unsigned long anomalies[FAKE_ANOMALY_COUNT];
+    gpu_fake_live_counts live;
+    unsigned long anomalies[GPU_FAKE_ANOMALY_COUNT];
 } ft_mark;
 
 void ft_mark_take(ft_mark *m);

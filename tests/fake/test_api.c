@@ -3,7 +3,7 @@
  * the driver results gpushim treats specially (NOT_READY, NOT_FOUND, the JIT
  * log, already-registered memory, peer access). Argument errors must come
  * before the driver: each is checked to make no driver call at all. The
- * failures of each driver call are test_sweep.c's. Runs with FAKE_CUDA_DEVICES=2.
+ * failures of each driver call are test_sweep.c's. Runs with GPUSHIM_FAKE_DEVICES=2.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -32,13 +32,13 @@ static int teardown(void **state)
 {
     (void)state;
     gpu_module_destroy(mod);
-    assert_int_equal(fake_live(FAKE_LIVE_CONTEXT_RETAINS), 1);
-    for (int k = 0; k < FAKE_LIVE_CONTEXT_RETAINS; k++)
-        assert_int_equal(fake_live((fake_live_kind)k), 0);
-    assert_int_equal(fake_anomalies(FAKE_ANOMALY_BAD_RELEASE), 0);
-    assert_int_equal(fake_anomalies(FAKE_ANOMALY_RELEASE_FREED), 0);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_CONTEXT_RETAINS), 1);
+    for (int k = 0; k < GPU_FAKE_LIVE_CONTEXT_RETAINS; k++)
+        assert_int_equal(gpu_fake_live((gpu_fake_live_kind)k), 0);
+    assert_int_equal(gpu_fake_anomalies(GPU_FAKE_ANOMALY_BAD_RELEASE), 0);
+    assert_int_equal(gpu_fake_anomalies(GPU_FAKE_ANOMALY_RELEASE_FREED), 0);
     /* The one use-after-free is use_after_free's, on purpose. */
-    assert_int_equal(fake_anomalies(FAKE_ANOMALY_EXEC_FAULT), 1);
+    assert_int_equal(gpu_fake_anomalies(GPU_FAKE_ANOMALY_EXEC_FAULT), 1);
     return 0;
 }
 
@@ -74,13 +74,13 @@ static void status_and_names(void **state)
     assert_string_equal(seen[0], "");
     assert_string_equal(seen[1], "0");
     /* With the driver loaded the names are the driver's; when it fails, gpushim's own. */
-    calls = fake_calls("cuGetErrorName");
+    calls = gpu_fake_calls("cuGetErrorName");
     assert_string_equal(gpu_cuda_result_name(906), "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT");
-    assert_int_equal(fake_calls("cuGetErrorName"), calls + 1);
-    fake_fail("cuGetErrorName", 1, CUABI_ERROR_UNKNOWN);
+    assert_int_equal(gpu_fake_calls("cuGetErrorName"), calls + 1);
+    gpu_fake_fail("cuGetErrorName", 1, CUABI_ERROR_UNKNOWN);
     assert_string_equal(gpu_cuda_result_name(901), "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED");
     assert_string_equal(gpu_cuda_result_name(-1), "CUDA_ERROR_UNRECOGNIZED");
-    fake_fail_reset();
+    gpu_fake_fail_reset();
     for (int st = GPU_LOAD_NOT_STARTED; st <= GPU_LOAD_READY; st++)
         assert_string_not_equal(gpu_load_stage_name((gpu_load_stage)st), "unknown");
     assert_string_equal(gpu_load_stage_name((gpu_load_stage)99), "unknown");
@@ -94,7 +94,7 @@ static void driver_queries(void **state)
     (void)state;
     FT_OK(gpu_driver_load());
     FT_OK(gpu_driver_version(&v));
-    assert_int_equal(v, fake_driver_version());
+    assert_int_equal(v, gpu_fake_driver_version());
     FT_OK(gpu_device_count(&n));
     assert_int_equal(n, 2);
     FT_INVALID(gpu_device_count(NULL), "out is NULL");
@@ -102,12 +102,12 @@ static void driver_queries(void **state)
     FT_INVALID(gpu_device_can_access_peer(-1, 1, &can), "negative");
     FT_INVALID(gpu_device_get_info(-3, &(gpu_device_info){.total_memory = 0}), "device -3 is negative");
     /* A failed cuGetErrorString leaves the sentence out, not the message. */
-    fake_fail("cuDeviceGetCount", 1, CUABI_ERROR_NOT_SUPPORTED);
-    fake_fail("cuGetErrorString", 1, CUABI_ERROR_UNKNOWN);
+    gpu_fake_fail("cuDeviceGetCount", 1, CUABI_ERROR_NOT_SUPPORTED);
+    gpu_fake_fail("cuGetErrorString", 1, CUABI_ERROR_UNKNOWN);
     FT_FAIL(gpu_device_count(&n), GPU_ERR_NOT_SUPPORTED, CUABI_ERROR_NOT_SUPPORTED,
             "cuDeviceGetCount: CUDA_ERROR_NOT_SUPPORTED (801)");
     assert_null(strstr(gpu_last_error(), "operation not supported"));
-    fake_fail_reset();
+    gpu_fake_fail_reset();
 }
 
 /* ---- Contexts ---- */
@@ -127,7 +127,7 @@ static void context_lifetime(void **state)
     gpu_context_destroy(NULL);
     assert_null(gpu_context_raw(NULL));
     FT_OK(gpu_context_create(1, &c));
-    assert_int_equal(fake_primary_retains(1), 1);
+    assert_int_equal(gpu_fake_primary_retains(1), 1);
     FT_OK(gpu_stream_create(c, &s));
     FT_OK(gpu_event_create(c, &e));
     FT_OK(gpu_buffer_create(c, 4, &b));
@@ -137,7 +137,7 @@ static void context_lifetime(void **state)
     assert_ptr_equal(gpu_buffer_context(b), c);
     /* The objects hold the context: destroying it now releases nothing in the driver. */
     gpu_context_destroy(c);
-    assert_int_equal(fake_primary_retains(1), 1);
+    assert_int_equal(gpu_fake_primary_retains(1), 1);
     FT_OK(gpu_buffer_copy_from_host(b, &v, 4));
     FT_OK(ft_add_one(s, m, b, 1));
     FT_OK(gpu_stream_record_event(s, e));
@@ -148,11 +148,11 @@ static void context_lifetime(void **state)
     gpu_module_destroy(m);
     gpu_buffer_destroy(b);
     gpu_event_destroy(e);
-    assert_int_equal(fake_primary_retains(1), 1);
+    assert_int_equal(gpu_fake_primary_retains(1), 1);
     gpu_stream_destroy(s);
     /* The last one released the primary context, with nothing left in it. */
-    assert_int_equal(fake_primary_retains(1), 0);
-    assert_int_equal(fake_anomalies(FAKE_ANOMALY_RELEASE_FREED), 0);
+    assert_int_equal(gpu_fake_primary_retains(1), 0);
+    assert_int_equal(gpu_fake_anomalies(GPU_FAKE_ANOMALY_RELEASE_FREED), 0);
 }
 
 static void context_synchronize(void **state)
@@ -164,9 +164,9 @@ static void context_synchronize(void **state)
     FT_OK(gpu_stream_create_non_blocking(NULL, &s));
     FT_OK(ft_add_one(s, mod, b, 8));
     FT_OK(ft_add_one(GPU_DEFAULT_STREAM, mod, b, 8));
-    assert_int_equal(fake_pending(), 2);
+    assert_int_equal(gpu_fake_pending(), 2);
     FT_OK(gpu_context_synchronize(NULL));
-    assert_int_equal(fake_pending(), 0);
+    assert_int_equal(gpu_fake_pending(), 0);
     assert_int_equal(ft_peek(b, 7), 9);
     FT_INVALID(gpu_context_enable_peer_access(NULL, NULL), "peer is NULL");
     gpu_buffer_destroy(b);
@@ -199,10 +199,10 @@ static void stream_arguments(void **state)
     FT_INVALID(gpu_stream_wait_event(s, NULL), "event is NULL");
     /* Zero bytes is nothing to do: no driver call, whatever the addresses. */
     {
-        long calls = fake_calls("cuMemcpyDtoD_v2");
+        long calls = gpu_fake_calls("cuMemcpyDtoD_v2");
 
         FT_OK(gpu_stream_memcpy_dtod_sync(s, 0, 0, 0));
-        assert_int_equal(fake_calls("cuMemcpyDtoD_v2"), calls);
+        assert_int_equal(gpu_fake_calls("cuMemcpyDtoD_v2"), calls);
     }
     /* The driver checks the addresses it is given. */
     FT_FAIL(gpu_stream_memcpy_dtod_sync(s, gpu_buffer_device_ptr(b) + 8, gpu_buffer_device_ptr(b), 16),
@@ -366,11 +366,11 @@ static void module_arguments(void **state)
     gpu_module_destroy(NULL);
     assert_null(gpu_function_raw(NULL));
     /* Looked up once; the second lookup is gpushim's. */
-    calls = fake_calls("cuModuleGetFunction");
+    calls = gpu_fake_calls("cuModuleGetFunction");
     FT_OK(gpu_module_get_function(mod, "copy_u32", &f));
     FT_OK(gpu_module_get_function(mod, "copy_u32", &again));
     assert_ptr_equal(f, again);
-    assert_int_equal(fake_calls("cuModuleGetFunction"), calls + 1);
+    assert_int_equal(gpu_fake_calls("cuModuleGetFunction"), calls + 1);
     FT_INVALID(gpu_stream_launch_function(NULL, f, &bad, NULL), "grid x is 0");
     f = (gpu_function *)&f;
     FT_FAIL(gpu_module_get_function(mod, "no_such_kernel", &f), GPU_ERR_FUNCTION_NOT_FOUND, CUABI_ERROR_NOT_FOUND,
@@ -474,16 +474,16 @@ static void buffer_arguments(void **state)
     FT_INVALID(gpu_buffer_copy_async(b, c, 8, s), "8 bytes, buffers of 32 (dst) and 4 (src)");
     FT_INVALID(gpu_buffer_copy_async(c, b, 8, s), "8 bytes, buffers of 4 (dst) and 32 (src)");
     /* Zero bytes, even from NULL: nothing for the driver beyond making the context current. */
-    calls = fake_calls("cuMemcpyHtoD_v2") + fake_calls("cuMemcpyDtoH_v2") + fake_calls("cuMemcpyHtoDAsync_v2") +
-            fake_calls("cuMemcpyDtoHAsync_v2") + fake_calls("cuMemcpyDtoDAsync_v2");
+    calls = gpu_fake_calls("cuMemcpyHtoD_v2") + gpu_fake_calls("cuMemcpyDtoH_v2") + gpu_fake_calls("cuMemcpyHtoDAsync_v2") +
+            gpu_fake_calls("cuMemcpyDtoHAsync_v2") + gpu_fake_calls("cuMemcpyDtoDAsync_v2");
     FT_OK(gpu_buffer_copy_from_host(b, NULL, 0));
     FT_OK(gpu_buffer_copy_to_host(b, NULL, 0));
     FT_OK(gpu_buffer_copy_from_host_async(b, NULL, 0, s));
     FT_OK(gpu_buffer_copy_to_host_async(b, NULL, 0, s));
     FT_OK(gpu_buffer_copy_async(b, c, 0, s));
-    assert_int_equal(fake_calls("cuMemcpyHtoD_v2") + fake_calls("cuMemcpyDtoH_v2") +
-                         fake_calls("cuMemcpyHtoDAsync_v2") + fake_calls("cuMemcpyDtoHAsync_v2") +
-                         fake_calls("cuMemcpyDtoDAsync_v2"),
+    assert_int_equal(gpu_fake_calls("cuMemcpyHtoD_v2") + gpu_fake_calls("cuMemcpyDtoH_v2") +
+                         gpu_fake_calls("cuMemcpyHtoDAsync_v2") + gpu_fake_calls("cuMemcpyDtoHAsync_v2") +
+                         gpu_fake_calls("cuMemcpyDtoDAsync_v2"),
                      calls);
     /* A partial copy, and one between buffers of one device. */
     FT_OK(gpu_buffer_copy_from_host(b, v, sizeof(v)));
@@ -514,7 +514,7 @@ static void host_buffers(void **state)
     assert_int_equal(gpu_host_buffer_size(NULL), 0);
     FT_OK(gpu_host_buffer_create(NULL, 64, &h));
     assert_int_equal(gpu_host_buffer_size(h), 64);
-    assert_int_equal(fake_live(FAKE_LIVE_HOST_ALLOCS), 1);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_HOST_ALLOCS), 1);
     /* Memory the driver already page-locked is an argument error, with the driver's reason. */
     FT_FAIL(gpu_host_buffer_register(NULL, gpu_host_buffer_data(h), 16, &r), GPU_ERR_INVALID_ARG,
             CUABI_ERROR_HOST_MEMORY_ALREADY_REGISTERED, "cuMemHostRegister");
@@ -523,11 +523,11 @@ static void host_buffers(void **state)
     FT_FAIL(gpu_host_buffer_register(NULL, mem + 4, 8, &again), GPU_ERR_INVALID_ARG,
             CUABI_ERROR_HOST_MEMORY_ALREADY_REGISTERED, "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED (712)");
     assert_ptr_equal(again, (gpu_host_buffer *)&h);
-    assert_int_equal(fake_live(FAKE_LIVE_HOST_REGISTERED), 1);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_HOST_REGISTERED), 1);
     gpu_host_buffer_destroy(r);
     gpu_host_buffer_destroy(h);
-    assert_int_equal(fake_live(FAKE_LIVE_HOST_REGISTERED), 0);
-    assert_int_equal(fake_live(FAKE_LIVE_HOST_ALLOCS), 0);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_HOST_REGISTERED), 0);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_HOST_ALLOCS), 0);
 }
 
 /* ---- The fake itself, called as a CUDA program would ---- */
@@ -616,7 +616,7 @@ static void get_proc_address(void **state)
     assert_int_equal(cuGetProcAddress_v2("cuNoSuchFunction", &fn, 12000, 1, &st), CUABI_SUCCESS);
     assert_int_equal(st, CUABI_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
     /* A version newer than the driver, or unknown flags: refused. */
-    assert_int_equal(cuGetProcAddress_v2("cuMemAlloc", &fn, fake_driver_version() + 10, 1, &st),
+    assert_int_equal(cuGetProcAddress_v2("cuMemAlloc", &fn, gpu_fake_driver_version() + 10, 1, &st),
                      CUABI_ERROR_INVALID_VALUE);
     assert_int_equal(cuGetProcAddress_v2("cuMemAlloc", &fn, 12000, 4, &st), CUABI_ERROR_INVALID_VALUE);
     assert_int_equal(cuGetProcAddress_v2(NULL, &fn, 12000, 1, &st), CUABI_ERROR_INVALID_VALUE);
@@ -691,7 +691,7 @@ static void driver_model(void **state)
     ft_no_context();
     assert_int_equal(cuDevicePrimaryCtxRelease_v2(1), CUABI_SUCCESS);
     assert_int_equal(cuDevicePrimaryCtxRelease_v2(0), CUABI_SUCCESS);
-    assert_false(fake_peer_enabled(1, 0));
+    assert_false(gpu_fake_peer_enabled(1, 0));
 }
 
 int main(void)

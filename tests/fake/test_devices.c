@@ -1,5 +1,5 @@
 /*
- * Several devices (FAKE_CUDA_DEVICES = 1, 2 or 4): device descriptions,
+ * Several devices (GPUSHIM_FAKE_DEVICES = 1, 2 or 4): device descriptions,
  * contexts per device, peer queries and peer access, copies between devices,
  * a stream of one device waiting on an event of another, and the calls that
  * mix objects of two devices, which gpushim refuses before the driver sees
@@ -21,7 +21,7 @@ static int setup(void **state)
 {
     (void)state;
     FT_OK(gpu_device_count(&ndev));
-    assert_int_equal(ndev, fake_device_count());
+    assert_int_equal(ndev, gpu_fake_device_count());
     assert_true(ndev >= 1 && ndev <= MAX_DEV);
     for (int d = 0; d < ndev; d++) {
         FT_OK(gpu_context_create(d, &ctx[d]));
@@ -30,7 +30,7 @@ static int setup(void **state)
     }
     /* Device 0's default context, which gpushim then keeps for the process: one retain of its own. */
     FT_OK(gpu_stream_synchronize(GPU_DEFAULT_STREAM));
-    assert_int_equal(fake_primary_retains(0), 2);
+    assert_int_equal(gpu_fake_primary_retains(0), 2);
     return 0;
 }
 
@@ -41,23 +41,23 @@ static int teardown(void **state)
         gpu_module_destroy(mod[d]);
         gpu_stream_destroy(stream[d]);
         gpu_context_destroy(ctx[d]);
-        assert_int_equal(fake_primary_retains(d), d == 0);
+        assert_int_equal(gpu_fake_primary_retains(d), d == 0);
     }
-    for (int k = 0; k < FAKE_LIVE_CONTEXT_RETAINS; k++)
-        assert_int_equal(fake_live((fake_live_kind)k), 0);
-    for (int a = 0; a < FAKE_ANOMALY_COUNT; a++)
-        assert_int_equal(fake_anomalies((fake_anomaly)a), 0);
+    for (int k = 0; k < GPU_FAKE_LIVE_CONTEXT_RETAINS; k++)
+        assert_int_equal(gpu_fake_live((gpu_fake_live_kind)k), 0);
+    for (int a = 0; a < GPU_FAKE_ANOMALY_COUNT; a++)
+        assert_int_equal(gpu_fake_anomalies((gpu_fake_anomaly)a), 0);
     return 0;
 }
 
 static void device_info(void **state)
 {
     gpu_device_info info, untouched;
-    fake_device_desc d, changed;
+    gpu_fake_device_desc d, changed;
 
     (void)state;
     for (int i = 0; i < ndev; i++) {
-        assert_int_equal(fake_device_get(i, &d), 0);
+        assert_int_equal(gpu_fake_device_get(i, &d), 0);
         FT_OK(gpu_device_get_info(i, &info));
         assert_string_equal(info.name, d.name);
         assert_int_equal(info.total_memory, d.total_memory);
@@ -67,15 +67,15 @@ static void device_info(void **state)
         assert_string_equal(info.pci_bus_id, d.pci_bus_id);
     }
     /* Asked each time, not remembered. */
-    assert_int_equal(fake_device_get(ndev - 1, &d), 0);
+    assert_int_equal(gpu_fake_device_get(ndev - 1, &d), 0);
     changed = d;
     snprintf(changed.name, sizeof(changed.name), "Renamed %d", ndev - 1);
     changed.multiprocessors = 7;
-    assert_int_equal(fake_device_set(ndev - 1, &changed), 0);
+    assert_int_equal(gpu_fake_device_set(ndev - 1, &changed), 0);
     FT_OK(gpu_device_get_info(ndev - 1, &info));
     assert_string_equal(info.name, changed.name);
     assert_int_equal(info.multiprocessors, 7);
-    assert_int_equal(fake_device_set(ndev - 1, &d), 0);
+    assert_int_equal(gpu_fake_device_set(ndev - 1, &d), 0);
     memset(&untouched, 0x3c, sizeof(untouched));
     info = untouched;
     FT_FAIL(gpu_device_get_info(ndev, &info), GPU_ERR_NO_DEVICE, CUABI_ERROR_INVALID_DEVICE, "cuDeviceGet");
@@ -96,7 +96,7 @@ static void contexts(void **state)
         /* Two gpu_contexts of one device share the driver's primary context, retained twice. */
         FT_OK(gpu_context_create(d, &again));
         assert_ptr_equal(gpu_context_raw(again), gpu_context_raw(ctx[d]));
-        assert_int_equal(fake_primary_retains(d), d == 0 ? 3 : 2);
+        assert_int_equal(gpu_fake_primary_retains(d), d == 0 ? 3 : 2);
         gpu_context_destroy(again);
     }
     FT_FAIL(gpu_context_create(ndev, &none), GPU_ERR_NO_DEVICE, CUABI_ERROR_INVALID_DEVICE, "cuDeviceGet");
@@ -120,28 +120,28 @@ static void peers(void **state)
     FT_FAIL(gpu_device_can_access_peer(0, -1, &can), GPU_ERR_INVALID_ARG, 0, "negative");
     if (ndev < 2)
         return;
-    fake_peer_set(ndev - 1, 0, false);
+    gpu_fake_peer_set(ndev - 1, 0, false);
     FT_OK(gpu_device_can_access_peer(ndev - 1, 0, &can));
     assert_false(can);
     FT_OK(gpu_device_can_access_peer(0, ndev - 1, &can));
     assert_true(can);
     FT_FAIL(gpu_context_enable_peer_access(ctx[ndev - 1], ctx[0]), GPU_ERR_NOT_SUPPORTED,
             CUABI_ERROR_PEER_ACCESS_UNSUPPORTED, "cuCtxEnablePeerAccess");
-    assert_false(fake_peer_enabled(ndev - 1, 0));
-    fake_peer_set(ndev - 1, 0, true);
+    assert_false(gpu_fake_peer_enabled(ndev - 1, 0));
+    gpu_fake_peer_set(ndev - 1, 0, true);
     for (int i = 0; i < ndev; i++)
         for (int j = 0; j < ndev; j++) {
-            long calls = fake_calls("cuCtxEnablePeerAccess");
+            long calls = gpu_fake_calls("cuCtxEnablePeerAccess");
 
             if (i == j) {
                 FT_FAIL(gpu_context_enable_peer_access(ctx[i], ctx[j]), GPU_ERR_INVALID_ARG, 0, "both contexts");
                 continue;
             }
             FT_OK(gpu_context_enable_peer_access(ctx[i], ctx[j]));
-            assert_true(fake_peer_enabled(i, j));
+            assert_true(gpu_fake_peer_enabled(i, j));
             /* Already enabled (CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) is success. */
             FT_OK(gpu_context_enable_peer_access(ctx[i], ctx[j]));
-            assert_int_equal(fake_calls("cuCtxEnablePeerAccess") - calls, 2);
+            assert_int_equal(gpu_fake_calls("cuCtxEnablePeerAccess") - calls, 2);
         }
     FT_FAIL(gpu_context_enable_peer_access(ctx[0], NULL), GPU_ERR_INVALID_ARG, 0, "peer is NULL");
 }
@@ -225,9 +225,9 @@ static void legacy_stream_per_device(void **state)
     b1 = seq_buffer(1, 0);
     FT_OK(ft_add_one(stream[1], mod[1], b1, N));
     FT_OK(gpu_buffer_copy_to_host(b0, r, sizeof(r)));
-    assert_int_equal(fake_pending(), 1);
+    assert_int_equal(gpu_fake_pending(), 1);
     FT_OK(gpu_buffer_copy_to_host(b1, r, sizeof(r)));
-    assert_int_equal(fake_pending(), 0);
+    assert_int_equal(gpu_fake_pending(), 0);
     assert_int_equal(r[5], 6);
     gpu_buffer_destroy(b1);
     gpu_buffer_destroy(b0);
@@ -257,7 +257,7 @@ static void wrong_device(void **state)
     FT_OK(gpu_event_create(ctx[0], &e0));
     FT_OK(gpu_module_get_function(mod[0], "add_one", &f0));
     for (int i = 0; i < 6; i++)
-        before[i] = fake_calls(calls[i]);
+        before[i] = gpu_fake_calls(calls[i]);
     FT_FAIL(gpu_buffer_copy_from_host_async(b0, host, sizeof(host), stream[1]), GPU_ERR_INVALID_ARG, 0,
             "gpu_buffer_copy_from_host_async: the buffer is device 0's, the stream device 1's");
     FT_FAIL(gpu_buffer_copy_to_host_async(b0, host, sizeof(host), stream[1]), GPU_ERR_INVALID_ARG, 0,
@@ -273,7 +273,7 @@ static void wrong_device(void **state)
     FT_FAIL(gpu_stream_launch_kernel(stream[1], mod[0], "add_one", &c, args), GPU_ERR_INVALID_ARG, 0,
             "\"add_one\" is loaded on device 0, the stream is device 1's");
     for (int i = 0; i < 6; i++)
-        if (fake_calls(calls[i]) != before[i])
+        if (gpu_fake_calls(calls[i]) != before[i])
             fail_msg("%s was called", calls[i]);
     /* The same function on its own device's stream works. */
     FT_OK(gpu_stream_launch_function(stream[0], f0, &c, args));
@@ -288,21 +288,21 @@ static void wrong_device(void **state)
 static void memory_per_device(void **state)
 {
     gpu_buffer *b = NULL, *none = (gpu_buffer *)&b;
-    fake_device_desc d;
+    gpu_fake_device_desc d;
 
     (void)state;
     for (int i = 0; i < ndev; i++) {
-        size_t used = fake_device_used(i);
+        size_t used = gpu_fake_device_used(i);
 
-        assert_int_equal(fake_device_get(i, &d), 0);
+        assert_int_equal(gpu_fake_device_get(i, &d), 0);
         FT_OK(gpu_buffer_create(ctx[i], 1u << 20, &b));
-        assert_int_equal(fake_device_used(i), used + (1u << 20));
+        assert_int_equal(gpu_fake_device_used(i), used + (1u << 20));
         assert_ptr_equal(gpu_buffer_context(b), ctx[i]);
         FT_FAIL(gpu_buffer_create(ctx[i], d.total_memory, &none), GPU_ERR_OUT_OF_MEMORY, CUABI_ERROR_OUT_OF_MEMORY,
                 "cuMemAlloc");
         assert_ptr_equal(none, (gpu_buffer *)&b);
         gpu_buffer_destroy(b);
-        assert_int_equal(fake_device_used(i), used);
+        assert_int_equal(gpu_fake_device_used(i), used);
     }
 }
 

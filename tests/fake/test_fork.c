@@ -48,7 +48,7 @@ static int child_loads_its_own(void)
     /* Before cuInit the driver answers nothing else, as a real one. */
     CHILD_CHECK(6, cuDeviceGetCount(&(int){0}) == CUABI_ERROR_NOT_INITIALIZED);
     CHILD_CHECK(1, gpu_driver_load() == GPU_OK);
-    CHILD_CHECK(2, fake_calls("cuInit") == 1);
+    CHILD_CHECK(2, gpu_fake_calls("cuInit") == 1);
     CHILD_CHECK(3, gpu_buffer_create(NULL, 4, &b) == GPU_OK);
     CHILD_CHECK(4, gpu_buffer_copy_from_host(b, &v, 4) == GPU_OK);
     CHILD_CHECK(5, gpu_buffer_copy_to_host(b, &r, 4) == GPU_OK && r == 42);
@@ -63,7 +63,7 @@ static void fork_before_load(void **state)
     assert_int_equal(run_child(child_loads_its_own), 0);
     /* The child's load was its own: the parent has loaded nothing. */
     assert_int_equal(gpu_driver_report()->stage, GPU_LOAD_NOT_STARTED);
-    assert_int_equal(fake_calls("cuInit"), 0);
+    assert_int_equal(gpu_fake_calls("cuInit"), 0);
 }
 
 /* ---- After the parent loaded ---- */
@@ -79,7 +79,7 @@ static bool forked_error(gpu_status st)
 
 static int child_is_refused(void)
 {
-    unsigned long calls = fake_calls_total();
+    unsigned long calls = gpu_fake_calls_total();
     gpu_context *ctx = (gpu_context *)&calls;
     gpu_buffer *b = (gpu_buffer *)&calls;
     uint32_t v = 1;
@@ -104,7 +104,7 @@ static int child_is_refused(void)
     gpu_event_destroy(parent_event);
     gpu_stream_destroy(parent_stream);
     gpu_buffer_destroy(parent_buffer);
-    CHILD_CHECK(13, fake_calls_total() == calls);
+    CHILD_CHECK(13, gpu_fake_calls_total() == calls);
     return child_failed;
 }
 
@@ -126,9 +126,9 @@ static void fork_after_load(void **state)
     gpu_event_destroy(parent_event);
     gpu_stream_destroy(parent_stream);
     gpu_buffer_destroy(parent_buffer);
-    assert_int_equal(fake_live(FAKE_LIVE_DEVICE_ALLOCS), 0);
-    assert_int_equal(fake_live(FAKE_LIVE_STREAMS), 0);
-    assert_int_equal(fake_live(FAKE_LIVE_EVENTS), 0);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_DEVICE_ALLOCS), 0);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_STREAMS), 0);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_EVENTS), 0);
 }
 
 int main(void)

@@ -137,7 +137,7 @@ static void module_file_regular(void **state)
     gpu_module_destroy(m);
     unlink(link_path);
     unlink(path);
-    assert_int_equal(fake_live(FAKE_LIVE_MODULES), 0);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_MODULES), 0);
 }
 
 /* ---- Item 9: host ranges that wrap around, and registering twice ---- */
@@ -154,7 +154,7 @@ static void host_register_overflow(void **state)
     FT_INVALID(gpu_host_buffer_register(NULL, high, 4097, &h), "overflows");
     FT_INVALID(gpu_host_buffer_register(NULL, high, 4096, &h), "overflows");
     assert_ptr_equal(h, (gpu_host_buffer *)&h);
-    assert_int_equal(fake_live(FAKE_LIVE_HOST_REGISTERED), 0);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_HOST_REGISTERED), 0);
 }
 
 /* The fake called as a CUDA program would: as strict as the driver. */
@@ -168,7 +168,7 @@ static void fake_register_strict(void **state)
     assert_int_equal(cuCtxPushCurrent_v2(ctx), CUABI_SUCCESS);
     assert_int_equal(cuMemHostRegister_v2(mem, SIZE_MAX, 0), CUABI_ERROR_INVALID_VALUE);
     assert_int_equal(cuMemHostRegister_v2((void *)(UINTPTR_MAX - 15), 32, 0), CUABI_ERROR_INVALID_VALUE);
-    assert_int_equal(fake_live(FAKE_LIVE_HOST_REGISTERED), 0);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_HOST_REGISTERED), 0);
     assert_int_equal(cuMemHostRegister_v2(mem + 256, 1024, 0), CUABI_SUCCESS);
     /* The same range again, one inside it, ones that overlap either end: already registered. */
     assert_int_equal(cuMemHostRegister_v2(mem + 256, 1024, 0), CUABI_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
@@ -180,11 +180,11 @@ static void fake_register_strict(void **state)
     /* Ranges that only touch it are free. */
     assert_int_equal(cuMemHostRegister_v2(mem, 1024, 0), CUABI_SUCCESS);
     assert_int_equal(cuMemHostRegister_v2(mem + 512, 1024, 0), CUABI_SUCCESS);
-    assert_int_equal(fake_live(FAKE_LIVE_HOST_REGISTERED), 3);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_HOST_REGISTERED), 3);
     assert_int_equal(cuMemHostUnregister(mem), CUABI_SUCCESS);
     assert_int_equal(cuMemHostUnregister(mem + 256), CUABI_SUCCESS);
     assert_int_equal(cuMemHostUnregister(mem + 512), CUABI_SUCCESS);
-    assert_int_equal(fake_live(FAKE_LIVE_HOST_REGISTERED), 0);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_HOST_REGISTERED), 0);
     assert_int_equal(cuCtxPopCurrent_v2(&ctx), CUABI_SUCCESS);
     assert_int_equal(cuDevicePrimaryCtxRelease_v2(0), CUABI_SUCCESS);
 }

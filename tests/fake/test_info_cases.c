@@ -44,9 +44,9 @@ static int run(const char *args, const char *redirect)
 
 static void fake_env(const char *var, const char *value)
 {
-    unsetenv("FAKE_CUDA_FAIL");
-    unsetenv("FAKE_CUDA_INIT_DELAY_MS");
-    unsetenv("FAKE_CUDA_INIT_FAIL");
+    unsetenv("GPUSHIM_FAKE_FAIL");
+    unsetenv("GPUSHIM_FAKE_INIT_DELAY_MS");
+    unsetenv("GPUSHIM_FAKE_INIT_FAIL");
     setenv("GPUSHIM_LIBCUDA", fake_path, 1);
     if (var)
         setenv(var, value, 1);
@@ -72,7 +72,7 @@ static void assert_utf8_json_text(const char *s)
 static void device_count_fails(void **state)
 {
     (void)state;
-    fake_env("FAKE_CUDA_FAIL", "cuDeviceGetCount:1:999");
+    fake_env("GPUSHIM_FAKE_FAIL", "cuDeviceGetCount:1:999");
     assert_int_equal(run("--no-self-test", NULL), 4);
     assert_non_null(strstr(out, "devices: unknown: GPU_ERR_DRIVER: cuDeviceGetCount: CUDA_ERROR_UNKNOWN (999)"));
     assert_null(strstr(out, "devices: 0"));
@@ -87,7 +87,7 @@ static void self_test_details(void **state)
 
     (void)state;
     /* cuEventQuery says "not ready" after the synchronise: gpushim succeeds, the step fails. */
-    fake_env("FAKE_CUDA_FAIL", "cuEventQuery:1+:600");
+    fake_env("GPUSHIM_FAKE_FAIL", "cuEventQuery:1+:600");
     assert_int_equal(run("", NULL), 3);
     line = strstr(out, "  event   FAILED  ");
     assert_non_null(line);
@@ -129,7 +129,7 @@ static void timeout_says_what_is_stuck(void **state)
     struct timespec t0, t1;
 
     (void)state;
-    fake_env("FAKE_CUDA_INIT_DELAY_MS", "600000");
+    fake_env("GPUSHIM_FAKE_INIT_DELAY_MS", "600000");
     clock_gettime(CLOCK_MONOTONIC, &t0);
     assert_int_equal(run("--timeout 0.5 --no-self-test", NULL), 5);
     clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -142,7 +142,7 @@ static void timeout_says_what_is_stuck(void **state)
     assert_non_null(strstr(out, "\"timed_out\": true"));
     assert_non_null(strstr(out, "\"step\": \"cuInit\""));
     /* Given time, the same slow load finishes. */
-    fake_env("FAKE_CUDA_INIT_DELAY_MS", "200");
+    fake_env("GPUSHIM_FAKE_INIT_DELAY_MS", "200");
     assert_int_equal(run("--timeout 30 --no-self-test", NULL), 0);
     assert_int_equal(run("--timeout 0", NULL), 64);
     assert_int_equal(run("--timeout", NULL), 64);
@@ -157,7 +157,7 @@ static void report_exact(void **state)
     int gpa = -1, dl = -1;
 
     (void)state;
-    fake_env("FAKE_CUDA_FAIL", "cuGetProcAddress:1+:1");
+    fake_env("GPUSHIM_FAKE_FAIL", "cuGetProcAddress:1+:1");
     assert_int_equal(run("--no-self-test", NULL), 0);
     line = strstr(out, "entry points at 12000: ");
     assert_non_null(line);
@@ -169,7 +169,7 @@ static void report_exact(void **state)
     line = strstr(out, "\"resolved\": {\"cuGetProcAddress_v2\": 0, \"dlsym\": ");
     assert_non_null(line);
     assert_int_equal(atoi(line + strlen("\"resolved\": {\"cuGetProcAddress_v2\": 0, \"dlsym\": ")), dl);
-    fake_env("FAKE_CUDA_INIT_FAIL", "4294967295");
+    fake_env("GPUSHIM_FAKE_INIT_FAIL", "4294967295");
     assert_int_equal(run("", NULL), 1);
     assert_non_null(strstr(out, "cuInit returned 4294967295 (0xffffffff)"));
     assert_int_equal(run("--json", NULL), 1);

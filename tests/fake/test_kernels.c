@@ -6,7 +6,7 @@
  * before the driver; what reaches a kernel is read back from device memory.
  * The failures of each driver call are test_sweep.c's.
  *
- * `test-kernels` runs everything with FAKE_CUDA_DEVICES=2; `test-kernels-noex
+ * `test-kernels` runs everything with GPUSHIM_FAKE_DEVICES=2; `test-kernels-noex
  * no-ex` runs against libfakecuda-noex.so, a driver without cuLaunchKernelEx
  * and the other optional entry points fake_noex.map leaves out (the
  * cooperative fallback, and GPU_ERR_NOT_SUPPORTED naming what is missing).
@@ -20,9 +20,9 @@
 /* An argument error: GPU_ERR_INVALID_ARG naming the reason, and no driver call. */
 #define FT_INVALID(expr, needle) \
     do { \
-        unsigned long calls_ = fake_calls_total(); \
+        unsigned long calls_ = gpu_fake_calls_total(); \
         FT_FAIL((expr), GPU_ERR_INVALID_ARG, 0, (needle)); \
-        if (fake_calls_total() != calls_) \
+        if (gpu_fake_calls_total() != calls_) \
             fail_msg("%s called the driver", #expr); \
     } while (0)
 
@@ -40,7 +40,7 @@ static gpu_function *ex_info, *info, *fill, *copy;
 static gpu_stream *stream;
 static gpu_buffer *out;
 
-/* What the fake's multiprocessor holds (fake_control.h). */
+/* What the fake's multiprocessor holds (gpushim/fake.h). */
 enum { SM_THREADS = 2048, SM_SHARED = 233472, RESERVED = 1024, OPTIN = 232448 };
 
 static int setup(void **state)
@@ -63,18 +63,18 @@ static int teardown(void **state)
     gpu_buffer_destroy(out);
     gpu_stream_destroy(stream);
     gpu_module_destroy(mod);
-    for (int k = 0; k < FAKE_LIVE_CONTEXT_RETAINS; k++)
-        assert_int_equal(fake_live((fake_live_kind)k), 0);
-    for (int a = 0; a < FAKE_ANOMALY_COUNT; a++)
-        assert_int_equal(fake_anomalies((fake_anomaly)a), 0);
+    for (int k = 0; k < GPU_FAKE_LIVE_CONTEXT_RETAINS; k++)
+        assert_int_equal(gpu_fake_live((gpu_fake_live_kind)k), 0);
+    for (int a = 0; a < GPU_FAKE_ANOMALY_COUNT; a++)
+        assert_int_equal(gpu_fake_anomalies((gpu_fake_anomaly)a), 0);
     return 0;
 }
 
 static int sms(void)
 {
-    fake_device_desc d;
+    gpu_fake_device_desc d;
 
-    assert_int_equal(fake_device_get(0, &d), 0);
+    assert_int_equal(gpu_fake_device_get(0, &d), 0);
     return d.multiprocessors;
 }
 
@@ -125,15 +125,15 @@ static void device_attributes(void **state)
     assert_true(a.cooperative_launch && a.cluster_launch);
     assert_int_equal(a.uuid.bytes[0], 1);
     /* Each field is the attribute of its name, not a neighbour's. */
-    assert_int_equal(fake_device_attribute_set(1, CUABI_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, 1234), 0);
-    assert_int_equal(fake_device_attribute_set(1, CUABI_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, 0), 0);
+    assert_int_equal(gpu_fake_device_attribute_set(1, CUABI_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, 1234), 0);
+    assert_int_equal(gpu_fake_device_attribute_set(1, CUABI_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, 0), 0);
     FT_OK(gpu_device_get_info(1, &b));
     assert_int_equal(b.l2_cache_size, 1234);
     assert_false(b.cooperative_launch);
     assert_true(b.cluster_launch);
     assert_int_equal(b.uuid.bytes[0], 17);
-    assert_int_equal(fake_device_attribute_set(1, CUABI_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, 52428800), 0);
-    assert_int_equal(fake_device_attribute_set(1, CUABI_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, 1), 0);
+    assert_int_equal(gpu_fake_device_attribute_set(1, CUABI_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, 52428800), 0);
+    assert_int_equal(gpu_fake_device_attribute_set(1, CUABI_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, 1), 0);
 }
 
 /* ---- Function attributes ---- */
@@ -187,17 +187,17 @@ static void fill_launch(gpu_function *f, unsigned shared, uint32_t value, gpu_st
     uint32_t n = 64;
     void *args[] = {&ptr, &value, &n};
     gpu_launch_config c = gpu_launch_config_1d(1, 64);
-    long launches = fake_calls("cuLaunchKernel");
+    long launches = gpu_fake_calls("cuLaunchKernel");
 
     c.shared_mem_bytes = shared;
     if (want == GPU_OK) {
         FT_OK(gpu_stream_launch_function(stream, f, &c, args));
-        assert_int_equal(fake_calls("cuLaunchKernel"), launches + 1);
+        assert_int_equal(gpu_fake_calls("cuLaunchKernel"), launches + 1);
         return;
     }
     FT_FAIL(gpu_stream_launch_function(stream, f, &c, args), want, 0, needle);
     /* Refused before the driver saw the launch. */
-    assert_int_equal(fake_calls("cuLaunchKernel"), launches);
+    assert_int_equal(gpu_fake_calls("cuLaunchKernel"), launches);
 }
 
 static void shared_memory_opt_in(void **state)
@@ -294,7 +294,7 @@ static void extended_launches(void **state)
 {
     static const uint32_t plain[6] = {0, 0, 0, 0, 0, 0}, cluster[6] = {2, 1, 1, 0, 1, (uint32_t)-2},
                           cooperative[6] = {0, 0, 0, 1, 0, 3};
-    long ex = fake_calls("cuLaunchKernelEx"), kernel = fake_calls("cuLaunchKernel");
+    long ex = gpu_fake_calls("cuLaunchKernelEx"), kernel = gpu_fake_calls("cuLaunchKernel");
     uint64_t ptr = gpu_buffer_device_ptr(out);
     int per_sm = 0;
     gpu_launch_config c = {.grid = {4, 2, 1}, .block = {32, 1, 1}, .cluster = {2, 1, 1},
@@ -303,13 +303,13 @@ static void extended_launches(void **state)
     (void)state;
     /* A plain launch stays a cuLaunchKernel. */
     ex_launch(&(gpu_launch_config){.grid = {1, 1, 1}, .block = {1, 1, 1}}, plain);
-    assert_int_equal(fake_calls("cuLaunchKernel"), kernel + 1);
-    assert_int_equal(fake_calls("cuLaunchKernelEx"), ex);
+    assert_int_equal(gpu_fake_calls("cuLaunchKernel"), kernel + 1);
+    assert_int_equal(gpu_fake_calls("cuLaunchKernelEx"), ex);
     ex_launch(&c, cluster);
     ex_launch(&(gpu_launch_config){.grid = {4, 1, 1}, .block = {32, 1, 1}, .cooperative = true, .priority = 3},
               cooperative);
-    assert_int_equal(fake_calls("cuLaunchKernelEx"), ex + 2);
-    assert_int_equal(fake_calls("cuLaunchCooperativeKernel"), 0);
+    assert_int_equal(gpu_fake_calls("cuLaunchKernelEx"), ex + 2);
+    assert_int_equal(gpu_fake_calls("cuLaunchCooperativeKernel"), 0);
 
     /* Cooperative: as many blocks as fit at once, and not one more. */
     FT_OK(gpu_function_max_active_blocks(ex_info, 256, 0, &per_sm));
@@ -338,39 +338,39 @@ static void extended_launches(void **state)
             GPU_ERR_KERNEL_LAUNCH, CUABI_ERROR_INVALID_CLUSTER_SIZE, "cuLaunchKernelEx");
 
     /* A device without the feature: GPU_ERR_NOT_SUPPORTED naming it. */
-    assert_int_equal(fake_device_attribute_set(0, CUABI_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, 0), 0);
+    assert_int_equal(gpu_fake_device_attribute_set(0, CUABI_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, 0), 0);
     FT_FAIL(gpu_stream_launch_function(stream, ex_info,
                                        &(gpu_launch_config){.grid = {2, 1, 1}, .block = {1, 1, 1},
                                                             .cluster = {2, 1, 1}},
                                        (void *[]){&ptr}),
             GPU_ERR_NOT_SUPPORTED, CUABI_ERROR_NOT_SUPPORTED, "device 0 does not support cluster launches");
-    assert_int_equal(fake_device_attribute_set(0, CUABI_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, 1), 0);
-    assert_int_equal(fake_device_attribute_set(0, CUABI_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, 0), 0);
+    assert_int_equal(gpu_fake_device_attribute_set(0, CUABI_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, 1), 0);
+    assert_int_equal(gpu_fake_device_attribute_set(0, CUABI_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, 0), 0);
     FT_FAIL(gpu_stream_launch_function(stream, ex_info,
                                        &(gpu_launch_config){.grid = {1, 1, 1}, .block = {1, 1, 1},
                                                             .cooperative = true},
                                        (void *[]){&ptr}),
             GPU_ERR_NOT_SUPPORTED, CUABI_ERROR_NOT_SUPPORTED, "does not support cooperative launches");
-    assert_int_equal(fake_device_attribute_set(0, CUABI_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, 1), 0);
+    assert_int_equal(gpu_fake_device_attribute_set(0, CUABI_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, 1), 0);
     FT_OK(gpu_stream_synchronize(stream));
 }
 
 static void serialization_needs_hopper(void **state)
 {
-    fake_device_desc d, ampere;
+    gpu_fake_device_desc d, ampere;
     uint64_t ptr = gpu_buffer_device_ptr(out);
 
     (void)state;
-    assert_int_equal(fake_device_get(0, &d), 0);
+    assert_int_equal(gpu_fake_device_get(0, &d), 0);
     ampere = d;
     ampere.compute_major = 8;
-    assert_int_equal(fake_device_set(0, &ampere), 0);
+    assert_int_equal(gpu_fake_device_set(0, &ampere), 0);
     FT_FAIL(gpu_stream_launch_function(stream, ex_info,
                                        &(gpu_launch_config){.grid = {1, 1, 1}, .block = {1, 1, 1},
                                                             .programmatic_serialization = true},
                                        (void *[]){&ptr}),
             GPU_ERR_NOT_SUPPORTED, CUABI_ERROR_NOT_SUPPORTED, "programmatic stream serialization");
-    assert_int_equal(fake_device_set(0, &d), 0);
+    assert_int_equal(gpu_fake_device_set(0, &d), 0);
 }
 
 #if defined(__GNUC__)
@@ -385,7 +385,7 @@ static const gpu_launch_config old_style = {{2, 1, 1}, {3, 1, 1}, 16};
 
 static void old_initializers_mean_the_same(void **state)
 {
-    long ex = fake_calls("cuLaunchKernelEx"), kernel = fake_calls("cuLaunchKernel");
+    long ex = gpu_fake_calls("cuLaunchKernelEx"), kernel = gpu_fake_calls("cuLaunchKernel");
     uint64_t ptr = gpu_buffer_device_ptr(out);
     static const uint32_t want[7] = {2, 1, 1, 3, 1, 1, 16};
 
@@ -395,8 +395,8 @@ static void old_initializers_mean_the_same(void **state)
     FT_OK(gpu_stream_launch_function(stream, info, &old_style, (void *[]){&ptr}));
     FT_OK(gpu_stream_synchronize(stream));
     FT_BUFFER_EQ(out, want, 7);
-    assert_int_equal(fake_calls("cuLaunchKernel"), kernel + 1);
-    assert_int_equal(fake_calls("cuLaunchKernelEx"), ex);
+    assert_int_equal(gpu_fake_calls("cuLaunchKernel"), kernel + 1);
+    assert_int_equal(gpu_fake_calls("cuLaunchKernelEx"), ex);
 }
 
 /* ---- Memset ---- */
@@ -429,13 +429,13 @@ static void memset_values(void **state)
     FT_OK(gpu_stream_synchronize(stream));
     FT_OK(gpu_buffer_memset(b, 24, 9, 4, 0xffffffffu));
     memset(want + 24, 0xff, 36);
-    assert_int_equal(fake_peek(gpu_buffer_device_ptr(b), bytes, 64), 0);
+    assert_int_equal(gpu_fake_peek(gpu_buffer_device_ptr(b), bytes, 64), 0);
     assert_memory_equal(bytes, want, 64);
 
-    calls = fake_calls_total();
+    calls = gpu_fake_calls_total();
     FT_OK(gpu_buffer_memset(b, 64, 0, 4, 1)); /* nothing, at the very end */
     FT_OK(gpu_buffer_memset_async(b, 0, 0, 1, 1, stream));
-    assert_int_equal(fake_calls_total(), calls);
+    assert_int_equal(gpu_fake_calls_total(), calls);
     FT_INVALID(gpu_buffer_memset(NULL, 0, 1, 1, 0), "buffer is NULL");
     FT_INVALID(gpu_buffer_memset(b, 1, 1, 2, 0), "offset 1 is not a multiple of 2");
     FT_INVALID(gpu_buffer_memset(b, 2, 1, 4, 0), "offset 2 is not a multiple of 4");
@@ -603,8 +603,8 @@ static void without_launch_ex(void **state)
 
     (void)state;
     ex_launch(&(gpu_launch_config){.grid = {2, 1, 1}, .block = {32, 1, 1}, .cooperative = true}, cooperative);
-    assert_int_equal(fake_calls("cuLaunchCooperativeKernel"), 1);
-    assert_int_equal(fake_calls("cuLaunchKernelEx"), 0);
+    assert_int_equal(gpu_fake_calls("cuLaunchCooperativeKernel"), 1);
+    assert_int_equal(gpu_fake_calls("cuLaunchKernelEx"), 0);
     FT_FAIL(gpu_stream_launch_function(stream, ex_info,
                                        &(gpu_launch_config){.grid = {2, 1, 1}, .block = {1, 1, 1},
                                                             .cooperative = true, .priority = 1},

@@ -1,8 +1,8 @@
 /*
  * The load under hazard (issue 9, items 2, 3 and 8): a driver whose cuInit
- * is slow (FAKE_CUDA_INIT_DELAY_MS) while another thread forks or reads the
+ * is slow (GPUSHIM_FAKE_INIT_DELAY_MS) while another thread forks or reads the
  * report; one that calls back into gpushim from cuInit
- * (FAKE_CUDA_INIT_CALLBACK); and a report that must be exact: each entry's
+ * (GPUSHIM_FAKE_INIT_CALLBACK); and a report that must be exact: each entry's
  * real `via` counted, cuInit's result apart from whether it was called (and
  * 0xFFFFFFFF as it is), paths kept whole. argv[1] names the case; the load
  * happens once a process, so meson runs each case as its own test.
@@ -32,10 +32,10 @@ static uint64_t now_ns(void)
 static void callback_refused(void **state)
 {
     (void)state;
-    /* FAKE_CUDA_INIT_CALLBACK=gpu_driver_load: cuInit calls back on the loading thread. */
+    /* GPUSHIM_FAKE_INIT_CALLBACK=gpu_driver_load: cuInit calls back on the loading thread. */
     FT_OK(gpu_driver_load());
-    assert_int_equal(fake_init_callback_status(), GPU_ERR_NO_DRIVER);
-    assert_int_equal(fake_calls("cuInit"), 1);
+    assert_int_equal(gpu_fake_init_callback_status(), GPU_ERR_NO_DRIVER);
+    assert_int_equal(gpu_fake_calls("cuInit"), 1);
     /* The refusal was the callback's; the load itself finished, and later calls see it. */
     assert_int_equal(gpu_driver_report()->stage, GPU_LOAD_READY);
     FT_OK(gpu_driver_load());
@@ -44,9 +44,9 @@ static void callback_refused(void **state)
 static void callback_message(void **state)
 {
     (void)state;
-    /* FAKE_CUDA_INIT_CALLBACK=gpu_device_count_probe: what the refused call said. */
+    /* GPUSHIM_FAKE_INIT_CALLBACK=gpu_device_count_probe: what the refused call said. */
     FT_OK(gpu_driver_load());
-    assert_int_equal(fake_init_callback_status(), 0);
+    assert_int_equal(gpu_fake_init_callback_status(), 0);
 }
 
 /* Called by the fake's cuInit (through dlsym): checks what a call back from the load gets. */
@@ -88,9 +88,9 @@ static int child_during_load(void)
     if (gpu_buffer_create(NULL, 4, &b) != GPU_ERR_FORKED || b != (gpu_buffer *)&t0)
         return 2;
     /* The parent's one call, copied: never a second in this image. */
-    if (fake_calls("cuInit") != 1)
+    if (gpu_fake_calls("cuInit") != 1)
         return 3;
-    /* Promptly: not after the parent's cuInit would have returned (FAKE_CUDA_INIT_DELAY_MS=1500). */
+    /* Promptly: not after the parent's cuInit would have returned (GPUSHIM_FAKE_INIT_DELAY_MS=1500). */
     if (now_ns() - t0 > 1000000000u)
         return 4;
     /* The report is the parent's snapshot at the fork, not a second load. */
@@ -122,7 +122,7 @@ static void slow_init(void **state)
     assert_non_null(r->file);
     assert_int_equal(r->attempt_count, 1);
     assert_false(r->init_called);
-    assert_int_equal(fake_calls("cuInit"), 1);
+    assert_int_equal(gpu_fake_calls("cuInit"), 1);
 
     pid = fork();
     assert_true(pid >= 0);
@@ -140,12 +140,12 @@ static void slow_init(void **state)
     assert_true(r->init_called);
     assert_true(r->init_ns >= 1000000000u);
     assert_int_equal(r->attempt_count, 1);
-    assert_int_equal(fake_calls("cuInit"), 1);
+    assert_int_equal(gpu_fake_calls("cuInit"), 1);
 }
 
 /* ---- Item 8: the report is exact ---- */
 
-/* FAKE_CUDA_FAIL=cuGetProcAddress:1+:1: it fails for every entry, and dlsym does all the work. */
+/* GPUSHIM_FAKE_FAIL=cuGetProcAddress:1+:1: it fails for every entry, and dlsym does all the work. */
 static void via_counted(void **state)
 {
     const gpu_load_report *r;
@@ -168,7 +168,7 @@ static void via_counted(void **state)
     assert_true(dl > 0);
 }
 
-/* FAKE_CUDA_INIT_FAIL=4294967295: cuInit's result as it is, and apart from "was it called". */
+/* GPUSHIM_FAKE_INIT_FAIL=4294967295: cuInit's result as it is, and apart from "was it called". */
 static void init_all_ones(void **state)
 {
     const gpu_load_report *r;

@@ -50,7 +50,7 @@ static bool exported(const char *symbol)
 
 static bool omitted(const char *name)
 {
-    const char *omit = getenv("FAKE_CUDA_OMIT");
+    const char *omit = getenv("GPUSHIM_FAKE_OMIT");
     size_t len = strlen(name);
 
     for (const char *p = omit; p && (p = strstr(p, name)); p += len)
@@ -177,13 +177,13 @@ static void check_entries(const gpu_load_report *r)
 static void report_ready(void **state)
 {
     const gpu_load_report *r;
-    fake_gpa_stats gpa;
+    gpu_fake_gpa_stats gpa;
     size_t missing_required = 0, missing_optional = 0, gpa_expected = 0;
     int version = 0;
 
     (void)state;
     assert_int_equal(gpu_driver_report()->stage, GPU_LOAD_NOT_STARTED);
-    assert_int_equal(fake_calls("cuInit"), 0);
+    assert_int_equal(gpu_fake_calls("cuInit"), 0);
     FT_OK(gpu_driver_load());
     r = gpu_driver_report();
     assert_int_equal(r->stage, GPU_LOAD_READY);
@@ -195,26 +195,26 @@ static void report_ready(void **state)
     assert_null(r->attempts[0].error);
     assert_int_equal(r->abi_version, GPU_CUDA_ABI_VERSION);
     assert_int_equal(r->init_result, 0);
-    assert_int_equal(r->driver_version, fake_driver_version());
+    assert_int_equal(r->driver_version, gpu_fake_driver_version());
     FT_OK(gpu_driver_version(&version));
-    assert_int_equal(version, fake_driver_version());
+    assert_int_equal(version, gpu_fake_driver_version());
     /* gpushim asks cuGetProcAddress when the driver has it and is at least the pinned ABI. */
     assert_int_equal(r->used_get_proc_address,
-                     exported("cuGetProcAddress_v2") && fake_driver_version() >= GPU_CUDA_ABI_VERSION);
+                     exported("cuGetProcAddress_v2") && gpu_fake_driver_version() >= GPU_CUDA_ABI_VERSION);
     check_entries(r);
     for (size_t i = 0; i < LIST_COUNT; i++) {
         missing_required += list[i].required && !r->entries[i].found;
         missing_optional += !list[i].required && !r->entries[i].found;
         if (r->used_get_proc_address) {
             /* Each entry asked for once, by its base name. */
-            assert_int_equal(fake_gpa_asked(list[i].name), 1);
+            assert_int_equal(gpu_fake_gpa_asked(list[i].name), 1);
             gpa_expected++;
         }
     }
     assert_int_equal(r->missing_required, missing_required);
     assert_int_equal(r->missing_optional, missing_optional);
     assert_int_equal(missing_required, 0);
-    fake_gpa_get(&gpa);
+    gpu_fake_gpa_get(&gpa);
     assert_int_equal(gpa.calls, gpa_expected);
     if (gpa.calls) {
         /* The pinned ABI, and the legacy default stream, every time. */
@@ -223,23 +223,23 @@ static void report_ready(void **state)
         assert_int_equal(gpa.flags_or, CUABI_GET_PROC_ADDRESS_LEGACY_STREAM);
         assert_int_equal(gpa.flags_and, CUABI_GET_PROC_ADDRESS_LEGACY_STREAM);
     }
-    assert_int_equal(fake_calls("cuInit"), 1);
-    assert_int_equal(fake_calls("cuDriverGetVersion"), 1);
+    assert_int_equal(gpu_fake_calls("cuInit"), 1);
+    assert_int_equal(gpu_fake_calls("cuDriverGetVersion"), 1);
 }
 
 static void runs_work(void **state)
 {
-    long before = fake_calls("cuInit");
+    long before = gpu_fake_calls("cuInit");
 
     (void)state;
     workload(!is("minimal"));
     /* Loaded once: the work did not initialise the driver again. */
-    assert_int_equal(fake_calls("cuInit"), before);
+    assert_int_equal(gpu_fake_calls("cuInit"), before);
 }
 
 static void error_names(void **state)
 {
-    long calls = fake_calls("cuGetErrorName");
+    long calls = gpu_fake_calls("cuGetErrorName");
     gpu_buffer *b = NULL;
     char byte = 0;
 
@@ -247,9 +247,9 @@ static void error_names(void **state)
     assert_string_equal(gpu_cuda_result_name(600), "CUDA_ERROR_NOT_READY");
     assert_string_equal(gpu_cuda_result_name(123456), "CUDA_ERROR_UNRECOGNIZED");
     /* The driver's own names where it has cuGetErrorName, gpushim's table where not. */
-    assert_int_equal(fake_calls("cuGetErrorName") - calls, exported("cuGetErrorName") ? 2 : 0);
+    assert_int_equal(gpu_fake_calls("cuGetErrorName") - calls, exported("cuGetErrorName") ? 2 : 0);
     FT_OK(gpu_buffer_create(NULL, 16, &b));
-    fake_fail("cuMemcpyHtoD_v2", 1, CUABI_ERROR_INVALID_VALUE);
+    gpu_fake_fail("cuMemcpyHtoD_v2", 1, CUABI_ERROR_INVALID_VALUE);
     FT_FAIL(gpu_buffer_copy_from_host(b, &byte, 1), GPU_ERR_TRANSFER, 1,
             exported("cuGetErrorString") ? "cuMemcpyHtoD: CUDA_ERROR_INVALID_VALUE (1): invalid argument"
                                          : "cuMemcpyHtoD: CUDA_ERROR_INVALID_VALUE (1)");
@@ -329,7 +329,7 @@ static void every_call_fails(const char *needle, int cuda)
     bool flag = true;
 
     FT_FAIL(gpu_driver_load(), GPU_ERR_NO_DRIVER, cuda, needle);
-    init_calls = fake_calls("cuInit");
+    init_calls = gpu_fake_calls("cuInit");
     FT_FAIL(gpu_driver_version(&n), GPU_ERR_NO_DRIVER, cuda, needle);
     FT_FAIL(gpu_device_count(&n), GPU_ERR_NO_DRIVER, cuda, needle);
     assert_int_equal(n, -5);
@@ -353,14 +353,14 @@ static void every_call_fails(const char *needle, int cuda)
     assert_ptr_equal(h, (gpu_host_buffer *)&needle);
     assert_ptr_equal(m, (gpu_module *)&needle);
     assert_true(flag);
-    assert_int_equal(fake_calls("cuInit"), init_calls);
+    assert_int_equal(gpu_fake_calls("cuInit"), init_calls);
     /* An argument error still comes first. */
     FT_FAIL(gpu_buffer_create(NULL, 0, &b), GPU_ERR_INVALID_ARG, 0, "bytes is 0");
 }
 
 static void init_fails(void **state)
 {
-    int want = atoi(getenv("FAKE_CUDA_INIT_FAIL"));
+    int want = atoi(getenv("GPUSHIM_FAKE_INIT_FAIL"));
     char needle[128];
     const gpu_load_report *r;
 
@@ -376,8 +376,8 @@ static void init_fails(void **state)
     assert_non_null(strstr(r->message, needle));
     if (want == CUABI_ERROR_STUB_LIBRARY)
         assert_non_null(strstr(r->message, "stub library"));
-    assert_int_equal(fake_calls("cuInit"), 1);
-    assert_int_equal(fake_calls("cuGetProcAddress"), 0);
+    assert_int_equal(gpu_fake_calls("cuInit"), 1);
+    assert_int_equal(gpu_fake_calls("cuGetProcAddress"), 0);
 }
 
 static void version_fails(void **state)
@@ -389,8 +389,8 @@ static void version_fails(void **state)
     r = gpu_driver_report();
     assert_int_equal(r->stage, GPU_LOAD_INIT);
     assert_int_equal(r->init_result, 0);
-    assert_int_equal(fake_calls("cuDriverGetVersion"), 1);
-    assert_int_equal(fake_calls("cuGetProcAddress"), 0);
+    assert_int_equal(gpu_fake_calls("cuDriverGetVersion"), 1);
+    assert_int_equal(gpu_fake_calls("cuGetProcAddress"), 0);
 }
 
 static void required_missing(void **state)
@@ -404,10 +404,10 @@ static void required_missing(void **state)
     assert_string_equal(gpu_load_stage_name(r->stage), "resolve");
     assert_int_equal(r->missing_required, 1);
     assert_int_equal(r->missing_optional, 0);
-    assert_int_equal(r->driver_version, fake_driver_version());
+    assert_int_equal(r->driver_version, gpu_fake_driver_version());
     assert_true(r->used_get_proc_address);
     check_entries(r);
-    assert_int_equal(fake_calls("cuInit"), 1);
+    assert_int_equal(gpu_fake_calls("cuInit"), 1);
 }
 
 static void not_a_driver(void **state)
@@ -419,7 +419,7 @@ static void not_a_driver(void **state)
     r = gpu_driver_report();
     assert_int_equal(r->stage, GPU_LOAD_RESOLVE);
     assert_false(r->init_called);
-    assert_int_equal(fake_calls("cuInit"), 0);
+    assert_int_equal(gpu_fake_calls("cuInit"), 0);
 }
 
 int main(int argc, char **argv)

@@ -3,7 +3,7 @@
  * and the pool, foreign pointers and views, memory info, managed memory,
  * stream priorities, graph update, upload, capture info and DOT, IPC (with a
  * handle from a process that has exited), and stream memory operations. The
- * failures of each driver call are test_sweep.c's. Runs with FAKE_CUDA_DEVICES=2.
+ * failures of each driver call are test_sweep.c's. Runs with GPUSHIM_FAKE_DEVICES=2.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,15 +11,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fake_interop.h"
 #include "fake_test.h"
 
 /* An argument error: GPU_ERR_INVALID_ARG naming the reason, and no driver call. */
 #define FT_INVALID(expr, needle) \
     do { \
-        unsigned long calls_ = fake_calls_total(); \
+        unsigned long calls_ = gpu_fake_calls_total(); \
         FT_FAIL((expr), GPU_ERR_INVALID_ARG, 0, (needle)); \
-        if (fake_calls_total() != calls_) \
+        if (gpu_fake_calls_total() != calls_) \
             fail_msg("%s called the driver", #expr); \
     } while (0)
 
@@ -96,9 +95,9 @@ static void pool_threshold_and_trim(void **state)
     /* Under the threshold: kept for reuse. */
     FT_OK(gpu_context_pool_usage(NULL, &reserved, NULL));
     assert_int_equal(reserved, 4096);
-    assert_int_equal(fake_pool_cached(0), 4096);
+    assert_int_equal(gpu_fake_pool_cached(0), 4096);
     FT_OK(gpu_context_pool_trim(NULL, 1024));
-    assert_int_equal(fake_pool_cached(0), 1024);
+    assert_int_equal(gpu_fake_pool_cached(0), 1024);
     FT_OK(gpu_context_pool_trim(NULL, 0));
     FT_OK(gpu_context_pool_usage(NULL, &reserved, NULL));
     assert_int_equal(reserved, 0);
@@ -122,17 +121,17 @@ static void async_arguments(void **state)
     FT_OK(gpu_context_create(1, &c1));
     FT_OK(gpu_stream_create(c1, &s1));
     {
-        long allocs = fake_live(FAKE_LIVE_DEVICE_ALLOCS);
+        long allocs = gpu_fake_live(GPU_FAKE_LIVE_DEVICE_ALLOCS);
 
         FT_OK(gpu_buffer_create_async(NULL, 16, &b));
         FT_FAIL(gpu_buffer_free_async(b, s1), GPU_ERR_INVALID_ARG, 0, "device 0's, the stream device 1's");
         /* Consumed all the same: freed at once. */
-        assert_int_equal(fake_live(FAKE_LIVE_DEVICE_ALLOCS), allocs);
+        assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_DEVICE_ALLOCS), allocs);
         FT_OK(gpu_buffer_create_async(NULL, 16, &b));
-        assert_int_equal(fake_fail("cuMemFreeAsync", 1, CUABI_ERROR_INVALID_VALUE), 0);
+        assert_int_equal(gpu_fake_fail("cuMemFreeAsync", 1, CUABI_ERROR_INVALID_VALUE), 0);
         FT_FAIL(gpu_buffer_free_async(b, NULL), GPU_ERR_TRANSFER, CUABI_ERROR_INVALID_VALUE, "cuMemFreeAsync");
-        fake_fail_reset();
-        assert_int_equal(fake_live(FAKE_LIVE_DEVICE_ALLOCS), allocs);
+        gpu_fake_fail_reset();
+        assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_DEVICE_ALLOCS), allocs);
     }
     gpu_stream_destroy(s1);
     gpu_context_destroy(c1);
@@ -190,10 +189,10 @@ static void pointer_info_and_view(void **state)
     assert_int_equal(ft_peek(b, 0), 101);
     gpu_buffer_destroy(view2);
     {
-        long allocs = fake_live(FAKE_LIVE_DEVICE_ALLOCS);
+        long allocs = gpu_fake_live(GPU_FAKE_LIVE_DEVICE_ALLOCS);
 
         gpu_buffer_destroy(view);
-        assert_int_equal(fake_live(FAKE_LIVE_DEVICE_ALLOCS), allocs);
+        assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_DEVICE_ALLOCS), allocs);
     }
     assert_int_equal(ft_peek(b, 64), 101);
     /* Past the end, unknown memory, zero. */
@@ -244,15 +243,15 @@ static void managed(void **state)
     for (uint32_t i = 0; i < 64; i++)
         host[i] = i;
     FT_OK(gpu_buffer_prefetch_async(m, GPU_LOCATION_DEVICE, s));
-    assert_int_equal(fake_managed_location(gpu_buffer_device_ptr(m)), 0);
+    assert_int_equal(gpu_fake_managed_location(gpu_buffer_device_ptr(m)), 0);
     FT_OK(ft_add_one(s, mod, m, 64));
     FT_OK(gpu_buffer_prefetch_async(m, GPU_LOCATION_HOST, s));
     FT_OK(gpu_stream_synchronize(s));
-    assert_int_equal(fake_managed_location(gpu_buffer_device_ptr(m)), -1);
+    assert_int_equal(gpu_fake_managed_location(gpu_buffer_device_ptr(m)), -1);
     for (uint32_t i = 0; i < 64; i++)
         assert_int_equal(host[i], i + 1);
     FT_OK(gpu_buffer_advise(m, GPU_ADVISE_SET_READ_MOSTLY, GPU_LOCATION_DEVICE));
-    assert_int_equal(fake_managed_advice(gpu_buffer_device_ptr(m)), GPU_ADVISE_SET_READ_MOSTLY);
+    assert_int_equal(gpu_fake_managed_advice(gpu_buffer_device_ptr(m)), GPU_ADVISE_SET_READ_MOSTLY);
     FT_OK(gpu_buffer_advise(m, GPU_ADVISE_SET_PREFERRED_LOCATION, GPU_LOCATION_HOST));
     FT_OK(gpu_pointer_get_info(gpu_buffer_device_ptr(m), &info));
     assert_true(info.managed);
@@ -397,14 +396,14 @@ static void ipc_same_process(void **state)
     (void)state;
     FT_OK(gpu_buffer_ipc_handle(b, &h));
     assert_int_equal(h.size, 16 * sizeof(uint32_t));
-    allocs = fake_live(FAKE_LIVE_DEVICE_ALLOCS);
+    allocs = gpu_fake_live(GPU_FAKE_LIVE_DEVICE_ALLOCS);
     /* The fake opens its own process's handles (a real driver refuses them). */
     FT_OK(gpu_buffer_open_ipc(NULL, &h, &opened));
     assert_int_equal(gpu_buffer_size(opened), h.size);
-    assert_int_equal(fake_live(FAKE_LIVE_DEVICE_ALLOCS), allocs + 1);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_DEVICE_ALLOCS), allocs + 1);
     assert_int_equal(ft_peek(opened, 3), 43);
     gpu_buffer_destroy(opened);
-    assert_int_equal(fake_live(FAKE_LIVE_DEVICE_ALLOCS), allocs);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_DEVICE_ALLOCS), allocs);
 
     FT_OK(gpu_event_create_interprocess(NULL, &e));
     FT_OK(gpu_event_ipc_handle(e, &eh));
@@ -506,7 +505,7 @@ static void wait_released_by_write(void **state)
     FT_OK(gpu_stream_wait_value32(waiter, flags, 0, 1, GPU_WAIT_GEQ));
     FT_OK(ft_add_one(waiter, mod, data, 8));
     /* Held: nothing the fake can run releases it yet. */
-    assert_int_equal(fake_run(100), 0);
+    assert_int_equal(gpu_fake_run(100), 0);
     FT_OK(gpu_stream_query(waiter, &idle));
     assert_false(idle);
     assert_int_equal(ft_peek(data, 0), 0);
@@ -521,13 +520,13 @@ static void wait_released_by_write(void **state)
     FT_OK(gpu_stream_wait_value64(waiter, flags, 8, 0x100000000ull, GPU_WAIT_EQ));
     FT_OK(gpu_stream_write_value64(writer, flags, 8, 0x100000000ull));
     FT_OK(gpu_stream_synchronize(waiter));
-    assert_int_equal(fake_peek(gpu_buffer_device_ptr(flags) + 8, &v64, 8), 0);
+    assert_int_equal(gpu_fake_peek(gpu_buffer_device_ptr(flags) + 8, &v64, 8), 0);
     assert_int_equal(v64, 0x100000000ull);
     /* A device without memory operations. */
-    assert_int_equal(fake_fail("cuStreamWaitValue32", 1, CUABI_ERROR_NOT_SUPPORTED), 0);
+    assert_int_equal(gpu_fake_fail("cuStreamWaitValue32", 1, CUABI_ERROR_NOT_SUPPORTED), 0);
     FT_FAIL(gpu_stream_wait_value32(waiter, flags, 0, 1, GPU_WAIT_EQ), GPU_ERR_NOT_SUPPORTED, CUABI_ERROR_NOT_SUPPORTED,
             "cuStreamWaitValue32");
-    fake_fail_reset();
+    gpu_fake_fail_reset();
     FT_INVALID(gpu_stream_write_value32(writer, flags, 2, 1), "not a multiple of 4");
     FT_INVALID(gpu_stream_write_value64(writer, flags, 16, 1), "do not fit a buffer of 16");
     FT_INVALID(gpu_stream_wait_value32(writer, flags, 0, 1, (gpu_wait_condition)9), "unknown condition 9");
@@ -561,13 +560,13 @@ static void wait_conditions(void **state)
 
         FT_OK(gpu_buffer_copy_from_host(flag, &cases[i].have, 4));
         FT_OK(gpu_stream_wait_value32(s, flag, 0, cases[i].want, cases[i].cond));
-        fake_run(10);
+        gpu_fake_run(10);
         FT_OK(gpu_stream_query(s, &idle));
         if (idle != cases[i].met)
             fail_msg("case %zu: have 0x%x want 0x%x cond %d: met %d", i, cases[i].have, cases[i].want,
                      (int)cases[i].cond, idle);
         if (!idle)
-            assert_int_equal(fake_poke(gpu_buffer_device_ptr(flag), &cases[i].want, 4), 0);
+            assert_int_equal(gpu_fake_poke(gpu_buffer_device_ptr(flag), &cases[i].want, 4), 0);
         FT_OK(gpu_stream_synchronize(s));
     }
     gpu_stream_destroy(s);

@@ -37,10 +37,10 @@ static int teardown(void **state)
 {
     (void)state;
     gpu_module_destroy(mod);
-    for (int k = 0; k < FAKE_LIVE_CONTEXT_RETAINS; k++)
-        assert_int_equal(fake_live((fake_live_kind)k), 0);
-    for (int a = 0; a < FAKE_ANOMALY_COUNT; a++)
-        assert_int_equal(fake_anomalies((fake_anomaly)a), 0);
+    for (int k = 0; k < GPU_FAKE_LIVE_CONTEXT_RETAINS; k++)
+        assert_int_equal(gpu_fake_live((gpu_fake_live_kind)k), 0);
+    for (int a = 0; a < GPU_FAKE_ANOMALY_COUNT; a++)
+        assert_int_equal(gpu_fake_anomalies((gpu_fake_anomaly)a), 0);
     return 0;
 }
 
@@ -172,7 +172,7 @@ static void async_copies_are_ordered(void **state)
     FT_OK(ft_scale_add(s, mod, b, 5, 7, N));
     FT_OK(gpu_buffer_copy_to_host_async(b, pinned, sizeof(in), s));
     /* Nothing has run: the three operations are queued. */
-    assert_int_equal(fake_pending(), 3);
+    assert_int_equal(gpu_fake_pending(), 3);
     assert_int_equal(pinned[0], 0xeeeeeeeeu);
     FT_OK(gpu_stream_synchronize(s));
     fill(want, 5, 7);
@@ -246,11 +246,11 @@ static void queries_see_pending_work(void **state)
     assert_false(idle);
     assert_false(done);
     /* The kernel runs; the record after it has not, so the event is not complete yet. */
-    assert_int_equal(fake_run(1), 1);
+    assert_int_equal(gpu_fake_run(1), 1);
     assert_int_equal(ft_peek(b, 0), in[0] + 1);
     FT_OK(gpu_event_is_complete(e, &done));
     assert_false(done);
-    assert_int_equal(fake_run(1), 1);
+    assert_int_equal(gpu_fake_run(1), 1);
     FT_OK(gpu_event_is_complete(e, &done));
     FT_OK(gpu_stream_query(s, &idle));
     assert_true(done);
@@ -264,7 +264,7 @@ static void *open_gate(void *arg)
 {
     (void)arg;
     /* When this runs does not matter: whoever waits for the hold kernel waits until it does. */
-    fake_gate(true);
+    gpu_fake_gate(true);
     return NULL;
 }
 
@@ -278,10 +278,10 @@ static void synchronize_waits_for_held_kernel(void **state)
     (void)state;
     FT_OK(gpu_stream_create_non_blocking(NULL, &s));
     FT_OK(gpu_event_create(NULL, &e));
-    fake_gate(false);
+    gpu_fake_gate(false);
     FT_OK(ft_hold(s, mod));
     FT_OK(gpu_stream_record_event(s, e));
-    assert_int_equal(fake_run(10), 0);
+    assert_int_equal(gpu_fake_run(10), 0);
     FT_OK(gpu_stream_query(s, &idle));
     assert_false(idle);
     assert_int_equal(pthread_create(&t, NULL, open_gate, NULL), 0);
@@ -416,7 +416,7 @@ static void capture_replays(void **state)
     FT_OK(ft_add_one(s, mod, b, N));
     FT_OK(gpu_buffer_copy_to_host_async(b, pinned, sizeof(in), s));
     /* Captured, not run. */
-    assert_int_equal(fake_pending(), 0);
+    assert_int_equal(gpu_fake_pending(), 0);
     assert_memory_equal(pinned, in, sizeof(in));
     FT_OK(gpu_stream_end_capture(s, &g));
     FT_OK(gpu_stream_is_capturing(s, &capturing));

@@ -10,7 +10,7 @@
  * and pop), and with two CUresults: one that maps to the operation's category
  * and CUDA_ERROR_OUT_OF_MEMORY, which maps to GPU_ERR_OUT_OF_MEMORY everywhere.
  *
- * Runs with FAKE_CUDA_DEVICES=2.
+ * Runs with GPUSHIM_FAKE_DEVICES=2.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,14 +79,14 @@ static gpu_status run_device_count(void **made)
     gpu_status st = gpu_device_count(&n);
 
     (void)made;
-    assert_int_equal(n, st == GPU_OK ? fake_device_count() : -7);
+    assert_int_equal(n, st == GPU_OK ? gpu_fake_device_count() : -7);
     return st;
 }
 
 static gpu_status run_device_get_info(void **made)
 {
     gpu_device_info info, before;
-    fake_device_desc d;
+    gpu_fake_device_desc d;
     gpu_status st;
 
     (void)made;
@@ -97,7 +97,7 @@ static gpu_status run_device_get_info(void **made)
         assert_memory_equal(&info, &before, sizeof(info));
         return st;
     }
-    assert_int_equal(fake_device_get(0, &d), 0);
+    assert_int_equal(gpu_fake_device_get(0, &d), 0);
     assert_string_equal(info.name, d.name);
     assert_int_equal(info.total_memory, d.total_memory);
     assert_int_equal(info.multiprocessors, d.multiprocessors);
@@ -1385,7 +1385,7 @@ static void check_state(enum thread_state state, const op *o, bool pop_failed)
         assert_ptr_equal(cur, gpu_context_raw(fx.ctx[1 - o->ctx]));
     if (state == STATE_NONE && cur)
         assert_ptr_equal(cur, gpu_context_raw(fx.ctx[o->ctx]));
-    assert_true(fake_context_depth() <= (pop_failed ? 2 : 1));
+    assert_true(gpu_fake_context_depth() <= (pop_failed ? 2 : 1));
 }
 
 static bool is_context_entry(const char *entry)
@@ -1427,7 +1427,7 @@ static gpu_status want_for(const op *o, const char *entry, int code)
 static void take_calls(long counts[ENTRY_COUNT])
 {
     for (int i = 0; i < ENTRY_COUNT; i++)
-        counts[i] = fake_calls(entries[i].symbol);
+        counts[i] = gpu_fake_calls(entries[i].symbol);
 }
 
 /*
@@ -1438,24 +1438,24 @@ static void take_calls(long counts[ENTRY_COUNT])
 static void release_leftovers(const ft_mark *mark, const long retains[2])
 {
     assert_int_equal(cuCtxSetCurrent(gpu_context_raw(fx.ctx[0])), CUABI_SUCCESS);
-    if (fake_live(FAKE_LIVE_GRAPH_EXECS) > mark->live.count[FAKE_LIVE_GRAPH_EXECS])
-        assert_int_equal(cuGraphExecDestroy(fake_newest(FAKE_LIVE_GRAPH_EXECS)), CUABI_SUCCESS);
-    if (fake_live(FAKE_LIVE_GRAPHS) > mark->live.count[FAKE_LIVE_GRAPHS])
-        assert_int_equal(cuGraphDestroy(fake_newest(FAKE_LIVE_GRAPHS)), CUABI_SUCCESS);
-    if (fake_live(FAKE_LIVE_EVENTS) > mark->live.count[FAKE_LIVE_EVENTS])
-        assert_int_equal(cuEventDestroy_v2(fake_newest(FAKE_LIVE_EVENTS)), CUABI_SUCCESS);
-    if (fake_live(FAKE_LIVE_STREAMS) > mark->live.count[FAKE_LIVE_STREAMS])
-        assert_int_equal(cuStreamDestroy_v2(fake_newest(FAKE_LIVE_STREAMS)), CUABI_SUCCESS);
-    if (fake_live(FAKE_LIVE_MODULES) > mark->live.count[FAKE_LIVE_MODULES])
-        assert_int_equal(cuModuleUnload(fake_newest(FAKE_LIVE_MODULES)), CUABI_SUCCESS);
-    if (fake_live(FAKE_LIVE_DEVICE_ALLOCS) > mark->live.count[FAKE_LIVE_DEVICE_ALLOCS])
-        assert_int_equal(cuMemFree_v2((uintptr_t)fake_newest(FAKE_LIVE_DEVICE_ALLOCS)), CUABI_SUCCESS);
-    if (fake_live(FAKE_LIVE_HOST_ALLOCS) > mark->live.count[FAKE_LIVE_HOST_ALLOCS])
-        assert_int_equal(cuMemFreeHost(fake_newest(FAKE_LIVE_HOST_ALLOCS)), CUABI_SUCCESS);
-    if (fake_live(FAKE_LIVE_HOST_REGISTERED) > mark->live.count[FAKE_LIVE_HOST_REGISTERED])
-        assert_int_equal(cuMemHostUnregister(fake_newest(FAKE_LIVE_HOST_REGISTERED)), CUABI_SUCCESS);
+    if (gpu_fake_live(GPU_FAKE_LIVE_GRAPH_EXECS) > mark->live.count[GPU_FAKE_LIVE_GRAPH_EXECS])
+        assert_int_equal(cuGraphExecDestroy(gpu_fake_newest(GPU_FAKE_LIVE_GRAPH_EXECS)), CUABI_SUCCESS);
+    if (gpu_fake_live(GPU_FAKE_LIVE_GRAPHS) > mark->live.count[GPU_FAKE_LIVE_GRAPHS])
+        assert_int_equal(cuGraphDestroy(gpu_fake_newest(GPU_FAKE_LIVE_GRAPHS)), CUABI_SUCCESS);
+    if (gpu_fake_live(GPU_FAKE_LIVE_EVENTS) > mark->live.count[GPU_FAKE_LIVE_EVENTS])
+        assert_int_equal(cuEventDestroy_v2(gpu_fake_newest(GPU_FAKE_LIVE_EVENTS)), CUABI_SUCCESS);
+    if (gpu_fake_live(GPU_FAKE_LIVE_STREAMS) > mark->live.count[GPU_FAKE_LIVE_STREAMS])
+        assert_int_equal(cuStreamDestroy_v2(gpu_fake_newest(GPU_FAKE_LIVE_STREAMS)), CUABI_SUCCESS);
+    if (gpu_fake_live(GPU_FAKE_LIVE_MODULES) > mark->live.count[GPU_FAKE_LIVE_MODULES])
+        assert_int_equal(cuModuleUnload(gpu_fake_newest(GPU_FAKE_LIVE_MODULES)), CUABI_SUCCESS);
+    if (gpu_fake_live(GPU_FAKE_LIVE_DEVICE_ALLOCS) > mark->live.count[GPU_FAKE_LIVE_DEVICE_ALLOCS])
+        assert_int_equal(cuMemFree_v2((uintptr_t)gpu_fake_newest(GPU_FAKE_LIVE_DEVICE_ALLOCS)), CUABI_SUCCESS);
+    if (gpu_fake_live(GPU_FAKE_LIVE_HOST_ALLOCS) > mark->live.count[GPU_FAKE_LIVE_HOST_ALLOCS])
+        assert_int_equal(cuMemFreeHost(gpu_fake_newest(GPU_FAKE_LIVE_HOST_ALLOCS)), CUABI_SUCCESS);
+    if (gpu_fake_live(GPU_FAKE_LIVE_HOST_REGISTERED) > mark->live.count[GPU_FAKE_LIVE_HOST_REGISTERED])
+        assert_int_equal(cuMemHostUnregister(gpu_fake_newest(GPU_FAKE_LIVE_HOST_REGISTERED)), CUABI_SUCCESS);
     for (int d = 0; d < 2; d++)
-        while (fake_primary_retains(d) > retains[d])
+        while (gpu_fake_primary_retains(d) > retains[d])
             assert_int_equal(cuDevicePrimaryCtxRelease_v2(d), CUABI_SUCCESS);
 }
 
@@ -1469,7 +1469,7 @@ static void attempt(const op *o, enum thread_state state, const char *entry, con
                     int code, long delta[ENTRY_COUNT], bool warming)
 {
     long before[ENTRY_COUNT], after[ENTRY_COUNT];
-    long retains[2] = {fake_primary_retains(0), fake_primary_retains(1)};
+    long retains[2] = {gpu_fake_primary_retains(0), gpu_fake_primary_retains(1)};
     void *made = NULL;
     gpu_status st, want = GPU_OK;
     ft_mark mark;
@@ -1482,9 +1482,9 @@ static void attempt(const op *o, enum thread_state state, const char *entry, con
     set_state(state, o);
     take_calls(before);
     if (entry)
-        assert_int_equal(fake_fail(symbol, nth, code), 0);
+        assert_int_equal(gpu_fake_fail(symbol, nth, code), 0);
     st = o->run(&made);
-    fake_fail_reset();
+    gpu_fake_fail_reset();
     take_calls(after);
     check_state(state, o, entry && strcmp(entry, "cuCtxPopCurrent") == 0);
     if (entry)
@@ -1618,11 +1618,11 @@ static int teardown(void **state)
     gpu_context_destroy(fx.ctx[1]);
     gpu_context_destroy(fx.ctx[0]);
     /* What is left is device 0's default context, which gpushim keeps for the process. */
-    assert_int_equal(fake_live(FAKE_LIVE_CONTEXT_RETAINS), 1);
-    for (int k = 0; k < FAKE_LIVE_CONTEXT_RETAINS; k++)
-        assert_int_equal(fake_live((fake_live_kind)k), 0);
-    for (int a = 0; a < FAKE_ANOMALY_COUNT; a++)
-        assert_int_equal(fake_anomalies((fake_anomaly)a), 0);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_CONTEXT_RETAINS), 1);
+    for (int k = 0; k < GPU_FAKE_LIVE_CONTEXT_RETAINS; k++)
+        assert_int_equal(gpu_fake_live((gpu_fake_live_kind)k), 0);
+    for (int a = 0; a < GPU_FAKE_ANOMALY_COUNT; a++)
+        assert_int_equal(gpu_fake_anomalies((gpu_fake_anomaly)a), 0);
     return 0;
 }
 

@@ -3,7 +3,7 @@
  * driver once; a thread with no current context, or with another one, can
  * use any object and gets its own context back; capture on a non-blocking
  * stream survives legacy copies from other threads, capture on an ordered
- * stream does not. Meant to be run under TSan too. Runs with FAKE_CUDA_DEVICES=2.
+ * stream does not. Meant to be run under TSan too. Runs with GPUSHIM_FAKE_DEVICES=2.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -61,11 +61,11 @@ static void first_use_loads_once(void **state)
     };
     struct first f[FIRST_THREADS];
     pthread_t t[FIRST_THREADS];
-    fake_gpa_stats gpa;
+    gpu_fake_gpa_stats gpa;
 
     (void)state;
     assert_int_equal(gpu_driver_report()->stage, GPU_LOAD_NOT_STARTED);
-    assert_int_equal(fake_calls("cuInit"), 0);
+    assert_int_equal(gpu_fake_calls("cuInit"), 0);
     pthread_barrier_init(&barrier, NULL, FIRST_THREADS);
     for (int i = 0; i < FIRST_THREADS; i++) {
         f[i] = (struct first){.index = i};
@@ -80,16 +80,16 @@ static void first_use_loads_once(void **state)
         gpu_buffer_destroy(f[i].b);
         gpu_stream_destroy(f[i].s);
     }
-    assert_int_equal(fake_calls("cuInit"), 1);
-    assert_int_equal(fake_calls("cuDriverGetVersion"), 1);
-    fake_gpa_get(&gpa);
+    assert_int_equal(gpu_fake_calls("cuInit"), 1);
+    assert_int_equal(gpu_fake_calls("cuDriverGetVersion"), 1);
+    gpu_fake_gpa_get(&gpa);
     assert_int_equal(gpa.calls, sizeof(list) / sizeof(list[0]));
     for (size_t i = 0; i < sizeof(list) / sizeof(list[0]); i++)
-        assert_int_equal(fake_gpa_asked(list[i].name), 1);
+        assert_int_equal(gpu_fake_gpa_asked(list[i].name), 1);
     /* The default context, asked for by 32 threads at once, was retained once. */
-    assert_int_equal(fake_primary_retains(0), 1);
-    assert_int_equal(fake_live(FAKE_LIVE_STREAMS), 0);
-    assert_int_equal(fake_live(FAKE_LIVE_DEVICE_ALLOCS), 0);
+    assert_int_equal(gpu_fake_primary_retains(0), 1);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_STREAMS), 0);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_DEVICE_ALLOCS), 0);
 }
 
 /* ---- The calling thread's context ---- */
@@ -144,7 +144,7 @@ static void *with_context(void *arg)
         return NULL;
     c->st = use_device0();
     c->after = ft_current();
-    c->depth = fake_context_depth();
+    c->depth = gpu_fake_context_depth();
     return NULL;
 }
 
@@ -186,18 +186,18 @@ static void context_changed_behind_gpushims_back(void **state)
     FT_OK(gpu_buffer_create(ctx[0], sizeof(v), &b));
     /* The cache is warm: a query with the stream's context current is one driver call, and no context check. */
     FT_OK(gpu_stream_query(s, &idle));
-    calls = fake_calls("cuStreamQuery");
-    checks = fake_calls("cuCtxGetCurrent");
+    calls = gpu_fake_calls("cuStreamQuery");
+    checks = gpu_fake_calls("cuCtxGetCurrent");
     FT_OK(gpu_stream_query(s, &idle));
-    assert_int_equal(fake_calls("cuStreamQuery"), calls + 1);
-    assert_int_equal(fake_calls("cuCtxGetCurrent"), checks);
+    assert_int_equal(gpu_fake_calls("cuStreamQuery"), calls + 1);
+    assert_int_equal(gpu_fake_calls("cuCtxGetCurrent"), checks);
     assert_true(idle);
 
     /* No context behind its back: the copy is refused, then queued in the stream's context, which the thread keeps. */
     ft_no_context();
-    calls = fake_calls("cuMemcpyHtoDAsync_v2");
+    calls = gpu_fake_calls("cuMemcpyHtoDAsync_v2");
     FT_OK(gpu_buffer_copy_from_host_async(b, v, sizeof(v), s));
-    assert_int_equal(fake_calls("cuMemcpyHtoDAsync_v2"), calls + 2);
+    assert_int_equal(gpu_fake_calls("cuMemcpyHtoDAsync_v2"), calls + 2);
     assert_ptr_equal(ft_current(), gpu_context_raw(ctx[0]));
     FT_OK(gpu_stream_synchronize(s));
     FT_BUFFER_EQ(b, v, N);
@@ -206,11 +206,11 @@ static void context_changed_behind_gpushims_back(void **state)
     assert_int_equal(cuCtxSetCurrent(gpu_context_raw(ctx[1])), CUABI_SUCCESS);
     for (uint32_t i = 0; i < N; i++)
         v[i] = 5 * i + 1;
-    calls = fake_calls("cuMemcpyHtoDAsync_v2");
+    calls = gpu_fake_calls("cuMemcpyHtoDAsync_v2");
     FT_OK(gpu_buffer_copy_from_host_async(b, v, sizeof(v), s));
-    assert_int_equal(fake_calls("cuMemcpyHtoDAsync_v2"), calls + 2);
+    assert_int_equal(gpu_fake_calls("cuMemcpyHtoDAsync_v2"), calls + 2);
     assert_ptr_equal(ft_current(), gpu_context_raw(ctx[1]));
-    assert_int_equal(fake_context_depth(), 1);
+    assert_int_equal(gpu_fake_context_depth(), 1);
     FT_OK(gpu_stream_synchronize(s));
     FT_BUFFER_EQ(b, v, N);
     ft_no_context();
@@ -275,7 +275,7 @@ static void concurrent_lookup(void **state)
 
     (void)state;
     FT_OK(gpu_module_load_data(ctx[0], ft_ptx, strlen(ft_ptx), &m));
-    calls = fake_calls("cuModuleGetFunction");
+    calls = gpu_fake_calls("cuModuleGetFunction");
     pthread_barrier_init(&barrier, NULL, WORKERS);
     for (int i = 0; i < WORKERS; i++) {
         l[i] = (struct lookup){.m = m};
@@ -288,7 +288,7 @@ static void concurrent_lookup(void **state)
     }
     pthread_barrier_destroy(&barrier);
     /* Looked up once, by whichever thread came first. */
-    assert_int_equal(fake_calls("cuModuleGetFunction") - calls, 1);
+    assert_int_equal(gpu_fake_calls("cuModuleGetFunction") - calls, 1);
     gpu_module_destroy(m);
 }
 
@@ -409,11 +409,11 @@ static int teardown_contexts(void **state)
     gpu_module_destroy(mod);
     gpu_context_destroy(ctx[1]);
     gpu_context_destroy(ctx[0]);
-    assert_int_equal(fake_live(FAKE_LIVE_CONTEXT_RETAINS), 1);
-    for (int k = 0; k < FAKE_LIVE_CONTEXT_RETAINS; k++)
-        assert_int_equal(fake_live((fake_live_kind)k), 0);
-    for (int a = 0; a < FAKE_ANOMALY_COUNT; a++)
-        assert_int_equal(fake_anomalies((fake_anomaly)a), 0);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_CONTEXT_RETAINS), 1);
+    for (int k = 0; k < GPU_FAKE_LIVE_CONTEXT_RETAINS; k++)
+        assert_int_equal(gpu_fake_live((gpu_fake_live_kind)k), 0);
+    for (int a = 0; a < GPU_FAKE_ANOMALY_COUNT; a++)
+        assert_int_equal(gpu_fake_anomalies((gpu_fake_anomaly)a), 0);
     return 0;
 }
 

@@ -45,7 +45,7 @@ static void report(const char *handles)
 {
     printf("{%s%s\"counts\":{", handles, handles[0] ? "," : "");
     for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++)
-        printf("%s\"%s\":%ld", i ? "," : "", entries[i], fake_calls(entries[i]));
+        printf("%s\"%s\":%ld", i ? "," : "", entries[i], gpu_fake_calls(entries[i]));
     printf("}}\n");
     fflush(stdout);
 }
@@ -71,16 +71,16 @@ static void sequence(void)
     bool idle = true;
 
     OK(gpu_stream_create_non_blocking(NULL, &s));
-    CHECK(fake_fail("cuMemAlloc", 1, CUABI_ERROR_OUT_OF_MEMORY) == 0);
+    CHECK(gpu_fake_fail("cuMemAlloc", 1, CUABI_ERROR_OUT_OF_MEMORY) == 0);
     CHECK(gpu_buffer_create(NULL, N * sizeof(uint32_t), &b) == GPU_ERR_OUT_OF_MEMORY);
     OK(gpu_buffer_create(NULL, N * sizeof(uint32_t), &b));
     round_trip(s, b, host);
     /* A CUresult that is an answer, not an error: NOT_READY while the hold kernel waits. */
-    fake_gate(false);
+    gpu_fake_gate(false);
     OK(ft_hold(s, module));
     OK(gpu_stream_query(s, &idle));
     CHECK(!idle);
-    fake_gate(true);
+    gpu_fake_gate(true);
     OK(gpu_stream_synchronize(s));
     snprintf(extra, sizeof(extra), "\"stream\":\"%p\",\"buffer\":\"0x%llx\"", gpu_stream_raw(s),
              (unsigned long long)gpu_buffer_device_ptr(b));

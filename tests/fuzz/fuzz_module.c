@@ -10,7 +10,7 @@
 
 #include <gpushim/gpushim.h>
 
-#include "fake_control.h"
+#include <gpushim/fake.h>
 
 #ifndef FAKE_PATH
 #error "FAKE_PATH names the fake driver"
@@ -60,6 +60,6 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
         check((st == GPU_OK) == (f != NULL), "get_function: out set on failure, or not on success");
         gpu_module_destroy(m);
     }
-    check(fake_live(FAKE_LIVE_MODULES) == 0, "a module was left loaded");
+    check(gpu_fake_live(GPU_FAKE_LIVE_MODULES) == 0, "a module was left loaded");
     return 0;
 }

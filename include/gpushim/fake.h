@@ -1,0 +1,428 @@
+/** @file
+ * gpushim-fakecuda: a CUDA driver simulated in host memory, for CPU-only CI,
+ * and its control API: what a program asks of the fake besides the CUDA entry
+ * points. A program points GPUSHIM_LIBCUDA at libgpushim-fakecuda.so (`pkg-config
+ * --variable=driver gpushim-fakecuda`); a test that also calls the functions
+ * below links the same file (`pkg-config --libs gpushim-fakecuda`), so they see
+ * the very state that gpushim's calls change. Nothing here is part of
+ * libgpushim: link the fake into test programs only.
+ *
+ * Every function may be called from any thread, before or after cuInit, and
+ * from a host function. Names of entry points are accepted in either form,
+ * the base name ("cuMemAlloc") or the exported symbol ("cuMemAlloc_v2").
+ *
+ * The environment, read once, at the first call into the library:
+ *   GPUSHIM_FAKE_DEVICES=N      devices, 0 to 8 (default 1; 0 makes cuInit fail with 100)
+ *   GPUSHIM_FAKE_VERSION=V      what cuDriverGetVersion says (default 12080, 11020 for a
+ *                            build without cuGetProcAddress_v2)
+ *   GPUSHIM_FAKE_INIT_FAIL=R    cuInit returns CUresult R
+ *   GPUSHIM_FAKE_FAIL=...       fault rules, see gpu_fake_fail()
+ *   GPUSHIM_FAKE_OMIT=a,b       cuGetProcAddress says "symbol not found" for these
+ *   GPUSHIM_FAKE_GPA_TWIN=1     cuGetProcAddress("cuStreamQuery") is not the exported one
+ *   GPUSHIM_FAKE_PEER=0         no device can access another's memory
+ *   GPUSHIM_FAKE_INIT_DELAY_MS=N  cuInit sleeps N ms first (without the fake's lock): a slow or hung driver
+ *   GPUSHIM_FAKE_INIT_CALLBACK=f  cuInit first calls int f(void), found with dlsym in the process (e.g.
+ *                            gpu_driver_load): a driver calling back into its client; see
+ *                            gpu_fake_init_callback_status()
+ * Malformed values stop the program with a message, rather than being ignored.
+ *
+ * Builds: libfakecuda.so exports everything; libfakecuda-old.so lacks
+ * cuGetProcAddress_v2, libfakecuda-minimal.so every optional entry point,
+ * libfakecuda-noalloc.so cuMemAlloc_v2 (see the .map files).
+ */
+#ifndef GPUSHIM_FAKE_H
+#define GPUSHIM_FAKE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Calls ---- */
+
+/* What GPUSHIM_FAKE_INIT_CALLBACK's function returned inside cuInit; -1 if it has not run. */
+int gpu_fake_init_callback_status(void);
+
+/* How often the entry point was called (failed calls included); -1 for an unknown name. */
+long gpu_fake_calls(const char *entry);
+
+/* Calls to every entry point together. */
+unsigned long gpu_fake_calls_total(void);
+
+/* ---- Live objects, for leak checks ---- */
+
+typedef enum gpu_fake_live_kind {
+    GPU_FAKE_LIVE_DEVICE_ALLOCS,   /* cuMemAlloc_v2 not yet freed */
+    GPU_FAKE_LIVE_HOST_ALLOCS,     /* cuMemHostAlloc not yet freed */
+    GPU_FAKE_LIVE_HOST_REGISTERED, /* cuMemHostRegister_v2 not yet unregistered */
+    GPU_FAKE_LIVE_STREAMS,
+    GPU_FAKE_LIVE_EVENTS,
+    GPU_FAKE_LIVE_MODULES,
+    GPU_FAKE_LIVE_GRAPHS,
+    GPU_FAKE_LIVE_GRAPH_EXECS,
+    GPU_FAKE_LIVE_CONTEXT_RETAINS, /* primary-context retains, all devices */
+    GPU_FAKE_LIVE_KIND_COUNT
+} gpu_fake_live_kind;
+
+long gpu_fake_live(gpu_fake_live_kind kind);
+
+/* All live counts at once, to compare before and after a piece of work. */
+typedef struct gpu_fake_live_counts {
+    long count[GPU_FAKE_LIVE_KIND_COUNT];
+} gpu_fake_live_counts;
+
+void gpu_fake_live_get(gpu_fake_live_counts *out);
+
+/*
+ * The handle of the newest live object of a kind (for device allocations its
+ * address, for host memory its pointer), or NULL: lets a test clean up what a
+ * deliberately failed destroy left behind. NULL for GPU_FAKE_LIVE_CONTEXT_RETAINS.
+ */
+void *gpu_fake_newest(gpu_fake_live_kind kind);
+
+/* The primary-context retain count of one device; -1 for no such device. */
+long gpu_fake_primary_retains(int device);
+
+/*
+ * Things a correct client never causes; each is counted, never fatal.
+ *   BAD_RELEASE      cuDevicePrimaryCtxRelease_v2 on a context not retained
+ *   RELEASE_FREED    objects the driver destroyed because their primary
+ *                    context was released under them
+ *   EXEC_FAULT       queued work that touched memory no longer (or never)
+ *                    allocated when it ran: an illegal address on a GPU
+ */
+typedef enum gpu_fake_anomaly {
+    GPU_FAKE_ANOMALY_BAD_RELEASE,
+    GPU_FAKE_ANOMALY_RELEASE_FREED,
+    GPU_FAKE_ANOMALY_EXEC_FAULT,
+    GPU_FAKE_ANOMALY_COUNT
+} gpu_fake_anomaly;
+
+unsigned long gpu_fake_anomalies(gpu_fake_anomaly kind);
+
+/* ---- The work queue ---- */
+
+/*
+ * Work is queued, and runs only when something needs it done: a
+ * synchronisation, a legacy-stream operation that is ordered after it, or
+ * gpu_fake_run(). So pending work stays pending, and tests can watch it.
+ */
+
+/* Operations queued on all streams and not yet run. */
+size_t gpu_fake_pending(void);
+
+/* Runs up to `max` queued operations, oldest first; returns how many ran. */
+size_t gpu_fake_run(size_t max);
+
+/*
+ * While the gate is closed, the "hold" kernel does not finish: whatever waits
+ * for it blocks until another thread opens the gate. Open at start.
+ */
+void gpu_fake_gate(bool open);
+
+/* The fake's clock: each operation that runs takes 1 us, "sleep_us" longer. */
+uint64_t gpu_fake_clock_ns(void);
+
+/* ---- Fault injection ---- */
+
+/*
+ * Makes the `nth` call (1 = the next one) of `entry` from now return `result`
+ * without doing anything. gpu_fake_fail_from() fails that call and every later
+ * one. Returns 0, or -1 for an unknown entry point or nth of 0.
+ * The environment does the same at load: GPUSHIM_FAKE_FAIL=name:nth:result,...
+ * where "nth+" means from the nth on.
+ */
+int gpu_fake_fail(const char *entry, unsigned nth, int result);
+int gpu_fake_fail_from(const char *entry, unsigned nth, int result);
+
+/* Forgets every rule, the environment's too. */
+void gpu_fake_fail_reset(void);
+
+/* ---- cuGetProcAddress ---- */
+
+typedef struct gpu_fake_gpa_stats {
+    unsigned long calls;
+    unsigned long found;
+    int min_version; /* of the cudaVersion arguments; 0 before any call */
+    int max_version;
+    int last_version;
+    unsigned long long flags_or;  /* every flags argument OR-ed */
+    unsigned long long flags_and; /* and AND-ed: equal to flags_or when all agree */
+} gpu_fake_gpa_stats;
+
+void gpu_fake_gpa_get(gpu_fake_gpa_stats *out);
+
+/* How often cuGetProcAddress was asked for exactly this name. */
+unsigned long gpu_fake_gpa_asked(const char *name);
+
+/* ---- Devices ---- */
+
+typedef struct gpu_fake_device_desc {
+    char name[64];
+    size_t total_memory;
+    int compute_major;
+    int compute_minor;
+    int multiprocessors;
+    char pci_bus_id[16];
+} gpu_fake_device_desc;
+
+/* The configured device count (GPUSHIM_FAKE_DEVICES, default 1). */
+int gpu_fake_device_count(void);
+
+/* What the fake reports for device `ordinal`; -1 for no such device. */
+int gpu_fake_device_get(int ordinal, gpu_fake_device_desc *out);
+
+/* Changes what it reports; -1 for no such device. */
+int gpu_fake_device_set(int ordinal, const gpu_fake_device_desc *desc);
+
+/* Whether cuDeviceCanAccessPeer(device, peer) says yes (all pairs at start). */
+void gpu_fake_peer_set(int device, int peer, bool allowed);
+
+/* Whether device's context has enabled access to peer's memory. */
+bool gpu_fake_peer_enabled(int device, int peer);
+
+/* Bytes of device memory allocated on the device. */
+size_t gpu_fake_device_used(int ordinal);
+
+/* ---- Memory, seen from outside the API under test ---- */
+
+/* Copies device memory to or from the host, bypassing streams; -1 if not allocated. */
+int gpu_fake_peek(uint64_t addr, void *dst, size_t bytes);
+int gpu_fake_poke(uint64_t addr, const void *src, size_t bytes);
+
+/* ---- The calling thread ---- */
+
+/* How many contexts the calling thread has on its stack (the current one included). */
+int gpu_fake_context_depth(void);
+
+/* ---- Configuration ---- */
+
+/* The version cuDriverGetVersion reports (GPUSHIM_FAKE_VERSION, default 12080). */
+int gpu_fake_driver_version(void);
+
+/*
+ * The fake's PTX: text whose lines are blank, `// comments`, the directives
+ * .version, .target and .address_size (arguments ignored), and
+ * `.fake_kernel NAME`, which makes built-in kernel NAME a function of the
+ * module. Anything else is CUDA_ERROR_INVALID_PTX with a log naming the line.
+ *
+ * Built-in kernels; n is an element count, threads past the grid do nothing:
+ *   add_one(u32 *data, u32 n)                 data[i] += 1
+ *   scale_add(u32 *data, u32 mul, u32 add, u32 n)  data[i] = data[i] * mul + add
+ *   fill_u32(u32 *data, u32 value, u32 n)     data[i] = value
+ *   copy_u32(u32 *dst, const u32 *src, u32 n) dst[i] = src[i]
+ *   launch_info(u32 *out)                     out[0..6] = grid xyz, block xyz, shared bytes
+ *   sleep_us(u32 us)                          advances the clock by us
+ *   hold()                                    waits for gpu_fake_gate(true)
+ * Pointer parameters are device addresses (8 bytes), the rest 4 bytes.
+ */
+
+/* ---- Kernels (issue 11): fake_kernel.c ---- */
+
+/*
+ * Device attributes past those of gpu_fake_device_desc start as an H200's (warp
+ * 32, 132 KiB... see fake_kernel.c); set() changes one of device `ordinal`,
+ * forget() makes the driver not know it (cuDeviceGetAttribute answers
+ * CUDA_ERROR_INVALID_VALUE). Attribute values below 128; -1 for a bad one.
+ * cuDeviceGetUuid gives device d the bytes d*16+1, ..., d*16+16.
+ *
+ * Functions: every built-in kernel uses 32 registers a thread and no static
+ * shared memory; resident blocks are bounded by 2048 threads, 65536
+ * registers and 32 blocks a multiprocessor, and by its 228 KiB of shared
+ * memory (each block's dynamic bytes plus 1 KiB reserved). A launch over
+ * 48 KiB of dynamic shared memory needs cuFuncSetAttribute first; a
+ * cooperative one must fit on the device at once; a cluster holds at most 8.
+ *
+ * cuTensorMapEncodeTiled checks what the real one does (a live allocation
+ * 16-byte aligned, the shape's limits) and writes opaque[0] = "FAKETMAP",
+ * [1] = the address, [2] = type | rank << 8 | swizzle << 16 | L2 promotion
+ * << 20 | fill << 24, [3 + i] = dims[i], [8 + i] = strides[i - 1], [12] =
+ * box[i] << 12i, [13] = element_strides[i] << 4i.
+ *
+ * PTX: `.fake_global NAME BYTES` gives the module a zeroed global of that size
+ * (cuModuleGetGlobal). Built-in kernel launch_ex_info(u32 *out) writes
+ * out[0..5] = cluster xyz, cooperative, programmatic serialization, priority.
+ */
+int gpu_fake_device_attribute_set(int ordinal, int attribute, int value);
+int gpu_fake_device_attribute_forget(int ordinal, int attribute);
+
+/* ---- Memory and interop (issue 12) ---- */
+
+/*
+ * How the fake plays them:
+ *  - Stream-ordered allocation: cuMemAllocAsync allocates at once;
+ *    cuMemFreeAsync is queued, and when it runs the bytes stay reserved by the
+ *    device's one pool up to its release threshold (0 at start), beyond which
+ *    they are released; cuMemPoolTrimTo releases down to what it keeps.
+ *  - Managed memory lives at its host address, so the host reads and writes it
+ *    directly; a prefetch is recorded at the call (gpu_fake_managed_location()).
+ *  - IPC: a handle names its process. One of this process opens the very
+ *    allocation (or event) again, counted live until closed (a real driver
+ *    refuses that); one of a process that has exited is CUDA_ERROR_INVALID_VALUE,
+ *    one of another live process CUDA_ERROR_NOT_SUPPORTED (the fake cannot
+ *    share memory between processes).
+ *  - A stream that waits on a value runs other streams' queued work until the
+ *    value is met, or, with nothing else to run, waits for another thread
+ *    (gpu_fake_poke(), gpu_fake_run(), a write from a stream it synchronises).
+ *  - cuStreamCreateWithPriority clamps to the range [-5, 0] (greatest, least).
+ */
+
+/* Bytes the device's pool holds for reuse (reserved and not in use); -1 for no such device. */
+long long gpu_fake_pool_cached(int device);
+
+/* Where the managed allocation at `addr` was last prefetched: its device, -1 the host, -2 if not managed. */
+int gpu_fake_managed_location(uint64_t addr);
+
+/* The advice last given for the managed allocation at `addr` (0 for none, -1 if not managed). */
+int gpu_fake_managed_advice(uint64_t addr);
+
+
+/* ---- Identity (issue 14) ---- */
+
+/**
+ * What this library is, e.g. "gpushim-fakecuda 0.1.0": gpushim's loader looks
+ * this symbol up in the driver it loaded, so that its load report and
+ * gpushim-info say "the gpushim fake driver, not a GPU".
+ * @return a static string.
+ */
+const char *gpu_fake_identify(void);
+
+/* ---- Kernels as host functions (issue 14) ---- */
+
+/** Launch dimensions, as cuLaunchKernel takes them. */
+typedef struct gpu_fake_dim3 {
+    unsigned x; /**< x extent */
+    unsigned y; /**< y extent */
+    unsigned z; /**< z extent */
+} gpu_fake_dim3;
+
+struct gpu_fake_exec;
+
+/**
+ * One launch of a kernel, as its host implementation sees it when its stream
+ * reaches it. Valid only during that call.
+ */
+typedef struct gpu_fake_launch {
+    const char *name;          /**< the entry's name as the module declares it (.entry) */
+    gpu_fake_dim3 grid;        /**< blocks in the grid */
+    gpu_fake_dim3 block;       /**< threads in a block */
+    unsigned shared_bytes;     /**< dynamic shared memory the launch asked for */
+    int device;                /**< ordinal of the device whose context launched it */
+    unsigned param_count;      /**< parameters the module declares for the entry */
+    const size_t *param_sizes; /**< [param_count] their sizes in bytes, from the module */
+    void *const *params;       /**< [param_count] params[i] points at a copy of parameter i as launched */
+    void *shared;              /**< shared_bytes of zeroed host memory for the launch; NULL when 0 */
+    void *user_data;           /**< as given to gpu_fake_kernel_register() */
+    struct gpu_fake_exec *exec; /**< the fake's own; do not touch */
+} gpu_fake_launch;
+
+/**
+ * A kernel's host implementation: does the whole grid's work in one call
+ * (loop over blocks and threads as the kernel would). Runs on the thread that
+ * made the fake run the stream's work, with the fake's lock held: it must not
+ * call CUDA (such a call returns CUDA_ERROR_NOT_PERMITTED).
+ * @return 0 when the kernel completed; else a CUresult, which the stream then
+ *         reports at its next synchronisation, as a faulting kernel would.
+ */
+typedef int (*gpu_fake_kernel_fn)(const gpu_fake_launch *launch);
+
+/**
+ * Makes `fn` the host implementation of every kernel entry named `name`: the
+ * name as the PTX declares it, so an `extern "C"` kernel's own name or a C++
+ * kernel's lowered (mangled) name, as nvrtcGetLoweredName gives it. A later
+ * call for the same name replaces the earlier one. Launching an entry that has
+ * no host implementation fails at the launch with CUDA_ERROR_NOT_SUPPORTED and
+ * a message naming the entry (cuGetErrorString of that code on that thread,
+ * and on stderr). GPUSHIM_FAKE_KERNELS=a.so:b.so loads such registrations from
+ * shared libraries (their constructors call this) at the fake's first use.
+ * @param name the entry's name; copied.
+ * @param fn the host implementation; NULL removes the registration.
+ * @param user_data handed to fn in gpu_fake_launch::user_data.
+ * @return 0, or -1 for a NULL or empty name or out of memory.
+ */
+int gpu_fake_kernel_register(const char *name, gpu_fake_kernel_fn fn, void *user_data);
+
+/**
+ * The host memory behind `bytes` bytes of device memory at `address`, for a
+ * host implementation: checked against the live allocations that the
+ * launching context may reach (its device's, and peers' it enabled). Memory
+ * outside them is not a segfault: the call returns NULL, prints what was
+ * touched on stderr, counts GPU_FAKE_ANOMALY_EXEC_FAULT, and the launch's
+ * stream reports CUDA_ERROR_ILLEGAL_ADDRESS at its next synchronisation.
+ * @param launch the launch being run.
+ * @param address a device address (a parameter's value, or inside one).
+ * @param bytes how many bytes the implementation will touch from there.
+ * @return host memory valid during the launch, or NULL as said.
+ */
+void *gpu_fake_memory(const gpu_fake_launch *launch, uint64_t address, size_t bytes);
+
+/**
+ * Copies parameter `index` of the launch to `out`: its declared size must be
+ * exactly `size`.
+ * @param launch the launch being run.
+ * @param index the parameter, from 0.
+ * @param out where its bytes go.
+ * @param size sizeof the C type the implementation reads it as.
+ * @return 0, or -1 for no such parameter or a size that differs (the launch
+ *         then faults as gpu_fake_memory() says, with a message naming both sizes).
+ */
+int gpu_fake_param(const gpu_fake_launch *launch, unsigned index, void *out, size_t size);
+
+/* ---- Faults on demand (issue 14), besides gpu_fake_fail() ---- */
+
+/**
+ * Device `ordinal` falls off the bus: from now on every call that uses it (its
+ * context, its streams, events, memory and modules, its attributes) returns
+ * `result`, and queued work on it never runs. GPUSHIM_FAKE_LOSE=ordinal:nth:result
+ * does it at the nth call into the fake.
+ * @param ordinal the device.
+ * @param result the CUresult those calls return; 0 means CUDA_ERROR_DEVICE_UNAVAILABLE (46).
+ * @return 0, or -1 for no such device.
+ */
+int gpu_fake_device_lose(int ordinal, int result);
+
+/**
+ * Out of memory after `bytes`: an allocation on device `ordinal` that would take
+ * its bytes in use past `bytes` fails with CUDA_ERROR_OUT_OF_MEMORY (what
+ * cuMemGetInfo and cuDeviceTotalMem report is unchanged). SIZE_MAX lifts it.
+ * GPUSHIM_FAKE_MEMORY_LIMIT=bytes (K, M, G suffixes) sets it for every device.
+ * @param ordinal the device.
+ * @param bytes the limit.
+ * @return 0, or -1 for no such device.
+ */
+int gpu_fake_memory_limit(int ordinal, size_t bytes);
+
+/**
+ * A stall: while on, no queued work of any stream runs, so queries say "not
+ * ready" and synchronisations wait until another thread turns it off (a hung
+ * GPU, for testing timeouts). GPUSHIM_FAKE_STALL=1 starts the fake stalled.
+ * @param stalled on or off.
+ */
+void gpu_fake_stall(bool stalled);
+
+/**
+ * Makes cuInit sleep `ms` milliseconds first, without the fake's lock held (as
+ * GPUSHIM_FAKE_INIT_DELAY_MS does): a slow or hung driver.
+ * @param ms the delay; 0 for none.
+ */
+void gpu_fake_init_delay(unsigned long ms);
+
+/* ---- The report at exit (issue 14) ---- */
+
+/**
+ * Writes the objects still alive, by kind, to stderr ("gpushim-fakecuda: 2
+ * device allocations, 1 stream still alive"), or that none are.
+ * GPUSHIM_FAKE_REPORT=1 calls it at exit; GPUSHIM_FAKE_REPORT=strict also makes
+ * the process exit with status 86 when anything is alive.
+ * @return how many objects are alive, all kinds together.
+ */
+long gpu_fake_report(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
