@@ -466,7 +466,7 @@ static bool read_entry(struct reader *r, bool declare)
         }
         if (perf_directive(&t)) {
             /* its numbers, separated by commas */
-            while (skip_space(r) && (is_word_char(*r->p) || *r->p == ',') && *r->p != '.')
+            while (skip_space(r) && ((*r->p >= '0' && *r->p <= '9') || *r->p == ','))
                 next(r, &t);
             continue;
         }
