@@ -6,6 +6,7 @@
  * layouts that do not match, out-of-bounds access, capture and replay, and
  * (`test-host-kernels plugin`) GPUSHIM_FAKE_KERNELS.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -493,6 +494,47 @@ static void capture_and_replay(void **state)
     FT_MARK_CHECK(&mark);
 }
 
+/* Registrations from other threads while launches look the registry up. */
+static void *churn(void *arg)
+{
+    char name[32];
+
+    snprintf(name, sizeof(name), "churn_%d", *(int *)arg);
+    for (int i = 0; i < 2000; i++)
+        if (gpu_fake_kernel_register(name, i % 2 ? NULL : nothing, arg) != 0)
+            return arg;
+    return NULL;
+}
+
+static void registry_threads(void **state)
+{
+    enum { N = 64, THREADS = 4 };
+    gpu_buffer *a = ft_buffer_seq(NULL, N, 1), *b = ft_buffer_seq(NULL, N, 1), *c = ft_buffer_seq(NULL, N, 0);
+    pthread_t t[THREADS];
+    int ids[THREADS];
+    int before = vadd_calls;
+
+    (void)state;
+    for (int i = 0; i < THREADS; i++) {
+        ids[i] = i;
+        assert_int_equal(pthread_create(&t[i], NULL, churn, &ids[i]), 0);
+    }
+    for (int i = 0; i < 200; i++)
+        FT_OK(launch_vadd(stream, a, b, c, N, NULL));
+    FT_OK(gpu_stream_synchronize(stream));
+    for (int i = 0; i < THREADS; i++) {
+        void *r = &r;
+
+        assert_int_equal(pthread_join(t[i], &r), 0);
+        assert_null(r);
+    }
+    assert_int_equal(vadd_calls, before + 200);
+    assert_int_equal(ft_peek(c, 63), 128);
+    gpu_buffer_destroy(a);
+    gpu_buffer_destroy(b);
+    gpu_buffer_destroy(c);
+}
+
 /* GPUSHIM_FAKE_KERNELS names a library whose constructor registers "vadd" as c = a + b + 1000. */
 static void plugin(void **state)
 {
@@ -526,6 +568,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(builtin_add_one),
         cmocka_unit_test(copied_at_launch),
         cmocka_unit_test(capture_and_replay),
+        cmocka_unit_test(registry_threads),
     };
     const struct CMUnitTest plugin_tests[] = {
         cmocka_unit_test(plugin),
