@@ -401,7 +401,7 @@ void fake_host_args_release(struct fake_host_args *a); /* NULL does nothing */
  */
 bool fake_host_kernel_run(struct fake_stream *s, const struct fake_op *op);
 
-/* The calling thread's message for `result` from its last launch, or NULL: cuGetErrorString's. */
+/* The calling thread's message for `result` from its last launch of an entry, or NULL: cuGetErrorString's. */
 const char *fake_host_kernel_note(cuabi_result result);
 
 /* Loads GPUSHIM_FAKE_KERNELS's libraries once; called without the lock, before the fake's first use. */

@@ -514,7 +514,7 @@ cuabi_result cuMemsetD32Async(cuabi_deviceptr dst, unsigned int value, size_t co
 struct fake_global {
     struct fake_global *next;
     const struct fake_module *module;
-    char name[64];
+    char name[256]; /* PTX names: mangled C++ ones run long */
     struct fake_alloc *alloc; /* in fake.allocs, not counted as the client's */
 };
 

@@ -20,7 +20,7 @@ enum {
     FATBIN_KIND_PTX = 1,
     FATBIN_COMPRESSED = 0x8000, /* in an entry's flags */
     MAX_DIMS = 8,
-    NAME_MAX_LEN = 63,          /* a global's name, as fake_kernel.c keeps it */
+    NAME_MAX_LEN = 255,         /* a global's name, as fake_kernel.c keeps it */
 };
 
 struct reader {
@@ -207,8 +207,9 @@ static bool skip_block(struct reader *r, unsigned line, const char *what, size_t
             depth--;
     if (depth == 0)
         return true;
-    return r->rc == CUABI_SUCCESS ? fail(r, line, "expected } closing the block of \"%.*s\" opened here", (int)len, what)
-                                  : false;
+    if (r->rc != CUABI_SUCCESS)
+        return false;
+    return fail(r, line, "expected } closing the block of \"%.*s\" opened here", (int)len, what);
 }
 
 /* ---- Types ---- */
@@ -298,7 +299,8 @@ static bool read_decl(struct reader *r, struct decl *d)
             return fail(r, d->name.line, "\"%.*s\" has too many dimensions", (int)d->name.len, d->name.s);
         if (accept(r, ']')) {
             if (d->ndims || d->open_dim)
-                return fail(r, d->name.line, "only the first dimension of \"%.*s\" may be open", (int)d->name.len, d->name.s);
+                return fail(r, d->name.line, "only the first dimension of \"%.*s\" may be open", (int)d->name.len,
+                            d->name.s);
             d->open_dim = true;
             d->dims[d->ndims++] = 1;
             continue;
@@ -641,7 +643,8 @@ static bool read_variable(struct reader *r, bool define)
             cuabi_result rc;
 
             if (d.name.len > NAME_MAX_LEN)
-                return fail(r, d.name.line, "the name of global \"%.*s\" is longer than 63 characters", (int)d.name.len, d.name.s);
+                return fail(r, d.name.line, "the name of global \"%.*s\" is longer than 255 characters",
+                            (int)d.name.len, d.name.s);
             snprintf(text, sizeof(text), "%.*s %zu", (int)d.name.len, d.name.s, bytes);
             rc = fake_global_declare(r->m, text, strlen(text), r->log, r->log_size, &a);
             if (rc != CUABI_SUCCESS) {

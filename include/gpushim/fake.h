@@ -360,7 +360,7 @@ typedef int (*gpu_fake_kernel_fn)(const gpu_fake_launch *launch);
  * call for the same name replaces the earlier one. Launching an entry that has
  * no host implementation fails at the launch with CUDA_ERROR_NOT_SUPPORTED and
  * a message naming the entry (on stderr, and cuGetErrorString of that code on
- * that thread until its next launch). GPUSHIM_FAKE_KERNELS=a.so:b.so loads
+ * that thread until its next launch of a PTX entry). GPUSHIM_FAKE_KERNELS=a.so:b.so loads
  * such registrations from shared libraries (their constructors call this) at
  * the fake's first use. May be called from any thread, and from a constructor
  * while the fake configures itself.

@@ -122,6 +122,7 @@ static const char every_construct[] =
     ".global .align 8 .u64 pointers[2] = {generic(counter), 7};\n"
     ".global .attribute(.managed) .align 4 .u32 managed_value = 9;\n"
     ".global .v2 .u32 pair = {3, 4};\n"
+    ".global .align 4 .u32 _ZN5outer5inner6deeper6deeper6deeper6deeper6deeper6deeper6deeper6deeper6deeper6deeper4longE;\n"
     ".extern .global .align 4 .u32 defined_elsewhere;\n"
     ".extern .entry declared_only(.param .u64 p);\n"
     "\t// .globl\tall_kinds\n"
@@ -187,6 +188,7 @@ static void every_construct_read(void **state)
     assert_global(m, "managed_value", 4);
     assert_global(m, "pair", 8);
     assert_global(m, "extra_global", 12);
+    assert_global(m, "_ZN5outer5inner6deeper6deeper6deeper6deeper6deeper6deeper6deeper6deeper6deeper6deeper4longE", 4);
     FT_FAIL(gpu_module_get_global(m, "defined_elsewhere", &addr, &bytes), GPU_ERR_FUNCTION_NOT_FOUND,
             CUABI_ERROR_NOT_FOUND, NULL);
     FT_FAIL(gpu_module_get_global(m, "module_shared", &addr, &bytes), GPU_ERR_FUNCTION_NOT_FOUND,
@@ -324,7 +326,8 @@ static int add_table(const gpu_fake_launch *l)
     uint32_t n, *d;
     const uint32_t *table = gpu_fake_memory(l, table_addr, 16);
 
-    if (!table || gpu_fake_param(l, 0, &data, 8) || gpu_fake_param(l, 1, &n, 4) || !(d = gpu_fake_memory(l, data, n * 4u)))
+    if (!table || gpu_fake_param(l, 0, &data, 8) || gpu_fake_param(l, 1, &n, 4) ||
+        !(d = gpu_fake_memory(l, data, n * 4u)))
         return 0;
     for (uint32_t i = 0; i < n; i++)
         d[i] += table[i % 4];
