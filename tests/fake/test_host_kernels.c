@@ -7,9 +7,11 @@
  * (`test-host-kernels plugin`) GPUSHIM_FAKE_KERNELS.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fake_test.h"
@@ -405,6 +407,44 @@ static void implementation_result(void **state)
     assert_int_equal(cuda_result, CUABI_ERROR_NOT_PERMITTED);
 }
 
+static bool in_child;
+
+static int calls_control_api(const gpu_fake_launch *l)
+{
+    (void)l;
+    return in_child ? (int)gpu_fake_pending() : 0; /* takes the fake's lock, which the running launch holds */
+}
+
+/*
+ * The rest of the control API from a host kernel stops the program with a
+ * message, rather than deadlock. In a child, which runs the queued launch with
+ * gpu_fake_run() (gpushim itself is not for use after fork()).
+ */
+static void control_api_refused(void **state)
+{
+    gpu_launch_config one = gpu_launch_config_1d(1, 1);
+    struct capture cap;
+    pid_t child;
+    int status = 0;
+
+    (void)state;
+    assert_int_equal(gpu_fake_kernel_register("calls_cuda", calls_control_api, NULL), 0);
+    FT_OK(gpu_stream_launch_kernel(stream, mod, "calls_cuda", &one, NULL));
+    capture_begin(&cap);
+    child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        in_child = true;
+        gpu_fake_run(1);
+        _exit(0);
+    }
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_non_null(strstr(capture_end(&cap), "a host kernel called the fake's control API"));
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+    FT_OK(gpu_stream_synchronize(stream));
+    assert_int_equal(gpu_fake_kernel_register("calls_cuda", calls_cuda, NULL), 0);
+}
+
 /* gpushim-info's self-test kernel has a built-in host implementation. */
 static void builtin_add_one(void **state)
 {
@@ -565,6 +605,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(out_of_bounds),
         cmocka_unit_test(parameter_read_wrong),
         cmocka_unit_test(implementation_result),
+        cmocka_unit_test(control_api_refused),
         cmocka_unit_test(builtin_add_one),
         cmocka_unit_test(copied_at_launch),
         cmocka_unit_test(capture_and_replay),
