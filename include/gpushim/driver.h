@@ -95,7 +95,7 @@ typedef struct gpu_entry_point {
  */
 /** What the load did, from gpu_driver_report(). */
 typedef struct gpu_load_report {
-    gpu_load_stage stage;
+    gpu_load_stage stage;         /**< how far the load got, or GPU_LOAD_IN_PROGRESS */
     const char *message;          /**< the whole reason when stage != READY; "" when ready */
     const char *file;             /**< the file loaded (dladdr), or NULL */
     int driver_version;           /**< 0 if not known */
