@@ -95,7 +95,10 @@ __attribute__((format(printf, 4, 5))) static void record(struct info *in, const 
     va_end(ap);
 }
 
-/* Fills the buffer with i, runs `launch` (a kernel or a graph), checks i + 1. */
+/*
+ * After a launch (a kernel or a graph) whose status is `st`, on a buffer that
+ * held word i = i: waits for the stream and checks that every word reads i + 1.
+ */
 static gpu_status run_and_check(gpu_stream *s, gpu_buffer *buf, uint32_t *host, gpu_status st)
 {
     if (st != GPU_OK)
