@@ -143,14 +143,14 @@ static void load_libraries(const char *list)
         char path[4096];
 
         if (len >= sizeof(path)) {
-            fprintf(stderr, "libfakecuda: GPUSHIM_FAKE_KERNELS: a path is longer than %zu bytes\n", sizeof(path) - 1);
+            fprintf(stderr, "gpushim-fakecuda: GPUSHIM_FAKE_KERNELS: a path is longer than %zu bytes\n", sizeof(path) - 1);
             abort();
         }
         memcpy(path, list, len);
         path[len] = '\0';
         /* Never closed: the registrations point at the library's functions. */
         if (len && !dlopen(path, RTLD_NOW | RTLD_LOCAL)) {
-            fprintf(stderr, "libfakecuda: GPUSHIM_FAKE_KERNELS: %s\n", dlerror());
+            fprintf(stderr, "gpushim-fakecuda: GPUSHIM_FAKE_KERNELS: %s\n", dlerror());
             abort();
         }
         list += len + (list[len] == ':');
@@ -161,7 +161,7 @@ void fake_host_kernels_load(void)
 {
     if (in_host_kernel) {
         /* The fake's lock is this thread's already: say so rather than deadlock. */
-        fprintf(stderr, "libfakecuda: a host kernel called the fake's control API (only gpu_fake_memory and "
+        fprintf(stderr, "gpushim-fakecuda: a host kernel called the fake's control API (only gpu_fake_memory and "
                         "gpu_fake_param are allowed there)\n");
         abort();
     }
@@ -203,7 +203,7 @@ static cuabi_result extra_buffer(const struct fake_layout *l, void **extra, cons
             return CUABI_ERROR_INVALID_VALUE;
     }
     if ((!*buffer && l->bytes) || !size || *size != l->bytes) {
-        fprintf(stderr, "libfakecuda: kernel \"%s\": the launch's `extra` gives %zu bytes of parameters, the entry "
+        fprintf(stderr, "gpushim-fakecuda: kernel \"%s\": the launch's `extra` gives %zu bytes of parameters, the entry "
                         "declares %zu\n", l->name, size ? *size : 0, l->bytes);
         return CUABI_ERROR_INVALID_VALUE;
     }
@@ -230,7 +230,7 @@ cuabi_result fake_host_args_new(const struct fake_layout *l, void **params, void
         snprintf(note, sizeof(note), "operation not supported: the fake driver has no host implementation of kernel "
                                      "\"%s\" (gpu_fake_kernel_register)", l->name);
         note_result = CUABI_ERROR_NOT_SUPPORTED;
-        fprintf(stderr, "libfakecuda: %s\n", note);
+        fprintf(stderr, "gpushim-fakecuda: %s\n", note);
         return CUABI_ERROR_NOT_SUPPORTED;
     }
     if (params && extra)
@@ -331,7 +331,7 @@ FAKE_API void *gpu_fake_memory(const gpu_fake_launch *launch, uint64_t address, 
     if (a && fake_ctx_reaches(launch->exec->ctx, a->device))
         return a->data + (address - a->addr);
     fprintf(stderr,
-            "libfakecuda: kernel \"%s\" touched %zu bytes at device address 0x%" PRIx64
+            "gpushim-fakecuda: kernel \"%s\" touched %zu bytes at device address 0x%" PRIx64
             ", outside the live allocations its context (device %d) may reach: an illegal address\n",
             launch->name, bytes, address, launch->device);
     launch->exec->faulted = true; /* fake_host_kernel_run() makes it the stream's fault */
@@ -344,10 +344,10 @@ FAKE_API int gpu_fake_param(const gpu_fake_launch *launch, unsigned index, void 
         return -1;
     if (index >= launch->param_count || launch->param_sizes[index] != size) {
         if (index >= launch->param_count)
-            fprintf(stderr, "libfakecuda: kernel \"%s\" read parameter %u; the entry declares %u\n", launch->name,
+            fprintf(stderr, "gpushim-fakecuda: kernel \"%s\" read parameter %u; the entry declares %u\n", launch->name,
                     index, launch->param_count);
         else
-            fprintf(stderr, "libfakecuda: kernel \"%s\" read parameter %u as %zu bytes; the entry declares %zu\n",
+            fprintf(stderr, "gpushim-fakecuda: kernel \"%s\" read parameter %u as %zu bytes; the entry declares %zu\n",
                     launch->name, index, size, launch->param_sizes[index]);
         launch->exec->faulted = true; /* fake_host_kernel_run() makes it the stream's fault */
         return -1;

@@ -73,6 +73,25 @@ static bool copy_open(struct gpu__call *c, const gpu_buffer *buffer, const void 
 #define COPY(c, bytes, fn, ...) \
     ((bytes) ? GPU__INVOKE_END(c, fn, GPU_ERR_TRANSFER, __VA_ARGS__) : gpu__call_end((c), GPU_OK))
 
+/* Whether copy_open() would accept the copy and it moves bytes: where the hot path may take it. */
+static inline bool copy_fits(const gpu_buffer *buffer, const void *host, size_t bytes)
+{
+    return buffer && host && bytes && bytes <= buffer->size;
+}
+
+/* An async copy between a buffer and host memory the cold way (see GPU__HOT_OR): checks, open, copy, end. */
+static GPU__COLD gpu_status copy_async_cold(const gpu_buffer *buffer, void *dst, const void *src, size_t bytes,
+                                            gpu_stream *stream, bool to_host, const char *func)
+{
+    struct gpu__call c;
+
+    if (!copy_open(&c, buffer, to_host ? (const void *)dst : src, bytes, true, stream, func))
+        return c.st;
+    if (to_host)
+        return COPY(&c, bytes, cuMemcpyDtoHAsync, dst, buffer->ptr, bytes, c.stream);
+    return COPY(&c, bytes, cuMemcpyHtoDAsync, buffer->ptr, src, bytes, c.stream);
+}
+
 gpu_status gpu_buffer_copy_from_host(gpu_buffer *buffer, const void *src, size_t bytes)
 {
     struct gpu__call c;
@@ -95,18 +114,20 @@ gpu_status gpu_buffer_copy_from_host_async(gpu_buffer *buffer, const void *src, 
 {
     struct gpu__call c;
 
-    if (!copy_open(&c, buffer, src, bytes, true, stream, __func__))
-        return c.st;
-    return COPY(&c, bytes, cuMemcpyHtoDAsync, buffer->ptr, src, bytes, c.stream);
+    if (!copy_fits(buffer, src, bytes))
+        return copy_async_cold(buffer, NULL, src, bytes, stream, false, __func__);
+    return GPU__HOT_OR(&c, stream, buffer->obj.ctx, cuMemcpyHtoDAsync, GPU_ERR_TRANSFER,
+                       copy_async_cold(buffer, NULL, src, bytes, stream, false, __func__), buffer->ptr, src, bytes, c.stream);
 }
 
 gpu_status gpu_buffer_copy_to_host_async(const gpu_buffer *buffer, void *dst, size_t bytes, gpu_stream *stream)
 {
     struct gpu__call c;
 
-    if (!copy_open(&c, buffer, dst, bytes, true, stream, __func__))
-        return c.st;
-    return COPY(&c, bytes, cuMemcpyDtoHAsync, dst, buffer->ptr, bytes, c.stream);
+    if (!copy_fits(buffer, dst, bytes))
+        return copy_async_cold(buffer, dst, NULL, bytes, stream, true, __func__);
+    return GPU__HOT_OR(&c, stream, buffer->obj.ctx, cuMemcpyDtoHAsync, GPU_ERR_TRANSFER,
+                       copy_async_cold(buffer, dst, NULL, bytes, stream, true, __func__), dst, buffer->ptr, bytes, c.stream);
 }
 
 gpu_status gpu_buffer_copy_async(gpu_buffer *dst, const gpu_buffer *src, size_t bytes, gpu_stream *stream)

@@ -29,6 +29,10 @@
  * - The end: a context pushed over the caller's is popped; a pop that fails
  *   is an error naming it, and the caller's context is put back with
  *   cuCtxSetCurrent.
+ * - The hot path (GPU__STREAM_HOT): a call on a real stream whose context
+ *   is the thread's cached one is made before anything of the call is kept,
+ *   and only a failure the context explains goes on the cold way. No helper
+ *   takes a call's address, so its fields live in registers.
  * The call's arguments are evaluated again when it is retried: they must
  * have no side effects.
  */
@@ -45,25 +49,31 @@
  */
 extern _Thread_local cuabi_context gpu__thread_context GPU__TLS_FAST;
 
-/* Making a context current for a while, and putting the caller's back. */
+/*
+ * Making a context current for a while, and putting the caller's back.
+ * Passed and returned by value (two registers), like the call below: no
+ * helper takes a call's address, so on the hot path its fields stay in
+ * registers and nothing of it is stored.
+ */
 struct gpu__ctx_scope {
-    bool pushed;
     cuabi_context previous; /* what leave() restores when pushed */
+    gpu_status st;          /* enter()'s answer */
+    bool pushed;
 };
 
 /*
  * Makes `ctx` current: a thread with no current context is left holding it
  * (the cheapest state for the next call); over another context it is pushed,
- * and leave() pops it.
+ * and leave() pops it. The scope's st says whether it worked.
  */
-gpu_status gpu__context_enter(const struct gpu__driver *drv, const gpu_context *ctx, struct gpu__ctx_scope *scope);
+struct gpu__ctx_scope gpu__context_enter(const struct gpu__driver *drv, const gpu_context *ctx);
 
 /*
  * Undoes enter(): GPU_OK, or GPU_ERR_CONTEXT when the pop failed (the
  * caller's context is then made current again with cuCtxSetCurrent where
  * that works, and the message says whether it did).
  */
-gpu_status gpu__context_leave(const struct gpu__driver *drv, struct gpu__ctx_scope *scope);
+gpu_status gpu__context_leave(const struct gpu__driver *drv, struct gpu__ctx_scope scope);
 
 struct gpu__call {
     const struct gpu__driver *drv;
@@ -75,13 +85,36 @@ struct gpu__call {
     struct gpu__ctx_scope scope;
 };
 
+/*
+ * The driver, and `ctx` resolved (NULL: device 0's primary context), into
+ * the call: through locals, so that the call's address is never taken.
+ */
+static inline gpu_status gpu__call_resolve(struct gpu__call *c, gpu_context *ctx, gpu_context **resolved)
+{
+    const struct gpu__driver *drv = NULL;
+    gpu_status st = gpu__context_resolve(ctx, &drv, resolved);
+
+    c->drv = drv;
+    return st;
+}
+
+/* gpu__driver_get() into the call, likewise. */
+static inline gpu_status gpu__call_driver_get(struct gpu__call *c)
+{
+    const struct gpu__driver *drv = NULL;
+    gpu_status st = gpu__driver_get(&drv);
+
+    c->drv = drv;
+    return st;
+}
+
 /* The driver, for calls that need no context. False: c->st says why. */
 static inline bool gpu__call_driver(struct gpu__call *c)
 {
     c->ctx = NULL;
     c->entered = false;
     c->stream = NULL;
-    c->st = gpu__driver_get(&c->drv);
+    c->st = gpu__call_driver_get(c);
     return c->st == GPU_OK;
 }
 
@@ -91,8 +124,10 @@ static inline bool gpu__call_in(struct gpu__call *c, const gpu_context *ctx, boo
     c->ctx = ctx;
     c->st = GPU_OK;
     c->entered = !(trusted && gpu__thread_context == ctx->cu);
-    if (c->entered)
-        c->st = gpu__context_enter(c->drv, ctx, &c->scope);
+    if (c->entered) {
+        c->scope = gpu__context_enter(c->drv, ctx);
+        c->st = c->scope.st;
+    }
     return c->st == GPU_OK;
 }
 
@@ -104,7 +139,7 @@ static inline bool gpu__call_in(struct gpu__call *c, const gpu_context *ctx, boo
 static inline bool gpu__call_object(struct gpu__call *c, gpu_context *ctx)
 {
     c->stream = NULL;
-    c->st = gpu__context_resolve(ctx, &c->drv, &ctx);
+    c->st = gpu__call_resolve(c, ctx, &ctx);
     return c->st == GPU_OK && gpu__call_in(c, ctx, false);
 }
 
@@ -119,17 +154,17 @@ static inline bool gpu__call_stream(struct gpu__call *c, gpu_stream *stream)
 
     if (!stream) {
         c->stream = NULL;
-        c->st = gpu__context_resolve(NULL, &c->drv, &ctx);
+        c->st = gpu__call_resolve(c, NULL, &ctx);
         return c->st == GPU_OK && gpu__call_in(c, ctx, false);
     }
     c->stream = stream->cu;
-    c->st = gpu__driver_get(&c->drv);
+    c->st = gpu__call_driver_get(c);
     return c->st == GPU_OK && gpu__call_in(c, stream->obj.ctx, true);
 }
 
 /* GPU_ERR_INVALID_ARG for work on `owner`'s device on a stream of `ctx`'s (see gpu__call_stream_for()). */
-bool gpu__call_mismatch(struct gpu__call *c, const gpu_context *owner, const gpu_context *ctx, const char *func,
-                        const char *what, const char *kernel);
+gpu_status gpu__call_mismatch(const gpu_context *owner, const gpu_context *ctx, const char *func, const char *what,
+                              const char *kernel);
 
 /*
  * gpu__call_stream() for work on an object of `owner`'s device, which the
@@ -144,27 +179,66 @@ static inline bool gpu__call_stream_for(struct gpu__call *c, gpu_stream *stream,
 
     if (stream)
         ctx = stream->obj.ctx;
-    else if ((c->st = gpu__context_resolve(NULL, &c->drv, &ctx)) != GPU_OK)
+    else if ((c->st = gpu__call_resolve(c, NULL, &ctx)) != GPU_OK)
         return false;
-    if (ctx->cu != owner->cu)
-        return gpu__call_mismatch(c, owner, ctx, func, what, kernel);
+    if (ctx->cu != owner->cu) {
+        c->st = gpu__call_mismatch(owner, ctx, func, what, kernel);
+        return false;
+    }
     return gpu__call_stream(c, stream);
 }
 
-/* The slow half of gpu__call_retry(): whether to make the call again, its context now current. */
-bool gpu__call_reenter(struct gpu__call *c);
+/*
+ * The hot path of a call on a real stream (see GPU__STREAM_HOT): the driver
+ * loaded, the stream's context the thread's cached one, and, where `owner`
+ * is not NULL, the stream on owner's device. Sets c->drv and c->stream only.
+ */
+static inline bool gpu__call_hot(struct gpu__call *c, const gpu_stream *stream, const gpu_context *owner)
+{
+    const struct gpu__driver *drv = atomic_load_explicit(&gpu__driver_ready, memory_order_acquire);
 
-/* Keeps the driver's answer; true when the call must be made again (see above). */
+    if (!stream || !drv || gpu__thread_context != stream->obj.ctx->cu || (owner && owner->cu != stream->obj.ctx->cu))
+        return false;
+    c->drv = drv;
+    c->stream = stream->cu;
+    return true;
+}
+
+/* Whether a trusted call's failure says that the thread's context was not the one it needs. */
+static inline bool gpu__result_wrong_context(cuabi_result rc)
+{
+    return rc == CUABI_ERROR_INVALID_CONTEXT || rc == CUABI_ERROR_INVALID_HANDLE ||
+           rc == CUABI_ERROR_CONTEXT_IS_DESTROYED;
+}
+
+/* Keeps the driver's answer; true when the call must be made again, its context now current (see above). */
 static inline bool gpu__call_retry(struct gpu__call *c, cuabi_result rc)
 {
     c->rc = rc;
-    if (rc == CUABI_SUCCESS || c->entered || !c->ctx)
+    if (__builtin_expect(rc == CUABI_SUCCESS, 1) || c->entered || !c->ctx || !gpu__result_wrong_context(rc))
         return false;
-    return gpu__call_reenter(c);
+    c->entered = true;
+    c->scope = gpu__context_enter(c->drv, c->ctx);
+    c->st = c->scope.st;
+    return c->st == GPU_OK;
 }
 
-/* gpu__call_end()'s slow half: leaves the context. */
-gpu_status gpu__call_leave(struct gpu__call *c, gpu_status st);
+/*
+ * After a hot call: true when the driver says the thread's context was not
+ * the stream's after all. The cache is then forgotten, so that the call made
+ * again the cold way makes the context current first: the driver sees the
+ * same two calls as gpu__call_retry() makes.
+ */
+static inline bool gpu__call_hot_missed(cuabi_result rc)
+{
+    if (__builtin_expect(rc == CUABI_SUCCESS, 1) || !gpu__result_wrong_context(rc))
+        return false;
+    gpu__thread_context = NULL;
+    return true;
+}
+
+/* gpu__call_end()'s slow half: leaves the context; `st` unless the leave failed after a call that succeeded. */
+gpu_status gpu__call_leave(const struct gpu__driver *drv, struct gpu__ctx_scope scope, gpu_status st);
 
 /*
  * Ends the call: `st` (what the wrapper made of it), or GPU_ERR_CONTEXT when
@@ -172,7 +246,11 @@ gpu_status gpu__call_leave(struct gpu__call *c, gpu_status st);
  */
 static inline gpu_status gpu__call_end(struct gpu__call *c, gpu_status st)
 {
-    return c->entered ? gpu__call_leave(c, st) : st;
+    if (!c->entered)
+        return st;
+    /* A failed enter pushed nothing; leave() then has nothing to undo. */
+    c->entered = false;
+    return gpu__call_leave(c->drv, c->scope, st);
 }
 
 /* An optional entry point the driver lacks: GPU_ERR_NOT_SUPPORTED, naming it. */
@@ -206,15 +284,54 @@ static inline gpu_status gpu__call_unsupported(struct gpu__call *c, const char *
 /* GPU__INVOKE, then the end of the call. */
 #define GPU__INVOKE_END(c, fn, category, ...) gpu__call_end((c), GPU__INVOKE(c, fn, category, __VA_ARGS__))
 
-/* One driver call on a stream (c->stream is its CUstream): open, invoke, end. */
+/*
+ * The hot path of a call on a stream: true when the stream is real, its
+ * context the thread's cached one (and, `owner` not NULL, the stream on
+ * owner's device), the entry point there, and the driver has answered `fn`
+ * in c->rc (success, or a failure that the context does not explain). Then
+ * nothing is left to undo: GPU__HOT_RESULT is the status. False: nothing was
+ * done that the cold way (open, invoke, end) must not do again.
+ *
+ * Only c->drv and c->stream are set before the driver call and nothing of
+ * the call's state is needed after it, so the cold way's context handling
+ * costs the hot one no registers; the cold way re-derives everything from
+ * the wrapper's arguments.
+ */
+#define GPU__STREAM_HOT(c, stream, owner, fn, ...) \
+    (gpu__call_hot((c), (stream), (owner)) && (!GPU__OPTIONAL_##fn || (c)->drv->fn) && \
+     !gpu__call_hot_missed((c)->rc = (c)->drv->fn(__VA_ARGS__)))
+
+/* The status of a hot call that GPU__STREAM_HOT made. */
+#define GPU__HOT_RESULT(c, fn, category) \
+    (__builtin_expect((c)->rc == CUABI_SUCCESS, 1) ? GPU_OK : GPU__RESULT(c, fn, category))
+
+/* A function that only the cold way calls: kept out of line, and out of the hot code's cache lines. */
+#define GPU__COLD __attribute__((noinline, cold))
+
+/*
+ * A call on a stream: its status, hot where GPU__STREAM_HOT allows, else
+ * `cold`, an expression that does it the cold way. The hottest wrappers
+ * (launch, record and wait, stream query, async copies) make `cold` a call
+ * of a GPU__COLD twin that opens, invokes and ends: the hot wrapper then
+ * saves no registers for the cold way and is little more than the driver
+ * call. The twin names the public function in its messages.
+ */
+#define GPU__HOT_OR(c, stream, owner, fn, category, cold, ...) \
+    (GPU__STREAM_HOT(c, stream, owner, fn, __VA_ARGS__) ? GPU__HOT_RESULT(c, fn, category) : (cold))
+
+/* A call on a stream, hot where it can be, else `open` (false: c->st says why), invoke, end: all inline. */
+#define GPU__STREAM_CALL_OPEN(c, stream, owner, open, fn, category, ...) \
+    GPU__HOT_OR(c, stream, owner, fn, category, (open) ? GPU__INVOKE_END(c, fn, category, __VA_ARGS__) : (c)->st, \
+                __VA_ARGS__)
+
+/* One driver call on a stream (c->stream is its CUstream). */
 #define GPU__STREAM_CALL(c, stream, fn, category, ...) \
-    (gpu__call_stream((c), (stream)) ? GPU__INVOKE_END(c, fn, category, __VA_ARGS__) : (c)->st)
+    GPU__STREAM_CALL_OPEN(c, stream, NULL, gpu__call_stream((c), (stream)), fn, category, __VA_ARGS__)
 
 /* GPU__STREAM_CALL for work on an object of `owner`'s device (`what`: "the event"), which the stream must share. */
 #define GPU__STREAM_CALL_FOR(c, stream, owner, what, fn, category, ...) \
-    (gpu__call_stream_for((c), (stream), (owner), __func__, (what), NULL) \
-         ? GPU__INVOKE_END(c, fn, category, __VA_ARGS__) \
-         : (c)->st)
+    GPU__STREAM_CALL_OPEN(c, stream, owner, gpu__call_stream_for((c), (stream), (owner), __func__, (what), NULL), fn, \
+                          category, __VA_ARGS__)
 
 /* One driver call in an object's context, made current first: open, invoke, end. */
 #define GPU__OBJECT_CALL(c, ctx, fn, category, ...) \

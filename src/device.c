@@ -79,7 +79,7 @@ static gpu_status device_flags(struct gpu__call *c, cuabi_device dev, gpu_device
 
 gpu_status gpu_device_get_info(int device, gpu_device_info *out)
 {
-    struct gpu__call c;
+    struct gpu__call c = {0}; /* device_open() may fail before it opens the call */
     gpu_device_info info;
     cuabi_device dev;
     gpu_status st;

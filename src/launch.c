@@ -170,9 +170,9 @@ static gpu_status feature_check(struct gpu__call *c, const gpu_function *f, cons
     return st;
 }
 
-/* A launch with shared memory past 48 KiB or extended fields: off the plain launch's path. */
-static gpu_status launch_slow(struct gpu__call *c, const gpu_function *f, const gpu_launch_config *config,
-                              void **args, const char *func)
+/* What launch_slow() does in its open call. */
+static gpu_status launch_slow_in(struct gpu__call *c, const gpu_function *f, const gpu_launch_config *config,
+                                 void **args, const char *func)
 {
     cuabi_launch_attribute attrs[GPU__LAUNCH_ATTRS_MAX];
     cuabi_launch_config ex;
@@ -199,37 +199,84 @@ static gpu_status launch_slow(struct gpu__call *c, const gpu_function *f, const 
     return st;
 }
 
+/*
+ * A launch with shared memory past 48 KiB or extended fields: off the plain
+ * launch's path, in a call of its own (the plain one's stays in registers).
+ */
+static __attribute__((noinline)) gpu_status launch_slow(gpu_stream *stream, gpu_function *f,
+                                                         const gpu_launch_config *config, void **args,
+                                                         const char *func)
+{
+    struct gpu__call c;
+
+    if (!gpu__call_stream_for(&c, stream, f->module->obj.ctx, func, "the function", f->name))
+        return c.st;
+    return gpu__call_end(&c, launch_slow_in(&c, f, config, args, func));
+}
+
+/* cuLaunchKernel's arguments for a plain launch of `f` on CUstream `cu_stream`. */
+#define PLAIN_LAUNCH_ARGS(f, config, cu_stream, args) \
+    (f)->cu, (config)->grid[0], (config)->grid[1], (config)->grid[2], (config)->block[0], (config)->block[1], \
+        (config)->block[2], (config)->shared_mem_bytes, (cu_stream), (args), NULL
+
 /* A launch of a function already looked up, its configuration checked. */
 static gpu_status launch(gpu_stream *stream, gpu_function *f, const gpu_launch_config *config, void **args,
                          const char *func)
 {
     struct gpu__call c;
 
+    if (config->shared_mem_bytes > GPU_SHARED_MEMORY_DEFAULT_MAX || gpu__launch_is_extended(config))
+        return launch_slow(stream, f, config, args, func);
     if (!gpu__call_stream_for(&c, stream, f->module->obj.ctx, func, "the function", f->name))
         return c.st;
-    if (config->shared_mem_bytes > GPU_SHARED_MEMORY_DEFAULT_MAX || gpu__launch_is_extended(config))
-        return gpu__call_end(&c, launch_slow(&c, f, config, args, func));
-    return GPU__INVOKE_END(&c, cuLaunchKernel, GPU_ERR_KERNEL_LAUNCH, f->cu, config->grid[0], config->grid[1],
-                           config->grid[2], config->block[0], config->block[1], config->block[2],
-                           config->shared_mem_bytes, c.stream, args, NULL);
+    return GPU__INVOKE_END(&c, cuLaunchKernel, GPU_ERR_KERNEL_LAUNCH, PLAIN_LAUNCH_ARGS(f, config, c.stream, args));
+}
+
+/*
+ * What the hot path launches: every dimension within its limit, at most
+ * 48 KiB of dynamic shared memory, nothing extended.
+ */
+static inline bool config_plain(const gpu_launch_config *c)
+{
+    return c && config_fits(c) && c->shared_mem_bytes <= GPU_SHARED_MEMORY_DEFAULT_MAX && !gpu__launch_is_extended(c);
+}
+
+/*
+ * The hot path of a launch (GPU__STREAM_HOT): a plain configuration on a
+ * stream of the function's device whose context is the thread's. True: the
+ * driver answered, GPU__HOT_RESULT says how. False: launch_checked() does it
+ * all, messages included.
+ */
+#define LAUNCH_HOT(c, stream, f, config, args) \
+    (config_plain(config) && \
+     GPU__STREAM_HOT(c, stream, (f)->module->obj.ctx, cuLaunchKernel, PLAIN_LAUNCH_ARGS(f, config, (c)->stream, args)))
+
+/* Every launch the hot path did not make: the configuration's check with its message, then launch(). */
+static __attribute__((noinline)) gpu_status launch_checked(gpu_stream *stream, gpu_function *f,
+                                                            const gpu_launch_config *config, void **args,
+                                                            const char *func)
+{
+    gpu_status st = config_check(config, func);
+
+    return st != GPU_OK ? st : launch(stream, f, config, args, func);
 }
 
 gpu_status gpu_stream_launch_function(gpu_stream *stream, gpu_function *function, const gpu_launch_config *config,
                                       void **args)
 {
-    gpu_status st;
+    struct gpu__call c;
 
     if (!function)
         return GPU__INVALID("function is NULL");
-    st = config_check(config, __func__);
-    if (st != GPU_OK)
-        return st;
-    return launch(stream, function, config, args, __func__);
+    if (LAUNCH_HOT(&c, stream, function, config, args))
+        return GPU__HOT_RESULT(&c, cuLaunchKernel, GPU_ERR_KERNEL_LAUNCH);
+    return launch_checked(stream, function, config, args, __func__);
 }
 
 gpu_status gpu_stream_launch_kernel(gpu_stream *stream, gpu_module *module, const char *name,
                                     const gpu_launch_config *config, void **args)
 {
+    struct gpu__call c;
     gpu_function *f;
     gpu_status st;
 
@@ -240,5 +287,7 @@ gpu_status gpu_stream_launch_kernel(gpu_stream *stream, gpu_module *module, cons
         st = gpu__module_function(module, name, __func__, &f);
     if (st != GPU_OK)
         return st;
+    if (LAUNCH_HOT(&c, stream, f, config, args))
+        return GPU__HOT_RESULT(&c, cuLaunchKernel, GPU_ERR_KERNEL_LAUNCH);
     return launch(stream, f, config, args, __func__);
 }

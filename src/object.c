@@ -74,7 +74,7 @@ static void release_enter(const struct gpu__driver *drv, const gpu_context *ctx,
 
 static void release_leave(const struct gpu__driver *drv, struct release_scope *r)
 {
-    struct gpu__ctx_scope scope = {r->pushed, r->previous};
+    struct gpu__ctx_scope scope = {r->previous, GPU_OK, r->pushed};
 
     if (r->set) {
         if (drv->cuCtxSetCurrent(r->previous) == CUABI_SUCCESS)
@@ -87,7 +87,7 @@ static void release_leave(const struct gpu__driver *drv, struct release_scope *r
         /* Nothing to restore another way: what the pop says is all there is. */
         gpu__check(drv->cuCtxPopCurrent(&popped), GPU_ERR_CONTEXT, "cuCtxPopCurrent");
     } else {
-        gpu__context_leave(drv, &scope);
+        gpu__context_leave(drv, scope);
     }
 }
 

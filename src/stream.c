@@ -76,13 +76,12 @@ gpu_status gpu_stream_synchronize(gpu_stream *stream)
     return GPU__STREAM_CALL(&c, stream, cuStreamSynchronize, GPU_ERR_STREAM_SYNC, c.stream);
 }
 
-gpu_status gpu_stream_query(gpu_stream *stream, bool *idle)
+/* gpu_stream_query() the cold way (see GPU__HOT_OR). */
+static GPU__COLD gpu_status stream_query_cold(gpu_stream *stream, bool *idle)
 {
     struct gpu__call c;
     gpu_status st;
 
-    if (!idle)
-        return GPU__INVALID("idle is NULL");
     if (!gpu__call_stream(&c, stream))
         return c.st;
     st = GPU__INVOKE_RAW(&c, cuStreamQuery, c.stream);
@@ -92,6 +91,20 @@ gpu_status gpu_stream_query(gpu_stream *stream, bool *idle)
     if (st == GPU_OK)
         *idle = c.rc == CUABI_SUCCESS;
     return st;
+}
+
+gpu_status gpu_stream_query(gpu_stream *stream, bool *idle)
+{
+    struct gpu__call c;
+
+    if (!idle)
+        return GPU__INVALID("idle is NULL");
+    if (!GPU__STREAM_HOT(&c, stream, NULL, cuStreamQuery, c.stream))
+        return stream_query_cold(stream, idle);
+    if (c.rc != CUABI_SUCCESS && c.rc != CUABI_ERROR_NOT_READY)
+        return GPU__RESULT(&c, cuStreamQuery, GPU_ERR_STREAM_SYNC);
+    *idle = c.rc == CUABI_SUCCESS;
+    return GPU_OK;
 }
 
 gpu_status gpu_stream_memcpy_dtod_sync(gpu_stream *stream, uint64_t dst, uint64_t src, size_t bytes)
@@ -116,14 +129,34 @@ gpu_status gpu_stream_launch_host_func(gpu_stream *stream, void (*fn)(void *user
     return GPU__STREAM_CALL(&c, stream, cuLaunchHostFunc, GPU_ERR_KERNEL_LAUNCH, c.stream, fn, user_data);
 }
 
+/* gpu_stream_record_event() the cold way (see GPU__HOT_OR). */
+static GPU__COLD gpu_status record_event_cold(gpu_stream *stream, gpu_event *event, const char *func)
+{
+    struct gpu__call c;
+
+    if (!gpu__call_stream_for(&c, stream, event->obj.ctx, func, "the event", NULL))
+        return c.st;
+    return GPU__INVOKE_END(&c, cuEventRecord, GPU_ERR_EVENT, event->cu, c.stream);
+}
+
 gpu_status gpu_stream_record_event(gpu_stream *stream, gpu_event *event)
 {
     struct gpu__call c;
 
     if (!event)
         return GPU__INVALID("event is NULL");
-    return GPU__STREAM_CALL_FOR(&c, stream, event->obj.ctx, "the event", cuEventRecord, GPU_ERR_EVENT, event->cu,
-                                c.stream);
+    return GPU__HOT_OR(&c, stream, event->obj.ctx, cuEventRecord, GPU_ERR_EVENT,
+                       record_event_cold(stream, event, __func__), event->cu, c.stream);
+}
+
+/* gpu_stream_wait_event() the cold way (see GPU__HOT_OR). */
+static GPU__COLD gpu_status wait_event_cold(gpu_stream *stream, gpu_event *event)
+{
+    struct gpu__call c;
+
+    if (!gpu__call_stream(&c, stream))
+        return c.st;
+    return GPU__INVOKE_END(&c, cuStreamWaitEvent, GPU_ERR_STREAM_SYNC, c.stream, event->cu, 0);
 }
 
 gpu_status gpu_stream_wait_event(gpu_stream *stream, gpu_event *event)
@@ -133,5 +166,6 @@ gpu_status gpu_stream_wait_event(gpu_stream *stream, gpu_event *event)
     if (!event)
         return GPU__INVALID("event is NULL");
     /* The event may be another device's: a stream can wait on any. */
-    return GPU__STREAM_CALL(&c, stream, cuStreamWaitEvent, GPU_ERR_STREAM_SYNC, c.stream, event->cu, 0);
+    return GPU__HOT_OR(&c, stream, NULL, cuStreamWaitEvent, GPU_ERR_STREAM_SYNC, wait_event_cold(stream, event),
+                       c.stream, event->cu, 0);
 }

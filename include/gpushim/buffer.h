@@ -120,11 +120,27 @@ GPU_API gpu_status gpu_buffer_copy_async(gpu_buffer *dst, const gpu_buffer *src,
  * may return before the device has written them.
  * GPU_ERR_INVALID_ARG (NULL, a misaligned or out-of-range request, a size
  * other than 1, 2 or 4), GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT, GPU_ERR_TRANSFER.
+ * @param buffer the buffer to fill
+ * @param offset where to start, in bytes from the buffer's start; a multiple of `element_size`
+ * @param count how many elements to write
+ * @param element_size the size of one element in bytes: 1, 2 or 4
+ * @param value the element's value; it must fit `element_size` bytes
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_buffer_memset(gpu_buffer *buffer, size_t offset, size_t count, unsigned element_size,
                                      uint32_t value);
 
-/** As gpu_buffer_memset(), queued on `stream` (cuMemsetD8Async, ...), which must be on the buffer's device. */
+/**
+ * As gpu_buffer_memset(), queued on `stream` (cuMemsetD8Async, ...), which
+ * must be on the buffer's device (GPU_ERR_INVALID_ARG otherwise).
+ * @param buffer the buffer to fill
+ * @param offset where to start, in bytes from the buffer's start; a multiple of `element_size`
+ * @param count how many elements to write
+ * @param element_size the size of one element in bytes: 1, 2 or 4
+ * @param value the element's value; it must fit `element_size` bytes
+ * @param stream the stream to queue the fill on; GPU_DEFAULT_STREAM: device 0's legacy stream
+ * @return as gpu_buffer_memset()
+ */
 GPU_API gpu_status gpu_buffer_memset_async(gpu_buffer *buffer, size_t offset, size_t count, unsigned element_size,
                                            uint32_t value, gpu_stream *stream);
 
@@ -185,6 +201,11 @@ GPU_API size_t gpu_host_buffer_size(const gpu_host_buffer *buffer);
  * waiting for the device). GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER,
  * GPU_ERR_NOT_SUPPORTED (no stream-ordered allocator), GPU_ERR_CONTEXT,
  * GPU_ERR_OUT_OF_MEMORY, GPU_ERR_TRANSFER. Any thread.
+ * @param stream the stream the allocation is ordered on; its context's device owns the memory
+ * @param bytes how many bytes, at least 1
+ * @param[out] out the new buffer, the caller's to free with gpu_buffer_free_async()
+ *             or gpu_buffer_destroy(); set only on success
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API GPU_NODISCARD gpu_status gpu_buffer_create_async(gpu_stream *stream, size_t bytes, gpu_buffer **out);
 
@@ -199,47 +220,83 @@ GPU_API GPU_NODISCARD gpu_status gpu_buffer_create_async(gpu_stream *stream, siz
  * why. Only NULL and a buffer not from gpu_buffer_create_async() are left
  * alone (GPU_ERR_INVALID_ARG). GPU_ERR_INVALID_ARG, GPU_ERR_NOT_SUPPORTED,
  * GPU_ERR_CONTEXT, GPU_ERR_TRANSFER.
+ * @param buffer a buffer from gpu_buffer_create_async(); gone when this returns,
+ *               unless it is NULL or of another kind
+ * @param stream the stream to order the free on, of the buffer's device;
+ *               GPU_DEFAULT_STREAM: device 0's legacy stream
+ * @return GPU_OK (freed on the stream), or one of the codes above
  */
 GPU_API gpu_status gpu_buffer_free_async(gpu_buffer *buffer, gpu_stream *stream);
 
 /**
- * The default memory pool of `ctx`'s device (NULL: device 0), which
- * gpu_buffer_create_async() draws from. Memory freed to the pool stays
- * reserved for reuse up to the release threshold (CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
- * 0 by default: everything is released at the next synchronisation);
- * gpu_context_pool_trim() releases what is not in use beyond `keep_bytes` now.
- * gpu_context_pool_usage() reads the bytes reserved from the device and in use
- * (either out-pointer may be NULL). All: GPU_ERR_NO_DRIVER, GPU_ERR_NOT_SUPPORTED,
- * GPU_ERR_CONTEXT, GPU_ERR_DRIVER.
+ * Sets the release threshold of the default memory pool of `ctx`'s device
+ * (NULL: device 0), which gpu_buffer_create_async() draws from. Memory freed
+ * to the pool stays reserved for reuse up to the release threshold
+ * (CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, 0 by default: everything is released
+ * at the next synchronisation). This and the three calls after it return
+ * GPU_ERR_NO_DRIVER, GPU_ERR_NO_DEVICE, GPU_ERR_NOT_SUPPORTED (no
+ * stream-ordered allocator), GPU_ERR_CONTEXT, GPU_ERR_DRIVER.
+ * @param ctx the context; NULL: device 0's primary context
+ * @param bytes the threshold in bytes; UINT64_MAX keeps everything
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_context_pool_set_release_threshold(gpu_context *ctx, uint64_t bytes);
+/**
+ * The release threshold of the default memory pool of `ctx`'s device (see
+ * gpu_context_pool_set_release_threshold()).
+ * @param ctx the context; NULL: device 0's primary context
+ * @param[out] bytes the threshold in bytes; set only on success
+ * @return GPU_OK, GPU_ERR_INVALID_ARG (bytes NULL), or a code of
+ *         gpu_context_pool_set_release_threshold()
+ */
 GPU_API gpu_status gpu_context_pool_release_threshold(gpu_context *ctx, uint64_t *bytes);
+/**
+ * Releases to the device now the memory of the default pool of `ctx`'s
+ * device that is not in use, keeping at least `keep_bytes` reserved
+ * (cuMemPoolTrimTo).
+ * @param ctx the context; NULL: device 0's primary context
+ * @param keep_bytes how many reserved bytes to keep; 0 releases all that is unused
+ * @return GPU_OK, or a code of gpu_context_pool_set_release_threshold()
+ */
 GPU_API gpu_status gpu_context_pool_trim(gpu_context *ctx, size_t keep_bytes);
+/**
+ * The bytes the default pool of `ctx`'s device has reserved from the device
+ * and the bytes of them in use by live allocations now.
+ * @param ctx the context; NULL: device 0's primary context
+ * @param[out] reserved the bytes reserved, or NULL to skip it; set only on success
+ * @param[out] used the bytes in use, or NULL to skip it; set only on success
+ * @return GPU_OK, or a code of gpu_context_pool_set_release_threshold()
+ */
 GPU_API gpu_status gpu_context_pool_usage(gpu_context *ctx, uint64_t *reserved, uint64_t *used);
 
 /**
  * Free and total bytes of device memory of `ctx`'s device (NULL: device 0),
  * as the driver sees it now (cuMemGetInfo). Both out-pointers are required.
  * GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT, GPU_ERR_DRIVER.
+ * @param ctx the context; NULL: device 0's primary context
+ * @param[out] free_bytes the free bytes; set only on success
+ * @param[out] total_bytes the device's total bytes; set only on success
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_context_memory_info(gpu_context *ctx, size_t *free_bytes, size_t *total_bytes);
 
-/* What memory an address is (CUmemorytype; GPU_MEMORY_UNKNOWN: not CUDA's). */
+/** What memory an address is (CUmemorytype). */
 typedef enum gpu_memory_type {
-    GPU_MEMORY_UNKNOWN = 0,
-    GPU_MEMORY_HOST = 1,    /* page-locked or registered host memory */
-    GPU_MEMORY_DEVICE = 2,  /* device memory */
-    GPU_MEMORY_ARRAY = 3,   /* a CUDA array */
-    GPU_MEMORY_UNIFIED = 4, /* managed memory */
+    GPU_MEMORY_UNKNOWN = 0, /**< not CUDA's */
+    GPU_MEMORY_HOST = 1,    /**< page-locked or registered host memory */
+    GPU_MEMORY_DEVICE = 2,  /**< device memory */
+    GPU_MEMORY_ARRAY = 3,   /**< a CUDA array */
+    GPU_MEMORY_UNIFIED = 4, /**< managed memory */
 } gpu_memory_type;
 
+/** What gpu_pointer_get_info() found out about an address. */
 typedef struct gpu_pointer_info {
-    gpu_memory_type type;
-    int device;     /* the ordinal it was allocated or registered on; -1 if unknown */
-    bool managed;   /* managed (cuMemAllocManaged) memory */
-    void *context;  /* the CUcontext it was allocated in (compare gpu_context_raw()); NULL if none */
-    uint64_t base;  /* the allocation holding the address: its start, 0 if unknown */
-    size_t size;    /* and its size */
+    gpu_memory_type type; /**< what memory it is */
+    int device;     /**< the ordinal it was allocated or registered on; -1 if unknown */
+    bool managed;   /**< managed (cuMemAllocManaged) memory */
+    void *context;  /**< the CUcontext it was allocated in (compare gpu_context_raw()); NULL if none */
+    uint64_t base;  /**< the allocation holding the address: its start, 0 if unknown */
+    size_t size;    /**< and its size in bytes, 0 if unknown */
 } gpu_pointer_info;
 
 /**
@@ -248,6 +305,9 @@ typedef struct gpu_pointer_info {
  * An address CUDA does not know is GPU_OK with type GPU_MEMORY_UNKNOWN and
  * device -1. GPU_ERR_INVALID_ARG (out NULL), GPU_ERR_NO_DRIVER,
  * GPU_ERR_NOT_SUPPORTED, GPU_ERR_DRIVER. Any thread.
+ * @param ptr the address, of the host or of a device
+ * @param[out] out what it is; set only on success
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_pointer_get_info(uint64_t ptr, gpu_pointer_info *out);
 
@@ -259,10 +319,19 @@ GPU_API gpu_status gpu_pointer_get_info(uint64_t ptr, gpu_pointer_info *out);
  * must outlive it. GPU_ERR_INVALID_ARG (NULL, 0, bytes past the allocation's
  * end, memory the driver does not know in this context), GPU_ERR_NO_DRIVER,
  * GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT, GPU_ERR_OUT_OF_MEMORY.
+ * @param ctx the context the memory belongs to; NULL: device 0's primary context
+ * @param ptr the device address of the view's start; not 0
+ * @param bytes the view's length, at least 1
+ * @param[out] out the new view, the caller's to free with gpu_buffer_destroy(); set only on success
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API GPU_NODISCARD gpu_status gpu_buffer_wrap(gpu_context *ctx, uint64_t ptr, size_t bytes, gpu_buffer **out);
 
-/** Whether the buffer owns its memory (false for gpu_buffer_wrap() and NULL). */
+/**
+ * Whether the buffer owns its memory, i.e. gpu_buffer_destroy() frees it.
+ * @param buffer the buffer, or NULL
+ * @return false for a view from gpu_buffer_wrap() and for NULL; true otherwise
+ */
 GPU_API bool gpu_buffer_is_owner(const gpu_buffer *buffer);
 
 /**
@@ -272,16 +341,24 @@ GPU_API bool gpu_buffer_is_owner(const gpu_buffer *buffer);
  * touch it from the host only while no device work uses it (synchronise
  * first). GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_NOT_SUPPORTED,
  * GPU_ERR_CONTEXT, GPU_ERR_OUT_OF_MEMORY, GPU_ERR_TRANSFER.
+ * @param ctx the context; NULL: device 0's primary context
+ * @param bytes how many bytes, at least 1
+ * @param[out] out the new buffer, the caller's to free with gpu_buffer_destroy(); set only on success
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API GPU_NODISCARD gpu_status gpu_buffer_create_managed(gpu_context *ctx, size_t bytes, gpu_buffer **out);
 
-/** The host address of a managed buffer; NULL for any other buffer and for NULL. */
+/**
+ * The host address of a managed buffer (the same as its device address).
+ * @param buffer a buffer from gpu_buffer_create_managed(), or NULL
+ * @return the host address; NULL for any other buffer and for NULL
+ */
 GPU_API void *gpu_buffer_managed_data(const gpu_buffer *buffer);
 
-/* Where gpu_buffer_prefetch_async() moves managed memory, and where advice applies. */
+/** Where gpu_buffer_prefetch_async() moves managed memory, and where advice applies. */
 typedef enum gpu_memory_location {
-    GPU_LOCATION_DEVICE = 0, /* the buffer's device */
-    GPU_LOCATION_HOST = 1,   /* the host (CU_DEVICE_CPU) */
+    GPU_LOCATION_DEVICE = 0, /**< the buffer's device */
+    GPU_LOCATION_HOST = 1,   /**< the host (CU_DEVICE_CPU) */
 } gpu_memory_location;
 
 /**
@@ -290,17 +367,21 @@ typedef enum gpu_memory_location {
  * device's. GPU_ERR_INVALID_ARG (NULL, not managed, unknown location, another
  * device's stream), GPU_ERR_NOT_SUPPORTED (the device cannot: no concurrent
  * managed access), GPU_ERR_CONTEXT, GPU_ERR_TRANSFER.
+ * @param buffer a buffer from gpu_buffer_create_managed(); all of it moves
+ * @param where where its pages go
+ * @param stream the stream to queue the migration on; GPU_DEFAULT_STREAM: device 0's legacy stream
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_buffer_prefetch_async(gpu_buffer *buffer, gpu_memory_location where, gpu_stream *stream);
 
-/* cuMemAdvise's advice (CUmem_advise). */
+/** cuMemAdvise's advice (CUmem_advise), with the driver's values. */
 typedef enum gpu_memory_advice {
-    GPU_ADVISE_SET_READ_MOSTLY = 1,
-    GPU_ADVISE_UNSET_READ_MOSTLY = 2,
-    GPU_ADVISE_SET_PREFERRED_LOCATION = 3,
-    GPU_ADVISE_UNSET_PREFERRED_LOCATION = 4,
-    GPU_ADVISE_SET_ACCESSED_BY = 5,
-    GPU_ADVISE_UNSET_ACCESSED_BY = 6,
+    GPU_ADVISE_SET_READ_MOSTLY = 1,          /**< the memory is mostly read: each reader may keep a copy */
+    GPU_ADVISE_UNSET_READ_MOSTLY = 2,        /**< undoes GPU_ADVISE_SET_READ_MOSTLY */
+    GPU_ADVISE_SET_PREFERRED_LOCATION = 3,   /**< keep the pages at the location where possible */
+    GPU_ADVISE_UNSET_PREFERRED_LOCATION = 4, /**< undoes GPU_ADVISE_SET_PREFERRED_LOCATION */
+    GPU_ADVISE_SET_ACCESSED_BY = 5,          /**< the location accesses the memory: keep it mapped there */
+    GPU_ADVISE_UNSET_ACCESSED_BY = 6,        /**< undoes GPU_ADVISE_SET_ACCESSED_BY */
 } gpu_memory_advice;
 
 /**
@@ -308,16 +389,20 @@ typedef enum gpu_memory_advice {
  * buffer's device or the host) (cuMemAdvise, the 12.0 ABI). GPU_ERR_INVALID_ARG
  * (NULL, not managed, unknown advice or location), GPU_ERR_NOT_SUPPORTED,
  * GPU_ERR_CONTEXT, GPU_ERR_TRANSFER.
+ * @param buffer a buffer from gpu_buffer_create_managed(); the advice covers all of it
+ * @param advice the advice
+ * @param where the location the advice is about
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_buffer_advise(gpu_buffer *buffer, gpu_memory_advice advice, gpu_memory_location where);
 
-/*
+/**
  * A buffer's interprocess handle: the driver's (CUipcMemHandle) and the
  * buffer's size. Plain bytes: send them to another process any way you like.
  */
 typedef struct gpu_ipc_handle {
-    unsigned char cuda[64];
-    uint64_t size;
+    unsigned char cuda[64]; /**< the driver's CUipcMemHandle, as it gave it */
+    uint64_t size;          /**< the buffer's size in bytes */
 } gpu_ipc_handle;
 
 /**
@@ -325,6 +410,9 @@ typedef struct gpu_ipc_handle {
  * memory from gpu_buffer_create() can be exported. The handle is valid while
  * the buffer lives and its process runs. GPU_ERR_INVALID_ARG (NULL, a buffer of
  * another kind), GPU_ERR_NO_DRIVER, GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT, GPU_ERR_DRIVER.
+ * @param buffer a buffer from gpu_buffer_create()
+ * @param[out] out the handle; set only on success
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_buffer_ipc_handle(const gpu_buffer *buffer, gpu_ipc_handle *out);
 
@@ -337,6 +425,11 @@ GPU_API gpu_status gpu_buffer_ipc_handle(const gpu_buffer *buffer, gpu_ipc_handl
  * GPU_ERR_INVALID_ARG, GPU_ERR_CONTEXT) with the driver's reason in
  * gpu_last_error(). GPU_ERR_INVALID_ARG (NULL, size 0), GPU_ERR_NO_DRIVER,
  * GPU_ERR_NOT_SUPPORTED, GPU_ERR_OUT_OF_MEMORY.
+ * @param ctx the context to map it in; NULL: device 0's primary context
+ * @param handle the handle from gpu_buffer_ipc_handle() in the exporting process
+ * @param[out] out the new buffer, of the handle's size, the caller's to free
+ *             with gpu_buffer_destroy(); set only on success
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API GPU_NODISCARD gpu_status gpu_buffer_open_ipc(gpu_context *ctx, const gpu_ipc_handle *handle,
                                                      gpu_buffer **out);

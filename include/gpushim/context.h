@@ -74,15 +74,19 @@ GPU_API gpu_status gpu_context_enable_peer_access(gpu_context *ctx, gpu_context 
 
 /** A limit of a context's kernels; the values are CUlimit's. */
 typedef enum gpu_limit {
-    GPU_LIMIT_STACK_SIZE = 0,       /* bytes of stack per thread */
-    GPU_LIMIT_PRINTF_FIFO_SIZE = 1, /* bytes of the FIFO device printf writes to */
-    GPU_LIMIT_MALLOC_HEAP_SIZE = 2  /* bytes of the heap device malloc allocates from */
+    GPU_LIMIT_STACK_SIZE = 0,       /**< bytes of stack per thread */
+    GPU_LIMIT_PRINTF_FIFO_SIZE = 1, /**< bytes of the FIFO device printf writes to */
+    GPU_LIMIT_MALLOC_HEAP_SIZE = 2  /**< bytes of the heap device malloc allocates from */
 } gpu_limit;
 
 /**
  * The context's (NULL: device 0's) current value of `limit` into *out
  * (cuCtxGetLimit). GPU_ERR_INVALID_ARG (out NULL, a limit outside the enum),
  * GPU_ERR_NO_DRIVER, GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT, GPU_ERR_DRIVER.
+ * @param ctx the context; NULL: device 0's primary context
+ * @param limit which limit
+ * @param[out] out its value in bytes; set only on success
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_context_get_limit(gpu_context *ctx, gpu_limit limit, size_t *out);
 
@@ -93,6 +97,10 @@ GPU_API gpu_status gpu_context_get_limit(gpu_context *ctx, gpu_limit limit, size
  * GPU_ERR_INVALID_ARG (a limit outside the enum, a value the driver refuses),
  * GPU_ERR_OUT_OF_MEMORY, GPU_ERR_NOT_SUPPORTED (a limit the device lacks),
  * GPU_ERR_CONTEXT, GPU_ERR_DRIVER.
+ * @param ctx the context; NULL: device 0's primary context
+ * @param limit which limit
+ * @param value the value asked for, in bytes
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_context_set_limit(gpu_context *ctx, gpu_limit limit, size_t value);
 

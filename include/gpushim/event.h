@@ -71,14 +71,20 @@ GPU_API gpu_status gpu_event_elapsed_ms(gpu_event *start, gpu_event *end, float 
 
 /* ---- Interprocess events (issue 12) ---- */
 
-/* An event's interprocess handle (CUipcEventHandle), as plain bytes. */
+/**
+ * An event's interprocess handle (CUipcEventHandle), as plain bytes: send
+ * them to another process any way you like.
+ */
 typedef struct gpu_ipc_event_handle {
-    unsigned char cuda[64];
+    unsigned char cuda[64]; /**< the driver's CUipcEventHandle, as it gave it */
 } gpu_ipc_event_handle;
 
 /**
  * Creates an event another process can open (CU_EVENT_INTERPROCESS, timing
  * disabled). Same returns as gpu_event_create().
+ * @param ctx the context; NULL: device 0's primary context
+ * @param[out] out the new event, the caller's to free with gpu_event_destroy(); set only on success
+ * @return as gpu_event_create()
  */
 GPU_API GPU_NODISCARD gpu_status gpu_event_create_interprocess(gpu_context *ctx, gpu_event **out);
 
@@ -86,6 +92,9 @@ GPU_API GPU_NODISCARD gpu_status gpu_event_create_interprocess(gpu_context *ctx,
  * The handle another process opens `event` with (cuIpcGetEventHandle); the
  * event must come from gpu_event_create_interprocess(). GPU_ERR_INVALID_ARG,
  * GPU_ERR_NO_DRIVER, GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT, GPU_ERR_EVENT.
+ * @param event an event from gpu_event_create_interprocess()
+ * @param[out] out the handle; set only on success
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_event_ipc_handle(const gpu_event *event, gpu_ipc_event_handle *out);
 
@@ -96,6 +105,11 @@ GPU_API gpu_status gpu_event_ipc_handle(const gpu_event *event, gpu_ipc_event_ha
  * refuses (of this process, of a process that exited): GPU_ERR_EVENT or
  * GPU_ERR_INVALID_ARG with the driver's reason. GPU_ERR_NO_DRIVER,
  * GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT, GPU_ERR_OUT_OF_MEMORY.
+ * GPU_ERR_INVALID_ARG also for a NULL handle or out.
+ * @param ctx the context to open it in; NULL: device 0's primary context
+ * @param handle the handle from gpu_event_ipc_handle() in the other process
+ * @param[out] out the opened event, the caller's to free with gpu_event_destroy(); set only on success
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API GPU_NODISCARD gpu_status gpu_event_open_ipc(gpu_context *ctx, const gpu_ipc_event_handle *handle,
                                                     gpu_event **out);

@@ -24,13 +24,24 @@
  *   GPUSHIM_FAKE_INIT_CALLBACK=f  cuInit first calls int f(void), found with dlsym in the process (e.g.
  *                            gpu_driver_load): a driver calling back into its client; see
  *                            gpu_fake_init_callback_status()
+ *   GPUSHIM_FAKE_DEVICE_NAME=s  every device's name (1 to 63 bytes; default "Fake CUDA Device N")
+ *   GPUSHIM_FAKE_DEVICE_MEMORY=B  every device's total memory, bytes with an optional K, M or G
+ *                            suffix (powers of 1024; default 256M + 64M * N)
+ *   GPUSHIM_FAKE_COMPUTE_CAPABILITY=M.m  every device's compute capability, e.g. 9.0
+ *                            (default 9.0 for even ordinals, 8.6 for odd ones)
+ *   GPUSHIM_FAKE_MEMORY_LIMIT=B  out of memory past B bytes in use on a device, see gpu_fake_memory_limit()
+ *   GPUSHIM_FAKE_LOSE=d:nth:r   device d falls off the bus at the nth call into the fake, see
+ *                            gpu_fake_device_lose()
+ *   GPUSHIM_FAKE_STALL=1        start stalled, see gpu_fake_stall()
+ *   GPUSHIM_FAKE_REPORT=1|strict  the live objects on stderr at exit, see gpu_fake_report()
  *   GPUSHIM_FAKE_KERNELS=a.so:b.so  libraries loaded (dlopen, never closed) at the first call, whose
  *                            constructors register host kernels (gpu_fake_kernel_register())
  * Malformed values stop the program with a message, rather than being ignored.
  *
- * Builds: libfakecuda.so exports everything; libfakecuda-old.so lacks
- * cuGetProcAddress_v2, libfakecuda-minimal.so every optional entry point,
- * libfakecuda-noalloc.so cuMemAlloc_v2 (see the .map files).
+ * Builds: libgpushim-fakecuda.so, the installed one, exports everything. The
+ * test variants in the build tree leave symbols out (see fake/'s .map files):
+ * libgpushim-fakecuda-old.so cuGetProcAddress_v2, -minimal every optional entry
+ * point, -noalloc cuMemAlloc_v2, -noex cuLaunchKernelEx and a few more.
  */
 #ifndef GPUSHIM_FAKE_H
 #define GPUSHIM_FAKE_H
@@ -45,64 +56,90 @@ extern "C" {
 
 /* ---- Calls ---- */
 
-/* What GPUSHIM_FAKE_INIT_CALLBACK's function returned inside cuInit; -1 if it has not run. */
+/**
+ * What GPUSHIM_FAKE_INIT_CALLBACK's function returned inside cuInit.
+ * @return its return value; -1 if it has not run
+ */
 int gpu_fake_init_callback_status(void);
 
-/* How often the entry point was called (failed calls included); -1 for an unknown name. */
+/**
+ * How often the entry point was called (failed calls included).
+ * @param entry the entry point's base name or exported symbol
+ * @return the number of calls; -1 for an unknown name
+ */
 long gpu_fake_calls(const char *entry);
 
-/* Calls to every entry point together. */
+/**
+ * Calls to every entry point together.
+ * @return the number of calls, failed ones included
+ */
 unsigned long gpu_fake_calls_total(void);
 
 /* ---- Live objects, for leak checks ---- */
 
+/** A kind of object the fake counts while it lives. */
 typedef enum gpu_fake_live_kind {
-    GPU_FAKE_LIVE_DEVICE_ALLOCS,   /* cuMemAlloc_v2 not yet freed */
-    GPU_FAKE_LIVE_HOST_ALLOCS,     /* cuMemHostAlloc not yet freed */
-    GPU_FAKE_LIVE_HOST_REGISTERED, /* cuMemHostRegister_v2 not yet unregistered */
-    GPU_FAKE_LIVE_STREAMS,
-    GPU_FAKE_LIVE_EVENTS,
-    GPU_FAKE_LIVE_MODULES,
-    GPU_FAKE_LIVE_GRAPHS,
-    GPU_FAKE_LIVE_GRAPH_EXECS,
-    GPU_FAKE_LIVE_CONTEXT_RETAINS, /* primary-context retains, all devices */
-    GPU_FAKE_LIVE_KIND_COUNT
+    GPU_FAKE_LIVE_DEVICE_ALLOCS,   /**< cuMemAlloc_v2 not yet freed */
+    GPU_FAKE_LIVE_HOST_ALLOCS,     /**< cuMemHostAlloc not yet freed */
+    GPU_FAKE_LIVE_HOST_REGISTERED, /**< cuMemHostRegister_v2 not yet unregistered */
+    GPU_FAKE_LIVE_STREAMS,         /**< streams not yet destroyed */
+    GPU_FAKE_LIVE_EVENTS,          /**< events not yet destroyed */
+    GPU_FAKE_LIVE_MODULES,         /**< modules not yet unloaded */
+    GPU_FAKE_LIVE_GRAPHS,          /**< graphs not yet destroyed */
+    GPU_FAKE_LIVE_GRAPH_EXECS,     /**< executable graphs not yet destroyed */
+    GPU_FAKE_LIVE_CONTEXT_RETAINS, /**< primary-context retains, all devices */
+    GPU_FAKE_LIVE_KIND_COUNT       /**< not a kind: the number of them */
 } gpu_fake_live_kind;
 
+/**
+ * How many objects of a kind are alive now.
+ * @param kind the kind
+ * @return the count; -1 for a value outside the enum
+ */
 long gpu_fake_live(gpu_fake_live_kind kind);
 
-/* All live counts at once, to compare before and after a piece of work. */
+/** All live counts at once, to compare before and after a piece of work. */
 typedef struct gpu_fake_live_counts {
-    long count[GPU_FAKE_LIVE_KIND_COUNT];
+    long count[GPU_FAKE_LIVE_KIND_COUNT]; /**< gpu_fake_live() of each kind, indexed by it */
 } gpu_fake_live_counts;
 
+/**
+ * Reads every live count at once, under one lock.
+ * @param[out] out the counts; must not be NULL
+ */
 void gpu_fake_live_get(gpu_fake_live_counts *out);
 
-/*
+/**
  * The handle of the newest live object of a kind (for device allocations its
  * address, for host memory its pointer), or NULL: lets a test clean up what a
  * deliberately failed destroy left behind. NULL for GPU_FAKE_LIVE_CONTEXT_RETAINS.
+ * @param kind the kind
+ * @return the handle, or NULL when none of that kind is alive
  */
 void *gpu_fake_newest(gpu_fake_live_kind kind);
 
-/* The primary-context retain count of one device; -1 for no such device. */
+/**
+ * The primary-context retain count of one device.
+ * @param device the device ordinal
+ * @return the count; -1 for no such device
+ */
 long gpu_fake_primary_retains(int device);
 
-/*
- * Things a correct client never causes; each is counted, never fatal.
- *   BAD_RELEASE      cuDevicePrimaryCtxRelease_v2 on a context not retained
- *   RELEASE_FREED    objects the driver destroyed because their primary
- *                    context was released under them
- *   EXEC_FAULT       queued work that touched memory no longer (or never)
- *                    allocated when it ran: an illegal address on a GPU
- */
+/** Things a correct client never causes; each is counted, never fatal. */
 typedef enum gpu_fake_anomaly {
-    GPU_FAKE_ANOMALY_BAD_RELEASE,
+    GPU_FAKE_ANOMALY_BAD_RELEASE,   /**< cuDevicePrimaryCtxRelease_v2 on a context not retained */
+    /** Objects the driver destroyed because their primary context was released under them. */
     GPU_FAKE_ANOMALY_RELEASE_FREED,
+    /** Queued work that touched memory no longer (or never) allocated when it ran: an illegal address on a GPU. */
     GPU_FAKE_ANOMALY_EXEC_FAULT,
-    GPU_FAKE_ANOMALY_COUNT
+    GPU_FAKE_ANOMALY_COUNT          /**< not an anomaly: the number of them */
 } gpu_fake_anomaly;
 
+/**
+ * How often an anomaly has happened.
+ * @param kind the anomaly
+ * @return the count; 0 for a value outside the enum
+ */
 unsigned long gpu_fake_anomalies(gpu_fake_anomaly kind);
 
 /* ---- The work queue ---- */
@@ -113,96 +150,177 @@ unsigned long gpu_fake_anomalies(gpu_fake_anomaly kind);
  * gpu_fake_run(). So pending work stays pending, and tests can watch it.
  */
 
-/* Operations queued on all streams and not yet run. */
+/**
+ * Operations queued on all streams and not yet run.
+ * @return their number
+ */
 size_t gpu_fake_pending(void);
 
-/* Runs up to `max` queued operations, oldest first; returns how many ran. */
+/**
+ * Runs up to `max` queued operations, oldest first. It stops early when
+ * nothing is left that can run (an operation waiting on another, the "hold"
+ * kernel behind a closed gate), and waits for a host function still running.
+ * @param max the most operations to run
+ * @return how many ran
+ */
 size_t gpu_fake_run(size_t max);
 
-/*
+/**
  * While the gate is closed, the "hold" kernel does not finish: whatever waits
  * for it blocks until another thread opens the gate. Open at start.
+ * @param open true opens the gate (and wakes what waits on it), false closes it
  */
 void gpu_fake_gate(bool open);
 
-/* The fake's clock: each operation that runs takes 1 us, "sleep_us" longer. */
+/**
+ * The fake's clock: each operation that runs takes 1 us, "sleep_us" longer.
+ * @return the clock in nanoseconds; 0 at start
+ */
 uint64_t gpu_fake_clock_ns(void);
 
 /* ---- Fault injection ---- */
 
-/*
+/**
  * Makes the `nth` call (1 = the next one) of `entry` from now return `result`
  * without doing anything. gpu_fake_fail_from() fails that call and every later
- * one. Returns 0, or -1 for an unknown entry point or nth of 0.
- * The environment does the same at load: GPUSHIM_FAKE_FAIL=name:nth:result,...
+ * one. The environment does the same at load: GPUSHIM_FAKE_FAIL=name:nth:result,...
  * where "nth+" means from the nth on.
+ * @param entry the entry point's base name or exported symbol
+ * @param nth which call from now fails, from 1
+ * @param result the CUresult it returns
+ * @return 0, or -1 for an unknown entry point or nth of 0
  */
 int gpu_fake_fail(const char *entry, unsigned nth, int result);
+/**
+ * As gpu_fake_fail(), failing the `nth` call of `entry` and every one after it.
+ * @param entry the entry point's base name or exported symbol
+ * @param nth the first call from now that fails, from 1
+ * @param result the CUresult they return
+ * @return 0, or -1 for an unknown entry point or nth of 0
+ */
 int gpu_fake_fail_from(const char *entry, unsigned nth, int result);
 
-/* Forgets every rule, the environment's too. */
+/** Forgets every rule, the environment's too. */
 void gpu_fake_fail_reset(void);
 
 /* ---- cuGetProcAddress ---- */
 
+/** What cuGetProcAddress_v2 was asked, summed over its calls (those a fault rule failed left out). */
 typedef struct gpu_fake_gpa_stats {
-    unsigned long calls;
-    unsigned long found;
-    int min_version; /* of the cudaVersion arguments; 0 before any call */
-    int max_version;
-    int last_version;
-    unsigned long long flags_or;  /* every flags argument OR-ed */
-    unsigned long long flags_and; /* and AND-ed: equal to flags_or when all agree */
+    unsigned long calls;          /**< the calls */
+    unsigned long found;          /**< the calls that found their symbol */
+    int min_version;              /**< the least of the cudaVersion arguments; 0 before any call */
+    int max_version;              /**< the greatest of them; 0 before any call */
+    int last_version;             /**< the last call's; 0 before any call */
+    unsigned long long flags_or;  /**< every flags argument OR-ed */
+    unsigned long long flags_and; /**< and AND-ed: equal to flags_or when all agree */
 } gpu_fake_gpa_stats;
 
+/**
+ * Reads the cuGetProcAddress_v2 statistics.
+ * @param[out] out the statistics; must not be NULL
+ */
 void gpu_fake_gpa_get(gpu_fake_gpa_stats *out);
 
-/* How often cuGetProcAddress was asked for exactly this name. */
+/**
+ * How often cuGetProcAddress was asked for exactly this name.
+ * @param name the name as asked, e.g. "cuMemAlloc"
+ * @return the count; 0 for a name that is no entry point
+ */
 unsigned long gpu_fake_gpa_asked(const char *name);
 
 /* ---- Devices ---- */
 
+/** What the fake reports for one device. */
 typedef struct gpu_fake_device_desc {
-    char name[64];
-    size_t total_memory;
-    int compute_major;
-    int compute_minor;
-    int multiprocessors;
-    char pci_bus_id[16];
+    char name[64];        /**< cuDeviceGetName's answer, NUL-terminated */
+    size_t total_memory;  /**< bytes, cuDeviceTotalMem's answer */
+    int compute_major;    /**< compute capability, major */
+    int compute_minor;    /**< and minor */
+    int multiprocessors;  /**< CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT */
+    char pci_bus_id[16];  /**< cuDeviceGetPCIBusId's answer, NUL-terminated */
 } gpu_fake_device_desc;
 
-/* The configured device count (GPUSHIM_FAKE_DEVICES, default 1). */
+/**
+ * The configured device count (GPUSHIM_FAKE_DEVICES, default 1).
+ * @return the count, 0 to 8
+ */
 int gpu_fake_device_count(void);
 
-/* What the fake reports for device `ordinal`; -1 for no such device. */
+/**
+ * What the fake reports for device `ordinal`.
+ * @param ordinal the device
+ * @param[out] out the description; must not be NULL; written only on success
+ * @return 0, or -1 for no such device
+ */
 int gpu_fake_device_get(int ordinal, gpu_fake_device_desc *out);
 
-/* Changes what it reports; -1 for no such device. */
+/**
+ * Changes what it reports.
+ * @param ordinal the device
+ * @param desc the new description; must not be NULL
+ * @return 0, or -1 for no such device
+ */
 int gpu_fake_device_set(int ordinal, const gpu_fake_device_desc *desc);
 
-/* Whether cuDeviceCanAccessPeer(device, peer) says yes (all pairs at start). */
+/**
+ * Whether cuDeviceCanAccessPeer(device, peer) says yes (all pairs at start).
+ * No such device, or device equal to peer, changes nothing.
+ * @param device the device that would reach the other's memory
+ * @param peer the other device
+ * @param allowed the answer from now on
+ */
 void gpu_fake_peer_set(int device, int peer, bool allowed);
 
-/* Whether device's context has enabled access to peer's memory. */
+/**
+ * Whether device's context has enabled access to peer's memory.
+ * @param device the device whose context enabled it
+ * @param peer the device whose memory it reaches
+ * @return true if enabled; false otherwise and for no such device
+ */
 bool gpu_fake_peer_enabled(int device, int peer);
 
-/* Bytes of device memory allocated on the device. */
+/**
+ * Bytes of device memory allocated on the device.
+ * @param ordinal the device
+ * @return the bytes; 0 for no such device
+ */
 size_t gpu_fake_device_used(int ordinal);
 
 /* ---- Memory, seen from outside the API under test ---- */
 
-/* Copies device memory to or from the host, bypassing streams; -1 if not allocated. */
+/**
+ * Copies device memory to the host, bypassing streams.
+ * @param addr the device address
+ * @param dst host memory with room for `bytes`
+ * @param bytes how many bytes; all of them in one live allocation
+ * @return 0, or -1 if [addr, addr + bytes) is not allocated
+ */
 int gpu_fake_peek(uint64_t addr, void *dst, size_t bytes);
+/**
+ * Copies host memory to the device, bypassing streams; a stream waiting on a
+ * value there sees it.
+ * @param addr the device address
+ * @param src host memory holding `bytes`
+ * @param bytes how many bytes; all of them in one live allocation
+ * @return 0, or -1 if [addr, addr + bytes) is not allocated
+ */
 int gpu_fake_poke(uint64_t addr, const void *src, size_t bytes);
 
 /* ---- The calling thread ---- */
 
-/* How many contexts the calling thread has on its stack (the current one included). */
+/**
+ * How many contexts the calling thread has on its stack (the current one included).
+ * @return the depth; 0 with no current context
+ */
 int gpu_fake_context_depth(void);
 
 /* ---- Configuration ---- */
 
-/* The version cuDriverGetVersion reports (GPUSHIM_FAKE_VERSION, default 12080). */
+/**
+ * The version cuDriverGetVersion reports (GPUSHIM_FAKE_VERSION, default 12080).
+ * @return the version, as 1000 * major + 10 * minor
+ */
 int gpu_fake_driver_version(void);
 
 /*
@@ -245,12 +363,6 @@ int gpu_fake_driver_version(void);
 /* ---- Kernels (issue 11): fake_kernel.c ---- */
 
 /*
- * Device attributes past those of gpu_fake_device_desc start as an H200's (warp
- * 32, 132 KiB... see fake_kernel.c); set() changes one of device `ordinal`,
- * forget() makes the driver not know it (cuDeviceGetAttribute answers
- * CUDA_ERROR_INVALID_VALUE). Attribute values below 128; -1 for a bad one.
- * cuDeviceGetUuid gives device d the bytes d*16+1, ..., d*16+16.
- *
  * Functions: every built-in kernel uses 32 registers a thread and no static
  * shared memory; resident blocks are bounded by 2048 threads, 65536
  * registers and 32 blocks a multiprocessor, and by its 228 KiB of shared
@@ -268,7 +380,26 @@ int gpu_fake_driver_version(void);
  * (cuModuleGetGlobal). Built-in kernel launch_ex_info(u32 *out) writes
  * out[0..5] = cluster xyz, cooperative, programmatic serialization, priority.
  */
+
+/**
+ * Device attributes past those of gpu_fake_device_desc start as an H200's (warp
+ * 32, 132 KiB... see fake_kernel.c); set() changes one of device `ordinal`,
+ * forget() makes the driver not know it (cuDeviceGetAttribute answers
+ * CUDA_ERROR_INVALID_VALUE). Attribute values below 128; -1 for a bad one.
+ * cuDeviceGetUuid gives device d the bytes d*16+1, ..., d*16+16.
+ * @param ordinal the device
+ * @param attribute the CUdevice_attribute, below 128
+ * @param value what cuDeviceGetAttribute answers for it from now on
+ * @return 0, or -1 for no such device or an attribute of 128 or more
+ */
 int gpu_fake_device_attribute_set(int ordinal, int attribute, int value);
+/**
+ * Makes cuDeviceGetAttribute of device `ordinal` not know `attribute`
+ * (CUDA_ERROR_INVALID_VALUE); gpu_fake_device_attribute_set() undoes it.
+ * @param ordinal the device
+ * @param attribute the CUdevice_attribute, below 128
+ * @return 0, or -1 for no such device or an attribute of 128 or more
+ */
 int gpu_fake_device_attribute_forget(int ordinal, int attribute);
 
 /* ---- Memory and interop (issue 12) ---- */
@@ -292,13 +423,25 @@ int gpu_fake_device_attribute_forget(int ordinal, int attribute);
  *  - cuStreamCreateWithPriority clamps to the range [-5, 0] (greatest, least).
  */
 
-/* Bytes the device's pool holds for reuse (reserved and not in use); -1 for no such device. */
+/**
+ * Bytes the device's pool holds for reuse (reserved and not in use).
+ * @param device the device ordinal
+ * @return the bytes; -1 for no such device
+ */
 long long gpu_fake_pool_cached(int device);
 
-/* Where the managed allocation at `addr` was last prefetched: its device, -1 the host, -2 if not managed. */
+/**
+ * Where the managed allocation at `addr` was last prefetched.
+ * @param addr an address inside the allocation
+ * @return its device's ordinal, -1 for the host, -2 if not managed
+ */
 int gpu_fake_managed_location(uint64_t addr);
 
-/* The advice last given for the managed allocation at `addr` (0 for none, -1 if not managed). */
+/**
+ * The advice last given for the managed allocation at `addr`.
+ * @param addr an address inside the allocation
+ * @return the CUmem_advise value, 0 for none, -1 if not managed
+ */
 int gpu_fake_managed_advice(uint64_t addr);
 
 
@@ -348,6 +491,7 @@ typedef struct gpu_fake_launch {
  * call CUDA (such a call returns CUDA_ERROR_NOT_PERMITTED), and of this API
  * only gpu_fake_memory() and gpu_fake_param() (another stops the program
  * with a message, rather than deadlock).
+ * @param launch the launch being run.
  * @return 0 when the kernel completed; else a CUresult, which the stream then
  *         reports at its next synchronisation, as a faulting kernel would.
  */
@@ -408,12 +552,20 @@ int gpu_fake_param(const gpu_fake_launch *launch, unsigned index, void *out, siz
 /* ---- Faults on demand (issue 14), besides gpu_fake_fail() ---- */
 
 /**
- * Device `ordinal` falls off the bus: from now on every call that uses it (its
- * context, its streams, events, memory and modules, its attributes) returns
- * `result`, and queued work on it never runs. GPUSHIM_FAKE_LOSE=ordinal:nth:result
- * does it at the nth call into the fake.
+ * Device `ordinal` falls off the bus: from now on every call that uses it
+ * returns `result`: any call made with its context current (allocations,
+ * frees, copies, launches, stream and event calls), synchronisations and
+ * queries of its streams and events, and its device queries (name, memory,
+ * attributes, PCI bus id, peer access, cuDevicePrimaryCtxRetain). Its queued
+ * work is dropped, never run, so what waits for it (another device's stream
+ * waiting on one of its events, too) does not hang. Destroying its streams
+ * and events and releasing its primary context still work, as host-side
+ * clean-up. GPUSHIM_FAKE_LOSE=ordinal:nth:result does it at the nth call into
+ * the fake (every entry point counted, from 1).
  * @param ordinal the device.
- * @param result the CUresult those calls return; 0 means CUDA_ERROR_DEVICE_UNAVAILABLE (46).
+ * @param result the CUresult those calls return; 0 means CUDA_ERROR_UNKNOWN
+ *        (999), which is what a real driver reports after the kernel logs
+ *        "Xid 79: GPU has fallen off the bus".
  * @return 0, or -1 for no such device.
  */
 int gpu_fake_device_lose(int ordinal, int result);
@@ -448,9 +600,13 @@ void gpu_fake_init_delay(unsigned long ms);
 
 /**
  * Writes the objects still alive, by kind, to stderr ("gpushim-fakecuda: 2
- * device allocations, 1 stream still alive"), or that none are.
- * GPUSHIM_FAKE_REPORT=1 calls it at exit; GPUSHIM_FAKE_REPORT=strict also makes
- * the process exit with status 86 when anything is alive.
+ * device allocations, 1 stream still alive"), or that none are
+ * ("gpushim-fakecuda: no object still alive"). Primary-context retains are
+ * not counted: gpushim holds a device's primary context for the life of the
+ * process. GPUSHIM_FAKE_REPORT=1 calls it at exit, after the atexit handlers
+ * (from a destructor of the library), when the program used the fake;
+ * GPUSHIM_FAKE_REPORT=strict also makes the process exit with status 86 when
+ * anything is alive (stdio flushed first).
  * @return how many objects are alive, all kinds together.
  */
 long gpu_fake_report(void);

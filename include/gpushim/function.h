@@ -16,15 +16,15 @@ extern "C" {
 
 /** A function attribute; the values are CUfunction_attribute's. */
 typedef enum gpu_function_attribute {
-    GPU_FUNCTION_MAX_THREADS_PER_BLOCK = 0,       /* most threads a block of it may have (read) */
-    GPU_FUNCTION_SHARED_BYTES = 1,                /* static shared memory, bytes (read) */
-    GPU_FUNCTION_CONST_BYTES = 2,                 /* user constant memory, bytes (read) */
-    GPU_FUNCTION_LOCAL_BYTES = 3,                 /* local memory per thread, bytes (read) */
-    GPU_FUNCTION_NUM_REGS = 4,                    /* registers per thread (read) */
-    GPU_FUNCTION_PTX_VERSION = 5,                 /* PTX virtual architecture, major*10+minor (read) */
-    GPU_FUNCTION_BINARY_VERSION = 6,              /* binary architecture, major*10+minor (read) */
-    GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES = 8,    /* most dynamic shared memory a launch may ask (read, set) */
-    GPU_FUNCTION_PREFERRED_SHARED_CARVEOUT = 9    /* preferred shared-memory share of L1, percent; -1 none (read, set) */
+    GPU_FUNCTION_MAX_THREADS_PER_BLOCK = 0,       /**< most threads a block of it may have (read) */
+    GPU_FUNCTION_SHARED_BYTES = 1,                /**< static shared memory, bytes (read) */
+    GPU_FUNCTION_CONST_BYTES = 2,                 /**< user constant memory, bytes (read) */
+    GPU_FUNCTION_LOCAL_BYTES = 3,                 /**< local memory per thread, bytes (read) */
+    GPU_FUNCTION_NUM_REGS = 4,                    /**< registers per thread (read) */
+    GPU_FUNCTION_PTX_VERSION = 5,                 /**< PTX virtual architecture, major*10+minor (read) */
+    GPU_FUNCTION_BINARY_VERSION = 6,              /**< binary architecture, major*10+minor (read) */
+    GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES = 8,    /**< most dynamic shared memory a launch may ask (read, set) */
+    GPU_FUNCTION_PREFERRED_SHARED_CARVEOUT = 9    /**< preferred shared-memory share of L1, percent; -1 none (read, set) */
 } gpu_function_attribute;
 
 /** Dynamic shared memory a launch may use without raising GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES. */
@@ -33,7 +33,11 @@ typedef enum gpu_function_attribute {
 /**
  * Reads attribute `attribute` of the function into *out (cuFuncGetAttribute).
  * Any thread. GPU_ERR_INVALID_ARG (NULL, an attribute outside the enum),
- * GPU_ERR_NOT_SUPPORTED (a driver without the entry point), GPU_ERR_DRIVER.
+ * GPU_ERR_NOT_SUPPORTED (a driver without the entry point), GPU_ERR_CONTEXT, GPU_ERR_DRIVER.
+ * @param function the function
+ * @param attribute which attribute
+ * @param[out] out its value; written only on success
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_function_get_attribute(gpu_function *function, gpu_function_attribute attribute, int *out);
 
@@ -45,22 +49,29 @@ GPU_API gpu_status gpu_function_get_attribute(gpu_function *function, gpu_functi
  * GPU_FUNCTION_PREFERRED_SHARED_CARVEOUT (-1 to 100) can be set. The setting
  * holds for every later launch of the function, from any thread.
  * GPU_ERR_INVALID_ARG (NULL, a read-only attribute, a value out of range, which
- * the driver refuses too), GPU_ERR_NOT_SUPPORTED, GPU_ERR_DRIVER.
+ * the driver refuses too), GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT, GPU_ERR_DRIVER.
+ * @param function the function
+ * @param attribute GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES or GPU_FUNCTION_PREFERRED_SHARED_CARVEOUT
+ * @param value the new value: bytes, or percent (-1 for no preference)
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_function_set_attribute(gpu_function *function, gpu_function_attribute attribute, int value);
 
 /** A preferred split of on-chip memory between L1 and shared memory; the values are CUfunc_cache's. */
 typedef enum gpu_cache_config {
-    GPU_CACHE_PREFER_NONE = 0,
-    GPU_CACHE_PREFER_SHARED = 1,
-    GPU_CACHE_PREFER_L1 = 2,
-    GPU_CACHE_PREFER_EQUAL = 3
+    GPU_CACHE_PREFER_NONE = 0,   /**< no preference */
+    GPU_CACHE_PREFER_SHARED = 1, /**< more shared memory, less L1 */
+    GPU_CACHE_PREFER_L1 = 2,     /**< more L1, less shared memory */
+    GPU_CACHE_PREFER_EQUAL = 3   /**< as much of each */
 } gpu_cache_config;
 
 /**
  * Sets the function's preferred cache configuration (cuFuncSetCacheConfig), a
  * hint the driver may ignore. GPU_ERR_INVALID_ARG (NULL, a value outside the
- * enum), GPU_ERR_NOT_SUPPORTED, GPU_ERR_DRIVER.
+ * enum), GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT, GPU_ERR_DRIVER.
+ * @param function the function
+ * @param config the preference
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_function_set_cache_config(gpu_function *function, gpu_cache_config config);
 
@@ -70,7 +81,12 @@ GPU_API gpu_status gpu_function_set_cache_config(gpu_function *function, gpu_cac
  * (cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, default flags); 0
  * when not even one fits. A grid of at most this times the multiprocessor
  * count has every block resident together. GPU_ERR_INVALID_ARG (NULL,
- * block_size outside 1..1024), GPU_ERR_NOT_SUPPORTED, GPU_ERR_DRIVER.
+ * block_size outside 1..1024), GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT, GPU_ERR_DRIVER.
+ * @param function the function
+ * @param block_size threads a block, 1 to 1024
+ * @param dynamic_shared_bytes dynamic shared memory a block, in bytes
+ * @param[out] out the number of blocks; written only on success
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_function_max_active_blocks(gpu_function *function, unsigned block_size,
                                                   size_t dynamic_shared_bytes, int *out);
@@ -81,7 +97,14 @@ GPU_API gpu_status gpu_function_max_active_blocks(gpu_function *function, unsign
  * limit), into *block_size, and the smallest grid that reaches that
  * occupancy on the whole device into *min_grid_size
  * (cuOccupancyMaxPotentialBlockSize). Both are written only on success.
- * GPU_ERR_INVALID_ARG (NULL), GPU_ERR_NOT_SUPPORTED, GPU_ERR_DRIVER.
+ * GPU_ERR_INVALID_ARG (NULL, block_size_limit above 1024), GPU_ERR_NOT_SUPPORTED,
+ * GPU_ERR_CONTEXT, GPU_ERR_DRIVER.
+ * @param function the function
+ * @param dynamic_shared_bytes dynamic shared memory a block, in bytes, whatever the block size
+ * @param block_size_limit the largest block size to consider, at most 1024; 0: no limit
+ * @param[out] min_grid_size the smallest grid, in blocks, that reaches the occupancy
+ * @param[out] block_size the block size, in threads
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_function_max_potential_block_size(gpu_function *function, size_t dynamic_shared_bytes,
                                                          unsigned block_size_limit, unsigned *min_grid_size,
@@ -93,7 +116,11 @@ GPU_API gpu_status gpu_function_max_potential_block_size(gpu_function *function,
  * resident on the device at once (cuOccupancyMaxActiveClusters); 0 when none
  * fits. GPU_ERR_INVALID_ARG (NULL, a configuration gpu_launch_config_check()
  * refuses, no cluster asked for), GPU_ERR_NOT_SUPPORTED (no entry point, or a
- * device without cluster launches), GPU_ERR_DRIVER.
+ * device without cluster launches), GPU_ERR_CONTEXT, GPU_ERR_DRIVER.
+ * @param function the function
+ * @param config the launch's shape, with a cluster
+ * @param[out] out the number of clusters; written only on success
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_function_max_active_clusters(gpu_function *function, const gpu_launch_config *config,
                                                     int *out);

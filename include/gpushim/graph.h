@@ -91,28 +91,40 @@ GPU_API void gpu_graph_exec_destroy(gpu_graph_exec *exec);
  * saying why (e.g. "... : CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED: the
  * topology changed"). GPU_ERR_INVALID_ARG (NULL, graphs of two contexts),
  * GPU_ERR_NO_DRIVER, GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT.
+ * @param exec the executable graph to update
+ * @param graph the graph whose values it takes; it stays the caller's
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_graph_exec_update(gpu_graph_exec *exec, gpu_graph *graph);
 
 /**
  * Uploads the executable graph to the device on `stream` ahead of its first
  * launch (cuGraphUpload), so that launch does not pay for it.
- * GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT, GPU_ERR_GRAPH_LAUNCH.
+ * GPU_ERR_INVALID_ARG (exec NULL, a stream of another device), GPU_ERR_NO_DRIVER,
+ * GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT, GPU_ERR_GRAPH_LAUNCH.
+ * @param exec the executable graph
+ * @param stream the stream to upload on, of the graph's device; GPU_DEFAULT_STREAM: device 0's legacy stream
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_graph_exec_upload(gpu_graph_exec *exec, gpu_stream *stream);
 
-/* A stream's capture status (CUstreamCaptureStatus). */
+/** A stream's capture status (CUstreamCaptureStatus). */
 typedef enum gpu_capture_status {
-    GPU_CAPTURE_STATUS_NONE = 0,
-    GPU_CAPTURE_STATUS_ACTIVE = 1,
-    GPU_CAPTURE_STATUS_INVALIDATED = 2, /* broken: end it with gpu_stream_end_capture() */
+    GPU_CAPTURE_STATUS_NONE = 0,        /**< not capturing */
+    GPU_CAPTURE_STATUS_ACTIVE = 1,      /**< capturing */
+    GPU_CAPTURE_STATUS_INVALIDATED = 2, /**< broken: end it with gpu_stream_end_capture() */
 } gpu_capture_status;
 
 /**
  * The stream's capture status and, while capturing, the capture's id, unique
  * in the process (cuStreamGetCaptureInfo, the 12.0 ABI); *id is 0 when not
- * capturing. `id` may be NULL. GPU_DEFAULT_STREAM is never captured.
+ * capturing. `id` may be NULL. GPU_DEFAULT_STREAM is never captured: asking
+ * about it is GPU_ERR_INVALID_ARG.
  * GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT, GPU_ERR_GRAPH_CAPTURE.
+ * @param stream the stream; not GPU_DEFAULT_STREAM
+ * @param[out] status its capture status; written only on success
+ * @param[out] id the capture's id, 0 when not capturing, or NULL to skip it; written only on success
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_stream_capture_info(gpu_stream *stream, gpu_capture_status *status, uint64_t *id);
 
@@ -121,6 +133,10 @@ GPU_API gpu_status gpu_stream_capture_info(gpu_stream *stream, gpu_capture_statu
  * `verbose` with every node's parameters: `dot -Tsvg path` draws what was
  * captured. GPU_ERR_INVALID_ARG (NULL), GPU_ERR_NO_DRIVER, GPU_ERR_NOT_SUPPORTED,
  * GPU_ERR_CONTEXT, GPU_ERR_DRIVER (the file could not be written).
+ * @param graph the graph
+ * @param path the file to write
+ * @param verbose true to write every node's parameters too
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_graph_write_dot(gpu_graph *graph, const char *path, bool verbose);
 /* ---- end of graphs, further (issue 12) ---- */

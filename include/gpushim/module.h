@@ -83,6 +83,11 @@ GPU_API void *gpu_function_raw(const gpu_function *function);
  * GPU_ERR_INVALID_ARG (NULL module or name, both outs NULL),
  * GPU_ERR_FUNCTION_NOT_FOUND (the module has no global of that name),
  * GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT, GPU_ERR_DRIVER.
+ * @param module the module
+ * @param name the variable's (mangled, for C++) name
+ * @param[out] address its device address, or NULL to skip it
+ * @param[out] bytes its size in bytes, or NULL to skip it
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_module_get_global(gpu_module *module, const char *name, uint64_t *address, size_t *bytes);
 
@@ -93,10 +98,22 @@ GPU_API gpu_status gpu_module_get_global(gpu_module *module, const char *name, u
  * and copies nothing. GPU_ERR_INVALID_ARG (NULL, more bytes than the global
  * holds), GPU_ERR_FUNCTION_NOT_FOUND, GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT,
  * GPU_ERR_TRANSFER.
+ * @param module the module
+ * @param name the global's (mangled, for C++) name
+ * @param src host memory holding at least `bytes`; may be NULL when bytes is 0
+ * @param bytes how many bytes; at most the global's size
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_module_copy_to_global(gpu_module *module, const char *name, const void *src, size_t bytes);
 
-/** Copies the first `bytes` of the module's global `name` to host memory; as gpu_module_copy_to_global(). */
+/**
+ * Copies the first `bytes` of the module's global `name` to host memory; as gpu_module_copy_to_global().
+ * @param module the module
+ * @param name the global's (mangled, for C++) name
+ * @param dst host memory with room for `bytes`; may be NULL when bytes is 0
+ * @param bytes how many bytes; at most the global's size
+ * @return as gpu_module_copy_to_global()
+ */
 GPU_API gpu_status gpu_module_copy_from_global(gpu_module *module, const char *name, void *dst, size_t bytes);
 
 #ifdef __cplusplus

@@ -35,17 +35,19 @@
 extern "C" {
 #endif
 
+/** A CUDA C++ source, its headers and name expressions, and once compiled its output (opaque). */
 typedef struct gpu_program gpu_program;
 
 /** An in-memory header: `#include "name"` in the source finds `source`. */
 typedef struct gpu_program_header {
-    const char *name;
-    const char *source;
+    const char *name;   /**< the name the source includes it by; not NULL, not empty */
+    const char *source; /**< its text, NUL-terminated; not NULL */
 } gpu_program_header;
 
+/** What a compile produces. */
 typedef enum gpu_compile_target {
-    GPU_COMPILE_CUBIN = 0, /* machine code for one architecture (sm_XY), loadable on it alone */
-    GPU_COMPILE_PTX,       /* PTX for a virtual architecture (compute_XY), JIT-compiled at load */
+    GPU_COMPILE_CUBIN = 0, /**< machine code for one architecture (sm_XY), loadable on it alone */
+    GPU_COMPILE_PTX,       /**< PTX for a virtual architecture (compute_XY), JIT-compiled at load */
 } gpu_compile_target;
 
 /**
@@ -53,23 +55,23 @@ typedef enum gpu_compile_target {
  * context passed to gpu_program_compile(), no extra options, the cache on.
  */
 typedef struct gpu_compile_options {
-    gpu_compile_target target;
-    /* The architecture as 10 * major + minor (90 for sm_90 / compute_90);
+    gpu_compile_target target; /**< a cubin (the default) or PTX */
+    /** The architecture as 10 * major + minor (90 for sm_90 / compute_90);
      * 0: the compute capability of the context's device (needs the driver). */
     int arch;
-    /* NVRTC options ("-std=c++17", "-DN=4", ...), except the architecture,
+    /** NVRTC options ("-std=c++17", "-DN=4", ...), except the architecture,
      * which is `arch`'s: an option naming one is GPU_ERR_INVALID_ARG. */
     const char *const *options;
-    size_t option_count;
-    bool no_cache; /* compile even if the cache holds the output, and do not store it */
+    size_t option_count; /**< the length of `options` (at most 4096); `options` may be NULL when it is 0 */
+    bool no_cache; /**< compile even if the cache holds the output, and do not store it */
 } gpu_compile_options;
 
 /** Where a compile's output came from. */
 typedef enum gpu_cache_state {
-    GPU_CACHE_OFF = 0,  /* not compiled yet, or the cache was off or unusable for this compile */
-    GPU_CACHE_MISS,     /* compiled by NVRTC; stored in the cache (unless a warning says why not) */
-    GPU_CACHE_HIT,      /* read from the cache; NVRTC did not compile */
-    GPU_CACHE_REPLACED, /* the entry was corrupt, truncated or foreign: compiled again, replaced */
+    GPU_CACHE_OFF = 0,  /**< not compiled yet, or the cache was off or unusable for this compile */
+    GPU_CACHE_MISS,     /**< compiled by NVRTC; stored in the cache (unless a warning says why not) */
+    GPU_CACHE_HIT,      /**< read from the cache; NVRTC did not compile */
+    GPU_CACHE_REPLACED, /**< the entry was corrupt, truncated or foreign: compiled again, replaced */
 } gpu_cache_state;
 
 /**
@@ -79,12 +81,22 @@ typedef enum gpu_cache_state {
  * caller's strings may go once this returns. Needs no NVRTC yet.
  * A program is used by one thread at a time; different programs compile
  * concurrently. GPU_ERR_INVALID_ARG, GPU_ERR_OUT_OF_MEMORY.
+ * @param source the CUDA C++ source, NUL-terminated; not NULL
+ * @param name the program's name in NVRTC's messages; NULL or "": "gpushim.cu"
+ * @param headers `header_count` headers, each with a name and a source; may be NULL when the count is 0
+ * @param header_count how many headers, at most 65536
+ * @param[out] out the new program, the caller's to free with gpu_program_destroy(); set only on success
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API GPU_NODISCARD gpu_status gpu_program_create(const char *source, const char *name,
                                                     const gpu_program_header *headers, size_t header_count,
                                                     gpu_program **out);
 
-/** Frees the program, its output and its names. NULL does nothing. */
+/**
+ * Frees the program, its output and its names. NULL does nothing.
+ * Modules loaded from it stay loaded.
+ * @param program the program, or NULL
+ */
 GPU_API void gpu_program_destroy(gpu_program *program);
 
 /**
@@ -92,6 +104,9 @@ GPU_API void gpu_program_destroy(gpu_program *program);
  * instance, e.g. "scale<float>", to be known after the compile
  * (nvrtcAddNameExpression). Only before gpu_program_compile().
  * GPU_ERR_INVALID_ARG (NULL, empty, or already compiled), GPU_ERR_OUT_OF_MEMORY.
+ * @param program the program, not compiled yet
+ * @param expression the C++ name of the function or instance, e.g. "scale<float>"; copied
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_program_add_name_expression(gpu_program *program, const char *expression);
 
@@ -106,6 +121,14 @@ GPU_API gpu_status gpu_program_add_name_expression(gpu_program *program, const c
  * tried and why it failed). GPU_ERR_NOT_SUPPORTED: a cubin target with an
  * NVRTC older than 11.1. GPU_ERR_INVALID_ARG, GPU_ERR_OUT_OF_MEMORY, and with
  * arch 0 the driver's GPU_ERR_NO_DRIVER, GPU_ERR_NO_DEVICE, GPU_ERR_CONTEXT.
+ * A failure before NVRTC is asked (a bad option, no NVRTC, no cubin support,
+ * no device for arch 0) leaves the program as it was, so it may be compiled
+ * again; any later outcome, GPU_ERR_COMPILE too, is its one compile.
+ * @param program the program
+ * @param ctx the context whose device gives the architecture when options->arch
+ *            is 0; NULL: device 0's primary context; unused otherwise
+ * @param options how to compile; NULL: all defaults (a cubin for ctx's device, the cache on)
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API GPU_NODISCARD gpu_status gpu_program_compile(gpu_program *program, gpu_context *ctx,
                                                      const gpu_compile_options *options);
@@ -115,6 +138,10 @@ GPU_API GPU_NODISCARD gpu_status gpu_program_compile(gpu_program *program, gpu_c
  * in bytes, into *data and *size. It belongs to the program.
  * GPU_ERR_INVALID_ARG when an argument is NULL or the program has not
  * compiled successfully.
+ * @param program the program
+ * @param[out] data the output, valid while the program lives; set only on success
+ * @param[out] size its size in bytes; set only on success
+ * @return GPU_OK or GPU_ERR_INVALID_ARG
  */
 GPU_API gpu_status gpu_program_output(const gpu_program *program, const void **data, size_t *size);
 
@@ -124,6 +151,10 @@ GPU_API gpu_status gpu_program_output(const gpu_program *program, const void **d
  * Kept in the cache with the output, so a hit has the compile's warnings.
  * The string belongs to the program. GPU_ERR_INVALID_ARG when program or log
  * is NULL (size may be NULL).
+ * @param program the program
+ * @param[out] log the log, valid while the program lives; set only on success
+ * @param[out] size the log's length in bytes without the NUL, or NULL to skip it
+ * @return GPU_OK or GPU_ERR_INVALID_ARG
  */
 GPU_API gpu_status gpu_program_log(const gpu_program *program, const char **log, size_t *size);
 
@@ -133,20 +164,36 @@ GPU_API gpu_status gpu_program_log(const gpu_program *program, const char **log,
  * to look up in the module. It belongs to the program.
  * GPU_ERR_INVALID_ARG (NULL, not compiled), GPU_ERR_FUNCTION_NOT_FOUND (the
  * expression was not added).
+ * @param program the compiled program
+ * @param expression the expression, as it was added
+ * @param[out] out the lowered name, valid while the program lives; set only on success
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_program_lowered_name(const gpu_program *program, const char *expression,
                                             const char **out);
 
-/** Where the last compile's output came from; GPU_CACHE_OFF for NULL. */
+/**
+ * Where the last compile's output came from.
+ * @param program the program, or NULL
+ * @return the cache state; GPU_CACHE_OFF for NULL and before a compile
+ */
 GPU_API gpu_cache_state gpu_program_cache_state(const gpu_program *program);
 
-/** The cache entry's file of the last compile, or NULL (cache off, NULL program). */
+/**
+ * The cache entry's file of the last compile, whether it was read, written or
+ * neither (a warning says why).
+ * @param program the program, or NULL
+ * @return the path, valid while the program lives; NULL when the cache was
+ *         off or unusable, before a compile, and for NULL
+ */
 GPU_API const char *gpu_program_cache_path(const gpu_program *program);
 
 /**
  * Why the cache could not be used or written for the last compile (e.g. an
  * unwritable folder), or NULL when nothing went wrong. The compile itself
  * succeeded regardless.
+ * @param program the program, or NULL
+ * @return the warning, valid while the program lives; NULL when there is none and for NULL
  */
 GPU_API const char *gpu_program_cache_warning(const gpu_program *program);
 
@@ -154,6 +201,10 @@ GPU_API const char *gpu_program_cache_warning(const gpu_program *program);
  * Loads the compiled output into `ctx` (NULL: device 0) as a module, through
  * gpu_module_load_data(). The module does not depend on the program.
  * GPU_ERR_INVALID_ARG (not compiled) and gpu_module_load_data()'s codes.
+ * @param program the compiled program
+ * @param ctx the context to load into; NULL: device 0's primary context
+ * @param[out] out the new module, the caller's to free with gpu_module_destroy(); set only on success
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API GPU_NODISCARD gpu_status gpu_program_load_module(const gpu_program *program, gpu_context *ctx,
                                                          gpu_module **out);
@@ -163,6 +214,11 @@ GPU_API GPU_NODISCARD gpu_status gpu_program_load_module(const gpu_program *prog
  * device of `ctx` (NULL: device 0) with `options` (NULL: defaults) and loads
  * it as a module. The kernels must be extern "C" to be found by name.
  * The codes of gpu_program_compile() and gpu_program_load_module().
+ * @param ctx the context to compile for and load into; NULL: device 0's primary context
+ * @param source the CUDA C++ source, NUL-terminated; not NULL
+ * @param options how to compile; NULL: all defaults
+ * @param[out] out the new module, the caller's to free with gpu_module_destroy(); set only on success
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API GPU_NODISCARD gpu_status gpu_module_load_source(gpu_context *ctx, const char *source,
                                                         const gpu_compile_options *options, gpu_module **out);
@@ -173,35 +229,44 @@ GPU_API GPU_NODISCARD gpu_status gpu_module_load_source(gpu_context *ctx, const 
  * Loads NVRTC if that has not happened yet (idempotent, thread-safe; a
  * failed load is not retried). GPU_OK, or GPU_ERR_NO_COMPILER with each path
  * tried and its error in gpu_last_error(). Needs no driver.
+ * @return GPU_OK or GPU_ERR_NO_COMPILER
  */
 GPU_API gpu_status gpu_compiler_load(void);
 
-/** NVRTC's version, e.g. 13 and 0, into *major and *minor. GPU_ERR_INVALID_ARG, GPU_ERR_NO_COMPILER. */
+/**
+ * NVRTC's version, e.g. 13 and 0, into *major and *minor; loads NVRTC if
+ * that has not happened yet (as gpu_compiler_load()).
+ * @param[out] major the major version; set only on success
+ * @param[out] minor the minor version; set only on success
+ * @return GPU_OK, GPU_ERR_INVALID_ARG (either NULL) or GPU_ERR_NO_COMPILER
+ */
 GPU_API gpu_status gpu_compiler_version(int *major, int *minor);
 
+/** What the NVRTC load did, from gpu_compiler_get_report(); the fields as gpu_load_report's. */
 typedef struct gpu_compiler_report {
-    gpu_load_stage stage;             /* NOT_STARTED, OPEN, RESOLVE (not an NVRTC), INIT (nvrtcVersion failed), READY */
-    const char *message;              /* the whole reason when stage != READY; "" when ready */
-    const char *file;                 /* the file loaded (dladdr), or NULL */
-    int version_major;                /* 0 if not known */
-    int version_minor;
-    const char *builtins;             /* the libnvrtc-builtins gpushim loaded beside it, or NULL */
-    const char *builtins_note;        /* why none was loaded, or NULL */
-    size_t arch_count;                /* what nvrtcGetSupportedArchs lists, e.g. 75 ... 121 */
-    const int *archs;
-    size_t attempt_count;
-    const gpu_load_attempt *attempts;
-    size_t entry_count;               /* 0 until a library opened */
-    const gpu_entry_point *entries;   /* via is "dlsym"; exported equals found */
-    size_t missing_required;
-    size_t missing_optional;
-    uint64_t open_ns;
-    uint64_t resolve_ns;
+    gpu_load_stage stage;             /**< NOT_STARTED, OPEN, RESOLVE (not an NVRTC), INIT (nvrtcVersion failed), READY */
+    const char *message;              /**< the whole reason when stage != READY; "" when ready */
+    const char *file;                 /**< the file loaded (dladdr), or NULL */
+    int version_major;                /**< NVRTC's major version; 0 if not known */
+    int version_minor;                /**< its minor version; 0 if not known */
+    const char *builtins;             /**< the libnvrtc-builtins gpushim loaded beside it, or NULL */
+    const char *builtins_note;        /**< why none was loaded, or NULL */
+    size_t arch_count;                /**< the length of archs; 0 when NVRTC does not say */
+    const int *archs;                 /**< what nvrtcGetSupportedArchs lists, as 10 * major + minor, e.g. 75 ... 121 */
+    size_t attempt_count;             /**< the length of attempts */
+    const gpu_load_attempt *attempts; /**< each file tried, in order */
+    size_t entry_count;               /**< 0 until a library opened */
+    const gpu_entry_point *entries;   /**< each NVRTC entry point, entry_count of them; via is "dlsym"; exported equals found */
+    size_t missing_required;          /**< entries required and not found */
+    size_t missing_optional;          /**< entries optional and not found */
+    uint64_t open_ns;                 /**< finding and opening the library, ns */
+    uint64_t resolve_ns;              /**< resolving the entry points, ns */
 } gpu_compiler_report;
 
 /**
  * What the NVRTC load did, without causing one (GPU_LOAD_NOT_STARTED before).
  * Static, unchanged once the load is over; any thread may read it.
+ * @return the report; never NULL
  */
 GPU_API const gpu_compiler_report *gpu_compiler_get_report(void);
 

@@ -177,6 +177,10 @@ GPU_API gpu_status gpu_stream_wait_event(gpu_stream *stream, gpu_event *event);
  * *greatest <= *least (both 0 on a device without priorities). Both
  * out-pointers are required. GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER,
  * GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT, GPU_ERR_DRIVER.
+ * @param ctx the context; NULL: device 0's primary context
+ * @param[out] least the least urgent priority, the default's; written only on success
+ * @param[out] greatest the most urgent priority; written only on success
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_context_stream_priority_range(gpu_context *ctx, int *least, int *greatest);
 
@@ -184,6 +188,11 @@ GPU_API gpu_status gpu_context_stream_priority_range(gpu_context *ctx, int *leas
  * gpu_stream_create_with_flags() with a priority (cuStreamCreateWithPriority);
  * the driver clamps one outside the device's range to it. Same returns, and
  * GPU_ERR_NOT_SUPPORTED.
+ * @param ctx the context; NULL: device 0's primary context
+ * @param flags GPU_STREAM_DEFAULT or GPU_STREAM_NON_BLOCKING
+ * @param priority the priority; lower is more urgent (see gpu_context_stream_priority_range())
+ * @param[out] out the new stream, the caller's to free with gpu_stream_destroy(); set only on success
+ * @return as gpu_stream_create_with_flags(), and GPU_ERR_NOT_SUPPORTED
  */
 GPU_API GPU_NODISCARD gpu_status gpu_stream_create_with_priority(gpu_context *ctx, unsigned flags, int priority,
                                                                  gpu_stream **out);
@@ -191,15 +200,18 @@ GPU_API GPU_NODISCARD gpu_status gpu_stream_create_with_priority(gpu_context *ct
 /**
  * The stream's priority (cuStreamGetPriority); GPU_DEFAULT_STREAM's is 0.
  * GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT, GPU_ERR_STREAM_SYNC.
+ * @param stream the stream; GPU_DEFAULT_STREAM: device 0's legacy stream
+ * @param[out] priority its priority; written only on success
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_stream_priority(gpu_stream *stream, int *priority);
 
-/* When a stream waiting on a value goes on (CUstreamWaitValue_flags). */
+/** When a stream waiting on a value goes on (CUstreamWaitValue_flags). */
 typedef enum gpu_wait_condition {
-    GPU_WAIT_GEQ = 0, /* (int32_t)(*addr - value) >= 0 (int64_t for 64-bit waits) */
-    GPU_WAIT_EQ = 1,  /* *addr == value */
-    GPU_WAIT_AND = 2, /* (*addr & value) != 0 */
-    GPU_WAIT_NOR = 3, /* ~(*addr | value) != 0 */
+    GPU_WAIT_GEQ = 0, /**< (int32_t)(*addr - value) >= 0 (int64_t for 64-bit waits) */
+    GPU_WAIT_EQ = 1,  /**< *addr == value */
+    GPU_WAIT_AND = 2, /**< (*addr & value) != 0 */
+    GPU_WAIT_NOR = 3, /**< ~(*addr | value) != 0 */
 } gpu_wait_condition;
 
 /**
@@ -212,11 +224,45 @@ typedef enum gpu_wait_condition {
  * stream must be the buffer's device's. A device or driver without them:
  * GPU_ERR_NOT_SUPPORTED. GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER,
  * GPU_ERR_CONTEXT, GPU_ERR_STREAM_SYNC.
+ *
+ * This one writes a 32-bit value.
+ * @param stream the stream to queue the write on; GPU_DEFAULT_STREAM: device 0's legacy stream
+ * @param buffer the buffer holding the value
+ * @param offset the value's place, in bytes from the buffer's start; a multiple of 4
+ * @param value the value to write
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_stream_write_value32(gpu_stream *stream, gpu_buffer *buffer, size_t offset, uint32_t value);
+/**
+ * As gpu_stream_write_value32(), with a 64-bit value.
+ * @param stream the stream to queue the write on
+ * @param buffer the buffer holding the value
+ * @param offset the value's place in bytes; a multiple of 8
+ * @param value the value to write
+ * @return as gpu_stream_write_value32()
+ */
 GPU_API gpu_status gpu_stream_write_value64(gpu_stream *stream, gpu_buffer *buffer, size_t offset, uint64_t value);
+/**
+ * Holds the stream's later work until the 32-bit value at `offset` of
+ * `buffer` meets `cond` against `value` (see gpu_stream_write_value32()).
+ * @param stream the stream that is to wait
+ * @param buffer the buffer holding the value
+ * @param offset the value's place in bytes; a multiple of 4
+ * @param value the operand of the condition
+ * @param cond the condition; another value is GPU_ERR_INVALID_ARG
+ * @return as gpu_stream_write_value32()
+ */
 GPU_API gpu_status gpu_stream_wait_value32(gpu_stream *stream, gpu_buffer *buffer, size_t offset, uint32_t value,
                                            gpu_wait_condition cond);
+/**
+ * As gpu_stream_wait_value32(), on a 64-bit value.
+ * @param stream the stream that is to wait
+ * @param buffer the buffer holding the value
+ * @param offset the value's place in bytes; a multiple of 8
+ * @param value the operand of the condition
+ * @param cond the condition; another value is GPU_ERR_INVALID_ARG
+ * @return as gpu_stream_write_value32()
+ */
 GPU_API gpu_status gpu_stream_wait_value64(gpu_stream *stream, gpu_buffer *buffer, size_t offset, uint64_t value,
                                            gpu_wait_condition cond);
 /* ---- end of stream priorities and stream memory operations (issue 12) ---- */

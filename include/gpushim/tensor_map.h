@@ -48,8 +48,8 @@ typedef enum gpu_tensor_l2_promotion {
 
 /** What a tile holds where it reaches past the tensor; the values are CUtensorMapFloatOOBfill's. */
 typedef enum gpu_tensor_oob_fill {
-    GPU_TENSOR_OOB_FILL_ZERO = 0, /* zeros */
-    GPU_TENSOR_OOB_FILL_NAN = 1   /* NaN that a fused multiply-add reads as zero (floating-point types only) */
+    GPU_TENSOR_OOB_FILL_ZERO = 0, /**< zeros */
+    GPU_TENSOR_OOB_FILL_NAN = 1   /**< NaN that a fused multiply-add reads as zero (floating-point types only) */
 } gpu_tensor_oob_fill;
 
 /** An encoded tensor map (CUtensorMap): 128 opaque bytes, passed to a kernel by value. */
@@ -59,7 +59,7 @@ typedef struct gpu_tensor_map {
 #else
     _Alignas(128)
 #endif
-        uint64_t opaque[16];
+        uint64_t opaque[16]; /**< the driver's encoding; not to be read or changed */
 } gpu_tensor_map;
 
 /**
@@ -69,15 +69,15 @@ typedef struct gpu_tensor_map {
  * L2 promotion, zeros out of bounds).
  */
 typedef struct gpu_tensor_tiled {
-    gpu_tensor_type type;
-    unsigned rank;               /* dimensions, 1 to 5 */
-    uint64_t dims[5];            /* elements in each dimension, 1 to 2^32 */
-    uint64_t strides[4];         /* bytes from one index of dimension i + 1 to the next: multiples of 16 */
-    uint32_t box[5];             /* the tile: elements in each dimension, 1 to 256 */
-    uint32_t element_strides[5]; /* take every n-th element of each dimension, 1 to 8 (0: 1) */
-    gpu_tensor_swizzle swizzle;
-    gpu_tensor_l2_promotion l2_promotion;
-    gpu_tensor_oob_fill oob_fill;
+    gpu_tensor_type type;        /**< the elements' type */
+    unsigned rank;               /**< dimensions, 1 to 5 */
+    uint64_t dims[5];            /**< elements in each dimension, 1 to 2^32 */
+    uint64_t strides[4];         /**< bytes from one index of dimension i + 1 to the next: multiples of 16 */
+    uint32_t box[5];             /**< the tile: elements in each dimension, 1 to 256 */
+    uint32_t element_strides[5]; /**< take every n-th element of each dimension, 1 to 8 (0: 1) */
+    gpu_tensor_swizzle swizzle;  /**< the tile's layout in shared memory; 0: none */
+    gpu_tensor_l2_promotion l2_promotion; /**< the L2 request size; 0: no promotion */
+    gpu_tensor_oob_fill oob_fill; /**< what lies past the tensor's edge; 0: zeros */
 } gpu_tensor_tiled;
 
 /**
@@ -91,6 +91,11 @@ typedef struct gpu_tensor_tiled {
  * on success. GPU_ERR_INVALID_ARG (NULL, any of the above, or a description
  * the driver refuses), GPU_ERR_NO_DRIVER, GPU_ERR_NOT_SUPPORTED (a driver
  * before CUDA 12.0), GPU_ERR_DRIVER.
+ * @param buffer the buffer holding the tensor
+ * @param offset where the tensor starts, in bytes from the buffer's start; the address it gives must be 16-byte aligned
+ * @param desc the tensor and the tile
+ * @param[out] out the map
+ * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_tensor_map_encode_tiled(const gpu_buffer *buffer, size_t offset, const gpu_tensor_tiled *desc,
                                                gpu_tensor_map *out);
