@@ -514,7 +514,7 @@ cuabi_result cuMemsetD32Async(cuabi_deviceptr dst, unsigned int value, size_t co
 struct fake_global {
     struct fake_global *next;
     const struct fake_module *module;
-    char name[64];
+    char name[256]; /* PTX names: mangled C++ ones run long */
     struct fake_alloc *alloc; /* in fake.allocs, not counted as the client's */
 };
 
@@ -528,7 +528,8 @@ static struct fake_global *global_find(const struct fake_module *m, const char *
     return NULL;
 }
 
-cuabi_result fake_global_declare(struct fake_module *m, const char *text, size_t len, char *log, size_t log_size)
+cuabi_result fake_global_declare(struct fake_module *m, const char *text, size_t len, char *log, size_t log_size,
+                                 struct fake_alloc **out)
 {
     struct fake_ctx *ctx = fake_current();
     struct fake_device *d = &fake.devices[ctx->device];
@@ -576,6 +577,8 @@ cuabi_result fake_global_declare(struct fake_module *m, const char *text, size_t
     fake.allocs = g->alloc;
     g->next = globals;
     globals = g;
+    if (out)
+        *out = g->alloc;
     return CUABI_SUCCESS;
 }
 

@@ -102,6 +102,18 @@ static void self_test_details(void **state)
     }
 }
 
+/* The self-test passes on the fake: its kernel runs as the built-in host implementation of gpushim_add_one. */
+static void self_test_passes(void **state)
+{
+    (void)state;
+    fake_env(NULL, NULL);
+    assert_int_equal(run("", NULL), 0);
+    assert_non_null(strstr(out, "  kernel  ok      JIT-compiled PTX ("));
+    assert_non_null(strstr(out, "4096 words each incremented once"));
+    assert_non_null(strstr(out, "  graph   ok  "));
+    assert_null(strstr(out, "FAILED"));
+}
+
 static void json_any_bytes(void **state)
 {
     (void)state;
@@ -205,6 +217,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(device_count_fails),
         cmocka_unit_test(self_test_details),
+        cmocka_unit_test(self_test_passes),
         cmocka_unit_test(json_any_bytes),
         cmocka_unit_test(write_errors),
         cmocka_unit_test(timeout_says_what_is_stuck),
