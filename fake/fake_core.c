@@ -53,7 +53,7 @@ static const struct {
 
 static _Noreturn void die(const char *what, const char *detail)
 {
-    fprintf(stderr, "libfakecuda: %s: %s\n", what, detail);
+    fprintf(stderr, "gpushim-fakecuda: %s: %s\n", what, detail);
     abort();
 }
 
@@ -294,7 +294,7 @@ cuabi_result cuDriverGetVersion(int *version)
 static _Noreturn void legacy_called(const char *name)
 {
     fprintf(stderr,
-            "libfakecuda: %s called: that is the legacy (pre-_v2) ABI, which gpushim must never use\n", name);
+            "gpushim-fakecuda: %s called: that is the legacy (pre-_v2) ABI, which gpushim must never use\n", name);
     abort();
 }
 

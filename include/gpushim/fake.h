@@ -26,9 +26,10 @@
  *                            gpu_fake_init_callback_status()
  * Malformed values stop the program with a message, rather than being ignored.
  *
- * Builds: libfakecuda.so exports everything; libfakecuda-old.so lacks
- * cuGetProcAddress_v2, libfakecuda-minimal.so every optional entry point,
- * libfakecuda-noalloc.so cuMemAlloc_v2 (see the .map files).
+ * Builds: libgpushim-fakecuda.so, the installed one, exports everything. The
+ * test variants in the build tree leave symbols out (see fake/'s .map files):
+ * libgpushim-fakecuda-old.so cuGetProcAddress_v2, -minimal every optional entry
+ * point, -noalloc cuMemAlloc_v2, -noex cuLaunchKernelEx and a few more.
  */
 #ifndef GPUSHIM_FAKE_H
 #define GPUSHIM_FAKE_H

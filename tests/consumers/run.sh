@@ -8,8 +8,15 @@
 #   meson       dependency('gpushim') found through pkg-config, then the same
 #               project with gpushim as a subproject (a copy of this tree)
 # Every program runs twice: with GPUSHIM_LIBCUDA naming a missing file (it must
-# see GPU_ERR_NO_DRIVER) and, when FAKE_LIBCUDA names the fake driver, with
-# that (a buffer round trip must work).
+# see GPU_ERR_NO_DRIVER) and with the fake driver (a buffer round trip must
+# work): FAKE_LIBCUDA when set, else the installed one (gpushim-fakecuda.pc's
+# `driver`).
+#
+# The fake driver's own consumer (fake_app.c), as a user's test links it:
+#   pkg-config  $(pkg-config --cflags --libs gpushim gpushim-fakecuda), run with
+#               GPUSHIM_LIBCUDA=$(pkg-config --variable=driver gpushim-fakecuda)
+#   meson       dependency('gpushim-fakecuda') and its get_variable('driver'),
+#               installed and as a subproject
 #
 # usage: tests/consumers/run.sh PREFIX      (PREFIX: where `meson install` put gpushim)
 # environment: FAKE_LIBCUDA (optional), CC (default cc)
@@ -28,8 +35,12 @@ pc_file=$(find "$prefix" -name gpushim.pc -path '*/pkgconfig/*' | head -n 1)
 libdir=$(dirname "$(dirname "$pc_file")")
 export PKG_CONFIG_PATH=$(dirname "$pc_file")
 missing=/nonexistent/libcuda.so.1
+pkg-config --exists gpushim-fakecuda || { echo "run.sh: no gpushim-fakecuda.pc beside $pc_file"; exit 1; }
+fake_driver=$(pkg-config --variable=driver gpushim-fakecuda)
+[ -f "$fake_driver" ] || { echo "run.sh: gpushim-fakecuda.pc's driver '$fake_driver' is not a file"; exit 1; }
+case $fake_driver in "$libdir"/*) ;; *) echo "run.sh: the driver '$fake_driver' is not under $libdir"; exit 1 ;; esac
 # gpushim takes only an absolute GPUSHIM_LIBCUDA.
-[ -z "${FAKE_LIBCUDA:-}" ] || FAKE_LIBCUDA=$(realpath "$FAKE_LIBCUDA")
+FAKE_LIBCUDA=$(realpath "${FAKE_LIBCUDA:-$fake_driver}")
 failures=0
 
 say() { printf '\n---- consumer: %s\n' "$*"; }
@@ -39,6 +50,12 @@ check_binary() {
     local needed
     needed=$(readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
     case $needed in *libcuda*) echo "FAIL: $1 needs libcuda: $needed"; return 1 ;; esac
+    if [ "$2" = fake ]; then
+        case $needed in *libgpushim-fakecuda.so*libgpushim.so.0*|*libgpushim.so.0*libgpushim-fakecuda.so*) ;;
+        *) echo "FAIL: $1 does not need both libgpushim.so.0 and libgpushim-fakecuda.so: $needed"; return 1 ;; esac
+        echo "linked: $1 ($2): NEEDED $needed"
+        return
+    fi
     if [ "$2" = shared ]; then
         case $needed in *libgpushim.so.0*) ;; *) echo "FAIL: $1 does not need libgpushim.so.0: $needed"; return 1 ;; esac
         # The library it runs with must be the installed one, not a build tree's.
@@ -69,6 +86,18 @@ run_app() {
     fi
 }
 
+# run_fake_app FILE DRIVER: the fake's consumer, GPUSHIM_LIBCUDA=DRIVER ('' leaves it to the program).
+run_fake_app() {
+    if ! check_binary "$1" fake; then
+        failures=$((failures + 1))
+        return
+    fi
+    if ! env -u GPUSHIM_LIBCUDA LD_LIBRARY_PATH="$libdir" ${2:+GPUSHIM_LIBCUDA="$2"} "$1"; then
+        echo "FAIL: $1 on the installed fake driver"
+        failures=$((failures + 1))
+    fi
+}
+
 cp -r "$here" "$work/consumers"
 
 say "cmake (find_package, shared and static targets)"
@@ -90,12 +119,20 @@ echo "static: $static_libs"
 "$cc" -std=c11 -Wall -Wextra -Werror "$work/consumers/app.c" $(pkg-config --cflags gpushim) $static_libs -o "$work/pc-static"
 run_app "$work/pc-static" static
 
+say "pkg-config, the fake driver ($(pkg-config --cflags --libs gpushim-fakecuda); driver $fake_driver)"
+# shellcheck disable=SC2046 # the flags are meant to split
+"$cc" -std=c11 -Wall -Wextra -Werror "$work/consumers/fake_app.c" $(pkg-config --cflags --libs gpushim gpushim-fakecuda) \
+    -o "$work/pc-fake"
+run_fake_app "$work/pc-fake" "$fake_driver"
+
 say "meson, dependency('gpushim') from the installed tree"
 CC=$cc meson setup "$work/meson-installed" "$work/consumers/meson" --wrap-mode=nofallback >"$work/meson.log" 2>&1 ||
     { cat "$work/meson.log"; exit 1; }
 grep -E 'Run-time dependency gpushim' "$work/meson.log"
 meson compile -C "$work/meson-installed" >/dev/null
 run_app "$work/meson-installed/consumer" shared
+# Built with the installed .pc's driver path, run without GPUSHIM_LIBCUDA: the program sets it.
+run_fake_app "$work/meson-installed/consumer-fake" ""
 
 say "meson, gpushim as a subproject"
 mkdir -p "$work/consumers/meson/subprojects/gpushim"
@@ -106,7 +143,8 @@ if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 else
     tar -C "$root" --exclude='./build*' -cf - . | tar -xf - -C "$work/consumers/meson/subprojects/gpushim"
 fi
-CC=$cc meson setup "$work/meson-sub" "$work/consumers/meson" --force-fallback-for=gpushim >"$work/meson-sub.log" 2>&1 ||
+CC=$cc meson setup "$work/meson-sub" "$work/consumers/meson" --force-fallback-for=gpushim,gpushim-fakecuda \
+    >"$work/meson-sub.log" 2>&1 ||
     { cat "$work/meson-sub.log"; exit 1; }
 grep -E 'Dependency gpushim .*found' "$work/meson-sub.log" | head -n 1
 meson compile -C "$work/meson-sub" >/dev/null
@@ -117,6 +155,14 @@ if readelf -d "$sub_bin" | grep -q 'NEEDED.*libgpushim.so.0' && GPUSHIM_LIBCUDA=
     [ -z "${FAKE_LIBCUDA:-}" ] || GPUSHIM_LIBCUDA="$FAKE_LIBCUDA" "$sub_bin" || failures=$((failures + 1))
 else
     echo "FAIL: the subproject consumer"
+    failures=$((failures + 1))
+fi
+# The subproject's fake, named by the dependency's `driver` variable, not the installed one.
+sub_fake=$work/meson-sub/consumer-fake
+if env -u GPUSHIM_LIBCUDA "$sub_fake" | tee "$work/sub-fake.out" && grep -q "through $work/meson-sub/" "$work/sub-fake.out"; then
+    echo "ran: $sub_fake on the subproject's fake driver"
+else
+    echo "FAIL: $sub_fake on the subproject's fake driver"
     failures=$((failures + 1))
 fi
 

@@ -7,7 +7,7 @@
  * The failures of each driver call are test_sweep.c's.
  *
  * `test-kernels` runs everything with GPUSHIM_FAKE_DEVICES=2; `test-kernels-noex
- * no-ex` runs against libfakecuda-noex.so, a driver without cuLaunchKernelEx
+ * no-ex` runs against libgpushim-fakecuda-noex.so, a driver without cuLaunchKernelEx
  * and the other optional entry points fake_noex.map leaves out (the
  * cooperative fallback, and GPU_ERR_NOT_SUPPORTED naming what is missing).
  */
