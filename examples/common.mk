@@ -15,11 +15,13 @@ NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),/usr/local/cuda/bin/nvcc)
 CFLAGS ?= -O2 -g
 WARNINGS = -std=c11 -Wall -Wextra -Werror
 
+ifneq ($(MAKECMDGOALS),clean)
 ifneq ($(shell $(PKG_CONFIG) --exists gpushim && echo found),found)
 $(error pkg-config finds no gpushim: install it, or set PKG_CONFIG_PATH to the folder holding gpushim.pc)
 endif
 GPUSHIM_CFLAGS := $(shell $(PKG_CONFIG) --cflags gpushim)
 GPUSHIM_LIBS := $(shell $(PKG_CONFIG) --libs gpushim)
+endif
 # Only the host kernels need the fake's flags, so they are looked up only when built.
 FAKE_CFLAGS = $(shell $(PKG_CONFIG) --cflags gpushim-fakecuda)
 FAKE_LIBS = $(shell $(PKG_CONFIG) --libs gpushim-fakecuda)

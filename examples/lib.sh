@@ -12,7 +12,7 @@ mode=${1:-}
 failures=0
 case $mode in
     fake)
-        if ! fake_driver=$(pkg-config --variable=driver gpushim-fakecuda) || [ -z "$fake_driver" ]; then
+        if ! fake_driver=$(${PKG_CONFIG:-pkg-config} --variable=driver gpushim-fakecuda) || [ -z "$fake_driver" ]; then
             echo "pkg-config finds no gpushim-fakecuda: set PKG_CONFIG_PATH to the installed gpushim's pkgconfig folder" >&2
             exit 1
         fi
