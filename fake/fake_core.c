@@ -188,6 +188,7 @@ static void configure(void)
 
 void fake_lock(void)
 {
+    fake_host_kernels_load(); /* without the lock: the libraries' constructors may call the fake */
     pthread_mutex_lock(&fake.lock);
     if (!fake.configured)
         configure();
@@ -516,7 +517,7 @@ cuabi_result cuGetErrorString(cuabi_result error, const char **str)
         if (!str) {
             rc = CUABI_ERROR_INVALID_VALUE;
         } else {
-            *str = result_text(error);
+            *str = fake_host_kernel_note(error) ? fake_host_kernel_note(error) : result_text(error);
             rc = *str ? CUABI_SUCCESS : CUABI_ERROR_INVALID_VALUE;
         }
     }

@@ -69,6 +69,7 @@ enum fake_op_kind {
 };
 
 struct fake_kernel;
+struct fake_host_args;
 
 /* A copy: device addresses are nonzero, else the host pointer is the side. */
 struct fake_copy {
@@ -87,7 +88,8 @@ struct fake_op {
     struct fake_dep *deps;
     union {
         struct {
-            const struct fake_kernel *kernel;
+            const struct fake_kernel *kernel; /* a built-in kernel, or NULL for a host kernel */
+            struct fake_host_args *host;      /* a host kernel's launch (fake_host_kernel.c), shared by copies */
             unsigned grid[3], block[3], shared;
             unsigned char args[FAKE_MAX_ARGS];
             struct fake_launch_ex {
@@ -349,6 +351,62 @@ bool fake_kernel_holds(const struct fake_op *op);
 /* Unloads every module of the context; returns how many. */
 unsigned long fake_modules_reset(struct fake_ctx *ctx);
 
+/* Adds built-in kernel NAME (a `.fake_kernel` line) to the module; a log line on failure. */
+cuabi_result fake_module_add_builtin(struct fake_module *m, const char *name, size_t len, unsigned line, char *log,
+                                     size_t log_size);
+
+/* Adds an entry the module's PTX declares, taking `layout` (freed on failure too); a log line on failure. */
+struct fake_layout;
+cuabi_result fake_module_add_entry(struct fake_module *m, struct fake_layout *layout, unsigned line, char *log,
+                                   size_t log_size);
+
+/* ---- fake_ptx.c (issue 14): the module loader's reader ---- */
+
+enum { FAKE_PARAM_BYTES_MAX = 4096 }; /* a launch's parameters, as CUDA allows */
+
+/* An entry's parameters as its PTX declares them. */
+struct fake_layout {
+    char *name;
+    unsigned count;
+    size_t bytes;   /* the parameter buffer: the last one's end */
+    size_t *size;   /* [count] */
+    size_t *align;  /* [count] */
+    size_t *offset; /* [count] each one's place in the buffer */
+};
+
+void fake_layout_free(struct fake_layout *l);
+
+/*
+ * Reads a module image (PTX text, the fake's own lines, a fatbin carrying
+ * PTX; cuModuleLoadDataEx's `image`) into m's functions and globals; on
+ * failure writes the reason to `log`.
+ */
+cuabi_result fake_ptx_load(const void *image, struct fake_module *m, char *log, size_t log_size);
+
+/* ---- fake_host_kernel.c (issue 14): host implementations of kernels ---- */
+
+/*
+ * A launch of an entry: looks up its host implementation (NOT_SUPPORTED,
+ * with a message, when there is none), checks and copies the parameters
+ * (kernelParams, or `extra`'s buffer) into a new shared record.
+ */
+cuabi_result fake_host_args_new(const struct fake_layout *l, void **params, void **extra,
+                                struct fake_host_args **out);
+void fake_host_args_retain(struct fake_host_args *a);  /* NULL does nothing */
+void fake_host_args_release(struct fake_host_args *a); /* NULL does nothing */
+
+/*
+ * Runs a host kernel's operation on its stream: false when it touched memory
+ * it may not (it printed why); a CUresult its implementation returned becomes the stream's fault.
+ */
+bool fake_host_kernel_run(struct fake_stream *s, const struct fake_op *op);
+
+/* The calling thread's message for `result` from its last launch, or NULL: cuGetErrorString's. */
+const char *fake_host_kernel_note(cuabi_result result);
+
+/* Loads GPUSHIM_FAKE_KERNELS's libraries once; called without the lock, before the fake's first use. */
+void fake_host_kernels_load(void);
+
 /* ---- fake_kernel.c (issue 11): attributes, occupancy, extended launches, memset, globals ---- */
 
 /* What a function's settable attributes hold; kept with the function in fake_module.c. */
@@ -384,8 +442,12 @@ bool fake_device_attribute(int device, unsigned attribute, int *value);
 /* Runs a queued memset; false when its memory is not (or no longer) allocated. */
 bool fake_memset_run(const struct fake_memset *m);
 
-/* A `.fake_global NAME BYTES` line of the module's PTX (text after the directive); a log line on failure. */
-cuabi_result fake_global_declare(struct fake_module *m, const char *text, size_t len, char *log, size_t log_size);
+/*
+ * A global "NAME BYTES" of the module (a `.fake_global` line's text after the
+ * directive, or a PTX variable), zeroed; its memory in *out unless NULL. A log line on failure.
+ */
+cuabi_result fake_global_declare(struct fake_module *m, const char *text, size_t len, char *log, size_t log_size,
+                                 struct fake_alloc **out);
 
 /* Frees the module's globals (at unload, or when its load failed). */
 void fake_globals_drop(const struct fake_module *m);

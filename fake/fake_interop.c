@@ -422,8 +422,13 @@ cuabi_result cuGraphExecUpdate_v2(cuabi_graph_exec exec, cuabi_graph graph, cuab
     }
     /* Same shape: each node takes the new one's parameters. */
     for (struct fake_op *n = rc == CUABI_SUCCESS ? x->head : NULL, *m = g ? g->head : NULL; n && m;
-         n = n->next, m = m->next)
+         n = n->next, m = m->next) {
+        if (n->kind == FAKE_OP_KERNEL) { /* the node gives up its arguments and shares the new one's */
+            fake_host_args_retain(m->u.k.host);
+            fake_host_args_release(n->u.k.host);
+        }
         n->u = m->u;
+    }
     return fake_end(rc);
 }
 

@@ -528,7 +528,8 @@ static struct fake_global *global_find(const struct fake_module *m, const char *
     return NULL;
 }
 
-cuabi_result fake_global_declare(struct fake_module *m, const char *text, size_t len, char *log, size_t log_size)
+cuabi_result fake_global_declare(struct fake_module *m, const char *text, size_t len, char *log, size_t log_size,
+                                 struct fake_alloc **out)
 {
     struct fake_ctx *ctx = fake_current();
     struct fake_device *d = &fake.devices[ctx->device];
@@ -576,6 +577,8 @@ cuabi_result fake_global_declare(struct fake_module *m, const char *text, size_t
     fake.allocs = g->alloc;
     g->next = globals;
     globals = g;
+    if (out)
+        *out = g->alloc;
     return CUABI_SUCCESS;
 }
 

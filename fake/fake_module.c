@@ -1,6 +1,8 @@
 /*
- * The fake driver's modules and kernels. A "PTX" image is text naming
- * built-in kernels (see gpushim/fake.h); a kernel is a host function here,
+ * The fake driver's modules and kernels. A module's image is read by
+ * fake_ptx.c: its functions are built-in kernels (`.fake_kernel`, see
+ * gpushim/fake.h) and the entries its PTX declares, whose host
+ * implementations fake_host_kernel.c runs. A kernel is a host function here,
  * run when its stream reaches it, that reaches device memory only through
  * the live allocations its context may touch.
  */
@@ -10,7 +12,7 @@
 
 #include "fake_internal.h"
 
-enum { MAX_PARAMS = 4, MAX_MODULE_KERNELS = 32 };
+enum { MAX_PARAMS = 4, MAX_MODULE_FUNCTIONS = 4096 };
 
 /* A running kernel: its launch and whether it has stayed within its memory. */
 struct exec {
@@ -31,15 +33,16 @@ struct fake_kernel {
 
 struct fake_function {
     struct fake_module *module;
-    const struct fake_kernel *kernel;
+    const struct fake_kernel *kernel; /* a built-in kernel, or NULL */
+    struct fake_layout *layout;       /* else an entry of the PTX, run by its host implementation */
     struct fake_func_attrs attrs;
 };
 
 struct fake_module {
     struct fake_module *next_live;
     struct fake_ctx *ctx;
-    size_t count;
-    struct fake_function functions[MAX_MODULE_KERNELS];
+    size_t count, capacity;
+    struct fake_function *functions; /* handed out only once the load succeeded: they do not move after */
 };
 
 /* ---- Kernels ---- */
@@ -180,99 +183,95 @@ bool fake_kernel_run(const struct fake_ctx *ctx, const struct fake_op *op)
 
 bool fake_kernel_holds(const struct fake_op *op)
 {
-    return op->kind == FAKE_OP_KERNEL && op->u.k.kernel->hold;
+    return op->kind == FAKE_OP_KERNEL && op->u.k.kernel && op->u.k.kernel->hold;
 }
 
-/* ---- PTX ---- */
+/* ---- Functions, as fake_ptx.c reads them ---- */
 
-static const struct fake_kernel *kernel_named(const char *name, size_t len)
+static const char *function_name(const struct fake_function *f)
 {
-    for (size_t i = 0; i < sizeof(kernels) / sizeof(kernels[0]); i++)
-        if (strlen(kernels[i].name) == len && memcmp(kernels[i].name, name, len) == 0)
-            return &kernels[i];
-    return NULL;
+    return f->kernel ? f->kernel->name : f->layout->name;
 }
 
-static bool directive(const char *line, size_t len, const char *name)
+static bool function_defined(const struct fake_module *m, const char *name, size_t len)
 {
-    size_t n = strlen(name);
-
-    return len >= n && memcmp(line, name, n) == 0 && (len == n || line[n] == ' ' || line[n] == '\t');
+    for (size_t i = 0; i < m->count; i++)
+        if (strlen(function_name(&m->functions[i])) == len && memcmp(function_name(&m->functions[i]), name, len) == 0)
+            return true;
+    return false;
 }
 
-/* Parses the image into m's functions; on failure writes the reason to `log`. */
-static cuabi_result parse_ptx(const char *text, struct fake_module *m, char *log, size_t log_size)
+/* A new, zeroed function of the module; NULL (and the log says why) when there is no room. */
+static struct fake_function *function_add(struct fake_module *m, const char *name, size_t len, unsigned line,
+                                          char *log, size_t log_size, cuabi_result *rc)
 {
-    bool versioned = false;
-    unsigned line_no = 0;
+    struct fake_function *f;
 
-    for (const char *p = text; *p;) {
-        const char *end = strchr(p, '\n');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        const char *line = p;
-        const struct fake_kernel *k;
-
-        p += len + (end ? 1 : 0);
-        line_no++;
-        while (len && (*line == ' ' || *line == '\t')) {
-            line++;
-            len--;
-        }
-        while (len && (line[len - 1] == ' ' || line[len - 1] == '\t' || line[len - 1] == '\r'))
-            len--;
-        if (len == 0 || (len >= 2 && line[0] == '/' && line[1] == '/'))
-            continue;
-        if (directive(line, len, ".version")) {
-            versioned = true;
-            continue;
-        }
-        if (directive(line, len, ".target") || directive(line, len, ".address_size"))
-            continue;
-        if (directive(line, len, ".fake_global")) {
-            cuabi_result rc = fake_global_declare(m, line + 12, len - 12, log, log_size);
-
-            if (rc != CUABI_SUCCESS)
-                return rc;
-            continue;
-        }
-        if (!directive(line, len, ".fake_kernel")) {
-            snprintf(log, log_size, "fake ptxas: line %u: unexpected \"%.*s\"", line_no, (int)len, line);
-            return CUABI_ERROR_INVALID_PTX;
-        }
-        if (!versioned) {
-            snprintf(log, log_size, "fake ptxas: line %u: .version must come first", line_no);
-            return CUABI_ERROR_INVALID_PTX;
-        }
-        line += 12;
-        len -= 12;
-        while (len && (*line == ' ' || *line == '\t')) {
-            line++;
-            len--;
-        }
-        k = kernel_named(line, len);
-        if (!k) {
-            snprintf(log, log_size, "fake ptxas: line %u: no built-in kernel \"%.*s\"", line_no, (int)len, line);
-            return CUABI_ERROR_INVALID_PTX;
-        }
-        for (size_t i = 0; i < m->count; i++)
-            if (m->functions[i].kernel == k) {
-                snprintf(log, log_size, "fake ptxas: line %u: \"%s\" is defined twice", line_no, k->name);
-                return CUABI_ERROR_INVALID_PTX;
-            }
-        if (m->count == MAX_MODULE_KERNELS) {
-            snprintf(log, log_size, "fake ptxas: line %u: too many kernels", line_no);
-            return CUABI_ERROR_INVALID_PTX;
-        }
-        m->functions[m->count].module = m;
-        m->functions[m->count].kernel = k;
-        fake_func_attrs_init(&m->functions[m->count].attrs);
-        m->count++;
+    *rc = CUABI_ERROR_INVALID_PTX;
+    if (function_defined(m, name, len)) {
+        snprintf(log, log_size, "fake ptxas: line %u: \"%.*s\" is defined twice", line, (int)len, name);
+        return NULL;
     }
-    if (!versioned) {
-        snprintf(log, log_size, "fake ptxas: no .version directive: this is not PTX");
+    if (m->count == MAX_MODULE_FUNCTIONS) {
+        snprintf(log, log_size, "fake ptxas: line %u: too many kernels", line);
+        return NULL;
+    }
+    if (m->count == m->capacity) {
+        size_t cap = m->capacity ? m->capacity * 2 : 8;
+
+        if (!(f = realloc(m->functions, cap * sizeof(*f)))) {
+            *rc = CUABI_ERROR_OUT_OF_MEMORY;
+            return NULL;
+        }
+        m->functions = f;
+        m->capacity = cap;
+    }
+    f = &m->functions[m->count++];
+    memset(f, 0, sizeof(*f));
+    f->module = m;
+    fake_func_attrs_init(&f->attrs);
+    *rc = CUABI_SUCCESS;
+    return f;
+}
+
+cuabi_result fake_module_add_builtin(struct fake_module *m, const char *name, size_t len, unsigned line, char *log,
+                                     size_t log_size)
+{
+    const struct fake_kernel *k = NULL;
+    struct fake_function *f;
+    cuabi_result rc;
+
+    for (size_t i = 0; !k && i < sizeof(kernels) / sizeof(kernels[0]); i++)
+        if (strlen(kernels[i].name) == len && memcmp(kernels[i].name, name, len) == 0)
+            k = &kernels[i];
+    if (!k) {
+        snprintf(log, log_size, "fake ptxas: line %u: no built-in kernel \"%.*s\"", line, (int)len, name);
         return CUABI_ERROR_INVALID_PTX;
     }
-    return CUABI_SUCCESS;
+    if ((f = function_add(m, name, len, line, log, log_size, &rc)))
+        f->kernel = k;
+    return rc;
+}
+
+cuabi_result fake_module_add_entry(struct fake_module *m, struct fake_layout *layout, unsigned line, char *log,
+                                   size_t log_size)
+{
+    cuabi_result rc;
+    struct fake_function *f = function_add(m, layout->name, strlen(layout->name), line, log, log_size, &rc);
+
+    if (f)
+        f->layout = layout;
+    else
+        fake_layout_free(layout);
+    return rc;
+}
+
+/* Frees what the module's functions own (its globals are fake_kernel.c's). */
+static void functions_free(struct fake_module *m)
+{
+    for (size_t i = 0; i < m->count; i++)
+        fake_layout_free(m->functions[i].layout);
+    free(m->functions);
 }
 
 /* Writes `text` into the JIT log the options name, and the length written back into its size option. */
@@ -308,24 +307,15 @@ cuabi_result cuModuleLoadDataEx(cuabi_module *module, const void *image, unsigne
     if (rc == CUABI_SUCCESS)
         rc = fake_need_ctx(&c);
     if (rc == CUABI_SUCCESS) {
-        const unsigned char *bytes = image;
-
         if (!module || !image || (num_options && (!options || !option_values)))
             rc = CUABI_ERROR_INVALID_VALUE;
         for (unsigned i = 0; rc == CUABI_SUCCESS && i < num_options; i++)
             if (options[i] > 40) /* past the last CUjit_option of 12.x */
                 rc = CUABI_ERROR_INVALID_VALUE;
-        /* Compared byte by byte, so that a short PTX text is not read past its end. */
-        if (rc == CUABI_SUCCESS && ((bytes[0] == 0x7f && bytes[1] == 'E' && bytes[2] == 'L' && bytes[3] == 'F') ||
-                                    (bytes[0] == 0x50 && bytes[1] == 0xed && bytes[2] == 0x55 && bytes[3] == 0xba))) {
-            /* ELF (cubin) or fatbin: real machine code, which a fake cannot run. */
-            snprintf(log, sizeof(log), "fake driver: only the fake's PTX text can be loaded, not a cubin or fatbin");
-            rc = CUABI_ERROR_INVALID_IMAGE;
-        } else if (rc == CUABI_SUCCESS && !(m = calloc(1, sizeof(*m)))) {
+        if (rc == CUABI_SUCCESS && !(m = calloc(1, sizeof(*m))))
             rc = CUABI_ERROR_OUT_OF_MEMORY;
-        } else if (rc == CUABI_SUCCESS) {
-            rc = parse_ptx(image, m, log, sizeof(log));
-        }
+        else if (rc == CUABI_SUCCESS)
+            rc = fake_ptx_load(image, m, log, sizeof(log));
         if (rc != CUABI_SUCCESS && log[0])
             write_log(num_options, options, option_values, CUABI_JIT_ERROR_LOG_BUFFER,
                       CUABI_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, log);
@@ -340,6 +330,7 @@ cuabi_result cuModuleLoadDataEx(cuabi_module *module, const void *image, unsigne
             *module = (cuabi_module)(void *)m;
         } else if (m) {
             fake_globals_drop(m);
+            functions_free(m);
             free(m);
         }
     }
@@ -367,6 +358,7 @@ static void module_free(struct fake_module *m)
         p = &(*p)->next_live;
     *p = m->next_live;
     fake_globals_drop(m);
+    functions_free(m);
     free(m);
     fake.live[GPU_FAKE_LIVE_MODULES]--;
 }
@@ -392,7 +384,7 @@ cuabi_result cuModuleUnload(cuabi_module module)
     if (rc == CUABI_SUCCESS) {
         struct fake_module *m = module_lookup(module);
 
-        /* Queued launches keep working: they name the built-in kernel, not the module. */
+        /* Queued launches keep working: they name the built-in kernel, or hold their own copy of the entry's layout. */
         if (!m)
             rc = CUABI_ERROR_INVALID_HANDLE;
         else
@@ -415,7 +407,7 @@ cuabi_result cuModuleGetFunction(cuabi_function *function, cuabi_module module, 
         else
             rc = CUABI_ERROR_NOT_FOUND;
         for (size_t i = 0; m && rc == CUABI_ERROR_NOT_FOUND && i < m->count; i++)
-            if (strcmp(m->functions[i].kernel->name, name) == 0) {
+            if (strcmp(function_name(&m->functions[i]), name) == 0) {
                 *function = (cuabi_function)(void *)&m->functions[i];
                 rc = CUABI_SUCCESS;
             }
@@ -464,31 +456,37 @@ cuabi_result fake_launch(cuabi_function f, const unsigned grid[3], const unsigne
 
     if (rc == CUABI_SUCCESS) {
         struct fake_function *fn = function_lookup(f);
+        struct fake_host_args *host = NULL;
         struct fake_op *op = NULL;
 
         if (!fn)
             rc = CUABI_ERROR_INVALID_HANDLE;
         else if (fn->module->ctx != s->ctx)
             rc = CUABI_ERROR_INVALID_CONTEXT;
-        else if (extra || (fn->kernel->nparams && !params)) /* the fake takes parameters only as kernelParams */
+        else if (fn->kernel && (extra || (fn->kernel->nparams && !params))) /* built-ins take only kernelParams */
             rc = CUABI_ERROR_INVALID_VALUE;
         else
             rc = check_launch(grid, block, shared, &fn->attrs);
         if (rc == CUABI_SUCCESS && ex)
             rc = fake_launch_ex_check(s->ctx, &fn->attrs, grid, block, shared, ex);
-        if (rc == CUABI_SUCCESS && !(op = fake_op_new(FAKE_OP_KERNEL)))
+        if (rc == CUABI_SUCCESS && fn->layout)
+            rc = fake_host_args_new(fn->layout, params, extra, &host);
+        if (rc == CUABI_SUCCESS && !(op = fake_op_new(FAKE_OP_KERNEL))) {
+            fake_host_args_release(host);
             rc = CUABI_ERROR_OUT_OF_MEMORY;
+        }
         if (rc == CUABI_SUCCESS) {
             size_t off = 0;
 
             op->u.k.kernel = fn->kernel;
+            op->u.k.host = host;
             memcpy(op->u.k.grid, grid, sizeof(op->u.k.grid));
             memcpy(op->u.k.block, block, sizeof(op->u.k.block));
             op->u.k.shared = shared;
             if (ex)
                 op->u.k.ex = *ex;
             /* The values are copied now, as the driver does: the caller's may be gone when the kernel runs. */
-            for (size_t i = 0; i < fn->kernel->nparams; i++) {
+            for (size_t i = 0; fn->kernel && i < fn->kernel->nparams; i++) {
                 memcpy(op->u.k.args + off, params[i], fn->kernel->sizes[i]);
                 off += fn->kernel->sizes[i];
             }

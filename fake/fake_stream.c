@@ -32,6 +32,8 @@ struct fake_op *fake_op_new(enum fake_op_kind kind)
 
 void fake_op_free(struct fake_op *op)
 {
+    if (op->kind == FAKE_OP_KERNEL)
+        fake_host_args_release(op->u.k.host);
     free(op->deps);
     free(op);
 }
@@ -123,7 +125,7 @@ static void run_op(struct fake_stream *s, struct fake_op *op)
 
     switch (op->kind) {
     case FAKE_OP_KERNEL:
-        ok = fake_kernel_run(s->ctx, op);
+        ok = op->u.k.host ? fake_host_kernel_run(s, op) : fake_kernel_run(s->ctx, op);
         break;
     case FAKE_OP_COPY:
         ok = fake_copy_run(&op->u.copy);
@@ -828,6 +830,8 @@ static struct fake_op *op_clone(const struct fake_op *node)
 
     if (op) {
         *op = *node;
+        if (op->kind == FAKE_OP_KERNEL)
+            fake_host_args_retain(op->u.k.host); /* the copies share the launch's arguments */
         op->next = NULL;
         op->deps = NULL;
         op->ndeps = 0;

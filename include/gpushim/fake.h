@@ -24,6 +24,8 @@
  *   GPUSHIM_FAKE_INIT_CALLBACK=f  cuInit first calls int f(void), found with dlsym in the process (e.g.
  *                            gpu_driver_load): a driver calling back into its client; see
  *                            gpu_fake_init_callback_status()
+ *   GPUSHIM_FAKE_KERNELS=a.so:b.so  libraries loaded (dlopen, never closed) at the first call, whose
+ *                            constructors register host kernels (gpu_fake_kernel_register())
  * Malformed values stop the program with a message, rather than being ignored.
  *
  * Builds: libgpushim-fakecuda.so, the installed one, exports everything. The
@@ -205,10 +207,26 @@ int gpu_fake_context_depth(void);
 int gpu_fake_driver_version(void);
 
 /*
- * The fake's PTX: text whose lines are blank, `// comments`, the directives
- * .version, .target and .address_size (arguments ignored), and
- * `.fake_kernel NAME`, which makes built-in kernel NAME a function of the
- * module. Anything else is CUDA_ERROR_INVALID_PTX with a log naming the line.
+ * Module images (fake_ptx.c). The fake reads PTX as nvcc and NVRTC emit it:
+ * .version (first), .target, .address_size; `.entry NAME(.param ...)`, each
+ * parameter's size, alignment and offset (`.param .align 8 .b8 p[24]` for a
+ * struct); the performance directives before a body; `.global` and `.const`
+ * variables, with their initialisers (cuModuleGetGlobal finds them); and it
+ * skips bodies, `.func`s, `.extern` declarations, module-scope `.shared` and
+ * `.local`, `.section .debug_*`, `.file`, and comments. Nothing is compiled:
+ * an entry runs its host implementation (see "Kernels as host functions").
+ * Malformed text is CUDA_ERROR_INVALID_PTX with a log naming the line and
+ * what was expected (CU_JIT_ERROR_LOG_BUFFER). A fatbin (or the wrapper nvcc
+ * embeds, which points at one) is read for its first uncompressed PTX entry
+ * (`nvcc -fatbin --no-compress`); a cubin, or a fatbin without such an entry,
+ * is CUDA_ERROR_NOT_SUPPORTED, the log saying why ("not supported by the
+ * fake: a cubin has no PTX; load PTX").
+ *
+ * Besides PTX, the fake's own lines, for tests:
+ *   .fake_kernel NAME        built-in kernel NAME is a function of the module
+ *   .fake_entry NAME S...    an entry whose parameters take S bytes each (S:A
+ *                            for alignment A; else the largest power of two
+ *                            dividing S, at most 8), run by its host implementation
  *
  * Built-in kernels; n is an element count, threads past the grid do nothing:
  *   add_one(u32 *data, u32 n)                 data[i] += 1
@@ -219,6 +237,10 @@ int gpu_fake_driver_version(void);
  *   sleep_us(u32 us)                          advances the clock by us
  *   hold()                                    waits for gpu_fake_gate(true)
  * Pointer parameters are device addresses (8 bytes), the rest 4 bytes.
+ *
+ * Built-in host implementation, of an entry a module's PTX declares (a
+ * registration of the same name takes its place):
+ *   gpushim_add_one(u64 data, u32 n)          data[i] += 1 (gpushim-info's self-test)
  */
 
 /* ---- Kernels (issue 11): fake_kernel.c ---- */
@@ -324,7 +346,9 @@ typedef struct gpu_fake_launch {
  * A kernel's host implementation: does the whole grid's work in one call
  * (loop over blocks and threads as the kernel would). Runs on the thread that
  * made the fake run the stream's work, with the fake's lock held: it must not
- * call CUDA (such a call returns CUDA_ERROR_NOT_PERMITTED).
+ * call CUDA (such a call returns CUDA_ERROR_NOT_PERMITTED), and of this API
+ * only gpu_fake_memory() and gpu_fake_param() (another stops the program
+ * with a message, rather than deadlock).
  * @return 0 when the kernel completed; else a CUresult, which the stream then
  *         reports at its next synchronisation, as a faulting kernel would.
  */
@@ -336,9 +360,18 @@ typedef int (*gpu_fake_kernel_fn)(const gpu_fake_launch *launch);
  * kernel's lowered (mangled) name, as nvrtcGetLoweredName gives it. A later
  * call for the same name replaces the earlier one. Launching an entry that has
  * no host implementation fails at the launch with CUDA_ERROR_NOT_SUPPORTED and
- * a message naming the entry (cuGetErrorString of that code on that thread,
- * and on stderr). GPUSHIM_FAKE_KERNELS=a.so:b.so loads such registrations from
- * shared libraries (their constructors call this) at the fake's first use.
+ * a message naming the entry (on stderr, and cuGetErrorString of that code on
+ * that thread until its next launch). GPUSHIM_FAKE_KERNELS=a.so:b.so loads
+ * such registrations from shared libraries (their constructors call this) at
+ * the fake's first use. May be called from any thread, and from a constructor
+ * while the fake configures itself.
+ *
+ * At a launch (cuLaunchKernel, cuLaunchCooperativeKernel, cuLaunchKernelEx)
+ * the parameters are checked against the entry's layout and copied, from
+ * kernelParams (each pointer read at its parameter's size) or from `extra`
+ * (CU_LAUNCH_PARAM_BUFFER_POINTER and _SIZE, split at the entry's offsets; a
+ * size that differs is CUDA_ERROR_INVALID_VALUE); graph captures and
+ * instantiations share that copy.
  * @param name the entry's name; copied.
  * @param fn the host implementation; NULL removes the registration.
  * @param user_data handed to fn in gpu_fake_launch::user_data.
@@ -355,7 +388,8 @@ int gpu_fake_kernel_register(const char *name, gpu_fake_kernel_fn fn, void *user
  * stream reports CUDA_ERROR_ILLEGAL_ADDRESS at its next synchronisation.
  * @param launch the launch being run.
  * @param address a device address (a parameter's value, or inside one).
- * @param bytes how many bytes the implementation will touch from there.
+ * @param bytes how many bytes the implementation will touch from there; 0 is
+ *        never a fault (the result is then not NULL, and not to be read).
  * @return host memory valid during the launch, or NULL as said.
  */
 void *gpu_fake_memory(const gpu_fake_launch *launch, uint64_t address, size_t bytes);

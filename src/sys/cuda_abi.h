@@ -181,6 +181,13 @@ enum {
     CUABI_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
 };
 
+/* cuLaunchKernel's `extra` array: these keys as pointer values, each followed by its value, then END. */
+enum {
+    CUABI_LAUNCH_PARAM_END = 0,
+    CUABI_LAUNCH_PARAM_BUFFER_POINTER = 1,
+    CUABI_LAUNCH_PARAM_BUFFER_SIZE = 2,
+};
+
 enum {
     CUABI_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
     CUABI_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,

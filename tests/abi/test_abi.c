@@ -344,9 +344,19 @@ static void pinned_version_is_cuda_12_0(void **state)
     printf("checked %zu entry points against cuda.h %d\n", sizeof(mappings) / sizeof(mappings[0]), CUDA_VERSION);
 }
 
+/* cuda.h defines these as pointer constants, which a static assertion cannot compare. */
+static void launch_param_keys(void **state)
+{
+    (void)state;
+    assert_ptr_equal((void *)(uintptr_t)CUABI_LAUNCH_PARAM_END, CU_LAUNCH_PARAM_END);
+    assert_ptr_equal((void *)(uintptr_t)CUABI_LAUNCH_PARAM_BUFFER_POINTER, CU_LAUNCH_PARAM_BUFFER_POINTER);
+    assert_ptr_equal((void *)(uintptr_t)CUABI_LAUNCH_PARAM_BUFFER_SIZE, CU_LAUNCH_PARAM_BUFFER_SIZE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(launch_param_keys),
         cmocka_unit_test(symbols_are_the_ones_cuda_h_names),
         cmocka_unit_test(pinned_version_is_cuda_12_0),
     };

@@ -401,8 +401,8 @@ static void module_rejected(void **state)
     FT_FAIL(gpu_module_load_data(NULL, ".fake_kernel hold\n", 18, &m), GPU_ERR_MODULE_LOAD, CUABI_ERROR_INVALID_PTX,
             ".version must come first");
     /* A cubin goes to the driver as it is (not as text), which this one refuses. */
-    FT_FAIL(gpu_module_load_data(NULL, elf, sizeof(elf), &m), GPU_ERR_MODULE_LOAD, CUABI_ERROR_INVALID_IMAGE,
-            "only the fake's PTX text");
+    FT_FAIL(gpu_module_load_data(NULL, elf, sizeof(elf), &m), GPU_ERR_NOT_SUPPORTED, CUABI_ERROR_NOT_SUPPORTED,
+            "not supported by the fake: a cubin has no PTX; load PTX");
     assert_ptr_equal(m, (gpu_module *)&m);
 }
 

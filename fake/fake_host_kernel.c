@@ -1,0 +1,357 @@
+/*
+ * Kernels as host functions (issue 14): the registry of host implementations
+ * by entry name, the launch's copy of its arguments, and the bridge that runs
+ * an implementation when its stream reaches the launch, with device memory
+ * reached only through gpu_fake_memory().
+ *
+ * The registry has its own lock, taken after the fake's (at a launch) or
+ * alone (at a registration), so that a library's constructor may register
+ * while the fake configures itself.
+ */
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_internal.h"
+
+struct registration {
+    struct registration *next;
+    gpu_fake_kernel_fn fn;
+    void *user_data;
+    char name[]; /* the entry's name, as the PTX declares it */
+};
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct registration *registry;
+
+/* One launch's arguments, shared (counted) by the queued operation and its graph copies. */
+struct fake_host_args {
+    unsigned refs;
+    gpu_fake_kernel_fn fn;
+    void *user_data;
+    char *name;
+    unsigned count;
+    size_t *sizes;
+    void **params;        /* [count] into bytes */
+    unsigned char *bytes; /* the values, each at the entry's offset */
+};
+
+struct gpu_fake_exec {
+    const struct fake_ctx *ctx;
+    bool faulted;
+};
+
+/* What a failed launch on this thread said, for cuGetErrorString(note_result) until its next launch. */
+static _Thread_local char note[256];
+static _Thread_local cuabi_result note_result;
+
+/* Set while this thread runs a host kernel, which holds the fake's lock. */
+static _Thread_local bool in_host_kernel;
+
+/* ---- Registry ---- */
+
+/* A host implementation of the built-in kernel gpushim-info's self-test launches: data[i] += 1 for i < n. */
+static int gpushim_add_one(const gpu_fake_launch *l)
+{
+    uint64_t data, threads = (uint64_t)l->grid.x * l->grid.y * l->grid.z * l->block.x * l->block.y * l->block.z;
+    uint32_t n, *p;
+
+    if (gpu_fake_param(l, 0, &data, sizeof(data)) != 0 || gpu_fake_param(l, 1, &n, sizeof(n)) != 0)
+        return 0; /* the fault is reported */
+    if (n > threads)
+        n = (uint32_t)threads;
+    if (!(p = gpu_fake_memory(l, data, (size_t)n * sizeof(*p))))
+        return 0;
+    for (uint32_t i = 0; i < n; i++)
+        p[i] += 1;
+    return 0;
+}
+
+static const struct {
+    const char *name;
+    gpu_fake_kernel_fn fn;
+} builtin_host_kernels[] = {
+    {"gpushim_add_one", gpushim_add_one},
+};
+
+FAKE_API int gpu_fake_kernel_register(const char *name, gpu_fake_kernel_fn fn, void *user_data)
+{
+    struct registration **p, *r = NULL;
+    size_t len = name ? strlen(name) : 0;
+
+    if (len == 0)
+        return -1;
+    if (fn && !(r = malloc(sizeof(*r) + len + 1)))
+        return -1;
+    if (r) {
+        r->fn = fn;
+        r->user_data = user_data;
+        memcpy(r->name, name, len + 1);
+    }
+    pthread_mutex_lock(&registry_lock);
+    for (p = &registry; *p && strcmp((*p)->name, name) != 0; p = &(*p)->next)
+        ;
+    if (*p) {
+        struct registration *old = *p;
+
+        *p = old->next;
+        free(old);
+    }
+    if (r) {
+        r->next = registry;
+        registry = r;
+    }
+    pthread_mutex_unlock(&registry_lock);
+    return 0;
+}
+
+/* The host implementation of `name`: a registration, else a built-in one; false if none. */
+static bool registry_find(const char *name, gpu_fake_kernel_fn *fn, void **user_data)
+{
+    bool found = false;
+
+    pthread_mutex_lock(&registry_lock);
+    for (const struct registration *r = registry; r && !found; r = r->next)
+        if (strcmp(r->name, name) == 0) {
+            *fn = r->fn;
+            *user_data = r->user_data;
+            found = true;
+        }
+    pthread_mutex_unlock(&registry_lock);
+    for (size_t i = 0; !found && i < sizeof(builtin_host_kernels) / sizeof(builtin_host_kernels[0]); i++)
+        if (strcmp(builtin_host_kernels[i].name, name) == 0) {
+            *fn = builtin_host_kernels[i].fn;
+            *user_data = NULL;
+            found = true;
+        }
+    return found;
+}
+
+/* ---- GPUSHIM_FAKE_KERNELS ---- */
+
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_bool loaded;
+static _Thread_local bool loading;
+
+static void load_libraries(const char *list)
+{
+    while (*list) {
+        size_t len = strcspn(list, ":");
+        char path[4096];
+
+        if (len >= sizeof(path)) {
+            fprintf(stderr, "libfakecuda: GPUSHIM_FAKE_KERNELS: a path is longer than %zu bytes\n", sizeof(path) - 1);
+            abort();
+        }
+        memcpy(path, list, len);
+        path[len] = '\0';
+        /* Never closed: the registrations point at the library's functions. */
+        if (len && !dlopen(path, RTLD_NOW | RTLD_LOCAL)) {
+            fprintf(stderr, "libfakecuda: GPUSHIM_FAKE_KERNELS: %s\n", dlerror());
+            abort();
+        }
+        list += len + (list[len] == ':');
+    }
+}
+
+void fake_host_kernels_load(void)
+{
+    if (in_host_kernel) {
+        /* The fake's lock is this thread's already: say so rather than deadlock. */
+        fprintf(stderr, "libfakecuda: a host kernel called the fake's control API (only gpu_fake_memory and "
+                        "gpu_fake_param are allowed there)\n");
+        abort();
+    }
+    /* A constructor of a library being loaded that calls into the fake finds the load under way, and goes on. */
+    if (atomic_load_explicit(&loaded, memory_order_acquire) || loading)
+        return;
+    pthread_mutex_lock(&load_lock);
+    if (!atomic_load_explicit(&loaded, memory_order_relaxed)) {
+        const char *list = getenv("GPUSHIM_FAKE_KERNELS");
+
+        loading = true;
+        if (list)
+            load_libraries(list);
+        loading = false;
+        atomic_store_explicit(&loaded, true, memory_order_release);
+    }
+    pthread_mutex_unlock(&load_lock);
+}
+
+/* ---- Launches ---- */
+
+const char *fake_host_kernel_note(cuabi_result result)
+{
+    return note[0] && note_result == result ? note : NULL;
+}
+
+/* The parameters from `extra`: {BUFFER_POINTER, p, BUFFER_SIZE, &size, END}, in either order. */
+static cuabi_result extra_buffer(const struct fake_layout *l, void **extra, const unsigned char **buffer)
+{
+    const size_t *size = NULL;
+
+    *buffer = NULL;
+    for (size_t i = 0; extra[i] != (void *)(uintptr_t)CUABI_LAUNCH_PARAM_END; i += 2) {
+        if (extra[i] == (void *)(uintptr_t)CUABI_LAUNCH_PARAM_BUFFER_POINTER)
+            *buffer = extra[i + 1];
+        else if (extra[i] == (void *)(uintptr_t)CUABI_LAUNCH_PARAM_BUFFER_SIZE)
+            size = extra[i + 1];
+        else
+            return CUABI_ERROR_INVALID_VALUE;
+    }
+    if ((!*buffer && l->bytes) || !size || *size != l->bytes) {
+        fprintf(stderr, "libfakecuda: kernel \"%s\": the launch's `extra` gives %zu bytes of parameters, the entry "
+                        "declares %zu\n", l->name, size ? *size : 0, l->bytes);
+        return CUABI_ERROR_INVALID_VALUE;
+    }
+    return CUABI_SUCCESS;
+}
+
+static size_t round_up(size_t n, size_t to)
+{
+    return (n + to - 1) / to * to;
+}
+
+cuabi_result fake_host_args_new(const struct fake_layout *l, void **params, void **extra,
+                                struct fake_host_args **out)
+{
+    const unsigned char *buffer = NULL;
+    struct fake_host_args *a;
+    size_t name_len = strlen(l->name), at_sizes, at_params, at_bytes, at_name, total;
+    gpu_fake_kernel_fn fn = NULL;
+    void *user_data = NULL;
+    cuabi_result rc = CUABI_SUCCESS;
+
+    note[0] = '\0';
+    if (!registry_find(l->name, &fn, &user_data)) {
+        snprintf(note, sizeof(note), "operation not supported: the fake driver has no host implementation of kernel "
+                                     "\"%s\" (gpu_fake_kernel_register)", l->name);
+        note_result = CUABI_ERROR_NOT_SUPPORTED;
+        fprintf(stderr, "libfakecuda: %s\n", note);
+        return CUABI_ERROR_NOT_SUPPORTED;
+    }
+    if (params && extra)
+        rc = CUABI_ERROR_INVALID_VALUE;
+    else if (extra)
+        rc = extra_buffer(l, extra, &buffer);
+    else if (l->count && !params)
+        rc = CUABI_ERROR_INVALID_VALUE;
+    for (unsigned i = 0; rc == CUABI_SUCCESS && params && i < l->count; i++)
+        if (!params[i])
+            rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc != CUABI_SUCCESS)
+        return rc;
+    /* One block: the record, the sizes, the pointers, the values, the name. */
+    at_sizes = round_up(sizeof(*a), _Alignof(max_align_t));
+    at_params = round_up(at_sizes + l->count * sizeof(size_t), _Alignof(max_align_t));
+    at_bytes = round_up(at_params + l->count * sizeof(void *), _Alignof(max_align_t));
+    at_name = at_bytes + l->bytes;
+    total = at_name + name_len + 1;
+    if (!(a = calloc(1, total)))
+        return CUABI_ERROR_OUT_OF_MEMORY;
+    a->refs = 1;
+    a->fn = fn;
+    a->user_data = user_data;
+    a->count = l->count;
+    a->sizes = (size_t *)(void *)((unsigned char *)a + at_sizes);
+    a->params = (void **)(void *)((unsigned char *)a + at_params);
+    a->bytes = (unsigned char *)a + at_bytes;
+    a->name = (char *)a + at_name;
+    memcpy(a->name, l->name, name_len + 1);
+    /* The values are copied now, as the driver does: the caller's may be gone when the kernel runs. */
+    for (unsigned i = 0; i < l->count; i++) {
+        a->sizes[i] = l->size[i];
+        a->params[i] = a->bytes + l->offset[i];
+        memcpy(a->params[i], buffer ? buffer + l->offset[i] : params[i], l->size[i]);
+    }
+    *out = a;
+    return CUABI_SUCCESS;
+}
+
+void fake_host_args_retain(struct fake_host_args *a)
+{
+    if (a)
+        a->refs++;
+}
+
+void fake_host_args_release(struct fake_host_args *a)
+{
+    if (a && --a->refs == 0)
+        free(a);
+}
+
+bool fake_host_kernel_run(struct fake_stream *s, const struct fake_op *op)
+{
+    const struct fake_host_args *a = op->u.k.host;
+    struct gpu_fake_exec x = {s->ctx, false};
+    gpu_fake_launch l = {
+        .name = a->name,
+        .grid = {op->u.k.grid[0], op->u.k.grid[1], op->u.k.grid[2]},
+        .block = {op->u.k.block[0], op->u.k.block[1], op->u.k.block[2]},
+        .shared_bytes = op->u.k.shared,
+        .device = s->ctx->device,
+        .param_count = a->count,
+        .param_sizes = a->sizes,
+        .params = a->params,
+        .user_data = a->user_data,
+        .exec = &x,
+    };
+    int result;
+
+    if (l.shared_bytes && !(l.shared = calloc(1, l.shared_bytes))) {
+        if (!s->fault)
+            s->fault = CUABI_ERROR_LAUNCH_OUT_OF_RESOURCES;
+        return true;
+    }
+    /* CUDA calls from the implementation are refused (fake_begin), as from a host function. */
+    fake_in_callback = true;
+    in_host_kernel = true;
+    result = a->fn(&l);
+    in_host_kernel = false;
+    fake_in_callback = false;
+    free(l.shared);
+    if (result != 0 && !x.faulted && !s->fault)
+        s->fault = (cuabi_result)result;
+    return !x.faulted;
+}
+
+FAKE_API void *gpu_fake_memory(const gpu_fake_launch *launch, uint64_t address, size_t bytes)
+{
+    static unsigned char nothing;
+    struct fake_alloc *a;
+
+    if (!launch || !launch->exec)
+        return NULL;
+    if (bytes == 0)
+        return &nothing;
+    a = address <= UINT64_MAX - bytes ? fake_alloc_find(address, bytes) : NULL;
+    if (a && fake_ctx_reaches(launch->exec->ctx, a->device))
+        return a->data + (address - a->addr);
+    fprintf(stderr,
+            "libfakecuda: kernel \"%s\" touched %zu bytes at device address 0x%" PRIx64
+            ", outside the live allocations its context (device %d) may reach: an illegal address\n",
+            launch->name, bytes, address, launch->device);
+    launch->exec->faulted = true; /* fake_host_kernel_run() makes it the stream's fault */
+    return NULL;
+}
+
+FAKE_API int gpu_fake_param(const gpu_fake_launch *launch, unsigned index, void *out, size_t size)
+{
+    if (!launch || !launch->exec || !out)
+        return -1;
+    if (index >= launch->param_count || launch->param_sizes[index] != size) {
+        if (index >= launch->param_count)
+            fprintf(stderr, "libfakecuda: kernel \"%s\" read parameter %u; the entry declares %u\n", launch->name,
+                    index, launch->param_count);
+        else
+            fprintf(stderr, "libfakecuda: kernel \"%s\" read parameter %u as %zu bytes; the entry declares %zu\n",
+                    launch->name, index, size, launch->param_sizes[index]);
+        launch->exec->faulted = true; /* fake_host_kernel_run() makes it the stream's fault */
+        return -1;
+    }
+    memcpy(out, launch->params[index], size);
+    return 0;
+}

@@ -1,0 +1,888 @@
+/*
+ * The fake driver's module reader (issue 14): PTX as nvcc and NVRTC emit it,
+ * the fake's own lines (.fake_kernel, .fake_global, .fake_entry), and
+ * fatbins that carry uncompressed PTX. It reads what a host implementation
+ * needs: each entry's name and parameter layout, and the module's .global
+ * and .const variables with their sizes and initialisers. Function bodies
+ * are skipped by brace matching; nothing is compiled.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_internal.h"
+
+/* A fatbin's magic; a wrapper (__fatBinC_Wrapper_t, magic 0x466243b1) points at one. */
+#define FATBIN_MAGIC 0xba55ed50u
+
+enum {
+    FATBIN_KIND_PTX = 1,
+    FATBIN_COMPRESSED = 0x8000, /* in an entry's flags */
+    MAX_DIMS = 8,
+    NAME_MAX_LEN = 63,          /* a global's name, as fake_kernel.c keeps it */
+};
+
+struct reader {
+    const char *p; /* the next character */
+    unsigned line;
+    struct fake_module *m;
+    char *log;
+    size_t log_size;
+    bool versioned;
+    cuabi_result rc; /* the first error; the log says why */
+};
+
+struct token {
+    const char *s;
+    size_t len;
+    unsigned line;
+};
+
+static bool is_word_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$' ||
+           c == '%' || c == '.';
+}
+
+static bool tok_is(const struct token *t, const char *word)
+{
+    return t->len == strlen(word) && memcmp(t->s, word, t->len) == 0;
+}
+
+/* Records the first error: the log says where and what. Returns false, for `return fail(...)`. */
+static bool fail(struct reader *r, unsigned line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static bool fail(struct reader *r, unsigned line, const char *fmt, ...)
+{
+    char detail[160];
+    va_list ap;
+
+    if (r->rc == CUABI_SUCCESS) {
+        va_start(ap, fmt);
+        vsnprintf(detail, sizeof(detail), fmt, ap);
+        va_end(ap);
+        snprintf(r->log, r->log_size, "fake ptxas: line %u: %s", line, detail);
+        r->rc = CUABI_ERROR_INVALID_PTX;
+    }
+    return false;
+}
+
+/* The text of a line from `s`, without trailing blanks, for messages. */
+static size_t rest_of_line(const char *s)
+{
+    size_t len = strcspn(s, "\n");
+
+    while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r'))
+        len--;
+    return len;
+}
+
+/* Skips blanks and comments; false (and an error) for a comment that does not end. */
+static bool skip_space(struct reader *r)
+{
+    for (;;) {
+        if (*r->p == '\n') {
+            r->line++;
+            r->p++;
+        } else if (*r->p == ' ' || *r->p == '\t' || *r->p == '\r' || *r->p == '\f' || *r->p == '\v') {
+            r->p++;
+        } else if (r->p[0] == '/' && r->p[1] == '/') {
+            r->p += strcspn(r->p, "\n");
+        } else if (r->p[0] == '/' && r->p[1] == '*') {
+            unsigned start = r->line;
+
+            for (r->p += 2; *r->p && !(r->p[0] == '*' && r->p[1] == '/'); r->p++)
+                r->line += *r->p == '\n';
+            if (!*r->p)
+                return fail(r, start, "/* comment does not end");
+            r->p += 2;
+        } else {
+            return true;
+        }
+    }
+}
+
+/* The next token: a word (directive, name, number), a string, or one character. False at the end. */
+static bool next(struct reader *r, struct token *t)
+{
+    if (!skip_space(r) || !*r->p)
+        return false;
+    t->s = r->p;
+    t->line = r->line;
+    if (is_word_char(*r->p)) {
+        while (is_word_char(*r->p))
+            r->p++;
+    } else if (*r->p == '"') {
+        for (r->p++; *r->p && *r->p != '"' && *r->p != '\n'; r->p++)
+            r->p += r->p[0] == '\\' && r->p[1] && r->p[1] != '\n';
+        if (*r->p != '"')
+            return fail(r, t->line, "a string does not end on its line");
+        r->p++;
+    } else {
+        r->p++;
+    }
+    t->len = (size_t)(r->p - t->s);
+    return true;
+}
+
+/* The next token, which must be there: else an error saying what was expected. */
+static bool need(struct reader *r, struct token *t, const char *expected)
+{
+    if (next(r, t))
+        return true;
+    return fail(r, r->line, "expected %s, found the end", expected);
+}
+
+static bool expected(struct reader *r, const struct token *t, const char *what)
+{
+    return fail(r, t->line, "expected %s, found \"%.*s\"", what, (int)t->len, t->s);
+}
+
+/* Whether the next token is the character `c`; consumes it if so. */
+static bool accept(struct reader *r, char c)
+{
+    if (!skip_space(r) || *r->p != c)
+        return false;
+    r->p++;
+    return true;
+}
+
+static bool number(const struct token *t, unsigned long long *out)
+{
+    char buf[32];
+    char *end;
+
+    if (t->len == 0 || t->len >= sizeof(buf) || t->s[0] < '0' || t->s[0] > '9')
+        return false;
+    memcpy(buf, t->s, t->len);
+    buf[t->len] = '\0';
+    *out = strtoull(buf, &end, 0);
+    return *end == '\0' || (end[0] == 'U' && end[1] == '\0');
+}
+
+static bool need_number(struct reader *r, unsigned long long max, unsigned long long *out)
+{
+    struct token t;
+
+    if (!need(r, &t, "a number"))
+        return false;
+    if (!number(&t, out) || *out > max)
+        return expected(r, &t, "a number");
+    return true;
+}
+
+static void skip_line(struct reader *r)
+{
+    r->p += strcspn(r->p, "\n");
+}
+
+/* Skips to the `;` that ends a statement, passing over bracketed parts. */
+static bool skip_statement(struct reader *r, unsigned line)
+{
+    struct token t;
+    int depth = 0;
+
+    while (next(r, &t)) {
+        if (t.len == 1 && (t.s[0] == '(' || t.s[0] == '[' || t.s[0] == '{'))
+            depth++;
+        else if (t.len == 1 && (t.s[0] == ')' || t.s[0] == ']' || t.s[0] == '}'))
+            depth--;
+        else if (t.len == 1 && t.s[0] == ';' && depth <= 0)
+            return true;
+    }
+    return r->rc == CUABI_SUCCESS ? fail(r, line, "expected ; ending the statement") : false;
+}
+
+/* Skips a `{ ... }` block whose `{` was just read. */
+static bool skip_block(struct reader *r, unsigned line, const char *what, size_t len)
+{
+    struct token t;
+    unsigned depth = 1;
+
+    while (depth && next(r, &t))
+        if (t.len == 1 && t.s[0] == '{')
+            depth++;
+        else if (t.len == 1 && t.s[0] == '}')
+            depth--;
+    if (depth == 0)
+        return true;
+    return r->rc == CUABI_SUCCESS ? fail(r, line, "expected } closing the block of \"%.*s\" opened here", (int)len, what)
+                                  : false;
+}
+
+/* ---- Types ---- */
+
+/* Bytes of a PTX fundamental type (.u32, .f16x2, ...), or 0 if the token is not one. */
+static size_t type_size(const struct token *t)
+{
+    static const struct {
+        const char *name;
+        size_t size;
+    } types[] = {
+        {".b8", 1}, {".s8", 1}, {".u8", 1}, {".b16", 2}, {".s16", 2}, {".u16", 2}, {".f16", 2}, {".bf16", 2},
+        {".b32", 4}, {".s32", 4}, {".u32", 4}, {".f32", 4}, {".f16x2", 4}, {".bf16x2", 4}, {".b64", 8},
+        {".s64", 8}, {".u64", 8}, {".f64", 8}, {".b128", 16}, {".pred", 1}, {".e4m3x2", 2}, {".e5m2x2", 2},
+        {".texref", 8}, {".samplerref", 8}, {".surfref", 8},
+    };
+
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+        if (tok_is(t, types[i].name))
+            return types[i].size;
+    return 0;
+}
+
+/* What a declaration's attributes say: `.align N`, `.v2`/`.v4`, the type; `.ptr`'s own attributes left out. */
+struct decl {
+    size_t align;     /* 0: the type's own */
+    size_t elem;      /* bytes of the type, 0 until read */
+    unsigned vec;     /* 1, 2 or 4 */
+    struct token name;
+    size_t dims[MAX_DIMS];
+    unsigned ndims;
+    bool open_dim;    /* `[]`: the initialiser says how many */
+};
+
+/*
+ * Reads attributes up to and including the declared name and its array
+ * dimensions: `.align 8 .b8 name[24]`, `.u64 .ptr .global .align 4 name`.
+ */
+static bool read_decl(struct reader *r, struct decl *d)
+{
+    struct token t;
+    bool ptr = false;
+
+    memset(d, 0, sizeof(*d));
+    d->vec = 1;
+    for (;;) {
+        unsigned long long n;
+
+        if (!need(r, &t, "a type or a name"))
+            return false;
+        if (tok_is(&t, ".align")) {
+            if (!need_number(r, 1 << 16, &n))
+                return false;
+            if (n == 0 || (n & (n - 1)))
+                return expected(r, &t, "a power of two after .align");
+            if (!ptr) /* after .ptr, .align is the pointee's */
+                d->align = (size_t)n;
+        } else if (tok_is(&t, ".v2") || tok_is(&t, ".v4") || tok_is(&t, ".v8")) {
+            d->vec = (unsigned)(t.s[2] - '0');
+        } else if (tok_is(&t, ".ptr")) {
+            ptr = true;
+        } else if (ptr && (tok_is(&t, ".global") || tok_is(&t, ".const") || tok_is(&t, ".shared") ||
+                           tok_is(&t, ".local"))) {
+            /* the pointee's state space */
+        } else if (tok_is(&t, ".attribute")) {
+            if (!accept(r, '('))
+                return fail(r, t.line, "expected ( after .attribute");
+            while (need(r, &t, ")") && !(t.len == 1 && t.s[0] == ')'))
+                ;
+            if (r->rc != CUABI_SUCCESS)
+                return false;
+        } else if (type_size(&t)) {
+            d->elem = type_size(&t);
+        } else if (t.s[0] != '.' && t.s[0] != '%' && !(t.s[0] >= '0' && t.s[0] <= '9') && is_word_char(t.s[0])) {
+            d->name = t;
+            break;
+        } else {
+            return expected(r, &t, "a type or a name");
+        }
+    }
+    if (d->elem == 0)
+        return expected(r, &d->name, "a type before the name");
+    while (accept(r, '[')) {
+        unsigned long long n = 0;
+
+        if (d->ndims == MAX_DIMS)
+            return fail(r, d->name.line, "\"%.*s\" has too many dimensions", (int)d->name.len, d->name.s);
+        if (accept(r, ']')) {
+            if (d->ndims || d->open_dim)
+                return fail(r, d->name.line, "only the first dimension of \"%.*s\" may be open", (int)d->name.len, d->name.s);
+            d->open_dim = true;
+            d->dims[d->ndims++] = 1;
+            continue;
+        }
+        if (!need_number(r, 1ull << 31, &n))
+            return false;
+        if (!accept(r, ']'))
+            return fail(r, d->name.line, "expected ] after the dimension of \"%.*s\"", (int)d->name.len, d->name.s);
+        d->dims[d->ndims++] = (size_t)n;
+    }
+    return true;
+}
+
+/* Bytes of the declaration, at most `max`; false if larger. */
+static bool decl_bytes(const struct decl *d, size_t max, size_t *out)
+{
+    size_t bytes = d->elem * d->vec;
+
+    for (unsigned i = 0; i < d->ndims; i++) {
+        if (d->dims[i] && bytes > max / d->dims[i])
+            return false;
+        bytes *= d->dims[i];
+    }
+    *out = bytes;
+    return bytes <= max;
+}
+
+/* ---- Entries ---- */
+
+void fake_layout_free(struct fake_layout *l)
+{
+    if (!l)
+        return;
+    free(l->name);
+    free(l->size);
+    free(l->align);
+    free(l->offset);
+    free(l);
+}
+
+static struct fake_layout *layout_new(const char *name, size_t len)
+{
+    struct fake_layout *l = calloc(1, sizeof(*l));
+
+    if (l && !(l->name = strndup(name, len))) {
+        free(l);
+        l = NULL;
+    }
+    return l;
+}
+
+/* Appends a parameter of `size` bytes aligned to `align`; false past FAKE_PARAM_BYTES_MAX or out of memory. */
+static bool layout_add(struct fake_layout *l, size_t size, size_t align, bool *too_big)
+{
+    size_t offset = (l->bytes + align - 1) / align * align;
+    size_t *s, *a, *o;
+
+    *too_big = offset > FAKE_PARAM_BYTES_MAX || size > FAKE_PARAM_BYTES_MAX - offset;
+    if (*too_big)
+        return false;
+    s = realloc(l->size, (l->count + 1) * sizeof(*s));
+    if (s)
+        l->size = s;
+    a = s ? realloc(l->align, (l->count + 1) * sizeof(*a)) : NULL;
+    if (a)
+        l->align = a;
+    o = a ? realloc(l->offset, (l->count + 1) * sizeof(*o)) : NULL;
+    if (!o)
+        return false;
+    l->offset = o;
+    l->size[l->count] = size;
+    l->align[l->count] = align;
+    l->offset[l->count] = offset;
+    l->count++;
+    l->bytes = offset + size;
+    return true;
+}
+
+static bool add_param(struct reader *r, struct fake_layout *l, size_t size, size_t align, unsigned line)
+{
+    bool too_big = false;
+
+    if (layout_add(l, size, align, &too_big))
+        return true;
+    if (too_big)
+        return fail(r, line, "the parameters of \"%.*s\" take more than 4096 bytes", (int)strlen(l->name), l->name);
+    r->rc = CUABI_ERROR_OUT_OF_MEMORY;
+    return false;
+}
+
+static bool add_entry(struct reader *r, struct fake_layout *l, unsigned line)
+{
+    cuabi_result rc = fake_module_add_entry(r->m, l, line, r->log, r->log_size);
+
+    if (rc != CUABI_SUCCESS && r->rc == CUABI_SUCCESS)
+        r->rc = rc;
+    return rc == CUABI_SUCCESS;
+}
+
+/* `( .param ..., ... )` of an entry, into l. */
+static bool read_params(struct reader *r, struct fake_layout *l)
+{
+    struct token t;
+
+    if (accept(r, ')'))
+        return true;
+    for (;;) {
+        struct decl d;
+        size_t bytes;
+
+        if (!need(r, &t, ".param"))
+            return false;
+        if (!tok_is(&t, ".param"))
+            return expected(r, &t, ".param");
+        if (!read_decl(r, &d))
+            return false;
+        if (d.open_dim || !decl_bytes(&d, FAKE_PARAM_BYTES_MAX, &bytes) || bytes == 0)
+            return fail(r, d.name.line, "parameter \"%.*s\" has no size the fake can take", (int)d.name.len, d.name.s);
+        if (!add_param(r, l, bytes, d.align ? d.align : d.elem * d.vec, d.name.line))
+            return false;
+        if (!need(r, &t, ", or )"))
+            return false;
+        if (t.len == 1 && t.s[0] == ')')
+            return true;
+        if (!(t.len == 1 && t.s[0] == ','))
+            return expected(r, &t, ", or )");
+    }
+}
+
+/* Performance directives between an entry's `)` and its body: .maxntid 256, 1, 1 and the like. */
+static bool perf_directive(const struct token *t)
+{
+    static const char *const names[] = {".maxntid",       ".reqntid",          ".minnctapersm", ".maxnctapersm",
+                                        ".maxnreg",       ".explicitcluster",  ".reqnctapercluster",
+                                        ".maxclusterrank", ".noreturn",        ".blocksareclusters"};
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (tok_is(t, names[i]))
+            return true;
+    return false;
+}
+
+/* `.entry NAME (params) directives { body }` (or `;`), after `.entry`; `declare` false for an .extern one. */
+static bool read_entry(struct reader *r, bool declare)
+{
+    struct token name, t;
+    struct fake_layout *l;
+
+    if (!need(r, &name, "the entry's name"))
+        return false;
+    if (!is_word_char(name.s[0]) || name.s[0] == '.')
+        return expected(r, &name, "the entry's name");
+    if (!(l = layout_new(name.s, name.len))) {
+        r->rc = CUABI_ERROR_OUT_OF_MEMORY;
+        return false;
+    }
+    if (accept(r, '(') && !read_params(r, l)) {
+        fake_layout_free(l);
+        return false;
+    }
+    for (;;) {
+        if (!need(r, &t, "{ or ;")) {
+            fake_layout_free(l);
+            return false;
+        }
+        if (perf_directive(&t)) {
+            /* its numbers, separated by commas */
+            while (skip_space(r) && (is_word_char(*r->p) || *r->p == ',') && *r->p != '.')
+                next(r, &t);
+            continue;
+        }
+        if (tok_is(&t, ".pragma")) {
+            if (!skip_statement(r, t.line)) {
+                fake_layout_free(l);
+                return false;
+            }
+            continue;
+        }
+        break;
+    }
+    if (t.len == 1 && t.s[0] == ';') {
+        fake_layout_free(l); /* a declaration of an entry defined elsewhere */
+        return true;
+    }
+    if (!(t.len == 1 && t.s[0] == '{')) {
+        fake_layout_free(l);
+        return expected(r, &t, "a performance directive, { or ;");
+    }
+    if (!skip_block(r, name.line, name.s, name.len)) {
+        fake_layout_free(l);
+        return false;
+    }
+    if (!declare) {
+        fake_layout_free(l);
+        return true;
+    }
+    return add_entry(r, l, name.line);
+}
+
+/* `.fake_entry NAME SIZE[:ALIGN]...`: an entry with parameters of those sizes, for tests. */
+static bool read_fake_entry(struct reader *r, const char *text, size_t len, unsigned line)
+{
+    size_t i = 0, name_len;
+    struct fake_layout *l;
+
+    while (i < len && (text[i] == ' ' || text[i] == '\t'))
+        i++;
+    text += i;
+    len -= i;
+    for (name_len = 0; name_len < len && text[name_len] != ' ' && text[name_len] != '\t'; name_len++)
+        ;
+    if (name_len == 0)
+        return fail(r, line, ".fake_entry wants a name and parameter sizes");
+    if (!(l = layout_new(text, name_len))) {
+        r->rc = CUABI_ERROR_OUT_OF_MEMORY;
+        return false;
+    }
+    for (i = name_len; i < len;) {
+        size_t size = 0, align = 0, digits = 0;
+
+        if (text[i] == ' ' || text[i] == '\t') {
+            i++;
+            continue;
+        }
+        for (; i < len && text[i] >= '0' && text[i] <= '9' && size <= FAKE_PARAM_BYTES_MAX; i++, digits++)
+            size = size * 10 + (size_t)(text[i] - '0');
+        if (i < len && text[i] == ':')
+            for (i++; i < len && text[i] >= '0' && text[i] <= '9' && align <= 4096; i++)
+                align = align * 10 + (size_t)(text[i] - '0');
+        else
+            for (align = 8; size % align; align /= 2) /* the largest power of two dividing the size, up to 8 */
+                ;
+        if (digits == 0 || size == 0 || align == 0 || (align & (align - 1)) ||
+            (i < len && text[i] != ' ' && text[i] != '\t')) {
+            fake_layout_free(l);
+            return fail(r, line, ".fake_entry: bad parameter size in \"%.*s\"", (int)len, text);
+        }
+        if (!add_param(r, l, size, align, line)) {
+            fake_layout_free(l);
+            return false;
+        }
+    }
+    return add_entry(r, l, line);
+}
+
+/* ---- Variables ---- */
+
+/* One scalar of an initialiser: an integer, or 0f/0d followed by a float's bits in hex. */
+static bool scalar_value(const struct token *t, bool negative, unsigned long long *out)
+{
+    char buf[40];
+    char *end;
+
+    if (t->len >= sizeof(buf))
+        return false;
+    memcpy(buf, t->s, t->len);
+    buf[t->len] = '\0';
+    if (t->len > 2 && buf[0] == '0' && (buf[1] == 'f' || buf[1] == 'F' || buf[1] == 'd' || buf[1] == 'D'))
+        *out = strtoull(buf + 2, &end, 16);
+    else
+        *out = strtoull(buf, &end, 0);
+    if (*end == 'U')
+        end++;
+    if (negative)
+        *out = 0 - *out;
+    return *end == '\0' && buf[0] >= '0' && buf[0] <= '9';
+}
+
+/*
+ * `= value` or `= {v, {v, v}, ...}` after a variable: each scalar is written,
+ * `elem` bytes little-endian, into `data` (NULL: only counted) up to `bytes`.
+ * Values the fake cannot compute (addresses of other symbols) stay zero.
+ */
+static bool read_init(struct reader *r, size_t elem, unsigned char *data, size_t bytes, size_t *count)
+{
+    struct token t;
+    int depth = 0;
+    bool negative = false, seen = false;
+
+    *count = 0;
+    for (;;) {
+        unsigned long long v;
+
+        if (!skip_space(r))
+            return false;
+        if (depth == 0 && seen && (*r->p == ';' || *r->p == ','))
+            return true;
+        if (!need(r, &t, "an initialiser"))
+            return false;
+        seen = true;
+        if (t.len == 1 && t.s[0] == '{') {
+            depth++;
+        } else if (t.len == 1 && t.s[0] == '}') {
+            if (--depth < 0)
+                return expected(r, &t, "an initialiser");
+        } else if (t.len == 1 && t.s[0] == '-') {
+            negative = true;
+            continue;
+        } else if (t.len == 1 && t.s[0] == ';') {
+            return expected(r, &t, "the initialiser's }");
+        } else if (t.len == 1 && (t.s[0] == ',' || t.s[0] == '(' || t.s[0] == ')' || t.s[0] == '+')) {
+            /* separators, and generic(sym) or sym+offset, which stay zero */
+        } else if (!(skip_space(r) && *r->p == '(')) { /* generic( is not a value */
+            if (scalar_value(&t, negative, &v) && data && (*count + 1) * elem <= bytes)
+                for (size_t b = 0; b < elem; b++)
+                    data[*count * elem + b] = b < 8 ? (unsigned char)(v >> (8 * b)) : 0;
+            (*count)++;
+        }
+        negative = false;
+    }
+}
+
+/* `.global` or `.const` after its linking directives: each declarator becomes a global of the module. */
+static bool read_variable(struct reader *r, bool define)
+{
+    struct decl d;
+    struct token t;
+
+    if (!read_decl(r, &d))
+        return false;
+    for (;;) {
+        struct fake_alloc *a = NULL;
+        const char *init_at = NULL;
+        unsigned init_line = 0;
+        size_t bytes = 0, count = 0;
+
+        if (accept(r, '=')) {
+            /* Read once to count (an open dimension takes its size from it), again to write the values. */
+            init_at = r->p;
+            init_line = r->line;
+            if (!read_init(r, d.elem, NULL, 0, &count))
+                return false;
+            if (d.open_dim)
+                d.dims[0] = (count + d.vec - 1) / d.vec;
+        }
+        if (!decl_bytes(&d, 1 << 20, &bytes))
+            return fail(r, d.name.line, "global \"%.*s\" is larger than 1 MiB", (int)d.name.len, d.name.s);
+        if (define && bytes > 0) {
+            char text[NAME_MAX_LEN + 24];
+            cuabi_result rc;
+
+            if (d.name.len > NAME_MAX_LEN)
+                return fail(r, d.name.line, "the name of global \"%.*s\" is longer than 63 characters", (int)d.name.len, d.name.s);
+            snprintf(text, sizeof(text), "%.*s %zu", (int)d.name.len, d.name.s, bytes);
+            rc = fake_global_declare(r->m, text, strlen(text), r->log, r->log_size, &a);
+            if (rc != CUABI_SUCCESS) {
+                r->rc = rc;
+                return false;
+            }
+        }
+        if (a && init_at) {
+            const char *resume = r->p;
+            unsigned resume_line = r->line;
+
+            r->p = init_at;
+            r->line = init_line;
+            read_init(r, d.elem, a->data, a->size, &count);
+            r->p = resume;
+            r->line = resume_line;
+        }
+        if (!need(r, &t, "; or ,"))
+            return false;
+        if (t.len == 1 && t.s[0] == ';')
+            return true;
+        if (!(t.len == 1 && t.s[0] == ','))
+            return expected(r, &t, "; or ,");
+        /* Another declarator of the same type: `.global .u32 a, b[4];`. */
+        if (!need(r, &d.name, "a name"))
+            return false;
+        d.ndims = 0;
+        d.open_dim = false;
+        while (accept(r, '[')) {
+            unsigned long long n;
+
+            if (d.ndims == MAX_DIMS || !need_number(r, 1ull << 31, &n) || !accept(r, ']'))
+                return r->rc != CUABI_SUCCESS ? false : expected(r, &d.name, "a dimension");
+            d.dims[d.ndims++] = (size_t)n;
+        }
+    }
+}
+
+/* ---- The module ---- */
+
+/* A `.fake_*` line: the text after the directive, to the end of the line. */
+static bool read_fake_line(struct reader *r, const struct token *t)
+{
+    const char *text = r->p;
+    size_t len = rest_of_line(text);
+    cuabi_result rc = CUABI_SUCCESS;
+
+    skip_line(r);
+    if (tok_is(t, ".fake_entry"))
+        return read_fake_entry(r, text, len, t->line);
+    while (len && (*text == ' ' || *text == '\t')) {
+        text++;
+        len--;
+    }
+    if (tok_is(t, ".fake_kernel"))
+        rc = fake_module_add_builtin(r->m, text, len, t->line, r->log, r->log_size);
+    else
+        rc = fake_global_declare(r->m, text, len, r->log, r->log_size, NULL);
+    if (rc != CUABI_SUCCESS)
+        r->rc = rc;
+    return rc == CUABI_SUCCESS;
+}
+
+static bool known_directive(const struct token *t)
+{
+    static const char *const names[] = {
+        ".version", ".target", ".address_size", ".fake_kernel", ".fake_global", ".fake_entry", ".file",
+        ".loc",     ".section", ".visible",     ".extern",      ".weak",        ".common",     ".entry",
+        ".func",    ".global",  ".const",       ".shared",      ".local",       ".pragma",     ".alias",
+        ".tex",     ".texref",  ".samplerref",  ".surfref",
+    };
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (tok_is(t, names[i]))
+            return true;
+    return false;
+}
+
+/* One module-scope directive, whose first token is t. */
+static bool read_directive(struct reader *r, struct token *t)
+{
+    bool external = false;
+
+    if (tok_is(t, ".version")) {
+        struct token v;
+
+        r->versioned = true;
+        if (!need(r, &v, "a version number"))
+            return false;
+        return (v.s[0] >= '0' && v.s[0] <= '9') || expected(r, &v, "a version number");
+    }
+    if (tok_is(t, ".fake_kernel") || tok_is(t, ".fake_global") || tok_is(t, ".fake_entry"))
+        return read_fake_line(r, t);
+    if (tok_is(t, ".target") || tok_is(t, ".file") || tok_is(t, ".loc") || tok_is(t, ".address_size")) {
+        skip_line(r); /* their arguments do not matter here */
+        return true;
+    }
+    if (tok_is(t, ".section")) {
+        struct token name;
+
+        if (!need(r, &name, "a section name"))
+            return false;
+        if (!accept(r, '{'))
+            return fail(r, name.line, "expected { after .section %.*s", (int)name.len, name.s);
+        return skip_block(r, name.line, name.s, name.len);
+    }
+    /* Linking directives, then what they apply to. */
+    while (tok_is(t, ".visible") || tok_is(t, ".extern") || tok_is(t, ".weak") || tok_is(t, ".common")) {
+        external |= tok_is(t, ".extern");
+        if (!need(r, t, "a declaration"))
+            return false;
+    }
+    if (tok_is(t, ".entry"))
+        return read_entry(r, !external);
+    if (tok_is(t, ".global") || tok_is(t, ".const"))
+        return read_variable(r, !external);
+    if (tok_is(t, ".func") || tok_is(t, ".shared") || tok_is(t, ".local") || tok_is(t, ".pragma") ||
+        tok_is(t, ".alias") || tok_is(t, ".tex") || tok_is(t, ".texref") || tok_is(t, ".samplerref") ||
+        tok_is(t, ".surfref")) {
+        /* Nothing a host implementation needs: a .func's body, or a variable no host call reaches. */
+        struct token u;
+        int depth = 0;
+
+        while (next(r, &u)) {
+            if (u.len == 1 && u.s[0] == '(')
+                depth++;
+            else if (u.len == 1 && u.s[0] == ')')
+                depth--;
+            else if (u.len == 1 && u.s[0] == ';' && depth == 0)
+                return true;
+            else if (u.len == 1 && u.s[0] == '{' && depth == 0)
+                return skip_block(r, t->line, t->s, t->len);
+        }
+        return r->rc == CUABI_SUCCESS ? fail(r, t->line, "expected ; or a body after %.*s", (int)t->len, t->s) : false;
+    }
+    return expected(r, t, "a declaration");
+}
+
+static cuabi_result read_text(const char *text, struct fake_module *m, char *log, size_t log_size)
+{
+    struct reader r = {text, 1, m, log, log_size, false, CUABI_SUCCESS};
+    struct token t;
+
+    while (next(&r, &t)) {
+        if (!known_directive(&t)) {
+            fail(&r, t.line, "unexpected \"%.*s\"", (int)rest_of_line(t.s), t.s);
+            break;
+        }
+        if (!r.versioned && !tok_is(&t, ".version")) {
+            fail(&r, t.line, ".version must come first");
+            break;
+        }
+        if (!read_directive(&r, &t))
+            break;
+    }
+    if (r.rc == CUABI_SUCCESS && !r.versioned) {
+        snprintf(log, log_size, "fake ptxas: no .version directive: this is not PTX");
+        r.rc = CUABI_ERROR_INVALID_PTX;
+    }
+    return r.rc;
+}
+
+/* ---- Images ---- */
+
+static uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64(const unsigned char *p)
+{
+    return le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+static cuabi_result not_supported(char *log, size_t log_size, const char *what)
+{
+    snprintf(log, log_size, "not supported by the fake: %s", what);
+    return CUABI_ERROR_NOT_SUPPORTED;
+}
+
+/*
+ * A fatbin: a 16-byte header (magic, version, header size, then the bytes
+ * of entries that follow), then entries, each a header (kind at 0, its size
+ * at 4, the payload's size at 8, flags at 40) followed by its payload. The
+ * first uncompressed PTX entry is read.
+ */
+static cuabi_result read_fatbin(const unsigned char *fb, struct fake_module *m, char *log, size_t log_size)
+{
+    uint64_t total = le64(fb + 8), at = le32(fb + 4) >> 16;
+    bool compressed = false;
+
+    if (at < 16 || total > (1ull << 32))
+        return not_supported(log, log_size, "this fatbin's header is not one the fake reads; load PTX");
+    while (at + 48 <= 16 + total) {
+        const unsigned char *e = fb + at;
+        uint32_t header = le32(e + 4);
+        uint64_t size = le64(e + 8);
+
+        if (header < 48 || size > total || at + header + size > 16 + total)
+            break;
+        if ((le32(e) & 0xffff) == FATBIN_KIND_PTX) {
+            const unsigned char *data = e + header;
+
+            if ((le64(e + 40) & FATBIN_COMPRESSED) || (size >= 4 && le32(data) == 0xfd2fb528u)) {
+                compressed = true;
+            } else {
+                char *text = strndup((const char *)data, (size_t)size);
+                cuabi_result rc;
+
+                if (!text)
+                    return CUABI_ERROR_OUT_OF_MEMORY;
+                rc = read_text(text, m, log, log_size);
+                free(text);
+                return rc;
+            }
+        }
+        at += header + size;
+    }
+    if (compressed)
+        return not_supported(log, log_size,
+                             "this fatbin's PTX is compressed; build it with nvcc --no-compress (or "
+                             "-compress-mode=none), or load PTX");
+    return not_supported(log, log_size, "a fatbin without PTX has only machine code; load PTX");
+}
+
+cuabi_result fake_ptx_load(const void *image, struct fake_module *m, char *log, size_t log_size)
+{
+    const unsigned char *b = image;
+
+    /* Compared byte by byte, so that a short PTX text is not read past its end. */
+    if (b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F')
+        return not_supported(log, log_size, "a cubin has no PTX; load PTX");
+    if (b[0] == 0xb1 && b[1] == 0x43 && b[2] == 0x62 && b[3] == 0x46) {
+        const unsigned char *inner;
+
+        memcpy(&inner, b + 8, sizeof(inner));
+        if (!inner || le32(inner) != FATBIN_MAGIC)
+            return not_supported(log, log_size, "this fatbin wrapper does not point at a fatbin; load PTX");
+        return read_fatbin(inner, m, log, log_size);
+    }
+    if (b[0] == 0x50 && b[1] == 0xed && b[2] == 0x55 && b[3] == 0xba)
+        return read_fatbin(b, m, log, log_size);
+    return read_text(image, m, log, log_size);
+}
