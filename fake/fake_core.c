@@ -184,6 +184,18 @@ static void configure(void)
     fake.init_callback_status = -1;
     if ((v = getenv("GPUSHIM_FAKE_INIT_CALLBACK")) && !(fake.init_callback = strdup(v)))
         die("GPUSHIM_FAKE_INIT_CALLBACK", "out of memory");
+    fake_faults_configure(); /* issue 14: fake_faults.c */
+    fake_report_configure();
+}
+
+_Noreturn void fake_die(const char *what, const char *detail)
+{
+    die(what, detail);
+}
+
+long fake_parse_number(const char *var, const char *text, long lo, long hi)
+{
+    return parse_number(var, text, lo, hi);
 }
 
 void fake_lock(void)
@@ -208,6 +220,7 @@ cuabi_result fake_begin(enum fake_entry entry, bool needs_init)
         return CUABI_ERROR_NOT_PERMITTED;
     fake_lock();
     n = ++fake.calls[entry];
+    fake_faults_on_call();
     for (struct fake_rule *r = fake.rules; r; r = r->next)
         if (r->entry == entry && (n == r->at || (r->onward && n > r->at)))
             return r->result;
@@ -471,6 +484,7 @@ static const char *result_text(cuabi_result result)
     case CUABI_ERROR_NOT_INITIALIZED: return "initialization error";
     case CUABI_ERROR_STUB_LIBRARY: return "CUDA driver is a stub library";
     case CUABI_ERROR_NO_DEVICE: return "no CUDA-capable device is detected";
+    case CUABI_ERROR_DEVICE_UNAVAILABLE: return "CUDA-capable device(s) is/are busy or unavailable";
     case CUABI_ERROR_INVALID_DEVICE: return "invalid device ordinal";
     case CUABI_ERROR_INVALID_IMAGE: return "device kernel image is invalid";
     case CUABI_ERROR_INVALID_CONTEXT: return "invalid device context";

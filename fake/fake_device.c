@@ -49,6 +49,8 @@ cuabi_result fake_need_ctx(struct fake_ctx **out)
 
     if (!c || c->retains == 0)
         return CUABI_ERROR_INVALID_CONTEXT;
+    if (fake_device_lost(c->device))
+        return fake_device_lost(c->device);
     *out = c;
     return CUABI_SUCCESS;
 }
@@ -112,6 +114,8 @@ cuabi_result cuDeviceGet(cuabi_device *device, int ordinal)
 cuabi_result cuDeviceGetName(char *name, int len, cuabi_device dev)
 {
     cuabi_result rc = fake_begin(FAKE_E_cuDeviceGetName, true);
+    if (rc == CUABI_SUCCESS)
+        rc = fake_device_lost(dev);
 
     if (rc == CUABI_SUCCESS) {
         if (!name || len <= 0)
@@ -127,6 +131,8 @@ cuabi_result cuDeviceGetName(char *name, int len, cuabi_device dev)
 cuabi_result cuDeviceTotalMem_v2(size_t *bytes, cuabi_device dev)
 {
     cuabi_result rc = fake_begin(FAKE_E_cuDeviceTotalMem_v2, true);
+    if (rc == CUABI_SUCCESS)
+        rc = fake_device_lost(dev);
 
     if (rc == CUABI_SUCCESS) {
         if (!bytes)
@@ -142,6 +148,8 @@ cuabi_result cuDeviceTotalMem_v2(size_t *bytes, cuabi_device dev)
 cuabi_result cuDeviceGetAttribute(int *value, cuabi_device_attribute attrib, cuabi_device dev)
 {
     cuabi_result rc = fake_begin(FAKE_E_cuDeviceGetAttribute, true);
+    if (rc == CUABI_SUCCESS)
+        rc = fake_device_lost(dev);
 
     if (rc == CUABI_SUCCESS) {
         const gpu_fake_device_desc *d = valid_device(dev) ? &fake.devices[dev].desc : NULL;
@@ -165,6 +173,8 @@ cuabi_result cuDeviceGetAttribute(int *value, cuabi_device_attribute attrib, cua
 cuabi_result cuDeviceGetPCIBusId(char *bus_id, int len, cuabi_device dev)
 {
     cuabi_result rc = fake_begin(FAKE_E_cuDeviceGetPCIBusId, true);
+    if (rc == CUABI_SUCCESS)
+        rc = fake_device_lost(dev);
 
     if (rc == CUABI_SUCCESS) {
         if (!bus_id || len < 13)
@@ -180,6 +190,8 @@ cuabi_result cuDeviceGetPCIBusId(char *bus_id, int len, cuabi_device dev)
 cuabi_result cuDeviceCanAccessPeer(int *can_access, cuabi_device dev, cuabi_device peer)
 {
     cuabi_result rc = fake_begin(FAKE_E_cuDeviceCanAccessPeer, true);
+    if (rc == CUABI_SUCCESS)
+        rc = fake_device_lost(dev) ? fake_device_lost(dev) : fake_device_lost(peer);
 
     if (rc == CUABI_SUCCESS) {
         if (!can_access)
@@ -197,6 +209,8 @@ cuabi_result cuDeviceCanAccessPeer(int *can_access, cuabi_device dev, cuabi_devi
 cuabi_result cuDevicePrimaryCtxRetain(cuabi_context *ctx, cuabi_device dev)
 {
     cuabi_result rc = fake_begin(FAKE_E_cuDevicePrimaryCtxRetain, true);
+    if (rc == CUABI_SUCCESS)
+        rc = fake_device_lost(dev);
 
     if (rc == CUABI_SUCCESS) {
         if (!ctx) {

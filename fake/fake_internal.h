@@ -258,6 +258,32 @@ void fake_unlock(void);
 /* The entry point of a base or exported name, or -1. */
 int fake_entry_find(const char *name);
 
+/* What configuration errors do: stop the program with a message. A malformed number stops it too. */
+_Noreturn void fake_die(const char *what, const char *detail);
+long fake_parse_number(const char *var, const char *text, long lo, long hi);
+
+/* ---- fake_faults.c (issue 14): faults on demand, devices from the environment ---- */
+
+/* Reads GPUSHIM_FAKE_MEMORY_LIMIT, _LOSE, _STALL, _DEVICE_NAME, _DEVICE_MEMORY, _COMPUTE_CAPABILITY. */
+void fake_faults_configure(void);
+
+/* Counts a call into the fake (fake_begin()): GPUSHIM_FAKE_LOSE's device is lost at its nth. */
+void fake_faults_on_call(void);
+
+/* What calls that use the device return since it was lost; success while it is there. */
+cuabi_result fake_device_lost(int device);
+
+/* Whether queued work is stalled (gpu_fake_stall()): none runs. */
+bool fake_stalled(void);
+
+/* Whether `bytes` more would take the device's `used` past its limit (gpu_fake_memory_limit()). */
+bool fake_over_limit(int device, size_t used, size_t bytes);
+
+/* ---- fake_report.c (issue 14) ---- */
+
+/* Reads GPUSHIM_FAKE_REPORT. */
+void fake_report_configure(void);
+
 /* ---- fake_device.c ---- */
 
 void fake_devices_configure(int count, bool peer);
@@ -322,6 +348,9 @@ cuabi_result fake_ctx_drain(struct fake_ctx *ctx);
 
 /* Destroys every stream, event and graph of the context; returns how many. */
 unsigned long fake_streams_reset(struct fake_ctx *ctx);
+
+/* Frees the stream's queued work without running it (its device was lost). */
+void fake_stream_drop_work(struct fake_stream *s);
 
 /* A new stream of the context (cuStreamCreate without its checks); OUT_OF_MEMORY. */
 cuabi_result fake_stream_new(struct fake_ctx *ctx, unsigned flags, struct fake_stream **out);

@@ -90,7 +90,8 @@ cuabi_result fake_alloc_new(int device, size_t bytes, int kind, struct fake_allo
     struct fake_device *d = &fake.devices[device];
     struct fake_alloc *a = NULL;
 
-    if (bytes > d->desc.total_memory - d->used || !(a = calloc(1, sizeof(*a))) || !(a->data = malloc(bytes))) {
+    if (bytes > d->desc.total_memory - d->used || fake_over_limit(device, d->used, bytes) || !(a = calloc(1, sizeof(*a))) ||
+        !(a->data = malloc(bytes))) {
         free(a);
         return CUABI_ERROR_OUT_OF_MEMORY;
     }

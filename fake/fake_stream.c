@@ -225,6 +225,10 @@ static void drain(struct fake_stream *s, uint64_t upto)
         }
         if (!op || op->seq > upto)
             return;
+        if (fake_stalled()) {
+            pthread_cond_wait(&fake.cond, &fake.lock);
+            continue;
+        }
         d = pending_dep(op);
         if (d) {
             drain(d->stream, d->seq);
@@ -426,6 +430,12 @@ static void free_ops(struct fake_op *op)
     }
 }
 
+void fake_stream_drop_work(struct fake_stream *s)
+{
+    free_ops(s->head);
+    s->head = s->tail = NULL;
+}
+
 static void graph_free(struct fake_graph *g)
 {
     free_ops(g->head);
@@ -587,6 +597,8 @@ cuabi_result cuStreamSynchronize(cuabi_stream stream)
 
         if (!s) {
             rc = CUABI_ERROR_INVALID_HANDLE;
+        } else if (fake_device_lost(s->ctx->device)) {
+            rc = fake_device_lost(s->ctx->device);
         } else if (s->capture != FAKE_CAPTURE_NONE) {
             s->capture = FAKE_CAPTURE_INVALIDATED;
             rc = CUABI_ERROR_STREAM_CAPTURE_UNSUPPORTED;
@@ -615,6 +627,9 @@ cuabi_result cuStreamQuery(cuabi_stream stream)
         s = stream_lookup(stream);
         if (!s) {
             rc = CUABI_ERROR_INVALID_HANDLE;
+        } else if (fake_device_lost(s->ctx->device)) {
+            rc = fake_device_lost(s->ctx->device);
+            s = NULL;
         } else if (s->capture != FAKE_CAPTURE_NONE) {
             s->capture = FAKE_CAPTURE_INVALIDATED;
             rc = CUABI_ERROR_STREAM_CAPTURE_UNSUPPORTED;
@@ -762,6 +777,8 @@ cuabi_result cuEventQuery(cuabi_event event)
 
         if (!e)
             rc = CUABI_ERROR_INVALID_HANDLE;
+        else if (fake_device_lost(e->ctx->device))
+            rc = fake_device_lost(e->ctx->device);
         else if (!event_done(e))
             rc = CUABI_ERROR_NOT_READY;
     }
@@ -777,6 +794,8 @@ cuabi_result cuEventSynchronize(cuabi_event event)
 
         if (!e)
             rc = CUABI_ERROR_INVALID_HANDLE;
+        else if (fake_device_lost(e->ctx->device))
+            rc = fake_device_lost(e->ctx->device);
         else if (e->stream)
             drain(e->stream, e->seq);
     }
@@ -1056,7 +1075,7 @@ FAKE_API size_t gpu_fake_run(size_t max)
         }
         /* The oldest queued operation: all it depends on is older, so already done. */
         each_queue(oldest_head, &s);
-        if (!s || (fake_kernel_holds(s->head) && fake.gate_closed))
+        if (!s || (fake_kernel_holds(s->head) && fake.gate_closed) || fake_stalled())
             break;
         op = s->head;
         s->head = op->next;

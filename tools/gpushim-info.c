@@ -382,6 +382,8 @@ static void print_json(const struct info *in)
     json_string(r->message);
     printf(",\n  \"file\": ");
     json_string(r->file);
+    printf(",\n  \"fake_driver\": "); /* gpushim's fake driver (its identity), null for a real one */
+    json_string(r->fake);
     printf(",\n  \"driver_version\": %d,\n  \"abi_version\": %d,\n  \"init_called\": %s,\n  \"init_result\": %u,\n",
            r->driver_version, r->abi_version, r->init_called ? "true" : "false", r->init_result);
     printf("  \"resolved\": {\"cuGetProcAddress_v2\": %zu, \"dlsym\": %zu},\n", r->via_get_proc_address, r->via_dlsym);
@@ -445,6 +447,8 @@ static void print_text(const struct info *in)
         printf("driver: %s\n  CUDA %d.%d (%d)\n", r->file, r->driver_version / 1000, r->driver_version % 1000 / 10,
                r->driver_version);
     }
+    if (r->fake)
+        printf("  this is gpushim's fake driver (%s): a CUDA driver simulated in host memory, not a GPU\n", r->fake);
     if (r->entry_count) {
         printf("  entry points at %d: %zu resolved with cuGetProcAddress_v2, %zu with dlsym; %zu required and %zu "
                "optional missing\n",

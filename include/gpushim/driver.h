@@ -124,6 +124,13 @@ typedef struct gpu_load_report {
      */
     const char *step;             /**< while in progress: "dlopen", "cuInit" or "resolve"; else NULL */
     uint64_t started_ns;          /**< when the load began (CLOCK_MONOTONIC ns); 0 before */
+    /**
+     * What the loaded library says it is when it is gpushim's fake driver
+     * (its gpu_fake_identify(), e.g. "gpushim-fakecuda 0.1.0"): a CUDA
+     * driver simulated in host memory, not a GPU. NULL for any other
+     * library, and before the library is opened.
+     */
+    const char *fake;
 } gpu_load_report;
 
 /**

@@ -24,6 +24,16 @@
  *   GPUSHIM_FAKE_INIT_CALLBACK=f  cuInit first calls int f(void), found with dlsym in the process (e.g.
  *                            gpu_driver_load): a driver calling back into its client; see
  *                            gpu_fake_init_callback_status()
+ *   GPUSHIM_FAKE_DEVICE_NAME=s  every device's name (1 to 63 bytes; default "Fake CUDA Device N")
+ *   GPUSHIM_FAKE_DEVICE_MEMORY=B  every device's total memory, bytes with an optional K, M or G
+ *                            suffix (powers of 1024; default 256M + 64M * N)
+ *   GPUSHIM_FAKE_COMPUTE_CAPABILITY=M.m  every device's compute capability, e.g. 9.0
+ *                            (default 9.0 for even ordinals, 8.6 for odd ones)
+ *   GPUSHIM_FAKE_MEMORY_LIMIT=B  out of memory past B bytes in use on a device, see gpu_fake_memory_limit()
+ *   GPUSHIM_FAKE_LOSE=d:nth:r   device d falls off the bus at the nth call into the fake, see
+ *                            gpu_fake_device_lose()
+ *   GPUSHIM_FAKE_STALL=1        start stalled, see gpu_fake_stall()
+ *   GPUSHIM_FAKE_REPORT=1|strict  the live objects on stderr at exit, see gpu_fake_report()
  *   GPUSHIM_FAKE_KERNELS=a.so:b.so  libraries loaded (dlopen, never closed) at the first call, whose
  *                            constructors register host kernels (gpu_fake_kernel_register())
  * Malformed values stop the program with a message, rather than being ignored.
@@ -409,12 +419,20 @@ int gpu_fake_param(const gpu_fake_launch *launch, unsigned index, void *out, siz
 /* ---- Faults on demand (issue 14), besides gpu_fake_fail() ---- */
 
 /**
- * Device `ordinal` falls off the bus: from now on every call that uses it (its
- * context, its streams, events, memory and modules, its attributes) returns
- * `result`, and queued work on it never runs. GPUSHIM_FAKE_LOSE=ordinal:nth:result
- * does it at the nth call into the fake.
+ * Device `ordinal` falls off the bus: from now on every call that uses it
+ * returns `result`: any call made with its context current (allocations,
+ * frees, copies, launches, stream and event calls), synchronisations and
+ * queries of its streams and events, and its device queries (name, memory,
+ * attributes, PCI bus id, peer access, cuDevicePrimaryCtxRetain). Its queued
+ * work is dropped, never run, so what waits for it (another device's stream
+ * waiting on one of its events, too) does not hang. Destroying its streams
+ * and events and releasing its primary context still work, as host-side
+ * clean-up. GPUSHIM_FAKE_LOSE=ordinal:nth:result does it at the nth call into
+ * the fake (every entry point counted, from 1).
  * @param ordinal the device.
- * @param result the CUresult those calls return; 0 means CUDA_ERROR_DEVICE_UNAVAILABLE (46).
+ * @param result the CUresult those calls return; 0 means CUDA_ERROR_UNKNOWN
+ *        (999), which is what a real driver reports after the kernel logs
+ *        "Xid 79: GPU has fallen off the bus".
  * @return 0, or -1 for no such device.
  */
 int gpu_fake_device_lose(int ordinal, int result);
@@ -449,9 +467,13 @@ void gpu_fake_init_delay(unsigned long ms);
 
 /**
  * Writes the objects still alive, by kind, to stderr ("gpushim-fakecuda: 2
- * device allocations, 1 stream still alive"), or that none are.
- * GPUSHIM_FAKE_REPORT=1 calls it at exit; GPUSHIM_FAKE_REPORT=strict also makes
- * the process exit with status 86 when anything is alive.
+ * device allocations, 1 stream still alive"), or that none are
+ * ("gpushim-fakecuda: no object still alive"). Primary-context retains are
+ * not counted: gpushim holds a device's primary context for the life of the
+ * process. GPUSHIM_FAKE_REPORT=1 calls it at exit, after the atexit handlers
+ * (from a destructor of the library), when the program used the fake;
+ * GPUSHIM_FAKE_REPORT=strict also makes the process exit with status 86 when
+ * anything is alive (stdio flushed first).
  * @return how many objects are alive, all kinds together.
  */
 long gpu_fake_report(void);

@@ -65,6 +65,7 @@ static gpu_load_attempt attempts[MAX_ATTEMPTS];
 static char attempt_paths[MAX_ATTEMPTS][PATH_BYTES];
 static char attempt_errors[MAX_ATTEMPTS][ERROR_BYTES];
 static char loaded_file[PATH_BYTES];
+static char fake_identity[64];
 static char message_buf[MESSAGE_BYTES];
 static const char *message = "";
 
@@ -334,6 +335,25 @@ static void describe_missing(const char *file)
     message = text_end(&t);
 }
 
+/*
+ * gpushim's own fake driver (fake/, include/gpushim/fake.h) exports
+ * gpu_fake_identify(); a real driver does not. Recorded in the report, so
+ * that nobody takes the fake's results for a GPU's.
+ */
+static void identify_fake(void *handle)
+{
+    void *sym = dlsym(handle, "gpu_fake_identify");
+    const char *(*identify)(void);
+    const char *id;
+
+    if (!sym)
+        return;
+    memcpy(&identify, &sym, sizeof(sym));
+    id = identify();
+    if (id && *id)
+        report.fake = text_printf(fake_identity, sizeof(fake_identity), "%s", id);
+}
+
 static gpu_status load_from(void *handle)
 {
     cuabi_pfn_cuInit init;
@@ -362,6 +382,7 @@ static gpu_status load_from(void *handle)
     memcpy(&sym, &init, sizeof(sym));
     if (dladdr(sym, &info) && info.dli_fname)
         report.file = text_printf(loaded_file, sizeof(loaded_file), "%s", info.dli_fname);
+    identify_fake(handle);
 
     publish_step(1, "cuInit", "the driver is being loaded: cuInit(0) has not returned yet");
     t0 = now_ns();

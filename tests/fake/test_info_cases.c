@@ -182,6 +182,24 @@ static void report_exact(void **state)
     assert_non_null(strstr(out, "\"init_called\": false,"));
 }
 
+/* Issue 14: the fake says it is gpushim's fake driver, not a GPU, in text and JSON; no other library does. */
+static void says_it_is_the_fake(void **state)
+{
+    (void)state;
+    fake_env(NULL, NULL);
+    assert_int_equal(run("--no-self-test", NULL), 0);
+    assert_non_null(strstr(out, "  this is gpushim's fake driver (gpushim-fakecuda "));
+    assert_non_null(strstr(out, "): a CUDA driver simulated in host memory, not a GPU\n"));
+    assert_int_equal(run("--json --no-self-test", NULL), 0);
+    assert_non_null(strstr(out, "\n  \"fake_driver\": \"gpushim-fakecuda "));
+    assert_utf8_json_text(out);
+    setenv("GPUSHIM_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
+    assert_int_equal(run("--json", NULL), 1);
+    assert_non_null(strstr(out, "\n  \"fake_driver\": null,"));
+    assert_int_equal(run("", NULL), 1);
+    assert_null(strstr(out, "fake driver"));
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -191,6 +209,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(write_errors),
         cmocka_unit_test(timeout_says_what_is_stuck),
         cmocka_unit_test(report_exact),
+        cmocka_unit_test(says_it_is_the_fake),
     };
 
     fake_path = getenv("GPUSHIM_LIBCUDA");

@@ -190,6 +190,10 @@ static void report_ready(void **state)
     assert_string_equal(gpu_load_stage_name(r->stage), "ready");
     assert_string_equal(r->message, "");
     same_file(r->file, getenv("GPUSHIM_LIBCUDA"));
+    /* The report says it is the fake, as the fake says it. */
+    assert_non_null(r->fake);
+    assert_string_equal(r->fake, gpu_fake_identify());
+    assert_non_null(strstr(r->fake, "gpushim-fakecuda "));
     assert_int_equal(r->attempt_count, 1);
     assert_string_equal(r->attempts[0].path, getenv("GPUSHIM_LIBCUDA"));
     assert_null(r->attempts[0].error);
@@ -373,6 +377,7 @@ static void init_fails(void **state)
     assert_int_equal(r->init_result, want);
     assert_int_equal(r->driver_version, 0);
     same_file(r->file, getenv("GPUSHIM_LIBCUDA"));
+    assert_string_equal(r->fake, gpu_fake_identify()); /* known before cuInit */
     assert_non_null(strstr(r->message, needle));
     if (want == CUABI_ERROR_STUB_LIBRARY)
         assert_non_null(strstr(r->message, "stub library"));
@@ -419,6 +424,7 @@ static void not_a_driver(void **state)
     r = gpu_driver_report();
     assert_int_equal(r->stage, GPU_LOAD_RESOLVE);
     assert_false(r->init_called);
+    assert_null(r->fake); /* libgpushim.so exports no gpu_fake_identify */
     assert_int_equal(gpu_fake_calls("cuInit"), 0);
 }
 
