@@ -50,6 +50,7 @@ static bool device_lost(void)
         "CUDA_ERROR_ILLEGAL_ADDRESS",
         "CUDA_ERROR_LAUNCH_FAILED",
         "CUDA_ERROR_HARDWARE_STACK_ERROR",
+        "CUDA_ERROR_UNKNOWN", /* what a GPU that fell off the bus (Xid 79) gives */
     };
     const char *name = gpu_cuda_result_name(gpu_last_cuda_result());
 
