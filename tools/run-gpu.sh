@@ -17,6 +17,7 @@
 #                     (and with call tracing on: trace=on, trace=gpu)
 #   trace-h200.json   the trace gpu-trace recorded (GPUSHIM_TRACE with GPU spans), for ui.perfetto.dev
 #   bench-pool.log    stream-ordered allocation against cuMemAlloc/cuMemFree (issue 12)
+#   examples.log      examples/ built from a temporary meson install and run on the real driver
 #
 # Environment:
 #   OUT                    output folder (default ./gpu-out)
@@ -172,6 +173,15 @@ step "gpushim-info --json" "$TESTS_LOG" 30 "$BUILD/tools/gpushim-info" --json
 step "dlopen into PyTorch (ctypes)" "$TESTS_LOG" 120 /opt/torch/.venv/bin/python tests/dlopen/torch_ctypes.py \
     "$BUILD/src/libgpushim.so"
 
+# ---- examples/ (issue 14): built from an installed gpushim, run on the real driver. ----
+EXAMPLES_LOG=$OUT/examples.log
+: >"$EXAMPLES_LOG"
+if step "examples: meson install" "$EXAMPLES_LOG" 180 sh -c 'rm -rf "$1" && meson setup "$1" --prefix="$2" --buildtype=release \
+        --wrap-mode=nodownload -Dtests=disabled -Dbench=false && meson install -C "$1" --quiet' sh \
+        "$BUILD-install" "$TMP/prefix"; then
+    step "examples (real driver)" "$EXAMPLES_LOG" 120 tools/run-examples.sh "$TMP/prefix" gpu
+fi
+
 # ---- Benchmarks, run directly so their tables land in the logs. ----
 for b in ordering dispatch graphs first-use peer compile pool; do
     case $b in
@@ -238,6 +248,9 @@ fi
     grep -hE '^(ORDERING_BENCH|ORDERING_BOUND|OVERHEAD|target|DISPATCH|GRAPHS|FIRST_USE|NO_DRIVER|STARTUP|PEER_BENCH|COMPILE|POOL_BENCH)|skipped:' "$OUT"/bench-*.log
     grep -hE '^TRACE_JSON' "$OUT"/bench-overhead.log
     grep -hE 'ERROR SUMMARY' "$SAN_LOG" | sort | uniq -c
+    echo "EXAMPLES $(grep -c '^ok:' "$EXAMPLES_LOG") ok, $(grep -c '^FAIL:' "$EXAMPLES_LOG") failed:" \
+        "$(grep -hE '^examples \(' "$EXAMPLES_LOG" | tail -n 1)"
+    grep -hE '^FAIL:' "$EXAMPLES_LOG"
     echo
     echo "== steps ($SECONDS s of a $BUDGET s budget)"
     printf '%-36s %6s %6s  %s\n' step rc secs result

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Builds and runs examples/ against an INSTALLED gpushim, the way a user's
+# project does: a copy of examples/ outside the tree, pkg-config pointed at
+# PREFIX, the programs run with PREFIX's libgpushim.
+#   fake   on PREFIX's fake driver (gpushim-fakecuda), kernels as host functions
+#   gpu    on the machine's real driver: the same binaries and checks
+# Exit status as examples/run.sh: 0 passed, 1 failed, 77 the fake run had no
+# nvcc, so only faults ran.
+#
+# usage: tools/run-examples.sh PREFIX fake|gpu   (PREFIX: where `meson install` put gpushim)
+set -euo pipefail
+
+prefix=${1:?usage: run-examples.sh PREFIX fake|gpu}
+mode=${2:?usage: run-examples.sh PREFIX fake|gpu}
+prefix=$(cd "$prefix" && pwd)
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+pc_file=$(find "$prefix" -name gpushim.pc -path '*/pkgconfig/*' | head -n 1)
+[ -n "$pc_file" ] || { echo "run-examples.sh: no gpushim.pc under $prefix"; exit 1; }
+export PKG_CONFIG_PATH=$(dirname "$pc_file")
+# Where there is no pkg-config (or only tools/run-gpu.sh's stand-in for cmocka), a reader of .pc files.
+if ! pkg-config --exists gpushim 2>/dev/null; then
+    export PKG_CONFIG="python3 $root/tools/pkg-config-lite.py"
+    echo "examples: no pkg-config that finds gpushim here: using tools/pkg-config-lite.py"
+fi
+PKG_CONFIG=${PKG_CONFIG:-pkg-config}
+LD_LIBRARY_PATH=$($PKG_CONFIG --variable=libdir gpushim)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export LD_LIBRARY_PATH
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp -r "$root/examples" "$work/"
+echo "examples: gpushim $($PKG_CONFIG --modversion gpushim) from $prefix, built in $work/examples, mode $mode"
+bash "$work/examples/run.sh" "$mode"
