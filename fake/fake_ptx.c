@@ -13,8 +13,6 @@
 
 #include "fake_internal.h"
 
-/* A fatbin's magic; a wrapper (__fatBinC_Wrapper_t, magic 0x466243b1) points at one. */
-#define FATBIN_MAGIC 0xba55ed50u
 
 enum {
     FATBIN_KIND_PTX = 1,
@@ -877,14 +875,6 @@ cuabi_result fake_ptx_load(const void *image, struct fake_module *m, char *log, 
     /* Compared byte by byte, so that a short PTX text is not read past its end. */
     if (b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F')
         return not_supported(log, log_size, "a cubin has no PTX; load PTX");
-    if (b[0] == 0xb1 && b[1] == 0x43 && b[2] == 0x62 && b[3] == 0x46) {
-        const unsigned char *inner;
-
-        memcpy(&inner, b + 8, sizeof(inner));
-        if (!inner || le32(inner) != FATBIN_MAGIC)
-            return not_supported(log, log_size, "this fatbin wrapper does not point at a fatbin; load PTX");
-        return read_fatbin(inner, m, log, log_size);
-    }
     if (b[0] == 0x50 && b[1] == 0xed && b[2] == 0x55 && b[3] == 0xba)
         return read_fatbin(b, m, log, log_size);
     return read_text(image, m, log, log_size);

@@ -43,6 +43,37 @@ static bool is_binary_image(const unsigned char *p, size_t size)
     return size >= 4 && (memcmp(p, elf, 4) == 0 || memcmp(p, fatbin, 4) == 0);
 }
 
+static uint64_t read_le(const unsigned char *p, unsigned bytes)
+{
+    uint64_t v = 0;
+
+    while (bytes--)
+        v = v << 8 | p[bytes];
+    return v;
+}
+
+/*
+ * The driver takes a binary image without its size and reads as far as the
+ * image's own headers say: a fatbin's (16 bytes, then the bytes of its
+ * entries) or an ELF64 cubin's (its program and section header tables). So
+ * the image must hold that much: NULL where it does, else why not. Beyond
+ * that the driver checks the image itself.
+ */
+static const char *binary_image_short(const unsigned char *p, size_t size)
+{
+    if (p[0] == 0x50) { /* a fatbin */
+        if (size < 16)
+            return "a fatbin shorter than its 16-byte header";
+        return read_le(p + 8, 8) > size - 16 ? "a fatbin shorter than its header says" : NULL;
+    }
+    if (size < 64 || p[4] != 2 /* ELFCLASS64 */)
+        return "an ELF image without a whole ELF64 header";
+    if (read_le(p + 32, 8) + read_le(p + 54, 2) * read_le(p + 56, 2) > size ||
+        read_le(p + 40, 8) + read_le(p + 58, 2) * read_le(p + 60, 2) > size)
+        return "an ELF image shorter than its header tables say";
+    return NULL;
+}
+
 gpu_status gpu_module_load_data(gpu_context *ctx, const void *image, size_t size, gpu_module **out)
 {
     cuabi_jit_option options[2] = {CUABI_JIT_ERROR_LOG_BUFFER, CUABI_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
@@ -50,6 +81,7 @@ gpu_status gpu_module_load_data(gpu_context *ctx, const void *image, size_t size
     void *values[2] = {log, (void *)(uintptr_t)sizeof(log)};
     char *text = NULL;
     const void *data = image;
+    const char *why;
     struct gpu__call c;
     gpu_module *m;
     gpu_status st;
@@ -58,6 +90,11 @@ gpu_status gpu_module_load_data(gpu_context *ctx, const void *image, size_t size
         return GPU__INVALID("out is NULL");
     if (!image || size == 0)
         return GPU__INVALID("the image is empty");
+    if (is_binary_image(image, size) && (why = binary_image_short(image, size)))
+        return GPU__FAIL(GPU_ERR_INVALID_ARG, "%s (%zu bytes)", why, size);
+    if (size >= 4 && memcmp(image, "\xb1\x43\x62\x46", 4) == 0)
+        return GPU__INVALID("a fatbin wrapper (__fatBinC_Wrapper_t) holds a pointer, not an image: pass the "
+                            "fatbin it points at, with its size");
     m = gpu__object_new(&c, ctx, &module_kind, sizeof(*m));
     if (!m)
         return c.st;

@@ -333,8 +333,7 @@ int gpu_fake_driver_version(void);
  * `.local`, `.section .debug_*`, `.file`, and comments. Nothing is compiled:
  * an entry runs its host implementation (see "Kernels as host functions").
  * Malformed text is CUDA_ERROR_INVALID_PTX with a log naming the line and
- * what was expected (CU_JIT_ERROR_LOG_BUFFER). A fatbin (or the wrapper nvcc
- * embeds, which points at one) is read for its first uncompressed PTX entry
+ * what was expected (CU_JIT_ERROR_LOG_BUFFER). A fatbin is read for its first uncompressed PTX entry
  * (`nvcc -fatbin --no-compress`); a cubin, or a fatbin without such an entry,
  * is CUDA_ERROR_NOT_SUPPORTED, the log saying why ("not supported by the
  * fake: a cubin has no PTX; load PTX").

@@ -385,7 +385,9 @@ static void module_rejected(void **state)
 {
     static const char garbage[] = ".version 8.0\n.fake_kernel add_one\n  garbage here\n";
     static const char unknown[] = ".version 8.0\n.fake_kernel no_such\n";
-    static const unsigned char elf[] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0};
+    /* An ELF64 header with no program or section header table: whole, as far as its headers say. */
+    static const unsigned char elf[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0};
+    unsigned char elf_short[64];
     gpu_module *m = (gpu_module *)&m;
 
     (void)state;
@@ -403,6 +405,14 @@ static void module_rejected(void **state)
     /* A cubin goes to the driver as it is (not as text), which this one refuses. */
     FT_FAIL(gpu_module_load_data(NULL, elf, sizeof(elf), &m), GPU_ERR_NOT_SUPPORTED, CUABI_ERROR_NOT_SUPPORTED,
             "not supported by the fake: a cubin has no PTX; load PTX");
+    /* The driver reads a cubin as far as its headers say: gpushim, which knows the size, checks that first. */
+    FT_INVALID(gpu_module_load_data(NULL, elf, 63, &m), "an ELF image without a whole ELF64 header (63 bytes)");
+    memcpy(elf_short, elf, sizeof(elf_short));
+    elf_short[40] = 64;   /* e_shoff: the section headers start where the image ends */
+    elf_short[60] = 1;    /* e_shnum */
+    elf_short[58] = 64;   /* e_shentsize */
+    FT_INVALID(gpu_module_load_data(NULL, elf_short, sizeof(elf_short), &m),
+               "an ELF image shorter than its header tables say");
     assert_ptr_equal(m, (gpu_module *)&m);
 }
 

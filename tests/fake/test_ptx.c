@@ -290,9 +290,11 @@ static void fatbins(void **state)
     FT_OK(gpu_module_load_data(NULL, fb, n, &m));
     assert_layout(m, "k", 1, (const size_t[]){8}, 8);
     gpu_module_destroy(m);
-    FT_OK(gpu_module_load_data(NULL, &wrapper, sizeof(wrapper), &m));
-    assert_layout(m, "k", 1, (const size_t[]){8}, 8);
-    gpu_module_destroy(m);
+    /* gpushim passes the driver no size: a binary image must hold what its headers say, and a wrapper is a pointer. */
+    FT_INVALID(gpu_module_load_data(NULL, fb, n - 1, &m), "a fatbin shorter than its header says");
+    FT_INVALID(gpu_module_load_data(NULL, fb, 15, &m), "a fatbin shorter than its 16-byte header");
+    FT_INVALID(gpu_module_load_data(NULL, &wrapper, sizeof(wrapper), &m),
+               "a fatbin wrapper (__fatBinC_Wrapper_t) holds a pointer, not an image");
     /* PTX in the fatbin is read: an error in it is a PTX error. */
     n = make_fatbin(fb, 1, 0x11, ".version 8.0\nnonsense\n");
     FT_FAIL(gpu_module_load_data(NULL, fb, n, &m), GPU_ERR_MODULE_LOAD, CUABI_ERROR_INVALID_PTX,
@@ -303,9 +305,6 @@ static void fatbins(void **state)
     n = make_fatbin(fb, 2, 0x11, "\x7f" "ELF");
     FT_FAIL(gpu_module_load_data(NULL, fb, n, &m), GPU_ERR_NOT_SUPPORTED, CUABI_ERROR_NOT_SUPPORTED,
             "not supported by the fake: a fatbin without PTX has only machine code; load PTX");
-    wrapper.data = NULL;
-    FT_FAIL(gpu_module_load_data(NULL, &wrapper, sizeof(wrapper), &m), GPU_ERR_NOT_SUPPORTED,
-            CUABI_ERROR_NOT_SUPPORTED, "this fatbin wrapper does not point at a fatbin");
     assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_MODULES), 0);
 }
 
