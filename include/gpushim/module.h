@@ -15,8 +15,12 @@ extern "C" {
 /**
  * Loads a module from memory into `ctx` (NULL: device 0): PTX text, or a
  * cubin or fatbin image. `size` is the image's length in bytes; PTX need not
- * be NUL-terminated. When the driver rejects the image, GPU_ERR_MODULE_LOAD
- * and gpu_last_error() holds the driver's JIT log.
+ * be NUL-terminated. The driver is given no size and reads a binary image as
+ * far as its headers say, so a fatbin or ELF64 cubin shorter than that is
+ * GPU_ERR_INVALID_ARG before the driver sees it; so is a fatbin wrapper
+ * (__fatBinC_Wrapper_t, a pointer rather than an image). When the driver
+ * rejects the image, GPU_ERR_MODULE_LOAD and gpu_last_error() holds the
+ * driver's JIT log.
  * GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_NO_DEVICE, GPU_ERR_CONTEXT,
  * GPU_ERR_MODULE_LOAD, GPU_ERR_OUT_OF_MEMORY.
  * @param ctx the context; NULL: device 0's primary context
