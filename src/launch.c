@@ -48,17 +48,22 @@ static gpu_status config_refuse(const gpu_launch_config *c, const char *func)
 
 /*
  * Whether every dimension is at least 1 and within its limit, and the block
- * holds at most 1024 threads: on the launch path, so without branches on each
- * (an unsigned d - 1 wraps around for d == 0). A cluster is checked off it.
+ * holds at most 1024 threads: on the launch path, so in few operations,
+ * each test one compare and a branch that is never taken. Grid x from 1 to
+ * 2^31 - 1 is a positive int. Below 2^16 (grid y, z) and 2^11 (block) the
+ * products fit their types and are 0 only where a factor is 0; a block of 1
+ * to 1024 threads then has x and y of at most 1024, leaving z's own 64. A
+ * cluster is checked off the path.
  */
 static inline bool config_fits(const gpu_launch_config *c)
 {
-    unsigned bad = (c->grid[0] - 1u > 2147483646u) | (c->grid[1] - 1u > 65534u) | (c->grid[2] - 1u > 65534u) |
-                   (c->block[0] - 1u > 1023u) | (c->block[1] - 1u > 1023u) | (c->block[2] - 1u > 63u) |
-                   c->cluster[0] | c->cluster[1] | c->cluster[2];
+    const unsigned gy = c->grid[1], gz = c->grid[2], bx = c->block[0], by = c->block[1], bz = c->block[2];
 
-    /* With each block dimension at most 1024 the product fits 64 bits. */
-    return !bad && (unsigned long long)c->block[0] * c->block[1] * c->block[2] <= 1024u;
+    if ((int)c->grid[0] <= 0 || ((gy | gz) >> 16) != 0 || ((bx | by | bz) >> 11) != 0)
+        return false;
+    if (gy * gz == 0 || bz > 64 || (unsigned long long)bx * by * bz - 1 >= 1024)
+        return false;
+    return (c->cluster[0] | c->cluster[1] | c->cluster[2]) == 0;
 }
 
 static inline gpu_status config_check(const gpu_launch_config *c, const char *func)
