@@ -116,7 +116,7 @@ gpu_status gpu_buffer_copy_from_host_async(gpu_buffer *buffer, const void *src, 
 
     if (!copy_fits(buffer, src, bytes))
         return copy_async_cold(buffer, NULL, src, bytes, stream, false, __func__);
-    return GPU__HOT_OR(&c, stream, buffer->obj.ctx, cuMemcpyHtoDAsync, GPU_ERR_TRANSFER,
+    return GPU__HOT_OR(&c, stream, buffer->obj.ctx_cu, cuMemcpyHtoDAsync, GPU_ERR_TRANSFER,
                        copy_async_cold(buffer, NULL, src, bytes, stream, false, __func__), buffer->ptr, src, bytes, c.stream);
 }
 
@@ -126,7 +126,7 @@ gpu_status gpu_buffer_copy_to_host_async(const gpu_buffer *buffer, void *dst, si
 
     if (!copy_fits(buffer, dst, bytes))
         return copy_async_cold(buffer, dst, NULL, bytes, stream, true, __func__);
-    return GPU__HOT_OR(&c, stream, buffer->obj.ctx, cuMemcpyDtoHAsync, GPU_ERR_TRANSFER,
+    return GPU__HOT_OR(&c, stream, buffer->obj.ctx_cu, cuMemcpyDtoHAsync, GPU_ERR_TRANSFER,
                        copy_async_cold(buffer, dst, NULL, bytes, stream, true, __func__), dst, buffer->ptr, bytes, c.stream);
 }
 

@@ -50,6 +50,13 @@
 extern _Thread_local cuabi_context gpu__thread_context GPU__TLS_FAST;
 
 /*
+ * Caches `cu` as the thread's current context. The first time, it registers
+ * the fork handler that clears the cache in a child of fork(), which the hot
+ * path relies on (where that cannot be registered, nothing is cached).
+ */
+void gpu__thread_context_set(cuabi_context cu);
+
+/*
  * Making a context current for a while, and putting the caller's back.
  * Passed and returned by value (two registers), like the call below: no
  * helper takes a call's address, so on the hot path its fields stay in
@@ -189,20 +196,27 @@ static inline bool gpu__call_stream_for(struct gpu__call *c, gpu_stream *stream,
 }
 
 /*
- * The hot path of a call on a real stream (see GPU__STREAM_HOT): the driver
- * loaded, the stream's context the thread's cached one, and, where `owner`
- * is not NULL, the stream on owner's device. Sets c->drv and c->stream only.
+ * Whether `owner`, the context of the object a hot call works on, is `cu`,
+ * the stream's. GPU__NO_OWNER (a call on the stream alone) is folded away
+ * at compile time; an object's context is never NULL, so no other owner
+ * needs a test for it.
  */
-static inline bool gpu__call_hot(struct gpu__call *c, const gpu_stream *stream, const gpu_context *owner)
-{
-    const struct gpu__driver *drv = atomic_load_explicit(&gpu__driver_ready, memory_order_acquire);
+#define GPU__NO_OWNER ((cuabi_context)0)
+#define GPU__HOT_OWNER_IS(owner, cu) \
+    (__builtin_constant_p((owner) == GPU__NO_OWNER) && (owner) == GPU__NO_OWNER ? true : (owner) == (cu))
 
-    if (!stream || !drv || gpu__thread_context != stream->obj.ctx->cu || (owner && owner->cu != stream->obj.ctx->cu))
-        return false;
-    c->drv = drv;
-    c->stream = stream->cu;
-    return true;
-}
+/*
+ * The hot path's guard (see GPU__STREAM_HOT): a real stream, whose context
+ * is the thread's cached one, and `owner` (a CUcontext expression, evaluated
+ * only once the stream is known to be real; GPU__NO_OWNER for none) the
+ * stream's. Then the driver is loaded in this process image: the cache is
+ * set only after a driver call, and cleared in a child of fork(), so its
+ * table is called without loading gpu__driver_ready. Sets c->drv and
+ * c->stream.
+ */
+#define GPU__CALL_HOT(c, stream, owner) \
+    ((stream) && gpu__thread_context == (stream)->obj.ctx_cu && GPU__HOT_OWNER_IS(owner, (stream)->obj.ctx_cu) && \
+     ((c)->drv = &gpu__driver_table, (c)->stream = (stream)->cu, true))
 
 /* Whether a trusted call's failure says that the thread's context was not the one it needs. */
 static inline bool gpu__result_wrong_context(cuabi_result rc)
@@ -223,19 +237,26 @@ static inline bool gpu__call_retry(struct gpu__call *c, cuabi_result rc)
     return c->st == GPU_OK;
 }
 
+/* What gpu__call_hot_forget() makes of a failure the context explains: no CUresult a driver returns. */
+#define GPU__HOT_RETRY ((cuabi_result)0xffffffffu)
+
 /*
- * After a hot call: true when the driver says the thread's context was not
- * the stream's after all. The cache is then forgotten, so that the call made
- * again the cold way makes the context current first: the driver sees the
- * same two calls as gpu__call_retry() makes.
+ * GPU__HOT_CALL_MISSED()'s slow half, out of line: GPU__HOT_RETRY, the
+ * cache forgotten, where the context explains `rc`, else `rc`. Its answer
+ * replaces rc, so the hot wrapper keeps nothing across the call.
  */
-static inline bool gpu__call_hot_missed(cuabi_result rc)
-{
-    if (__builtin_expect(rc == CUABI_SUCCESS, 1) || !gpu__result_wrong_context(rc))
-        return false;
-    gpu__thread_context = NULL;
-    return true;
-}
+cuabi_result gpu__call_hot_forget(cuabi_result rc);
+
+/*
+ * Keeps a hot call's `result` in c->rc; true when the driver says that the
+ * thread's context was not the stream's after all. The cache is then
+ * forgotten, so that the call made again the cold way makes the context
+ * current first: the driver sees the same two calls as gpu__call_retry()
+ * makes.
+ */
+#define GPU__HOT_CALL_MISSED(c, result) \
+    ((c)->rc = (result), \
+     __builtin_expect((c)->rc != CUABI_SUCCESS, 0) && ((c)->rc = gpu__call_hot_forget((c)->rc)) == GPU__HOT_RETRY)
 
 /* gpu__call_end()'s slow half: leaves the context; `st` unless the leave failed after a call that succeeded. */
 gpu_status gpu__call_leave(const struct gpu__driver *drv, struct gpu__ctx_scope scope, gpu_status st);
@@ -286,8 +307,9 @@ static inline gpu_status gpu__call_unsupported(struct gpu__call *c, const char *
 
 /*
  * The hot path of a call on a stream: true when the stream is real, its
- * context the thread's cached one (and, `owner` not NULL, the stream on
- * owner's device), the entry point there, and the driver has answered `fn`
+ * context the thread's cached one (and `owner`, the CUcontext of the object
+ * worked on, the stream's; GPU__NO_OWNER for none), the entry point there,
+ * and the driver has answered `fn`
  * in c->rc (success, or a failure that the context does not explain). Then
  * nothing is left to undo: GPU__HOT_RESULT is the status. False: nothing was
  * done that the cold way (open, invoke, end) must not do again.
@@ -298,8 +320,8 @@ static inline gpu_status gpu__call_unsupported(struct gpu__call *c, const char *
  * the wrapper's arguments.
  */
 #define GPU__STREAM_HOT(c, stream, owner, fn, ...) \
-    (gpu__call_hot((c), (stream), (owner)) && (!GPU__OPTIONAL_##fn || (c)->drv->fn) && \
-     !gpu__call_hot_missed((c)->rc = (c)->drv->fn(__VA_ARGS__)))
+    (GPU__CALL_HOT(c, stream, owner) && (!GPU__OPTIONAL_##fn || gpu__driver_table.fn) && \
+     !GPU__HOT_CALL_MISSED(c, gpu__driver_table.fn(__VA_ARGS__)))
 
 /* The status of a hot call that GPU__STREAM_HOT made. */
 #define GPU__HOT_RESULT(c, fn, category) \
@@ -326,12 +348,12 @@ static inline gpu_status gpu__call_unsupported(struct gpu__call *c, const char *
 
 /* One driver call on a stream (c->stream is its CUstream). */
 #define GPU__STREAM_CALL(c, stream, fn, category, ...) \
-    GPU__STREAM_CALL_OPEN(c, stream, NULL, gpu__call_stream((c), (stream)), fn, category, __VA_ARGS__)
+    GPU__STREAM_CALL_OPEN(c, stream, GPU__NO_OWNER, gpu__call_stream((c), (stream)), fn, category, __VA_ARGS__)
 
 /* GPU__STREAM_CALL for work on an object of `owner`'s device (`what`: "the event"), which the stream must share. */
 #define GPU__STREAM_CALL_FOR(c, stream, owner, what, fn, category, ...) \
-    GPU__STREAM_CALL_OPEN(c, stream, owner, gpu__call_stream_for((c), (stream), (owner), __func__, (what), NULL), fn, \
-                          category, __VA_ARGS__)
+    GPU__STREAM_CALL_OPEN(c, stream, (owner)->cu, gpu__call_stream_for((c), (stream), (owner), __func__, (what), NULL), \
+                          fn, category, __VA_ARGS__)
 
 /* One driver call in an object's context, made current first: open, invoke, end. */
 #define GPU__OBJECT_CALL(c, ctx, fn, category, ...) \

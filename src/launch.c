@@ -13,7 +13,7 @@ gpu_launch_config gpu_launch_config_1d(unsigned blocks, unsigned threads)
     return c;
 }
 
-/* What is wrong with a configuration that config_fits() refused; GPU_OK for a good one with a cluster. */
+/* What is wrong with a configuration that gpu__launch_config_fits() refused; GPU_OK for a good one with a cluster. */
 static gpu_status config_refuse(const gpu_launch_config *c, const char *func)
 {
     static const unsigned block_max[3] = {1024, 1024, 64};
@@ -46,31 +46,11 @@ static gpu_status config_refuse(const gpu_launch_config *c, const char *func)
     return GPU_OK;
 }
 
-/*
- * Whether every dimension is at least 1 and within its limit, and the block
- * holds at most 1024 threads: on the launch path, so in few operations,
- * each test one compare and a branch that is never taken. Grid x from 1 to
- * 2^31 - 1 is a positive int. Below 2^16 (grid y, z) and 2^11 (block) the
- * products fit their types and are 0 only where a factor is 0; a block of 1
- * to 1024 threads then has x and y of at most 1024, leaving z's own 64. A
- * cluster is checked off the path.
- */
-static inline bool config_fits(const gpu_launch_config *c)
-{
-    const unsigned gy = c->grid[1], gz = c->grid[2], bx = c->block[0], by = c->block[1], bz = c->block[2];
-
-    if ((int)c->grid[0] <= 0 || ((gy | gz) >> 16) != 0 || ((bx | by | bz) >> 11) != 0)
-        return false;
-    if (gy * gz == 0 || bz > 64 || (unsigned long long)bx * by * bz - 1 >= 1024)
-        return false;
-    return (c->cluster[0] | c->cluster[1] | c->cluster[2]) == 0;
-}
-
 static inline gpu_status config_check(const gpu_launch_config *c, const char *func)
 {
     if (!c)
         return gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: config is NULL", func);
-    return config_fits(c) ? GPU_OK : config_refuse(c, func);
+    return gpu__launch_config_fits(c) ? GPU_OK : config_refuse(c, func);
 }
 
 gpu_status gpu_launch_config_check(const gpu_launch_config *c)
@@ -238,23 +218,14 @@ static gpu_status launch(gpu_stream *stream, gpu_function *f, const gpu_launch_c
 }
 
 /*
- * What the hot path launches: every dimension within its limit, at most
- * 48 KiB of dynamic shared memory, nothing extended.
- */
-static inline bool config_plain(const gpu_launch_config *c)
-{
-    return c && config_fits(c) && c->shared_mem_bytes <= GPU_SHARED_MEMORY_DEFAULT_MAX && !gpu__launch_is_extended(c);
-}
-
-/*
  * The hot path of a launch (GPU__STREAM_HOT): a plain configuration on a
  * stream of the function's device whose context is the thread's. True: the
  * driver answered, GPU__HOT_RESULT says how. False: launch_checked() does it
  * all, messages included.
  */
 #define LAUNCH_HOT(c, stream, f, config, args) \
-    (config_plain(config) && \
-     GPU__STREAM_HOT(c, stream, (f)->module->obj.ctx, cuLaunchKernel, PLAIN_LAUNCH_ARGS(f, config, (c)->stream, args)))
+    (gpu__launch_config_plain(config) && \
+     GPU__STREAM_HOT(c, stream, (f)->ctx_cu, cuLaunchKernel, PLAIN_LAUNCH_ARGS(f, config, (c)->stream, args)))
 
 /* Every launch the hot path did not make: the configuration's check with its message, then launch(). */
 static __attribute__((noinline)) gpu_status launch_checked(gpu_stream *stream, gpu_function *f,

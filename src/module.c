@@ -267,6 +267,7 @@ gpu_status gpu__module_function(gpu_module *module, const char *name, const char
         } else {
             memcpy(f->name, name, len + 1);
             f->module = module;
+            f->ctx_cu = module->obj.ctx_cu;
             f->cu = cu;
             f->next = module->functions;
             module->functions = f;

@@ -33,6 +33,7 @@ void *gpu__object_new_(struct gpu__call *c, gpu_context *ctx, const struct gpu__
         return NULL;
     }
     obj->ctx = ctx;
+    obj->ctx_cu = ctx->cu;
     obj->kind = kind;
     if (!gpu__call_in(c, ctx, false)) {
         free(obj);
@@ -61,7 +62,7 @@ static void release_enter(const struct gpu__driver *drv, const gpu_context *ctx,
     r->set = false;
     gpu__thread_context = NULL;
     if (r->known && (r->previous == ctx->cu || (!r->previous && drv->cuCtxSetCurrent(ctx->cu) == CUABI_SUCCESS))) {
-        gpu__thread_context = ctx->cu;
+        gpu__thread_context_set(ctx->cu);
         return;
     }
     if (drv->cuCtxPushCurrent(ctx->cu) == CUABI_SUCCESS) {
@@ -78,7 +79,7 @@ static void release_leave(const struct gpu__driver *drv, struct release_scope *r
 
     if (r->set) {
         if (drv->cuCtxSetCurrent(r->previous) == CUABI_SUCCESS)
-            gpu__thread_context = r->previous;
+            gpu__thread_context_set(r->previous);
         else
             gpu__fail(GPU_ERR_CONTEXT, 0, "cuCtxSetCurrent: the caller's context could not be made current again");
     } else if (r->pushed && !r->known) {

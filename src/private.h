@@ -35,6 +35,7 @@ void gpu__context_unref(gpu_context *ctx);
  */
 struct gpu__object {
     gpu_context *ctx;
+    cuabi_context ctx_cu; /* ctx->cu: the hot path (call.h) compares it with one load */
     const struct gpu__kind *kind;
 };
 
@@ -63,6 +64,7 @@ struct gpu_graph_exec {
 struct gpu_function {
     struct gpu_function *next;
     gpu_module *module;
+    cuabi_context ctx_cu; /* the module's context, for the launch's hot path (as gpu__object's) */
     cuabi_function cu;
     char name[]; /* the name looked up */
 };

@@ -99,7 +99,7 @@ gpu_status gpu_stream_query(gpu_stream *stream, bool *idle)
 
     if (!idle)
         return GPU__INVALID("idle is NULL");
-    if (!GPU__STREAM_HOT(&c, stream, NULL, cuStreamQuery, c.stream))
+    if (!GPU__STREAM_HOT(&c, stream, GPU__NO_OWNER, cuStreamQuery, c.stream))
         return stream_query_cold(stream, idle);
     if (c.rc != CUABI_SUCCESS && c.rc != CUABI_ERROR_NOT_READY)
         return GPU__RESULT(&c, cuStreamQuery, GPU_ERR_STREAM_SYNC);
@@ -145,7 +145,7 @@ gpu_status gpu_stream_record_event(gpu_stream *stream, gpu_event *event)
 
     if (!event)
         return GPU__INVALID("event is NULL");
-    return GPU__HOT_OR(&c, stream, event->obj.ctx, cuEventRecord, GPU_ERR_EVENT,
+    return GPU__HOT_OR(&c, stream, event->obj.ctx_cu, cuEventRecord, GPU_ERR_EVENT,
                        record_event_cold(stream, event, __func__), event->cu, c.stream);
 }
 
@@ -166,6 +166,6 @@ gpu_status gpu_stream_wait_event(gpu_stream *stream, gpu_event *event)
     if (!event)
         return GPU__INVALID("event is NULL");
     /* The event may be another device's: a stream can wait on any. */
-    return GPU__HOT_OR(&c, stream, NULL, cuStreamWaitEvent, GPU_ERR_STREAM_SYNC, wait_event_cold(stream, event),
+    return GPU__HOT_OR(&c, stream, GPU__NO_OWNER, cuStreamWaitEvent, GPU_ERR_STREAM_SYNC, wait_event_cold(stream, event),
                        c.stream, event->cu, 0);
 }

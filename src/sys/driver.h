@@ -39,6 +39,15 @@ enum {
  */
 extern GPU__HIDDEN const struct gpu__driver *_Atomic gpu__driver_ready;
 
+/*
+ * The table gpu__driver_ready points to once a driver loaded, for the hot
+ * path (call.h), which calls through it without loading that pointer. Only
+ * loader.c writes it. Read it only where this process image is known to
+ * have loaded the driver: in a thread that has itself had an answer from it
+ * since (after fork(), the child's thread has not).
+ */
+extern GPU__HIDDEN struct gpu__driver gpu__driver_table;
+
 /* gpu__driver_get()'s slow half: loads the driver, or says why there is none. */
 gpu_status gpu__driver_load(const struct gpu__driver **out);
 

@@ -37,7 +37,7 @@ enum {
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static atomic_bool load_done; /* lets later calls skip pthread_once's call into libc */
 static gpu_status load_status = GPU_ERR_NO_DRIVER;
-static struct gpu__driver table;
+struct gpu__driver gpu__driver_table;
 static atomic_bool table_ready;
 const struct gpu__driver *_Atomic gpu__driver_ready;
 static atomic_bool forked;
@@ -319,7 +319,8 @@ static void fill_table(void *resolved[])
 {
     size_t i = 0;
 
-#define GPU__ENTRY(need, name, symbol, params, args) memcpy(&table.name, &resolved[i++], sizeof(table.name));
+#define GPU__ENTRY(need, name, symbol, params, args) \
+    memcpy(&gpu__driver_table.name, &resolved[i++], sizeof(gpu__driver_table.name));
 #include "entry_points.h"
 #undef GPU__ENTRY
 }
@@ -420,7 +421,7 @@ static gpu_status load_from(void *handle)
         return GPU_ERR_NO_DRIVER;
     }
     fill_table(resolved);
-    gpu__trace_install(&table); /* GPUSHIM_TRACE*: wrappers in the table, only when asked for */
+    gpu__trace_install(&gpu__driver_table); /* GPUSHIM_TRACE*: wrappers in the table, only when asked for */
     report.stage = GPU_LOAD_READY;
     message = "";
     return GPU_OK;
@@ -455,7 +456,7 @@ static void load(void)
     report.message = message;
     if (load_status == GPU_OK) {
         atomic_store_explicit(&table_ready, true, memory_order_release);
-        atomic_store_explicit(&gpu__driver_ready, &table, memory_order_release);
+        atomic_store_explicit(&gpu__driver_ready, &gpu__driver_table, memory_order_release);
     }
     atomic_store_explicit(&published, &report, memory_order_release);
     atomic_store_explicit(&load_done, true, memory_order_release);
@@ -494,7 +495,7 @@ gpu_status gpu__driver_load(const struct gpu__driver **out)
             return st;
     }
     if (load_status == GPU_OK && !atomic_load_explicit(&forked, memory_order_relaxed)) {
-        *out = &table;
+        *out = &gpu__driver_table;
         return GPU_OK;
     }
     return fail_unloaded();
@@ -504,7 +505,7 @@ const struct gpu__driver *gpu__driver_peek(void)
 {
     if (atomic_load_explicit(&table_ready, memory_order_acquire) &&
         !atomic_load_explicit(&forked, memory_order_relaxed))
-        return &table;
+        return &gpu__driver_table;
     return NULL;
 }
 
@@ -572,7 +573,7 @@ void gpu__driver_forget(void)
     atomic_store(&load_started, false);
     atomic_store(&published, NULL);
     load_status = GPU_ERR_NO_DRIVER;
-    memset(&table, 0, sizeof(table));
+    memset(&gpu__driver_table, 0, sizeof(gpu__driver_table));
     memset(&report, 0, sizeof(report));
     memset(steps, 0, sizeof(steps));
     memset(attempts, 0, sizeof(attempts));

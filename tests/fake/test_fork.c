@@ -96,6 +96,15 @@ static int child_is_refused(void)
     CHILD_CHECK(8, forked_error(gpu_stream_query(parent_stream, &flag)));
     CHILD_CHECK(9, forked_error(gpu_event_synchronize(parent_event)));
     CHILD_CHECK(10, forked_error(gpu_context_synchronize(NULL)));
+    /*
+     * The hot calls on a stream: the parent's thread had the stream's context
+     * cached when it forked (a hot call just before), and the child must not
+     * take the hot path to the driver with it.
+     */
+    CHILD_CHECK(14, forked_error(gpu_stream_record_event(parent_stream, parent_event)));
+    CHILD_CHECK(15, forked_error(gpu_stream_wait_event(parent_stream, parent_event)));
+    CHILD_CHECK(16, forked_error(gpu_buffer_copy_from_host_async(parent_buffer, &v, 4, parent_stream)));
+    CHILD_CHECK(17, forked_error(gpu_buffer_copy_to_host_async(parent_buffer, &v, 4, parent_stream)));
     /* What the parent's load found stays readable. */
     CHILD_CHECK(11, gpu_driver_report()->stage == GPU_LOAD_READY);
     /* Names come from gpushim's own table: the driver is not asked. */
@@ -117,6 +126,8 @@ static void fork_after_load(void **state)
     FT_OK(gpu_stream_create(NULL, &parent_stream));
     FT_OK(gpu_event_create(NULL, &parent_event));
     FT_OK(gpu_buffer_copy_from_host(parent_buffer, &v, 4));
+    /* A hot call last: the thread forks with the stream's context cached. */
+    FT_OK(gpu_stream_record_event(parent_stream, parent_event));
     assert_int_equal(run_child(child_is_refused), 0);
     /* The parent is not affected. */
     FT_OK(gpu_stream_record_event(parent_stream, parent_event));

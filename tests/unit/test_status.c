@@ -109,48 +109,6 @@ static void launch_configs_are_checked(void **state)
     assert_int_equal(gpu_last_cuda_result(), 0);
 }
 
-/* The limits as CUDA states them, written plainly: what the launch path's few-operation check must agree with. */
-static bool dims_allowed(const unsigned grid[3], const unsigned block[3])
-{
-    static const unsigned grid_max[3] = {2147483647u, 65535, 65535}, block_max[3] = {1024, 1024, 64};
-    unsigned long long threads = 1;
-
-    for (int i = 0; i < 3; i++) {
-        if (grid[i] < 1 || grid[i] > grid_max[i] || block[i] < 1 || block[i] > block_max[i])
-            return false;
-        threads *= block[i];
-    }
-    return threads <= 1024;
-}
-
-/* Every pair of the six dimensions over values at and around each limit and bit boundary. */
-static void launch_config_limits_agree_with_cuda(void **state)
-{
-    static const unsigned edge[] = {0,    1,     2,     63,    64,          65,          1023,       1024, 1025,
-                                    2047, 2048,  65535, 65536, 2147483647u, 2147483648u, 4294967295u};
-    const size_t n = sizeof(edge) / sizeof(edge[0]);
-    unsigned long checked = 0;
-
-    (void)state;
-    for (int a = 0; a < 6; a++)
-        for (int b = a; b < 6; b++)
-            for (size_t i = 0; i < n; i++)
-                for (size_t j = 0; j < n; j++) {
-                    gpu_launch_config c = gpu_launch_config_1d(1, 1);
-                    unsigned *dim[6] = {&c.grid[0], &c.grid[1], &c.grid[2], &c.block[0], &c.block[1], &c.block[2]};
-                    bool want;
-
-                    *dim[a] = edge[i];
-                    *dim[b] = edge[j];
-                    want = dims_allowed(c.grid, c.block);
-                    if ((gpu_launch_config_check(&c) == GPU_OK) != want)
-                        fail_msg("grid %u %u %u block %u %u %u: check says %s", c.grid[0], c.grid[1], c.grid[2],
-                                 c.block[0], c.block[1], c.block[2], want ? "no" : "yes");
-                    checked++;
-                }
-    assert_int_equal(checked, 21 * n * n);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -158,7 +116,6 @@ int main(void)
         cmocka_unit_test(unknown_status_is_named_as_such),
         cmocka_unit_test(cuda_results_are_named_without_a_driver),
         cmocka_unit_test(launch_configs_are_checked),
-        cmocka_unit_test(launch_config_limits_agree_with_cuda),
     };
 
     return cmocka_run_group_tests_name("status", tests, NULL, NULL);
