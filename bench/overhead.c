@@ -8,12 +8,19 @@
  * completed event), stream query (an idle stream), async copy host to device
  * and device to host (pinned, GPUSHIM_OVERHEAD_BYTES bytes).
  *
+ * Two more arms make the same calls through libbenchfloor (floor.h): the
+ * least a wrapper library with gpushim's API adds on this machine, a call
+ * into the library and the indirect call out of it ("floor"), and the same
+ * with a thread-local compare first ("floor_tls", what issue 10 budgets a
+ * hot call: one indirect call and a thread-local read). gpushim's cost
+ * beyond floor_tls is its own checks.
+ *
  * Each rep times GPUSHIM_OVERHEAD_CALLS calls of each arm back to back, in
- * an order that alternates from rep to rep; only the calls are timed, in
+ * an order that rotates from rep to rep; only the calls are timed, in
  * batches of GPUSHIM_BENCH_SYNC_EVERY with an untimed stream synchronisation
  * between them (so a real driver's queue never fills). It reports the medians
  * of each arm's ns per call, and the median of the per-rep differences and
- * ratios: pairs measured back to back, so drift moves both alike.
+ * ratios: arms measured back to back, so drift moves them alike.
  *
  * It needs no GPU: meson's benchmark runs it against bench/null_driver.c
  * (GPUSHIM_LIBCUDA names it), whose calls cost next to nothing, so what is
@@ -21,6 +28,7 @@
  * driver. A line per call for grep:
  *
  *   OVERHEAD <call> driver=<file> gpushim_ns=.. direct_ns=.. delta_ns=.. ratio=.. ...
+ *            floor_delta_ns=.. floor_tls_delta_ns=.. beyond_floor_tls_ns=..
  *
  * Knobs: GPUSHIM_BENCH_REPS, GPUSHIM_OVERHEAD_CALLS, GPUSHIM_BENCH_SYNC_EVERY,
  * GPUSHIM_OVERHEAD_BYTES.
@@ -35,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "floor.h"
 #include "util.h"
 
 #define MAX_REPS 1001
@@ -56,26 +65,8 @@ static const struct {
     {"copy_d2h_async", "cuMemcpyDtoHAsync"},
 };
 
-/* The driver's prototypes in the CUDA 12.0 ABI (CUresult is an unsigned enum; 0 is success). */
-typedef unsigned (*launch_fn)(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                              unsigned shared, void *stream, void **params, void **extra);
-typedef unsigned (*handle_pair_fn)(void *a, void *b);
-typedef unsigned (*wait_fn)(void *stream, void *event, unsigned flags);
-typedef unsigned (*handle_fn)(void *handle);
-typedef unsigned (*h2d_fn)(unsigned long long dst, const void *src, size_t bytes, void *stream);
-typedef unsigned (*d2h_fn)(void *dst, unsigned long long src, size_t bytes, void *stream);
-
-_Static_assert(sizeof(launch_fn) == sizeof(void *), "dlsym's pointers must hold function pointers");
-
-static struct {
-    launch_fn launch;
-    handle_pair_fn record;
-    wait_fn wait;
-    handle_fn event_query;
-    handle_fn stream_query;
-    h2d_fn h2d;
-    d2h_fn d2h;
-} direct;
+/* The driver's own pointers, for the direct arm (the floor's table too). */
+static struct floor_driver direct;
 
 static bool same_pointer[OPS];
 
@@ -88,6 +79,8 @@ struct objects {
     size_t bytes;
     void *raw_stream, *raw_event, *raw_function, *host_data;
     unsigned long long device_ptr;
+    /* The same handles, as the floor's objects. */
+    struct floor_object f_stream, f_event, f_function, f_buffer;
 };
 
 /*
@@ -215,10 +208,76 @@ static unsigned calls_direct(enum op op, const struct objects *o, unsigned count
     return bad;
 }
 
+/* The same calls through libbenchfloor: FLOOR_ARM(floor_) or FLOOR_ARM(floor_tls_). */
+#define FLOOR_ARM(prefix) \
+    static unsigned calls_##prefix(enum op op, const struct objects *o, unsigned count) \
+    { \
+        gpu_launch_config config = gpu_launch_config_1d(1, 1); \
+        unsigned bad = 0; \
+        bool yes; \
+\
+        switch (op) { \
+        case OP_LAUNCH: \
+            for (unsigned i = 0; i < count; i++) \
+                bad += prefix##launch(&o->f_stream, &o->f_function, &config, NULL) != 0; \
+            break; \
+        case OP_RECORD: \
+            for (unsigned i = 0; i < count; i++) \
+                bad += prefix##record(&o->f_stream, &o->f_event) != 0; \
+            break; \
+        case OP_WAIT: \
+            for (unsigned i = 0; i < count; i++) \
+                bad += prefix##wait(&o->f_stream, &o->f_event) != 0; \
+            break; \
+        case OP_EVENT_QUERY: \
+            for (unsigned i = 0; i < count; i++) \
+                bad += prefix##event_query(&o->f_event, &yes) != 0 || !yes; \
+            break; \
+        case OP_STREAM_QUERY: \
+            for (unsigned i = 0; i < count; i++) \
+                bad += prefix##stream_query(&o->f_stream, &yes) != 0 || !yes; \
+            break; \
+        case OP_COPY_H2D: \
+            for (unsigned i = 0; i < count; i++) \
+                bad += prefix##h2d(&o->f_buffer, o->host_data, o->bytes, &o->f_stream) != 0; \
+            break; \
+        case OP_COPY_D2H: \
+            for (unsigned i = 0; i < count; i++) \
+                bad += prefix##d2h(&o->f_buffer, o->host_data, o->bytes, &o->f_stream) != 0; \
+            break; \
+        case OPS: \
+            break; \
+        } \
+        return bad; \
+    }
+FLOOR_ARM(floor_)
+FLOOR_ARM(floor_tls_)
+
+/* The arms, in the order of rep 0; each later rep starts one further on. */
+enum arm { ARM_GPUSHIM, ARM_DIRECT, ARM_FLOOR, ARM_FLOOR_TLS, ARMS };
+static const char *const arm_label[ARMS] = {"gpushim", "direct", "floor", "floor_tls"};
+
+static unsigned calls_arm(enum arm arm, enum op op, const struct objects *o, unsigned count)
+{
+    switch (arm) {
+    case ARM_GPUSHIM:
+        return calls_gpushim(op, o, count);
+    case ARM_DIRECT:
+        return calls_direct(op, o, count);
+    case ARM_FLOOR:
+        return calls_floor_(op, o, count);
+    case ARM_FLOOR_TLS:
+        return calls_floor_tls_(op, o, count);
+    case ARMS:
+        break;
+    }
+    return count;
+}
+
 static unsigned calls, sync_every;
 
 /* ns per call of one arm: `calls` calls in timed batches, a synchronisation (untimed) after each. */
-static double ns_per_call(enum op op, const struct objects *o, bool use_direct)
+static double ns_per_call(enum op op, const struct objects *o, enum arm arm)
 {
     uint64_t timed = 0;
     unsigned bad = 0;
@@ -227,13 +286,13 @@ static double ns_per_call(enum op op, const struct objects *o, bool use_direct)
         unsigned batch = calls - done < sync_every ? calls - done : sync_every;
         uint64_t t0 = gpu_test_now_ns();
 
-        bad += use_direct ? calls_direct(op, o, batch) : calls_gpushim(op, o, batch);
+        bad += calls_arm(arm, op, o, batch);
         timed += gpu_test_now_ns() - t0;
         BENCH_CHECK(gpu_stream_synchronize(o->stream));
     }
     if (bad) {
         printf("FAILED: %s: %u of %u calls did not succeed (%s arm)%s%s\n", ops[op].label, bad, calls,
-               use_direct ? "direct" : "gpushim", use_direct ? "" : ": ", use_direct ? "" : gpu_last_error());
+               arm_label[arm], arm == ARM_GPUSHIM ? ": " : "", arm == ARM_GPUSHIM ? gpu_last_error() : "");
         exit(1);
     }
     return (double)timed / calls;
@@ -258,33 +317,43 @@ static const char *base_name(const char *path)
 
 static void measure(enum op op, const struct objects *o, unsigned reps)
 {
-    static double mine[MAX_REPS], theirs[MAX_REPS], delta[MAX_REPS], ratio[MAX_REPS];
-    double lo, hi, d;
+    static double ns[ARMS][MAX_REPS], delta[MAX_REPS], ratio[MAX_REPS], floor_delta[MAX_REPS],
+        floor_tls_delta[MAX_REPS], beyond[MAX_REPS];
+    double lo, hi, d, r, fd, ftd, b, arm_ns[ARMS];
 
     /* Warm-up: first-call costs (page faults, lazy binding, the thread's context cache) are not measured. */
-    ns_per_call(op, o, false);
-    ns_per_call(op, o, true);
-    for (unsigned r = 0; r < reps; r++) {
-        bool direct_first = r % 2;
+    for (int a = 0; a < ARMS; a++)
+        ns_per_call(op, o, (enum arm)a);
+    for (unsigned rep = 0; rep < reps; rep++) {
+        for (unsigned k = 0; k < ARMS; k++) {
+            enum arm a = (enum arm)((rep + k) % ARMS);
 
-        if (direct_first)
-            theirs[r] = ns_per_call(op, o, true);
-        mine[r] = ns_per_call(op, o, false);
-        if (!direct_first)
-            theirs[r] = ns_per_call(op, o, true);
-        delta[r] = mine[r] - theirs[r];
-        ratio[r] = mine[r] / theirs[r];
+            ns[a][rep] = ns_per_call(op, o, a);
+        }
+        delta[rep] = ns[ARM_GPUSHIM][rep] - ns[ARM_DIRECT][rep];
+        ratio[rep] = ns[ARM_GPUSHIM][rep] / ns[ARM_DIRECT][rep];
+        floor_delta[rep] = ns[ARM_FLOOR][rep] - ns[ARM_DIRECT][rep];
+        floor_tls_delta[rep] = ns[ARM_FLOOR_TLS][rep] - ns[ARM_DIRECT][rep];
+        beyond[rep] = ns[ARM_GPUSHIM][rep] - ns[ARM_FLOOR_TLS][rep];
     }
     lo = gpu_test_min(delta, reps);
     hi = gpu_test_max(delta, reps);
     d = gpu_test_median(delta, reps);
-    printf("%-15s | %10.2f | %10.2f | %8.2f (%.2f..%.2f) | %7.3f | %s\n", ops[op].label, gpu_test_median(mine, reps),
-           gpu_test_median(theirs, reps), d, lo, hi, gpu_test_median(ratio, reps), d <= TARGET_NS ? "met" : "NOT met");
+    for (int a = 0; a < ARMS; a++)
+        arm_ns[a] = gpu_test_median(ns[a], reps);
+    r = gpu_test_median(ratio, reps);
+    fd = gpu_test_median(floor_delta, reps);
+    ftd = gpu_test_median(floor_tls_delta, reps);
+    b = gpu_test_median(beyond, reps);
+
+    printf("%-15s | %10.2f | %10.2f | %8.2f (%.2f..%.2f) | %7.3f | %8.2f | %8.2f | %8.2f | %s\n", ops[op].label,
+           arm_ns[ARM_GPUSHIM], arm_ns[ARM_DIRECT], d, lo, hi, r, fd, ftd, b, d <= TARGET_NS ? "met" : "NOT met");
     printf("OVERHEAD %s driver=%s gpushim_ns=%.2f direct_ns=%.2f delta_ns=%.2f ratio=%.4f delta_min=%.2f "
-           "delta_max=%.2f reps=%u calls=%u same_pointer=%s trace=%s target_%.0fns=%s\n",
-           ops[op].label, base_name(gpu_driver_report()->file), gpu_test_median(mine, reps),
-           gpu_test_median(theirs, reps), d, gpu_test_median(ratio, reps), lo, hi, reps, calls,
-           same_pointer[op] ? "yes" : "no", trace_mode(), TARGET_NS, d <= TARGET_NS ? "met" : "NOT_met");
+           "delta_max=%.2f reps=%u calls=%u same_pointer=%s trace=%s target_%.0fns=%s floor_ns=%.2f floor_tls_ns=%.2f "
+           "floor_delta_ns=%.2f floor_tls_delta_ns=%.2f beyond_floor_tls_ns=%.2f\n",
+           ops[op].label, base_name(gpu_driver_report()->file), arm_ns[ARM_GPUSHIM], arm_ns[ARM_DIRECT], d, r, lo,
+           hi, reps, calls, same_pointer[op] ? "yes" : "no", trace_mode(), TARGET_NS,
+           d <= TARGET_NS ? "met" : "NOT_met", arm_ns[ARM_FLOOR], arm_ns[ARM_FLOOR_TLS], fd, ftd, b);
 }
 
 int main(void)
@@ -312,6 +381,12 @@ int main(void)
     o.raw_function = gpu_function_raw(o.empty);
     o.host_data = gpu_host_buffer_data(o.host);
     o.device_ptr = gpu_buffer_device_ptr(o.device);
+    /* Every object is device 0's primary context's, which gpushim left current on this thread. */
+    o.f_stream = (struct floor_object){gpu_context_raw(gpu_buffer_context(o.device)), o.raw_stream, 0, 0};
+    o.f_event = (struct floor_object){o.f_stream.ctx, o.raw_event, 0, 0};
+    o.f_function = (struct floor_object){o.f_stream.ctx, o.raw_function, 0, 0};
+    o.f_buffer = (struct floor_object){o.f_stream.ctx, NULL, o.device_ptr, o.bytes};
+    floor_init(&direct, o.f_stream.ctx);
     memset(o.host_data, 0x5a, o.bytes);
     /* Complete, so that queries say "done"; gpushim left device 0's context current for the direct arm. */
     BENCH_CHECK(gpu_stream_record_event(o.stream, o.event));
@@ -320,8 +395,8 @@ int main(void)
     printf("overhead: driver %s; %u reps of %u calls an arm (timed in batches of %u), copies of %zu bytes; "
            "tracing %s\n",
            gpu_driver_report()->file, reps, calls, sync_every, o.bytes, trace_mode());
-    printf("%-15s | %10s | %10s | %-22s | %7s | within %.0f ns\n", "call", "gpushim ns", "direct ns",
-           "delta ns (min..max)", "ratio", TARGET_NS);
+    printf("%-15s | %10s | %10s | %-22s | %7s | %8s | %8s | %8s | within %.0f ns\n", "call", "gpushim ns",
+           "direct ns", "delta ns (min..max)", "ratio", "floor", "fl+TLS", "beyond", TARGET_NS);
     for (int op = 0; op < OPS; op++)
         measure((enum op)op, &o, reps);
 

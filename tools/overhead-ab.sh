@@ -10,7 +10,9 @@
 # environment: GPUSHIM_BENCH_REPS (default 51) and the other knobs of
 #   bench/overhead.c; AB_WORK, where the trees are built (default a temporary folder).
 # Output: every OVERHEAD line, prefixed with its revision's name, then the
-# medians as "AB <call> <name> delta_ns=.. gpushim_ns=.. direct_ns=.. rounds=..".
+# medians as "AB <call> <name> delta_ns=.. gpushim_ns=.. direct_ns=.. [floor_delta_ns=..
+# floor_tls_delta_ns=.. beyond_floor_tls_ns=..] rounds=.." (the floor arms' where the
+# revision has them).
 set -euo pipefail
 
 rounds=${1:?usage: overhead-ab.sh ROUNDS NAME=SOURCE...}
@@ -53,6 +55,7 @@ import statistics
 import sys
 from collections import defaultdict
 
+keys = ["delta_ns", "gpushim_ns", "direct_ns", "floor_delta_ns", "floor_tls_delta_ns", "beyond_floor_tls_ns"]
 runs = defaultdict(list)
 order = []
 for line in open(sys.argv[1]):
@@ -61,9 +64,10 @@ for line in open(sys.argv[1]):
     kv = dict(x.split("=", 1) for x in f[3:] if "=" in x)
     if (call, name) not in runs:
         order.append((call, name))
-    runs[(call, name)].append((float(kv["delta_ns"]), float(kv["gpushim_ns"]), float(kv["direct_ns"])))
+    # The floor arms' figures where the revision's bench-overhead has them (floor.h).
+    runs[(call, name)].append([float(kv[k]) if k in kv else None for k in keys])
 for call, name in sorted(order, key=lambda k: (k[0], order.index(k))):
     v = runs[(call, name)]
-    med = [statistics.median(x[i] for x in v) for i in range(3)]
-    print(f"AB {call} {name} delta_ns={med[0]:.2f} gpushim_ns={med[1]:.2f} direct_ns={med[2]:.2f} rounds={len(v)}")
+    med = {k: statistics.median(x[i] for x in v) for i, k in enumerate(keys) if v[0][i] is not None}
+    print(f"AB {call} {name} " + " ".join(f"{k}={m:.2f}" for k, m in med.items()) + f" rounds={len(v)}")
 EOF
