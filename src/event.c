@@ -3,12 +3,12 @@
  */
 #include "object.h"
 
-static cuabi_result event_release(const struct gpu__driver *drv, struct gpu__object *obj)
+cuabi_result gpu__event_release(const struct gpu__driver *drv, struct gpu__object *obj)
 {
     return drv->cuEventDestroy(((gpu_event *)obj)->cu);
 }
 
-static const struct gpu__kind event_kind = GPU__KIND(cuEventCreate, cuEventDestroy, event_release, NULL);
+static const struct gpu__kind event_kind = GPU__KIND(cuEventCreate, cuEventDestroy, gpu__event_release, NULL);
 
 static gpu_status event_create(gpu_context *ctx, bool timed, gpu_event **out, const char *func)
 {

@@ -5,14 +5,9 @@
 
 #include "object.h"
 
-static cuabi_result event_release(const struct gpu__driver *drv, struct gpu__object *obj)
-{
-    return drv->cuEventDestroy(((gpu_event *)obj)->cu);
-}
-
-static const struct gpu__kind interprocess_kind = GPU__KIND(cuEventCreate, cuEventDestroy, event_release, NULL);
+static const struct gpu__kind interprocess_kind = GPU__KIND(cuEventCreate, cuEventDestroy, gpu__event_release, NULL);
 /* An opened event is destroyed like any other. */
-static const struct gpu__kind opened_kind = GPU__KIND(cuIpcOpenEventHandle, cuEventDestroy, event_release, NULL);
+static const struct gpu__kind opened_kind = GPU__KIND(cuIpcOpenEventHandle, cuEventDestroy, gpu__event_release, NULL);
 
 gpu_status gpu_event_create_interprocess(gpu_context *ctx, gpu_event **out)
 {

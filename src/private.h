@@ -51,6 +51,9 @@ struct gpu_event {
     bool timed;
 };
 
+/* Releases an event's driver object: every event kind's release (event.c, event_ipc.c). */
+cuabi_result gpu__event_release(const struct gpu__driver *drv, struct gpu__object *obj);
+
 struct gpu_graph {
     struct gpu__object obj;
     cuabi_graph cu;

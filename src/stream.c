@@ -21,22 +21,57 @@ static cuabi_result stream_release(const struct gpu__driver *drv, struct gpu__ob
 }
 
 static const struct gpu__kind stream_kind = GPU__KIND(cuStreamCreate, cuStreamDestroy, stream_release, NULL);
+static const struct gpu__kind priority_kind =
+    GPU__KIND(cuStreamCreateWithPriority, cuStreamDestroy, stream_release, NULL);
 
-gpu_status gpu_stream_create_with_flags(gpu_context *ctx, unsigned flags, gpu_stream **out)
+/* A stream with `flags`, and `*priority` where that is not NULL; `func` names the caller in errors. */
+static gpu_status stream_create(gpu_context *ctx, unsigned flags, const int *priority, gpu_stream **out,
+                                const char *func)
 {
     struct gpu__call c;
     gpu_stream *s;
     gpu_status st;
 
     if (!out)
-        return GPU__INVALID("out is NULL");
+        return gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: out is NULL", func);
     if (flags & ~(unsigned)GPU_STREAM_NON_BLOCKING)
-        return GPU__FAIL(GPU_ERR_INVALID_ARG, "unknown flags 0x%x", flags);
-    s = gpu__object_new(&c, ctx, &stream_kind, sizeof(*s));
-    st = s ? GPU__INVOKE(&c, cuStreamCreate, GPU_ERR_STREAM_CREATE, &s->cu, flags) : c.st;
+        return gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: unknown flags 0x%x", func, flags);
+    s = gpu__object_new_(&c, ctx, priority ? &priority_kind : &stream_kind, sizeof(*s), func);
+    if (!s)
+        st = c.st;
+    else if (priority)
+        st = GPU__INVOKE(&c, cuStreamCreateWithPriority, GPU_ERR_STREAM_CREATE, &s->cu, flags, *priority);
+    else
+        st = GPU__INVOKE(&c, cuStreamCreate, GPU_ERR_STREAM_CREATE, &s->cu, flags);
     if (s)
         s->flags = flags;
     return gpu__object_finish(&c, s ? &s->obj : NULL, st, (void **)out);
+}
+
+gpu_status gpu_stream_create_with_flags(gpu_context *ctx, unsigned flags, gpu_stream **out)
+{
+    return stream_create(ctx, flags, NULL, out, __func__);
+}
+
+gpu_status gpu_stream_create_with_priority(gpu_context *ctx, unsigned flags, int priority, gpu_stream **out)
+{
+    return stream_create(ctx, flags, &priority, out, __func__);
+}
+
+gpu_status gpu_context_stream_priority_range(gpu_context *ctx, int *least, int *greatest)
+{
+    struct gpu__call c;
+    int lo = 0, hi = 0;
+    gpu_status st;
+
+    if (!least || !greatest)
+        return GPU__INVALID(least ? "greatest is NULL" : "least is NULL");
+    st = GPU__OBJECT_CALL(&c, ctx, cuCtxGetStreamPriorityRange, GPU_ERR_DRIVER, &lo, &hi);
+    if (st == GPU_OK) {
+        *least = lo;
+        *greatest = hi;
+    }
+    return st;
 }
 
 gpu_status gpu_stream_create(gpu_context *ctx, gpu_stream **out)
@@ -67,6 +102,20 @@ unsigned gpu_stream_flags(const gpu_stream *stream)
 gpu_context *gpu_stream_context(const gpu_stream *stream)
 {
     return stream ? stream->obj.ctx : NULL;
+}
+
+gpu_status gpu_stream_priority(gpu_stream *stream, int *priority)
+{
+    struct gpu__call c;
+    int p = 0;
+    gpu_status st;
+
+    if (!priority)
+        return GPU__INVALID("priority is NULL");
+    st = GPU__STREAM_CALL(&c, stream, cuStreamGetPriority, GPU_ERR_STREAM_SYNC, c.stream, &p);
+    if (st == GPU_OK)
+        *priority = p;
+    return st;
 }
 
 gpu_status gpu_stream_synchronize(gpu_stream *stream)

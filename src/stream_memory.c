@@ -1,62 +1,7 @@
 /*
- * Stream priorities and stream memory operations (issue 12).
+ * Stream memory operations: 32- and 64-bit writes and waits on a buffer's values (issue 12).
  */
 #include "object.h"
-
-static cuabi_result stream_release(const struct gpu__driver *drv, struct gpu__object *obj)
-{
-    return drv->cuStreamDestroy(((gpu_stream *)obj)->cu);
-}
-
-static const struct gpu__kind priority_kind =
-    GPU__KIND(cuStreamCreateWithPriority, cuStreamDestroy, stream_release, NULL);
-
-gpu_status gpu_context_stream_priority_range(gpu_context *ctx, int *least, int *greatest)
-{
-    struct gpu__call c;
-    int lo = 0, hi = 0;
-    gpu_status st;
-
-    if (!least || !greatest)
-        return GPU__INVALID(least ? "greatest is NULL" : "least is NULL");
-    st = GPU__OBJECT_CALL(&c, ctx, cuCtxGetStreamPriorityRange, GPU_ERR_DRIVER, &lo, &hi);
-    if (st == GPU_OK) {
-        *least = lo;
-        *greatest = hi;
-    }
-    return st;
-}
-
-gpu_status gpu_stream_create_with_priority(gpu_context *ctx, unsigned flags, int priority, gpu_stream **out)
-{
-    struct gpu__call c;
-    gpu_stream *s;
-    gpu_status st;
-
-    if (!out)
-        return GPU__INVALID("out is NULL");
-    if (flags & ~(unsigned)GPU_STREAM_NON_BLOCKING)
-        return GPU__FAIL(GPU_ERR_INVALID_ARG, "unknown flags 0x%x", flags);
-    s = gpu__object_new(&c, ctx, &priority_kind, sizeof(*s));
-    st = s ? GPU__INVOKE(&c, cuStreamCreateWithPriority, GPU_ERR_STREAM_CREATE, &s->cu, flags, priority) : c.st;
-    if (s)
-        s->flags = flags;
-    return gpu__object_finish(&c, s ? &s->obj : NULL, st, (void **)out);
-}
-
-gpu_status gpu_stream_priority(gpu_stream *stream, int *priority)
-{
-    struct gpu__call c;
-    int p = 0;
-    gpu_status st;
-
-    if (!priority)
-        return GPU__INVALID("priority is NULL");
-    st = GPU__STREAM_CALL(&c, stream, cuStreamGetPriority, GPU_ERR_STREAM_SYNC, c.stream, &p);
-    if (st == GPU_OK)
-        *priority = p;
-    return st;
-}
 
 /*
  * Checks a value's place in the buffer (inside, aligned to `width`) and opens

@@ -239,7 +239,7 @@ fi
 {
     echo
     echo "== gpu suite"
-    grep -hE '^ *[0-9]+/[0-9]+ +gpushim:gpu' "$TESTS_LOG" | sort -u
+    grep -hE '^ *[0-9]+/[0-9]+ .*gpushim:(gpu \/ )?gpu-' "$TESTS_LOG" | sort -u
     echo
     echo "== figures"
     grep -hE '^(DEVICE|ORDERING|CAPTURE|EVENTS|RESOLVED summary|THREADS own|PEER |KERNELS |TORCH_DLOPEN|[0-9]+ cycles of dlopen|NVRTC_GPU|TRACE_GPU|TRACE_JSON)' "$TESTS_LOG" | sort -u

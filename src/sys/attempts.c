@@ -2,23 +2,20 @@
  * The loaders' record of what they tried to open (see attempts.h).
  */
 #include <dlfcn.h>
-#include <stdio.h>
 
 #include "attempts.h"
+#include "text.h"
 
 void gpu__attempt_add(struct gpu__attempts *a, const char *path, const char *error)
 {
     size_t i = *a->count;
+    char *text;
 
     if (i >= a->max)
         return;
-    snprintf(a->text[i][0], sizeof(a->text[i][0]), "%s", path);
-    a->items[i].path = a->text[i][0];
-    a->items[i].error = NULL;
-    if (error) {
-        snprintf(a->text[i][1], sizeof(a->text[i][1]), "%s", error);
-        a->items[i].error = a->text[i][1];
-    }
+    text = a->text + 2 * i * a->text_size;
+    a->items[i].path = gpu__text_printf(text, a->text_size, "%s", path);
+    a->items[i].error = error ? gpu__text_printf(text + a->text_size, a->text_size, "%s", error) : NULL;
     *a->count = i + 1;
 }
 
@@ -35,10 +32,8 @@ void *gpu__attempt_open(struct gpu__attempts *a, const char *path, int flags, co
     return handle;
 }
 
-void gpu__attempt_describe(const struct gpu__attempts *a, const char *lead, char *message, size_t size)
+void gpu__attempt_list(const struct gpu__attempts *a, struct gpu__text *t)
 {
-    size_t used = (size_t)snprintf(message, size, "%s", lead);
-
-    for (size_t i = 0; i < *a->count && used < size; i++)
-        used += (size_t)snprintf(message + used, size - used, "%s %s", i ? ";" : "", a->items[i].error);
+    for (size_t i = 0; i < *a->count; i++)
+        gpu__text_add(t, "%s %s", i ? ";" : "", a->items[i].error);
 }

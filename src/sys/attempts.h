@@ -1,7 +1,7 @@
 /*
  * The libraries a loader tried to open, for its report: each path as given to
- * dlopen (or a label) and why it failed. The driver's loader and NVRTC's
- * share it.
+ * dlopen (or a label) and why it failed, in the loader's static buffers and
+ * never cut silently (text.h). The driver's loader and NVRTC's share it.
  */
 #ifndef GPUSHIM_SYS_ATTEMPTS_H
 #define GPUSHIM_SYS_ATTEMPTS_H
@@ -10,12 +10,14 @@
 
 #include "gpushim/driver.h"
 
-enum { GPU__ATTEMPT_TEXT_MAX = 1024 };
-
-/* A report's attempt list and the storage behind its strings; static, filled during the load. */
+/*
+ * A report's attempt list and the storage behind its strings: `text` holds
+ * 2 * max strings of text_size bytes (attempt i's path, then its error).
+ */
 struct gpu__attempts {
     gpu_load_attempt *items;
-    char (*text)[2][GPU__ATTEMPT_TEXT_MAX]; /* [i][0] the path, [i][1] the error */
+    char *text;
+    size_t text_size;
     size_t max;
     size_t *count; /* the report's attempt_count */
 };
@@ -30,7 +32,9 @@ void gpu__attempt_add(struct gpu__attempts *a, const char *path, const char *err
 void *gpu__attempt_open(struct gpu__attempts *a, const char *path, int flags, const char *label,
                         const char *why_not);
 
-/* "<lead> <error>; <error>; ..." into message[0..size). */
-void gpu__attempt_describe(const struct gpu__attempts *a, const char *lead, char *message, size_t size);
+struct gpu__text;
+
+/* Appends " <error>; <error>; ..." (every attempt's) to a report's text. */
+void gpu__attempt_list(const struct gpu__attempts *a, struct gpu__text *t);
 
 #endif

@@ -9,12 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "gpushim/driver.h"
 
+#include "attempts.h"
 #include "driver.h"
 #include "error.h"
+#include "text.h"
 #include "trace.h"
 
 _Static_assert(GPU_CUDA_ABI_VERSION == CUABI_VERSION, "the public and the sys ABI version must agree");
@@ -60,10 +61,11 @@ static bool atfork_registered;
 static _Atomic(const gpu_load_report *) published;
 static gpu_load_report report;
 static gpu_load_report steps[3];
-enum { PATH_BYTES = PATH_MAX + 64, ERROR_BYTES = PATH_MAX + 512, MESSAGE_BYTES = 5 * ERROR_BYTES };
+enum { PATH_BYTES = PATH_MAX + 64, ATTEMPT_BYTES = PATH_MAX + 512, MESSAGE_BYTES = 5 * ATTEMPT_BYTES };
 static gpu_load_attempt attempts[MAX_ATTEMPTS];
-static char attempt_paths[MAX_ATTEMPTS][PATH_BYTES];
-static char attempt_errors[MAX_ATTEMPTS][ERROR_BYTES];
+static char attempt_text[MAX_ATTEMPTS][2][ATTEMPT_BYTES];
+static struct gpu__attempts tried = {attempts, &attempt_text[0][0][0], ATTEMPT_BYTES, MAX_ATTEMPTS,
+                                     &report.attempt_count};
 static char loaded_file[PATH_BYTES];
 static char fake_identity[64];
 static char message_buf[MESSAGE_BYTES];
@@ -85,14 +87,6 @@ static const gpu_load_report not_started = {
     .abi_version = CUABI_VERSION,
 };
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void on_fork_child(void)
 {
     /* A child may load its own driver only if its parent had not begun, or had failed for good. */
@@ -103,57 +97,6 @@ static void on_fork_child(void)
     }
 }
 
-/* Text built into a buffer of the report: appended to, and marked when it did not fit. */
-struct text {
-    char *buf;
-    size_t size, used;
-};
-
-GPU__PRINTF(2, 3) static void text_add(struct text *t, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-
-    va_start(ap, fmt);
-    n = vsnprintf(t->buf + (t->used < t->size ? t->used : t->size - 1),
-                  t->used < t->size ? t->size - t->used : 1, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        t->used += (size_t)n;
-}
-
-/* Ends the text: if it ran past its buffer, the last bytes say so and how long it was. */
-static const char *text_end(struct text *t)
-{
-    if (t->used >= t->size) {
-        char note[64];
-        int n = snprintf(note, sizeof(note), " [... cut: %zu bytes in all]", t->used);
-
-        memcpy(t->buf + t->size - 1 - (size_t)n, note, (size_t)n + 1);
-    }
-    return t->buf;
-}
-
-GPU__PRINTF(3, 0) static const char *text_vprintf(char *buf, size_t size, const char *fmt, va_list ap)
-{
-    struct text t = {buf, size, 0};
-    int n = vsnprintf(buf, size, fmt, ap);
-
-    t.used = n > 0 ? (size_t)n : 0;
-    return text_end(&t);
-}
-
-GPU__PRINTF(3, 4) static const char *text_printf(char *buf, size_t size, const char *fmt, ...)
-{
-    const char *text;
-    va_list ap;
-
-    va_start(ap, fmt);
-    text = text_vprintf(buf, size, fmt, ap);
-    va_end(ap);
-    return text;
-}
-
 /* The report's message, formatted. */
 GPU__PRINTF(1, 2) static const char *set_message(const char *fmt, ...)
 {
@@ -161,7 +104,7 @@ GPU__PRINTF(1, 2) static const char *set_message(const char *fmt, ...)
     va_list ap;
 
     va_start(ap, fmt);
-    text = text_vprintf(message_buf, sizeof(message_buf), fmt, ap);
+    text = gpu__text_vprintf(message_buf, sizeof(message_buf), fmt, ap);
     va_end(ap);
     return text;
 }
@@ -176,30 +119,6 @@ static void publish_step(int i, const char *step, const char *what)
     atomic_store_explicit(&published, &steps[i], memory_order_release);
 }
 
-static void add_attempt(const char *path, const char *error)
-{
-    size_t i = report.attempt_count;
-
-    if (i >= MAX_ATTEMPTS)
-        return;
-    attempts[i].path = text_printf(attempt_paths[i], sizeof(attempt_paths[i]), "%s", path);
-    attempts[i].error = error ? text_printf(attempt_errors[i], sizeof(attempt_errors[i]), "%s", error) : NULL;
-    report.attempt_count = i + 1;
-}
-
-/* Opens `path`; `why_not`, if given, replaces dlerror()'s text when it fails. */
-static void *try_open(const char *path, int flags, const char *label, const char *why_not)
-{
-    void *handle;
-    const char *err;
-
-    dlerror();
-    handle = dlopen(path, flags);
-    err = handle ? NULL : why_not ? why_not : dlerror();
-    add_attempt(label ? label : path, handle ? NULL : (err ? err : "dlopen failed"));
-    return handle;
-}
-
 /* Which library: GPUSHIM_LIBCUDA alone when set, else the driver's usual places. */
 static void *open_driver(void)
 {
@@ -208,34 +127,35 @@ static void *open_driver(void)
 
     if (env) {
         if (env[0] != '/') {
-            add_attempt(env, NULL);
-            attempts[0].error = text_printf(attempt_errors[0], sizeof(attempt_errors[0]),
-                                            LIBCUDA_ENV "=%s is not an absolute path; gpushim does not search for it",
-                                            env);
+            char why[ATTEMPT_BYTES];
+
+            gpu__attempt_add(&tried, env,
+                             gpu__text_printf(why, sizeof(why),
+                                              LIBCUDA_ENV "=%s is not an absolute path; gpushim does not search for it",
+                                              env));
             return NULL;
         }
-        return try_open(env, RTLD_NOW | RTLD_LOCAL, NULL, NULL);
+        return gpu__attempt_open(&tried, env, RTLD_NOW | RTLD_LOCAL, NULL, NULL);
     }
     /* A driver the process already has (the CUDA runtime's, PyTorch's) is the one to share. */
-    handle = try_open(LIBCUDA_SONAME, RTLD_NOW | RTLD_NOLOAD, LIBCUDA_SONAME " (already loaded)",
-                      LIBCUDA_SONAME " is not loaded in this process yet");
+    handle = gpu__attempt_open(&tried, LIBCUDA_SONAME, RTLD_NOW | RTLD_NOLOAD, LIBCUDA_SONAME " (already loaded)",
+                               LIBCUDA_SONAME " is not loaded in this process yet");
     if (handle)
         return handle;
-    handle = try_open(LIBCUDA_SONAME, RTLD_NOW | RTLD_LOCAL, NULL, NULL);
+    handle = gpu__attempt_open(&tried, LIBCUDA_SONAME, RTLD_NOW | RTLD_LOCAL, NULL, NULL);
     if (handle)
         return handle;
-    return try_open(LIBCUDA_WSL, RTLD_NOW | RTLD_LOCAL, NULL, NULL);
+    return gpu__attempt_open(&tried, LIBCUDA_WSL, RTLD_NOW | RTLD_LOCAL, NULL, NULL);
 }
 
 /* The message: every attempt's error, whole. */
 static void describe_open_failure(void)
 {
-    struct text t = {message_buf, sizeof(message_buf), 0};
+    struct gpu__text t = {message_buf, sizeof(message_buf), 0};
 
-    text_add(&t, "no CUDA driver could be loaded:");
-    for (size_t i = 0; i < report.attempt_count; i++)
-        text_add(&t, "%s %s", i ? ";" : "", attempts[i].error);
-    message = text_end(&t);
+    gpu__text_add(&t, "no CUDA driver could be loaded:");
+    gpu__attempt_list(&tried, &t);
+    message = gpu__text_end(&t);
 }
 
 /* The name of a CUresult before the table exists: the driver's own, else ours. */
@@ -327,13 +247,13 @@ static void fill_table(void *resolved[])
 
 static void describe_missing(const char *file)
 {
-    struct text t = {message_buf, sizeof(message_buf), 0};
+    struct gpu__text t = {message_buf, sizeof(message_buf), 0};
 
-    text_add(&t, "%s is not a usable CUDA driver: it lacks", file);
+    gpu__text_add(&t, "%s is not a usable CUDA driver: it lacks", file);
     for (size_t i = 0; i < ENTRY_COUNT; i++)
         if (entries[i].required && !entries[i].found)
-            text_add(&t, " %s (%s)", entries[i].symbol, entries[i].missing);
-    message = text_end(&t);
+            gpu__text_add(&t, " %s (%s)", entries[i].symbol, entries[i].missing);
+    message = gpu__text_end(&t);
 }
 
 /*
@@ -352,7 +272,7 @@ static void identify_fake(void *handle)
     memcpy(&identify, &sym, sizeof(sym));
     id = identify();
     if (id && *id)
-        report.fake = text_printf(fake_identity, sizeof(fake_identity), "%s", id);
+        report.fake = gpu__text_printf(fake_identity, sizeof(fake_identity), "%s", id);
 }
 
 static gpu_status load_from(void *handle)
@@ -382,13 +302,13 @@ static gpu_status load_from(void *handle)
     }
     memcpy(&sym, &init, sizeof(sym));
     if (dladdr(sym, &info) && info.dli_fname)
-        report.file = text_printf(loaded_file, sizeof(loaded_file), "%s", info.dli_fname);
+        report.file = gpu__text_printf(loaded_file, sizeof(loaded_file), "%s", info.dli_fname);
     identify_fake(handle);
 
     publish_step(1, "cuInit", "the driver is being loaded: cuInit(0) has not returned yet");
-    t0 = now_ns();
+    t0 = gpu__now_ns();
     rc = init(0);
-    report.init_ns = now_ns() - t0;
+    report.init_ns = gpu__now_ns() - t0;
     report.init_called = true;
     report.init_result = rc;
     if (rc != CUABI_SUCCESS) {
@@ -412,9 +332,9 @@ static gpu_status load_from(void *handle)
     publish_step(2, "resolve", "the driver is being loaded: resolving its entry points");
     report.entries = entries;
     report.entry_count = ENTRY_COUNT;
-    t0 = now_ns();
+    t0 = gpu__now_ns();
     report.missing_required = resolve_entries(handle, gpa, resolved);
-    report.resolve_ns = now_ns() - t0;
+    report.resolve_ns = gpu__now_ns() - t0;
     if (report.missing_required) {
         report.stage = GPU_LOAD_RESOLVE;
         describe_missing(report.file);
@@ -430,7 +350,7 @@ static gpu_status load_from(void *handle)
 static void load(void)
 {
     void *handle;
-    uint64_t t0 = now_ns();
+    uint64_t t0 = gpu__now_ns();
 
     loader = pthread_self();
     atomic_store_explicit(&loading, true, memory_order_release);
@@ -444,7 +364,7 @@ static void load(void)
     publish_step(0, "dlopen", "the driver is being loaded: opening the library");
 
     handle = open_driver();
-    report.open_ns = now_ns() - t0;
+    report.open_ns = gpu__now_ns() - t0;
     if (!handle) {
         report.stage = GPU_LOAD_OPEN;
         describe_open_failure();
@@ -577,6 +497,7 @@ void gpu__driver_forget(void)
     memset(&report, 0, sizeof(report));
     memset(steps, 0, sizeof(steps));
     memset(attempts, 0, sizeof(attempts));
+    memset(attempt_text, 0, sizeof(attempt_text));
     message = "";
 }
 #endif

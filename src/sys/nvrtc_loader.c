@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "gpushim/program.h"
 
 #include "attempts.h"
 #include "compiler.h"
 #include "error.h"
+#include "text.h"
 
 #define LIBNVRTC_ENV "GPUSHIM_LIBNVRTC"
 #define LIBRARY_PATH_ENV "GPUSHIM_LIBRARY_PATH"
@@ -43,8 +43,8 @@ static struct gpu__nvrtc table;
 static gpu_compiler_report report;
 static atomic_bool report_ready;
 static gpu_load_attempt attempts[MAX_ATTEMPTS];
-static char attempt_text[MAX_ATTEMPTS][2][GPU__ATTEMPT_TEXT_MAX];
-static struct gpu__attempts tried = {attempts, attempt_text, MAX_ATTEMPTS, &report.attempt_count};
+static char attempt_text[MAX_ATTEMPTS][2][TEXT_MAX];
+static struct gpu__attempts tried = {attempts, &attempt_text[0][0][0], TEXT_MAX, MAX_ATTEMPTS, &report.attempt_count};
 static char message[MESSAGE_MAX];
 static char loaded_file[TEXT_MAX];
 static char builtins_file[TEXT_MAX];
@@ -65,14 +65,6 @@ static const gpu_compiler_report not_started = {
     .stage = GPU_LOAD_NOT_STARTED,
     .message = "NVRTC has not been loaded yet",
 };
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* Each soname in `dir`; `dir` is remembered when one opens, for the builtins. */
 static void *try_folder(const char *dir, char *opened_dir, size_t opened_size)
@@ -184,13 +176,12 @@ static void *open_nvrtc(char *opened_dir, size_t opened_size)
 
 static void describe_open_failure(void)
 {
-    size_t used;
+    struct gpu__text t = {message, sizeof(message), 0};
 
-    gpu__attempt_describe(&tried, "no NVRTC (libnvrtc) could be loaded:", message, sizeof(message));
-    used = strlen(message);
-    if (used < sizeof(message))
-        snprintf(message + used, sizeof(message) - used,
-                 " (set " LIBNVRTC_ENV " to the file, or " LIBRARY_PATH_ENV " to its folder)");
+    gpu__text_add(&t, "no NVRTC (libnvrtc) could be loaded:");
+    gpu__attempt_list(&tried, &t);
+    gpu__text_add(&t, " (set " LIBNVRTC_ENV " to the file, or " LIBRARY_PATH_ENV " to its folder)");
+    gpu__text_end(&t);
 }
 
 static size_t resolve_entries(void *handle, void *resolved[])
@@ -280,13 +271,13 @@ static gpu_status load_from(void *handle, const char *dir)
     Dl_info info;
     struct stat st;
     nvrtcabi_result rc;
-    uint64_t t0 = now_ns();
+    uint64_t t0 = gpu__now_ns();
 
     report.file = attempts[report.attempt_count - 1].path;
     report.entries = entries;
     report.entry_count = ENTRY_COUNT;
     report.missing_required = resolve_entries(handle, resolved);
-    report.resolve_ns = now_ns() - t0;
+    report.resolve_ns = gpu__now_ns() - t0;
     for (size_t i = 0; i < ENTRY_COUNT; i++)
         if (resolved[i] && dladdr(resolved[i], &info) && info.dli_fname) {
             snprintf(loaded_file, sizeof(loaded_file), "%s", info.dli_fname);
@@ -294,12 +285,14 @@ static gpu_status load_from(void *handle, const char *dir)
             break;
         }
     if (report.missing_required) {
-        size_t used = (size_t)snprintf(message, sizeof(message), "%s is not a usable NVRTC: it lacks", report.file);
+        struct gpu__text t = {message, sizeof(message), 0};
 
         report.stage = GPU_LOAD_RESOLVE;
-        for (size_t i = 0; i < ENTRY_COUNT && used < sizeof(message); i++)
+        gpu__text_add(&t, "%s is not a usable NVRTC: it lacks", report.file);
+        for (size_t i = 0; i < ENTRY_COUNT; i++)
             if (entries[i].required && !entries[i].found)
-                used += (size_t)snprintf(message + used, sizeof(message) - used, " %s", entries[i].symbol);
+                gpu__text_add(&t, " %s", entries[i].symbol);
+        gpu__text_end(&t);
         return GPU_ERR_NO_COMPILER;
     }
     fill_table(resolved);
@@ -309,11 +302,11 @@ static gpu_status load_from(void *handle, const char *dir)
 
         report.stage = GPU_LOAD_INIT;
         if (rc != NVRTCABI_SUCCESS)
-            snprintf(message, sizeof(message), "%s: nvrtcVersion failed: %s (%u)", report.file,
-                     name ? name : "NVRTC_ERROR_UNRECOGNIZED", rc);
+            gpu__text_printf(message, sizeof(message), "%s: nvrtcVersion failed: %s (%u)", report.file,
+                             name ? name : "NVRTC_ERROR_UNRECOGNIZED", rc);
         else
-            snprintf(message, sizeof(message), "%s: nvrtcVersion says %d.%d, which no NVRTC is", report.file,
-                     table.major, table.minor);
+            gpu__text_printf(message, sizeof(message), "%s: nvrtcVersion says %d.%d, which no NVRTC is",
+                             report.file, table.major, table.minor);
         return GPU_ERR_NO_COMPILER;
     }
     if (stat(report.file, &st) == 0)
@@ -331,12 +324,12 @@ static void load(void)
 {
     char dir[TEXT_MAX];
     void *handle;
-    uint64_t t0 = now_ns();
+    uint64_t t0 = gpu__now_ns();
 
     report.attempts = attempts;
     report.message = message;
     handle = open_nvrtc(dir, sizeof(dir));
-    report.open_ns = now_ns() - t0;
+    report.open_ns = gpu__now_ns() - t0;
     if (!handle) {
         report.stage = GPU_LOAD_OPEN;
         describe_open_failure();

@@ -32,6 +32,7 @@
 
 #include "gpushim/driver.h"
 
+#include "text.h"
 #include "trace.h"
 
 enum {
@@ -153,14 +154,6 @@ static size_t spans_unfinished; /* the GPU had not passed them when they had to 
 static size_t spans_failed;     /* a timing event could not be created, recorded or read */
 
 static _Thread_local uint32_t tls_tid;
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static uint32_t thread_id(void)
 {
@@ -539,9 +532,9 @@ static void call_end(struct trace_call *tc, cuabi_result rc, uint64_t t0, uint64
         gpu_before(tc); \
         if (want_gpu && entry_on_gpu[TRACE_ID_##name]) \
             tc->on_gpu = gpu_begin(tc); \
-        t0 = now_ns(); \
+        t0 = gpu__now_ns(); \
         rc = real.name args; \
-        t1 = now_ns(); \
+        t1 = gpu__now_ns(); \
         call_end(tc, rc, t0, t1); \
         return rc; \
     }
@@ -807,7 +800,7 @@ void gpu__trace_install(struct gpu__driver *table)
         atomic_init(&stats[i].min_ns, UINT64_MAX);
     trace_pid = getpid();
     load_tid = thread_id();
-    install_ns = now_ns();
+    install_ns = gpu__now_ns();
     real = *table;
     /* An optional entry point the driver lacks stays NULL: the call path reports it as missing. */
 #define GPU__ENTRY(need, name, symbol, params, args) table->name = real.name ? trace_##name : NULL;
