@@ -66,6 +66,9 @@ static const gpu_compiler_report not_started = {
     .message = "NVRTC has not been loaded yet",
 };
 
+/* Why a folder was not tried. */
+#define TOO_LONG "the folder's path is too long: not tried (a path cut to fit would name another file)"
+
 /* Each soname in `dir`; `dir` is remembered when one opens, for the builtins. */
 static void *try_folder(const char *dir, char *opened_dir, size_t opened_size)
 {
@@ -74,14 +77,19 @@ static void *try_folder(const char *dir, char *opened_dir, size_t opened_size)
     if (dir[0] != '/') {
         char why[TEXT_MAX];
 
-        snprintf(why, sizeof(why), "%s: not an absolute folder; gpushim does not search relative ones", dir);
-        gpu__attempt_add(&tried, dir, why);
+        gpu__attempt_add(&tried, dir,
+                         gpu__text_printf(why, sizeof(why),
+                                          "%s: not an absolute folder; gpushim does not search relative ones", dir));
         return NULL;
     }
     for (size_t i = 0; i < sizeof(sonames) / sizeof(sonames[0]); i++) {
+        int n = snprintf(path, sizeof(path), "%s/%s", dir, sonames[i]);
         void *handle;
 
-        snprintf(path, sizeof(path), "%s/%s", dir, sonames[i]);
+        if (n < 0 || (size_t)n >= sizeof(path)) {
+            gpu__attempt_add(&tried, dir, TOO_LONG);
+            return NULL;
+        }
         handle = gpu__attempt_open(&tried, path, RTLD_NOW | RTLD_LOCAL, NULL, NULL);
         if (handle) {
             snprintf(opened_dir, opened_size, "%s", dir);
@@ -97,8 +105,12 @@ static void *try_cuda_root(const char *root, char *opened_dir, size_t opened_siz
     void *handle = NULL;
 
     for (size_t i = 0; !handle && i < sizeof(root_subdirs) / sizeof(root_subdirs[0]); i++) {
-        snprintf(dir, sizeof(dir), "%s/%s", root, root_subdirs[i]);
-        handle = try_folder(dir, opened_dir, opened_size);
+        int n = snprintf(dir, sizeof(dir), "%s/%s", root, root_subdirs[i]);
+
+        if (n >= 0 && (size_t)n < sizeof(dir))
+            handle = try_folder(dir, opened_dir, opened_size);
+        else
+            gpu__attempt_add(&tried, root, TOO_LONG);
     }
     return handle;
 }
@@ -115,6 +127,8 @@ static void *try_library_path(const char *list, char *opened_dir, size_t opened_
             memcpy(dir, list, len);
             dir[len] = '\0';
             handle = try_folder(dir, opened_dir, opened_size);
+        } else if (len > 0) {
+            gpu__attempt_add(&tried, gpu__text_printf(dir, sizeof(dir), "%.*s", (int)len, list), TOO_LONG);
         }
         list += len;
         if (*list == ':')
@@ -140,9 +154,10 @@ static void *open_nvrtc(char *opened_dir, size_t opened_size)
         if (env[0] != '/') {
             char why[TEXT_MAX];
 
-            snprintf(why, sizeof(why), LIBNVRTC_ENV "=%s is not an absolute path; gpushim does not search for it",
-                     env);
-            gpu__attempt_add(&tried, env, why);
+            gpu__attempt_add(&tried, env,
+                             gpu__text_printf(why, sizeof(why),
+                                              LIBNVRTC_ENV "=%s is not an absolute path; gpushim does not search for it",
+                                              env));
             return NULL;
         }
         handle = gpu__attempt_open(&tried, env, RTLD_NOW | RTLD_LOCAL, NULL, NULL);

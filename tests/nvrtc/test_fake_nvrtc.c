@@ -938,15 +938,19 @@ static void search_child(void)
 static int library_path_parent(void)
 {
     char decoys[64] = "/tmp/gpushim-decoys-XXXXXX", empty[64] = "/tmp/gpushim-empty-XXXXXX";
-    char list[700];
+    char list[4096], long_folder[2049];
     pid_t pid;
     int status;
 
     make_folder(need_env("FAKE_NVRTC_LIB"), true);
     if (!make_decoys(decoys) || !mkdtemp(empty))
         return 1;
-    /* A relative folder, one that is not there, an empty item, then the fake's. */
-    snprintf(list, sizeof(list), "relative/lib:/nonexistent/gpushim-lib::%s", folder);
+    /* A folder longer than any path gpushim builds: reported, not cut and tried. */
+    long_folder[0] = '/';
+    memset(long_folder + 1, 'a', sizeof(long_folder) - 2);
+    long_folder[sizeof(long_folder) - 1] = '\0';
+    /* A relative folder, one that is not there, an empty item, the long one, then the fake's. */
+    snprintf(list, sizeof(list), "relative/lib:/nonexistent/gpushim-lib::%s:%s", long_folder, folder);
     pid = fork();
     if (pid < 0)
         return 1;
@@ -984,6 +988,7 @@ static int library_path_parent(void)
 static void library_path_child(void)
 {
     const gpu_compiler_report *r;
+    const char *list = getenv("GPUSHIM_LIBRARY_PATH");
     char expect[700];
     size_t n;
 
@@ -993,15 +998,22 @@ static void library_path_child(void)
     n = r->attempt_count;
     for (size_t i = 0; i < n; i++)
         printf("  tried %s: %s\n", r->attempts[i].path, r->attempts[i].error ? r->attempts[i].error : "opened");
-    /* ..., /usr/local/cuda's four, then relative (1), /nonexistent (2), the fake's folder (2, the last opens). */
-    assert_true(n >= 9);
-    assert_string_equal(r->attempts[n - 6].path, "/usr/local/cuda/targets/x86_64-linux/lib/libnvrtc.so.12");
-    assert_non_null(r->attempts[n - 6].error);
-    assert_string_equal(r->attempts[n - 5].path, "relative/lib");
-    assert_non_null(strstr(r->attempts[n - 5].error, "not an absolute folder"));
-    assert_string_equal(r->attempts[n - 4].path, "/nonexistent/gpushim-lib/libnvrtc.so.13");
-    assert_string_equal(r->attempts[n - 3].path, "/nonexistent/gpushim-lib/libnvrtc.so.12");
-    snprintf(expect, sizeof(expect), "%s/libnvrtc.so.12", getenv("GPUSHIM_LIBRARY_PATH") + strlen("relative/lib:/nonexistent/gpushim-lib::"));
+    /*
+     * ..., /usr/local/cuda's four, then relative (1), /nonexistent (2), the long folder (1, not
+     * tried), the fake's folder (2, the last opens).
+     */
+    assert_true(n >= 10);
+    assert_string_equal(r->attempts[n - 7].path, "/usr/local/cuda/targets/x86_64-linux/lib/libnvrtc.so.12");
+    assert_non_null(r->attempts[n - 7].error);
+    assert_string_equal(r->attempts[n - 6].path, "relative/lib");
+    assert_non_null(strstr(r->attempts[n - 6].error, "not an absolute folder"));
+    assert_string_equal(r->attempts[n - 5].path, "/nonexistent/gpushim-lib/libnvrtc.so.13");
+    assert_string_equal(r->attempts[n - 4].path, "/nonexistent/gpushim-lib/libnvrtc.so.12");
+    /* The long folder's name is kept as far as it fits, and says that it was cut and how long it was. */
+    assert_int_equal(strncmp(r->attempts[n - 3].path, "/aaaa", 5), 0);
+    assert_non_null(strstr(r->attempts[n - 3].path, "[... cut: 2048 bytes in all]"));
+    assert_non_null(strstr(r->attempts[n - 3].error, "too long: not tried"));
+    snprintf(expect, sizeof(expect), "%s/libnvrtc.so.12", strrchr(list, ':') + 1);
     assert_string_equal(r->attempts[n - 1].path, expect);
     assert_null(r->attempts[n - 1].error);
     assert_string_equal(r->file, expect);
