@@ -28,15 +28,15 @@
  * of the two. Ours (c) is printed as a fraction of that bound at each c, with
  * the host's own work a request (writing the input and checking the output,
  * on one thread: tests/support's loops, which a release build vectorizes),
- * which no GPU speed removes: c workers finish at most c requests in that
- * time (host_bound_rps). A worker does its request's parts one after
+ * which no GPU speed removes. A worker does its request's parts one after
  * another (the seed's shape: write, copy in, kernel, copy out, wait, check),
- * so c workers finish at most c requests in the time of one request alone
- * (serial_us: the host's work, each copy alone and the kernel), and never
- * more than the GPU-busy bound: worker_bound_rps, and ours over it:
+ * so c workers finish at most c requests in the time of one request's host
+ * work in those runs (host_run_us, measured in c's workers) and its GPU parts
+ * alone in turn (gpu_alone_us), and never more than the GPU-busy bound:
+ * worker_bound_rps, and ours over it:
  *
  *   ORDERING_BOUND c=8 bound_rps=.. gpushim_rps=.. fraction=.. kernel_us=.. copy_us=.. host_us=..
- *                  host_bound_rps=.. serial_us=.. worker_bound_rps=.. worker_fraction=..
+ *                  host_run_us=.. gpu_alone_us=.. worker_bound_rps=.. worker_fraction=..
  *
  * Knobs: GPUSHIM_BENCH_REPS, GPUSHIM_BENCH_REQUESTS (per worker and run),
  * GPUSHIM_BENCH_N (elements a request), GPUSHIM_BENCH_ITERS (work steps),
@@ -77,6 +77,7 @@ struct worker {
     struct run_spec *spec;
     unsigned id;
     unsigned wrong;
+    uint64_t host_ns; /* writing its inputs and checking its outputs, all its requests */
     bool failed;
     char error[512];
 };
@@ -139,10 +140,16 @@ static void *worker_main(void *arg)
     }
     pthread_barrier_wait(&sp->start);
     for (unsigned r = 0; ready && r < sp->requests; r++) {
+        uint64_t t0 = gpu_test_now_ns(), t1;
+
         gpu_test_fill_input(in, sp->n, w->id * 7919u + r);
+        t1 = gpu_test_now_ns();
         if (!serve(w, s, d_in, d_out, in, out))
             break;
+        w->host_ns += t1 - t0;
+        t0 = gpu_test_now_ns();
         w->wrong += gpu_test_count_wrong(in, out, sp->n, sp->map) != 0;
+        w->host_ns += gpu_test_now_ns() - t0;
     }
     pthread_barrier_wait(&sp->end);
     /* After the clock: the racy mode may leave a kernel running on buffers about to go. */
@@ -160,9 +167,15 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-/* Runs `c` workers once; returns requests per second, adds the wrong outputs to *wrong. */
-static double run_once(struct run_spec *sp, unsigned c, unsigned seed, unsigned *wrong)
+/*
+ * Runs `c` workers once; returns requests per second, adds the wrong outputs
+ * to *wrong, and sets *host_ns to the host's work a request (the workers'
+ * mean).
+ */
+static double run_once(struct run_spec *sp, unsigned c, unsigned seed, unsigned *wrong, double *host_ns)
 {
+    uint64_t host = 0;
+
     struct worker *w = calloc(c, sizeof(*w));
     uint64_t t0, t1;
 
@@ -190,7 +203,9 @@ static double run_once(struct run_spec *sp, unsigned c, unsigned seed, unsigned 
             exit(1);
         }
         *wrong += w[i].wrong;
+        host += w[i].host_ns;
     }
+    *host_ns = (double)host / ((double)c * sp->requests);
     free(w);
     return (double)c * sp->requests / ((double)(t1 - t0) / 1e9);
 }
@@ -201,8 +216,8 @@ struct bound {
     double copy_ns;     /* one copy in and one copy out, the two directions running at once */
     double h2d_gbps;    /* each direction alone */
     double d2h_gbps;
-    double host_ns;     /* writing one request's input and checking its output, one thread */
-    double serial_ns;   /* one request alone, its parts one after another: host, copy in, kernel, copy out */
+    double host_ns;     /* writing one request's input and checking its output, one thread alone */
+    double gpu_alone_ns; /* one request's GPU parts one after another: copy in, kernel, copy out */
 };
 
 #define BOUND_STREAMS 8
@@ -283,7 +298,7 @@ static void measure_bound(const struct run_spec *sp, unsigned batch, struct boun
     }
     b->h2d_gbps = (double)bytes / h2d;
     b->d2h_gbps = (double)bytes / d2h;
-    b->serial_ns = h2d + b->kernel_ns + d2h;
+    b->gpu_alone_ns = h2d + b->kernel_ns + d2h;
 
     /* The host's share of a request, as worker_main does it, on outputs that are right (so checked in full). */
     for (uint32_t i = 0; i < sp->n; i++)
@@ -294,7 +309,6 @@ static void measure_bound(const struct run_spec *sp, unsigned batch, struct boun
         wrong += gpu_test_count_wrong(in, out, sp->n, sp->map) != 0;
     }
     b->host_ns = (double)(gpu_test_now_ns() - t0) / batch;
-    b->serial_ns += b->host_ns;
     if (wrong) {
         printf("FAILED: the host's check of a right output found %u wrong\n", wrong);
         exit(1);
@@ -308,28 +322,31 @@ static void measure_bound(const struct run_spec *sp, unsigned batch, struct boun
         gpu_stream_destroy(s[i]);
 }
 
-/* The bound, and ours (c's median requests/s at each worker count) as a fraction of it. */
-static void print_bound(const struct bound *b, const double ours[COUNTS])
+/*
+ * The bound, and ours (c's median requests/s at each worker count) as a
+ * fraction of it; `host` is c's host work a request in those runs.
+ */
+static void print_bound(const struct bound *b, const double ours[COUNTS], const double host[COUNTS])
 {
     double per_request = b->kernel_ns > b->copy_ns ? b->kernel_ns : b->copy_ns;
     double bound_rps = 1e9 / per_request;
 
     printf("\nbound if the GPU were never idle: a request costs max(kernel %.1f us, copies in and out at once %.1f us) "
            "= %.1f us, %.0f requests/s (%s-bound); pinned copies alone: in %.1f GB/s, out %.1f GB/s; the host's work "
-           "a request (input and check, one thread): %.1f us; one request alone, its parts in turn: %.1f us\n",
+           "a request (input and check, one thread alone): %.1f us; a request's GPU parts in turn: %.1f us\n",
            b->kernel_ns / 1e3, b->copy_ns / 1e3, per_request / 1e3, bound_rps,
            b->kernel_ns > b->copy_ns ? "kernel" : "copy", b->h2d_gbps, b->d2h_gbps, b->host_ns / 1e3,
-           b->serial_ns / 1e3);
+           b->gpu_alone_ns / 1e3);
     for (size_t ci = 0; ci < COUNTS; ci++) {
-        double host_rps = worker_counts[ci] * 1e9 / b->host_ns, worker_rps = worker_counts[ci] * 1e9 / b->serial_ns;
+        double worker_rps = worker_counts[ci] * 1e9 / (host[ci] + b->gpu_alone_ns);
 
         if (worker_rps > bound_rps)
             worker_rps = bound_rps;
         printf("ORDERING_BOUND c=%u bound_rps=%.1f gpushim_rps=%.1f fraction=%.4f kernel_us=%.2f copy_us=%.2f "
-               "h2d_gbps=%.2f d2h_gbps=%.2f host_us=%.2f host_bound_rps=%.1f serial_us=%.2f worker_bound_rps=%.1f "
+               "h2d_gbps=%.2f d2h_gbps=%.2f host_us=%.2f host_run_us=%.2f gpu_alone_us=%.2f worker_bound_rps=%.1f "
                "worker_fraction=%.4f\n",
                worker_counts[ci], bound_rps, ours[ci], ours[ci] / bound_rps, b->kernel_ns / 1e3, b->copy_ns / 1e3,
-               b->h2d_gbps, b->d2h_gbps, b->host_ns / 1e3, host_rps, b->serial_ns / 1e3, worker_rps,
+               b->h2d_gbps, b->d2h_gbps, b->host_ns / 1e3, host[ci] / 1e3, b->gpu_alone_ns / 1e3, worker_rps,
                ours[ci] / worker_rps);
         if (worker_counts[ci] == 8)
             printf("target at c=8 (c at >= 0.8 of the bound): %s\n", ours[ci] / bound_rps >= 0.8 ? "met" : "NOT met");
@@ -342,9 +359,9 @@ int main(void)
     unsigned requests = gpu_test_env("GPUSHIM_BENCH_REQUESTS", 300);
     uint32_t n = gpu_test_env("GPUSHIM_BENCH_N", 1u << 20);
     uint32_t iters = gpu_test_env("GPUSHIM_BENCH_ITERS", 2048);
-    static double rps[MODES][COUNTS][MAX_REPS];
+    static double rps[MODES][COUNTS][MAX_REPS], host[MODES][COUNTS][MAX_REPS];
     unsigned wrong[MODES][COUNTS];
-    double ours[COUNTS];
+    double ours[COUNTS], ours_host[COUNTS];
     struct run_spec spec;
     struct bound bound;
     unsigned seed = 1;
@@ -366,10 +383,11 @@ int main(void)
     /* A short run of each mode first: JIT, first allocations and the copy paths' warm-up are not measured. */
     for (int m = 0; m < MODES; m++) {
         unsigned ignored = 0;
+        double unused;
 
         spec.mode = (enum mode)m;
         spec.requests = requests < 10 ? requests : 10;
-        run_once(&spec, 2, seed++, &ignored);
+        run_once(&spec, 2, seed++, &ignored, &unused);
     }
     spec.requests = requests;
     for (unsigned rep = 0; rep < reps; rep++)
@@ -378,7 +396,7 @@ int main(void)
                 int m = (int)((rep + ci + (unsigned)k) % MODES);
 
                 spec.mode = (enum mode)m;
-                rps[m][ci][rep] = run_once(&spec, worker_counts[ci], seed++, &wrong[m][ci]);
+                rps[m][ci][rep] = run_once(&spec, worker_counts[ci], seed++, &wrong[m][ci], &host[m][ci][rep]);
             }
 
     printf("\nmedian requests/s over %u reps (min..max); wrong = requests whose output differed from the host's\n",
@@ -397,6 +415,7 @@ int main(void)
 
             med[m] = gpu_test_median(rps[m][ci], reps);
             ours[ci] = med[MODE_OURS];
+            ours_host[ci] = gpu_test_median(host[MODE_OURS][ci], reps);
             snprintf(cell[m], sizeof(cell[m]), "%.0f (%.0f..%.0f)", med[m], lo, hi);
         }
         printf("%3u | %22s | %22s | %22s | %6.3f | %6.3f | %6.3f | %8u | %8u | %8u\n", worker_counts[ci], cell[0],
@@ -412,6 +431,6 @@ int main(void)
     }
 
     measure_bound(&spec, gpu_test_env("GPUSHIM_BOUND_BATCH", 100), &bound);
-    print_bound(&bound, ours);
+    print_bound(&bound, ours, ours_host);
     return 0;
 }
