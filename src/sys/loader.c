@@ -341,7 +341,7 @@ static gpu_status load_from(void *handle)
         return GPU_ERR_NO_DRIVER;
     }
     fill_table(resolved);
-    gpu__trace_install(&gpu__driver_table); /* GPUSHIM_TRACE*: wrappers in the table, only when asked for */
+    gpu__trace_install(&gpu__driver_table, &report); /* GPUSHIM_TRACE*: wrappers in the table, only when asked for */
     report.stage = GPU_LOAD_READY;
     message = "";
     return GPU_OK;

@@ -126,6 +126,7 @@ struct trace_span {
 };
 
 static struct gpu__driver real;
+static const gpu_load_report *load_report; /* the loader's, its stages' times filled at install */
 static bool want_file, want_gpu, want_summary;
 static char trace_path[4096];
 static pid_t trace_pid;
@@ -562,7 +563,7 @@ static void write_stage(FILE *f, const char *name, uint64_t start, uint64_t dur)
 /* The load report has each stage's duration: they ran back to back and ended just before install. */
 static void write_load(FILE *f)
 {
-    const gpu_load_report *r = gpu_driver_report();
+    const gpu_load_report *r = load_report;
 
     write_stage(f, "gpushim load", epoch_ns, install_ns - epoch_ns);
     write_stage(f, "open", epoch_ns, r->open_ns);
@@ -717,7 +718,7 @@ static void write_summary(FILE *f)
 static void trace_finish(void)
 {
     /* Once, and not in a child of fork(): the parent writes its own file. */
-    const gpu_load_report *r = gpu_driver_report();
+    const gpu_load_report *r = load_report;
     bool locked = false;
 
     if (getpid() != trace_pid || atomic_exchange(&finished, true))
@@ -776,7 +777,7 @@ static void read_env(void)
     }
 }
 
-void gpu__trace_install(struct gpu__driver *table)
+void gpu__trace_install(struct gpu__driver *table, const gpu_load_report *report)
 {
     read_env();
     if (!want_file && !want_summary)
@@ -801,6 +802,7 @@ void gpu__trace_install(struct gpu__driver *table)
     trace_pid = getpid();
     load_tid = thread_id();
     install_ns = gpu__now_ns();
+    load_report = report;
     real = *table;
     /* An optional entry point the driver lacks stays NULL: the call path reports it as missing. */
 #define GPU__ENTRY(need, name, symbol, params, args) table->name = real.name ? trace_##name : NULL;

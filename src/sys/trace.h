@@ -19,14 +19,17 @@
 #ifndef GPUSHIM_SYS_TRACE_H
 #define GPUSHIM_SYS_TRACE_H
 
+#include "gpushim/driver.h"
+
 #include "driver.h"
 
 /*
  * Called by the loader once, with the table just filled with the driver's
- * pointers, before any other thread can see it. When tracing was asked for,
- * keeps those pointers and puts a traced wrapper of each in their place;
- * otherwise does nothing to the table.
+ * pointers, before any other thread can see it, and its load report (the
+ * stages' times filled; read again at exit for the trace's load track). When
+ * tracing was asked for, keeps those pointers and puts a traced wrapper of
+ * each in their place; otherwise does nothing to the table.
  */
-void gpu__trace_install(struct gpu__driver *table);
+void gpu__trace_install(struct gpu__driver *table, const gpu_load_report *report);
 
 #endif

@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""No import cycle in src/: in libgpushim.a, which object's undefined symbols
+each other object defines (nm), and no two objects that reach each other.
+src/sys/ may use nothing above it but error.c (the thread's error), and error.c
+nothing of src/sys/. Prints each cycle or layering break found; exit 1 if any.
+
+usage: check-cycles.py libgpushim.a
+"""
+import collections
+import subprocess
+import sys
+
+
+def graph(archive):
+    defined, needed = {}, collections.defaultdict(set)
+    member = None
+    out = subprocess.run(['nm', '-A', archive], capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        # "libgpushim.a:stream.c.o:0000000000000000 T gpu_stream_create" or "...:o:                 U memset"
+        head, _, rest = line.rpartition(':')
+        member = head.split(':')[-1]
+        fields = rest.split()
+        if len(fields) == 3 and fields[1] in 'TDBRCVW':
+            defined[fields[2]] = member
+        elif len(fields) == 2 and fields[0] == 'U':
+            needed[member].add(fields[1])
+    uses = collections.defaultdict(set)
+    for m, symbols in needed.items():
+        for s in symbols:
+            if s in defined and defined[s] != m:
+                uses[m].add(defined[s])
+    return uses
+
+
+def reaches(uses, a, b):
+    seen, todo = set(), [a]
+    while todo:
+        v = todo.pop()
+        for w in uses.get(v, ()):
+            if w == b:
+                return True
+            if w not in seen:
+                seen.add(w)
+                todo.append(w)
+    return False
+
+
+def main():
+    uses = graph(sys.argv[1])
+    objects = sorted(set(uses) | {w for ws in uses.values() for w in ws})
+    bad = 0
+    for i, a in enumerate(objects):
+        for b in objects[i + 1:]:
+            if reaches(uses, a, b) and reaches(uses, b, a):
+                print(f'cycle: {a} and {b} reach each other')
+                bad += 1
+    for a in objects:
+        if a.startswith('sys_'):
+            for b in sorted(uses.get(a, ())):
+                if not b.startswith('sys_') and not b.startswith('error.c'):
+                    print(f'layering: {a} (src/sys) uses {b}')
+                    bad += 1
+    if bad:
+        return 1
+    print(f'{len(objects)} objects, no import cycle, src/sys uses only error.c above it')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
