@@ -114,7 +114,9 @@ class Run:
         elif tag == 'OVERHEAD':
             call, _, rest2 = rest.partition(' ')
             f = fields(rest2)
-            self.overhead[(f.get('driver', '?'), call)] = f
+            # Runs with call tracing on measure the tracing, not the call path: they are left out.
+            if f.get('trace', 'off') == 'off':
+                self.overhead[(f.get('driver', '?'), call)] = f
         elif tag == 'GRAPHS':
             self.graphs = fields(rest)
         elif tag.startswith('COMPILE'):
