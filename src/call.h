@@ -309,10 +309,10 @@ static inline gpu_status gpu__call_unsupported(struct gpu__call *c, const char *
  * The hot path of a call on a stream: true when the stream is real, its
  * context the thread's cached one (and `owner`, the CUcontext of the object
  * worked on, the stream's; GPU__NO_OWNER for none), the entry point there,
- * and the driver has answered `fn`
- * in c->rc (success, or a failure that the context does not explain). Then
- * nothing is left to undo: GPU__HOT_RESULT is the status. False: nothing was
- * done that the cold way (open, invoke, end) must not do again.
+ * and the driver has answered `fn` in c->rc (success, or a failure that the
+ * context does not explain). Then nothing is left to undo: GPU__HOT_RESULT is
+ * the status. False: nothing was done that the cold way (open, invoke, end)
+ * must not do again.
  *
  * Only c->drv and c->stream are set before the driver call and nothing of
  * the call's state is needed after it, so the cold way's context handling
