@@ -7,7 +7,7 @@
 #include "floor.h"
 
 static struct floor_driver driver;
-/* As gpushim's context cache: global-dynamic, read through a TLS descriptor where built with gnu2. */
+/* As gpushim's context cache was: global-dynamic, read through a TLS descriptor where built with gnu2. */
 static _Thread_local void *cached_ctx __attribute__((tls_model("global-dynamic")));
 
 void floor_init(const struct floor_driver *d, void *ctx)

@@ -321,7 +321,7 @@ static void measure(enum op op, const struct objects *o, unsigned reps)
         floor_tls_delta[MAX_REPS], beyond[MAX_REPS];
     double lo, hi, d, r, fd, ftd, b, arm_ns[ARMS];
 
-    /* Warm-up: first-call costs (page faults, lazy binding, the thread's context cache) are not measured. */
+    /* Warm-up: first-call costs (page faults, lazy binding) are not measured. */
     for (int a = 0; a < ARMS; a++)
         ns_per_call(op, o, (enum arm)a);
     for (unsigned rep = 0; rep < reps; rep++) {

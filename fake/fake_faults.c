@@ -184,6 +184,13 @@ FAKE_API void gpu_fake_stall(bool stalled)
     fake_unlock();
 }
 
+FAKE_API void gpu_fake_strict_context(bool strict)
+{
+    fake_lock();
+    fake.lenient_context = !strict;
+    fake_unlock();
+}
+
 FAKE_API void gpu_fake_init_delay(unsigned long ms)
 {
     fake_lock();

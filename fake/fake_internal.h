@@ -232,6 +232,7 @@ struct fake_state {
     uint64_t seq;
     uint64_t clock_ns;
     bool gate_closed;
+    bool lenient_context; /* stream work needs no current context, as on the real driver (gpu_fake_strict_context()) */
 };
 
 extern struct fake_state fake;

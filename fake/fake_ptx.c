@@ -161,7 +161,7 @@ static bool number(const struct token *t, unsigned long long *out)
 
 static bool need_number(struct reader *r, unsigned long long max, unsigned long long *out)
 {
-    struct token t;
+    struct token t = {NULL, 0, 0};
 
     if (!need(r, &t, "a number"))
         return false;
@@ -178,7 +178,7 @@ static void skip_line(struct reader *r)
 /* Skips to the `;` that ends a statement, passing over bracketed parts. */
 static bool skip_statement(struct reader *r, unsigned line)
 {
-    struct token t;
+    struct token t = {NULL, 0, 0};
     int depth = 0;
 
     while (next(r, &t)) {
@@ -195,7 +195,7 @@ static bool skip_statement(struct reader *r, unsigned line)
 /* Skips a `{ ... }` block whose `{` was just read. */
 static bool skip_block(struct reader *r, unsigned line, const char *what, size_t len)
 {
-    struct token t;
+    struct token t = {NULL, 0, 0};
     unsigned depth = 1;
 
     while (depth && next(r, &t))
@@ -248,7 +248,7 @@ struct decl {
  */
 static bool read_decl(struct reader *r, struct decl *d)
 {
-    struct token t;
+    struct token t = {NULL, 0, 0};
     bool ptr = false;
 
     memset(d, 0, sizeof(*d));
@@ -401,7 +401,7 @@ static bool add_entry(struct reader *r, struct fake_layout *l, unsigned line)
 /* `( .param ..., ... )` of an entry, into l. */
 static bool read_params(struct reader *r, struct fake_layout *l)
 {
-    struct token t;
+    struct token t = {NULL, 0, 0};
 
     if (accept(r, ')'))
         return true;
@@ -444,7 +444,7 @@ static bool perf_directive(const struct token *t)
 /* `.entry NAME (params) directives { body }` (or `;`), after `.entry`; `declare` false for an .extern one. */
 static bool read_entry(struct reader *r, bool declare)
 {
-    struct token name, t;
+    struct token name = {NULL, 0, 0}, t = {NULL, 0, 0};
     struct fake_layout *l;
 
     if (!need(r, &name, "the entry's name"))
@@ -574,7 +574,7 @@ static bool scalar_value(const struct token *t, bool negative, unsigned long lon
  */
 static bool read_init(struct reader *r, size_t elem, unsigned char *data, size_t bytes, size_t *count)
 {
-    struct token t;
+    struct token t = {NULL, 0, 0};
     int depth = 0;
     bool negative = false, seen = false;
 
@@ -615,7 +615,7 @@ static bool read_init(struct reader *r, size_t elem, unsigned char *data, size_t
 static bool read_variable(struct reader *r, bool define)
 {
     struct decl d;
-    struct token t;
+    struct token t = {NULL, 0, 0};
 
     if (!read_decl(r, &d))
         return false;
@@ -727,7 +727,7 @@ static bool read_directive(struct reader *r, struct token *t)
     bool external = false;
 
     if (tok_is(t, ".version")) {
-        struct token v;
+        struct token v = {NULL, 0, 0};
 
         r->versioned = true;
         if (!need(r, &v, "a version number"))
@@ -741,7 +741,7 @@ static bool read_directive(struct reader *r, struct token *t)
         return true;
     }
     if (tok_is(t, ".section")) {
-        struct token name;
+        struct token name = {NULL, 0, 0};
 
         if (!need(r, &name, "a section name"))
             return false;
@@ -763,7 +763,7 @@ static bool read_directive(struct reader *r, struct token *t)
         tok_is(t, ".alias") || tok_is(t, ".tex") || tok_is(t, ".texref") || tok_is(t, ".samplerref") ||
         tok_is(t, ".surfref")) {
         /* Nothing a host implementation needs: a .func's body, or a variable no host call reaches. */
-        struct token u;
+        struct token u = {NULL, 0, 0};
         int depth = 0;
 
         while (next(r, &u)) {
@@ -784,7 +784,7 @@ static bool read_directive(struct reader *r, struct token *t)
 static cuabi_result read_text(const char *text, struct fake_module *m, char *log, size_t log_size)
 {
     struct reader r = {text, 1, m, log, log_size, false, CUABI_SUCCESS};
-    struct token t;
+    struct token t = {NULL, 0, 0};
 
     while (next(&r, &t)) {
         if (!known_directive(&t)) {

@@ -97,22 +97,30 @@ static void each_queue(void (*fn)(struct fake_stream *, void *), void *arg)
 
 cuabi_result fake_stream_for_work(cuabi_stream handle, struct fake_stream **out)
 {
-    struct fake_ctx *c = NULL;
+    struct fake_ctx *c = fake_current();
     struct fake_stream *s;
-    cuabi_result rc = fake_need_ctx(&c);
+    cuabi_result rc;
 
-    if (rc != CUABI_SUCCESS)
-        return rc;
     if (!handle) {
-        *out = &c->legacy;
-        return CUABI_SUCCESS;
+        rc = fake_need_ctx(&c);
+        if (rc == CUABI_SUCCESS)
+            *out = &c->legacy;
+        return rc;
     }
+    /*
+     * Strict by default where the real driver is lenient: a client that
+     * forgets to make the stream's context current is caught. Lenient, the
+     * stream's context is the one that counts, as on the real driver.
+     */
+    if (!fake.lenient_context && (!c || c->retains == 0))
+        return CUABI_ERROR_INVALID_CONTEXT;
     s = stream_lookup(handle);
     if (!s)
         return CUABI_ERROR_INVALID_HANDLE;
-    /* Strict where the real driver is lenient: a client that forgets to make the stream's context current is caught. */
-    if (s->ctx != c)
+    if (!fake.lenient_context && s->ctx != c)
         return CUABI_ERROR_INVALID_CONTEXT;
+    if (fake_device_lost(s->ctx->device))
+        return fake_device_lost(s->ctx->device);
     *out = s;
     return CUABI_SUCCESS;
 }

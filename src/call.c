@@ -4,57 +4,24 @@
  */
 #include "call.h"
 
-_Thread_local cuabi_context gpu__thread_context GPU__TLS_FAST;
-
-static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
-static bool fork_handled; /* forget_in_child() runs in every child of fork(): the cache may be kept */
-
-/*
- * In a child of fork(): its one thread forgets its cache, so that no call
- * there takes the hot path to a driver the child cannot use (the cold way
- * says GPU_ERR_FORKED); threads it starts later begin with none.
- */
-static void forget_in_child(void)
-{
-    gpu__thread_context = NULL;
-}
-
-static void handle_fork(void)
-{
-    fork_handled = pthread_atfork(NULL, NULL, forget_in_child) == 0;
-}
-
-void gpu__thread_context_set(cuabi_context cu)
-{
-    pthread_once(&fork_once, handle_fork);
-    /* Without the handler nothing is cached, and every call goes the cold way. */
-    gpu__thread_context = fork_handled ? cu : NULL;
-}
-
 struct gpu__ctx_scope gpu__context_enter(const struct gpu__driver *drv, const gpu_context *ctx)
 {
     struct gpu__ctx_scope scope = {NULL, GPU_OK, false};
     cuabi_context current = NULL;
 
-    gpu__thread_context = NULL;
     scope.st = gpu__check(drv->cuCtxGetCurrent(&current), GPU_ERR_CONTEXT, "cuCtxGetCurrent");
     if (scope.st != GPU_OK)
         return scope;
-    if (current == ctx->cu) {
-        gpu__thread_context_set(current);
+    if (current == ctx->cu)
         return scope;
-    }
     if (!current) {
         scope.st = gpu__check(drv->cuCtxSetCurrent(ctx->cu), GPU_ERR_CONTEXT, "cuCtxSetCurrent");
-        if (scope.st == GPU_OK)
-            gpu__thread_context_set(ctx->cu);
         return scope;
     }
     scope.st = gpu__check(drv->cuCtxPushCurrent(ctx->cu), GPU_ERR_CONTEXT, "cuCtxPushCurrent");
     if (scope.st == GPU_OK) {
         scope.pushed = true;
         scope.previous = current;
-        gpu__thread_context_set(ctx->cu);
     }
     return scope;
 }
@@ -68,13 +35,10 @@ gpu_status gpu__context_leave(const struct gpu__driver *drv, struct gpu__ctx_sco
     if (!scope.pushed)
         return GPU_OK;
     rc = drv->cuCtxPopCurrent(&popped);
-    if (rc == CUABI_SUCCESS) {
-        gpu__thread_context_set(scope.previous);
+    if (rc == CUABI_SUCCESS)
         return GPU_OK;
-    }
     /* The caller's context is the promise: put it back as the current one, even if the stack stays deeper. */
     restored = drv->cuCtxSetCurrent(scope.previous) == CUABI_SUCCESS;
-    gpu__thread_context_set(restored ? scope.previous : NULL);
     return gpu__check_detail(rc, GPU_ERR_CONTEXT, "cuCtxPopCurrent",
                              restored ? "the caller's context was made current again with cuCtxSetCurrent"
                                       : "the caller's context could not be made current again");
@@ -97,10 +61,7 @@ gpu_status gpu__call_leave(const struct gpu__driver *drv, struct gpu__ctx_scope 
     return st != GPU_OK ? st : left;
 }
 
-cuabi_result gpu__call_hot_forget(cuabi_result rc)
+cuabi_result gpu__call_hot_failed(cuabi_result rc)
 {
-    if (!gpu__result_wrong_context(rc))
-        return rc;
-    gpu__thread_context = NULL;
-    return GPU__HOT_RETRY;
+    return gpu__result_wrong_context(rc) ? GPU__HOT_RETRY : rc;
 }

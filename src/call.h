@@ -18,21 +18,23 @@
  * - Optional entry points: GPU_ERR_NOT_SUPPORTED, naming the one missing,
  *   before anything is asked of the driver (required ones are not checked:
  *   a driver without them never loads).
- * - The context. A call whose handles name their own context (a real
- *   stream, an event: "trusted") is made at once when the thread's cached
- *   context (gpu__thread_context) is already the object's; should the driver
- *   answer that the context was wrong, the context is made current and the
- *   call made once more (a call that failed so queued nothing). Any other
- *   call makes the context current first (gpu__context_enter).
+ * - The context. Every call but the hot ones makes the object's context
+ *   current first where it is not (gpu__context_enter), and puts the
+ *   caller's back at the end.
  * - The result: GPU_OK, or the status the CUresult implies, with the
  *   thread's error naming the entry point ("cuStreamQuery: NAME (code): text").
  * - The end: a context pushed over the caller's is popped; a pop that fails
  *   is an error naming it, and the caller's context is put back with
  *   cuCtxSetCurrent.
- * - The hot path (GPU__STREAM_HOT): a call on a real stream whose context
- *   is the thread's cached one is made before anything of the call is kept,
- *   and only a failure the context explains goes on the cold way. No helper
- *   takes a call's address, so its fields live in registers.
+ * - The hot path (GPU__STREAM_HOT): launch, event record and wait, stream
+ *   query and the async copies, on a real stream, are made as they are,
+ *   whatever context the thread holds: the driver runs them in their
+ *   stream's context (tools/context-probe shows it for each, with no
+ *   context, the stream's or another current). Only a failure that the
+ *   context explains (a driver that wants the stream's context current)
+ *   goes on the cold way, which makes it current and calls again; a call
+ *   that failed so queued nothing. No helper takes a call's address, so
+ *   its fields live in registers.
  * The call's arguments are evaluated again when it is retried: they must
  * have no side effects.
  */
@@ -40,21 +42,6 @@
 #define GPUSHIM_CALL_H
 
 #include "private.h"
-
-/*
- * The context gpushim last saw current on this thread (NULL: not known).
- * Another library may change the thread's context behind gpushim's back, so
- * this is trusted only by calls whose handles name their own context, which
- * find out from the driver when it was wrong.
- */
-extern _Thread_local cuabi_context gpu__thread_context GPU__TLS_FAST;
-
-/*
- * Caches `cu` as the thread's current context. The first time, it registers
- * the fork handler that clears the cache in a child of fork(), which the hot
- * path relies on (where that cannot be registered, nothing is cached).
- */
-void gpu__thread_context_set(cuabi_context cu);
 
 /*
  * Making a context current for a while, and putting the caller's back.
@@ -84,7 +71,6 @@ gpu_status gpu__context_leave(const struct gpu__driver *drv, struct gpu__ctx_sco
 
 struct gpu__call {
     const struct gpu__driver *drv;
-    const gpu_context *ctx; /* NULL: a call that needs no context (devices) */
     cuabi_stream stream;    /* the CUstream a stream argument means */
     cuabi_result rc;        /* the driver's answer */
     gpu_status st;          /* a context failure: it wins over rc */
@@ -118,42 +104,32 @@ static inline gpu_status gpu__call_driver_get(struct gpu__call *c)
 /* The driver, for calls that need no context. False: c->st says why. */
 static inline bool gpu__call_driver(struct gpu__call *c)
 {
-    c->ctx = NULL;
     c->entered = false;
     c->stream = NULL;
     c->st = gpu__call_driver_get(c);
     return c->st == GPU_OK;
 }
 
-/* Opens a call in `ctx` (not NULL) on a loaded driver; `trusted` as above. */
-static inline bool gpu__call_in(struct gpu__call *c, const gpu_context *ctx, bool trusted)
+/* Opens a call in `ctx` (not NULL) on a loaded driver: makes it current. */
+static inline bool gpu__call_in(struct gpu__call *c, const gpu_context *ctx)
 {
-    c->ctx = ctx;
-    c->st = GPU_OK;
-    c->entered = !(trusted && gpu__thread_context == ctx->cu);
-    if (c->entered) {
-        c->scope = gpu__context_enter(c->drv, ctx);
-        c->st = c->scope.st;
-    }
+    c->entered = true;
+    c->scope = gpu__context_enter(c->drv, ctx);
+    c->st = c->scope.st;
     return c->st == GPU_OK;
 }
 
-/*
- * Opens a call in an object's context (`ctx`; NULL: device 0's primary
- * context), always making it current: for allocations, creations and the
- * calls whose handles do not name their context.
- */
+/* Opens a call in an object's context (`ctx`; NULL: device 0's primary context). */
 static inline bool gpu__call_object(struct gpu__call *c, gpu_context *ctx)
 {
     c->stream = NULL;
     c->st = gpu__call_resolve(c, ctx, &ctx);
-    return c->st == GPU_OK && gpu__call_in(c, ctx, false);
+    return c->st == GPU_OK && gpu__call_in(c, ctx);
 }
 
 /*
  * Opens a call on a stream (GPU_DEFAULT_STREAM: the legacy stream of device
- * 0's primary context); c->stream is its CUstream. Trusted for a real
- * stream: only the legacy stream is the current context's rather than its own.
+ * 0's primary context) in its context; c->stream is its CUstream.
  */
 static inline bool gpu__call_stream(struct gpu__call *c, gpu_stream *stream)
 {
@@ -162,11 +138,11 @@ static inline bool gpu__call_stream(struct gpu__call *c, gpu_stream *stream)
     if (!stream) {
         c->stream = NULL;
         c->st = gpu__call_resolve(c, NULL, &ctx);
-        return c->st == GPU_OK && gpu__call_in(c, ctx, false);
+        return c->st == GPU_OK && gpu__call_in(c, ctx);
     }
     c->stream = stream->cu;
     c->st = gpu__call_driver_get(c);
-    return c->st == GPU_OK && gpu__call_in(c, stream->obj.ctx, true);
+    return c->st == GPU_OK && gpu__call_in(c, stream->obj.ctx);
 }
 
 /* GPU_ERR_INVALID_ARG for work on `owner`'s device on a stream of `ctx`'s (see gpu__call_stream_for()). */
@@ -206,16 +182,15 @@ static inline bool gpu__call_stream_for(struct gpu__call *c, gpu_stream *stream,
     (__builtin_constant_p((owner) == GPU__NO_OWNER) && (owner) == GPU__NO_OWNER ? true : (owner) == (cu))
 
 /*
- * The hot path's guard (see GPU__STREAM_HOT): a real stream, whose context
- * is the thread's cached one, and `owner` (a CUcontext expression, evaluated
- * only once the stream is known to be real; GPU__NO_OWNER for none) the
- * stream's. Then the driver is loaded in this process image: the cache is
- * set only after a driver call, and cleared in a child of fork(), so its
- * table is called without loading gpu__driver_ready. Sets c->drv and
- * c->stream.
+ * The hot path's guard (see GPU__STREAM_HOT): a real stream, `owner` (a
+ * CUcontext expression, evaluated only once the stream is known to be real;
+ * GPU__NO_OWNER for none) the stream's, and gpu__driver_hot: the driver is
+ * loaded in this process image (not a child of fork()) and its table holds
+ * its own pointers. Sets c->drv and c->stream.
  */
 #define GPU__CALL_HOT(c, stream, owner) \
-    ((stream) && gpu__thread_context == (stream)->obj.ctx_cu && GPU__HOT_OWNER_IS(owner, (stream)->obj.ctx_cu) && \
+    ((stream) && GPU__HOT_OWNER_IS(owner, (stream)->obj.ctx_cu) && \
+     atomic_load_explicit(&gpu__driver_hot, memory_order_acquire) && \
      ((c)->drv = &gpu__driver_table, (c)->stream = (stream)->cu, true))
 
 /* Whether a trusted call's failure says that the thread's context was not the one it needs. */
@@ -225,38 +200,24 @@ static inline bool gpu__result_wrong_context(cuabi_result rc)
            rc == CUABI_ERROR_CONTEXT_IS_DESTROYED;
 }
 
-/* Keeps the driver's answer; true when the call must be made again, its context now current (see above). */
-static inline bool gpu__call_retry(struct gpu__call *c, cuabi_result rc)
-{
-    c->rc = rc;
-    if (__builtin_expect(rc == CUABI_SUCCESS, 1) || c->entered || !c->ctx || !gpu__result_wrong_context(rc))
-        return false;
-    c->entered = true;
-    c->scope = gpu__context_enter(c->drv, c->ctx);
-    c->st = c->scope.st;
-    return c->st == GPU_OK;
-}
-
-/* What gpu__call_hot_forget() makes of a failure the context explains: no CUresult a driver returns. */
+/* What gpu__call_hot_failed() makes of a failure the context explains: no CUresult a driver returns. */
 #define GPU__HOT_RETRY ((cuabi_result)0xffffffffu)
 
 /*
- * GPU__HOT_CALL_MISSED()'s slow half, out of line: GPU__HOT_RETRY, the
- * cache forgotten, where the context explains `rc`, else `rc`. Its answer
- * replaces rc, so the hot wrapper keeps nothing across the call.
+ * GPU__HOT_CALL_MISSED()'s slow half, out of line: GPU__HOT_RETRY where the
+ * context explains `rc`, else `rc`. Its answer replaces rc, so the hot
+ * wrapper keeps nothing across the call.
  */
-cuabi_result gpu__call_hot_forget(cuabi_result rc);
+cuabi_result gpu__call_hot_failed(cuabi_result rc);
 
 /*
- * Keeps a hot call's `result` in c->rc; true when the driver says that the
- * thread's context was not the stream's after all. The cache is then
- * forgotten, so that the call made again the cold way makes the context
- * current first: the driver sees the same two calls as gpu__call_retry()
- * makes.
+ * Keeps a hot call's `result` in c->rc; true when the driver says that it
+ * wanted the stream's context current: the cold way then makes it current
+ * and calls again.
  */
 #define GPU__HOT_CALL_MISSED(c, result) \
     ((c)->rc = (result), \
-     __builtin_expect((c)->rc != CUABI_SUCCESS, 0) && ((c)->rc = gpu__call_hot_forget((c)->rc)) == GPU__HOT_RETRY)
+     __builtin_expect((c)->rc != CUABI_SUCCESS, 0) && ((c)->rc = gpu__call_hot_failed((c)->rc)) == GPU__HOT_RETRY)
 
 /* gpu__call_end()'s slow half: leaves the context; `st` unless the leave failed after a call that succeeded. */
 gpu_status gpu__call_leave(const struct gpu__driver *drv, struct gpu__ctx_scope scope, gpu_status st);
@@ -283,17 +244,13 @@ static inline gpu_status gpu__call_unsupported(struct gpu__call *c, const char *
 }
 
 /*
- * Driver call `fn` with the arguments that follow, in the open call `c`,
- * retried once where the context was wrong: GPU_OK when the driver answered
- * (its CUresult is in c->rc, for the wrapper to read), else the context's
- * failure or GPU_ERR_NOT_SUPPORTED. The call stays open.
+ * Driver call `fn` with the arguments that follow, in the open call `c`:
+ * GPU_OK when the driver answered (its CUresult is in c->rc, for the wrapper
+ * to read), else GPU_ERR_NOT_SUPPORTED. The call stays open.
  */
 #define GPU__INVOKE_RAW(c, fn, ...) \
-    ((c)->st = GPU_OK, \
-     GPU__OPTIONAL_##fn && !(c)->drv->fn ? gpu__call_unsupported((c), #fn) \
-                   : (gpu__call_retry((c), (c)->drv->fn(__VA_ARGS__)) ? (void)((c)->rc = (c)->drv->fn(__VA_ARGS__)) \
-                                                                     : (void)0, \
-                      (c)->st))
+    ((c)->st = GPU_OK, GPU__OPTIONAL_##fn && !(c)->drv->fn ? gpu__call_unsupported((c), #fn) \
+                                                           : ((c)->rc = (c)->drv->fn(__VA_ARGS__), (c)->st))
 
 /* The status of the driver's answer to `fn`, c->rc, with `category` where the CUresult implies no other. */
 #define GPU__RESULT(c, fn, category) gpu__check((c)->rc, (category), #fn)
@@ -306,11 +263,11 @@ static inline gpu_status gpu__call_unsupported(struct gpu__call *c, const char *
 #define GPU__INVOKE_END(c, fn, category, ...) gpu__call_end((c), GPU__INVOKE(c, fn, category, __VA_ARGS__))
 
 /*
- * The hot path of a call on a stream: true when the stream is real, its
- * context the thread's cached one (and `owner`, the CUcontext of the object
- * worked on, the stream's; GPU__NO_OWNER for none), the entry point there,
- * and the driver has answered `fn` in c->rc (success, or a failure that the
- * context does not explain). Then nothing is left to undo: GPU__HOT_RESULT is
+ * The hot path of a call on a stream: true when the stream is real (and
+ * `owner`, the CUcontext of the object worked on, the stream's;
+ * GPU__NO_OWNER for none), the driver usable as loaded, the entry point
+ * there, and the driver has answered `fn` in c->rc (success, or a failure
+ * that the context does not explain). Then nothing is left to undo: GPU__HOT_RESULT is
  * the status. False: nothing was done that the cold way (open, invoke, end)
  * must not do again.
  *
@@ -331,29 +288,27 @@ static inline gpu_status gpu__call_unsupported(struct gpu__call *c, const char *
 #define GPU__COLD __attribute__((noinline, cold))
 
 /*
- * A call on a stream: its status, hot where GPU__STREAM_HOT allows, else
- * `cold`, an expression that does it the cold way. The hottest wrappers
- * (launch, record and wait, stream query, async copies) make `cold` a call
- * of a GPU__COLD twin that opens, invokes and ends: the hot wrapper then
- * saves no registers for the cold way and is little more than the driver
- * call. The twin names the public function in its messages.
+ * A hot call on a stream: its status, hot where GPU__STREAM_HOT allows, else
+ * `cold`, an expression that does it the cold way. Only the calls that
+ * tools/context-probe shows the driver making in their stream's context
+ * whatever the thread holds use it (launch, record and wait, stream query,
+ * async copies). Each makes `cold` a call of a GPU__COLD twin that opens,
+ * invokes and ends: the hot wrapper then saves no registers for the cold
+ * way and is little more than the driver call. The twin names the public
+ * function in its messages.
  */
 #define GPU__HOT_OR(c, stream, owner, fn, category, cold, ...) \
     (GPU__STREAM_HOT(c, stream, owner, fn, __VA_ARGS__) ? GPU__HOT_RESULT(c, fn, category) : (cold))
 
-/* A call on a stream, hot where it can be, else `open` (false: c->st says why), invoke, end: all inline. */
-#define GPU__STREAM_CALL_OPEN(c, stream, owner, open, fn, category, ...) \
-    GPU__HOT_OR(c, stream, owner, fn, category, (open) ? GPU__INVOKE_END(c, fn, category, __VA_ARGS__) : (c)->st, \
-                __VA_ARGS__)
-
-/* One driver call on a stream (c->stream is its CUstream). */
+/* One driver call on a stream (c->stream is its CUstream), in its context: open, invoke, end. */
 #define GPU__STREAM_CALL(c, stream, fn, category, ...) \
-    GPU__STREAM_CALL_OPEN(c, stream, GPU__NO_OWNER, gpu__call_stream((c), (stream)), fn, category, __VA_ARGS__)
+    (gpu__call_stream((c), (stream)) ? GPU__INVOKE_END(c, fn, category, __VA_ARGS__) : (c)->st)
 
 /* GPU__STREAM_CALL for work on an object of `owner`'s device (`what`: "the event"), which the stream must share. */
 #define GPU__STREAM_CALL_FOR(c, stream, owner, what, fn, category, ...) \
-    GPU__STREAM_CALL_OPEN(c, stream, (owner)->cu, gpu__call_stream_for((c), (stream), (owner), __func__, (what), NULL), \
-                          fn, category, __VA_ARGS__)
+    (gpu__call_stream_for((c), (stream), (owner), __func__, (what), NULL) \
+         ? GPU__INVOKE_END(c, fn, category, __VA_ARGS__) \
+         : (c)->st)
 
 /* One driver call in an object's context, made current first: open, invoke, end. */
 #define GPU__OBJECT_CALL(c, ctx, fn, category, ...) \

@@ -55,6 +55,7 @@ static gpu_status device_call(struct gpu__call *c, int ordinal, cuabi_device *de
 /* What every query of one device checks first (`func` names it), then device_call(). */
 static gpu_status device_open(struct gpu__call *c, int ordinal, const void *out, cuabi_device *dev, const char *func)
 {
+    c->drv = NULL; /* set by device_call(); said here for the compiler, which cannot see that only GPU_OK uses it */
     if (!out)
         return gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: out is NULL", func);
     if (ordinal < 0)

@@ -76,7 +76,7 @@ gpu_status gpu_event_synchronize(gpu_event *event)
 
     if (!event)
         return GPU__INVALID("event is NULL");
-    if (!gpu__call_driver(&c) || !gpu__call_in(&c, event->obj.ctx, true))
+    if (!gpu__call_driver(&c) || !gpu__call_in(&c, event->obj.ctx))
         return c.st;
     return GPU__INVOKE_END(&c, cuEventSynchronize, GPU_ERR_EVENT, event->cu);
 }

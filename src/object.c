@@ -35,7 +35,7 @@ void *gpu__object_new_(struct gpu__call *c, gpu_context *ctx, const struct gpu__
     obj->ctx = ctx;
     obj->ctx_cu = ctx->cu;
     obj->kind = kind;
-    if (!gpu__call_in(c, ctx, false)) {
+    if (!gpu__call_in(c, ctx)) {
         free(obj);
         return NULL;
     }
@@ -60,11 +60,8 @@ static void release_enter(const struct gpu__driver *drv, const gpu_context *ctx,
     r->known = drv->cuCtxGetCurrent(&r->previous) == CUABI_SUCCESS;
     r->pushed = false;
     r->set = false;
-    gpu__thread_context = NULL;
-    if (r->known && (r->previous == ctx->cu || (!r->previous && drv->cuCtxSetCurrent(ctx->cu) == CUABI_SUCCESS))) {
-        gpu__thread_context_set(ctx->cu);
+    if (r->known && (r->previous == ctx->cu || (!r->previous && drv->cuCtxSetCurrent(ctx->cu) == CUABI_SUCCESS)))
         return;
-    }
     if (drv->cuCtxPushCurrent(ctx->cu) == CUABI_SUCCESS) {
         r->pushed = true;
         return;
@@ -78,9 +75,7 @@ static void release_leave(const struct gpu__driver *drv, struct release_scope *r
     struct gpu__ctx_scope scope = {r->previous, GPU_OK, r->pushed};
 
     if (r->set) {
-        if (drv->cuCtxSetCurrent(r->previous) == CUABI_SUCCESS)
-            gpu__thread_context_set(r->previous);
-        else
+        if (drv->cuCtxSetCurrent(r->previous) != CUABI_SUCCESS)
             gpu__fail(GPU_ERR_CONTEXT, 0, "cuCtxSetCurrent: the caller's context could not be made current again");
     } else if (r->pushed && !r->known) {
         cuabi_context popped;

@@ -20,10 +20,15 @@ extern "C" {
  * Wherever a gpu_context * is taken, NULL means device 0's primary context
  * (retained once, on first use, for the life of the process).
  *
- * Any call on any object works from any thread: gpushim makes the object's
- * context current where it is not. A thread with no current context is given
- * the object's; a thread with another context current gets it back when the
- * call returns.
+ * Any call on any object works from any thread, whatever context the thread
+ * holds. The hot calls on a stream (launches, event records and waits,
+ * gpu_stream_query(), the async copies) are made as they are: the driver runs
+ * them in the stream's context, and the thread's context is left as it was.
+ * Should a driver want the stream's context current for them, gpushim makes
+ * it current and calls again. Every other call makes the object's context
+ * current where it is not: a thread with no current context is given the
+ * object's; a thread with another context current gets it back when the call
+ * returns.
  *
  * Returns GPU_ERR_INVALID_ARG (out NULL, device negative), GPU_ERR_NO_DRIVER,
  * GPU_ERR_NO_DEVICE, GPU_ERR_CONTEXT, GPU_ERR_OUT_OF_MEMORY.

@@ -589,6 +589,17 @@ int gpu_fake_memory_limit(int ordinal, size_t bytes);
 void gpu_fake_stall(bool stalled);
 
 /**
+ * Whether work on a created stream (copies, launches, memsets, event
+ * records and waits) needs the stream's context current. Strict (the
+ * default) answers CUDA_ERROR_INVALID_CONTEXT where it is not, which catches
+ * a client that forgets to make it current. Not strict, the fake does what
+ * the real driver does: it runs the work in the stream's context, whatever
+ * context the calling thread holds, or none.
+ * @param strict on or off.
+ */
+void gpu_fake_strict_context(bool strict);
+
+/**
  * Makes cuInit sleep `ms` milliseconds first, without the fake's lock held (as
  * GPUSHIM_FAKE_INIT_DELAY_MS does): a slow or hung driver.
  * @param ms the delay; 0 for none.

@@ -40,13 +40,19 @@ enum {
 extern GPU__HIDDEN const struct gpu__driver *_Atomic gpu__driver_ready;
 
 /*
- * The table gpu__driver_ready points to once a driver loaded, for the hot
- * path (call.h), which calls through it without loading that pointer. Only
- * loader.c writes it. Read it only where this process image is known to
- * have loaded the driver: in a thread that has itself had an answer from it
- * since (after fork(), the child's thread has not).
+ * The table gpu__driver_ready points to once a driver loaded. Only loader.c
+ * writes it. The hot path (call.h) calls through it by address once it has
+ * seen gpu__driver_hot set.
  */
 extern GPU__HIDDEN struct gpu__driver gpu__driver_table;
+
+/*
+ * Whether the hot path may call gpu__driver_table's pointers as they are:
+ * set with gpu__driver_ready, except where tracing put its wrappers in the
+ * table (those want the stream's context current, which only the cold way
+ * makes sure of), and cleared with it (after fork(), in the child).
+ */
+extern GPU__HIDDEN atomic_bool gpu__driver_hot;
 
 /* gpu__driver_get()'s slow half: loads the driver, or says why there is none. */
 gpu_status gpu__driver_load(const struct gpu__driver **out);

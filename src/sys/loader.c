@@ -41,6 +41,8 @@ static gpu_status load_status = GPU_ERR_NO_DRIVER;
 struct gpu__driver gpu__driver_table;
 static atomic_bool table_ready;
 const struct gpu__driver *_Atomic gpu__driver_ready;
+atomic_bool gpu__driver_hot;
+static bool traced; /* tracing put its wrappers in the table */
 static atomic_bool forked;
 /* From the load's first step on, a child of fork() must not load again: its parent's driver state is half its own. */
 static atomic_bool load_started;
@@ -93,6 +95,7 @@ static void on_fork_child(void)
     if (atomic_load_explicit(&load_started, memory_order_relaxed) &&
         !(atomic_load_explicit(&load_done, memory_order_relaxed) && load_status != GPU_OK)) {
         atomic_store_explicit(&forked, true, memory_order_relaxed);
+        atomic_store_explicit(&gpu__driver_hot, false, memory_order_relaxed);
         atomic_store_explicit(&gpu__driver_ready, NULL, memory_order_relaxed);
     }
 }
@@ -341,7 +344,7 @@ static gpu_status load_from(void *handle)
         return GPU_ERR_NO_DRIVER;
     }
     fill_table(resolved);
-    gpu__trace_install(&gpu__driver_table, &report); /* GPUSHIM_TRACE*: wrappers in the table, only when asked for */
+    traced = gpu__trace_install(&gpu__driver_table, &report); /* GPUSHIM_TRACE*: wrappers in the table, only when asked for */
     report.stage = GPU_LOAD_READY;
     message = "";
     return GPU_OK;
@@ -377,6 +380,7 @@ static void load(void)
     if (load_status == GPU_OK) {
         atomic_store_explicit(&table_ready, true, memory_order_release);
         atomic_store_explicit(&gpu__driver_ready, &gpu__driver_table, memory_order_release);
+        atomic_store_explicit(&gpu__driver_hot, !traced, memory_order_release);
     }
     atomic_store_explicit(&published, &report, memory_order_release);
     atomic_store_explicit(&load_done, true, memory_order_release);
@@ -489,8 +493,10 @@ void gpu__driver_forget(void)
     memcpy(&load_once, &fresh, sizeof(fresh));
     atomic_store(&load_done, false);
     atomic_store(&table_ready, false);
+    atomic_store(&gpu__driver_hot, false);
     atomic_store(&gpu__driver_ready, NULL);
     atomic_store(&load_started, false);
+    traced = false;
     atomic_store(&published, NULL);
     load_status = GPU_ERR_NO_DRIVER;
     memset(&gpu__driver_table, 0, sizeof(gpu__driver_table));

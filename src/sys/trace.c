@@ -777,11 +777,11 @@ static void read_env(void)
     }
 }
 
-void gpu__trace_install(struct gpu__driver *table, const gpu_load_report *report)
+bool gpu__trace_install(struct gpu__driver *table, const gpu_load_report *report)
 {
     read_env();
     if (!want_file && !want_summary)
-        return;
+        return false;
     if (want_file) {
         /* calloc: pages are touched only as slots fill. */
         events = calloc(max_events, sizeof(*events));
@@ -794,7 +794,7 @@ void gpu__trace_install(struct gpu__driver *table, const gpu_load_report *report
             spans = NULL;
             want_file = want_gpu = false;
             if (!want_summary)
-                return;
+                return false;
         }
     }
     for (int i = 0; i < TRACE_ENTRY_COUNT; i++)
@@ -810,4 +810,5 @@ void gpu__trace_install(struct gpu__driver *table, const gpu_load_report *report
 #undef GPU__ENTRY
     if (atexit(trace_finish) != 0)
         fprintf(stderr, "gpushim: GPUSHIM_TRACE: atexit failed; no trace will be written\n");
+    return true;
 }

@@ -28,8 +28,8 @@
  * pointers, before any other thread can see it, and its load report (the
  * stages' times filled; read again at exit for the trace's load track). When
  * tracing was asked for, keeps those pointers and puts a traced wrapper of
- * each in their place; otherwise does nothing to the table.
+ * each in their place, and returns true; otherwise does nothing to the table.
  */
-void gpu__trace_install(struct gpu__driver *table, const gpu_load_report *report);
+bool gpu__trace_install(struct gpu__driver *table, const gpu_load_report *report);
 
 #endif

@@ -97,9 +97,8 @@ static int child_is_refused(void)
     CHILD_CHECK(9, forked_error(gpu_event_synchronize(parent_event)));
     CHILD_CHECK(10, forked_error(gpu_context_synchronize(NULL)));
     /*
-     * The hot calls on a stream: the parent's thread had the stream's context
-     * cached when it forked (a hot call just before), and the child must not
-     * take the hot path to the driver with it.
+     * The hot calls on a stream: the parent's thread made one just before it
+     * forked, and the child must not take the hot path to the driver.
      */
     CHILD_CHECK(14, forked_error(gpu_stream_record_event(parent_stream, parent_event)));
     CHILD_CHECK(15, forked_error(gpu_stream_wait_event(parent_stream, parent_event)));
@@ -126,7 +125,7 @@ static void fork_after_load(void **state)
     FT_OK(gpu_stream_create(NULL, &parent_stream));
     FT_OK(gpu_event_create(NULL, &parent_event));
     FT_OK(gpu_buffer_copy_from_host(parent_buffer, &v, 4));
-    /* A hot call last: the thread forks with the stream's context cached. */
+    /* A hot call last: the thread forks right after the hot path went to the driver. */
     FT_OK(gpu_stream_record_event(parent_stream, parent_event));
     assert_int_equal(run_child(child_is_refused), 0);
     /* The parent is not affected. */

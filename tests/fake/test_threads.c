@@ -165,10 +165,11 @@ static void thread_contexts(void **state)
 }
 
 /*
- * gpushim caches, per thread, the context it last saw current, and trusts it
- * for calls whose handles name their context. Changed behind its back, the
- * cache is wrong: the driver refuses the call, and gpushim must make the
- * right context current and call again, once, with the answer unchanged.
+ * The hot calls (launch, record, wait, stream query, async copies) are made
+ * as they are, whatever context the thread holds. A driver that wants the
+ * stream's context current (the fake, strict by default) refuses them where
+ * it is not: gpushim must then make it current and call again, once, with
+ * the answer unchanged.
  */
 static void context_changed_behind_gpushims_back(void **state)
 {
@@ -184,7 +185,7 @@ static void context_changed_behind_gpushims_back(void **state)
     ft_no_context();
     FT_OK(gpu_stream_create_non_blocking(ctx[0], &s));
     FT_OK(gpu_buffer_create(ctx[0], sizeof(v), &b));
-    /* The cache is warm: a query with the stream's context current is one driver call, and no context check. */
+    /* A query with the stream's context current is one driver call, and no context check. */
     FT_OK(gpu_stream_query(s, &idle));
     calls = gpu_fake_calls("cuStreamQuery");
     checks = gpu_fake_calls("cuCtxGetCurrent");
@@ -215,6 +216,80 @@ static void context_changed_behind_gpushims_back(void **state)
     FT_BUFFER_EQ(b, v, N);
     ft_no_context();
     gpu_buffer_destroy(b);
+    gpu_stream_destroy(s);
+}
+
+/* The driver calls that change or ask for the thread's context, so far. */
+static long context_calls(void)
+{
+    return gpu_fake_calls("cuCtxGetCurrent") + gpu_fake_calls("cuCtxSetCurrent") +
+           gpu_fake_calls("cuCtxPushCurrent") + gpu_fake_calls("cuCtxPopCurrent");
+}
+
+/* Every hot call once on `s`, `e` and `b` (device 0's): what failed, or GPU_OK. */
+static gpu_status hot_calls(gpu_stream *s, gpu_event *e, gpu_buffer *b, gpu_function *f, uint32_t *v)
+{
+    uint64_t ptr = gpu_buffer_device_ptr(b);
+    uint32_t n = N;
+    void *args[] = {&ptr, &n};
+    gpu_launch_config config = gpu_launch_config_1d((N + 63) / 64, 64);
+    bool idle = false;
+    gpu_status st;
+
+    if ((st = gpu_buffer_copy_from_host_async(b, v, N * sizeof(*v), s)) != GPU_OK ||
+        (st = gpu_stream_launch_function(s, f, &config, args)) != GPU_OK ||
+        (st = gpu_stream_record_event(s, e)) != GPU_OK || (st = gpu_stream_wait_event(s, e)) != GPU_OK ||
+        (st = gpu_buffer_copy_to_host_async(b, v, N * sizeof(*v), s)) != GPU_OK ||
+        (st = gpu_stream_query(s, &idle)) != GPU_OK)
+        return st;
+    (void)idle;
+    return GPU_OK;
+}
+
+/*
+ * With a driver that runs stream work in the stream's context whatever the
+ * thread holds (the real one; the fake when not strict), a hot call is one
+ * driver call: no context is asked for, made current, pushed or popped, and
+ * the thread's context (none, or another device's) is left as it was.
+ */
+static void hot_calls_leave_the_threads_context(void **state)
+{
+    uint32_t v[N];
+    gpu_stream *s;
+    gpu_event *e;
+    gpu_buffer *b;
+    gpu_function *f;
+    long before, hot;
+
+    (void)state;
+    FT_OK(gpu_stream_create_non_blocking(ctx[0], &s));
+    FT_OK(gpu_event_create(ctx[0], &e));
+    FT_OK(gpu_buffer_create(ctx[0], sizeof(v), &b));
+    FT_OK(gpu_module_get_function(mod, "add_one", &f));
+    gpu_fake_strict_context(false);
+    for (int held = 0; held < 2; held++) {
+        for (uint32_t i = 0; i < N; i++)
+            v[i] = 3 * i + (uint32_t)held;
+        if (held)
+            assert_int_equal(cuCtxSetCurrent(gpu_context_raw(ctx[1])), CUABI_SUCCESS);
+        else
+            ft_no_context();
+        before = context_calls();
+        hot = gpu_fake_calls_total();
+        FT_OK(hot_calls(s, e, b, f, v));
+        /* Six calls, six driver calls, none of them about the context. */
+        assert_int_equal(gpu_fake_calls_total() - hot, 6);
+        assert_int_equal(context_calls(), before);
+        assert_ptr_equal(ft_current(), held ? gpu_context_raw(ctx[1]) : NULL);
+        assert_int_equal(gpu_fake_context_depth(), held);
+        FT_OK(gpu_stream_synchronize(s));
+        for (uint32_t i = 0; i < N; i++)
+            assert_int_equal(v[i], 3 * i + (uint32_t)held + 1);
+    }
+    gpu_fake_strict_context(true);
+    ft_no_context();
+    gpu_buffer_destroy(b);
+    gpu_event_destroy(e);
     gpu_stream_destroy(s);
 }
 
@@ -424,6 +499,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(thread_contexts),
         cmocka_unit_test(context_changed_behind_gpushims_back),
+        cmocka_unit_test(hot_calls_leave_the_threads_context),
         cmocka_unit_test(concurrent_workers),
         cmocka_unit_test(concurrent_lookup),
         cmocka_unit_test(capture_non_blocking_with_copiers),
