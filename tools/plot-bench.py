@@ -47,9 +47,11 @@ MODES = [  # (key in ORDERING_BENCH, label, colour)
     ('b', 'b: non-blocking stream, legacy copies (racy)', '#d62728'),
     ('a', "a: ordered stream, legacy copies (the seed's fix)", '#7f7f7f'),
     ('c', 'c: non-blocking stream, stream-ordered copies (gpushim)', '#1f77b4'),
+    ('d', 'd: as c, two requests in flight a worker (gpushim)', '#9467bd'),
 ]
 KV = re.compile(r'(\w+)=(.*?)(?=\s+\w+=|\s*$)')
-TABLE_ROW = re.compile(r'^\s*(\d+)\s*\|' + r'\s*([\d.]+)\s*\(([\d.]+)\.\.([\d.]+)\)\s*\|' * 3)
+CELL = r'\s*([\d.]+)\s*\(([\d.]+)\.\.([\d.]+)\)\s*\|'
+TABLE_ROW = re.compile(r'^\s*(\d+)\s*\|' + CELL * 3 + '(?:' + CELL + ')?')
 
 
 def number(text):
@@ -96,7 +98,7 @@ class Run:
         if row:
             c = int(row.group(1))
             self.ranges[c] = {m: (float(row.group(3 + 3 * i)), float(row.group(4 + 3 * i)))
-                              for i, m in enumerate(('a', 'b', 'c'))}
+                              for i, m in enumerate(('a', 'b', 'c', 'd')) if row.group(3 + 3 * i) is not None}
             return
         tag, _, rest = line.partition(' ')
         if tag == 'ORDERING_BENCH':
@@ -157,7 +159,7 @@ def plot_ordering(run, out, written):
             continue
         ys = [float(run.ordering[c][key + '_rps']) for c in xs]
         err = None
-        if all(c in run.ranges for c in xs):
+        if all(c in run.ranges and key in run.ranges[c] for c in xs):
             err = [[y - run.ranges[c][key][0] for c, y in zip(xs, ys)],
                    [run.ranges[c][key][1] - y for c, y in zip(xs, ys)]]
         ax.errorbar(xs, ys, yerr=err, marker='o', capsize=3, color=colour, label=label,
@@ -174,8 +176,9 @@ def plot_ordering(run, out, written):
                 markersize=14, label='bound if the GPU were never idle')
         for c in bxs:
             frac = number(run.bound[c].get('fraction', ''))
+            two = number(run.bound[c].get('two_in_flight_fraction', ''))
             if frac is not None:
-                ax.annotate(f'c at {frac:.2f} of it', (c, float(run.bound[c]['bound_rps'])), textcoords='offset points',
+                ax.annotate(f'c at {frac:.2f}' + (f', d at {two:.2f}' if two is not None else '') + ' of it', (c, float(run.bound[c]['bound_rps'])), textcoords='offset points',
                             xytext=(-20, 6), fontsize=8, color='#2ca02c')
     ax.set_xticks(cs)
     ax.set_xlabel('concurrent workers (c), each with its own stream')

@@ -54,18 +54,21 @@ static inline uint32_t work_apply(work_map m, uint32_t x)
     return x * m.mul + m.add;
 }
 
+/* work_input()'s step from one element to the next, and its seed's weight: both odd. */
+#define WORK_INPUT_STEP 0x85ebca77u
+#define WORK_INPUT_SEED 0x9e3779b1u
+
 /*
- * A request's input element: different for every (seed, i), so that an output
- * left over from another request, or from before any, does not match.
+ * A request's input element: different for every seed at each i, and for
+ * every i under one seed (both weights are odd, so each term is a bijection
+ * of 2^32), so that an output left over from another request, or shifted
+ * from another element, does not match. Affine in i, as work_apply() is in
+ * x: the right output is affine in i too, and the host writes and checks a
+ * request with one add an element (tests/support), at the speed of memory.
  */
 static inline uint32_t work_input(uint32_t seed, uint32_t i)
 {
-    uint32_t x = seed * 0x9e3779b1u ^ (i + 1u) * 0x85ebca77u;
-
-    x ^= x >> 15;
-    x *= 0x2c1b3c6du;
-    x ^= x >> 12;
-    return x;
+    return seed * WORK_INPUT_SEED + (i + 1u) * WORK_INPUT_STEP;
 }
 
 #endif

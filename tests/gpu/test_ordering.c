@@ -57,12 +57,14 @@ static void *worker_main(void *arg)
     for (unsigned r = 0; r < w->rounds; r++) {
         size_t wrong;
 
-        gpu_test_fill_input(in, w->n, w->id * 1000003u + r);
+        uint32_t seed = w->id * 1000003u + r;
+
+        gpu_test_fill_input(in, w->n, seed);
         if (!gpu_test_ok(e, gpu_buffer_copy_from_host(d_in, in, bytes), "gpu_buffer_copy_from_host") ||
             !gpu_test_ok(e, gpu_test_launch_work(stream, d_in, d_out, w->n, w->iters), "launch work") ||
             !gpu_test_ok(e, gpu_buffer_copy_to_host(d_out, out, bytes), "gpu_buffer_copy_to_host"))
             break;
-        wrong = gpu_test_count_wrong(in, out, w->n, w->map);
+        wrong = gpu_test_count_wrong(out, w->n, seed, w->map);
         w->wrong_rounds += wrong != 0;
         w->wrong_elements += wrong;
     }

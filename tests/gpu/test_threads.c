@@ -90,8 +90,7 @@ static void *fresh_main(void *arg)
             gpu_test_ok(e, gpu_test_launch_work(s, d_in, d_out, N, ITERS), "launch work") &&
             gpu_test_ok(e, gpu_buffer_copy_to_host_async(d_out, gpu_host_buffer_data(out), BYTES, s), "copy out") &&
             gpu_test_ok(e, gpu_stream_synchronize(s), "gpu_stream_synchronize"))
-            f->wrong = gpu_test_count_wrong(gpu_host_buffer_data(in), gpu_host_buffer_data(out), N,
-                                            work_map_for(ITERS));
+            f->wrong = gpu_test_count_wrong(gpu_host_buffer_data(out), N, 500u + f->id, work_map_for(ITERS));
         f->expected = gpu_context_raw(gpu_stream_context(s));
         f->after = current();
     }
@@ -184,8 +183,8 @@ static void *pushed_main(void *arg)
         KEEPS(p, gpu_buffer_copy_to_host_async(d_out, gpu_host_buffer_data(h), BYTES, s));
         KEEPS(p, gpu_stream_synchronize(s));
         KEEPS(p, gpu_context_synchronize(NULL));
-        p->wrong = gpu_test_count_wrong(in, out, N, work_map_for(ITERS)) +
-                   gpu_test_count_wrong(in, gpu_host_buffer_data(h), N, work_map_for(ITERS));
+        p->wrong = gpu_test_count_wrong(out, N, 77u, work_map_for(ITERS)) +
+                   gpu_test_count_wrong(gpu_host_buffer_data(h), N, 77u, work_map_for(ITERS));
         p->gpushim_ctx = gpu_context_raw(gpu_stream_context(s));
     }
     gpu_host_buffer_destroy(h);

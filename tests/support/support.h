@@ -58,8 +58,8 @@ gpu_status gpu_test_launch_copy(gpu_stream *stream, gpu_buffer *src, gpu_buffer 
 /* Writes work_input(seed, i) for i < n. */
 void gpu_test_fill_input(uint32_t *in, uint32_t n, uint32_t seed);
 
-/* How many out[i] differ from work_apply(map, in[i]). */
-size_t gpu_test_count_wrong(const uint32_t *in, const uint32_t *out, uint32_t n, work_map map);
+/* How many out[i] differ from work_apply(map, work_input(seed, i)): the output of gpu_test_fill_input(seed). */
+size_t gpu_test_count_wrong(const uint32_t *out, uint32_t n, uint32_t seed, work_map map);
 
 /* A worker thread's first failure. */
 typedef struct gpu_test_error {
