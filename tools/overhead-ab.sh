@@ -11,7 +11,7 @@
 #   bench/overhead.c; AB_WORK, where the trees are built (default a temporary folder).
 # Output: every OVERHEAD line, prefixed with its revision's name, then the
 # medians as "AB <call> <name> delta_ns=.. gpushim_ns=.. direct_ns=.. [floor_delta_ns=..
-# floor_tls_delta_ns=.. beyond_floor_tls_ns=..] rounds=.." (the floor arms' where the
+# floor_tls_delta_ns=.. beyond_floor_tls_ns=.. beyond_floor_ns=..] rounds=.." (the floor arms' where the
 # revision has them).
 set -euo pipefail
 
@@ -55,7 +55,8 @@ import statistics
 import sys
 from collections import defaultdict
 
-keys = ["delta_ns", "gpushim_ns", "direct_ns", "floor_delta_ns", "floor_tls_delta_ns", "beyond_floor_tls_ns"]
+keys = ["delta_ns", "gpushim_ns", "direct_ns", "floor_delta_ns", "floor_tls_delta_ns", "beyond_floor_tls_ns",
+        "beyond_floor_ns"]
 runs = defaultdict(list)
 order = []
 for line in open(sys.argv[1]):
