@@ -12,8 +12,8 @@
  * least a wrapper library with gpushim's API adds on this machine, a call
  * into the library and the indirect call out of it ("floor"), and the same
  * with a thread-local compare first ("floor_tls", what issue 10 budgets a
- * hot call: one indirect call and a thread-local read). gpushim's cost
- * beyond floor_tls is its own checks.
+ * hot call: one indirect call and a thread-local read). gpushim's hot path
+ * reads no thread-local: its cost beyond floor is its own checks.
  *
  * Each rep times GPUSHIM_OVERHEAD_CALLS calls of each arm back to back, in
  * an order that rotates from rep to rep; only the calls are timed, in
