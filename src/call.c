@@ -63,5 +63,9 @@ gpu_status gpu__call_leave(const struct gpu__driver *drv, struct gpu__ctx_scope 
 
 cuabi_result gpu__call_hot_failed(cuabi_result rc)
 {
-    return gpu__result_wrong_context(rc) ? GPU__HOT_RETRY : rc;
+    /* What a driver that wants the stream's context current answers without it. */
+    bool wrong_context = rc == CUABI_ERROR_INVALID_CONTEXT || rc == CUABI_ERROR_INVALID_HANDLE ||
+                         rc == CUABI_ERROR_CONTEXT_IS_DESTROYED;
+
+    return wrong_context ? GPU__HOT_RETRY : rc;
 }

@@ -193,13 +193,6 @@ static inline bool gpu__call_stream_for(struct gpu__call *c, gpu_stream *stream,
      atomic_load_explicit(&gpu__driver_hot, memory_order_acquire) && \
      ((c)->drv = &gpu__driver_table, (c)->stream = (stream)->cu, true))
 
-/* Whether a trusted call's failure says that the thread's context was not the one it needs. */
-static inline bool gpu__result_wrong_context(cuabi_result rc)
-{
-    return rc == CUABI_ERROR_INVALID_CONTEXT || rc == CUABI_ERROR_INVALID_HANDLE ||
-           rc == CUABI_ERROR_CONTEXT_IS_DESTROYED;
-}
-
 /* What gpu__call_hot_failed() makes of a failure the context explains: no CUresult a driver returns. */
 #define GPU__HOT_RETRY ((cuabi_result)0xffffffffu)
 
