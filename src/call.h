@@ -29,12 +29,12 @@
  * - The hot path (GPU__STREAM_HOT): launch, event record and wait, stream
  *   query and the async copies, on a real stream, are made as they are,
  *   whatever context the thread holds: the driver runs them in their
- *   stream's context (tools/context-probe shows it for each, with no
- *   context, the stream's or another current). Only a failure that the
- *   context explains (a driver that wants the stream's context current)
- *   goes on the cold way, which makes it current and calls again; a call
- *   that failed so queued nothing. No helper takes a call's address, so
- *   its fields live in registers.
+ *   stream's context (tools/context-probe shows it for each on driver 580,
+ *   with no context, the stream's or another current). Only a failure that
+ *   the context explains (a driver that wants the stream's context
+ *   current) goes on the cold way, which makes it current and calls again;
+ *   a call that failed so queued nothing. No helper takes a call's address,
+ *   so its fields live in registers.
  * The call's arguments are evaluated again when it is retried: they must
  * have no side effects.
  */
