@@ -242,7 +242,7 @@ fi
     grep -hE '^ *[0-9]+/[0-9]+ .*gpushim:(gpu \/ )?gpu-' "$TESTS_LOG" | sort -u
     echo
     echo "== figures"
-    grep -hE '^(DEVICE|ORDERING|CAPTURE|EVENTS|RESOLVED summary|THREADS own|PEER |KERNELS |TORCH_DLOPEN|[0-9]+ cycles of dlopen|NVRTC_GPU|TRACE_GPU|TRACE_JSON)' "$TESTS_LOG" | sort -u
+    grep -hE '^(DEVICE|ORDERING|CAPTURE|EVENTS|RESOLVED summary|THREADS own|THREADS hot|PEER |KERNELS |TORCH_DLOPEN|[0-9]+ cycles of dlopen|NVRTC_GPU|TRACE_GPU|TRACE_JSON)' "$TESTS_LOG" | sort -u
     # Memory and interop (issue 12).
     grep -hE '^(MEMORY|GRAPH_UPDATE|IPC|TORCH) ' "$TESTS_LOG" | sort -u
     grep -hE '^(ORDERING_BENCH|ORDERING_BOUND|OVERHEAD|target|DISPATCH|GRAPHS|FIRST_USE|NO_DRIVER|STARTUP|PEER_BENCH|COMPILE|POOL_BENCH)|skipped:' "$OUT"/bench-*.log

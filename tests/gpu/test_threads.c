@@ -2,6 +2,10 @@
  * Threads and contexts. Work submitted from threads that never set a context
  * runs, and leaves the object's context current there (as context.h says). A
  * thread with its own context current still has it after every gpushim call.
+ * A thread handed a stream made elsewhere can make every hot call on it
+ * (copies, launch, record, wait, query) with no context current: the driver
+ * runs them in the stream's context, and gpushim leaves the thread without
+ * one (or, on a driver that wants it current, gives it the stream's).
  *
  * To see the current context this test calls cuCtxGetCurrent itself, from the
  * driver file gpushim loaded; to make "another context" it creates one with
@@ -125,6 +129,80 @@ static void fresh_threads_run_work(void **state)
     }
 }
 
+/* ---- Hot calls only, from a thread with no context ---- */
+
+struct hot_only {
+    gpu_stream *s;
+    gpu_event *ev;
+    gpu_function *f;
+    gpu_buffer *d_in, *d_out;
+    gpu_host_buffer *in, *out;
+    void *before;
+    void *during; /* after the hot calls, before anything else */
+    size_t wrong;
+    gpu_test_error error;
+};
+
+static void *hot_only_main(void *arg)
+{
+    struct hot_only *h = arg;
+    gpu_test_error *e = &h->error;
+    uint64_t src = gpu_buffer_device_ptr(h->d_in), dst = gpu_buffer_device_ptr(h->d_out);
+    uint32_t n = N, iters = ITERS;
+    void *args[] = {&src, &dst, &n, &iters};
+    gpu_launch_config config = gpu_launch_config_1d(kernel_blocks(N), KERNEL_BLOCK);
+    bool idle = false;
+
+    h->before = current();
+    gpu_test_fill_input(gpu_host_buffer_data(h->in), N, 900u);
+    if (gpu_test_ok(e, gpu_buffer_copy_from_host_async(h->d_in, gpu_host_buffer_data(h->in), BYTES, h->s), "copy in") &&
+        gpu_test_ok(e, gpu_stream_launch_function(h->s, h->f, &config, args), "launch") &&
+        gpu_test_ok(e, gpu_stream_record_event(h->s, h->ev), "record") &&
+        gpu_test_ok(e, gpu_stream_wait_event(h->s, h->ev), "wait") &&
+        gpu_test_ok(e, gpu_stream_query(h->s, &idle), "query") &&
+        gpu_test_ok(e, gpu_buffer_copy_to_host_async(h->d_out, gpu_host_buffer_data(h->out), BYTES, h->s),
+                    "copy out")) {
+        h->during = current();
+        if (gpu_test_ok(e, gpu_stream_synchronize(h->s), "gpu_stream_synchronize"))
+            h->wrong = gpu_test_count_wrong(gpu_host_buffer_data(h->out), N, 900u, work_map_for(ITERS));
+    }
+    return NULL;
+}
+
+static void hot_calls_from_a_thread_without_context(void **state)
+{
+    struct hot_only h;
+    pthread_t t;
+    void *stream_ctx;
+
+    (void)state;
+    memset(&h, 0, sizeof(h));
+    /* Everything made on this thread: the worker makes hot calls only. */
+    assert_gpu_ok(gpu_stream_create_non_blocking(NULL, &h.s));
+    assert_gpu_ok(gpu_event_create(NULL, &h.ev));
+    assert_gpu_ok(gpu_module_get_function(gpu_test_module(), KERNEL_WORK, &h.f));
+    assert_gpu_ok(gpu_buffer_create(NULL, BYTES, &h.d_in));
+    assert_gpu_ok(gpu_buffer_create(NULL, BYTES, &h.d_out));
+    assert_gpu_ok(gpu_host_buffer_create(NULL, BYTES, &h.in));
+    assert_gpu_ok(gpu_host_buffer_create(NULL, BYTES, &h.out));
+    stream_ctx = gpu_context_raw(gpu_stream_context(h.s));
+    assert_int_equal(pthread_create(&t, NULL, hot_only_main, &h), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    printf("THREADS hot calls only: context before=%p after them=%p (%s; the stream's %p) wrong=%zu\n", h.before,
+           h.during, h.during ? "the driver wanted the stream's context current" : "left without one", stream_ctx,
+           h.wrong);
+    assert_no_worker_error(&h.error);
+    assert_null(h.before);
+    assert_true(h.during == NULL || h.during == stream_ctx);
+    assert_int_equal(h.wrong, 0);
+    gpu_host_buffer_destroy(h.in);
+    gpu_host_buffer_destroy(h.out);
+    gpu_buffer_destroy(h.d_in);
+    gpu_buffer_destroy(h.d_out);
+    gpu_event_destroy(h.ev);
+    gpu_stream_destroy(h.s);
+}
+
 struct pushed {
     void *mine;
     unsigned calls;
@@ -228,6 +306,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fresh_threads_run_work),
         cmocka_unit_test(pushed_context_kept),
+        cmocka_unit_test(hot_calls_from_a_thread_without_context),
     };
     int rc = gpu_test_start(argc > 0 ? argv[0] : "gpu-threads");
 
