@@ -39,11 +39,15 @@
  * work in those runs (host_run_us, measured in c's workers) and its GPU parts
  * alone in turn (gpu_alone_us), and never more than the GPU-busy bound:
  * worker_bound_rps, and ours over it. Mode d's workers overlap their host
- * work with the GPU's, so d is bounded by the GPU alone:
+ * work with the GPU's, so d is bounded by the GPU alone, and by what the
+ * host alone can do: c threads writing and checking requests at once, with
+ * no GPU (host_only_rps; they share the host's memory bandwidth). The best of
+ * c and d over the smaller of the two bounds is host_or_gpu_fraction:
  *
  *   ORDERING_BOUND c=8 bound_rps=.. gpushim_rps=.. fraction=.. kernel_us=.. copy_us=.. host_us=..
  *                  host_run_us=.. gpu_alone_us=.. worker_bound_rps=.. worker_fraction=..
- *                  two_in_flight_rps=.. two_in_flight_fraction=..
+ *                  two_in_flight_rps=.. two_in_flight_fraction=.. host_only_rps=..
+ *                  host_or_gpu_bound_rps=.. host_or_gpu_fraction=..
  *
  * Knobs: GPUSHIM_BENCH_REPS, GPUSHIM_BENCH_REQUESTS (per worker and run),
  * GPUSHIM_BENCH_N (elements a request), GPUSHIM_BENCH_ITERS (work steps),
@@ -307,7 +311,80 @@ struct bound {
     double d2h_gbps;
     double host_ns;     /* writing one request's input and checking its output, one thread alone */
     double gpu_alone_ns; /* one request's GPU parts one after another: copy in, kernel, copy out */
+    double host_rps[COUNTS]; /* requests/s of the host's work alone, on worker_counts[i] threads at once */
 };
+
+/*
+ * The host's share of requests with no GPU at all: `count` threads at once,
+ * each writing inputs and checking right outputs in page-locked buffers as
+ * a worker does. Its requests/s is a ceiling for any worker shape on this
+ * host: the threads share its memory bandwidth (and in a real run the copies
+ * take their share of it too).
+ */
+struct host_only {
+    pthread_t thread;
+    const struct run_spec *spec;
+    pthread_barrier_t *start;
+    unsigned batch;
+    unsigned wrong;
+};
+
+static void *host_only_main(void *arg)
+{
+    struct host_only *h = arg;
+    size_t bytes = (size_t)h->spec->n * sizeof(uint32_t);
+    gpu_host_buffer *in_buf = NULL, *out_buf = NULL;
+    uint32_t *in, *out;
+
+    BENCH_CHECK(gpu_host_buffer_create(NULL, bytes, &in_buf));
+    BENCH_CHECK(gpu_host_buffer_create(NULL, bytes, &out_buf));
+    in = gpu_host_buffer_data(in_buf);
+    out = gpu_host_buffer_data(out_buf);
+    for (uint32_t i = 0; i < h->spec->n; i++)
+        out[i] = work_apply(h->spec->map, work_input(7, i));
+    pthread_barrier_wait(h->start);
+    for (unsigned r = 0; r < h->batch; r++) {
+        gpu_test_fill_input(in, h->spec->n, 7);
+        h->wrong += gpu_test_count_wrong(out, h->spec->n, 7, h->spec->map) != 0;
+    }
+    pthread_barrier_wait(h->start);
+    gpu_host_buffer_destroy(in_buf);
+    gpu_host_buffer_destroy(out_buf);
+    return NULL;
+}
+
+static double host_only_rps(const struct run_spec *sp, unsigned count, unsigned batch)
+{
+    struct host_only *h = calloc(count, sizeof(*h));
+    pthread_barrier_t start;
+    unsigned wrong = 0;
+    uint64_t t0;
+    double secs;
+
+    if (!h)
+        bench_die("calloc", GPU_ERR_OUT_OF_MEMORY);
+    pthread_barrier_init(&start, NULL, count + 1);
+    for (unsigned i = 0; i < count; i++) {
+        h[i] = (struct host_only){.spec = sp, .start = &start, .batch = batch};
+        if (pthread_create(&h[i].thread, NULL, host_only_main, &h[i]) != 0)
+            bench_die("pthread_create", GPU_ERR_OUT_OF_MEMORY);
+    }
+    pthread_barrier_wait(&start);
+    t0 = gpu_test_now_ns();
+    pthread_barrier_wait(&start);
+    secs = (double)(gpu_test_now_ns() - t0) / 1e9;
+    for (unsigned i = 0; i < count; i++) {
+        pthread_join(h[i].thread, NULL);
+        wrong += h[i].wrong;
+    }
+    pthread_barrier_destroy(&start);
+    free(h);
+    if (wrong) {
+        printf("FAILED: the host's check of a right output found %u wrong\n", wrong);
+        exit(1);
+    }
+    return (double)count * batch / secs;
+}
 
 #define BOUND_STREAMS 8
 #define BOUND_TRIES 3
@@ -402,6 +479,15 @@ static void measure_bound(const struct run_spec *sp, unsigned batch, struct boun
         printf("FAILED: the host's check of a right output found %u wrong\n", wrong);
         exit(1);
     }
+    /* The best of BOUND_TRIES, as for the GPU's parts. */
+    for (size_t ci = 0; ci < COUNTS; ci++) {
+        b->host_rps[ci] = 0;
+        for (unsigned t = 0; t < BOUND_TRIES; t++) {
+            double rps = host_only_rps(sp, worker_counts[ci], batch);
+
+            b->host_rps[ci] = rps > b->host_rps[ci] ? rps : b->host_rps[ci];
+        }
+    }
 
     gpu_host_buffer_destroy(h_in);
     gpu_host_buffer_destroy(h_out);
@@ -429,15 +515,18 @@ static void print_bound(const struct bound *b, const double ours[COUNTS], const 
            b->gpu_alone_ns / 1e3);
     for (size_t ci = 0; ci < COUNTS; ci++) {
         double worker_rps = worker_counts[ci] * 1e9 / (host[ci] + b->gpu_alone_ns);
+        double both = b->host_rps[ci] < bound_rps ? b->host_rps[ci] : bound_rps;
 
         if (worker_rps > bound_rps)
             worker_rps = bound_rps;
         printf("ORDERING_BOUND c=%u bound_rps=%.1f gpushim_rps=%.1f fraction=%.4f kernel_us=%.2f copy_us=%.2f "
                "h2d_gbps=%.2f d2h_gbps=%.2f host_us=%.2f host_run_us=%.2f gpu_alone_us=%.2f worker_bound_rps=%.1f "
-               "worker_fraction=%.4f two_in_flight_rps=%.1f two_in_flight_fraction=%.4f\n",
+               "worker_fraction=%.4f two_in_flight_rps=%.1f two_in_flight_fraction=%.4f host_only_rps=%.1f "
+               "host_or_gpu_bound_rps=%.1f host_or_gpu_fraction=%.4f\n",
                worker_counts[ci], bound_rps, ours[ci], ours[ci] / bound_rps, b->kernel_ns / 1e3, b->copy_ns / 1e3,
                b->h2d_gbps, b->d2h_gbps, b->host_ns / 1e3, host[ci] / 1e3, b->gpu_alone_ns / 1e3, worker_rps,
-               ours[ci] / worker_rps, two[ci], two[ci] / bound_rps);
+               ours[ci] / worker_rps, two[ci], two[ci] / bound_rps, b->host_rps[ci], both,
+               (ours[ci] > two[ci] ? ours[ci] : two[ci]) / both);
         if (worker_counts[ci] == 8)
             printf("target at c=8 (>= 0.8 of the bound): c %s (%.2f), d %s (%.2f)\n",
                    ours[ci] / bound_rps >= 0.8 ? "met" : "NOT met", ours[ci] / bound_rps,
