@@ -10,7 +10,7 @@ docs/gpu-run-2026-12-02.txt). A line seen twice (summary.txt repeats the
 bench logs) counts once, the last one read winning.
 
   ORDERING_BENCH c=.. a_rps=.. b_rps=.. c_rps=.. wrong_a=.. ...  bench-ordering
-  ORDERING_BOUND c=.. bound_rps=.. gpushim_rps=.. fraction=..    bench-ordering (optional)
+  ORDERING_BOUND c=.. bound_rps=.. gpushim_rps=.. fraction=.. [host_only_rps=..]  bench-ordering (optional)
   the ordering table's "median (min..max)" cells                 bench-ordering.log only (optional)
   DISPATCH op=.. gpushim_per_s=.. direct_per_s=.. paired_*=..    bench-dispatch
   OVERHEAD <call> driver=.. gpushim_ns=.. direct_ns=.. delta_*=..  bench-overhead (optional)
@@ -180,6 +180,10 @@ def plot_ordering(run, out, written):
             if frac is not None:
                 ax.annotate(f'c at {frac:.2f}' + (f', d at {two:.2f}' if two is not None else '') + ' of it', (c, float(run.bound[c]['bound_rps'])), textcoords='offset points',
                             xytext=(-20, 6), fontsize=8, color='#2ca02c')
+    hxs = [c for c in sorted(run.bound) if number(run.bound[c].get('host_only_rps', '')) is not None]
+    if hxs:
+        ax.plot(hxs, [float(run.bound[c]['host_only_rps']) for c in hxs], color='#8c564b', linestyle=':',
+                marker='x', label="the host's work alone on c threads (no GPU)")
     ax.set_xticks(cs)
     ax.set_xlabel('concurrent workers (c), each with its own stream')
     ax.set_ylabel('requests/s (median' + (', min..max' if run.ranges else '') + ')')
