@@ -3,28 +3,31 @@
  */
 #include "object.h"
 
-static cuabi_result buffer_release(const struct gpu__driver *drv, struct gpu__object *obj)
-{
-    return drv->cuMemFree(((gpu_buffer *)obj)->ptr);
-}
+GPU__RELEASE(gpu__buffer_release, gpu_buffer, cuMemFree, ptr)
 
-static const struct gpu__kind buffer_kind = GPU__KIND(cuMemAlloc, cuMemFree, buffer_release, NULL);
+static const struct gpu__kind buffer_kind = GPU__KIND(cuMemAlloc, cuMemFree, gpu__buffer_release, NULL);
+
+gpu_buffer *gpu__buffer_begin(struct gpu__call *c, gpu_context *ctx, const struct gpu__kind *kind, size_t bytes,
+                              gpu_buffer **out, const char *func)
+{
+    gpu_buffer *b;
+
+    if (!out || bytes == 0) {
+        c->st = gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: %s", func, out ? "bytes is 0" : "out is NULL");
+        return NULL;
+    }
+    b = gpu__object_new_(c, ctx, kind, sizeof(*b), func);
+    if (b)
+        b->size = bytes;
+    return b;
+}
 
 gpu_status gpu_buffer_create(gpu_context *ctx, size_t bytes, gpu_buffer **out)
 {
     struct gpu__call c;
-    gpu_buffer *b;
-    gpu_status st;
+    gpu_buffer *b = gpu__buffer_begin(&c, ctx, &buffer_kind, bytes, out, __func__);
 
-    if (!out)
-        return GPU__INVALID("out is NULL");
-    if (bytes == 0)
-        return GPU__INVALID("bytes is 0");
-    b = gpu__object_new(&c, ctx, &buffer_kind, sizeof(*b));
-    st = b ? GPU__INVOKE(&c, cuMemAlloc, GPU_ERR_TRANSFER, &b->ptr, bytes) : c.st;
-    if (b)
-        b->size = bytes;
-    return gpu__object_finish(&c, b ? &b->obj : NULL, st, (void **)out);
+    return GPU__OBJECT_MAKE(&c, b, out, cuMemAlloc, GPU_ERR_TRANSFER, &b->ptr, bytes);
 }
 
 void gpu_buffer_destroy(gpu_buffer *buffer)
@@ -177,14 +180,22 @@ static bool memset_open(struct gpu__call *c, gpu_buffer *buffer, size_t offset, 
     return false;
 }
 
-gpu_status gpu_buffer_memset(gpu_buffer *buffer, size_t offset, size_t count, unsigned element_size, uint32_t value)
+/* A memset of `count` elements at `offset` (async: on `stream`): checks, open, the driver's memset, end. */
+static gpu_status memset_op(gpu_buffer *buffer, size_t offset, size_t count, unsigned element_size, uint32_t value,
+                            bool async, gpu_stream *stream, const char *func)
 {
     struct gpu__call c;
     cuabi_deviceptr p;
 
-    if (!memset_open(&c, buffer, offset, count, element_size, value, false, NULL, __func__))
+    if (!memset_open(&c, buffer, offset, count, element_size, value, async, stream, func))
         return c.st;
     p = buffer->ptr + offset;
+    if (async && element_size == 1)
+        return GPU__INVOKE_END(&c, cuMemsetD8Async, GPU_ERR_TRANSFER, p, (unsigned char)value, count, c.stream);
+    if (async && element_size == 2)
+        return GPU__INVOKE_END(&c, cuMemsetD16Async, GPU_ERR_TRANSFER, p, (unsigned short)value, count, c.stream);
+    if (async)
+        return GPU__INVOKE_END(&c, cuMemsetD32Async, GPU_ERR_TRANSFER, p, value, count, c.stream);
     if (element_size == 1)
         return GPU__INVOKE_END(&c, cuMemsetD8, GPU_ERR_TRANSFER, p, (unsigned char)value, count);
     if (element_size == 2)
@@ -192,31 +203,19 @@ gpu_status gpu_buffer_memset(gpu_buffer *buffer, size_t offset, size_t count, un
     return GPU__INVOKE_END(&c, cuMemsetD32, GPU_ERR_TRANSFER, p, value, count);
 }
 
+gpu_status gpu_buffer_memset(gpu_buffer *buffer, size_t offset, size_t count, unsigned element_size, uint32_t value)
+{
+    return memset_op(buffer, offset, count, element_size, value, false, NULL, __func__);
+}
+
 gpu_status gpu_buffer_memset_async(gpu_buffer *buffer, size_t offset, size_t count, unsigned element_size,
                                    uint32_t value, gpu_stream *stream)
 {
-    struct gpu__call c;
-    cuabi_deviceptr p;
-
-    if (!memset_open(&c, buffer, offset, count, element_size, value, true, stream, __func__))
-        return c.st;
-    p = buffer->ptr + offset;
-    if (element_size == 1)
-        return GPU__INVOKE_END(&c, cuMemsetD8Async, GPU_ERR_TRANSFER, p, (unsigned char)value, count, c.stream);
-    if (element_size == 2)
-        return GPU__INVOKE_END(&c, cuMemsetD16Async, GPU_ERR_TRANSFER, p, (unsigned short)value, count, c.stream);
-    return GPU__INVOKE_END(&c, cuMemsetD32Async, GPU_ERR_TRANSFER, p, value, count, c.stream);
+    return memset_op(buffer, offset, count, element_size, value, true, stream, __func__);
 }
 
-static cuabi_result host_free(const struct gpu__driver *drv, struct gpu__object *obj)
-{
-    return drv->cuMemFreeHost(((gpu_host_buffer *)obj)->data);
-}
-
-static cuabi_result host_unregister(const struct gpu__driver *drv, struct gpu__object *obj)
-{
-    return drv->cuMemHostUnregister(((gpu_host_buffer *)obj)->data);
-}
+static GPU__RELEASE(host_free, gpu_host_buffer, cuMemFreeHost, data)
+static GPU__RELEASE(host_unregister, gpu_host_buffer, cuMemHostUnregister, data)
 
 static const struct gpu__kind host_kind = GPU__KIND(cuMemHostAlloc, cuMemFreeHost, host_free, NULL);
 static const struct gpu__kind registered_kind =
@@ -226,18 +225,16 @@ gpu_status gpu_host_buffer_create(gpu_context *ctx, size_t bytes, gpu_host_buffe
 {
     struct gpu__call c;
     gpu_host_buffer *h;
-    gpu_status st;
 
     if (!out)
         return GPU__INVALID("out is NULL");
     if (bytes == 0)
         return GPU__INVALID("bytes is 0");
     h = gpu__object_new(&c, ctx, &host_kind, sizeof(*h));
-    st = h ? GPU__INVOKE(&c, cuMemHostAlloc, GPU_ERR_OUT_OF_MEMORY, &h->data, bytes, CUABI_MEMHOSTALLOC_PORTABLE)
-           : c.st;
     if (h)
         h->size = bytes;
-    return gpu__object_finish(&c, h ? &h->obj : NULL, st, (void **)out);
+    return GPU__OBJECT_MAKE(&c, h, out, cuMemHostAlloc, GPU_ERR_OUT_OF_MEMORY, &h->data, bytes,
+                            CUABI_MEMHOSTALLOC_PORTABLE);
 }
 
 gpu_status gpu_host_buffer_register(gpu_context *ctx, void *ptr, size_t bytes, gpu_host_buffer **out)

@@ -3,10 +3,7 @@
  */
 #include "object.h"
 
-cuabi_result gpu__event_release(const struct gpu__driver *drv, struct gpu__object *obj)
-{
-    return drv->cuEventDestroy(((gpu_event *)obj)->cu);
-}
+GPU__RELEASE(gpu__event_release, gpu_event, cuEventDestroy, cu)
 
 static const struct gpu__kind event_kind = GPU__KIND(cuEventCreate, cuEventDestroy, gpu__event_release, NULL);
 
@@ -14,17 +11,14 @@ static gpu_status event_create(gpu_context *ctx, bool timed, gpu_event **out, co
 {
     struct gpu__call c;
     gpu_event *e;
-    gpu_status st;
 
     if (!out)
         return gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: out is NULL", func);
     e = gpu__object_new_(&c, ctx, &event_kind, sizeof(*e), func);
-    st = e ? GPU__INVOKE(&c, cuEventCreate, GPU_ERR_EVENT, &e->cu,
-                         timed ? CUABI_EVENT_DEFAULT : CUABI_EVENT_DISABLE_TIMING)
-           : c.st;
     if (e)
         e->timed = timed;
-    return gpu__object_finish(&c, e ? &e->obj : NULL, st, (void **)out);
+    return GPU__OBJECT_MAKE(&c, e, out, cuEventCreate, GPU_ERR_EVENT, &e->cu,
+                            timed ? CUABI_EVENT_DEFAULT : CUABI_EVENT_DISABLE_TIMING);
 }
 
 gpu_status gpu_event_create(gpu_context *ctx, gpu_event **out)

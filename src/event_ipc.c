@@ -9,18 +9,18 @@ static const struct gpu__kind interprocess_kind = GPU__KIND(cuEventCreate, cuEve
 /* An opened event is destroyed like any other. */
 static const struct gpu__kind opened_kind = GPU__KIND(cuIpcOpenEventHandle, cuEventDestroy, gpu__event_release, NULL);
 
+_Static_assert(sizeof(((gpu_ipc_event_handle *)0)->cuda) == sizeof(cuabi_ipc_event_handle), "the handle's size");
+
 gpu_status gpu_event_create_interprocess(gpu_context *ctx, gpu_event **out)
 {
     struct gpu__call c;
     gpu_event *e;
-    gpu_status st;
 
     if (!out)
         return GPU__INVALID("out is NULL");
     e = gpu__object_new(&c, ctx, &interprocess_kind, sizeof(*e));
-    st = e ? GPU__INVOKE(&c, cuEventCreate, GPU_ERR_EVENT, &e->cu, CUABI_EVENT_INTERPROCESS | CUABI_EVENT_DISABLE_TIMING)
-           : c.st;
-    return gpu__object_finish(&c, e ? &e->obj : NULL, st, (void **)out);
+    return GPU__OBJECT_MAKE(&c, e, out, cuEventCreate, GPU_ERR_EVENT, &e->cu,
+                            CUABI_EVENT_INTERPROCESS | CUABI_EVENT_DISABLE_TIMING);
 }
 
 gpu_status gpu_event_ipc_handle(const gpu_event *event, gpu_ipc_event_handle *out)
@@ -34,11 +34,9 @@ gpu_status gpu_event_ipc_handle(const gpu_event *event, gpu_ipc_event_handle *ou
     if (event->obj.kind != &interprocess_kind)
         return GPU__INVALID("the event is not from gpu_event_create_interprocess()");
     st = GPU__OBJECT_CALL(&c, event->obj.ctx, cuIpcGetEventHandle, GPU_ERR_EVENT, &h, event->cu);
-    if (st != GPU_OK)
-        return st;
-    _Static_assert(sizeof(out->cuda) == sizeof(h), "the handle's size");
-    memcpy(out->cuda, &h, sizeof(h));
-    return GPU_OK;
+    if (st == GPU_OK)
+        memcpy(out->cuda, &h, sizeof(h));
+    return st;
 }
 
 gpu_status gpu_event_open_ipc(gpu_context *ctx, const gpu_ipc_event_handle *handle, gpu_event **out)
@@ -46,12 +44,10 @@ gpu_status gpu_event_open_ipc(gpu_context *ctx, const gpu_ipc_event_handle *hand
     cuabi_ipc_event_handle h;
     struct gpu__call c;
     gpu_event *e;
-    gpu_status st;
 
     if (!handle || !out)
         return GPU__INVALID(handle ? "out is NULL" : "handle is NULL");
     memcpy(&h, handle->cuda, sizeof(h));
     e = gpu__object_new(&c, ctx, &opened_kind, sizeof(*e));
-    st = e ? GPU__INVOKE(&c, cuIpcOpenEventHandle, GPU_ERR_EVENT, &e->cu, h) : c.st;
-    return gpu__object_finish(&c, e ? &e->obj : NULL, st, (void **)out);
+    return GPU__OBJECT_MAKE(&c, e, out, cuIpcOpenEventHandle, GPU_ERR_EVENT, &e->cu, h);
 }

@@ -1,17 +1,11 @@
 /*
- * Stream capture and graphs.
+ * Stream capture and graphs: capture, instantiation, and an executable
+ * graph's launch and upload on a stream.
  */
 #include "object.h"
 
-static cuabi_result graph_release(const struct gpu__driver *drv, struct gpu__object *obj)
-{
-    return drv->cuGraphDestroy(((gpu_graph *)obj)->cu);
-}
-
-static cuabi_result exec_release(const struct gpu__driver *drv, struct gpu__object *obj)
-{
-    return drv->cuGraphExecDestroy(((gpu_graph_exec *)obj)->cu);
-}
+static GPU__RELEASE(graph_release, gpu_graph, cuGraphDestroy, cu)
+static GPU__RELEASE(exec_release, gpu_graph_exec, cuGraphExecDestroy, cu)
 
 static const struct gpu__kind graph_kind = GPU__KIND(cuStreamEndCapture, cuGraphDestroy, graph_release, NULL);
 static const struct gpu__kind exec_kind =
@@ -86,25 +80,35 @@ gpu_status gpu_graph_instantiate(gpu_graph *graph, gpu_graph_exec **out)
 {
     struct gpu__call c;
     gpu_graph_exec *x;
-    gpu_status st;
 
     if (!graph || !out)
         return GPU__INVALID(graph ? "out is NULL" : "graph is NULL");
     x = gpu__object_new(&c, graph->obj.ctx, &exec_kind, sizeof(*x));
-    if (!x)
-        return c.st;
-    st = GPU__INVOKE(&c, cuGraphInstantiateWithFlags, GPU_ERR_GRAPH_LAUNCH, &x->cu, graph->cu, 0);
-    return gpu__object_finish(&c, &x->obj, st, (void **)out);
+    return GPU__OBJECT_MAKE(&c, x, out, cuGraphInstantiateWithFlags, GPU_ERR_GRAPH_LAUNCH, &x->cu, graph->cu, 0);
 }
 
-gpu_status gpu_stream_launch_graph(gpu_stream *stream, gpu_graph_exec *exec)
+/* `exec` launched (`upload` false) or uploaded on `stream`, which must be of its device; `func` names the caller. */
+static gpu_status exec_on_stream(gpu_graph_exec *exec, gpu_stream *stream, bool upload, const char *func)
 {
     struct gpu__call c;
 
     if (!exec)
-        return GPU__INVALID("exec is NULL");
-    return GPU__STREAM_CALL_FOR(&c, stream, exec->obj.ctx, "the graph", cuGraphLaunch, GPU_ERR_GRAPH_LAUNCH, exec->cu,
-                                c.stream);
+        return gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: exec is NULL", func);
+    if (!gpu__call_stream_for(&c, stream, exec->obj.ctx, func, "the graph", NULL))
+        return c.st;
+    if (upload)
+        return GPU__INVOKE_END(&c, cuGraphUpload, GPU_ERR_GRAPH_LAUNCH, exec->cu, c.stream);
+    return GPU__INVOKE_END(&c, cuGraphLaunch, GPU_ERR_GRAPH_LAUNCH, exec->cu, c.stream);
+}
+
+gpu_status gpu_stream_launch_graph(gpu_stream *stream, gpu_graph_exec *exec)
+{
+    return exec_on_stream(exec, stream, false, __func__);
+}
+
+gpu_status gpu_graph_exec_upload(gpu_graph_exec *exec, gpu_stream *stream)
+{
+    return exec_on_stream(exec, stream, true, __func__);
 }
 
 void gpu_graph_destroy(gpu_graph *graph)

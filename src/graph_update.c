@@ -1,6 +1,6 @@
 /*
- * Graphs, further (issue 12): updating an executable graph, uploading it,
- * a stream's capture info, and DOT output.
+ * Graphs, further (issue 12): updating an executable graph, a stream's
+ * capture info, and DOT output.
  */
 #include "object.h"
 
@@ -48,16 +48,6 @@ gpu_status gpu_graph_exec_update(gpu_graph_exec *exec, gpu_graph *graph)
     else if (st == GPU_OK)
         st = GPU__RESULT(&c, cuGraphExecUpdate, GPU_ERR_GRAPH_LAUNCH);
     return gpu__call_end(&c, st);
-}
-
-gpu_status gpu_graph_exec_upload(gpu_graph_exec *exec, gpu_stream *stream)
-{
-    struct gpu__call c;
-
-    if (!exec)
-        return GPU__INVALID("exec is NULL");
-    return GPU__STREAM_CALL_FOR(&c, stream, exec->obj.ctx, "the graph", cuGraphUpload, GPU_ERR_GRAPH_LAUNCH, exec->cu,
-                                c.stream);
 }
 
 gpu_status gpu_stream_capture_info(gpu_stream *stream, gpu_capture_status *status, uint64_t *id)

@@ -82,8 +82,9 @@ static inline bool gpu__launch_config_plain(const gpu_launch_config *c)
     a = _mm_loadu_si128((const __m128i *)(const void *)c);
     b = _mm_loadu_si128((const __m128i *)(const void *)c + 1);
     rest = _mm_loadu_si128((const __m128i *)(const void *)c + 2);
-    a = _mm_xor_si128(_mm_sub_epi32(a, _mm_set1_epi32(1)), _mm_set1_epi32(INT_MIN));
-    b = _mm_xor_si128(_mm_sub_epi32(b, _mm_set_epi32(0, 0, 1, 1)), _mm_set1_epi32(INT_MIN));
+    /* Less the least value, sign bit flipped, in one add: x - 1 + 2^31 is x + INT_MAX (mod 2^32). */
+    a = _mm_add_epi32(a, _mm_set1_epi32(INT_MAX));
+    b = _mm_add_epi32(b, _mm_set_epi32(INT_MIN, INT_MIN, INT_MAX, INT_MAX));
     bad = _mm_or_si128(
         _mm_cmpgt_epi32(a, _mm_set_epi32(GPU__LANE_MAX(1023), GPU__LANE_MAX(65534), GPU__LANE_MAX(65534),
                                          GPU__LANE_MAX(2147483646u))),

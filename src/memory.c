@@ -12,11 +12,6 @@
 
 #include "object.h"
 
-static cuabi_result mem_free(const struct gpu__driver *drv, struct gpu__object *obj)
-{
-    return drv->cuMemFree(((gpu_buffer *)obj)->ptr);
-}
-
 static cuabi_result view_release(const struct gpu__driver *drv, struct gpu__object *obj)
 {
     (void)drv;
@@ -24,48 +19,25 @@ static cuabi_result view_release(const struct gpu__driver *drv, struct gpu__obje
     return CUABI_SUCCESS;
 }
 
-static cuabi_result ipc_close(const struct gpu__driver *drv, struct gpu__object *obj)
-{
-    return drv->cuIpcCloseMemHandle(((gpu_buffer *)obj)->ptr);
-}
+static GPU__RELEASE(ipc_close, gpu_buffer, cuIpcCloseMemHandle, ptr)
 
 /* cuMemFree frees stream-ordered memory too, after waiting for the device. */
-static const struct gpu__kind async_kind = GPU__KIND(cuMemAllocAsync, cuMemFree, mem_free, NULL);
-static const struct gpu__kind managed_kind = GPU__KIND(cuMemAllocManaged, cuMemFree, mem_free, NULL);
+static const struct gpu__kind async_kind = GPU__KIND(cuMemAllocAsync, cuMemFree, gpu__buffer_release, NULL);
+static const struct gpu__kind managed_kind = GPU__KIND(cuMemAllocManaged, cuMemFree, gpu__buffer_release, NULL);
 /* A view releases nothing; its "release entry" is the one it was checked with. */
 static const struct gpu__kind view_kind = GPU__KIND(cuMemGetAddressRange, cuMemGetAddressRange, view_release, NULL);
 static const struct gpu__kind ipc_kind = GPU__KIND(cuIpcOpenMemHandle, cuIpcCloseMemHandle, ipc_close, NULL);
 
+_Static_assert(sizeof(((gpu_ipc_handle *)0)->cuda) == sizeof(cuabi_ipc_mem_handle), "the handle's size");
+
 /* ---- Stream-ordered allocation ---- */
-
-/*
- * A buffer object of `bytes` (at least 1) for `ctx`, with the call open that
- * allocates it (see gpu__object_new()); NULL when the arguments are wrong or
- * the object could not be had (c->st says why).
- */
-static gpu_buffer *buffer_begin(struct gpu__call *c, gpu_context *ctx, const struct gpu__kind *kind, size_t bytes,
-                                gpu_buffer **out, const char *func)
-{
-    gpu_buffer *b;
-
-    if (!out || bytes == 0) {
-        c->st = gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: %s", func, out ? "bytes is 0" : "out is NULL");
-        return NULL;
-    }
-    b = gpu__object_new_(c, ctx, kind, sizeof(*b), func);
-    if (b)
-        b->size = bytes;
-    return b;
-}
 
 gpu_status gpu_buffer_create_async(gpu_stream *stream, size_t bytes, gpu_buffer **out)
 {
     struct gpu__call c;
-    gpu_buffer *b = buffer_begin(&c, stream ? stream->obj.ctx : NULL, &async_kind, bytes, out, __func__);
-    gpu_status st = b ? GPU__INVOKE(&c, cuMemAllocAsync, GPU_ERR_TRANSFER, &b->ptr, bytes, stream ? stream->cu : NULL)
-                      : c.st;
+    gpu_buffer *b = gpu__buffer_begin(&c, stream ? stream->obj.ctx : NULL, &async_kind, bytes, out, __func__);
 
-    return gpu__object_finish(&c, b ? &b->obj : NULL, st, (void **)out);
+    return GPU__OBJECT_MAKE(&c, b, out, cuMemAllocAsync, GPU_ERR_TRANSFER, &b->ptr, bytes, stream ? stream->cu : NULL);
 }
 
 gpu_status gpu_buffer_free_async(gpu_buffer *buffer, gpu_stream *stream)
@@ -256,11 +228,9 @@ bool gpu_buffer_is_owner(const gpu_buffer *buffer)
 gpu_status gpu_buffer_create_managed(gpu_context *ctx, size_t bytes, gpu_buffer **out)
 {
     struct gpu__call c;
-    gpu_buffer *b = buffer_begin(&c, ctx, &managed_kind, bytes, out, __func__);
-    gpu_status st =
-        b ? GPU__INVOKE(&c, cuMemAllocManaged, GPU_ERR_TRANSFER, &b->ptr, bytes, CUABI_MEM_ATTACH_GLOBAL) : c.st;
+    gpu_buffer *b = gpu__buffer_begin(&c, ctx, &managed_kind, bytes, out, __func__);
 
-    return gpu__object_finish(&c, b ? &b->obj : NULL, st, (void **)out);
+    return GPU__OBJECT_MAKE(&c, b, out, cuMemAllocManaged, GPU_ERR_TRANSFER, &b->ptr, bytes, CUABI_MEM_ATTACH_GLOBAL);
 }
 
 void *gpu_buffer_managed_data(const gpu_buffer *buffer)
@@ -325,7 +295,6 @@ gpu_status gpu_buffer_ipc_handle(const gpu_buffer *buffer, gpu_ipc_handle *out)
     st = GPU__OBJECT_CALL(&c, buffer->obj.ctx, cuIpcGetMemHandle, GPU_ERR_DRIVER, &h, buffer->ptr);
     if (st != GPU_OK)
         return st;
-    _Static_assert(sizeof(out->cuda) == sizeof(h), "the handle's size");
     memcpy(out->cuda, &h, sizeof(h));
     out->size = buffer->size;
     return GPU_OK;
@@ -336,7 +305,6 @@ gpu_status gpu_buffer_open_ipc(gpu_context *ctx, const gpu_ipc_handle *handle, g
     cuabi_ipc_mem_handle h;
     struct gpu__call c;
     gpu_buffer *b;
-    gpu_status st;
 
     if (!handle || !out)
         return GPU__INVALID(handle ? "out is NULL" : "handle is NULL");
@@ -344,8 +312,7 @@ gpu_status gpu_buffer_open_ipc(gpu_context *ctx, const gpu_ipc_handle *handle, g
         return GPU__FAIL(GPU_ERR_INVALID_ARG, "the handle's size (%llu) is not a buffer's",
                          (unsigned long long)handle->size);
     memcpy(&h, handle->cuda, sizeof(h));
-    b = buffer_begin(&c, ctx, &ipc_kind, (size_t)handle->size, out, __func__);
-    st = b ? GPU__INVOKE(&c, cuIpcOpenMemHandle, GPU_ERR_DRIVER, &b->ptr, h, CUABI_IPC_MEM_LAZY_ENABLE_PEER_ACCESS)
-           : c.st;
-    return gpu__object_finish(&c, b ? &b->obj : NULL, st, (void **)out);
+    b = gpu__buffer_begin(&c, ctx, &ipc_kind, (size_t)handle->size, out, __func__);
+    return GPU__OBJECT_MAKE(&c, b, out, cuIpcOpenMemHandle, GPU_ERR_DRIVER, &b->ptr, h,
+                            CUABI_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
 }

@@ -14,10 +14,7 @@
 /* What the driver may write of a rejected image's JIT log into the error message. */
 #define JIT_LOG_MAX 2048
 
-static cuabi_result module_release(const struct gpu__driver *drv, struct gpu__object *obj)
-{
-    return drv->cuModuleUnload(((gpu_module *)obj)->cu);
-}
+static GPU__RELEASE(module_release, gpu_module, cuModuleUnload, cu)
 
 static void module_finalize(struct gpu__object *obj)
 {
@@ -344,26 +341,28 @@ static bool global_copy_open(struct gpu__call *c, const gpu_module *module, cons
     return false;
 }
 
-gpu_status gpu_module_copy_to_global(gpu_module *module, const char *name, const void *src, size_t bytes)
+/* A copy between global `name` and host memory (`to_host`: into `dst`, else from `src`): checks, open, copy, end. */
+static gpu_status global_copy(gpu_module *module, const char *name, void *dst, const void *src, size_t bytes,
+                              bool to_host, const char *func)
 {
     struct gpu__call c;
     cuabi_deviceptr ptr = 0;
 
-    if (!global_copy_open(&c, module, name, src, bytes, &ptr, __func__))
+    if (!global_copy_open(&c, module, name, to_host ? (const void *)dst : src, bytes, &ptr, func))
         return c.st;
     if (bytes == 0)
         return gpu__call_end(&c, GPU_OK);
+    if (to_host)
+        return GPU__INVOKE_END(&c, cuMemcpyDtoH, GPU_ERR_TRANSFER, dst, ptr, bytes);
     return GPU__INVOKE_END(&c, cuMemcpyHtoD, GPU_ERR_TRANSFER, ptr, src, bytes);
+}
+
+gpu_status gpu_module_copy_to_global(gpu_module *module, const char *name, const void *src, size_t bytes)
+{
+    return global_copy(module, name, NULL, src, bytes, false, __func__);
 }
 
 gpu_status gpu_module_copy_from_global(gpu_module *module, const char *name, void *dst, size_t bytes)
 {
-    struct gpu__call c;
-    cuabi_deviceptr ptr = 0;
-
-    if (!global_copy_open(&c, module, name, dst, bytes, &ptr, __func__))
-        return c.st;
-    if (bytes == 0)
-        return gpu__call_end(&c, GPU_OK);
-    return GPU__INVOKE_END(&c, cuMemcpyDtoH, GPU_ERR_TRANSFER, dst, ptr, bytes);
+    return global_copy(module, name, dst, NULL, bytes, true, __func__);
 }

@@ -2,15 +2,11 @@
  * One lifecycle for every object made in a context (streams, events,
  * graphs, modules, buffers): made in one place, released in one place.
  *
- *     static cuabi_result stream_release(const struct gpu__driver *drv, struct gpu__object *obj)
- *     {
- *         return drv->cuStreamDestroy(((gpu_stream *)obj)->cu);
- *     }
+ *     static GPU__RELEASE(stream_release, gpu_stream, cuStreamDestroy, cu)
  *     static const struct gpu__kind stream_kind = GPU__KIND(cuStreamCreate, cuStreamDestroy, stream_release, NULL);
  *
  *     s = gpu__object_new(&c, ctx, &stream_kind, sizeof(*s));
- *     st = s ? GPU__INVOKE(&c, cuStreamCreate, GPU_ERR_STREAM_CREATE, &s->cu, flags) : c.st;
- *     return gpu__object_finish(&c, s ? &s->obj : NULL, st, (void **)out);
+ *     return GPU__OBJECT_MAKE(&c, s, out, cuStreamCreate, GPU_ERR_STREAM_CREATE, &s->cu, flags);
  *
  *     void gpu_stream_destroy(gpu_stream *stream) { gpu__object_destroy(stream ? &stream->obj : NULL); }
  */
@@ -43,6 +39,17 @@ struct gpu__kind {
      (finalize)}
 
 /*
+ * Defines `name`, a kind's release function: the driver's `destroy` entry
+ * point on field `field` of the object, a `type`. Written after `static`
+ * where one file uses it.
+ */
+#define GPU__RELEASE(name, type, destroy, field) \
+    cuabi_result name(const struct gpu__driver *drv, struct gpu__object *obj) \
+    { \
+        return drv->destroy(((type *)obj)->field); \
+    }
+
+/*
  * A zeroed object of `size` bytes for `ctx` (NULL: device 0's primary
  * context), with a call open in that context, made current: the caller makes
  * the driver call that creates the driver's object with GPU__INVOKE(c, ...)
@@ -62,6 +69,24 @@ void *gpu__object_new_(struct gpu__call *c, gpu_context *ctx, const struct gpu__
  * context's failure, is returned. `obj` NULL: the creation failed in new().
  */
 gpu_status gpu__object_finish(struct gpu__call *c, struct gpu__object *obj, gpu_status st, void **out);
+
+/*
+ * The usual end of a creation: driver call `fn`, with the arguments that
+ * follow, makes the driver's object for `x` (from gpu__object_new(); NULL:
+ * that failed, and c->st says why), and gpu__object_finish() hands `x` to
+ * *out or undoes it all.
+ */
+#define GPU__OBJECT_MAKE(c, x, out, fn, category, ...) \
+    gpu__object_finish((c), (x) ? &(x)->obj : NULL, (x) ? GPU__INVOKE((c), fn, (category), __VA_ARGS__) : (c)->st, \
+                       (void **)(out))
+
+/*
+ * gpu__object_new() for a device buffer of `bytes`: GPU_ERR_INVALID_ARG,
+ * naming `func`, where `out` is NULL or `bytes` is 0 (c->st says so, and
+ * NULL is returned); else the buffer with its size set. (buffer.c)
+ */
+gpu_buffer *gpu__buffer_begin(struct gpu__call *c, gpu_context *ctx, const struct gpu__kind *kind, size_t bytes,
+                              gpu_buffer **out, const char *func);
 
 /*
  * Releases the driver's object and frees `obj` (NULL does nothing). The

@@ -15,10 +15,7 @@ unsigned gpu_stream_create_flags(const char *nonblocking_env)
     return GPU_STREAM_DEFAULT;
 }
 
-static cuabi_result stream_release(const struct gpu__driver *drv, struct gpu__object *obj)
-{
-    return drv->cuStreamDestroy(((gpu_stream *)obj)->cu);
-}
+static GPU__RELEASE(stream_release, gpu_stream, cuStreamDestroy, cu)
 
 static const struct gpu__kind stream_kind = GPU__KIND(cuStreamCreate, cuStreamDestroy, stream_release, NULL);
 static const struct gpu__kind priority_kind =
@@ -30,22 +27,18 @@ static gpu_status stream_create(gpu_context *ctx, unsigned flags, const int *pri
 {
     struct gpu__call c;
     gpu_stream *s;
-    gpu_status st;
 
     if (!out)
         return gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: out is NULL", func);
     if (flags & ~(unsigned)GPU_STREAM_NON_BLOCKING)
         return gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: unknown flags 0x%x", func, flags);
     s = gpu__object_new_(&c, ctx, priority ? &priority_kind : &stream_kind, sizeof(*s), func);
-    if (!s)
-        st = c.st;
-    else if (priority)
-        st = GPU__INVOKE(&c, cuStreamCreateWithPriority, GPU_ERR_STREAM_CREATE, &s->cu, flags, *priority);
-    else
-        st = GPU__INVOKE(&c, cuStreamCreate, GPU_ERR_STREAM_CREATE, &s->cu, flags);
     if (s)
         s->flags = flags;
-    return gpu__object_finish(&c, s ? &s->obj : NULL, st, (void **)out);
+    if (priority)
+        return GPU__OBJECT_MAKE(&c, s, out, cuStreamCreateWithPriority, GPU_ERR_STREAM_CREATE, &s->cu, flags,
+                                *priority);
+    return GPU__OBJECT_MAKE(&c, s, out, cuStreamCreate, GPU_ERR_STREAM_CREATE, &s->cu, flags);
 }
 
 gpu_status gpu_stream_create_with_flags(gpu_context *ctx, unsigned flags, gpu_stream **out)

@@ -24,42 +24,50 @@ static bool value_open(struct gpu__call *c, gpu_stream *stream, const gpu_buffer
 
 #define VALID_CONDITION(cond) ((cond) >= GPU_WAIT_GEQ && (cond) <= GPU_WAIT_NOR)
 
-/* Stream memory operation `fn` on the value at `offset` of `buffer`, as wide as `value`. */
-#define VALUE_OP(c, fn, stream, buffer, offset, value, flags) \
-    (value_open((c), (stream), (buffer), (offset), sizeof(value), __func__) \
-         ? GPU__INVOKE_END((c), fn, GPU_ERR_STREAM_SYNC, (c)->stream, (buffer)->ptr + (offset), (value), (flags)) \
-         : (c)->st)
+/*
+ * A write (`wait` false) or a wait under `cond` on the value at `offset` of
+ * `buffer`, 4 or 8 bytes wide: checks, open, the stream memory operation,
+ * end. `func` names the public function in messages.
+ */
+static gpu_status value_op(gpu_stream *stream, gpu_buffer *buffer, size_t offset, uint64_t value, size_t width,
+                           bool wait, gpu_wait_condition cond, const char *func)
+{
+    unsigned flags = wait ? (unsigned)cond : CUABI_STREAM_WRITE_VALUE_DEFAULT;
+    struct gpu__call c;
+    cuabi_deviceptr at;
+
+    if (wait && !VALID_CONDITION(cond))
+        return gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: unknown condition %d", func, (int)cond);
+    if (!value_open(&c, stream, buffer, offset, width, func))
+        return c.st;
+    at = buffer->ptr + offset;
+    if (width == sizeof(uint32_t) && wait)
+        return GPU__INVOKE_END(&c, cuStreamWaitValue32, GPU_ERR_STREAM_SYNC, c.stream, at, (uint32_t)value, flags);
+    if (width == sizeof(uint32_t))
+        return GPU__INVOKE_END(&c, cuStreamWriteValue32, GPU_ERR_STREAM_SYNC, c.stream, at, (uint32_t)value, flags);
+    if (wait)
+        return GPU__INVOKE_END(&c, cuStreamWaitValue64, GPU_ERR_STREAM_SYNC, c.stream, at, value, flags);
+    return GPU__INVOKE_END(&c, cuStreamWriteValue64, GPU_ERR_STREAM_SYNC, c.stream, at, value, flags);
+}
 
 gpu_status gpu_stream_write_value32(gpu_stream *stream, gpu_buffer *buffer, size_t offset, uint32_t value)
 {
-    struct gpu__call c;
-
-    return VALUE_OP(&c, cuStreamWriteValue32, stream, buffer, offset, value, CUABI_STREAM_WRITE_VALUE_DEFAULT);
+    return value_op(stream, buffer, offset, value, sizeof(value), false, GPU_WAIT_GEQ, __func__);
 }
 
 gpu_status gpu_stream_write_value64(gpu_stream *stream, gpu_buffer *buffer, size_t offset, uint64_t value)
 {
-    struct gpu__call c;
-
-    return VALUE_OP(&c, cuStreamWriteValue64, stream, buffer, offset, value, CUABI_STREAM_WRITE_VALUE_DEFAULT);
+    return value_op(stream, buffer, offset, value, sizeof(value), false, GPU_WAIT_GEQ, __func__);
 }
 
 gpu_status gpu_stream_wait_value32(gpu_stream *stream, gpu_buffer *buffer, size_t offset, uint32_t value,
                                    gpu_wait_condition cond)
 {
-    struct gpu__call c;
-
-    if (!VALID_CONDITION(cond))
-        return GPU__FAIL(GPU_ERR_INVALID_ARG, "unknown condition %d", (int)cond);
-    return VALUE_OP(&c, cuStreamWaitValue32, stream, buffer, offset, value, (unsigned)cond);
+    return value_op(stream, buffer, offset, value, sizeof(value), true, cond, __func__);
 }
 
 gpu_status gpu_stream_wait_value64(gpu_stream *stream, gpu_buffer *buffer, size_t offset, uint64_t value,
                                    gpu_wait_condition cond)
 {
-    struct gpu__call c;
-
-    if (!VALID_CONDITION(cond))
-        return GPU__FAIL(GPU_ERR_INVALID_ARG, "unknown condition %d", (int)cond);
-    return VALUE_OP(&c, cuStreamWaitValue64, stream, buffer, offset, value, (unsigned)cond);
+    return value_op(stream, buffer, offset, value, sizeof(value), true, cond, __func__);
 }

@@ -2,6 +2,7 @@
  * The loaders' record of what they tried to open (see attempts.h).
  */
 #include <dlfcn.h>
+#include <limits.h>
 
 #include "attempts.h"
 #include "text.h"
@@ -30,6 +31,18 @@ void *gpu__attempt_open(struct gpu__attempts *a, const char *path, int flags, co
     err = handle ? NULL : why_not ? why_not : dlerror();
     gpu__attempt_add(a, label ? label : path, handle ? NULL : (err ? err : "dlopen failed"));
     return handle;
+}
+
+void *gpu__attempt_open_env(struct gpu__attempts *a, const char *var, const char *path, int flags)
+{
+    char why[PATH_MAX + 512];
+
+    if (path[0] == '/')
+        return gpu__attempt_open(a, path, flags, NULL, NULL);
+    gpu__attempt_add(a, path,
+                     gpu__text_printf(why, sizeof(why), "%s=%s is not an absolute path; gpushim does not search for it",
+                                      var, path));
+    return NULL;
 }
 
 void gpu__attempt_list(const struct gpu__attempts *a, struct gpu__text *t)

@@ -32,6 +32,13 @@ void gpu__attempt_add(struct gpu__attempts *a, const char *path, const char *err
 void *gpu__attempt_open(struct gpu__attempts *a, const char *path, int flags, const char *label,
                         const char *why_not);
 
+/*
+ * The library that environment variable `var` names (`path`, its value),
+ * dlopen(path, flags)'d where the path is absolute; a relative one is not
+ * searched for, and is recorded as not tried, saying why.
+ */
+void *gpu__attempt_open_env(struct gpu__attempts *a, const char *var, const char *path, int flags);
+
 struct gpu__text;
 
 /* Appends " <error>; <error>; ..." (every attempt's) to a report's text. */

@@ -218,14 +218,10 @@ GPU__ENTRY(OPTIONAL, cuIpcGetEventHandle, cuIpcGetEventHandle, (cuabi_ipc_event_
 GPU__ENTRY(OPTIONAL, cuIpcOpenEventHandle, cuIpcOpenEventHandle,
            (cuabi_event *event, cuabi_ipc_event_handle handle), (event, handle))
 GPU__ENTRY(OPTIONAL, cuStreamWriteValue32, cuStreamWriteValue32_v2,
-           (cuabi_stream stream, cuabi_deviceptr addr, cuabi_uint32 value, unsigned int flags),
-           (stream, addr, value, flags))
+           (cuabi_stream stream, cuabi_deviceptr addr, cuabi_uint32 value, unsigned flags), (stream, addr, value, flags))
 GPU__ENTRY(OPTIONAL, cuStreamWriteValue64, cuStreamWriteValue64_v2,
-           (cuabi_stream stream, cuabi_deviceptr addr, cuabi_uint64 value, unsigned int flags),
-           (stream, addr, value, flags))
+           (cuabi_stream stream, cuabi_deviceptr addr, cuabi_uint64 value, unsigned flags), (stream, addr, value, flags))
 GPU__ENTRY(OPTIONAL, cuStreamWaitValue32, cuStreamWaitValue32_v2,
-           (cuabi_stream stream, cuabi_deviceptr addr, cuabi_uint32 value, unsigned int flags),
-           (stream, addr, value, flags))
+           (cuabi_stream stream, cuabi_deviceptr addr, cuabi_uint32 value, unsigned flags), (stream, addr, value, flags))
 GPU__ENTRY(OPTIONAL, cuStreamWaitValue64, cuStreamWaitValue64_v2,
-           (cuabi_stream stream, cuabi_deviceptr addr, cuabi_uint64 value, unsigned int flags),
-           (stream, addr, value, flags))
+           (cuabi_stream stream, cuabi_deviceptr addr, cuabi_uint64 value, unsigned flags), (stream, addr, value, flags))

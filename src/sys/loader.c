@@ -14,6 +14,7 @@
 
 #include "attempts.h"
 #include "driver.h"
+#include "entry_table.h"
 #include "error.h"
 #include "text.h"
 #include "trace.h"
@@ -74,12 +75,8 @@ static char message_buf[MESSAGE_BYTES];
 static const char *message = "";
 
 static gpu_entry_point entries[ENTRY_COUNT] = {
-#define GPU__ENTRY(need, name, symbol, params, args) {#name, #symbol, GPU__IS_##need, false, NULL, NULL, false, false},
-#define GPU__IS_REQUIRED true
-#define GPU__IS_OPTIONAL false
+#define GPU__ENTRY(need, name, symbol, params, args) GPU__ENTRY_ROW(need, name, symbol)
 #include "entry_points.h"
-#undef GPU__IS_REQUIRED
-#undef GPU__IS_OPTIONAL
 #undef GPU__ENTRY
 };
 
@@ -128,18 +125,8 @@ static void *open_driver(void)
     const char *env = secure_getenv(LIBCUDA_ENV);
     void *handle;
 
-    if (env) {
-        if (env[0] != '/') {
-            char why[ATTEMPT_BYTES];
-
-            gpu__attempt_add(&tried, env,
-                             gpu__text_printf(why, sizeof(why),
-                                              LIBCUDA_ENV "=%s is not an absolute path; gpushim does not search for it",
-                                              env));
-            return NULL;
-        }
-        return gpu__attempt_open(&tried, env, RTLD_NOW | RTLD_LOCAL, NULL, NULL);
-    }
+    if (env)
+        return gpu__attempt_open_env(&tried, LIBCUDA_ENV, env, RTLD_NOW | RTLD_LOCAL);
     /* A driver the process already has (the CUDA runtime's, PyTorch's) is the one to share. */
     handle = gpu__attempt_open(&tried, LIBCUDA_SONAME, RTLD_NOW | RTLD_NOLOAD, LIBCUDA_SONAME " (already loaded)",
                                LIBCUDA_SONAME " is not loaded in this process yet");
@@ -152,13 +139,16 @@ static void *open_driver(void)
 }
 
 /* The message: every attempt's error, whole. */
-static void describe_open_failure(void)
+/* No library opened: the report says what was tried. */
+static gpu_status open_failed(void)
 {
     struct gpu__text t = {message_buf, sizeof(message_buf), 0};
 
+    report.stage = GPU_LOAD_OPEN;
     gpu__text_add(&t, "no CUDA driver could be loaded:");
     gpu__attempt_list(&tried, &t);
     message = gpu__text_end(&t);
+    return GPU_ERR_NO_DRIVER;
 }
 
 /* The name of a CUresult before the table exists: the driver's own, else ours. */
@@ -368,14 +358,8 @@ static void load(void)
 
     handle = open_driver();
     report.open_ns = gpu__now_ns() - t0;
-    if (!handle) {
-        report.stage = GPU_LOAD_OPEN;
-        describe_open_failure();
-        load_status = GPU_ERR_NO_DRIVER;
-    } else {
-        /* The handle is never closed: the table points into it for the life of the process. */
-        load_status = load_from(handle);
-    }
+    /* The handle is never closed: the table points into it for the life of the process. */
+    load_status = handle ? load_from(handle) : open_failed();
     report.message = message;
     if (load_status == GPU_OK) {
         atomic_store_explicit(&table_ready, true, memory_order_release);

@@ -14,6 +14,7 @@
 
 #include "attempts.h"
 #include "compiler.h"
+#include "entry_table.h"
 #include "error.h"
 #include "text.h"
 
@@ -52,12 +53,8 @@ static char builtins_note[2 * TEXT_MAX];
 static int archs[MAX_ARCHS];
 
 static gpu_entry_point entries[ENTRY_COUNT] = {
-#define GPU__NVRTC_ENTRY(need, ret, name, params) {#name, #name, GPU__IS_##need, false, NULL, NULL, false, false},
-#define GPU__IS_REQUIRED true
-#define GPU__IS_OPTIONAL false
+#define GPU__NVRTC_ENTRY(need, ret, name, params) GPU__ENTRY_ROW(need, name, name)
 #include "nvrtc_entry_points.h"
-#undef GPU__IS_REQUIRED
-#undef GPU__IS_OPTIONAL
 #undef GPU__NVRTC_ENTRY
 };
 
@@ -149,21 +146,9 @@ static void *open_nvrtc(char *opened_dir, size_t opened_size)
 
     opened_dir[0] = '\0';
     if (env) {
-        char *slash;
-
-        if (env[0] != '/') {
-            char why[TEXT_MAX];
-
-            gpu__attempt_add(&tried, env,
-                             gpu__text_printf(why, sizeof(why),
-                                              LIBNVRTC_ENV "=%s is not an absolute path; gpushim does not search for it",
-                                              env));
-            return NULL;
-        }
-        handle = gpu__attempt_open(&tried, env, RTLD_NOW | RTLD_LOCAL, NULL, NULL);
-        slash = strrchr(env, '/');
+        handle = gpu__attempt_open_env(&tried, LIBNVRTC_ENV, env, RTLD_NOW | RTLD_LOCAL);
         if (handle)
-            snprintf(opened_dir, opened_size, "%.*s", (int)(slash - env), env);
+            snprintf(opened_dir, opened_size, "%.*s", (int)(strrchr(env, '/') - env), env);
         return handle;
     }
     for (size_t i = 0; !handle && i < sizeof(sonames) / sizeof(sonames[0]); i++) {
@@ -189,14 +174,17 @@ static void *open_nvrtc(char *opened_dir, size_t opened_size)
     return handle;
 }
 
-static void describe_open_failure(void)
+/* No library opened: the report says what was tried. */
+static gpu_status open_failed(void)
 {
     struct gpu__text t = {message, sizeof(message), 0};
 
+    report.stage = GPU_LOAD_OPEN;
     gpu__text_add(&t, "no NVRTC (libnvrtc) could be loaded:");
     gpu__attempt_list(&tried, &t);
     gpu__text_add(&t, " (set " LIBNVRTC_ENV " to the file, or " LIBRARY_PATH_ENV " to its folder)");
     gpu__text_end(&t);
+    return GPU_ERR_NO_COMPILER;
 }
 
 static size_t resolve_entries(void *handle, void *resolved[])
@@ -345,14 +333,8 @@ static void load(void)
     report.message = message;
     handle = open_nvrtc(dir, sizeof(dir));
     report.open_ns = gpu__now_ns() - t0;
-    if (!handle) {
-        report.stage = GPU_LOAD_OPEN;
-        describe_open_failure();
-        load_status = GPU_ERR_NO_COMPILER;
-    } else {
-        /* Never closed: the table points into it for the life of the process. */
-        load_status = load_from(handle, dir);
-    }
+    /* The handle is never closed: the table points into it for the life of the process. */
+    load_status = handle ? load_from(handle, dir) : open_failed();
     atomic_store_explicit(&report_ready, true, memory_order_release);
     atomic_store_explicit(&load_done, true, memory_order_release);
 }

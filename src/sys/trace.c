@@ -177,32 +177,29 @@ static void put_arg(struct trace_event *ev, enum trace_kind kind, uint64_t bits)
  * One function per kind of type, all called alike, with the argument's
  * address and size (every argument is a parameter, so it has an address).
  */
-static void arg_int(struct trace_call *tc, const void *p, size_t size)
-{
-    int32_t v32;
-    int64_t v64;
-
-    if (size == sizeof(v32)) {
-        memcpy(&v32, p, sizeof(v32));
-        v64 = v32;
-    } else {
-        memcpy(&v64, p, sizeof(v64));
-    }
-    put_arg(&tc->ev, KIND_INT, (uint64_t)v64);
-}
-
-static void arg_uint(struct trace_call *tc, const void *p, size_t size)
+/* An integer argument of 4 or 8 bytes, widened to 64 bits: sign-extended where `kind` is KIND_INT. */
+static void put_integer(struct trace_call *tc, const void *p, size_t size, enum trace_kind kind)
 {
     uint32_t v32;
     uint64_t v64;
 
     if (size == sizeof(v32)) {
         memcpy(&v32, p, sizeof(v32));
-        v64 = v32;
+        v64 = kind == KIND_INT ? (uint64_t)(int64_t)(int32_t)v32 : v32;
     } else {
         memcpy(&v64, p, sizeof(v64));
     }
-    put_arg(&tc->ev, KIND_UINT, v64);
+    put_arg(&tc->ev, kind, v64);
+}
+
+static void arg_int(struct trace_call *tc, const void *p, size_t size)
+{
+    put_integer(tc, p, size, KIND_INT);
+}
+
+static void arg_uint(struct trace_call *tc, const void *p, size_t size)
+{
+    put_integer(tc, p, size, KIND_UINT);
 }
 
 /* unsigned long long is CUdeviceptr (and 64-bit flags): an address; sizes are size_t. */

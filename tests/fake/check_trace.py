@@ -135,6 +135,7 @@ want = [  # (name, rc, args that must match)
     ("cuStreamSynchronize", 0, {"stream": S}),
     ("cuMemFree", 0, {"ptr": B}),
     ("cuStreamDestroy", 0, {"stream": S}),
+    ("cuStreamCreateWithPriority", 0, {"flags": 0, "priority": -1}),
     ("cuModuleUnload", 0, {}),
 ]
 i = 0

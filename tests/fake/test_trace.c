@@ -86,6 +86,9 @@ static void sequence(void)
              (unsigned long long)gpu_buffer_device_ptr(b));
     gpu_buffer_destroy(b);
     gpu_stream_destroy(s);
+    /* A negative int argument: the trace keeps its sign. */
+    OK(gpu_stream_create_with_priority(NULL, GPU_STREAM_DEFAULT, -1, &s));
+    gpu_stream_destroy(s);
 }
 
 static atomic_bool stop;
