@@ -273,7 +273,17 @@ static inline gpu_status gpu__call_unsupported(struct gpu__call *c, const char *
     (GPU__CALL_HOT(c, stream, owner) && (!GPU__OPTIONAL_##fn || gpu__driver_table.fn) && \
      !GPU__HOT_CALL_MISSED(c, gpu__driver_table.fn(__VA_ARGS__)))
 
-/* The status of a hot call that GPU__STREAM_HOT made. */
+/*
+ * The hot path of a call that needs no context (cuEventQuery): true when the
+ * driver is usable as loaded (gpu__driver_hot) and the entry point there,
+ * and the driver has answered `fn` in c->rc. False: nothing was done, and
+ * the cold way (GPU__DRIVER_CALL) loads the driver or says why it cannot.
+ */
+#define GPU__DRIVER_HOT(c, fn, ...) \
+    (atomic_load_explicit(&gpu__driver_hot, memory_order_acquire) && (!GPU__OPTIONAL_##fn || gpu__driver_table.fn) && \
+     ((c)->drv = &gpu__driver_table, (c)->rc = gpu__driver_table.fn(__VA_ARGS__), true))
+
+/* The status of a hot call that GPU__STREAM_HOT or GPU__DRIVER_HOT made. */
 #define GPU__HOT_RESULT(c, fn, category) \
     (__builtin_expect((c)->rc == CUABI_SUCCESS, 1) ? GPU_OK : GPU__RESULT(c, fn, category))
 

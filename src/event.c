@@ -41,10 +41,25 @@ void *gpu_event_raw(const gpu_event *event)
     return event ? (void *)event->cu : NULL;
 }
 
-gpu_status gpu_event_is_complete(gpu_event *event, bool *done)
+/* gpu_event_is_complete() the cold way: the driver loaded, or why it cannot be, then the query. */
+static GPU__COLD gpu_status event_query_cold(gpu_event *event, bool *done)
 {
     struct gpu__call c;
     gpu_status st;
+
+    if (!gpu__call_driver(&c))
+        return c.st;
+    st = GPU__INVOKE_RAW(&c, cuEventQuery, event->cu);
+    if (st == GPU_OK && c.rc != CUABI_ERROR_NOT_READY)
+        st = GPU__RESULT(&c, cuEventQuery, GPU_ERR_EVENT);
+    if (st == GPU_OK)
+        *done = c.rc == CUABI_SUCCESS;
+    return st;
+}
+
+gpu_status gpu_event_is_complete(gpu_event *event, bool *done)
+{
+    struct gpu__call c;
 
     if (!event || !done)
         return GPU__INVALID(event ? "done is NULL" : "event is NULL");
@@ -54,14 +69,12 @@ gpu_status gpu_event_is_complete(gpu_event *event, bool *done)
      * one polled in tight loops: skipping the context keeps it as cheap as
      * calling the driver directly.
      */
-    if (!gpu__call_driver(&c))
-        return c.st;
-    st = GPU__INVOKE_RAW(&c, cuEventQuery, event->cu);
-    if (st == GPU_OK && c.rc != CUABI_ERROR_NOT_READY)
-        st = GPU__RESULT(&c, cuEventQuery, GPU_ERR_EVENT);
-    if (st == GPU_OK)
-        *done = c.rc == CUABI_SUCCESS;
-    return st;
+    if (!GPU__DRIVER_HOT(&c, cuEventQuery, event->cu))
+        return event_query_cold(event, done);
+    if (c.rc != CUABI_SUCCESS && c.rc != CUABI_ERROR_NOT_READY)
+        return GPU__RESULT(&c, cuEventQuery, GPU_ERR_EVENT);
+    *done = c.rc == CUABI_SUCCESS;
+    return GPU_OK;
 }
 
 gpu_status gpu_event_synchronize(gpu_event *event)

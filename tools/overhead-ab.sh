@@ -13,6 +13,13 @@
 # medians as "AB <call> <name> delta_ns=.. gpushim_ns=.. direct_ns=.. [floor_delta_ns=..
 # floor_tls_delta_ns=.. beyond_floor_tls_ns=.. beyond_floor_ns=..] rounds=.." (the floor arms' where the
 # revision has them).
+# Paired in one process: where the last revision's bench-overhead takes
+# GPUSHIM_OVERHEAD_OTHER, each round also runs it with the first revision's
+# libgpushim loaded beside its own (lines prefixed "paired"), and the medians
+# over rounds print as "AB_PAIRED <call> <last>-<first> diff_ns=.. <last>_ns=..
+# <first>_ns=.. rounds=..": both builds timed rep by rep in the same process,
+# which separate processes are not (the ns a process measures can move by half
+# from one process to the next on a shared machine, for every arm alike).
 set -euo pipefail
 
 rounds=${1:?usage: overhead-ab.sh ROUNDS NAME=SOURCE...}
@@ -40,6 +47,12 @@ for spec in "$@"; do
         { tail -n 30 "$work/$name.build.log"; exit 1; }
     names+=("$name")
 done
+first=${names[0]}
+last=${names[${#names[@]} - 1]}
+paired=
+if [ "$first" != "$last" ] && grep -q GPUSHIM_OVERHEAD_OTHER "$work/$last/bench/overhead.c"; then
+    paired=$work/$first/build/src/libgpushim.so.0
+fi
 
 lines=$work/lines.txt
 : >"$lines"
@@ -48,9 +61,14 @@ for ((r = 1; r <= rounds; r++)); do
         b=$work/$name/build/bench
         GPUSHIM_LIBCUDA=$b/libnullcuda.so "$b/bench-overhead" | grep '^OVERHEAD' | sed "s/^/$name /" | tee -a "$lines"
     done
+    if [ -n "$paired" ]; then
+        b=$work/$last/build/bench
+        GPUSHIM_LIBCUDA=$b/libnullcuda.so GPUSHIM_OVERHEAD_OTHER=$paired "$b/bench-overhead" | grep '^OVERHEAD' |
+            sed "s/^/paired /" | tee -a "$lines"
+    fi
 done
 
-python3 - "$lines" <<'EOF'
+python3 - "$lines" "$first" "$last" <<'EOF'
 import statistics
 import sys
 from collections import defaultdict
@@ -59,10 +77,14 @@ keys = ["delta_ns", "gpushim_ns", "direct_ns", "floor_delta_ns", "floor_tls_delt
         "beyond_floor_ns"]
 runs = defaultdict(list)
 order = []
+paired = defaultdict(list)
 for line in open(sys.argv[1]):
     f = line.split()
     name, call = f[0], f[2]
     kv = dict(x.split("=", 1) for x in f[3:] if "=" in x)
+    if name == "paired":
+        paired[call].append([float(kv[k]) for k in ("ab_diff_ns", "ab_self_ns", "ab_other_ns")])
+        continue
     if (call, name) not in runs:
         order.append((call, name))
     # The floor arms' figures where the revision's bench-overhead has them (floor.h).
@@ -71,4 +93,8 @@ for call, name in sorted(order, key=lambda k: (k[0], order.index(k))):
     v = runs[(call, name)]
     med = {k: statistics.median(x[i] for x in v) for i, k in enumerate(keys) if v[0][i] is not None}
     print(f"AB {call} {name} " + " ".join(f"{k}={m:.2f}" for k, m in med.items()) + f" rounds={len(v)}")
+first, last = sys.argv[2], sys.argv[3]
+for call, v in paired.items():
+    d, s, o = (statistics.median(x[i] for x in v) for i in range(3))
+    print(f"AB_PAIRED {call} {last}-{first} diff_ns={d:.2f} {last}_ns={s:.2f} {first}_ns={o:.2f} rounds={len(v)}")
 EOF
