@@ -137,8 +137,7 @@ gpu_status gpu_buffer_copy_async(gpu_buffer *dst, const gpu_buffer *src, size_t 
 {
     struct gpu__call c;
 
-    if (!dst || !src)
-        return GPU__INVALID(dst ? "src is NULL" : "dst is NULL");
+    GPU__NOT_NULL(dst, src);
     if (bytes > dst->size || bytes > src->size)
         return GPU__FAIL(GPU_ERR_INVALID_ARG, "%zu bytes, buffers of %zu (dst) and %zu (src)", bytes, dst->size,
                          src->size);
@@ -226,8 +225,7 @@ gpu_status gpu_host_buffer_create(gpu_context *ctx, size_t bytes, gpu_host_buffe
     struct gpu__call c;
     gpu_host_buffer *h;
 
-    if (!out)
-        return GPU__INVALID("out is NULL");
+    GPU__NOT_NULL(out);
     if (bytes == 0)
         return GPU__INVALID("bytes is 0");
     h = gpu__object_new(&c, ctx, &host_kind, sizeof(*h));
@@ -243,10 +241,8 @@ gpu_status gpu_host_buffer_register(gpu_context *ctx, void *ptr, size_t bytes, g
     gpu_host_buffer *h;
     gpu_status st;
 
-    if (!out)
-        return GPU__INVALID("out is NULL");
-    if (!ptr)
-        return GPU__INVALID("ptr is NULL");
+    GPU__NOT_NULL(out);
+    GPU__NOT_NULL(ptr);
     /* A range that wraps around the address space is no memory at all; the driver is not asked. */
     if (bytes > UINTPTR_MAX - (uintptr_t)ptr)
         return GPU__FAIL(GPU_ERR_INVALID_ARG, "ptr + bytes (%p + %zu) overflows", ptr, bytes);

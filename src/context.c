@@ -40,8 +40,7 @@ gpu_status gpu_context_create(int device, gpu_context **out)
     const struct gpu__driver *drv;
     gpu_status st;
 
-    if (!out)
-        return GPU__INVALID("out is NULL");
+    GPU__NOT_NULL(out);
     if (device < 0)
         return GPU__FAIL(GPU_ERR_INVALID_ARG, "device %d is negative", device);
     st = gpu__driver_get(&drv);
@@ -117,8 +116,7 @@ gpu_status gpu_context_enable_peer_access(gpu_context *ctx, gpu_context *peer)
     struct gpu__call c;
     gpu_status st;
 
-    if (!peer)
-        return GPU__INVALID("peer is NULL");
+    GPU__NOT_NULL(peer);
     st = gpu__context_resolve(ctx, &c.drv, &ctx);
     if (st != GPU_OK)
         return st;
@@ -143,8 +141,7 @@ gpu_status gpu_context_get_limit(gpu_context *ctx, gpu_limit limit, size_t *out)
     size_t value = 0;
     gpu_status st;
 
-    if (!out)
-        return GPU__INVALID("out is NULL");
+    GPU__NOT_NULL(out);
     if ((unsigned)limit > GPU_LIMIT_MALLOC_HEAP_SIZE)
         return GPU__FAIL(GPU_ERR_INVALID_ARG, "limit %d is not a gpu_limit", (int)limit);
     st = GPU__OBJECT_CALL(&c, ctx, cuCtxGetLimit, GPU_ERR_DRIVER, &value, (cuabi_limit)limit);

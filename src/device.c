@@ -38,8 +38,7 @@ gpu_status gpu_device_count(int *out)
     int count = 0;
     gpu_status st;
 
-    if (!out)
-        return GPU__INVALID("out is NULL");
+    GPU__NOT_NULL(out);
     st = GPU__DRIVER_CALL(&c, cuDeviceGetCount, GPU_ERR_DRIVER, &count);
     if (st == GPU_OK)
         *out = count;
@@ -127,8 +126,7 @@ gpu_status gpu_device_can_access_peer(int device, int peer, bool *out)
     int can = 0;
     gpu_status st;
 
-    if (!out)
-        return GPU__INVALID("out is NULL");
+    GPU__NOT_NULL(out);
     if (device < 0 || peer < 0)
         return GPU__FAIL(GPU_ERR_INVALID_ARG, "devices %d and %d: negative ordinal", device, peer);
     st = device_call(&c, device, &dev);

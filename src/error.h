@@ -43,6 +43,31 @@ gpu_status gpu__fail_static(gpu_status status, int cuda_result, const char *mess
 /* An argument error: GPU_ERR_INVALID_ARG naming the calling function and what is wrong. */
 #define GPU__INVALID(what) gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: %s", __func__, (what))
 
+/*
+ * Returns GPU_ERR_INVALID_ARG from the calling function where one of its
+ * pointer arguments (one to three) is NULL, naming the first that is, as the
+ * code spells it: GPU__NOT_NULL(event, out) fails with "<function>: out is
+ * NULL" where only out is. The return is the macro's, as with systemd's
+ * assert_return().
+ */
+#define GPU__NOT_NULL(...) GPU__NOT_NULL_PICK(__VA_ARGS__, 3, 2, 1, ~)(__VA_ARGS__)
+#define GPU__NOT_NULL_PICK(a, b, c, n, ...) GPU__NOT_NULL_##n
+#define GPU__NOT_NULL_1(a) \
+    do { \
+        if (!(a)) \
+            return GPU__INVALID(#a " is NULL"); \
+    } while (0)
+#define GPU__NOT_NULL_2(a, b) \
+    do { \
+        if (!(a) || !(b)) \
+            return GPU__INVALID(!(a) ? #a " is NULL" : #b " is NULL"); \
+    } while (0)
+#define GPU__NOT_NULL_3(a, b, c) \
+    do { \
+        if (!(a) || !(b) || !(c)) \
+            return GPU__INVALID(!(a) ? #a " is NULL" : !(b) ? #b " is NULL" : #c " is NULL"); \
+    } while (0)
+
 /* gpu__fail() with a message that begins with the calling function's name. */
 #define GPU__FAIL(status, fmt, ...) gpu__fail((status), 0, "%s: " fmt, __func__, __VA_ARGS__)
 

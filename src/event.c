@@ -61,8 +61,7 @@ gpu_status gpu_event_is_complete(gpu_event *event, bool *done)
 {
     struct gpu__call c;
 
-    if (!event || !done)
-        return GPU__INVALID(event ? "done is NULL" : "event is NULL");
+    GPU__NOT_NULL(event, done);
     /*
      * cuEventQuery is the one call here that needs no current context (CUDA's
      * documentation lists no CUDA_ERROR_INVALID_CONTEXT for it), and it is the
@@ -81,8 +80,7 @@ gpu_status gpu_event_synchronize(gpu_event *event)
 {
     struct gpu__call c;
 
-    if (!event)
-        return GPU__INVALID("event is NULL");
+    GPU__NOT_NULL(event);
     if (!gpu__call_driver(&c) || !gpu__call_in(&c, event->obj.ctx))
         return c.st;
     return GPU__INVOKE_END(&c, cuEventSynchronize, GPU_ERR_EVENT, event->cu);

@@ -16,8 +16,7 @@ gpu_status gpu_event_create_interprocess(gpu_context *ctx, gpu_event **out)
     struct gpu__call c;
     gpu_event *e;
 
-    if (!out)
-        return GPU__INVALID("out is NULL");
+    GPU__NOT_NULL(out);
     e = gpu__object_new(&c, ctx, &interprocess_kind, sizeof(*e));
     return GPU__OBJECT_MAKE(&c, e, out, cuEventCreate, GPU_ERR_EVENT, &e->cu,
                             CUABI_EVENT_INTERPROCESS | CUABI_EVENT_DISABLE_TIMING);
@@ -29,8 +28,7 @@ gpu_status gpu_event_ipc_handle(const gpu_event *event, gpu_ipc_event_handle *ou
     struct gpu__call c;
     gpu_status st;
 
-    if (!event || !out)
-        return GPU__INVALID(event ? "out is NULL" : "event is NULL");
+    GPU__NOT_NULL(event, out);
     if (event->obj.kind != &interprocess_kind)
         return GPU__INVALID("the event is not from gpu_event_create_interprocess()");
     st = GPU__OBJECT_CALL(&c, event->obj.ctx, cuIpcGetEventHandle, GPU_ERR_EVENT, &h, event->cu);
@@ -45,8 +43,7 @@ gpu_status gpu_event_open_ipc(gpu_context *ctx, const gpu_ipc_event_handle *hand
     struct gpu__call c;
     gpu_event *e;
 
-    if (!handle || !out)
-        return GPU__INVALID(handle ? "out is NULL" : "handle is NULL");
+    GPU__NOT_NULL(handle, out);
     memcpy(&h, handle->cuda, sizeof(h));
     e = gpu__object_new(&c, ctx, &opened_kind, sizeof(*e));
     return GPU__OBJECT_MAKE(&c, e, out, cuIpcOpenEventHandle, GPU_ERR_EVENT, &e->cu, h);

@@ -36,8 +36,7 @@ gpu_status gpu_function_get_attribute(gpu_function *function, gpu_function_attri
     int value = 0;
     gpu_status st;
 
-    if (!function || !out)
-        return GPU__INVALID(function ? "out is NULL" : "function is NULL");
+    GPU__NOT_NULL(function, out);
     if (!is_attribute(attribute))
         return GPU__FAIL(GPU_ERR_INVALID_ARG, "attribute %d is not a gpu_function_attribute", (int)attribute);
     if (!function_call(&c, function))
@@ -54,8 +53,7 @@ gpu_status gpu_function_set_attribute(gpu_function *function, gpu_function_attri
     struct gpu__call c;
     gpu_status st;
 
-    if (!function)
-        return GPU__INVALID("function is NULL");
+    GPU__NOT_NULL(function);
     if (attribute == GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES && value < 0)
         return GPU__FAIL(GPU_ERR_INVALID_ARG, "%d bytes of dynamic shared memory", value);
     else if (attribute == GPU_FUNCTION_PREFERRED_SHARED_CARVEOUT && (value < -1 || value > 100))
@@ -76,8 +74,7 @@ gpu_status gpu_function_set_cache_config(gpu_function *function, gpu_cache_confi
 {
     struct gpu__call c;
 
-    if (!function)
-        return GPU__INVALID("function is NULL");
+    GPU__NOT_NULL(function);
     if ((unsigned)config > GPU_CACHE_PREFER_EQUAL)
         return GPU__FAIL(GPU_ERR_INVALID_ARG, "cache config %d is not a gpu_cache_config", (int)config);
     if (!function_call(&c, function))
@@ -92,8 +89,7 @@ gpu_status gpu_function_max_active_blocks(gpu_function *function, unsigned block
     int blocks = 0;
     gpu_status st;
 
-    if (!function || !out)
-        return GPU__INVALID(function ? "out is NULL" : "function is NULL");
+    GPU__NOT_NULL(function, out);
     if (block_size == 0 || block_size > 1024)
         return GPU__FAIL(GPU_ERR_INVALID_ARG, "a block of %u threads: 1 to 1024", block_size);
     if (!function_call(&c, function))
@@ -113,9 +109,7 @@ gpu_status gpu_function_max_potential_block_size(gpu_function *function, size_t 
     int grid = 0, block = 0;
     gpu_status st;
 
-    if (!function || !min_grid_size || !block_size)
-        return GPU__INVALID(!function ? "function is NULL" : !min_grid_size ? "min_grid_size is NULL"
-                                                                            : "block_size is NULL");
+    GPU__NOT_NULL(function, min_grid_size, block_size);
     if (block_size_limit > 1024)
         return GPU__FAIL(GPU_ERR_INVALID_ARG, "a block size limit of %u: 0 (none) to 1024", block_size_limit);
     if (!function_call(&c, function))
@@ -140,8 +134,7 @@ gpu_status gpu_function_max_active_clusters(gpu_function *function, const gpu_la
     int clusters = 0;
     gpu_status st;
 
-    if (!function || !out)
-        return GPU__INVALID(function ? "out is NULL" : "function is NULL");
+    GPU__NOT_NULL(function, out);
     st = gpu_launch_config_check(config);
     if (st != GPU_OK)
         return st;

@@ -36,8 +36,7 @@ gpu_status gpu_stream_end_capture(gpu_stream *stream, gpu_graph **out)
     gpu_graph *g;
     gpu_status st;
 
-    if (!out)
-        return GPU__INVALID("out is NULL");
+    GPU__NOT_NULL(out);
     st = CAPTURED(stream);
     if (st != GPU_OK)
         return st;
@@ -57,8 +56,7 @@ gpu_status gpu_stream_is_capturing(gpu_stream *stream, bool *capturing)
     struct gpu__call c;
     gpu_status st;
 
-    if (!capturing)
-        return GPU__INVALID("capturing is NULL");
+    GPU__NOT_NULL(capturing);
     if (!stream) {
         /* The legacy stream is never captured. */
         st = gpu__driver_get(&c.drv);
@@ -81,8 +79,7 @@ gpu_status gpu_graph_instantiate(gpu_graph *graph, gpu_graph_exec **out)
     struct gpu__call c;
     gpu_graph_exec *x;
 
-    if (!graph || !out)
-        return GPU__INVALID(graph ? "out is NULL" : "graph is NULL");
+    GPU__NOT_NULL(graph, out);
     x = gpu__object_new(&c, graph->obj.ctx, &exec_kind, sizeof(*x));
     return GPU__OBJECT_MAKE(&c, x, out, cuGraphInstantiateWithFlags, GPU_ERR_GRAPH_LAUNCH, &x->cu, graph->cu, 0);
 }

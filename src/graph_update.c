@@ -35,8 +35,7 @@ gpu_status gpu_graph_exec_update(gpu_graph_exec *exec, gpu_graph *graph)
     struct gpu__call c;
     gpu_status st;
 
-    if (!exec || !graph)
-        return GPU__INVALID(exec ? "graph is NULL" : "exec is NULL");
+    GPU__NOT_NULL(exec, graph);
     if (exec->obj.ctx->cu != graph->obj.ctx->cu)
         return GPU__FAIL(GPU_ERR_INVALID_ARG, "the graph is device %d's, the executable graph device %d's",
                          graph->obj.ctx->ordinal, exec->obj.ctx->ordinal);
@@ -57,8 +56,7 @@ gpu_status gpu_stream_capture_info(gpu_stream *stream, gpu_capture_status *statu
     struct gpu__call c;
     gpu_status st;
 
-    if (!status)
-        return GPU__INVALID("status is NULL");
+    GPU__NOT_NULL(status);
     if (!stream)
         return GPU__INVALID("the legacy default stream is never captured");
     st = GPU__OBJECT_CALL(&c, stream->obj.ctx, cuStreamGetCaptureInfo, GPU_ERR_GRAPH_CAPTURE, stream->cu, &s, &n,
@@ -75,8 +73,7 @@ gpu_status gpu_graph_write_dot(gpu_graph *graph, const char *path, bool verbose)
 {
     struct gpu__call c;
 
-    if (!graph || !path)
-        return GPU__INVALID(graph ? "path is NULL" : "graph is NULL");
+    GPU__NOT_NULL(graph, path);
     return GPU__OBJECT_CALL(&c, graph->obj.ctx, cuGraphDebugDotPrint, GPU_ERR_DRIVER, graph->cu, path,
                             verbose ? CUABI_GRAPH_DEBUG_DOT_FLAGS_VERBOSE : 0u);
 }

@@ -242,8 +242,7 @@ gpu_status gpu_stream_launch_function(gpu_stream *stream, gpu_function *function
 {
     struct gpu__call c;
 
-    if (!function)
-        return GPU__INVALID("function is NULL");
+    GPU__NOT_NULL(function);
     if (LAUNCH_HOT(&c, stream, function, config, args))
         return GPU__HOT_RESULT(&c, cuLaunchKernel, GPU_ERR_KERNEL_LAUNCH);
     return launch_checked(stream, function, config, args, __func__);
@@ -256,8 +255,7 @@ gpu_status gpu_stream_launch_kernel(gpu_stream *stream, gpu_module *module, cons
     gpu_function *f;
     gpu_status st;
 
-    if (!module || !name)
-        return GPU__INVALID(module ? "name is NULL" : "module is NULL");
+    GPU__NOT_NULL(module, name);
     st = config_check(config, __func__);
     if (st == GPU_OK)
         st = gpu__module_function(module, name, __func__, &f);

@@ -45,8 +45,7 @@ gpu_status gpu_buffer_free_async(gpu_buffer *buffer, gpu_stream *stream)
     struct gpu__call c;
     gpu_status st;
 
-    if (!buffer)
-        return GPU__INVALID("buffer is NULL");
+    GPU__NOT_NULL(buffer);
     if (buffer->obj.kind != &async_kind)
         return GPU__INVALID("the buffer is not from gpu_buffer_create_async()");
     if (!gpu__call_stream_for(&c, stream, buffer->obj.ctx, __func__, "the buffer", NULL)) {
@@ -99,8 +98,7 @@ gpu_status gpu_context_pool_release_threshold(gpu_context *ctx, uint64_t *bytes)
     cuabi_uint64 value = 0;
     gpu_status st;
 
-    if (!bytes)
-        return GPU__INVALID("bytes is NULL");
+    GPU__NOT_NULL(bytes);
     st = pool_open(&c, ctx, &pool);
     if (st == GPU_OK)
         st = GPU__INVOKE(&c, cuMemPoolGetAttribute, GPU_ERR_DRIVER, pool, CUABI_MEMPOOL_ATTR_RELEASE_THRESHOLD,
@@ -147,8 +145,7 @@ gpu_status gpu_context_memory_info(gpu_context *ctx, size_t *free_bytes, size_t 
     size_t f = 0, t = 0;
     gpu_status st;
 
-    if (!free_bytes || !total_bytes)
-        return GPU__INVALID(free_bytes ? "total_bytes is NULL" : "free_bytes is NULL");
+    GPU__NOT_NULL(free_bytes, total_bytes);
     st = GPU__OBJECT_CALL(&c, ctx, cuMemGetInfo, GPU_ERR_DRIVER, &f, &t);
     if (st == GPU_OK) {
         *free_bytes = f;
@@ -175,8 +172,7 @@ gpu_status gpu_pointer_get_info(uint64_t ptr, gpu_pointer_info *out)
     struct gpu__call c;
     gpu_status st;
 
-    if (!out)
-        return GPU__INVALID("out is NULL");
+    GPU__NOT_NULL(out);
     st = GPU__DRIVER_CALL(&c, cuPointerGetAttributes, GPU_ERR_DRIVER, (unsigned)(sizeof(attrs) / sizeof(attrs[0])),
                           attrs, data, ptr);
     if (st != GPU_OK)
@@ -198,8 +194,7 @@ gpu_status gpu_buffer_wrap(gpu_context *ctx, uint64_t ptr, size_t bytes, gpu_buf
     gpu_buffer *b;
     gpu_status st;
 
-    if (!out)
-        return GPU__INVALID("out is NULL");
+    GPU__NOT_NULL(out);
     if (!ptr || !bytes)
         return GPU__INVALID(ptr ? "bytes is 0" : "ptr is 0");
     b = gpu__object_new(&c, ctx, &view_kind, sizeof(*b));
@@ -287,8 +282,7 @@ gpu_status gpu_buffer_ipc_handle(const gpu_buffer *buffer, gpu_ipc_handle *out)
     struct gpu__call c;
     gpu_status st;
 
-    if (!buffer || !out)
-        return GPU__INVALID(buffer ? "out is NULL" : "buffer is NULL");
+    GPU__NOT_NULL(buffer, out);
     if (buffer->obj.kind == &view_kind || buffer->obj.kind == &ipc_kind || buffer->obj.kind == &managed_kind ||
         buffer->obj.kind == &async_kind)
         return GPU__INVALID("only memory from gpu_buffer_create() can be exported");
@@ -306,8 +300,7 @@ gpu_status gpu_buffer_open_ipc(gpu_context *ctx, const gpu_ipc_handle *handle, g
     struct gpu__call c;
     gpu_buffer *b;
 
-    if (!handle || !out)
-        return GPU__INVALID(handle ? "out is NULL" : "handle is NULL");
+    GPU__NOT_NULL(handle, out);
     if (handle->size == 0 || handle->size > SIZE_MAX)
         return GPU__FAIL(GPU_ERR_INVALID_ARG, "the handle's size (%llu) is not a buffer's",
                          (unsigned long long)handle->size);

@@ -83,8 +83,7 @@ gpu_status gpu_module_load_data(gpu_context *ctx, const void *image, size_t size
     gpu_module *m;
     gpu_status st;
 
-    if (!out)
-        return GPU__INVALID("out is NULL");
+    GPU__NOT_NULL(out);
     if (!image || size == 0)
         return GPU__INVALID("the image is empty");
     if (is_binary_image(image, size) && (why = binary_image_short(image, size)))
@@ -202,8 +201,7 @@ gpu_status gpu_module_load_file(gpu_context *ctx, const char *path, gpu_module *
     char *image = NULL;
     size_t size = 0;
 
-    if (!out || !path)
-        return GPU__INVALID(out ? "path is NULL" : "out is NULL");
+    GPU__NOT_NULL(out, path);
     st = gpu__context_resolve(ctx, &drv, &resolved);
     if (st != GPU_OK)
         return st;
@@ -277,8 +275,7 @@ gpu_status gpu__module_function(gpu_module *module, const char *name, const char
 
 gpu_status gpu_module_get_function(gpu_module *module, const char *name, gpu_function **out)
 {
-    if (!module || !name || !out)
-        return GPU__INVALID(!module ? "module is NULL" : !name ? "name is NULL" : "out is NULL");
+    GPU__NOT_NULL(module, name, out);
     return gpu__module_function(module, name, __func__, out);
 }
 

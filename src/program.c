@@ -74,8 +74,7 @@ gpu_status gpu_program_create(const char *source, const char *name, const gpu_pr
 {
     gpu_program *p;
 
-    if (!out || !source)
-        return GPU__INVALID(!out ? "out is NULL" : "source is NULL");
+    GPU__NOT_NULL(out, source);
     if (header_count && !headers)
         return GPU__INVALID("headers is NULL with a header count above 0");
     if (header_count > 65536)
@@ -491,8 +490,7 @@ gpu_status gpu_module_load_source(gpu_context *ctx, const char *source, const gp
     gpu_program *p;
     gpu_status st;
 
-    if (!out || !source)
-        return GPU__INVALID(!out ? "out is NULL" : "source is NULL");
+    GPU__NOT_NULL(out, source);
     st = gpu_program_create(source, NULL, NULL, 0, &p);
     if (st != GPU_OK)
         return st;

@@ -57,8 +57,7 @@ gpu_status gpu_context_stream_priority_range(gpu_context *ctx, int *least, int *
     int lo = 0, hi = 0;
     gpu_status st;
 
-    if (!least || !greatest)
-        return GPU__INVALID(least ? "greatest is NULL" : "least is NULL");
+    GPU__NOT_NULL(least, greatest);
     st = GPU__OBJECT_CALL(&c, ctx, cuCtxGetStreamPriorityRange, GPU_ERR_DRIVER, &lo, &hi);
     if (st == GPU_OK) {
         *least = lo;
@@ -103,8 +102,7 @@ gpu_status gpu_stream_priority(gpu_stream *stream, int *priority)
     int p = 0;
     gpu_status st;
 
-    if (!priority)
-        return GPU__INVALID("priority is NULL");
+    GPU__NOT_NULL(priority);
     st = GPU__STREAM_CALL(&c, stream, cuStreamGetPriority, GPU_ERR_STREAM_SYNC, c.stream, &p);
     if (st == GPU_OK)
         *priority = p;
@@ -139,8 +137,7 @@ gpu_status gpu_stream_query(gpu_stream *stream, bool *idle)
 {
     struct gpu__call c;
 
-    if (!idle)
-        return GPU__INVALID("idle is NULL");
+    GPU__NOT_NULL(idle);
     if (!GPU__STREAM_HOT(&c, stream, GPU__NO_OWNER, cuStreamQuery, c.stream))
         return stream_query_cold(stream, idle);
     if (c.rc != CUABI_SUCCESS && c.rc != CUABI_ERROR_NOT_READY)
@@ -166,8 +163,7 @@ gpu_status gpu_stream_launch_host_func(gpu_stream *stream, void (*fn)(void *user
 {
     struct gpu__call c;
 
-    if (!fn)
-        return GPU__INVALID("fn is NULL");
+    GPU__NOT_NULL(fn);
     return GPU__STREAM_CALL(&c, stream, cuLaunchHostFunc, GPU_ERR_KERNEL_LAUNCH, c.stream, fn, user_data);
 }
 
@@ -185,8 +181,7 @@ gpu_status gpu_stream_record_event(gpu_stream *stream, gpu_event *event)
 {
     struct gpu__call c;
 
-    if (!event)
-        return GPU__INVALID("event is NULL");
+    GPU__NOT_NULL(event);
     return GPU__HOT_OR(&c, stream, event->obj.ctx_cu, cuEventRecord, GPU_ERR_EVENT,
                        record_event_cold(stream, event, __func__), event->cu, c.stream);
 }
@@ -205,8 +200,7 @@ gpu_status gpu_stream_wait_event(gpu_stream *stream, gpu_event *event)
 {
     struct gpu__call c;
 
-    if (!event)
-        return GPU__INVALID("event is NULL");
+    GPU__NOT_NULL(event);
     /* The event may be another device's: a stream can wait on any. */
     return GPU__HOT_OR(&c, stream, GPU__NO_OWNER, cuStreamWaitEvent, GPU_ERR_STREAM_SYNC, wait_event_cold(stream, event),
                        c.stream, event->cu, 0);

@@ -83,8 +83,7 @@ gpu_status gpu_tensor_map_encode_tiled(const gpu_buffer *buffer, size_t offset, 
     struct gpu__call c;
     gpu_status st;
 
-    if (!buffer || !desc || !out)
-        return GPU__INVALID(!buffer ? "buffer is NULL" : !desc ? "desc is NULL" : "out is NULL");
+    GPU__NOT_NULL(buffer, desc, out);
     st = tiled_check(buffer, offset, desc, __func__);
     if (st != GPU_OK)
         return st;

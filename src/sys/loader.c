@@ -429,8 +429,7 @@ gpu_status gpu_driver_version(int *out)
     const struct gpu__driver *drv;
     gpu_status st;
 
-    if (!out)
-        return GPU__INVALID("out is NULL");
+    GPU__NOT_NULL(out);
     st = gpu__driver_get(&drv);
     if (st == GPU_OK)
         *out = report.driver_version;

@@ -389,8 +389,7 @@ gpu_status gpu_compiler_version(int *major, int *minor)
     const struct gpu__nvrtc *nv;
     gpu_status st;
 
-    if (!major || !minor)
-        return GPU__INVALID(!major ? "major is NULL" : "minor is NULL");
+    GPU__NOT_NULL(major, minor);
     st = gpu__nvrtc_get(&nv);
     if (st == GPU_OK) {
         *major = nv->major;
