@@ -41,6 +41,8 @@
 #ifndef GPUSHIM_CALL_H
 #define GPUSHIM_CALL_H
 
+#include <string.h>
+
 #include "private.h"
 
 /*
@@ -320,5 +322,39 @@ static inline gpu_status gpu__call_unsupported(struct gpu__call *c, const char *
 /* One driver call that needs no context. */
 #define GPU__DRIVER_CALL(c, fn, category, ...) \
     (gpu__call_driver(c) ? GPU__INVOKE(c, fn, category, __VA_ARGS__) : (c)->st)
+
+/* The status `st` of a getter's call; `n` bytes from `value` to `out` when it is GPU_OK. */
+static inline gpu_status gpu__get_end(gpu_status st, void *out, const void *value, size_t n)
+{
+    if (st == GPU_OK)
+        memcpy(out, value, n);
+    return st;
+}
+
+/*
+ * A getter's driver call, GPU__OBJECT_CALL in `ctx`: `fn` writes its answer
+ * through its first argument into a local of *out's type, which reaches
+ * *out only when the call succeeds (every getter's "set only on success");
+ * the rest are fn's other arguments. Its status.
+ */
+#define GPU__OBJECT_GET(ctx, fn, category, out, ...) \
+    __extension__({ \
+        struct gpu__call get_c; \
+        __typeof__(*(out)) get_v; \
+        memset(&get_v, 0, sizeof(get_v)); \
+        gpu__get_end(GPU__OBJECT_CALL(&get_c, ctx, fn, category, &get_v, __VA_ARGS__), (out), &get_v, sizeof(get_v)); \
+    })
+
+/* GPU__OBJECT_GET of a driver call whose only arguments are its two answers, `a` and `b` (two scalars). */
+#define GPU__OBJECT_GET2(ctx, fn, category, a, b) \
+    __extension__({ \
+        struct gpu__call get_c; \
+        __typeof__(*(a)) get_a = 0; \
+        __typeof__(*(b)) get_b = 0; \
+        gpu_status get_st = GPU__OBJECT_CALL(&get_c, ctx, fn, category, &get_a, &get_b); \
+        if (get_st == GPU_OK) \
+            *(a) = get_a, *(b) = get_b; \
+        get_st; \
+    })
 
 #endif

@@ -88,16 +88,9 @@ gpu_status gpu_event_synchronize(gpu_event *event)
 
 gpu_status gpu_event_elapsed_ms(gpu_event *start, gpu_event *end, float *ms)
 {
-    struct gpu__call c;
-    float value = 0.0f;
-    gpu_status st;
-
     if (!start || !end || !ms)
         return GPU__INVALID("an argument is NULL");
     if (!start->timed || !end->timed)
         return GPU__INVALID("an event was not created with gpu_event_create_timed()");
-    st = GPU__OBJECT_CALL(&c, start->obj.ctx, cuEventElapsedTime, GPU_ERR_EVENT, &value, start->cu, end->cu);
-    if (st == GPU_OK)
-        *ms = value;
-    return st;
+    return GPU__OBJECT_GET(start->obj.ctx, cuEventElapsedTime, GPU_ERR_EVENT, ms, start->cu, end->cu);
 }

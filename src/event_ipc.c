@@ -24,17 +24,11 @@ gpu_status gpu_event_create_interprocess(gpu_context *ctx, gpu_event **out)
 
 gpu_status gpu_event_ipc_handle(const gpu_event *event, gpu_ipc_event_handle *out)
 {
-    cuabi_ipc_event_handle h;
-    struct gpu__call c;
-    gpu_status st;
-
     GPU__NOT_NULL(event, out);
     if (event->obj.kind != &interprocess_kind)
         return GPU__INVALID("the event is not from gpu_event_create_interprocess()");
-    st = GPU__OBJECT_CALL(&c, event->obj.ctx, cuIpcGetEventHandle, GPU_ERR_EVENT, &h, event->cu);
-    if (st == GPU_OK)
-        memcpy(out->cuda, &h, sizeof(h));
-    return st;
+    return GPU__OBJECT_GET(event->obj.ctx, cuIpcGetEventHandle, GPU_ERR_EVENT,
+                           (cuabi_ipc_event_handle *)(void *)out->cuda, event->cu);
 }
 
 gpu_status gpu_event_open_ipc(gpu_context *ctx, const gpu_ipc_event_handle *handle, gpu_event **out)

@@ -141,17 +141,8 @@ gpu_status gpu_context_pool_usage(gpu_context *ctx, uint64_t *reserved, uint64_t
 
 gpu_status gpu_context_memory_info(gpu_context *ctx, size_t *free_bytes, size_t *total_bytes)
 {
-    struct gpu__call c;
-    size_t f = 0, t = 0;
-    gpu_status st;
-
     GPU__NOT_NULL(free_bytes, total_bytes);
-    st = GPU__OBJECT_CALL(&c, ctx, cuMemGetInfo, GPU_ERR_DRIVER, &f, &t);
-    if (st == GPU_OK) {
-        *free_bytes = f;
-        *total_bytes = t;
-    }
-    return st;
+    return GPU__OBJECT_GET2(ctx, cuMemGetInfo, GPU_ERR_DRIVER, free_bytes, total_bytes);
 }
 
 /* ---- Foreign pointers ---- */
@@ -278,20 +269,17 @@ gpu_status gpu_buffer_advise(gpu_buffer *buffer, gpu_memory_advice advice, gpu_m
 
 gpu_status gpu_buffer_ipc_handle(const gpu_buffer *buffer, gpu_ipc_handle *out)
 {
-    cuabi_ipc_mem_handle h;
-    struct gpu__call c;
     gpu_status st;
 
     GPU__NOT_NULL(buffer, out);
     if (buffer->obj.kind == &view_kind || buffer->obj.kind == &ipc_kind || buffer->obj.kind == &managed_kind ||
         buffer->obj.kind == &async_kind)
         return GPU__INVALID("only memory from gpu_buffer_create() can be exported");
-    st = GPU__OBJECT_CALL(&c, buffer->obj.ctx, cuIpcGetMemHandle, GPU_ERR_DRIVER, &h, buffer->ptr);
-    if (st != GPU_OK)
-        return st;
-    memcpy(out->cuda, &h, sizeof(h));
-    out->size = buffer->size;
-    return GPU_OK;
+    st = GPU__OBJECT_GET(buffer->obj.ctx, cuIpcGetMemHandle, GPU_ERR_DRIVER,
+                         (cuabi_ipc_mem_handle *)(void *)out->cuda, buffer->ptr);
+    if (st == GPU_OK)
+        out->size = buffer->size;
+    return st;
 }
 
 gpu_status gpu_buffer_open_ipc(gpu_context *ctx, const gpu_ipc_handle *handle, gpu_buffer **out)

@@ -53,17 +53,8 @@ gpu_status gpu_stream_create_with_priority(gpu_context *ctx, unsigned flags, int
 
 gpu_status gpu_context_stream_priority_range(gpu_context *ctx, int *least, int *greatest)
 {
-    struct gpu__call c;
-    int lo = 0, hi = 0;
-    gpu_status st;
-
     GPU__NOT_NULL(least, greatest);
-    st = GPU__OBJECT_CALL(&c, ctx, cuCtxGetStreamPriorityRange, GPU_ERR_DRIVER, &lo, &hi);
-    if (st == GPU_OK) {
-        *least = lo;
-        *greatest = hi;
-    }
-    return st;
+    return GPU__OBJECT_GET2(ctx, cuCtxGetStreamPriorityRange, GPU_ERR_DRIVER, least, greatest);
 }
 
 gpu_status gpu_stream_create(gpu_context *ctx, gpu_stream **out)
