@@ -9,9 +9,15 @@
  * capture errors 900..908 is accepted, and counted by code) and/or the capture
  * ends with GPU_ERR_GRAPH_CAPTURE and 901; afterwards everything works.
  *
+ * A launch of a wrong shape during a capture is refused before the driver
+ * sees it (launch.h), so the capture goes on and ends in a graph that
+ * replays; the same launch made on the driver directly is printed beside it
+ * (CAPTURE bad_shape ...): what the driver makes of the capture then.
+ *
  * One line per case: CAPTURE stream=<non_blocking|ordered> mode=<...> ...
  * Knobs: GPUSHIM_CAPTURE_REPLAYS, GPUSHIM_CAPTURE_N, GPUSHIM_WORK_ITERS.
  */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -20,6 +26,7 @@
 #include <time.h>
 
 #include "harness.h"
+#include "kernels.h"
 
 enum { COPIERS = 2, COPY_WORDS = 16384, PHASES = 3 };
 enum { PHASE_BEFORE, PHASE_CAPTURE, PHASE_AFTER };
@@ -376,12 +383,92 @@ static void ordered_reports_error(void **state)
     assert_true(after_ok);
 }
 
+typedef int (*launch_fn)(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                         unsigned shared, void *stream, void **args, void **extra);
+
+/* The capture's status, as a word. */
+static const char *capture_word(gpu_stream *s)
+{
+    static const char *const words[] = {"none", "active", "invalidated"};
+    gpu_capture_status status;
+    uint64_t id;
+
+    if (gpu_stream_capture_info(s, &status, &id) != GPU_OK)
+        return "unknown";
+    return (unsigned)status < 3 ? words[status] : "other";
+}
+
+static void bad_shape_keeps_capture(void **state)
+{
+    enum { N = 4096 };
+    static uint32_t out[N];
+    const gpu_launch_config bad = gpu_launch_config_1d(N / 256, 2048); /* more than 1024 threads a block */
+    void *handle = dlopen(gpu_driver_report()->file, RTLD_NOW | RTLD_NOLOAD);
+    void *sym = handle ? dlsym(handle, "cuLaunchKernel") : NULL;
+    gpu_stream *s = NULL;
+    gpu_buffer *dst = NULL;
+    gpu_function *fill = NULL;
+    gpu_graph *graph = NULL;
+    gpu_graph_exec *exec = NULL;
+    uint32_t value = 7, n = N;
+    uint64_t p;
+    void *args[] = {&p, &value, &n};
+    const char *raw_after;
+    gpu_status raw_end;
+    launch_fn raw;
+    size_t wrong = 0;
+    int raw_rc, raw_end_code;
+
+    (void)state;
+    assert_non_null(sym);
+    memcpy(&raw, &sym, sizeof(sym));
+    assert_gpu_ok(gpu_stream_create_with_flags(NULL, GPU_STREAM_NON_BLOCKING, &s));
+    assert_gpu_ok(gpu_buffer_create(NULL, sizeof(out), &dst));
+    assert_gpu_ok(gpu_module_get_function(gpu_test_module(), KERNEL_FILL, &fill));
+    p = gpu_buffer_device_ptr(dst);
+
+    /* Refused by gpushim, both ways of launching: the capture is still active, and ends in a graph that works. */
+    assert_gpu_ok(gpu_stream_begin_capture(s, GPU_CAPTURE_MODE_THREAD_LOCAL));
+    assert_gpu_status(gpu_stream_launch_function(s, fill, &bad, args), GPU_ERR_INVALID_ARG);
+    assert_non_null(strstr(gpu_last_error(), "block x is 2048, more than 1024"));
+    assert_gpu_status(gpu_stream_launch_kernel(s, gpu_test_module(), KERNEL_FILL, &bad, args), GPU_ERR_INVALID_ARG);
+    assert_string_equal(capture_word(s), "active");
+    assert_gpu_ok(gpu_test_launch_fill(s, dst, value, n));
+    assert_gpu_ok(gpu_stream_end_capture(s, &graph));
+    assert_gpu_ok(gpu_graph_instantiate(graph, &exec));
+    assert_gpu_ok(gpu_stream_launch_graph(s, exec));
+    assert_gpu_ok(gpu_stream_synchronize(s));
+    assert_gpu_ok(gpu_buffer_copy_to_host(dst, out, sizeof(out)));
+    for (uint32_t i = 0; i < N; i++)
+        wrong += out[i] != value;
+    assert_int_equal(wrong, 0);
+
+    /* The same launch made on the driver itself, inside a capture: printed, for docs/gpu-results.md. */
+    assert_gpu_ok(gpu_stream_begin_capture(s, GPU_CAPTURE_MODE_THREAD_LOCAL));
+    raw_rc = raw(gpu_function_raw(fill), bad.grid[0], bad.grid[1], bad.grid[2], bad.block[0], bad.block[1],
+                 bad.block[2], 0, gpu_stream_raw(s), args, NULL);
+    raw_after = capture_word(s);
+    gpu_graph_destroy(graph);
+    graph = NULL;
+    raw_end = gpu_stream_end_capture(s, &graph);
+    raw_end_code = raw_end == GPU_OK ? 0 : gpu_last_cuda_result();
+    printf("CAPTURE bad_shape gpushim=%s capture_after=active driver_rc=%d driver_capture_after=%s driver_end=%s/%d\n",
+           gpu_status_name(GPU_ERR_INVALID_ARG), raw_rc, raw_after, gpu_status_name(raw_end), raw_end_code);
+    assert_int_not_equal(raw_rc, 0);
+
+    gpu_graph_exec_destroy(exec);
+    gpu_graph_destroy(graph);
+    gpu_buffer_destroy(dst);
+    gpu_stream_destroy(s);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(non_blocking_global),
         cmocka_unit_test(non_blocking_thread_local),
         cmocka_unit_test(ordered_reports_error),
+        cmocka_unit_test(bad_shape_keeps_capture),
     };
     int rc = gpu_test_start(argc > 0 ? argv[0] : "gpu-capture");
 
