@@ -465,8 +465,10 @@ cuabi_result fake_launch(cuabi_function f, const unsigned grid[3], const unsigne
             rc = CUABI_ERROR_INVALID_CONTEXT;
         else if (fn->kernel && (extra || (fn->kernel->nparams && !params))) /* built-ins take only kernelParams */
             rc = CUABI_ERROR_INVALID_VALUE;
-        else
-            rc = check_launch(grid, block, shared, &fn->attrs);
+        else if ((rc = check_launch(grid, block, shared, &fn->attrs)) != CUABI_SUCCESS &&
+                 s->capture == FAKE_CAPTURE_ACTIVE)
+            /* As the driver does (580.159.04, gpu-capture's bad_shape case): a shape it refuses breaks the capture. */
+            s->capture = FAKE_CAPTURE_INVALIDATED;
         if (rc == CUABI_SUCCESS && ex)
             rc = fake_launch_ex_check(s->ctx, &fn->attrs, grid, block, shared, ex);
         if (rc == CUABI_SUCCESS && fn->layout)

@@ -513,7 +513,9 @@ typedef int (*gpu_fake_kernel_fn)(const gpu_fake_launch *launch);
  * kernelParams (each pointer read at its parameter's size) or from `extra`
  * (CU_LAUNCH_PARAM_BUFFER_POINTER and _SIZE, split at the entry's offsets; a
  * size that differs is CUDA_ERROR_INVALID_VALUE); graph captures and
- * instantiations share that copy.
+ * instantiations share that copy. A launch of a shape the device cannot run
+ * (CUDA_ERROR_INVALID_VALUE) on a stream being captured invalidates the
+ * capture, as the CUDA 13.0 driver does.
  * @param name the entry's name; copied.
  * @param fn the host implementation; NULL removes the registration.
  * @param user_data handed to fn in gpu_fake_launch::user_data.

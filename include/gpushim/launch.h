@@ -13,7 +13,10 @@ extern "C" {
 /**
  * A launch's shape. Every dimension must be at least 1; a block may hold at
  * most 1024 threads (x and y at most 1024, z at most 64); grid y and z at most
- * 65535. Anything else is GPU_ERR_INVALID_ARG before the driver sees it.
+ * 65535. Anything else is GPU_ERR_INVALID_ARG before the driver sees it:
+ * during a stream capture, a launch the driver itself refuses invalidates the
+ * capture (CUDA 13.0 driver, measured by gpu-capture), and one refused here
+ * leaves it active.
  *
  * More than 48 KiB (GPU_SHARED_MEMORY_DEFAULT_MAX) of dynamic shared memory
  * needs the function's opt-in (gpu_function_set_attribute() with

@@ -7,6 +7,7 @@
  * non-blocking ones. Also: queries while work is pending, host functions,
  * events between streams, and stream capture against the legacy stream.
  */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -502,6 +503,70 @@ static void capture_on_non_blocking_stream(void **state)
     gpu_stream_destroy(s);
 }
 
+typedef cuabi_result (*launch_fn)(cuabi_function f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                                  unsigned bz, unsigned shared, cuabi_stream stream, void **args, void **extra);
+
+/*
+ * A launch of a shape the driver refuses, during a capture: gpushim refuses it
+ * before the driver sees it and the capture goes on; made on the driver (the
+ * fake, as the real one does), it breaks the capture.
+ */
+static void bad_shape_during_capture(void **state)
+{
+    const gpu_launch_config bad = gpu_launch_config_1d(4, 2048);
+    void *handle = dlopen(getenv("GPUSHIM_LIBCUDA"), RTLD_NOW | RTLD_NOLOAD);
+    void *sym = handle ? dlsym(handle, "cuLaunchKernel") : NULL;
+    gpu_stream *s = NULL;
+    gpu_buffer *b = buffer_in();
+    gpu_function *f = NULL;
+    gpu_graph *g = NULL;
+    gpu_graph_exec *x = NULL;
+    uint64_t ptr = gpu_buffer_device_ptr(b);
+    uint32_t n = N;
+    void *args[] = {&ptr, &n};
+    long launches = gpu_fake_calls("cuLaunchKernel");
+    bool capturing = false;
+    launch_fn raw;
+
+    (void)state;
+    assert_non_null(sym);
+    dlclose(handle); /* gpushim holds it: this only drops the reference just taken */
+    memcpy(&raw, &sym, sizeof(sym));
+    FT_OK(gpu_module_get_function(mod, "add_one", &f));
+    FT_OK(gpu_stream_create_non_blocking(NULL, &s));
+    FT_OK(gpu_stream_begin_capture(s, GPU_CAPTURE_MODE_THREAD_LOCAL));
+    FT_FAIL(gpu_stream_launch_function(s, f, &bad, args), GPU_ERR_INVALID_ARG, 0, "block x is 2048, more than 1024");
+    FT_FAIL(gpu_stream_launch_kernel(s, mod, "add_one", &bad, args), GPU_ERR_INVALID_ARG, 0,
+            "block x is 2048, more than 1024");
+    assert_int_equal(gpu_fake_calls("cuLaunchKernel"), launches);
+    FT_OK(gpu_stream_is_capturing(s, &capturing));
+    assert_true(capturing);
+    FT_OK(ft_add_one(s, mod, b, N));
+    FT_OK(gpu_stream_end_capture(s, &g));
+    FT_OK(gpu_graph_instantiate(g, &x));
+    FT_OK(gpu_stream_launch_graph(s, x));
+    FT_OK(gpu_stream_synchronize(s));
+    FT_OK(gpu_buffer_copy_to_host(b, out, sizeof(out)));
+    fill(want, 1, 1);
+    assert_memory_equal(out, want, sizeof(out));
+
+    /* The same launch on the driver itself. */
+    FT_OK(gpu_stream_begin_capture(s, GPU_CAPTURE_MODE_THREAD_LOCAL));
+    assert_int_equal(raw(gpu_function_raw(f), bad.grid[0], bad.grid[1], bad.grid[2], bad.block[0], bad.block[1],
+                         bad.block[2], 0, gpu_stream_raw(s), args, NULL),
+                     CUABI_ERROR_INVALID_VALUE);
+    FT_FAIL(gpu_stream_is_capturing(s, &capturing), GPU_ERR_GRAPH_CAPTURE, CUABI_ERROR_STREAM_CAPTURE_INVALIDATED,
+            "invalidated");
+    gpu_graph_destroy(g);
+    g = NULL;
+    FT_FAIL(gpu_stream_end_capture(s, &g), GPU_ERR_GRAPH_CAPTURE, CUABI_ERROR_STREAM_CAPTURE_INVALIDATED,
+            "cuStreamEndCapture: CUDA_ERROR_STREAM_CAPTURE_INVALIDATED (901)");
+    assert_null(g);
+    gpu_graph_exec_destroy(x);
+    gpu_buffer_destroy(b);
+    gpu_stream_destroy(s);
+}
+
 /* Waiting for a capturing stream is impossible: refused, and the capture is lost. */
 static void synchronizing_a_capture(void **state)
 {
@@ -545,6 +610,7 @@ int main(void)
         cmocka_unit_test(capture_replays),
         cmocka_unit_test(capture_on_ordered_stream),
         cmocka_unit_test(capture_on_non_blocking_stream),
+        cmocka_unit_test(bad_shape_during_capture),
         cmocka_unit_test(synchronizing_a_capture),
     };
 
