@@ -184,16 +184,16 @@ static inline bool gpu__call_stream_for(struct gpu__call *c, gpu_stream *stream,
     (__builtin_constant_p((owner) == GPU__NO_OWNER) && (owner) == GPU__NO_OWNER ? true : (owner) == (cu))
 
 /*
- * The hot path's guard (see GPU__STREAM_HOT): a real stream, `owner` (a
+ * The hot path's guard (see GPU__STREAM_HOT): `s` a real stream, `owner` (a
  * CUcontext expression, evaluated only once the stream is known to be real;
  * GPU__NO_OWNER for none) the stream's, and gpu__driver_hot: the driver is
  * loaded in this process image (not a child of fork()) and its table holds
  * its own pointers. Sets c->drv and c->stream.
  */
-#define GPU__CALL_HOT(c, stream, owner) \
-    ((stream) && GPU__HOT_OWNER_IS(owner, (stream)->obj.ctx_cu) && \
+#define GPU__CALL_HOT(c, s, owner) \
+    ((s) && GPU__HOT_OWNER_IS(owner, (s)->obj.ctx_cu) && \
      atomic_load_explicit(&gpu__driver_hot, memory_order_acquire) && \
-     ((c)->drv = &gpu__driver_table, (c)->stream = (stream)->cu, true))
+     ((c)->drv = &gpu__driver_table, (c)->stream = (s)->cu, true))
 
 /* What gpu__call_hot_failed() makes of a failure the context explains: no CUresult a driver returns. */
 #define GPU__HOT_RETRY ((cuabi_result)0xffffffffu)

@@ -223,9 +223,9 @@ static gpu_status launch(gpu_stream *stream, gpu_function *f, const gpu_launch_c
  * driver answered, GPU__HOT_RESULT says how. False: launch_checked() does it
  * all, messages included.
  */
-#define LAUNCH_HOT(c, stream, f, config, args) \
+#define LAUNCH_HOT(c, s, f, config, args) \
     (gpu__launch_config_plain(config) && \
-     GPU__STREAM_HOT(c, stream, (f)->ctx_cu, cuLaunchKernel, PLAIN_LAUNCH_ARGS(f, config, (c)->stream, args)))
+     GPU__STREAM_HOT(c, s, (f)->ctx_cu, cuLaunchKernel, PLAIN_LAUNCH_ARGS(f, config, (c)->stream, args)))
 
 /* Every launch the hot path did not make: the configuration's check with its message, then launch(). */
 static __attribute__((noinline)) gpu_status launch_checked(gpu_stream *stream, gpu_function *f,
