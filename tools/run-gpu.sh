@@ -18,12 +18,14 @@
 #   trace-h200.json   the trace gpu-trace recorded (GPUSHIM_TRACE with GPU spans), for ui.perfetto.dev
 #   bench-pool.log    stream-ordered allocation against cuMemAlloc/cuMemFree (issue 12)
 #   examples.log      examples/ built from a temporary meson install and run on the real driver
+# With GPUSHIM_RUN_PACK=1 all of them but summary.txt end up in one gpu-logs.tar.gz instead.
 #
 # Environment:
 #   OUT                    output folder (default ./gpu-out)
 #   GPUSHIM_RUN_BUDGET_S   total seconds the script may take (default 480)
 #   GPUSHIM_RUN_SCALE      "quick" shrinks every test and benchmark (a smoke run)
 #   GPUSHIM_BUILD_DIR      build folder (default build-gpu; wiped first)
+#   GPUSHIM_RUN_PACK       1: pack every output but summary.txt into gpu-logs.tar.gz
 #   plus every knob the tests and benchmarks read (GPUSHIM_ORDERING_ROUNDS,
 #   GPUSHIM_BENCH_REPS, ...); values set by the caller win over the defaults here.
 # cmocka comes from .device/cmocka (carried: it is git-ignored), meson and
@@ -256,4 +258,9 @@ fi
     printf '%-36s %6s %6s  %s\n' step rc secs result
     printf '%s\n' "${STEPS[@]}"
 } | tee -a "$SUMMARY"
+# Where only a few files may come back (the device tool takes 8), every file but the summary in one archive.
+if [ "${GPUSHIM_RUN_PACK:-0}" = 1 ]; then
+    (cd "$OUT" && find . -maxdepth 1 -type f ! -name summary.txt ! -name gpu-logs.tar.gz -printf '%P\n' | sort |
+        tar czf gpu-logs.tar.gz -T - --remove-files) && echo "packed: $OUT/gpu-logs.tar.gz"
+fi
 exit 0
