@@ -113,6 +113,7 @@ gpu_status gpu_buffer_copy_to_host(const gpu_buffer *buffer, void *dst, size_t b
     return COPY(&c, bytes, cuMemcpyDtoH, dst, buffer->ptr, bytes);
 }
 
+GPU__HOT_ENTRY
 gpu_status gpu_buffer_copy_from_host_async(gpu_buffer *buffer, const void *src, size_t bytes, gpu_stream *stream)
 {
     struct gpu__call c;
@@ -123,6 +124,7 @@ gpu_status gpu_buffer_copy_from_host_async(gpu_buffer *buffer, const void *src, 
                        copy_async_cold(buffer, NULL, src, bytes, stream, false, __func__), buffer->ptr, src, bytes, c.stream);
 }
 
+GPU__HOT_ENTRY
 gpu_status gpu_buffer_copy_to_host_async(const gpu_buffer *buffer, void *dst, size_t bytes, gpu_stream *stream)
 {
     struct gpu__call c;

@@ -57,6 +57,7 @@ static GPU__COLD gpu_status event_query_cold(gpu_event *event, bool *done)
     return st;
 }
 
+GPU__HOT_ENTRY
 gpu_status gpu_event_is_complete(gpu_event *event, bool *done)
 {
     struct gpu__call c;

@@ -237,6 +237,7 @@ static __attribute__((noinline)) gpu_status launch_checked(gpu_stream *stream, g
     return st != GPU_OK ? st : launch(stream, f, config, args, func);
 }
 
+GPU__HOT_ENTRY
 gpu_status gpu_stream_launch_function(gpu_stream *stream, gpu_function *function, const gpu_launch_config *config,
                                       void **args)
 {
@@ -248,6 +249,7 @@ gpu_status gpu_stream_launch_function(gpu_stream *stream, gpu_function *function
     return launch_checked(stream, function, config, args, __func__);
 }
 
+GPU__HOT_ENTRY
 gpu_status gpu_stream_launch_kernel(gpu_stream *stream, gpu_module *module, const char *name,
                                     const gpu_launch_config *config, void **args)
 {

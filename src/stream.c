@@ -124,6 +124,7 @@ static GPU__COLD gpu_status stream_query_cold(gpu_stream *stream, bool *idle)
     return st;
 }
 
+GPU__HOT_ENTRY
 gpu_status gpu_stream_query(gpu_stream *stream, bool *idle)
 {
     struct gpu__call c;
@@ -168,6 +169,7 @@ static GPU__COLD gpu_status record_event_cold(gpu_stream *stream, gpu_event *eve
     return GPU__INVOKE_END(&c, cuEventRecord, GPU_ERR_EVENT, event->cu, c.stream);
 }
 
+GPU__HOT_ENTRY
 gpu_status gpu_stream_record_event(gpu_stream *stream, gpu_event *event)
 {
     struct gpu__call c;
@@ -187,6 +189,7 @@ static GPU__COLD gpu_status wait_event_cold(gpu_stream *stream, gpu_event *event
     return GPU__INVOKE_END(&c, cuStreamWaitEvent, GPU_ERR_STREAM_SYNC, c.stream, event->cu, 0);
 }
 
+GPU__HOT_ENTRY
 gpu_status gpu_stream_wait_event(gpu_stream *stream, gpu_event *event)
 {
     struct gpu__call c;
