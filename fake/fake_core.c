@@ -184,7 +184,7 @@ static void configure(void)
     fake.init_callback_status = -1;
     if ((v = getenv("GPUSHIM_FAKE_INIT_CALLBACK")) && !(fake.init_callback = strdup(v)))
         die("GPUSHIM_FAKE_INIT_CALLBACK", "out of memory");
-    fake_faults_configure(); /* issue 14: fake_faults.c */
+    fake_faults_configure();
     fake_report_configure();
 }
 

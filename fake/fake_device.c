@@ -1,6 +1,7 @@
 /*
- * The fake driver's devices and contexts: one primary context per device,
- * retained and released by count, and a per-thread stack of current contexts.
+ * The fake driver's devices: their count, names, memory, attributes (an
+ * H200's values, each of which a test may change), UUIDs, PCI bus ids and
+ * peer access, and the control API that configures them.
  */
 #include <stdio.h>
 #include <string.h>
@@ -11,10 +12,7 @@
 #define FAKE_ADDR_BASE 0x0000a00000000000ull
 #define FAKE_ADDR_STRIDE (1ull << 40)
 
-static _Thread_local struct {
-    struct fake_ctx *stack[FAKE_STACK_MAX];
-    int depth;
-} tls;
+enum { ATTRIBUTE_MAX = 128 }; /* attribute values the overrides cover */
 
 void fake_devices_configure(int count, bool peer)
 {
@@ -38,45 +36,7 @@ void fake_devices_configure(int count, bool peer)
     }
 }
 
-struct fake_ctx *fake_current(void)
-{
-    return tls.depth ? tls.stack[tls.depth - 1] : NULL;
-}
-
-cuabi_result fake_need_ctx(struct fake_ctx **out)
-{
-    struct fake_ctx *c = fake_current();
-
-    if (!c || c->retains == 0)
-        return CUABI_ERROR_INVALID_CONTEXT;
-    if (fake_device_lost(c->device))
-        return fake_device_lost(c->device);
-    *out = c;
-    return CUABI_SUCCESS;
-}
-
-/* The context a handle is, active or not; NULL for anything else (compared, never dereferenced). */
-static struct fake_ctx *ctx_lookup(cuabi_context handle)
-{
-    for (int i = 0; i < fake.device_count; i++)
-        if ((void *)handle == (void *)&fake.devices[i].ctx)
-            return &fake.devices[i].ctx;
-    return NULL;
-}
-
-struct fake_ctx *fake_ctx_from(cuabi_context handle)
-{
-    struct fake_ctx *c = ctx_lookup(handle);
-
-    return c && c->retains ? c : NULL;
-}
-
-bool fake_ctx_reaches(const struct fake_ctx *ctx, int device)
-{
-    return ctx->device == device || ctx->peer_enabled[device];
-}
-
-static bool valid_device(cuabi_device dev)
+bool fake_device_valid(cuabi_device dev)
 {
     return dev >= 0 && dev < fake.device_count;
 }
@@ -103,7 +63,7 @@ cuabi_result cuDeviceGet(cuabi_device *device, int ordinal)
     if (rc == CUABI_SUCCESS) {
         if (!device)
             rc = CUABI_ERROR_INVALID_VALUE;
-        else if (!valid_device(ordinal))
+        else if (!fake_device_valid(ordinal))
             rc = CUABI_ERROR_INVALID_DEVICE;
         else
             *device = ordinal;
@@ -120,7 +80,7 @@ cuabi_result cuDeviceGetName(char *name, int len, cuabi_device dev)
     if (rc == CUABI_SUCCESS) {
         if (!name || len <= 0)
             rc = CUABI_ERROR_INVALID_VALUE;
-        else if (!valid_device(dev))
+        else if (!fake_device_valid(dev))
             rc = CUABI_ERROR_INVALID_DEVICE;
         else
             snprintf(name, (size_t)len, "%s", fake.devices[dev].desc.name);
@@ -137,7 +97,7 @@ cuabi_result cuDeviceTotalMem_v2(size_t *bytes, cuabi_device dev)
     if (rc == CUABI_SUCCESS) {
         if (!bytes)
             rc = CUABI_ERROR_INVALID_VALUE;
-        else if (!valid_device(dev))
+        else if (!fake_device_valid(dev))
             rc = CUABI_ERROR_INVALID_DEVICE;
         else
             *bytes = fake.devices[dev].desc.total_memory;
@@ -152,7 +112,7 @@ cuabi_result cuDeviceGetAttribute(int *value, cuabi_device_attribute attrib, cua
         rc = fake_device_lost(dev);
 
     if (rc == CUABI_SUCCESS) {
-        const gpu_fake_device_desc *d = valid_device(dev) ? &fake.devices[dev].desc : NULL;
+        const gpu_fake_device_desc *d = fake_device_valid(dev) ? &fake.devices[dev].desc : NULL;
 
         if (!value)
             rc = CUABI_ERROR_INVALID_VALUE;
@@ -179,7 +139,7 @@ cuabi_result cuDeviceGetPCIBusId(char *bus_id, int len, cuabi_device dev)
     if (rc == CUABI_SUCCESS) {
         if (!bus_id || len < 13)
             rc = CUABI_ERROR_INVALID_VALUE;
-        else if (!valid_device(dev))
+        else if (!fake_device_valid(dev))
             rc = CUABI_ERROR_INVALID_DEVICE;
         else
             snprintf(bus_id, (size_t)len, "%s", fake.devices[dev].desc.pci_bus_id);
@@ -196,7 +156,7 @@ cuabi_result cuDeviceCanAccessPeer(int *can_access, cuabi_device dev, cuabi_devi
     if (rc == CUABI_SUCCESS) {
         if (!can_access)
             rc = CUABI_ERROR_INVALID_VALUE;
-        else if (!valid_device(dev) || !valid_device(peer))
+        else if (!fake_device_valid(dev) || !fake_device_valid(peer))
             rc = CUABI_ERROR_INVALID_DEVICE;
         else
             *can_access = fake.devices[dev].peer_allowed[peer];
@@ -204,172 +164,112 @@ cuabi_result cuDeviceCanAccessPeer(int *can_access, cuabi_device dev, cuabi_devi
     return fake_end(rc);
 }
 
-/* ---- Primary contexts ---- */
-
-cuabi_result cuDevicePrimaryCtxRetain(cuabi_context *ctx, cuabi_device dev)
+cuabi_result cuDeviceGetUuid_v2(cuabi_uuid *uuid, cuabi_device dev)
 {
-    cuabi_result rc = fake_begin(FAKE_E_cuDevicePrimaryCtxRetain, true);
-    if (rc == CUABI_SUCCESS)
-        rc = fake_device_lost(dev);
+    cuabi_result rc = fake_begin(FAKE_E_cuDeviceGetUuid_v2, true);
 
     if (rc == CUABI_SUCCESS) {
-        if (!ctx) {
+        if (!uuid)
             rc = CUABI_ERROR_INVALID_VALUE;
-        } else if (!valid_device(dev)) {
+        else if (dev < 0 || dev >= fake.device_count)
             rc = CUABI_ERROR_INVALID_DEVICE;
-        } else {
-            fake.devices[dev].ctx.retains++;
-            fake.live[GPU_FAKE_LIVE_CONTEXT_RETAINS]++;
-            *ctx = (cuabi_context)(void *)&fake.devices[dev].ctx;
+        for (int i = 0; rc == CUABI_SUCCESS && i < 16; i++)
+            uuid->bytes[i] = (char)(dev * 16 + i + 1);
+    }
+    return fake_end(rc);
+}
+
+/* ---- Attributes ---- */
+
+static const struct {
+    unsigned attribute;
+    int value;
+} attribute_defaults[] = {
+    {CUABI_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 1024},
+    {CUABI_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, 1024},
+    {CUABI_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, 1024},
+    {CUABI_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, 64},
+    {CUABI_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, 2147483647},
+    {CUABI_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, 65535},
+    {CUABI_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, 65535},
+    {CUABI_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, 49152},
+    {CUABI_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY, 65536},
+    {CUABI_DEVICE_ATTRIBUTE_WARP_SIZE, 32},
+    {CUABI_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK, 65536},
+    {CUABI_DEVICE_ATTRIBUTE_CLOCK_RATE, 1980000},
+    {CUABI_DEVICE_ATTRIBUTE_INTEGRATED, 0},
+    {CUABI_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS, 1},
+    {CUABI_DEVICE_ATTRIBUTE_ECC_ENABLED, 1},
+    {CUABI_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, 2619000},
+    {CUABI_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, 6144},
+    {CUABI_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, 52428800},
+    {CUABI_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, 2048},
+    {CUABI_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, 3},
+    {CUABI_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, 1},
+    {CUABI_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED, 1},
+    {CUABI_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, 233472},
+    {CUABI_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, 65536},
+    {CUABI_DEVICE_ATTRIBUTE_MANAGED_MEMORY, 1},
+    {CUABI_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, 1},
+    {CUABI_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 232448},
+    {CUABI_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, 32},
+    {CUABI_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, 1024},
+    {CUABI_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, 1},
+};
+
+/* What a test changed: a value, or (known false) an attribute the driver does not know. */
+static struct {
+    bool set;
+    bool known;
+    int value;
+} overrides[FAKE_MAX_DEVICES][ATTRIBUTE_MAX];
+
+bool fake_device_attribute(int device, unsigned attribute, int *value)
+{
+    if (attribute < ATTRIBUTE_MAX && overrides[device][attribute].set) {
+        *value = overrides[device][attribute].value;
+        return overrides[device][attribute].known;
+    }
+    for (size_t i = 0; i < sizeof(attribute_defaults) / sizeof(attribute_defaults[0]); i++)
+        if (attribute_defaults[i].attribute == attribute) {
+            *value = attribute_defaults[i].value;
+            return true;
         }
-    }
-    return fake_end(rc);
+    return false;
 }
 
-/* The last release destroys the context's resources, as the real driver does; each was a leak. */
-static void ctx_reset(struct fake_ctx *c)
+/* An attribute the fake always knows (those of the table above). */
+int fake_attribute(int device, unsigned attribute)
 {
-    unsigned long freed = fake_streams_reset(c) + fake_modules_reset(c) + fake_memory_reset(c->device);
+    int v = 0;
 
-    fake.anomalies[GPU_FAKE_ANOMALY_RELEASE_FREED] += freed;
-    for (int i = 0; i < fake.device_count; i++) {
-        c->peer_enabled[i] = false;
-        fake.devices[i].ctx.peer_enabled[c->device] = false;
-    }
+    fake_device_attribute(device, attribute, &v);
+    return v;
 }
 
-cuabi_result cuDevicePrimaryCtxRelease_v2(cuabi_device dev)
+static int attribute_override(int ordinal, int attribute, bool known, int value)
 {
-    cuabi_result rc = fake_begin(FAKE_E_cuDevicePrimaryCtxRelease_v2, true);
+    int rc = -1;
 
-    if (rc == CUABI_SUCCESS) {
-        struct fake_ctx *c = valid_device(dev) ? &fake.devices[dev].ctx : NULL;
-
-        if (!c) {
-            rc = CUABI_ERROR_INVALID_DEVICE;
-        } else if (c->retains == 0) {
-            fake.anomalies[GPU_FAKE_ANOMALY_BAD_RELEASE]++;
-            rc = CUABI_ERROR_INVALID_CONTEXT;
-        } else {
-            fake.live[GPU_FAKE_LIVE_CONTEXT_RETAINS]--;
-            if (--c->retains == 0)
-                ctx_reset(c);
-        }
+    fake_lock();
+    if (ordinal >= 0 && ordinal < fake.device_count && attribute >= 0 && attribute < ATTRIBUTE_MAX) {
+        overrides[ordinal][attribute].set = true;
+        overrides[ordinal][attribute].known = known;
+        overrides[ordinal][attribute].value = value;
+        rc = 0;
     }
-    return fake_end(rc);
+    fake_unlock();
+    return rc;
 }
 
-/* ---- The current context ---- */
-
-cuabi_result cuCtxGetCurrent(cuabi_context *ctx)
+FAKE_API int gpu_fake_device_attribute_set(int ordinal, int attribute, int value)
 {
-    cuabi_result rc = fake_begin(FAKE_E_cuCtxGetCurrent, true);
-
-    if (rc == CUABI_SUCCESS) {
-        if (!ctx)
-            rc = CUABI_ERROR_INVALID_VALUE;
-        else
-            *ctx = (cuabi_context)(void *)fake_current();
-    }
-    return fake_end(rc);
+    return attribute_override(ordinal, attribute, true, value);
 }
 
-cuabi_result cuCtxSetCurrent(cuabi_context ctx)
+FAKE_API int gpu_fake_device_attribute_forget(int ordinal, int attribute)
 {
-    cuabi_result rc = fake_begin(FAKE_E_cuCtxSetCurrent, true);
-
-    if (rc == CUABI_SUCCESS) {
-        struct fake_ctx *c = fake_ctx_from(ctx);
-
-        /* NULL pops the top, as documented; anything else replaces it. */
-        if (!ctx) {
-            if (tls.depth)
-                tls.depth--;
-        } else if (!c) {
-            rc = CUABI_ERROR_INVALID_CONTEXT;
-        } else if (tls.depth) {
-            tls.stack[tls.depth - 1] = c;
-        } else {
-            tls.stack[tls.depth++] = c;
-        }
-    }
-    return fake_end(rc);
-}
-
-cuabi_result cuCtxPushCurrent_v2(cuabi_context ctx)
-{
-    cuabi_result rc = fake_begin(FAKE_E_cuCtxPushCurrent_v2, true);
-
-    if (rc == CUABI_SUCCESS) {
-        struct fake_ctx *c = fake_ctx_from(ctx);
-
-        if (!c)
-            rc = CUABI_ERROR_INVALID_CONTEXT;
-        else if (tls.depth == FAKE_STACK_MAX)
-            rc = CUABI_ERROR_OUT_OF_MEMORY;
-        else
-            tls.stack[tls.depth++] = c;
-    }
-    return fake_end(rc);
-}
-
-cuabi_result cuCtxPopCurrent_v2(cuabi_context *ctx)
-{
-    cuabi_result rc = fake_begin(FAKE_E_cuCtxPopCurrent_v2, true);
-
-    if (rc == CUABI_SUCCESS) {
-        if (tls.depth == 0) {
-            rc = CUABI_ERROR_INVALID_CONTEXT;
-        } else {
-            tls.depth--;
-            if (ctx)
-                *ctx = (cuabi_context)(void *)tls.stack[tls.depth];
-        }
-    }
-    return fake_end(rc);
-}
-
-cuabi_result cuCtxSynchronize(void)
-{
-    cuabi_result rc = fake_begin(FAKE_E_cuCtxSynchronize, true);
-    struct fake_ctx *c = NULL;
-
-    if (rc == CUABI_SUCCESS)
-        rc = fake_need_ctx(&c);
-    if (rc == CUABI_SUCCESS) {
-        /* Waiting for a capturing stream is impossible, so it is refused and breaks the capture. */
-        if (fake_ctx_capturing(c, true))
-            rc = CUABI_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-        else
-            rc = fake_ctx_drain(c);
-    }
-    return fake_end(rc);
-}
-
-cuabi_result cuCtxEnablePeerAccess(cuabi_context peer, unsigned int flags)
-{
-    cuabi_result rc = fake_begin(FAKE_E_cuCtxEnablePeerAccess, true);
-    struct fake_ctx *c = NULL;
-
-    if (rc == CUABI_SUCCESS)
-        rc = fake_need_ctx(&c);
-    if (rc == CUABI_SUCCESS) {
-        struct fake_ctx *p = fake_ctx_from(peer);
-
-        if (flags != 0)
-            rc = CUABI_ERROR_INVALID_VALUE;
-        else if (!p)
-            rc = CUABI_ERROR_INVALID_CONTEXT;
-        else if (p->device == c->device)
-            rc = CUABI_ERROR_INVALID_DEVICE;
-        else if (!fake.devices[c->device].peer_allowed[p->device])
-            rc = CUABI_ERROR_PEER_ACCESS_UNSUPPORTED;
-        else if (c->peer_enabled[p->device])
-            rc = CUABI_ERROR_PEER_ACCESS_ALREADY_ENABLED;
-        else
-            c->peer_enabled[p->device] = true;
-    }
-    return fake_end(rc);
+    return attribute_override(ordinal, attribute, false, 0);
 }
 
 /* ---- Control API ---- */
@@ -389,7 +289,7 @@ FAKE_API int gpu_fake_device_get(int ordinal, gpu_fake_device_desc *out)
     int rc = -1;
 
     fake_lock();
-    if (valid_device(ordinal)) {
+    if (fake_device_valid(ordinal)) {
         *out = fake.devices[ordinal].desc;
         rc = 0;
     }
@@ -402,7 +302,7 @@ FAKE_API int gpu_fake_device_set(int ordinal, const gpu_fake_device_desc *desc)
     int rc = -1;
 
     fake_lock();
-    if (valid_device(ordinal)) {
+    if (fake_device_valid(ordinal)) {
         fake.devices[ordinal].desc = *desc;
         rc = 0;
     }
@@ -413,7 +313,7 @@ FAKE_API int gpu_fake_device_set(int ordinal, const gpu_fake_device_desc *desc)
 FAKE_API void gpu_fake_peer_set(int device, int peer, bool allowed)
 {
     fake_lock();
-    if (valid_device(device) && valid_device(peer) && device != peer)
+    if (fake_device_valid(device) && fake_device_valid(peer) && device != peer)
         fake.devices[device].peer_allowed[peer] = allowed;
     fake_unlock();
 }
@@ -423,21 +323,10 @@ FAKE_API bool gpu_fake_peer_enabled(int device, int peer)
     bool on = false;
 
     fake_lock();
-    if (valid_device(device) && valid_device(peer))
+    if (fake_device_valid(device) && fake_device_valid(peer))
         on = fake.devices[device].ctx.peer_enabled[peer];
     fake_unlock();
     return on;
-}
-
-FAKE_API long gpu_fake_primary_retains(int device)
-{
-    long n = -1;
-
-    fake_lock();
-    if (valid_device(device))
-        n = (long)fake.devices[device].ctx.retains;
-    fake_unlock();
-    return n;
 }
 
 FAKE_API size_t gpu_fake_device_used(int ordinal)
@@ -445,13 +334,8 @@ FAKE_API size_t gpu_fake_device_used(int ordinal)
     size_t n = 0;
 
     fake_lock();
-    if (valid_device(ordinal))
+    if (fake_device_valid(ordinal))
         n = fake.devices[ordinal].used;
     fake_unlock();
     return n;
-}
-
-FAKE_API int gpu_fake_context_depth(void)
-{
-    return tls.depth;
 }

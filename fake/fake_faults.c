@@ -1,5 +1,5 @@
 /*
- * Faults on demand (issue 14), besides the per-call rules of fake_core.c: a
+ * Faults on demand, besides the per-call rules of fake_core.c: a
  * device that falls off the bus, out of memory past a limit, a stall of all
  * queued work, a slow cuInit; and the devices' description from the
  * environment. All of it lives under the fake's one lock.

@@ -1,5 +1,5 @@
 /*
- * Kernels as host functions (issue 14): the registry of host implementations
+ * Kernels as host functions: the registry of host implementations
  * by entry name, the launch's copy of its arguments, and the bridge that runs
  * an implementation when its stream reaches the launch, with device memory
  * reached only through gpu_fake_memory().

@@ -61,10 +61,9 @@ enum fake_op_kind {
     FAKE_OP_HOST_FN,
     FAKE_OP_RECORD,  /* records an event */
     FAKE_OP_WAIT,    /* waits for an event: only deps, or an event in a graph */
-    FAKE_OP_MEMSET,  /* cuMemsetD8/16/32Async: see fake_kernel.c */
-    /* Memory and interop (issue 12; fake_interop.c runs them). */
-    FAKE_OP_FREE,        /* cuMemFreeAsync: u.value.addr goes back to its pool */
-    FAKE_OP_WRITE_VALUE, /* cuStreamWriteValue32/64 */
+    FAKE_OP_MEMSET,  /* cuMemsetD8/16/32Async: see fake_copy.c */
+    FAKE_OP_FREE,        /* cuMemFreeAsync: u.value.addr goes back to its pool (fake_pool.c) */
+    FAKE_OP_WRITE_VALUE, /* cuStreamWriteValue32/64 (fake_stream_memory.c) */
     FAKE_OP_WAIT_VALUE,  /* cuStreamWaitValue32/64: holds the stream until the value is met */
 };
 
@@ -176,7 +175,6 @@ struct fake_alloc {
     size_t size;
     int device;
     unsigned char *data;
-    /* Memory and interop (issue 12). */
     int kind;           /* FAKE_ALLOC_* */
     unsigned ipc_opens; /* cuIpcOpenMemHandle mappings of it not yet closed */
     int location;       /* managed memory: where the last prefetch moved it (a device, or -1 the host) */
@@ -240,7 +238,7 @@ extern struct fake_state fake;
 /* Set while the calling thread runs a host function (without the lock): CUDA calls are refused. */
 extern _Thread_local bool fake_in_callback;
 
-/* ---- fake_core.c ---- */
+/* ---- fake_core.c: the lock, configuration, entry points' bookkeeping ---- */
 
 /*
  * Every entry point begins with fake_begin(): it takes the lock, counts the
@@ -263,7 +261,7 @@ int fake_entry_find(const char *name);
 _Noreturn void fake_die(const char *what, const char *detail);
 long fake_parse_number(const char *var, const char *text, long lo, long hi);
 
-/* ---- fake_faults.c (issue 14): faults on demand, devices from the environment ---- */
+/* ---- fake_faults.c: faults on demand, devices from the environment ---- */
 
 /* Reads GPUSHIM_FAKE_MEMORY_LIMIT, _LOSE, _STALL, _DEVICE_NAME, _DEVICE_MEMORY, _COMPUTE_CAPABILITY. */
 void fake_faults_configure(void);
@@ -280,7 +278,7 @@ bool fake_stalled(void);
 /* Whether `bytes` more would take the device's `used` past its limit (gpu_fake_memory_limit()). */
 bool fake_over_limit(int device, size_t used, size_t bytes);
 
-/* ---- fake_report.c (issue 14) ---- */
+/* ---- fake_report.c ---- */
 
 /* Reads GPUSHIM_FAKE_REPORT. */
 void fake_report_configure(void);
@@ -288,6 +286,17 @@ void fake_report_configure(void);
 /* ---- fake_device.c ---- */
 
 void fake_devices_configure(int count, bool peer);
+
+/* Whether `dev` is a device ordinal of the fake. */
+bool fake_device_valid(cuabi_device dev);
+
+/* Device attributes beyond the three gpu_fake_device_desc holds; false for one the fake does not know. */
+bool fake_device_attribute(int device, unsigned attribute, int *value);
+
+/* An attribute the fake always knows (one of its defaults' table), or 0. */
+int fake_attribute(int device, unsigned attribute);
+
+/* ---- fake_context.c ---- */
 
 /* The calling thread's current context, or NULL. */
 struct fake_ctx *fake_current(void);
@@ -301,16 +310,16 @@ struct fake_ctx *fake_ctx_from(cuabi_context handle);
 /* Whether work of `ctx` may touch memory of device `device` (its own, or a peer enabled). */
 bool fake_ctx_reaches(const struct fake_ctx *ctx, int device);
 
-/* Whether any stream of the context is capturing; ends those captures' validity when `invalidate`. */
-bool fake_ctx_capturing(struct fake_ctx *ctx, bool invalidate);
-
-/* ---- fake_memory.c ---- */
+/* ---- fake_memory.c: device allocations ---- */
 
 /* The live allocation holding [addr, addr + bytes), or NULL. */
 struct fake_alloc *fake_alloc_find(uint64_t addr, size_t bytes);
 
-/* Runs a copy now; false when an address is not (or no longer) allocated. */
-bool fake_copy_run(const struct fake_copy *copy);
+/* The live allocation at exactly `addr`, of `kind` (-1: any), or NULL. */
+struct fake_alloc *fake_alloc_at(uint64_t addr, int kind);
+
+/* Host memory for [addr, addr + bytes) of device memory, or NULL. */
+unsigned char *fake_device_bytes(uint64_t addr, size_t bytes);
 
 /* Frees every device allocation of the device; returns how many there were. */
 unsigned long fake_memory_reset(int device);
@@ -321,14 +330,51 @@ cuabi_result fake_alloc_new(int device, size_t bytes, int kind, struct fake_allo
 /* Frees the live allocation at exactly `addr`; false if there is none. */
 bool fake_alloc_free(uint64_t addr);
 
-/* ---- fake_stream.c ---- */
+/* ---- fake_copy.c: copies and fills ---- */
+
+/* Runs a copy now; false when an address is not (or no longer) allocated. */
+bool fake_copy_run(const struct fake_copy *copy);
+
+/* Runs a queued memset; false when its memory is not (or no longer) allocated. */
+bool fake_memset_run(const struct fake_memset *m);
+
+/* ---- fake_host_memory.c: page-locked host memory ---- */
+
+/* The page-locked host memory holding `addr`, or NULL. */
+struct fake_host *fake_host_find(uint64_t addr);
+
+/* ---- fake_pool.c: stream-ordered allocation ---- */
+
+/* Bytes the device's pool holds for reuse beyond its allocations in use. */
+size_t fake_pool_cached(int device);
+
+/* Runs a FREE operation: its allocation goes back to its pool; false when there is none at its address. */
+bool fake_pool_free_run(const struct fake_op *op);
+
+/* ---- fake_stream_memory.c ---- */
+
+/* Runs a WRITE_VALUE or WAIT_VALUE operation; false when it touched memory it may not. */
+bool fake_value_run(const struct fake_op *op);
+
+/* Whether the operation is a wait on a value not yet met: the stream cannot go on. */
+bool fake_op_blocked(const struct fake_op *op);
+
+/* ---- fake_stream.c: queues and the work on them ---- */
+
+enum { FAKE_PRIORITY_LEAST = 0, FAKE_PRIORITY_GREATEST = -5 }; /* cuCtxGetStreamPriorityRange's */
 
 /* The stream a CUstream means for work: NULL is the current context's legacy stream. */
 cuabi_result fake_stream_for_work(cuabi_stream handle, struct fake_stream **out);
 
+/* The live stream a handle is, or NULL; handles are compared, never dereferenced. */
+struct fake_stream *fake_stream_find(cuabi_stream handle);
+
 /* A new operation of `kind`, zeroed; NULL when out of memory. */
 struct fake_op *fake_op_new(enum fake_op_kind kind);
 void fake_op_free(struct fake_op *op);
+
+/* Frees a list of operations linked by `next`. */
+void fake_ops_free(struct fake_op *op);
 
 /*
  * Queues `op` (taking it) on the stream: into the capture graph if the stream
@@ -336,6 +382,12 @@ void fake_op_free(struct fake_op *op);
  * while a blocking stream of the context captures is CUDA_ERROR_STREAM_CAPTURE_IMPLICIT.
  */
 cuabi_result fake_enqueue(struct fake_stream *s, struct fake_op *op);
+
+/* Whether the stream has run everything up to sequence number `seq`. */
+bool fake_stream_done(const struct fake_stream *s, uint64_t seq);
+
+/* Runs the stream's work up to `seq`, its dependencies' first (it may wait, dropping the lock). */
+void fake_stream_drain(struct fake_stream *s, uint64_t seq);
 
 /*
  * What every legacy-stream operation does first: fail if a blocking stream of
@@ -347,6 +399,12 @@ cuabi_result fake_legacy_sync(struct fake_ctx *ctx);
 /* Runs all queued work of the context (cuCtxSynchronize); the first fault it met, else success. */
 cuabi_result fake_ctx_drain(struct fake_ctx *ctx);
 
+/* Whether any stream of the context is capturing; ends those captures' validity when `invalidate`. */
+bool fake_ctx_capturing(struct fake_ctx *ctx, bool invalidate);
+
+/* Whether a blocking stream of the context is capturing; with `invalidate`, that capture is broken. */
+bool fake_blocking_capture(struct fake_ctx *ctx, bool invalidate);
+
 /* Destroys every stream, event and graph of the context; returns how many. */
 unsigned long fake_streams_reset(struct fake_ctx *ctx);
 
@@ -356,27 +414,77 @@ void fake_stream_drop_work(struct fake_stream *s);
 /* A new stream of the context (cuStreamCreate without its checks); OUT_OF_MEMORY. */
 cuabi_result fake_stream_new(struct fake_ctx *ctx, unsigned flags, struct fake_stream **out);
 
-/* The live event, graph (exec false) or executable graph a handle is, or NULL. */
+/* Frees an event, forgetting it in every queue and graph that names it. */
+void fake_event_free(struct fake_event *e);
+
+/* ---- fake_event.c ---- */
+
+/* The live event a handle is, or NULL. */
 struct fake_event *fake_event_find(const void *handle);
+
+/* ---- fake_graph.c ---- */
+
+/* The live graph (exec false) or executable graph a handle is, or NULL. */
 struct fake_graph *fake_graph_find(const void *handle, bool exec);
 
-/* ---- fake_interop.c (issue 12) ---- */
+/* Appends an operation to a graph's nodes. */
+void fake_graph_append(struct fake_graph *g, struct fake_op *op);
 
-/* Runs a FREE, WRITE_VALUE or WAIT_VALUE operation; false when it touched memory it may not. */
-bool fake_interop_run(const struct fake_op *op);
+/* Frees a graph not (or no longer) live, and its nodes. */
+void fake_graph_free(struct fake_graph *g);
 
-/* Whether the operation is a wait on a value not yet met: the stream cannot go on. */
-bool fake_op_blocked(const struct fake_op *op);
+/* Frees a live graph. */
+void fake_graph_unlink(struct fake_graph *g);
 
-/* ---- fake_module.c ---- */
+/* ---- fake_builtin.c: the built-in kernels ---- */
 
-struct fake_module;
+enum { FAKE_BUILTIN_PARAMS_MAX = 4 };
+
+struct fake_exec;
+
+struct fake_kernel {
+    const char *name;
+    size_t nparams;
+    size_t sizes[FAKE_BUILTIN_PARAMS_MAX];
+    bool hold;
+    void (*run)(struct fake_exec *x);
+};
+
+/* The built-in kernel NAME, or NULL. */
+const struct fake_kernel *fake_builtin_find(const char *name, size_t len);
 
 /* Runs a kernel operation; false when it touched memory it may not. */
 bool fake_kernel_run(const struct fake_ctx *ctx, const struct fake_op *op);
 
 /* Whether the operation is the "hold" kernel, which waits for the gate. */
 bool fake_kernel_holds(const struct fake_op *op);
+
+/* ---- fake_module.c: modules, functions, globals ---- */
+
+enum { FAKE_NUM_REGS = 32 }; /* registers a thread of every function uses */
+
+/* What a function's settable attributes hold. */
+struct fake_func_attrs {
+    int max_dynamic_shared;
+    int carveout;
+    unsigned cache_config;
+};
+
+struct fake_layout;
+
+struct fake_function {
+    struct fake_module *module;
+    const struct fake_kernel *kernel; /* a built-in kernel, or NULL */
+    struct fake_layout *layout;       /* else an entry of the PTX, run by its host implementation */
+    struct fake_func_attrs attrs;
+};
+
+struct fake_module {
+    struct fake_module *next_live;
+    struct fake_ctx *ctx;
+    size_t count, capacity;
+    struct fake_function *functions; /* handed out only once the load succeeded: they do not move after */
+};
 
 /* Unloads every module of the context; returns how many. */
 unsigned long fake_modules_reset(struct fake_ctx *ctx);
@@ -386,11 +494,32 @@ cuabi_result fake_module_add_builtin(struct fake_module *m, const char *name, si
                                      size_t log_size);
 
 /* Adds an entry the module's PTX declares, taking `layout` (freed on failure too); a log line on failure. */
-struct fake_layout;
 cuabi_result fake_module_add_entry(struct fake_module *m, struct fake_layout *layout, unsigned line, char *log,
                                    size_t log_size);
 
-/* ---- fake_ptx.c (issue 14): the module loader's reader ---- */
+/* A live module, or NULL. */
+struct fake_module *fake_module_find(cuabi_module handle);
+
+/* A live function, or NULL. */
+struct fake_function *fake_function_find(cuabi_function handle);
+
+/* A live function's attributes and its module's context, or NULL. */
+struct fake_func_attrs *fake_function_attrs(cuabi_function f, struct fake_ctx **ctx);
+
+/* The defaults a function is loaded with. */
+void fake_func_attrs_init(struct fake_func_attrs *a);
+
+/*
+ * A global "NAME BYTES" of the module (a `.fake_global` line's text after the
+ * directive, or a PTX variable), zeroed; its memory in *out unless NULL. A log line on failure.
+ */
+cuabi_result fake_global_declare(struct fake_module *m, const char *text, size_t len, char *log, size_t log_size,
+                                 struct fake_alloc **out);
+
+/* Frees the module's globals (at unload, or when its load failed). */
+void fake_globals_drop(const struct fake_module *m);
+
+/* ---- fake_image.c: the module loader's reader of PTX and fatbins ---- */
 
 enum { FAKE_PARAM_BYTES_MAX = 4096 }; /* a launch's parameters, as CUDA allows */
 
@@ -411,9 +540,9 @@ void fake_layout_free(struct fake_layout *l);
  * PTX; cuModuleLoadDataEx's `image`) into m's functions and globals; on
  * failure writes the reason to `log`.
  */
-cuabi_result fake_ptx_load(const void *image, struct fake_module *m, char *log, size_t log_size);
+cuabi_result fake_image_load(const void *image, struct fake_module *m, char *log, size_t log_size);
 
-/* ---- fake_host_kernel.c (issue 14): host implementations of kernels ---- */
+/* ---- fake_host_kernel.c: host implementations of kernels ---- */
 
 /*
  * A launch of an entry: looks up its host implementation (NOT_SUPPORTED,
@@ -437,26 +566,10 @@ const char *fake_host_kernel_note(cuabi_result result);
 /* Loads GPUSHIM_FAKE_KERNELS's libraries once; called without the lock, before the fake's first use. */
 void fake_host_kernels_load(void);
 
-/* ---- fake_kernel.c (issue 11): attributes, occupancy, extended launches, memset, globals ---- */
-
-/* What a function's settable attributes hold; kept with the function in fake_module.c. */
-struct fake_func_attrs {
-    int max_dynamic_shared;
-    int carveout;
-    unsigned cache_config;
-};
-
-/* The defaults a function is loaded with. */
-void fake_func_attrs_init(struct fake_func_attrs *a);
-
-/* A live function's attributes and its module's context, or NULL (fake_module.c). */
-struct fake_func_attrs *fake_function_attrs(cuabi_function f, struct fake_ctx **ctx);
-
-/* A live module, or NULL (fake_module.c). */
-struct fake_module *fake_module_find(cuabi_module handle);
+/* ---- fake_launch.c ---- */
 
 /*
- * Checks and queues a launch of `f` (fake_module.c): what cuLaunchKernel,
+ * Checks and queues a launch of `f`: what cuLaunchKernel,
  * cuLaunchCooperativeKernel and cuLaunchKernelEx share.
  */
 cuabi_result fake_launch(cuabi_function f, const unsigned grid[3], const unsigned block[3], unsigned shared,
@@ -466,20 +579,15 @@ cuabi_result fake_launch(cuabi_function f, const unsigned grid[3], const unsigne
 cuabi_result fake_launch_ex_check(const struct fake_ctx *ctx, const struct fake_func_attrs *a, const unsigned grid[3],
                                   const unsigned block[3], unsigned shared, const struct fake_launch_ex *ex);
 
-/* Device attributes beyond the three gpu_fake_device_desc holds; false for one the fake does not know. */
-bool fake_device_attribute(int device, unsigned attribute, int *value);
+/* The attributes of a cuLaunchKernelEx configuration; CUDA_ERROR_INVALID_VALUE for one the fake does not know. */
+cuabi_result fake_launch_ex_parse(const cuabi_launch_config *config, struct fake_launch_ex *ex);
 
-/* Runs a queued memset; false when its memory is not (or no longer) allocated. */
-bool fake_memset_run(const struct fake_memset *m);
+/* A cluster shape the device takes for the grid (NULL: any grid). */
+cuabi_result fake_cluster_check(const unsigned grid[3], const struct fake_launch_ex *ex);
 
-/*
- * A global "NAME BYTES" of the module (a `.fake_global` line's text after the
- * directive, or a PTX variable), zeroed; its memory in *out unless NULL. A log line on failure.
- */
-cuabi_result fake_global_declare(struct fake_module *m, const char *text, size_t len, char *log, size_t log_size,
-                                 struct fake_alloc **out);
+/* ---- fake_occupancy.c ---- */
 
-/* Frees the module's globals (at unload, or when its load failed). */
-void fake_globals_drop(const struct fake_module *m);
+/* Blocks of the function resident on one multiprocessor: threads, registers, then shared memory bound it. */
+int fake_blocks_per_sm(int device, const struct fake_func_attrs *a, unsigned block, size_t shared);
 
 #endif

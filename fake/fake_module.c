@@ -1,10 +1,8 @@
 /*
- * The fake driver's modules and kernels. A module's image is read by
- * fake_ptx.c: its functions are built-in kernels (`.fake_kernel`, see
- * gpushim/fake.h) and the entries its PTX declares, whose host
- * implementations fake_host_kernel.c runs. A kernel is a host function here,
- * run when its stream reaches it, that reaches device memory only through
- * the live allocations its context may touch.
+ * The fake driver's modules, their functions and globals. A module's image is
+ * read by fake_image.c: its functions are built-in kernels (`.fake_kernel`,
+ * fake_builtin.c) and the entries its PTX declares, whose host
+ * implementations fake_host_kernel.c runs.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,181 +10,12 @@
 
 #include "fake_internal.h"
 
-enum { MAX_PARAMS = 4, MAX_MODULE_FUNCTIONS = 4096 };
-
-/* A running kernel: its launch and whether it has stayed within its memory. */
-struct exec {
-    const struct fake_ctx *ctx;
-    const struct fake_op *op;
-    const struct fake_kernel *kernel;
-    uint64_t threads;
-    bool ok;
+enum {
+    MAX_MODULE_FUNCTIONS = 4096,
+    GLOBAL_MAX = 1 << 20, /* bytes of one global */
 };
 
-struct fake_kernel {
-    const char *name;
-    size_t nparams;
-    size_t sizes[MAX_PARAMS];
-    bool hold;
-    void (*run)(struct exec *x);
-};
-
-struct fake_function {
-    struct fake_module *module;
-    const struct fake_kernel *kernel; /* a built-in kernel, or NULL */
-    struct fake_layout *layout;       /* else an entry of the PTX, run by its host implementation */
-    struct fake_func_attrs attrs;
-};
-
-struct fake_module {
-    struct fake_module *next_live;
-    struct fake_ctx *ctx;
-    size_t count, capacity;
-    struct fake_function *functions; /* handed out only once the load succeeded: they do not move after */
-};
-
-/* ---- Kernels ---- */
-
-static uint64_t arg(const struct exec *x, size_t index)
-{
-    const unsigned char *p = x->op->u.k.args;
-    uint64_t v64 = 0;
-    uint32_t v32 = 0;
-
-    for (size_t i = 0; i < index; i++)
-        p += x->kernel->sizes[i];
-    if (x->kernel->sizes[index] == 8) {
-        memcpy(&v64, p, 8);
-        return v64;
-    }
-    memcpy(&v32, p, 4);
-    return v32;
-}
-
-/* `n` u32 elements at device address `addr`, or NULL (and the kernel faulted). */
-static uint32_t *words(struct exec *x, uint64_t addr, uint64_t n)
-{
-    struct fake_alloc *a;
-
-    if (n == 0)
-        return NULL;
-    a = addr % 4 == 0 && n <= SIZE_MAX / 4 ? fake_alloc_find(addr, (size_t)n * 4) : NULL;
-    if (!a || !fake_ctx_reaches(x->ctx, a->device)) {
-        x->ok = false;
-        return NULL;
-    }
-    return (uint32_t *)(void *)(a->data + (addr - a->addr));
-}
-
-/* Elements a kernel over `n` touches: threads beyond n do nothing, n beyond the grid is not reached. */
-static uint64_t reach(const struct exec *x, uint64_t n)
-{
-    return n < x->threads ? n : x->threads;
-}
-
-static void k_add_one(struct exec *x)
-{
-    uint64_t n = reach(x, arg(x, 1));
-    uint32_t *p = words(x, arg(x, 0), n);
-
-    for (uint64_t i = 0; p && i < n; i++)
-        p[i] += 1;
-}
-
-static void k_scale_add(struct exec *x)
-{
-    uint64_t n = reach(x, arg(x, 3));
-    uint32_t *p = words(x, arg(x, 0), n);
-    uint32_t mul = (uint32_t)arg(x, 1), add = (uint32_t)arg(x, 2);
-
-    for (uint64_t i = 0; p && i < n; i++)
-        p[i] = p[i] * mul + add;
-}
-
-static void k_fill_u32(struct exec *x)
-{
-    uint64_t n = reach(x, arg(x, 2));
-    uint32_t *p = words(x, arg(x, 0), n);
-
-    for (uint64_t i = 0; p && i < n; i++)
-        p[i] = (uint32_t)arg(x, 1);
-}
-
-static void k_copy_u32(struct exec *x)
-{
-    uint64_t n = reach(x, arg(x, 2));
-    uint32_t *dst = words(x, arg(x, 0), n);
-    uint32_t *src = words(x, arg(x, 1), n);
-
-    if (dst && src)
-        memmove(dst, src, (size_t)n * 4);
-}
-
-static void k_launch_info(struct exec *x)
-{
-    uint32_t *out = words(x, arg(x, 0), 7);
-    const struct fake_op *op = x->op;
-
-    if (!out)
-        return;
-    for (int i = 0; i < 3; i++) {
-        out[i] = op->u.k.grid[i];
-        out[3 + i] = op->u.k.block[i];
-    }
-    out[6] = op->u.k.shared;
-}
-
-static void k_sleep_us(struct exec *x)
-{
-    fake.clock_ns += arg(x, 0) * 1000;
-}
-
-static void k_launch_ex_info(struct exec *x)
-{
-    uint32_t *out = words(x, arg(x, 0), 6);
-    const struct fake_launch_ex *ex = &x->op->u.k.ex;
-
-    if (!out)
-        return;
-    for (int i = 0; i < 3; i++)
-        out[i] = ex->cluster[i];
-    out[3] = ex->cooperative;
-    out[4] = ex->serialized;
-    out[5] = (uint32_t)ex->priority;
-}
-
-static void k_nothing(struct exec *x)
-{
-    (void)x;
-}
-
-static const struct fake_kernel kernels[] = {
-    {"add_one", 2, {8, 4}, false, k_add_one},
-    {"scale_add", 4, {8, 4, 4, 4}, false, k_scale_add},
-    {"fill_u32", 3, {8, 4, 4}, false, k_fill_u32},
-    {"copy_u32", 3, {8, 8, 4}, false, k_copy_u32},
-    {"launch_info", 1, {8}, false, k_launch_info},
-    {"sleep_us", 1, {4}, false, k_sleep_us},
-    {"hold", 0, {0}, true, k_nothing},
-    {"launch_ex_info", 1, {8}, false, k_launch_ex_info},
-};
-
-bool fake_kernel_run(const struct fake_ctx *ctx, const struct fake_op *op)
-{
-    struct exec x = {ctx, op, op->u.k.kernel, 1, true};
-
-    for (int i = 0; i < 3; i++)
-        x.threads *= (uint64_t)op->u.k.grid[i] * op->u.k.block[i];
-    x.kernel->run(&x);
-    return x.ok;
-}
-
-bool fake_kernel_holds(const struct fake_op *op)
-{
-    return op->kind == FAKE_OP_KERNEL && op->u.k.kernel && op->u.k.kernel->hold;
-}
-
-/* ---- Functions, as fake_ptx.c reads them ---- */
+/* ---- Functions, as fake_image.c reads them ---- */
 
 static const char *function_name(const struct fake_function *f)
 {
@@ -237,13 +66,10 @@ static struct fake_function *function_add(struct fake_module *m, const char *nam
 cuabi_result fake_module_add_builtin(struct fake_module *m, const char *name, size_t len, unsigned line, char *log,
                                      size_t log_size)
 {
-    const struct fake_kernel *k = NULL;
+    const struct fake_kernel *k = fake_builtin_find(name, len);
     struct fake_function *f;
     cuabi_result rc;
 
-    for (size_t i = 0; !k && i < sizeof(kernels) / sizeof(kernels[0]); i++)
-        if (strlen(kernels[i].name) == len && memcmp(kernels[i].name, name, len) == 0)
-            k = &kernels[i];
     if (!k) {
         snprintf(log, log_size, "fake ptxas: line %u: no built-in kernel \"%.*s\"", line, (int)len, name);
         return CUABI_ERROR_INVALID_PTX;
@@ -266,7 +92,7 @@ cuabi_result fake_module_add_entry(struct fake_module *m, struct fake_layout *la
     return rc;
 }
 
-/* Frees what the module's functions own (its globals are fake_kernel.c's). */
+/* Frees what the module's functions own (its globals are freed apart). */
 static void functions_free(struct fake_module *m)
 {
     for (size_t i = 0; i < m->count; i++)
@@ -315,7 +141,7 @@ cuabi_result cuModuleLoadDataEx(cuabi_module *module, const void *image, unsigne
         if (rc == CUABI_SUCCESS && !(m = calloc(1, sizeof(*m))))
             rc = CUABI_ERROR_OUT_OF_MEMORY;
         else if (rc == CUABI_SUCCESS)
-            rc = fake_ptx_load(image, m, log, sizeof(log));
+            rc = fake_image_load(image, m, log, sizeof(log));
         if (rc != CUABI_SUCCESS && log[0])
             write_log(num_options, options, option_values, CUABI_JIT_ERROR_LOG_BUFFER,
                       CUABI_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, log);
@@ -415,7 +241,7 @@ cuabi_result cuModuleGetFunction(cuabi_function *function, cuabi_module module, 
     return fake_end(rc);
 }
 
-static struct fake_function *function_lookup(cuabi_function handle)
+struct fake_function *fake_function_find(cuabi_function handle)
 {
     for (struct fake_module *m = fake.modules; m; m = m->next_live)
         for (size_t i = 0; i < m->count; i++)
@@ -426,86 +252,200 @@ static struct fake_function *function_lookup(cuabi_function handle)
 
 struct fake_func_attrs *fake_function_attrs(cuabi_function f, struct fake_ctx **ctx)
 {
-    struct fake_function *fn = function_lookup(f);
+    struct fake_function *fn = fake_function_find(f);
 
     if (fn && ctx)
         *ctx = fn->module->ctx;
     return fn ? &fn->attrs : NULL;
 }
 
-static cuabi_result check_launch(const unsigned grid[3], const unsigned block[3], unsigned shared,
-                                 const struct fake_func_attrs *a)
-{
-    unsigned long long threads = 1;
+/* ---- Function attributes ---- */
 
-    for (int i = 0; i < 3; i++) {
-        if (grid[i] == 0 || block[i] == 0)
-            return CUABI_ERROR_INVALID_VALUE;
-        threads *= block[i];
+void fake_func_attrs_init(struct fake_func_attrs *a)
+{
+    a->max_dynamic_shared = 48 * 1024;
+    a->carveout = -1;
+    a->cache_config = CUABI_FUNC_CACHE_PREFER_NONE;
+}
+
+cuabi_result cuFuncGetAttribute(int *value, cuabi_function_attribute attrib, cuabi_function f)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuFuncGetAttribute, true);
+
+    if (rc == CUABI_SUCCESS) {
+        const struct fake_func_attrs *a = fake_function_attrs(f, NULL);
+        /* Indexed by CUfunction_attribute: the built-in kernels use no static, constant or local memory. */
+        const int fixed[] = {1024, 0, 0, 0, FAKE_NUM_REGS, 80, 90, 0};
+
+        if (!value)
+            rc = CUABI_ERROR_INVALID_VALUE;
+        else if (!a)
+            rc = CUABI_ERROR_INVALID_HANDLE;
+        else if (attrib < sizeof(fixed) / sizeof(fixed[0]))
+            *value = fixed[attrib];
+        else if (attrib == CUABI_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
+            *value = a->max_dynamic_shared;
+        else if (attrib == CUABI_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT)
+            *value = a->carveout;
+        else
+            rc = CUABI_ERROR_INVALID_VALUE;
     }
-    if (threads > 1024 || block[2] > 64 || grid[1] > 65535 || grid[2] > 65535 || shared > (unsigned)a->max_dynamic_shared)
-        return CUABI_ERROR_INVALID_VALUE;
+    return fake_end(rc);
+}
+
+cuabi_result cuFuncSetAttribute(cuabi_function f, cuabi_function_attribute attrib, int value)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuFuncSetAttribute, true);
+
+    if (rc == CUABI_SUCCESS) {
+        struct fake_ctx *ctx = NULL;
+        struct fake_func_attrs *a = fake_function_attrs(f, &ctx);
+
+        if (!a)
+            rc = CUABI_ERROR_INVALID_HANDLE;
+        else if (attrib == CUABI_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES && value >= 0 &&
+                 value <= fake_attribute(ctx->device, CUABI_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN))
+            a->max_dynamic_shared = value;
+        else if (attrib == CUABI_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT && value >= -1 && value <= 100)
+            a->carveout = value;
+        else
+            rc = CUABI_ERROR_INVALID_VALUE;
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuFuncSetCacheConfig(cuabi_function f, cuabi_func_cache config)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuFuncSetCacheConfig, true);
+
+    if (rc == CUABI_SUCCESS) {
+        struct fake_func_attrs *a = fake_function_attrs(f, NULL);
+
+        if (!a)
+            rc = CUABI_ERROR_INVALID_HANDLE;
+        else if (config > CUABI_FUNC_CACHE_PREFER_EQUAL)
+            rc = CUABI_ERROR_INVALID_VALUE;
+        else
+            a->cache_config = config;
+    }
+    return fake_end(rc);
+}
+
+/* ---- Module globals ---- */
+
+struct fake_global {
+    struct fake_global *next;
+    const struct fake_module *module;
+    char name[256]; /* PTX names: mangled C++ ones run long */
+    struct fake_alloc *alloc; /* in fake.allocs, not counted as the client's */
+};
+
+static struct fake_global *globals;
+
+static struct fake_global *global_find(const struct fake_module *m, const char *name, size_t len)
+{
+    for (struct fake_global *g = globals; g; g = g->next)
+        if (g->module == m && strlen(g->name) == len && memcmp(g->name, name, len) == 0)
+            return g;
+    return NULL;
+}
+
+cuabi_result fake_global_declare(struct fake_module *m, const char *text, size_t len, char *log, size_t log_size,
+                                 struct fake_alloc **out)
+{
+    struct fake_ctx *ctx = fake_current();
+    struct fake_device *d = &fake.devices[ctx->device];
+    struct fake_global *g;
+    size_t name_len = 0, bytes = 0, i = 0;
+
+    while (i < len && (text[i] == ' ' || text[i] == '\t'))
+        i++;
+    text += i;
+    len -= i;
+    while (name_len < len && text[name_len] != ' ' && text[name_len] != '\t')
+        name_len++;
+    for (i = name_len; i < len && (text[i] == ' ' || text[i] == '\t'); i++)
+        ;
+    for (; i < len && text[i] >= '0' && text[i] <= '9' && bytes <= GLOBAL_MAX; i++)
+        bytes = bytes * 10 + (size_t)(text[i] - '0');
+    if (name_len == 0 || name_len >= sizeof(g->name) || i != len || bytes == 0 || bytes > GLOBAL_MAX) {
+        snprintf(log, log_size, "fake ptxas: .fake_global wants a name and 1 to %d bytes: \"%.*s\"", GLOBAL_MAX,
+                 (int)len, text);
+        return CUABI_ERROR_INVALID_PTX;
+    }
+    if (global_find(m, text, name_len)) {
+        snprintf(log, log_size, "fake ptxas: global \"%.*s\" is defined twice", (int)name_len, text);
+        return CUABI_ERROR_INVALID_PTX;
+    }
+    g = calloc(1, sizeof(*g));
+    if (g && !(g->alloc = calloc(1, sizeof(*g->alloc)))) {
+        free(g);
+        g = NULL;
+    }
+    if (g && !(g->alloc->data = calloc(1, bytes))) { /* a global starts zeroed */
+        free(g->alloc);
+        free(g);
+        g = NULL;
+    }
+    if (!g)
+        return CUABI_ERROR_OUT_OF_MEMORY;
+    memcpy(g->name, text, name_len);
+    g->module = m;
+    g->alloc->addr = d->next_addr;
+    g->alloc->size = bytes;
+    g->alloc->device = ctx->device;
+    d->next_addr += (bytes + 255) / 256 * 256 + 4096;
+    g->alloc->next = fake.allocs;
+    fake.allocs = g->alloc;
+    g->next = globals;
+    globals = g;
+    if (out)
+        *out = g->alloc;
     return CUABI_SUCCESS;
 }
 
-cuabi_result fake_launch(cuabi_function f, const unsigned grid[3], const unsigned block[3], unsigned shared,
-                         cuabi_stream stream, void **params, void **extra, const struct fake_launch_ex *ex)
+void fake_globals_drop(const struct fake_module *m)
 {
-    struct fake_stream *s = NULL;
-    cuabi_result rc = fake_stream_for_work(stream, &s);
+    for (struct fake_global **p = &globals; *p;) {
+        struct fake_global *g = *p;
+        struct fake_alloc **a = &fake.allocs;
 
-    if (rc == CUABI_SUCCESS) {
-        struct fake_function *fn = function_lookup(f);
-        struct fake_host_args *host = NULL;
-        struct fake_op *op = NULL;
-
-        if (!fn)
-            rc = CUABI_ERROR_INVALID_HANDLE;
-        else if (fn->module->ctx != s->ctx)
-            rc = CUABI_ERROR_INVALID_CONTEXT;
-        else if (fn->kernel && (extra || (fn->kernel->nparams && !params))) /* built-ins take only kernelParams */
-            rc = CUABI_ERROR_INVALID_VALUE;
-        else if ((rc = check_launch(grid, block, shared, &fn->attrs)) != CUABI_SUCCESS &&
-                 s->capture == FAKE_CAPTURE_ACTIVE)
-            /* As the driver does (580.159.04, gpu-capture's bad_shape case): a shape it refuses breaks the capture. */
-            s->capture = FAKE_CAPTURE_INVALIDATED;
-        if (rc == CUABI_SUCCESS && ex)
-            rc = fake_launch_ex_check(s->ctx, &fn->attrs, grid, block, shared, ex);
-        if (rc == CUABI_SUCCESS && fn->layout)
-            rc = fake_host_args_new(fn->layout, params, extra, &host);
-        if (rc == CUABI_SUCCESS && !(op = fake_op_new(FAKE_OP_KERNEL))) {
-            fake_host_args_release(host);
-            rc = CUABI_ERROR_OUT_OF_MEMORY;
+        if (g->module != m) {
+            p = &g->next;
+            continue;
         }
-        if (rc == CUABI_SUCCESS) {
-            size_t off = 0;
-
-            op->u.k.kernel = fn->kernel;
-            op->u.k.host = host;
-            memcpy(op->u.k.grid, grid, sizeof(op->u.k.grid));
-            memcpy(op->u.k.block, block, sizeof(op->u.k.block));
-            op->u.k.shared = shared;
-            if (ex)
-                op->u.k.ex = *ex;
-            /* The values are copied now, as the driver does: the caller's may be gone when the kernel runs. */
-            for (size_t i = 0; fn->kernel && i < fn->kernel->nparams; i++) {
-                memcpy(op->u.k.args + off, params[i], fn->kernel->sizes[i]);
-                off += fn->kernel->sizes[i];
-            }
-            rc = fake_enqueue(s, op);
-        }
+        *p = g->next;
+        while (*a && *a != g->alloc)
+            a = &(*a)->next;
+        if (*a)
+            *a = g->alloc->next;
+        free(g->alloc->data);
+        free(g->alloc);
+        free(g);
     }
-    return rc;
 }
 
-cuabi_result cuLaunchKernel(cuabi_function f, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z,
-                            unsigned int block_x, unsigned int block_y, unsigned int block_z,
-                            unsigned int shared_mem_bytes, cuabi_stream stream, void **params, void **extra)
+cuabi_result cuModuleGetGlobal_v2(cuabi_deviceptr *ptr, size_t *bytes, cuabi_module module, const char *name)
 {
-    cuabi_result rc = fake_begin(FAKE_E_cuLaunchKernel, true);
-    const unsigned grid[3] = {grid_x, grid_y, grid_z}, block[3] = {block_x, block_y, block_z};
+    cuabi_result rc = fake_begin(FAKE_E_cuModuleGetGlobal_v2, true);
+    struct fake_ctx *c = NULL;
 
     if (rc == CUABI_SUCCESS)
-        rc = fake_launch(f, grid, block, shared_mem_bytes, stream, params, extra, NULL);
+        rc = fake_need_ctx(&c);
+    if (rc == CUABI_SUCCESS) {
+        const struct fake_module *m = fake_module_find(module);
+        const struct fake_global *g = m && name ? global_find(m, name, strlen(name)) : NULL;
+
+        if (!name)
+            rc = CUABI_ERROR_INVALID_VALUE;
+        else if (!m)
+            rc = CUABI_ERROR_INVALID_HANDLE;
+        else if (!g)
+            rc = CUABI_ERROR_NOT_FOUND;
+        if (rc == CUABI_SUCCESS && ptr)
+            *ptr = g->alloc->addr;
+        if (rc == CUABI_SUCCESS && bytes)
+            *bytes = g->alloc->size;
+    }
     return fake_end(rc);
 }

@@ -1,5 +1,6 @@
 /*
- * The fake driver's streams, events, stream capture and graphs.
+ * The fake driver's streams and the work queued on them (events are
+ * fake_event.c's, capture and graphs fake_graph.c's).
  *
  * Work is queued, not run: each stream is a FIFO of operations, and an
  * operation runs only when something needs it done (a synchronisation, a
@@ -12,7 +13,7 @@
  *    queued work; a legacy-stream operation depends on every blocking stream's
  *    queued work, of the same context. A non-blocking stream has neither, so a
  *    synchronous copy does not wait for its kernels and reads what was there
- *    before them, which is the race the seed measured.
+ *    before them, as on the real driver.
  *  - While a blocking stream captures, a legacy-stream operation of its context
  *    fails with CUDA_ERROR_STREAM_CAPTURE_IMPLICIT and invalidates the capture.
  */
@@ -51,7 +52,7 @@ static bool add_dep(struct fake_op *op, struct fake_stream *s, uint64_t seq)
     return true;
 }
 
-static bool stream_done(const struct fake_stream *s, uint64_t seq)
+bool fake_stream_done(const struct fake_stream *s, uint64_t seq)
 {
     return (!s->head || s->head->seq > seq) && !(s->running_seq && s->running_seq <= seq);
 }
@@ -62,27 +63,11 @@ static bool is_blocking(const struct fake_stream *s)
 }
 
 /* The live stream a handle is; handles are compared, never dereferenced. */
-static struct fake_stream *stream_lookup(cuabi_stream handle)
+struct fake_stream *fake_stream_find(cuabi_stream handle)
 {
     for (struct fake_stream *s = fake.streams; s; s = s->next_live)
         if ((void *)s == (void *)handle)
             return s;
-    return NULL;
-}
-
-static struct fake_event *event_lookup(cuabi_event handle)
-{
-    for (struct fake_event *e = fake.events; e; e = e->next_live)
-        if ((void *)e == (void *)handle)
-            return e;
-    return NULL;
-}
-
-static struct fake_graph *graph_lookup(const void *handle, bool exec)
-{
-    for (struct fake_graph *g = fake.graphs; g; g = g->next_live)
-        if ((const void *)g == handle && g->exec == exec)
-            return g;
     return NULL;
 }
 
@@ -114,7 +99,7 @@ cuabi_result fake_stream_for_work(cuabi_stream handle, struct fake_stream **out)
      */
     if (!fake.lenient_context && (!c || c->retains == 0))
         return CUABI_ERROR_INVALID_CONTEXT;
-    s = stream_lookup(handle);
+    s = fake_stream_find(handle);
     if (!s)
         return CUABI_ERROR_INVALID_HANDLE;
     if (!fake.lenient_context && s->ctx != c)
@@ -167,9 +152,11 @@ static void run_op(struct fake_stream *s, struct fake_op *op)
     case FAKE_OP_WAIT:
         return;
     case FAKE_OP_FREE:
+        ok = fake_pool_free_run(op);
+        break;
     case FAKE_OP_WRITE_VALUE:
     case FAKE_OP_WAIT_VALUE:
-        ok = fake_interop_run(op);
+        ok = fake_value_run(op);
         break;
     }
     fake.clock_ns += 1000;
@@ -180,7 +167,6 @@ static void run_op(struct fake_stream *s, struct fake_op *op)
     }
 }
 
-static void drain(struct fake_stream *s, uint64_t upto);
 
 /*
  * Runs the oldest operation of another queue that can run, for a stream held
@@ -204,14 +190,14 @@ static bool run_other(const struct fake_stream *held)
     }
     if (!best)
         return false;
-    drain(best, best->head->seq);
+    fake_stream_drain(best, best->head->seq);
     return true;
 }
 
 static struct fake_dep *pending_dep(struct fake_op *op)
 {
     for (size_t i = 0; i < op->ndeps; i++)
-        if (op->deps[i].stream && !stream_done(op->deps[i].stream, op->deps[i].seq))
+        if (op->deps[i].stream && !fake_stream_done(op->deps[i].stream, op->deps[i].seq))
             return &op->deps[i];
     return NULL;
 }
@@ -221,7 +207,7 @@ static struct fake_dep *pending_dep(struct fake_op *op)
  * first. A closed gate, or a host function still running, makes this wait,
  * dropping the lock, so everything is looked at afresh after each step.
  */
-static void drain(struct fake_stream *s, uint64_t upto)
+void fake_stream_drain(struct fake_stream *s, uint64_t upto)
 {
     for (;;) {
         struct fake_op *op = s->head;
@@ -239,7 +225,7 @@ static void drain(struct fake_stream *s, uint64_t upto)
         }
         d = pending_dep(op);
         if (d) {
-            drain(d->stream, d->seq);
+            fake_stream_drain(d->stream, d->seq);
             continue;
         }
         if (fake_kernel_holds(op) && fake.gate_closed) {
@@ -263,7 +249,7 @@ static void drain(struct fake_stream *s, uint64_t upto)
 static struct fake_stream *stream_with_work(struct fake_ctx *ctx, bool blocking_only, uint64_t upto)
 {
     for (struct fake_stream *s = fake.streams; s; s = s->next_live)
-        if (s->ctx == ctx && (!blocking_only || is_blocking(s)) && !stream_done(s, upto))
+        if (s->ctx == ctx && (!blocking_only || is_blocking(s)) && !fake_stream_done(s, upto))
             return s;
     return NULL;
 }
@@ -273,14 +259,14 @@ static void drain_ctx(struct fake_ctx *ctx, bool blocking_only, uint64_t upto)
 {
     struct fake_stream *s;
 
-    drain(&ctx->legacy, upto);
+    fake_stream_drain(&ctx->legacy, upto);
     /* Looked up again each time: draining may wait, and the list may change meanwhile. */
     while ((s = stream_with_work(ctx, blocking_only, upto)))
-        drain(s, upto);
+        fake_stream_drain(s, upto);
 }
 
 /* Whether a blocking stream of the context is capturing; with `invalidate`, that capture is broken. */
-static bool blocking_capture(struct fake_ctx *ctx, bool invalidate)
+bool fake_blocking_capture(struct fake_ctx *ctx, bool invalidate)
 {
     bool found = false;
 
@@ -310,7 +296,7 @@ bool fake_ctx_capturing(struct fake_ctx *ctx, bool invalidate)
 
 cuabi_result fake_legacy_sync(struct fake_ctx *ctx)
 {
-    if (blocking_capture(ctx, true))
+    if (fake_blocking_capture(ctx, true))
         return CUABI_ERROR_STREAM_CAPTURE_IMPLICIT;
     drain_ctx(ctx, true, fake.seq);
     return CUABI_SUCCESS;
@@ -341,29 +327,19 @@ cuabi_result fake_ctx_drain(struct fake_ctx *ctx)
 
 /* ---- Queueing work ---- */
 
-static void graph_append(struct fake_graph *g, struct fake_op *op)
-{
-    op->next = NULL;
-    if (g->tail)
-        g->tail->next = op;
-    else
-        g->head = op;
-    g->tail = op;
-}
-
 cuabi_result fake_enqueue(struct fake_stream *s, struct fake_op *op)
 {
     bool ok = true;
 
     if (s->capture == FAKE_CAPTURE_ACTIVE) {
-        graph_append(s->capture_graph, op);
+        fake_graph_append(s->capture_graph, op);
         return CUABI_SUCCESS;
     }
     if (s->capture == FAKE_CAPTURE_INVALIDATED) {
         fake_op_free(op);
         return CUABI_ERROR_STREAM_CAPTURE_INVALIDATED;
     }
-    if (s->legacy && blocking_capture(s->ctx, true)) {
+    if (s->legacy && fake_blocking_capture(s->ctx, true)) {
         fake_op_free(op);
         return CUABI_ERROR_STREAM_CAPTURE_IMPLICIT;
     }
@@ -371,7 +347,7 @@ cuabi_result fake_enqueue(struct fake_stream *s, struct fake_op *op)
         struct fake_event *e = op->u.event;
 
         /* Waiting for work that is done, or for an event never recorded, is nothing to wait for. */
-        if (!e || !e->stream || stream_done(e->stream, e->seq)) {
+        if (!e || !e->stream || fake_stream_done(e->stream, e->seq)) {
             fake_op_free(op);
             return CUABI_SUCCESS;
         }
@@ -428,7 +404,7 @@ static void forget_event_in(struct fake_stream *q, void *arg)
         forget_event_in_ops(q->capture_graph->head, arg);
 }
 
-static void free_ops(struct fake_op *op)
+void fake_ops_free(struct fake_op *op)
 {
     while (op) {
         struct fake_op *next = op->next;
@@ -440,14 +416,8 @@ static void free_ops(struct fake_op *op)
 
 void fake_stream_drop_work(struct fake_stream *s)
 {
-    free_ops(s->head);
+    fake_ops_free(s->head);
     s->head = s->tail = NULL;
-}
-
-static void graph_free(struct fake_graph *g)
-{
-    free_ops(g->head);
-    free(g);
 }
 
 /* Frees a stream, its work run first: destroying a stream lets its work complete. */
@@ -456,10 +426,10 @@ static void stream_free(struct fake_stream *s)
     struct fake_stream **p = &fake.streams;
 
     if (s->capture_graph)
-        graph_free(s->capture_graph);
+        fake_graph_free(s->capture_graph);
     s->capture_graph = NULL;
     s->capture = FAKE_CAPTURE_NONE;
-    drain(s, s->last_seq);
+    fake_stream_drain(s, s->last_seq);
     while (*p != s)
         p = &(*p)->next_live;
     *p = s->next_live;
@@ -471,7 +441,7 @@ static void stream_free(struct fake_stream *s)
     fake.live[GPU_FAKE_LIVE_STREAMS]--;
 }
 
-static void event_free(struct fake_event *e)
+void fake_event_free(struct fake_event *e)
 {
     struct fake_event **p = &fake.events;
 
@@ -485,23 +455,12 @@ static void event_free(struct fake_event *e)
     fake.live[GPU_FAKE_LIVE_EVENTS]--;
 }
 
-static void graph_unlink(struct fake_graph *g)
-{
-    struct fake_graph **p = &fake.graphs;
-
-    while (*p != g)
-        p = &(*p)->next_live;
-    *p = g->next_live;
-    fake.live[g->exec ? GPU_FAKE_LIVE_GRAPH_EXECS : GPU_FAKE_LIVE_GRAPHS]--;
-    graph_free(g);
-}
-
 unsigned long fake_streams_reset(struct fake_ctx *ctx)
 {
     unsigned long n = 0;
     bool again = true;
 
-    drain(&ctx->legacy, ctx->legacy.last_seq);
+    fake_stream_drain(&ctx->legacy, ctx->legacy.last_seq);
     ctx->legacy.fault = CUABI_SUCCESS;
     while (again) {
         again = false;
@@ -513,13 +472,13 @@ unsigned long fake_streams_reset(struct fake_ctx *ctx)
             }
         for (struct fake_event *e = fake.events; e && !again; e = e->next_live)
             if (e->ctx == ctx) {
-                event_free(e);
+                fake_event_free(e);
                 again = true;
                 n++;
             }
         for (struct fake_graph *g = fake.graphs; g && !again; g = g->next_live)
             if (g->ctx == ctx) {
-                graph_unlink(g);
+                fake_graph_unlink(g);
                 again = true;
                 n++;
             }
@@ -564,22 +523,12 @@ cuabi_result fake_stream_new(struct fake_ctx *ctx, unsigned flags, struct fake_s
     return CUABI_SUCCESS;
 }
 
-struct fake_event *fake_event_find(const void *handle)
-{
-    return event_lookup((cuabi_event)(uintptr_t)handle);
-}
-
-struct fake_graph *fake_graph_find(const void *handle, bool exec)
-{
-    return graph_lookup(handle, exec);
-}
-
 cuabi_result cuStreamDestroy_v2(cuabi_stream stream)
 {
     cuabi_result rc = fake_begin(FAKE_E_cuStreamDestroy_v2, true);
 
     if (rc == CUABI_SUCCESS) {
-        struct fake_stream *s = stream_lookup(stream);
+        struct fake_stream *s = fake_stream_find(stream);
 
         if (!s)
             rc = CUABI_ERROR_INVALID_HANDLE;
@@ -601,7 +550,7 @@ cuabi_result cuStreamSynchronize(cuabi_stream stream)
         if (rc == CUABI_SUCCESS)
             rc = take_fault(&c->legacy);
     } else if (rc == CUABI_SUCCESS) {
-        struct fake_stream *s = stream_lookup(stream);
+        struct fake_stream *s = fake_stream_find(stream);
 
         if (!s) {
             rc = CUABI_ERROR_INVALID_HANDLE;
@@ -611,7 +560,7 @@ cuabi_result cuStreamSynchronize(cuabi_stream stream)
             s->capture = FAKE_CAPTURE_INVALIDATED;
             rc = CUABI_ERROR_STREAM_CAPTURE_UNSUPPORTED;
         } else {
-            drain(s, s->last_seq);
+            fake_stream_drain(s, s->last_seq);
             rc = take_fault(s);
         }
     }
@@ -627,12 +576,12 @@ cuabi_result cuStreamQuery(cuabi_stream stream)
         struct fake_ctx *c = NULL;
 
         rc = fake_need_ctx(&c);
-        if (rc == CUABI_SUCCESS && blocking_capture(c, true))
+        if (rc == CUABI_SUCCESS && fake_blocking_capture(c, true))
             rc = CUABI_ERROR_STREAM_CAPTURE_IMPLICIT;
         if (rc == CUABI_SUCCESS)
             s = &c->legacy;
     } else if (rc == CUABI_SUCCESS) {
-        s = stream_lookup(stream);
+        s = fake_stream_find(stream);
         if (!s) {
             rc = CUABI_ERROR_INVALID_HANDLE;
         } else if (fake_device_lost(s->ctx->device)) {
@@ -645,7 +594,7 @@ cuabi_result cuStreamQuery(cuabi_stream stream)
         }
     }
     if (s)
-        rc = !stream_done(s, s->last_seq) ? CUABI_ERROR_NOT_READY : take_fault(s);
+        rc = !fake_stream_done(s, s->last_seq) ? CUABI_ERROR_NOT_READY : take_fault(s);
     return fake_end(rc);
 }
 
@@ -658,7 +607,7 @@ cuabi_result cuStreamWaitEvent(cuabi_stream stream, cuabi_event event, unsigned 
         rc = fake_stream_for_work(stream, &s);
     if (rc == CUABI_SUCCESS) {
         /* The event may be another context's, even another device's. */
-        struct fake_event *e = event_lookup(event);
+        struct fake_event *e = fake_event_find(event);
         struct fake_op *op = NULL;
 
         if (flags & ~1u)
@@ -698,339 +647,41 @@ cuabi_result cuLaunchHostFunc(cuabi_stream stream, cuabi_host_fn fn, void *user_
     return fake_end(rc);
 }
 
-/* ---- Events ---- */
+/* ---- Priorities ---- */
 
-cuabi_result cuEventCreate(cuabi_event *event, unsigned int flags)
+
+cuabi_result cuStreamCreateWithPriority(cuabi_stream *stream, unsigned int flags, int priority)
 {
-    cuabi_result rc = fake_begin(FAKE_E_cuEventCreate, true);
+    cuabi_result rc = fake_begin(FAKE_E_cuStreamCreateWithPriority, true);
     struct fake_ctx *c = NULL;
+    struct fake_stream *s = NULL;
 
+    if (rc == CUABI_SUCCESS && (!stream || (flags & ~(unsigned)CUABI_STREAM_NON_BLOCKING)))
+        rc = CUABI_ERROR_INVALID_VALUE;
     if (rc == CUABI_SUCCESS)
         rc = fake_need_ctx(&c);
-    if (rc == CUABI_SUCCESS) {
-        struct fake_event *e = NULL;
-
-        /* BLOCKING_SYNC, DISABLE_TIMING and INTERPROCESS are the flags there are. */
-        if (!event || (flags & ~7u))
-            rc = CUABI_ERROR_INVALID_VALUE;
-        else if (!(e = calloc(1, sizeof(*e))))
-            rc = CUABI_ERROR_OUT_OF_MEMORY;
-        if (rc == CUABI_SUCCESS) {
-            e->ctx = c;
-            e->flags = flags;
-            e->next_live = fake.events;
-            fake.events = e;
-            fake.live[GPU_FAKE_LIVE_EVENTS]++;
-            *event = (cuabi_event)(void *)e;
-        }
-    }
-    return fake_end(rc);
-}
-
-cuabi_result cuEventDestroy_v2(cuabi_event event)
-{
-    cuabi_result rc = fake_begin(FAKE_E_cuEventDestroy_v2, true);
-
-    if (rc == CUABI_SUCCESS) {
-        struct fake_event *e = event_lookup(event);
-
-        if (!e) {
-            rc = CUABI_ERROR_INVALID_HANDLE;
-        } else if (e->ipc_opens) {
-            /* One handle of an event opened in its own process (see fake_interop.c): the event lives on. */
-            e->ipc_opens--;
-            fake.live[GPU_FAKE_LIVE_EVENTS]--;
-        } else {
-            event_free(e);
-        }
-    }
-    return fake_end(rc);
-}
-
-cuabi_result cuEventRecord(cuabi_event event, cuabi_stream stream)
-{
-    cuabi_result rc = fake_begin(FAKE_E_cuEventRecord, true);
-    struct fake_stream *s = NULL;
-
     if (rc == CUABI_SUCCESS)
-        rc = fake_stream_for_work(stream, &s);
+        rc = fake_stream_new(c, flags, &s);
     if (rc == CUABI_SUCCESS) {
-        struct fake_event *e = event_lookup(event);
-        struct fake_op *op = NULL;
-
-        /* The real driver wants the event and the stream in one context, too. */
-        if (!e || e->ctx != s->ctx)
-            rc = CUABI_ERROR_INVALID_HANDLE;
-        else if (!(op = fake_op_new(FAKE_OP_RECORD)))
-            rc = CUABI_ERROR_OUT_OF_MEMORY;
-        if (rc == CUABI_SUCCESS) {
-            op->u.event = e;
-            rc = fake_enqueue(s, op);
-        }
+        s->priority = priority < FAKE_PRIORITY_GREATEST ? FAKE_PRIORITY_GREATEST
+                      : priority > FAKE_PRIORITY_LEAST  ? FAKE_PRIORITY_LEAST
+                                                   : priority;
+        *stream = (cuabi_stream)(void *)s;
     }
     return fake_end(rc);
 }
 
-static bool event_done(const struct fake_event *e)
+cuabi_result cuStreamGetPriority(cuabi_stream stream, int *priority)
 {
-    return !e->stream || stream_done(e->stream, e->seq);
-}
-
-cuabi_result cuEventQuery(cuabi_event event)
-{
-    cuabi_result rc = fake_begin(FAKE_E_cuEventQuery, true);
-
-    if (rc == CUABI_SUCCESS) {
-        struct fake_event *e = event_lookup(event);
-
-        if (!e)
-            rc = CUABI_ERROR_INVALID_HANDLE;
-        else if (fake_device_lost(e->ctx->device))
-            rc = fake_device_lost(e->ctx->device);
-        else if (!event_done(e))
-            rc = CUABI_ERROR_NOT_READY;
-    }
-    return fake_end(rc);
-}
-
-cuabi_result cuEventSynchronize(cuabi_event event)
-{
-    cuabi_result rc = fake_begin(FAKE_E_cuEventSynchronize, true);
-
-    if (rc == CUABI_SUCCESS) {
-        struct fake_event *e = event_lookup(event);
-
-        if (!e)
-            rc = CUABI_ERROR_INVALID_HANDLE;
-        else if (fake_device_lost(e->ctx->device))
-            rc = fake_device_lost(e->ctx->device);
-        else if (e->stream)
-            drain(e->stream, e->seq);
-    }
-    return fake_end(rc);
-}
-
-cuabi_result cuEventElapsedTime(float *ms, cuabi_event start, cuabi_event end)
-{
-    cuabi_result rc = fake_begin(FAKE_E_cuEventElapsedTime, true);
-
-    if (rc == CUABI_SUCCESS) {
-        struct fake_event *a = event_lookup(start), *b = event_lookup(end);
-
-        if (!ms)
-            rc = CUABI_ERROR_INVALID_VALUE;
-        else if (!a || !b || (a->flags & CUABI_EVENT_DISABLE_TIMING) || (b->flags & CUABI_EVENT_DISABLE_TIMING) ||
-                 !a->recorded || !b->recorded)
-            rc = CUABI_ERROR_INVALID_HANDLE;
-        else if (!event_done(a) || !event_done(b) || !a->timed_once || !b->timed_once)
-            rc = CUABI_ERROR_NOT_READY;
-        else
-            *ms = (float)((double)((int64_t)(b->time_ns - a->time_ns)) / 1e6);
-    }
-    return fake_end(rc);
-}
-
-/* ---- Capture and graphs ---- */
-
-static struct fake_graph *graph_new(struct fake_ctx *ctx, bool exec)
-{
-    struct fake_graph *g = calloc(1, sizeof(*g));
-
-    if (g) {
-        g->ctx = ctx;
-        g->exec = exec;
-    }
-    return g;
-}
-
-static void graph_publish(struct fake_graph *g)
-{
-    g->next_live = fake.graphs;
-    fake.graphs = g;
-    fake.live[g->exec ? GPU_FAKE_LIVE_GRAPH_EXECS : GPU_FAKE_LIVE_GRAPHS]++;
-}
-
-/* A node's copy, without queue links or dependencies. */
-static struct fake_op *op_clone(const struct fake_op *node)
-{
-    struct fake_op *op = malloc(sizeof(*op));
-
-    if (op) {
-        *op = *node;
-        if (op->kind == FAKE_OP_KERNEL)
-            fake_host_args_retain(op->u.k.host); /* the copies share the launch's arguments */
-        op->next = NULL;
-        op->deps = NULL;
-        op->ndeps = 0;
-    }
-    return op;
-}
-
-cuabi_result cuStreamBeginCapture_v2(cuabi_stream stream, cuabi_stream_capture_mode mode)
-{
-    cuabi_result rc = fake_begin(FAKE_E_cuStreamBeginCapture_v2, true);
+    cuabi_result rc = fake_begin(FAKE_E_cuStreamGetPriority, true);
     struct fake_stream *s = NULL;
 
-    if (rc == CUABI_SUCCESS && mode > CUABI_STREAM_CAPTURE_MODE_RELAXED)
+    if (rc == CUABI_SUCCESS && !priority)
         rc = CUABI_ERROR_INVALID_VALUE;
     if (rc == CUABI_SUCCESS)
         rc = fake_stream_for_work(stream, &s);
-    if (rc == CUABI_SUCCESS) {
-        if (s->legacy)
-            rc = CUABI_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-        else if (s->capture != FAKE_CAPTURE_NONE)
-            rc = CUABI_ERROR_ILLEGAL_STATE;
-        else if (!(s->capture_graph = graph_new(s->ctx, false)))
-            rc = CUABI_ERROR_OUT_OF_MEMORY;
-        else {
-            static uint64_t capture_ids;
-
-            s->capture = FAKE_CAPTURE_ACTIVE;
-            s->capture_id = ++capture_ids;
-        }
-    }
-    return fake_end(rc);
-}
-
-cuabi_result cuStreamEndCapture(cuabi_stream stream, cuabi_graph *graph)
-{
-    cuabi_result rc = fake_begin(FAKE_E_cuStreamEndCapture, true);
-
-    if (rc == CUABI_SUCCESS) {
-        struct fake_stream *s = stream_lookup(stream);
-
-        if (!graph)
-            rc = CUABI_ERROR_INVALID_VALUE;
-        else if (!s)
-            rc = CUABI_ERROR_INVALID_HANDLE;
-        else if (s->capture == FAKE_CAPTURE_NONE)
-            rc = CUABI_ERROR_ILLEGAL_STATE;
-        if (rc == CUABI_SUCCESS) {
-            /* Either way the capture is over; an invalidated one leaves no graph. */
-            if (s->capture == FAKE_CAPTURE_INVALIDATED) {
-                graph_free(s->capture_graph);
-                *graph = NULL;
-                rc = CUABI_ERROR_STREAM_CAPTURE_INVALIDATED;
-            } else {
-                graph_publish(s->capture_graph);
-                *graph = (cuabi_graph)(void *)s->capture_graph;
-            }
-            s->capture_graph = NULL;
-            s->capture = FAKE_CAPTURE_NONE;
-        }
-    }
-    return fake_end(rc);
-}
-
-cuabi_result cuStreamIsCapturing(cuabi_stream stream, cuabi_stream_capture_status *status)
-{
-    cuabi_result rc = fake_begin(FAKE_E_cuStreamIsCapturing, true);
-
-    if (rc == CUABI_SUCCESS && !status) {
-        rc = CUABI_ERROR_INVALID_VALUE;
-    } else if (rc == CUABI_SUCCESS && !stream) {
-        struct fake_ctx *c = NULL;
-
-        /* Asking about the legacy stream is itself a legacy-stream operation. */
-        rc = fake_need_ctx(&c);
-        if (rc == CUABI_SUCCESS && blocking_capture(c, false))
-            rc = CUABI_ERROR_STREAM_CAPTURE_IMPLICIT;
-        else if (rc == CUABI_SUCCESS)
-            *status = CUABI_STREAM_CAPTURE_STATUS_NONE;
-    } else if (rc == CUABI_SUCCESS) {
-        struct fake_stream *s = stream_lookup(stream);
-
-        if (!s)
-            rc = CUABI_ERROR_INVALID_HANDLE;
-        else
-            *status = (cuabi_stream_capture_status)s->capture;
-    }
-    return fake_end(rc);
-}
-
-cuabi_result cuGraphInstantiateWithFlags(cuabi_graph_exec *exec, cuabi_graph graph, unsigned long long flags)
-{
-    cuabi_result rc = fake_begin(FAKE_E_cuGraphInstantiateWithFlags, true);
-
-    if (rc == CUABI_SUCCESS) {
-        struct fake_graph *g = graph_lookup(graph, false);
-        struct fake_graph *x = NULL;
-
-        if (!exec || (flags & ~0xfull))
-            rc = CUABI_ERROR_INVALID_VALUE;
-        else if (!g)
-            rc = CUABI_ERROR_INVALID_HANDLE;
-        else if (!(x = graph_new(g->ctx, true)))
-            rc = CUABI_ERROR_OUT_OF_MEMORY;
-        for (struct fake_op *n = g && x ? g->head : NULL; n && rc == CUABI_SUCCESS; n = n->next) {
-            struct fake_op *op = op_clone(n);
-
-            if (op)
-                graph_append(x, op);
-            else
-                rc = CUABI_ERROR_OUT_OF_MEMORY;
-        }
-        if (rc == CUABI_SUCCESS) {
-            graph_publish(x);
-            *exec = (cuabi_graph_exec)(void *)x;
-        } else if (x) {
-            graph_free(x);
-        }
-    }
-    return fake_end(rc);
-}
-
-cuabi_result cuGraphLaunch(cuabi_graph_exec exec, cuabi_stream stream)
-{
-    cuabi_result rc = fake_begin(FAKE_E_cuGraphLaunch, true);
-    struct fake_stream *s = NULL;
-
     if (rc == CUABI_SUCCESS)
-        rc = fake_stream_for_work(stream, &s);
-    if (rc == CUABI_SUCCESS) {
-        struct fake_graph *x = graph_lookup(exec, true);
-
-        if (!x)
-            rc = CUABI_ERROR_INVALID_HANDLE;
-        else if (x->ctx != s->ctx)
-            rc = CUABI_ERROR_INVALID_CONTEXT;
-        /* The nodes run in capture order, as a single-stream capture makes them a chain. */
-        for (struct fake_op *n = x ? x->head : NULL; n && rc == CUABI_SUCCESS; n = n->next) {
-            struct fake_op *op = op_clone(n);
-
-            rc = op ? fake_enqueue(s, op) : CUABI_ERROR_OUT_OF_MEMORY;
-        }
-    }
-    return fake_end(rc);
-}
-
-cuabi_result cuGraphDestroy(cuabi_graph graph)
-{
-    cuabi_result rc = fake_begin(FAKE_E_cuGraphDestroy, true);
-
-    if (rc == CUABI_SUCCESS) {
-        struct fake_graph *g = graph_lookup(graph, false);
-
-        if (!g)
-            rc = CUABI_ERROR_INVALID_HANDLE;
-        else
-            graph_unlink(g);
-    }
-    return fake_end(rc);
-}
-
-cuabi_result cuGraphExecDestroy(cuabi_graph_exec exec)
-{
-    cuabi_result rc = fake_begin(FAKE_E_cuGraphExecDestroy, true);
-
-    if (rc == CUABI_SUCCESS) {
-        struct fake_graph *x = graph_lookup(exec, true);
-
-        if (!x)
-            rc = CUABI_ERROR_INVALID_HANDLE;
-        else
-            graph_unlink(x);
-    }
+        *priority = s->priority;
     return fake_end(rc);
 }
 

@@ -324,7 +324,7 @@ int gpu_fake_context_depth(void);
 int gpu_fake_driver_version(void);
 
 /*
- * Module images (fake_ptx.c). The fake reads PTX as nvcc and NVRTC emit it:
+ * Module images (fake/fake_image.c). The fake reads PTX as nvcc and NVRTC emit it:
  * .version (first), .target, .address_size; `.entry NAME(.param ...)`, each
  * parameter's size, alignment and offset (`.param .align 8 .b8 p[24]` for a
  * struct); the performance directives before a body; `.global` and `.const`
@@ -359,7 +359,7 @@ int gpu_fake_driver_version(void);
  *   gpushim_add_one(u64 data, u32 n)          data[i] += 1 (gpushim-info's self-test)
  */
 
-/* ---- Kernels (issue 11): fake_kernel.c ---- */
+/* ---- Kernels, attributes, occupancy, launches ---- */
 
 /*
  * Functions: every built-in kernel uses 32 registers a thread and no static
@@ -382,7 +382,7 @@ int gpu_fake_driver_version(void);
 
 /**
  * Device attributes past those of gpu_fake_device_desc start as an H200's (warp
- * 32, 132 KiB... see fake_kernel.c); set() changes one of device `ordinal`,
+ * 32, 132 KiB... see fake/fake_device.c); set() changes one of device `ordinal`,
  * forget() makes the driver not know it (cuDeviceGetAttribute answers
  * CUDA_ERROR_INVALID_VALUE). Attribute values below 128; -1 for a bad one.
  * cuDeviceGetUuid gives device d the bytes d*16+1, ..., d*16+16.
@@ -401,7 +401,7 @@ int gpu_fake_device_attribute_set(int ordinal, int attribute, int value);
  */
 int gpu_fake_device_attribute_forget(int ordinal, int attribute);
 
-/* ---- Memory and interop (issue 12) ---- */
+/* ---- Memory and interop ---- */
 
 /*
  * How the fake plays them:
@@ -444,7 +444,7 @@ int gpu_fake_managed_location(uint64_t addr);
 int gpu_fake_managed_advice(uint64_t addr);
 
 
-/* ---- Identity (issue 14) ---- */
+/* ---- Identity ---- */
 
 /**
  * What this library is, e.g. "gpushim-fakecuda 0.1.0": gpushim's loader looks
@@ -454,7 +454,7 @@ int gpu_fake_managed_advice(uint64_t addr);
  */
 const char *gpu_fake_identify(void);
 
-/* ---- Kernels as host functions (issue 14) ---- */
+/* ---- Kernels as host functions ---- */
 
 /** Launch dimensions, as cuLaunchKernel takes them. */
 typedef struct gpu_fake_dim3 {
@@ -550,7 +550,7 @@ void *gpu_fake_memory(const gpu_fake_launch *launch, uint64_t address, size_t by
  */
 int gpu_fake_param(const gpu_fake_launch *launch, unsigned index, void *out, size_t size);
 
-/* ---- Faults on demand (issue 14), besides gpu_fake_fail() ---- */
+/* ---- Faults on demand, besides gpu_fake_fail() ---- */
 
 /**
  * Device `ordinal` falls off the bus: from now on every call that uses it
@@ -608,7 +608,7 @@ void gpu_fake_strict_context(bool strict);
  */
 void gpu_fake_init_delay(unsigned long ms);
 
-/* ---- The report at exit (issue 14) ---- */
+/* ---- The report at exit ---- */
 
 /**
  * Writes the objects still alive, by kind, to stderr ("gpushim-fakecuda: 2

@@ -1,5 +1,5 @@
 /*
- * The fake's module reader (issue 14, fake/fake_ptx.c): entries, their
+ * The fake's module reader (fake/fake_image.c): entries, their
  * parameter layouts and the module's globals, read from PTX, then used by
  * host implementations through gpushim's API.
  *

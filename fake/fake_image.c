@@ -1,5 +1,5 @@
 /*
- * The fake driver's module reader (issue 14): PTX as nvcc and NVRTC emit it,
+ * The fake driver's module reader: PTX as nvcc and NVRTC emit it,
  * the fake's own lines (.fake_kernel, .fake_global, .fake_entry), and
  * fatbins that carry uncompressed PTX. It reads what a host implementation
  * needs: each entry's name and parameter layout, and the module's .global
@@ -13,12 +13,11 @@
 
 #include "fake_internal.h"
 
-
 enum {
     FATBIN_KIND_PTX = 1,
     FATBIN_COMPRESSED = 0x8000, /* in an entry's flags */
     MAX_DIMS = 8,
-    NAME_MAX_LEN = 255,         /* a global's name, as fake_kernel.c keeps it */
+    NAME_MAX_LEN = 255,         /* a global's name, as fake_module.c keeps it */
 };
 
 struct reader {
@@ -868,7 +867,7 @@ static cuabi_result read_fatbin(const unsigned char *fb, struct fake_module *m, 
     return not_supported(log, log_size, "a fatbin without PTX has only machine code; load PTX");
 }
 
-cuabi_result fake_ptx_load(const void *image, struct fake_module *m, char *log, size_t log_size)
+cuabi_result fake_image_load(const void *image, struct fake_module *m, char *log, size_t log_size)
 {
     const unsigned char *b = image;
 

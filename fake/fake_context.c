@@ -1,0 +1,293 @@
+/*
+ * The fake driver's contexts: one primary context per device, retained and
+ * released by count, a per-thread stack of current contexts, peer access
+ * between contexts, limits and the stream priority range.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "fake_internal.h"
+
+static _Thread_local struct {
+    struct fake_ctx *stack[FAKE_STACK_MAX];
+    int depth;
+} tls;
+
+struct fake_ctx *fake_current(void)
+{
+    return tls.depth ? tls.stack[tls.depth - 1] : NULL;
+}
+
+cuabi_result fake_need_ctx(struct fake_ctx **out)
+{
+    struct fake_ctx *c = fake_current();
+
+    if (!c || c->retains == 0)
+        return CUABI_ERROR_INVALID_CONTEXT;
+    if (fake_device_lost(c->device))
+        return fake_device_lost(c->device);
+    *out = c;
+    return CUABI_SUCCESS;
+}
+
+/* The context a handle is, active or not; NULL for anything else (compared, never dereferenced). */
+static struct fake_ctx *ctx_lookup(cuabi_context handle)
+{
+    for (int i = 0; i < fake.device_count; i++)
+        if ((void *)handle == (void *)&fake.devices[i].ctx)
+            return &fake.devices[i].ctx;
+    return NULL;
+}
+
+struct fake_ctx *fake_ctx_from(cuabi_context handle)
+{
+    struct fake_ctx *c = ctx_lookup(handle);
+
+    return c && c->retains ? c : NULL;
+}
+
+bool fake_ctx_reaches(const struct fake_ctx *ctx, int device)
+{
+    return ctx->device == device || ctx->peer_enabled[device];
+}
+
+/* ---- Primary contexts ---- */
+
+cuabi_result cuDevicePrimaryCtxRetain(cuabi_context *ctx, cuabi_device dev)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuDevicePrimaryCtxRetain, true);
+    if (rc == CUABI_SUCCESS)
+        rc = fake_device_lost(dev);
+
+    if (rc == CUABI_SUCCESS) {
+        if (!ctx) {
+            rc = CUABI_ERROR_INVALID_VALUE;
+        } else if (!fake_device_valid(dev)) {
+            rc = CUABI_ERROR_INVALID_DEVICE;
+        } else {
+            fake.devices[dev].ctx.retains++;
+            fake.live[GPU_FAKE_LIVE_CONTEXT_RETAINS]++;
+            *ctx = (cuabi_context)(void *)&fake.devices[dev].ctx;
+        }
+    }
+    return fake_end(rc);
+}
+
+/* The last release destroys the context's resources, as the real driver does; each was a leak. */
+static void ctx_reset(struct fake_ctx *c)
+{
+    unsigned long freed = fake_streams_reset(c) + fake_modules_reset(c) + fake_memory_reset(c->device);
+
+    fake.anomalies[GPU_FAKE_ANOMALY_RELEASE_FREED] += freed;
+    for (int i = 0; i < fake.device_count; i++) {
+        c->peer_enabled[i] = false;
+        fake.devices[i].ctx.peer_enabled[c->device] = false;
+    }
+}
+
+cuabi_result cuDevicePrimaryCtxRelease_v2(cuabi_device dev)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuDevicePrimaryCtxRelease_v2, true);
+
+    if (rc == CUABI_SUCCESS) {
+        struct fake_ctx *c = fake_device_valid(dev) ? &fake.devices[dev].ctx : NULL;
+
+        if (!c) {
+            rc = CUABI_ERROR_INVALID_DEVICE;
+        } else if (c->retains == 0) {
+            fake.anomalies[GPU_FAKE_ANOMALY_BAD_RELEASE]++;
+            rc = CUABI_ERROR_INVALID_CONTEXT;
+        } else {
+            fake.live[GPU_FAKE_LIVE_CONTEXT_RETAINS]--;
+            if (--c->retains == 0)
+                ctx_reset(c);
+        }
+    }
+    return fake_end(rc);
+}
+
+/* ---- The current context ---- */
+
+cuabi_result cuCtxGetCurrent(cuabi_context *ctx)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuCtxGetCurrent, true);
+
+    if (rc == CUABI_SUCCESS) {
+        if (!ctx)
+            rc = CUABI_ERROR_INVALID_VALUE;
+        else
+            *ctx = (cuabi_context)(void *)fake_current();
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuCtxSetCurrent(cuabi_context ctx)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuCtxSetCurrent, true);
+
+    if (rc == CUABI_SUCCESS) {
+        struct fake_ctx *c = fake_ctx_from(ctx);
+
+        /* NULL pops the top, as documented; anything else replaces it. */
+        if (!ctx) {
+            if (tls.depth)
+                tls.depth--;
+        } else if (!c) {
+            rc = CUABI_ERROR_INVALID_CONTEXT;
+        } else if (tls.depth) {
+            tls.stack[tls.depth - 1] = c;
+        } else {
+            tls.stack[tls.depth++] = c;
+        }
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuCtxPushCurrent_v2(cuabi_context ctx)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuCtxPushCurrent_v2, true);
+
+    if (rc == CUABI_SUCCESS) {
+        struct fake_ctx *c = fake_ctx_from(ctx);
+
+        if (!c)
+            rc = CUABI_ERROR_INVALID_CONTEXT;
+        else if (tls.depth == FAKE_STACK_MAX)
+            rc = CUABI_ERROR_OUT_OF_MEMORY;
+        else
+            tls.stack[tls.depth++] = c;
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuCtxPopCurrent_v2(cuabi_context *ctx)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuCtxPopCurrent_v2, true);
+
+    if (rc == CUABI_SUCCESS) {
+        if (tls.depth == 0) {
+            rc = CUABI_ERROR_INVALID_CONTEXT;
+        } else {
+            tls.depth--;
+            if (ctx)
+                *ctx = (cuabi_context)(void *)tls.stack[tls.depth];
+        }
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuCtxSynchronize(void)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuCtxSynchronize, true);
+    struct fake_ctx *c = NULL;
+
+    if (rc == CUABI_SUCCESS)
+        rc = fake_need_ctx(&c);
+    if (rc == CUABI_SUCCESS) {
+        /* Waiting for a capturing stream is impossible, so it is refused and breaks the capture. */
+        if (fake_ctx_capturing(c, true))
+            rc = CUABI_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+        else
+            rc = fake_ctx_drain(c);
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuCtxEnablePeerAccess(cuabi_context peer, unsigned int flags)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuCtxEnablePeerAccess, true);
+    struct fake_ctx *c = NULL;
+
+    if (rc == CUABI_SUCCESS)
+        rc = fake_need_ctx(&c);
+    if (rc == CUABI_SUCCESS) {
+        struct fake_ctx *p = fake_ctx_from(peer);
+
+        if (flags != 0)
+            rc = CUABI_ERROR_INVALID_VALUE;
+        else if (!p)
+            rc = CUABI_ERROR_INVALID_CONTEXT;
+        else if (p->device == c->device)
+            rc = CUABI_ERROR_INVALID_DEVICE;
+        else if (!fake.devices[c->device].peer_allowed[p->device])
+            rc = CUABI_ERROR_PEER_ACCESS_UNSUPPORTED;
+        else if (c->peer_enabled[p->device])
+            rc = CUABI_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+        else
+            c->peer_enabled[p->device] = true;
+    }
+    return fake_end(rc);
+}
+
+/* ---- Limits and stream priorities ---- */
+
+enum { LIMIT_COUNT = 3 };
+
+static const size_t limit_defaults[LIMIT_COUNT] = {1024, 1 << 20, 8 << 20};
+static size_t limits[FAKE_MAX_DEVICES][LIMIT_COUNT];
+static bool limits_set[FAKE_MAX_DEVICES][LIMIT_COUNT];
+
+cuabi_result cuCtxGetLimit(size_t *value, cuabi_limit limit)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuCtxGetLimit, true);
+    struct fake_ctx *c = NULL;
+
+    if (rc == CUABI_SUCCESS)
+        rc = fake_need_ctx(&c);
+    if (rc == CUABI_SUCCESS && !value)
+        rc = CUABI_ERROR_INVALID_VALUE;
+    else if (rc == CUABI_SUCCESS && limit >= LIMIT_COUNT)
+        rc = CUABI_ERROR_UNSUPPORTED_LIMIT;
+    if (rc == CUABI_SUCCESS)
+        *value = limits_set[c->device][limit] ? limits[c->device][limit] : limit_defaults[limit];
+    return fake_end(rc);
+}
+
+cuabi_result cuCtxSetLimit(cuabi_limit limit, size_t value)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuCtxSetLimit, true);
+    struct fake_ctx *c = NULL;
+
+    if (rc == CUABI_SUCCESS)
+        rc = fake_need_ctx(&c);
+    if (rc == CUABI_SUCCESS && limit >= LIMIT_COUNT)
+        rc = CUABI_ERROR_UNSUPPORTED_LIMIT;
+    if (rc == CUABI_SUCCESS) {
+        /* The stack is kept in 16-byte steps, so a test sees the rounding a real driver may do. */
+        limits[c->device][limit] = limit == CUABI_LIMIT_STACK_SIZE ? (value + 15) / 16 * 16 : value;
+        limits_set[c->device][limit] = true;
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuCtxGetStreamPriorityRange(int *least, int *greatest)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuCtxGetStreamPriorityRange, true);
+    struct fake_ctx *c = NULL;
+
+    if (rc == CUABI_SUCCESS)
+        rc = fake_need_ctx(&c);
+    if (rc == CUABI_SUCCESS && least)
+        *least = FAKE_PRIORITY_LEAST;
+    if (rc == CUABI_SUCCESS && greatest)
+        *greatest = FAKE_PRIORITY_GREATEST;
+    return fake_end(rc);
+}
+
+/* ---- Control API ---- */
+
+FAKE_API long gpu_fake_primary_retains(int device)
+{
+    long n = -1;
+
+    fake_lock();
+    if (fake_device_valid(device))
+        n = (long)fake.devices[device].ctx.retains;
+    fake_unlock();
+    return n;
+}
+
+FAKE_API int gpu_fake_context_depth(void)
+{
+    return tls.depth;
+}

@@ -1,0 +1,145 @@
+/*
+ * The fake driver's events: recorded on a stream as an operation, done once
+ * that stream has run up to it, and timed by the fake's clock.
+ */
+#include <stdlib.h>
+
+#include "fake_internal.h"
+
+struct fake_event *fake_event_find(const void *handle)
+{
+    for (struct fake_event *e = fake.events; e; e = e->next_live)
+        if ((const void *)e == handle)
+            return e;
+    return NULL;
+}
+
+cuabi_result cuEventCreate(cuabi_event *event, unsigned int flags)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuEventCreate, true);
+    struct fake_ctx *c = NULL;
+
+    if (rc == CUABI_SUCCESS)
+        rc = fake_need_ctx(&c);
+    if (rc == CUABI_SUCCESS) {
+        struct fake_event *e = NULL;
+
+        /* BLOCKING_SYNC, DISABLE_TIMING and INTERPROCESS are the flags there are. */
+        if (!event || (flags & ~7u))
+            rc = CUABI_ERROR_INVALID_VALUE;
+        else if (!(e = calloc(1, sizeof(*e))))
+            rc = CUABI_ERROR_OUT_OF_MEMORY;
+        if (rc == CUABI_SUCCESS) {
+            e->ctx = c;
+            e->flags = flags;
+            e->next_live = fake.events;
+            fake.events = e;
+            fake.live[GPU_FAKE_LIVE_EVENTS]++;
+            *event = (cuabi_event)(void *)e;
+        }
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuEventDestroy_v2(cuabi_event event)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuEventDestroy_v2, true);
+
+    if (rc == CUABI_SUCCESS) {
+        struct fake_event *e = fake_event_find(event);
+
+        if (!e) {
+            rc = CUABI_ERROR_INVALID_HANDLE;
+        } else if (e->ipc_opens) {
+            /* One handle of an event opened in its own process (see fake_ipc.c): the event lives on. */
+            e->ipc_opens--;
+            fake.live[GPU_FAKE_LIVE_EVENTS]--;
+        } else {
+            fake_event_free(e);
+        }
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuEventRecord(cuabi_event event, cuabi_stream stream)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuEventRecord, true);
+    struct fake_stream *s = NULL;
+
+    if (rc == CUABI_SUCCESS)
+        rc = fake_stream_for_work(stream, &s);
+    if (rc == CUABI_SUCCESS) {
+        struct fake_event *e = fake_event_find(event);
+        struct fake_op *op = NULL;
+
+        /* The real driver wants the event and the stream in one context, too. */
+        if (!e || e->ctx != s->ctx)
+            rc = CUABI_ERROR_INVALID_HANDLE;
+        else if (!(op = fake_op_new(FAKE_OP_RECORD)))
+            rc = CUABI_ERROR_OUT_OF_MEMORY;
+        if (rc == CUABI_SUCCESS) {
+            op->u.event = e;
+            rc = fake_enqueue(s, op);
+        }
+    }
+    return fake_end(rc);
+}
+
+static bool event_done(const struct fake_event *e)
+{
+    return !e->stream || fake_stream_done(e->stream, e->seq);
+}
+
+cuabi_result cuEventQuery(cuabi_event event)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuEventQuery, true);
+
+    if (rc == CUABI_SUCCESS) {
+        struct fake_event *e = fake_event_find(event);
+
+        if (!e)
+            rc = CUABI_ERROR_INVALID_HANDLE;
+        else if (fake_device_lost(e->ctx->device))
+            rc = fake_device_lost(e->ctx->device);
+        else if (!event_done(e))
+            rc = CUABI_ERROR_NOT_READY;
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuEventSynchronize(cuabi_event event)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuEventSynchronize, true);
+
+    if (rc == CUABI_SUCCESS) {
+        struct fake_event *e = fake_event_find(event);
+
+        if (!e)
+            rc = CUABI_ERROR_INVALID_HANDLE;
+        else if (fake_device_lost(e->ctx->device))
+            rc = fake_device_lost(e->ctx->device);
+        else if (e->stream)
+            fake_stream_drain(e->stream, e->seq);
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuEventElapsedTime(float *ms, cuabi_event start, cuabi_event end)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuEventElapsedTime, true);
+
+    if (rc == CUABI_SUCCESS) {
+        struct fake_event *a = fake_event_find(start), *b = fake_event_find(end);
+
+        if (!ms)
+            rc = CUABI_ERROR_INVALID_VALUE;
+        else if (!a || !b || (a->flags & CUABI_EVENT_DISABLE_TIMING) || (b->flags & CUABI_EVENT_DISABLE_TIMING) ||
+                 !a->recorded || !b->recorded)
+            rc = CUABI_ERROR_INVALID_HANDLE;
+        else if (!event_done(a) || !event_done(b) || !a->timed_once || !b->timed_once)
+            rc = CUABI_ERROR_NOT_READY;
+        else
+            *ms = (float)((double)((int64_t)(b->time_ns - a->time_ns)) / 1e6);
+    }
+    return fake_end(rc);
+}

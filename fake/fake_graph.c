@@ -1,0 +1,382 @@
+/*
+ * The fake driver's stream capture and graphs. A captured graph is its
+ * operations in capture order, a chain; an executable graph is a copy of
+ * them, queued anew at each launch.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_internal.h"
+
+struct fake_graph *fake_graph_find(const void *handle, bool exec)
+{
+    for (struct fake_graph *g = fake.graphs; g; g = g->next_live)
+        if ((const void *)g == handle && g->exec == exec)
+            return g;
+    return NULL;
+}
+
+void fake_graph_append(struct fake_graph *g, struct fake_op *op)
+{
+    op->next = NULL;
+    if (g->tail)
+        g->tail->next = op;
+    else
+        g->head = op;
+    g->tail = op;
+}
+
+void fake_graph_free(struct fake_graph *g)
+{
+    fake_ops_free(g->head);
+    free(g);
+}
+
+void fake_graph_unlink(struct fake_graph *g)
+{
+    struct fake_graph **p = &fake.graphs;
+
+    while (*p != g)
+        p = &(*p)->next_live;
+    *p = g->next_live;
+    fake.live[g->exec ? GPU_FAKE_LIVE_GRAPH_EXECS : GPU_FAKE_LIVE_GRAPHS]--;
+    fake_graph_free(g);
+}
+
+static struct fake_graph *graph_new(struct fake_ctx *ctx, bool exec)
+{
+    struct fake_graph *g = calloc(1, sizeof(*g));
+
+    if (g) {
+        g->ctx = ctx;
+        g->exec = exec;
+    }
+    return g;
+}
+
+static void graph_publish(struct fake_graph *g)
+{
+    g->next_live = fake.graphs;
+    fake.graphs = g;
+    fake.live[g->exec ? GPU_FAKE_LIVE_GRAPH_EXECS : GPU_FAKE_LIVE_GRAPHS]++;
+}
+
+/* A node's copy, without queue links or dependencies. */
+static struct fake_op *op_clone(const struct fake_op *node)
+{
+    struct fake_op *op = malloc(sizeof(*op));
+
+    if (op) {
+        *op = *node;
+        if (op->kind == FAKE_OP_KERNEL)
+            fake_host_args_retain(op->u.k.host); /* the copies share the launch's arguments */
+        op->next = NULL;
+        op->deps = NULL;
+        op->ndeps = 0;
+    }
+    return op;
+}
+
+/* ---- Capture ---- */
+
+cuabi_result cuStreamBeginCapture_v2(cuabi_stream stream, cuabi_stream_capture_mode mode)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuStreamBeginCapture_v2, true);
+    struct fake_stream *s = NULL;
+
+    if (rc == CUABI_SUCCESS && mode > CUABI_STREAM_CAPTURE_MODE_RELAXED)
+        rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc == CUABI_SUCCESS)
+        rc = fake_stream_for_work(stream, &s);
+    if (rc == CUABI_SUCCESS) {
+        if (s->legacy)
+            rc = CUABI_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+        else if (s->capture != FAKE_CAPTURE_NONE)
+            rc = CUABI_ERROR_ILLEGAL_STATE;
+        else if (!(s->capture_graph = graph_new(s->ctx, false)))
+            rc = CUABI_ERROR_OUT_OF_MEMORY;
+        else {
+            static uint64_t capture_ids;
+
+            s->capture = FAKE_CAPTURE_ACTIVE;
+            s->capture_id = ++capture_ids;
+        }
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuStreamEndCapture(cuabi_stream stream, cuabi_graph *graph)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuStreamEndCapture, true);
+
+    if (rc == CUABI_SUCCESS) {
+        struct fake_stream *s = fake_stream_find(stream);
+
+        if (!graph)
+            rc = CUABI_ERROR_INVALID_VALUE;
+        else if (!s)
+            rc = CUABI_ERROR_INVALID_HANDLE;
+        else if (s->capture == FAKE_CAPTURE_NONE)
+            rc = CUABI_ERROR_ILLEGAL_STATE;
+        if (rc == CUABI_SUCCESS) {
+            /* Either way the capture is over; an invalidated one leaves no graph. */
+            if (s->capture == FAKE_CAPTURE_INVALIDATED) {
+                fake_graph_free(s->capture_graph);
+                *graph = NULL;
+                rc = CUABI_ERROR_STREAM_CAPTURE_INVALIDATED;
+            } else {
+                graph_publish(s->capture_graph);
+                *graph = (cuabi_graph)(void *)s->capture_graph;
+            }
+            s->capture_graph = NULL;
+            s->capture = FAKE_CAPTURE_NONE;
+        }
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuStreamIsCapturing(cuabi_stream stream, cuabi_stream_capture_status *status)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuStreamIsCapturing, true);
+
+    if (rc == CUABI_SUCCESS && !status) {
+        rc = CUABI_ERROR_INVALID_VALUE;
+    } else if (rc == CUABI_SUCCESS && !stream) {
+        struct fake_ctx *c = NULL;
+
+        /* Asking about the legacy stream is itself a legacy-stream operation. */
+        rc = fake_need_ctx(&c);
+        if (rc == CUABI_SUCCESS && fake_blocking_capture(c, false))
+            rc = CUABI_ERROR_STREAM_CAPTURE_IMPLICIT;
+        else if (rc == CUABI_SUCCESS)
+            *status = CUABI_STREAM_CAPTURE_STATUS_NONE;
+    } else if (rc == CUABI_SUCCESS) {
+        struct fake_stream *s = fake_stream_find(stream);
+
+        if (!s)
+            rc = CUABI_ERROR_INVALID_HANDLE;
+        else
+            *status = (cuabi_stream_capture_status)s->capture;
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuStreamGetCaptureInfo_v2(cuabi_stream stream, cuabi_stream_capture_status *status, cuabi_uint64 *id,
+                                       cuabi_graph *graph, const cuabi_graph_node **deps, size_t *ndeps)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuStreamGetCaptureInfo_v2, true);
+    struct fake_stream *s = NULL;
+
+    if (rc == CUABI_SUCCESS && (!status || (deps && !ndeps)))
+        rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc == CUABI_SUCCESS)
+        rc = fake_stream_for_work(stream, &s);
+    if (rc == CUABI_SUCCESS) {
+        bool active = s->capture == FAKE_CAPTURE_ACTIVE;
+
+        *status = (cuabi_stream_capture_status)s->capture;
+        if (id && s->capture != FAKE_CAPTURE_NONE)
+            *id = s->capture_id;
+        if (graph && active)
+            *graph = (cuabi_graph)(void *)s->capture_graph;
+        /* The fake's graph nodes have no handles: no dependencies to name. */
+        if (deps && active)
+            *deps = NULL;
+        if (ndeps && active)
+            *ndeps = 0;
+    }
+    return fake_end(rc);
+}
+
+/* ---- Graphs ---- */
+
+cuabi_result cuGraphInstantiateWithFlags(cuabi_graph_exec *exec, cuabi_graph graph, unsigned long long flags)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuGraphInstantiateWithFlags, true);
+
+    if (rc == CUABI_SUCCESS) {
+        struct fake_graph *g = fake_graph_find(graph, false);
+        struct fake_graph *x = NULL;
+
+        if (!exec || (flags & ~0xfull))
+            rc = CUABI_ERROR_INVALID_VALUE;
+        else if (!g)
+            rc = CUABI_ERROR_INVALID_HANDLE;
+        else if (!(x = graph_new(g->ctx, true)))
+            rc = CUABI_ERROR_OUT_OF_MEMORY;
+        for (struct fake_op *n = g && x ? g->head : NULL; n && rc == CUABI_SUCCESS; n = n->next) {
+            struct fake_op *op = op_clone(n);
+
+            if (op)
+                fake_graph_append(x, op);
+            else
+                rc = CUABI_ERROR_OUT_OF_MEMORY;
+        }
+        if (rc == CUABI_SUCCESS) {
+            graph_publish(x);
+            *exec = (cuabi_graph_exec)(void *)x;
+        } else if (x) {
+            fake_graph_free(x);
+        }
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuGraphLaunch(cuabi_graph_exec exec, cuabi_stream stream)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuGraphLaunch, true);
+    struct fake_stream *s = NULL;
+
+    if (rc == CUABI_SUCCESS)
+        rc = fake_stream_for_work(stream, &s);
+    if (rc == CUABI_SUCCESS) {
+        struct fake_graph *x = fake_graph_find(exec, true);
+
+        if (!x)
+            rc = CUABI_ERROR_INVALID_HANDLE;
+        else if (x->ctx != s->ctx)
+            rc = CUABI_ERROR_INVALID_CONTEXT;
+        /* The nodes run in capture order, as a single-stream capture makes them a chain. */
+        for (struct fake_op *n = x ? x->head : NULL; n && rc == CUABI_SUCCESS; n = n->next) {
+            struct fake_op *op = op_clone(n);
+
+            rc = op ? fake_enqueue(s, op) : CUABI_ERROR_OUT_OF_MEMORY;
+        }
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuGraphDestroy(cuabi_graph graph)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuGraphDestroy, true);
+
+    if (rc == CUABI_SUCCESS) {
+        struct fake_graph *g = fake_graph_find(graph, false);
+
+        if (!g)
+            rc = CUABI_ERROR_INVALID_HANDLE;
+        else
+            fake_graph_unlink(g);
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuGraphExecDestroy(cuabi_graph_exec exec)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuGraphExecDestroy, true);
+
+    if (rc == CUABI_SUCCESS) {
+        struct fake_graph *x = fake_graph_find(exec, true);
+
+        if (!x)
+            rc = CUABI_ERROR_INVALID_HANDLE;
+        else
+            fake_graph_unlink(x);
+    }
+    return fake_end(rc);
+}
+
+/* Why `graph` cannot replace what `exec` runs, or SUCCESS: the same nodes, of the same kinds, in the same order. */
+static cuabi_graph_exec_update_result update_check(const struct fake_graph *exec, const struct fake_graph *graph)
+{
+    const struct fake_op *x = exec->head, *g = graph->head;
+
+    for (; x && g; x = x->next, g = g->next)
+        if (x->kind != g->kind)
+            return CUABI_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED;
+    return x || g ? CUABI_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED : CUABI_GRAPH_EXEC_UPDATE_SUCCESS;
+}
+
+cuabi_result cuGraphExecUpdate_v2(cuabi_graph_exec exec, cuabi_graph graph, cuabi_graph_exec_update_result_info *info)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuGraphExecUpdate_v2, true);
+    struct fake_graph *x = fake_graph_find(exec, true), *g = fake_graph_find(graph, false);
+
+    if (rc == CUABI_SUCCESS && (!x || !g || !info))
+        rc = CUABI_ERROR_INVALID_VALUE;
+    else if (rc == CUABI_SUCCESS && x->ctx != g->ctx)
+        rc = CUABI_ERROR_INVALID_CONTEXT;
+    if (rc == CUABI_SUCCESS) {
+        info->result = update_check(x, g);
+        info->error_node = NULL;
+        info->error_from_node = NULL;
+        if (info->result != CUABI_GRAPH_EXEC_UPDATE_SUCCESS)
+            rc = CUABI_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+    }
+    /* Same shape: each node takes the new one's parameters. */
+    for (struct fake_op *n = rc == CUABI_SUCCESS ? x->head : NULL, *m = g ? g->head : NULL; n && m;
+         n = n->next, m = m->next) {
+        if (n->kind == FAKE_OP_KERNEL) { /* the node gives up its arguments and shares the new one's */
+            fake_host_args_retain(m->u.k.host);
+            fake_host_args_release(n->u.k.host);
+        }
+        n->u = m->u;
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuGraphUpload(cuabi_graph_exec exec, cuabi_stream stream)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuGraphUpload, true);
+    struct fake_stream *s = NULL;
+
+    if (rc == CUABI_SUCCESS)
+        rc = fake_stream_for_work(stream, &s);
+    if (rc == CUABI_SUCCESS) {
+        struct fake_graph *x = fake_graph_find(exec, true);
+
+        /* Nothing to upload in host memory: the checks are all there is. */
+        if (!x)
+            rc = CUABI_ERROR_INVALID_VALUE;
+        else if (x->ctx != s->ctx)
+            rc = CUABI_ERROR_INVALID_CONTEXT;
+    }
+    return fake_end(rc);
+}
+
+static const char *op_name(enum fake_op_kind kind)
+{
+    switch (kind) {
+    case FAKE_OP_KERNEL: return "kernel";
+    case FAKE_OP_COPY: return "memcpy";
+    case FAKE_OP_HOST_FN: return "host";
+    case FAKE_OP_RECORD: return "event_record";
+    case FAKE_OP_WAIT: return "event_wait";
+    case FAKE_OP_FREE: return "mem_free";
+    case FAKE_OP_WRITE_VALUE: return "write_value";
+    case FAKE_OP_WAIT_VALUE: return "wait_value";
+    case FAKE_OP_MEMSET: return "memset";
+    }
+    return "unknown";
+}
+
+cuabi_result cuGraphDebugDotPrint(cuabi_graph graph, const char *path, unsigned int flags)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuGraphDebugDotPrint, true);
+    struct fake_graph *g = fake_graph_find(graph, false);
+    FILE *f = NULL;
+
+    if (rc == CUABI_SUCCESS && (!g || !path))
+        rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc == CUABI_SUCCESS && !(f = fopen(path, "w")))
+        rc = CUABI_ERROR_OPERATING_SYSTEM;
+    if (rc == CUABI_SUCCESS) {
+        int i = 0;
+
+        fprintf(f, "digraph fake_graph {\n");
+        for (const struct fake_op *n = g->head; n; n = n->next, i++) {
+            fprintf(f, "  node%d [label=\"%s\"", i, op_name(n->kind));
+            if ((flags & CUABI_GRAPH_DEBUG_DOT_FLAGS_VERBOSE) && n->kind == FAKE_OP_KERNEL)
+                fprintf(f, " grid=\"%u,%u,%u\" block=\"%u,%u,%u\"", n->u.k.grid[0], n->u.k.grid[1], n->u.k.grid[2],
+                        n->u.k.block[0], n->u.k.block[1], n->u.k.block[2]);
+            fprintf(f, "];\n");
+            if (i > 0)
+                fprintf(f, "  node%d -> node%d;\n", i - 1, i);
+        }
+        fprintf(f, "}\n");
+        if (fclose(f) != 0)
+            rc = CUABI_ERROR_OPERATING_SYSTEM;
+    }
+    return fake_end(rc);
+}

@@ -1,0 +1,189 @@
+/*
+ * The fake driver's launches: cuLaunchKernel, cooperative launches and
+ * cuLaunchKernelEx's attributes (clusters, cooperative, programmatic
+ * serialization, priority), checked against the device and queued on a stream.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_internal.h"
+
+enum { CLUSTER_MAX = 8 }; /* blocks in a portable cluster */
+
+static cuabi_result check_launch(const unsigned grid[3], const unsigned block[3], unsigned shared,
+                                 const struct fake_func_attrs *a)
+{
+    unsigned long long threads = 1;
+
+    for (int i = 0; i < 3; i++) {
+        if (grid[i] == 0 || block[i] == 0)
+            return CUABI_ERROR_INVALID_VALUE;
+        threads *= block[i];
+    }
+    if (threads > 1024 || block[2] > 64 || grid[1] > 65535 || grid[2] > 65535 || shared > (unsigned)a->max_dynamic_shared)
+        return CUABI_ERROR_INVALID_VALUE;
+    return CUABI_SUCCESS;
+}
+
+cuabi_result fake_launch(cuabi_function f, const unsigned grid[3], const unsigned block[3], unsigned shared,
+                         cuabi_stream stream, void **params, void **extra, const struct fake_launch_ex *ex)
+{
+    struct fake_stream *s = NULL;
+    cuabi_result rc = fake_stream_for_work(stream, &s);
+
+    if (rc == CUABI_SUCCESS) {
+        struct fake_function *fn = fake_function_find(f);
+        struct fake_host_args *host = NULL;
+        struct fake_op *op = NULL;
+
+        if (!fn)
+            rc = CUABI_ERROR_INVALID_HANDLE;
+        else if (fn->module->ctx != s->ctx)
+            rc = CUABI_ERROR_INVALID_CONTEXT;
+        else if (fn->kernel && (extra || (fn->kernel->nparams && !params))) /* built-ins take only kernelParams */
+            rc = CUABI_ERROR_INVALID_VALUE;
+        else if ((rc = check_launch(grid, block, shared, &fn->attrs)) != CUABI_SUCCESS &&
+                 s->capture == FAKE_CAPTURE_ACTIVE)
+            /* As the driver does (580.159.04, gpu-capture's bad_shape case): a shape it refuses breaks the capture. */
+            s->capture = FAKE_CAPTURE_INVALIDATED;
+        if (rc == CUABI_SUCCESS && ex)
+            rc = fake_launch_ex_check(s->ctx, &fn->attrs, grid, block, shared, ex);
+        if (rc == CUABI_SUCCESS && fn->layout)
+            rc = fake_host_args_new(fn->layout, params, extra, &host);
+        if (rc == CUABI_SUCCESS && !(op = fake_op_new(FAKE_OP_KERNEL))) {
+            fake_host_args_release(host);
+            rc = CUABI_ERROR_OUT_OF_MEMORY;
+        }
+        if (rc == CUABI_SUCCESS) {
+            size_t off = 0;
+
+            op->u.k.kernel = fn->kernel;
+            op->u.k.host = host;
+            memcpy(op->u.k.grid, grid, sizeof(op->u.k.grid));
+            memcpy(op->u.k.block, block, sizeof(op->u.k.block));
+            op->u.k.shared = shared;
+            if (ex)
+                op->u.k.ex = *ex;
+            /* The values are copied now, as the driver does: the caller's may be gone when the kernel runs. */
+            for (size_t i = 0; fn->kernel && i < fn->kernel->nparams; i++) {
+                memcpy(op->u.k.args + off, params[i], fn->kernel->sizes[i]);
+                off += fn->kernel->sizes[i];
+            }
+            rc = fake_enqueue(s, op);
+        }
+    }
+    return rc;
+}
+
+cuabi_result cuLaunchKernel(cuabi_function f, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z,
+                            unsigned int block_x, unsigned int block_y, unsigned int block_z,
+                            unsigned int shared_mem_bytes, cuabi_stream stream, void **params, void **extra)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuLaunchKernel, true);
+    const unsigned grid[3] = {grid_x, grid_y, grid_z}, block[3] = {block_x, block_y, block_z};
+
+    if (rc == CUABI_SUCCESS)
+        rc = fake_launch(f, grid, block, shared_mem_bytes, stream, params, extra, NULL);
+    return fake_end(rc);
+}
+
+/* ---- Extended launches ---- */
+
+/* The attributes of a cuLaunchKernelEx configuration; CUDA_ERROR_INVALID_VALUE for one the fake does not know. */
+cuabi_result fake_launch_ex_parse(const cuabi_launch_config *config, struct fake_launch_ex *ex)
+{
+    memset(ex, 0, sizeof(*ex));
+    if (!config || (config->num_attrs && !config->attrs))
+        return CUABI_ERROR_INVALID_VALUE;
+    for (unsigned i = 0; i < config->num_attrs; i++) {
+        const cuabi_launch_attribute *at = &config->attrs[i];
+
+        if (at->id == CUABI_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+            ex->cluster[0] = at->value.cluster_dim.x;
+            ex->cluster[1] = at->value.cluster_dim.y;
+            ex->cluster[2] = at->value.cluster_dim.z;
+        } else if (at->id == CUABI_LAUNCH_ATTRIBUTE_COOPERATIVE) {
+            ex->cooperative = at->value.cooperative != 0;
+        } else if (at->id == CUABI_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION) {
+            ex->serialized = at->value.programmatic_stream_serialization_allowed != 0;
+        } else if (at->id == CUABI_LAUNCH_ATTRIBUTE_PRIORITY) {
+            ex->priority = at->value.priority;
+        } else {
+            return CUABI_ERROR_INVALID_VALUE;
+        }
+    }
+    return CUABI_SUCCESS;
+}
+
+static bool has_cluster(const struct fake_launch_ex *ex)
+{
+    return (ex->cluster[0] | ex->cluster[1] | ex->cluster[2]) != 0;
+}
+
+/* A cluster shape the device takes for the grid. */
+cuabi_result fake_cluster_check(const unsigned grid[3], const struct fake_launch_ex *ex)
+{
+    unsigned size = 1;
+
+    for (int i = 0; i < 3; i++) {
+        if (ex->cluster[i] == 0 || (grid && grid[i] % ex->cluster[i]))
+            return CUABI_ERROR_INVALID_CLUSTER_SIZE;
+        size *= ex->cluster[i];
+    }
+    return size > CLUSTER_MAX ? CUABI_ERROR_INVALID_CLUSTER_SIZE : CUABI_SUCCESS;
+}
+
+cuabi_result fake_launch_ex_check(const struct fake_ctx *ctx, const struct fake_func_attrs *a, const unsigned grid[3],
+                                  const unsigned block[3], unsigned shared, const struct fake_launch_ex *ex)
+{
+    int device = ctx->device;
+
+    if (has_cluster(ex)) {
+        if (!fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH))
+            return CUABI_ERROR_NOT_SUPPORTED;
+        if (fake_cluster_check(grid, ex) != CUABI_SUCCESS)
+            return CUABI_ERROR_INVALID_CLUSTER_SIZE;
+    }
+    if (ex->serialized && fake.devices[device].desc.compute_major < 9)
+        return CUABI_ERROR_NOT_SUPPORTED;
+    if (ex->cooperative) {
+        unsigned long long blocks = (unsigned long long)grid[0] * grid[1] * grid[2];
+        int per_sm = fake_blocks_per_sm(device, a, block[0] * block[1] * block[2], shared);
+
+        if (!fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH))
+            return CUABI_ERROR_NOT_SUPPORTED;
+        if (blocks > (unsigned long long)per_sm * (unsigned)fake.devices[device].desc.multiprocessors)
+            return CUABI_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
+    }
+    return CUABI_SUCCESS;
+}
+
+cuabi_result cuLaunchKernelEx(const cuabi_launch_config *config, cuabi_function f, void **params, void **extra)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuLaunchKernelEx, true);
+    struct fake_launch_ex ex;
+
+    if (rc == CUABI_SUCCESS)
+        rc = fake_launch_ex_parse(config, &ex);
+    if (rc == CUABI_SUCCESS) {
+        const unsigned grid[3] = {config->grid_x, config->grid_y, config->grid_z};
+        const unsigned block[3] = {config->block_x, config->block_y, config->block_z};
+
+        rc = fake_launch(f, grid, block, config->shared_mem_bytes, config->stream, params, extra, &ex);
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuLaunchCooperativeKernel(cuabi_function f, unsigned int grid_x, unsigned int grid_y,
+                                       unsigned int grid_z, unsigned int block_x, unsigned int block_y,
+                                       unsigned int block_z, unsigned int shared_mem_bytes, cuabi_stream stream,
+                                       void **params)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuLaunchCooperativeKernel, true);
+    const unsigned grid[3] = {grid_x, grid_y, grid_z}, block[3] = {block_x, block_y, block_z};
+    const struct fake_launch_ex ex = {.cooperative = true};
+
+    if (rc == CUABI_SUCCESS)
+        rc = fake_launch(f, grid, block, shared_mem_bytes, stream, params, NULL, &ex);
+    return fake_end(rc);
+}

@@ -1,0 +1,120 @@
+/*
+ * The fake driver's occupancy calculators: blocks per multiprocessor as
+ * threads, registers and shared memory bound them on the device.
+ */
+#include <stdlib.h>
+
+#include "fake_internal.h"
+
+static int min_int(int a, int b)
+{
+    return a < b ? a : b;
+}
+
+/* Blocks of the function resident on one multiprocessor: threads, registers, then shared memory bound it. */
+int fake_blocks_per_sm(int device, const struct fake_func_attrs *a, unsigned block, size_t shared)
+{
+    int threads = (int)((block + 31) / 32 * 32);
+    int n = fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
+    size_t per_block = shared + (size_t)fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK);
+
+    if (block == 0 || block > 1024 || shared > (size_t)a->max_dynamic_shared)
+        return 0;
+    n = min_int(n, fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR) / threads);
+    n = min_int(n, fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR) /
+                       (threads * FAKE_NUM_REGS));
+    if (shared)
+        n = min_int(n, (int)((size_t)fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR) /
+                             per_block));
+    return n;
+}
+
+/* The function's attributes and device, with a context current: else the CUresult. */
+static cuabi_result occupancy_of(cuabi_function f, const struct fake_func_attrs **a, int *device)
+{
+    struct fake_ctx *cur = NULL, *ctx = NULL;
+    cuabi_result rc = fake_need_ctx(&cur);
+
+    if (rc == CUABI_SUCCESS && !(*a = fake_function_attrs(f, &ctx)))
+        rc = CUABI_ERROR_INVALID_HANDLE;
+    if (rc == CUABI_SUCCESS)
+        *device = ctx->device;
+    return rc;
+}
+
+cuabi_result cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *blocks, cuabi_function f, int block_size,
+                                                                  size_t dynamic_shared, unsigned int flags)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, true);
+    const struct fake_func_attrs *a = NULL;
+    int device = 0;
+
+    if (rc == CUABI_SUCCESS)
+        rc = occupancy_of(f, &a, &device);
+    if (rc == CUABI_SUCCESS && (!blocks || block_size <= 0 || flags > CUABI_OCCUPANCY_DISABLE_CACHING_OVERRIDE))
+        rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc == CUABI_SUCCESS)
+        *blocks = fake_blocks_per_sm(device, a, (unsigned)block_size, dynamic_shared);
+    return fake_end(rc);
+}
+
+cuabi_result cuOccupancyMaxPotentialBlockSizeWithFlags(int *min_grid_size, int *block_size, cuabi_function f,
+                                                       cuabi_occupancy_b2d_size shared_of_block,
+                                                       size_t dynamic_shared, int block_size_limit,
+                                                       unsigned int flags)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuOccupancyMaxPotentialBlockSizeWithFlags, true);
+    const struct fake_func_attrs *a = NULL;
+    int device = 0;
+
+    if (rc == CUABI_SUCCESS)
+        rc = occupancy_of(f, &a, &device);
+    if (rc == CUABI_SUCCESS && (!min_grid_size || !block_size || block_size_limit < 0 ||
+                                flags > CUABI_OCCUPANCY_DISABLE_CACHING_OVERRIDE))
+        rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc == CUABI_SUCCESS) {
+        int limit = block_size_limit == 0 || block_size_limit > 1024 ? 1024 : block_size_limit;
+        int best = 0, best_threads = 0;
+
+        /* The largest block that reaches the highest occupancy, as the driver's search finds it. */
+        for (int b = limit; b > 0; b -= 32) {
+            size_t shared = shared_of_block ? shared_of_block(b) : dynamic_shared;
+            int threads = fake_blocks_per_sm(device, a, (unsigned)b, shared) * b;
+
+            if (threads > best_threads) {
+                best_threads = threads;
+                best = b;
+            }
+        }
+        *block_size = best;
+        *min_grid_size = best ? best_threads / best * fake.devices[device].desc.multiprocessors : 0;
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuOccupancyMaxActiveClusters(int *clusters, cuabi_function f, const cuabi_launch_config *config)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuOccupancyMaxActiveClusters, true);
+    const struct fake_func_attrs *a = NULL;
+    struct fake_launch_ex ex;
+    int device = 0;
+
+    if (rc == CUABI_SUCCESS)
+        rc = occupancy_of(f, &a, &device);
+    if (rc == CUABI_SUCCESS && !clusters)
+        rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc == CUABI_SUCCESS)
+        rc = fake_launch_ex_parse(config, &ex);
+    if (rc == CUABI_SUCCESS && !fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH))
+        rc = CUABI_ERROR_NOT_SUPPORTED;
+    if (rc == CUABI_SUCCESS)
+        rc = fake_cluster_check(NULL, &ex);
+    if (rc == CUABI_SUCCESS) {
+        unsigned size = ex.cluster[0] * ex.cluster[1] * ex.cluster[2];
+        int per_sm = fake_blocks_per_sm(device, a, config->block_x * config->block_y * config->block_z,
+                                   config->shared_mem_bytes);
+
+        *clusters = (int)((unsigned)(per_sm * fake.devices[device].desc.multiprocessors) / size);
+    }
+    return fake_end(rc);
+}
