@@ -28,6 +28,7 @@
 #include "function.h" /* issue 11 */
 #include "tensor_map.h" /* issue 11 */
 #include "program.h"
+#include "forward.h"
 
 #define GPUSHIM_VERSION_MAJOR 0 /**< the version of these headers: major */
 #define GPUSHIM_VERSION_MINOR 1 /**< minor */

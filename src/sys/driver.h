@@ -73,6 +73,23 @@ static inline gpu_status gpu__driver_get(const struct gpu__driver **out)
     return gpu__driver_load(out);
 }
 
+/*
+ * The driver library the load opened, loading it on first use: GPU_OK and
+ * *out set also when the load then failed at cuInit or at resolving gpushim's
+ * own entry points (a library that exports cuInit and cuDriverGetVersion is
+ * the process's driver, for libgpushim-cuda to forward to, and answers for
+ * itself). Else the load's GPU_ERR_NO_DRIVER or GPU_ERR_FORKED, with the
+ * thread's error saying why. Never closed.
+ */
+gpu_status gpu__driver_handle(void **out);
+
+/*
+ * Whether `p` lies inside gpushim: libgpushim itself, or a library that
+ * imports gpu_cuda_slots (libgpushim-cuda.so, or anything built on it). A
+ * driver's export never does; taking one would make a forwarder call itself.
+ */
+bool gpu__inside_gpushim(void *p);
+
 /* The table if the driver is loaded and usable, else NULL; never loads it. */
 const struct gpu__driver *gpu__driver_peek(void);
 

@@ -51,6 +51,8 @@ static atomic_bool load_started;
 static atomic_bool loading;
 static pthread_t loader;
 static bool atfork_registered;
+/* The library opened, once it proved to export what a driver does; never closed. */
+static void *driver_handle;
 
 /*
  * What gpu_driver_report() returns: NULL before the load, a snapshot of each
@@ -117,6 +119,27 @@ static void publish_step(int i, const char *step, const char *what)
     steps[i].step = step;
     steps[i].message = what;
     atomic_store_explicit(&published, &steps[i], memory_order_release);
+}
+
+bool gpu__inside_gpushim(void *p)
+{
+    Dl_info info, self;
+    void *handle;
+    bool gpushim;
+
+    if (!dladdr(p, &info))
+        return false;
+    if (dladdr((void *)&report, &self) && self.dli_fbase == info.dli_fbase)
+        return true;
+    if (!info.dli_fname || !info.dli_fname[0])
+        return false;
+    /* RTLD_NOLOAD: the object is loaded already (it holds p); this only counts a reference, dropped below. */
+    handle = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    if (!handle)
+        return false;
+    gpushim = dlsym(handle, "gpu_cuda_slots") != NULL;
+    dlclose(handle);
+    return gpushim;
 }
 
 /* Which library: GPUSHIM_LIBCUDA alone when set, else the driver's usual places. */
@@ -294,6 +317,14 @@ static gpu_status load_from(void *handle)
         return GPU_ERR_NO_DRIVER;
     }
     memcpy(&sym, &init, sizeof(sym));
+    if (gpu__inside_gpushim(sym)) {
+        /* libgpushim-cuda's cuInit would forward to this very load: refuse it before calling it. */
+        report.stage = GPU_LOAD_RESOLVE;
+        message = set_message("%s is not a CUDA driver: its %s is gpushim's own forwarder (libgpushim-cuda)",
+                              report.file, CUABI_SYMBOL_cuInit);
+        return GPU_ERR_NO_DRIVER;
+    }
+    driver_handle = handle;
     if (dladdr(sym, &info) && info.dli_fname)
         report.file = gpu__text_printf(loaded_file, sizeof(loaded_file), "%s", info.dli_fname);
     identify_fake(handle);
@@ -409,6 +440,18 @@ gpu_status gpu__driver_load(const struct gpu__driver **out)
     return fail_unloaded();
 }
 
+gpu_status gpu__driver_handle(void **out)
+{
+    const struct gpu__driver *drv;
+    gpu_status st = gpu__driver_load(&drv);
+
+    /* Not done: refused, as a call from inside the load or in a child forked during it. */
+    if (!atomic_load_explicit(&load_done, memory_order_acquire) || !driver_handle)
+        return st == GPU_OK ? fail_unloaded() : st;
+    *out = driver_handle;
+    return GPU_OK;
+}
+
 const struct gpu__driver *gpu__driver_peek(void)
 {
     if (atomic_load_explicit(&table_ready, memory_order_acquire) &&
@@ -482,6 +525,7 @@ void gpu__driver_forget(void)
     traced = false;
     atomic_store(&published, NULL);
     load_status = GPU_ERR_NO_DRIVER;
+    driver_handle = NULL;
     memset(&gpu__driver_table, 0, sizeof(gpu__driver_table));
     memset(&report, 0, sizeof(report));
     memset(steps, 0, sizeof(steps));

@@ -32,6 +32,7 @@
 
 #include "gpushim/driver.h"
 
+#include "cuda_forward.h"
 #include "text.h"
 #include "trace.h"
 
@@ -47,20 +48,28 @@ enum trace_id {
 #define GPU__ENTRY(need, name, symbol, params, args) TRACE_ID_##name,
 #include "entry_points.h"
 #undef GPU__ENTRY
-    TRACE_ENTRY_COUNT
+    TRACE_ENTRY_COUNT,
+    /* Then libgpushim-cuda's forwarded calls, by symbol (cuda_symbols.h). */
+    TRACE_ID_COUNT = TRACE_ENTRY_COUNT + GPU__CUDA_SYMBOL_COUNT
 };
 
-static const char *const entry_names[TRACE_ENTRY_COUNT] = {
+static const char *const entry_names[TRACE_ID_COUNT] = {
 #define GPU__ENTRY(need, name, symbol, params, args) #name,
 #include "entry_points.h"
 #undef GPU__ENTRY
+#define GPU__CUDA_SYMBOL(name, kinds, params) #name,
+#include "cuda_symbols.h"
+#undef GPU__CUDA_SYMBOL
 };
 
-/* The parameters' names, "(a, b)", as the list spells them. */
-static const char *const entry_args[TRACE_ENTRY_COUNT] = {
+/* The parameters' names, "(a, b)", as the lists spell them. */
+static const char *const entry_args[TRACE_ID_COUNT] = {
 #define GPU__ENTRY(need, name, symbol, params, args) #args,
 #include "entry_points.h"
 #undef GPU__ENTRY
+#define GPU__CUDA_SYMBOL(name, kinds, params) "(" params ")",
+#include "cuda_symbols.h"
+#undef GPU__CUDA_SYMBOL
 };
 
 /* The launches and copies, whose GPU time GPUSHIM_TRACE_GPU=1 measures. */
@@ -70,8 +79,8 @@ static const bool entry_on_gpu[TRACE_ENTRY_COUNT] = {
     [TRACE_ID_cuMemcpyDtoHAsync] = true, [TRACE_ID_cuMemcpyDtoDAsync] = true, [TRACE_ID_cuMemcpyPeerAsync] = true,
 };
 
-/* How an argument is written: a signed or unsigned number, or an address, handle or pointer ("0x..."). */
-enum trace_kind { KIND_INT = 1, KIND_UINT, KIND_PTR, KIND_BYTES };
+/* How an argument is written: a signed or unsigned number, an address, handle or pointer ("0x..."), a double. */
+enum trace_kind { KIND_INT = 1, KIND_UINT, KIND_PTR, KIND_BYTES, KIND_DOUBLE };
 
 struct trace_event {
     atomic_uint ready;
@@ -138,7 +147,7 @@ static size_t max_events = TRACE_DEFAULT_EVENTS;
 static struct trace_event *events;
 static atomic_size_t next_event;
 static atomic_size_t dropped_events;
-static struct trace_stats stats[TRACE_ENTRY_COUNT];
+static struct trace_stats stats[TRACE_ID_COUNT];
 static atomic_bool finished;
 
 /* GPU spans: everything below is guarded by gpu_lock. */
@@ -539,6 +548,46 @@ static void call_end(struct trace_call *tc, cuabi_result rc, uint64_t t0, uint64
 #include "entry_points.h"
 #undef GPU__ENTRY
 
+/* ---- Calls through libgpushim-cuda (cuda_forward.c), timed by its thunks ---- */
+
+static atomic_bool installed;
+
+bool gpu__trace_forwarding(void)
+{
+    return atomic_load_explicit(&installed, memory_order_acquire);
+}
+
+void gpu__trace_forwarded(unsigned symbol, const char *kinds, const uint64_t *args, unsigned argc, cuabi_result rc,
+                          uint64_t t0, uint64_t t1)
+{
+    struct trace_call tcall;
+    struct trace_call *tc = &tcall;
+
+    call_begin(tc, (enum trace_id)(TRACE_ENTRY_COUNT + symbol));
+    for (unsigned i = 0; i < argc; i++) {
+        enum trace_kind kind = KIND_PTR;
+
+        switch (kinds[i]) {
+        case 'i':
+        case 'l':
+            kind = KIND_INT;
+            break;
+        case 'u':
+        case 'z':
+            kind = KIND_UINT;
+            break;
+        case 'f':
+        case 'd':
+            kind = KIND_DOUBLE;
+            break;
+        default:
+            break;
+        }
+        put_arg(&tc->ev, kind, args[i]);
+    }
+    call_end(tc, rc, t0, t1);
+}
+
 /* ---- At exit: the file ---- */
 
 static double us(uint64_t ns)
@@ -568,6 +617,18 @@ static void write_load(FILE *f)
     write_stage(f, "resolve", install_ns - r->resolve_ns, r->resolve_ns);
 }
 
+/* JSON has no NaN or infinity: those are written as strings. */
+static void write_double(FILE *f, uint64_t bits)
+{
+    double d;
+
+    memcpy(&d, &bits, sizeof(d));
+    if (d != d || d - d != 0)
+        fprintf(f, "\"%g\"", d);
+    else
+        fprintf(f, "%.17g", d);
+}
+
 static void write_args(FILE *f, const struct trace_event *ev)
 {
     const char *names = entry_args[ev->entry] + 1; /* past "(" */
@@ -584,6 +645,8 @@ static void write_args(FILE *f, const struct trace_event *ev)
             fprintf(f, "%" PRIu64, ev->args[i]);
         else if (ev->kinds[i] == KIND_PTR)
             fprintf(f, "\"0x%" PRIx64 "\"", ev->args[i]);
+        else if (ev->kinds[i] == KIND_DOUBLE)
+            write_double(f, ev->args[i]);
         else
             fprintf(f, "\"(%" PRIu64 " bytes)\"", ev->args[i]);
         names += len;
@@ -607,9 +670,9 @@ static size_t write_calls(FILE *f, size_t *incomplete)
             (*incomplete)++;
             continue;
         }
-        fprintf(f, ",\n{\"name\":\"%s\",\"cat\":\"driver\",\"ph\":\"X\",\"pid\":%d,\"tid\":%" PRIu32
+        fprintf(f, ",\n{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":%" PRIu32
                    ",\"ts\":%.3f,\"dur\":%.3f,",
-                entry_names[ev->entry], (int)trace_pid, ev->tid, us(rel(ev->ts_ns)), us(ev->dur_ns));
+                entry_names[ev->entry], ev->entry < TRACE_ENTRY_COUNT ? "driver" : "cuda", (int)trace_pid, ev->tid, us(rel(ev->ts_ns)), us(ev->dur_ns));
         write_args(f, ev);
         fputc('}', f);
         written++;
@@ -683,22 +746,22 @@ static int by_total(const void *a, const void *b)
 
 static void write_summary(FILE *f)
 {
-    int order[TRACE_ENTRY_COUNT];
+    int order[TRACE_ID_COUNT];
     unsigned long long total = 0;
     unsigned long calls = 0, failed = 0;
 
-    for (int i = 0; i < TRACE_ENTRY_COUNT; i++) {
+    for (int i = 0; i < TRACE_ID_COUNT; i++) {
         order[i] = i;
         total += atomic_load(&stats[i].total_ns);
         calls += atomic_load(&stats[i].calls);
         failed += atomic_load(&stats[i].failed);
     }
-    qsort(order, TRACE_ENTRY_COUNT, sizeof(order[0]), by_total);
+    qsort(order, TRACE_ID_COUNT, sizeof(order[0]), by_total);
     fprintf(f, "gpushim trace summary (pid %d): %lu driver calls, %lu failed, %.3f ms on the host\n", (int)trace_pid,
             calls, failed, (double)total / 1e6);
     fprintf(f, "%8s %14s %10s %8s %12s %12s %12s  %s\n", "Time(%)", "Total (ns)", "Calls", "Failed", "Avg (ns)",
             "Min (ns)", "Max (ns)", "Name");
-    for (int k = 0; k < TRACE_ENTRY_COUNT; k++) {
+    for (int k = 0; k < TRACE_ID_COUNT; k++) {
         const struct trace_stats *s = &stats[order[k]];
         unsigned long n = atomic_load(&s->calls);
         unsigned long long t = atomic_load(&s->total_ns);
@@ -794,7 +857,7 @@ bool gpu__trace_install(struct gpu__driver *table, const gpu_load_report *report
                 return false;
         }
     }
-    for (int i = 0; i < TRACE_ENTRY_COUNT; i++)
+    for (int i = 0; i < TRACE_ID_COUNT; i++)
         atomic_init(&stats[i].min_ns, UINT64_MAX);
     trace_pid = getpid();
     load_tid = thread_id();
@@ -807,5 +870,6 @@ bool gpu__trace_install(struct gpu__driver *table, const gpu_load_report *report
 #undef GPU__ENTRY
     if (atexit(trace_finish) != 0)
         fprintf(stderr, "gpushim: GPUSHIM_TRACE: atexit failed; no trace will be written\n");
+    atomic_store_explicit(&installed, true, memory_order_release);
     return true;
 }

@@ -32,4 +32,16 @@
  */
 bool gpu__trace_install(struct gpu__driver *table, const gpu_load_report *report);
 
+/* Whether tracing was installed at the load: then libgpushim-cuda's calls are traced too. */
+bool gpu__trace_forwarding(void);
+
+/*
+ * One call through libgpushim-cuda, timed from t0 to t1 by its thunk:
+ * `symbol` indexes cuda_symbols.h, `args` holds the first `argc` arguments
+ * as their registers or stack words had them, `kinds` says how each is
+ * written (cuda_symbols.h's letters).
+ */
+void gpu__trace_forwarded(unsigned symbol, const char *kinds, const uint64_t *args, unsigned argc, cuabi_result rc,
+                          uint64_t t0, uint64_t t1);
+
 #endif
