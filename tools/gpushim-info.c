@@ -197,6 +197,51 @@ static void print_attempts_json(const gpu_load_attempt *a, size_t n, const char 
     }
 }
 
+/*
+ * libgpushim-cuda's forwarders: how many reach the driver's own export of
+ * their name; the rest answer CUDA_ERROR_NOT_SUPPORTED. Only once the load
+ * got a library (asking would load it, and a stuck load would hang here).
+ */
+static bool forwarders_known(const struct info *in)
+{
+    return !in->timed_out && in->report->stage != GPU_LOAD_OPEN && in->report->stage != GPU_LOAD_NOT_STARTED;
+}
+
+static void print_forwarders(const struct info *in, bool json)
+{
+    size_t n = gpu_cuda_symbol_count(), forwarded = 0, missing = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        const char *name;
+        void *target;
+
+        if (gpu_cuda_symbol(i, &name, &target) == GPU_OK)
+            forwarded++;
+    }
+    if (json)
+        printf("  \"cuda_symbols\": {\"count\": %zu, \"forwarded\": %zu, \"missing\": [", n, forwarded);
+    else
+        printf("  cu* symbols (libgpushim-cuda): %zu, %zu forwarded to the driver's own exports, %zu missing%s", n,
+               forwarded, n - forwarded, n == forwarded ? "\n" : ":");
+    for (size_t i = 0; i < n; i++) {
+        const char *name;
+        void *target;
+
+        if (gpu_cuda_symbol(i, &name, &target) == GPU_OK)
+            continue;
+        if (json) {
+            printf("%s", missing ? ", " : "");
+            json_string(name);
+        } else if (missing < 8) {
+            printf(" %s", name);
+        } else if (missing == 8) {
+            printf(" ... (--json lists them all)");
+        }
+        missing++;
+    }
+    printf(json ? "]},\n" : (n == forwarded ? "" : "\n"));
+}
+
 static void print_compiler_text(const gpu_compiler_report *r)
 {
     if (r->stage != GPU_LOAD_READY) {
@@ -433,6 +478,8 @@ static void print_json(const struct info *in)
         putchar('}');
     }
     printf("\n  ],\n");
+    if (forwarders_known(in))
+        print_forwarders(in, true);
     print_compiler_json(gpu_compiler_get_report());
     printf("}\n");
 }
@@ -472,6 +519,8 @@ static void print_text(const struct info *in)
                 printf("    note: %s resolved to a pointer other than the exported %s\n", e->name, e->symbol);
         }
     }
+    if (forwarders_known(in))
+        print_forwarders(in, false);
     printf("  load: open %.3f ms, cuInit %.3f ms, resolve %.3f ms\n", r->open_ns / 1e6, r->init_ns / 1e6,
            r->resolve_ns / 1e6);
     if (r->init_called && r->init_result != 0)

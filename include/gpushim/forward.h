@@ -37,7 +37,7 @@
  * - The driver lacks a symbol (an older driver than the program's cuda.h):
  *   that function returns **CUDA_ERROR_NOT_SUPPORTED (801)**, the driver's
  *   own answer for an operation it does not provide; gpu_cuda_symbol() names
- *   it, and `gpushim-info --cuda` lists them.
+ *   it, and gpushim-info lists them (`--json`, all of them).
  * - A library that opened and exports cuInit is the driver whatever its
  *   cuInit answered: its functions give their own errors (the stub's 34, a
  *   driver's CUDA_ERROR_NO_DEVICE), as they would under -lcuda.

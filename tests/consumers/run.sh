@@ -18,6 +18,11 @@
 #   meson       dependency('gpushim-fakecuda') and its get_variable('driver'),
 #               installed and as a subproject
 #
+# libgpushim-cuda, where the toolkit's cuda.h is here (CUDA_INCLUDE, default /usr/local/cuda/include):
+# tests/cuda/app.c, a -lcuda program, built with pkg-config's gpushim-cuda, CMake's gpushim::cuda and
+# Meson's dependency('gpushim-cuda'); each runs with no driver (its own error path, gpushim's reason)
+# and on the fake driver.
+#
 # usage: tests/consumers/run.sh PREFIX      (PREFIX: where `meson install` put gpushim)
 # environment: FAKE_LIBCUDA (optional), CC (default cc)
 set -euo pipefail
@@ -99,6 +104,7 @@ run_fake_app() {
 }
 
 cp -r "$here" "$work/consumers"
+cp -r "$root/tests/cuda" "$work/cuda" # the gpushim-cuda consumers' program
 
 say "cmake (find_package, shared and static targets)"
 cmake -S "$work/consumers/cmake" -B "$work/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_COMPILER="$cc" \
@@ -164,6 +170,44 @@ if env -u GPUSHIM_LIBCUDA "$sub_fake" | tee "$work/sub-fake.out" && grep -q "thr
 else
     echo "FAIL: $sub_fake on the subproject's fake driver"
     failures=$((failures + 1))
+fi
+
+# run_cuda_app FILE: a -lcuda program linked with libgpushim-cuda only, with no driver and on the fake.
+run_cuda_app() {
+    local needed
+    needed=$(readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+    case $needed in *libcuda.so*) echo "FAIL: $1 needs libcuda: $needed"; failures=$((failures + 1)); return ;; esac
+    case $needed in *libgpushim-cuda.so.0*) ;; *) echo "FAIL: $1 does not need libgpushim-cuda.so.0: $needed"
+        failures=$((failures + 1)); return ;; esac
+    echo "linked: $1: NEEDED $needed"
+    env LD_LIBRARY_PATH="$libdir" GPUSHIM_LIBCUDA=$missing "$1" no-driver ||
+        { echo "FAIL: $1 without a driver"; failures=$((failures + 1)); }
+    env LD_LIBRARY_PATH="$libdir" GPUSHIM_LIBCUDA="$FAKE_LIBCUDA" "$1" run ||
+        { echo "FAIL: $1 on the fake driver"; failures=$((failures + 1)); }
+}
+
+cuda_include=${CUDA_INCLUDE:-/usr/local/cuda/include}
+if ! pkg-config --exists gpushim-cuda; then
+    say "gpushim-cuda: not installed here (its forwarders exist for x86-64 Linux only)"
+elif [ ! -f "$cuda_include/cuda.h" ]; then
+    say "gpushim-cuda: skipped, no cuda.h in $cuda_include"
+else
+    say "pkg-config, gpushim-cuda in place of -lcuda ($(pkg-config --libs gpushim-cuda))"
+    # shellcheck disable=SC2046 # the flags are meant to split
+    "$cc" -std=c11 -Wall -Wextra -Werror -isystem "$cuda_include" "$root/tests/cuda/app.c" \
+        $(pkg-config --libs gpushim-cuda) -o "$work/pc-cuda"
+    run_cuda_app "$work/pc-cuda"
+
+    say "cmake, gpushim::cuda in place of CUDA::cuda_driver"
+    cmake -S "$work/consumers/cmake-cuda" -B "$work/cmake-cuda" -DCMAKE_PREFIX_PATH="$prefix" \
+        -DCMAKE_C_COMPILER="$cc" -DCUDAToolkit_ROOT="$(dirname "$cuda_include")" >"$work/cmake-cuda.log" 2>&1 ||
+        { cat "$work/cmake-cuda.log"; exit 1; }
+    cmake --build "$work/cmake-cuda" -- -s >/dev/null
+    run_cuda_app "$work/cmake-cuda/consumer-cuda"
+
+    say "meson, dependency('gpushim-cuda') from the installed tree"
+    [ -x "$work/meson-installed/consumer-cuda" ] || { echo "FAIL: meson built no consumer-cuda"; failures=$((failures + 1)); }
+    [ ! -x "$work/meson-installed/consumer-cuda" ] || run_cuda_app "$work/meson-installed/consumer-cuda"
 fi
 
 if [ "$failures" -ne 0 ]; then
