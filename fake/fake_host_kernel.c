@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "fake_internal.h"
+#include "ptx/ptx.h"
 
 struct registration {
     struct registration *next;
@@ -30,8 +31,10 @@ static struct registration *registry;
 /* One launch's arguments, shared (counted) by the queued operation and its graph copies. */
 struct fake_host_args {
     unsigned refs;
-    gpu_fake_kernel_fn fn;
+    gpu_fake_kernel_fn fn;     /* NULL: the PTX interpreter runs the entry */
     void *user_data;
+    struct ptx_module *ptx;    /* then its module, a reference */
+    size_t nbytes;
     char *name;
     unsigned count;
     size_t *sizes;
@@ -45,7 +48,7 @@ struct gpu_fake_exec {
 };
 
 /* What a failed launch on this thread said, for cuGetErrorString(note_result) until its next launch. */
-static _Thread_local char note[256];
+static _Thread_local char note[512];
 static _Thread_local cuabi_result note_result;
 
 /* Set while this thread runs a host kernel, which holds the fake's lock. */
@@ -224,11 +227,16 @@ cuabi_result fake_host_args_new(const struct fake_layout *l, void **params, void
     gpu_fake_kernel_fn fn = NULL;
     void *user_data = NULL;
     cuabi_result rc = CUABI_SUCCESS;
+    char why[256];
 
     note[0] = '\0';
-    if (!registry_find(l->name, &fn, &user_data)) {
+    /* No host implementation: the PTX interpreter runs the entry, or says why it cannot. */
+    if (!registry_find(l->name, &fn, &user_data) &&
+        (rc = ptx_entry_check(l->ptx, l->name, why, sizeof(why))) != CUABI_SUCCESS) {
         snprintf(note, sizeof(note), "operation not supported: the fake driver has no host implementation of kernel "
-                                     "\"%s\" (gpu_fake_kernel_register)", l->name);
+                                     "\"%s\" (gpu_fake_kernel_register)%s%s", l->name,
+                 rc == CUABI_ERROR_NOT_FOUND ? "" : ", and its PTX interpreter cannot run it: ",
+                 rc == CUABI_ERROR_NOT_FOUND ? "" : why);
         note_result = CUABI_ERROR_NOT_SUPPORTED;
         fprintf(stderr, "gpushim-fakecuda: %s\n", note);
         return CUABI_ERROR_NOT_SUPPORTED;
@@ -254,6 +262,9 @@ cuabi_result fake_host_args_new(const struct fake_layout *l, void **params, void
         return CUABI_ERROR_OUT_OF_MEMORY;
     a->refs = 1;
     a->fn = fn;
+    if (!fn)
+        ptx_module_retain(a->ptx = l->ptx);
+    a->nbytes = l->bytes;
     a->user_data = user_data;
     a->count = l->count;
     a->sizes = (size_t *)(void *)((unsigned char *)a + at_sizes);
@@ -279,8 +290,10 @@ void fake_host_args_retain(struct fake_host_args *a)
 
 void fake_host_args_release(struct fake_host_args *a)
 {
-    if (a && --a->refs == 0)
+    if (a && --a->refs == 0) {
+        ptx_module_release(a->ptx);
         free(a);
+    }
 }
 
 bool fake_host_kernel_run(struct fake_stream *s, const struct fake_op *op)
@@ -301,6 +314,15 @@ bool fake_host_kernel_run(struct fake_stream *s, const struct fake_op *op)
     };
     int result;
 
+    if (!a->fn) {
+        struct ptx_launch pl = {a->ptx, a->name, s->ctx, s->ctx->device, {l.grid.x, l.grid.y, l.grid.z},
+                                {l.block.x, l.block.y, l.block.z}, op->u.k.shared, a->bytes, a->nbytes};
+
+        result = (int)ptx_launch_run(&pl);
+        if (result != CUABI_SUCCESS && result != CUABI_ERROR_ILLEGAL_ADDRESS && !s->fault)
+            s->fault = (cuabi_result)result;
+        return result != CUABI_ERROR_ILLEGAL_ADDRESS;
+    }
     if (l.shared_bytes && !(l.shared = calloc(1, l.shared_bytes))) {
         if (!s->fault)
             s->fault = CUABI_ERROR_LAUNCH_OUT_OF_RESOURCES;

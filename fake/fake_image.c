@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fake_internal.h"
+#include "ptx/ptx.h"
 
 enum {
     FATBIN_KIND_PTX = 1,
@@ -28,6 +29,7 @@ struct reader {
     size_t log_size;
     bool versioned;
     cuabi_result rc; /* the first error; the log says why */
+    struct ptx_module *ptx; /* the text decoded for the interpreter, or NULL */
 };
 
 struct token {
@@ -335,6 +337,7 @@ void fake_layout_free(struct fake_layout *l)
     free(l->size);
     free(l->align);
     free(l->offset);
+    ptx_module_release(l->ptx);
     free(l);
 }
 
@@ -390,7 +393,10 @@ static bool add_param(struct reader *r, struct fake_layout *l, size_t size, size
 
 static bool add_entry(struct reader *r, struct fake_layout *l, unsigned line)
 {
-    cuabi_result rc = fake_module_add_entry(r->m, l, line, r->log, r->log_size);
+    cuabi_result rc;
+
+    ptx_module_retain(l->ptx = r->ptx);
+    rc = fake_module_add_entry(r->m, l, line, r->log, r->log_size);
 
     if (rc != CUABI_SUCCESS && r->rc == CUABI_SUCCESS)
         r->rc = rc;
@@ -648,6 +654,7 @@ static bool read_variable(struct reader *r, bool define)
                 r->rc = rc;
                 return false;
             }
+            ptx_module_bind_global(r->ptx, d.name.s, d.name.len, a->addr);
         }
         if (a && init_at) {
             const char *resume = r->p;
@@ -782,7 +789,7 @@ static bool read_directive(struct reader *r, struct token *t)
 
 static cuabi_result read_text(const char *text, struct fake_module *m, char *log, size_t log_size)
 {
-    struct reader r = {text, 1, m, log, log_size, false, CUABI_SUCCESS};
+    struct reader r = {text, 1, m, log, log_size, false, CUABI_SUCCESS, ptx_module_decode(text)};
     struct token t = {NULL, 0, 0};
 
     while (next(&r, &t)) {
@@ -801,6 +808,7 @@ static cuabi_result read_text(const char *text, struct fake_module *m, char *log
         snprintf(log, log_size, "fake ptxas: no .version directive: this is not PTX");
         r.rc = CUABI_ERROR_INVALID_PTX;
     }
+    ptx_module_release(r.ptx);
     return r.rc;
 }
 

@@ -531,6 +531,7 @@ struct fake_layout {
     size_t *size;   /* [count] */
     size_t *align;  /* [count] */
     size_t *offset; /* [count] each one's place in the buffer */
+    struct ptx_module *ptx; /* the module's decoded PTX (ptx/ptx.h), a reference; NULL for .fake_entry */
 };
 
 void fake_layout_free(struct fake_layout *l);

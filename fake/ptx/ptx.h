@@ -1,0 +1,56 @@
+/*
+ * The fake's PTX interpreter, as the rest of the fake sees it: a module's
+ * PTX decoded once when it loads (ptx_parse.c), and a launch of one of its
+ * entries run over a pool of host threads (ptx_launch.c).
+ */
+#ifndef FAKE_PTX_H
+#define FAKE_PTX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuda_abi.h"
+
+struct fake_ctx;
+struct ptx_module;
+
+/*
+ * Decodes every function of a module's PTX text. A function the decoder
+ * cannot read is kept with the reason, which a launch of it reports; NULL
+ * only when out of memory. The result holds one reference.
+ */
+struct ptx_module *ptx_module_decode(const char *text);
+void ptx_module_retain(struct ptx_module *m);  /* NULL does nothing */
+void ptx_module_release(struct ptx_module *m); /* NULL does nothing */
+
+/* Gives global (or .const) variable NAME of the module its device address, once the fake declared it. */
+void ptx_module_bind_global(struct ptx_module *m, const char *name, size_t len, uint64_t addr);
+
+/*
+ * Whether entry NAME of the module can run: success, else NOT_SUPPORTED (or
+ * NOT_FOUND without one) with a message naming the instruction, the kernel
+ * and the PTX line in `why`.
+ */
+cuabi_result ptx_entry_check(const struct ptx_module *m, const char *name, char *why, size_t why_size);
+
+/* A launch of an entry: its shape and its parameter buffer (laid out as the entry declares). */
+struct ptx_launch {
+    const struct ptx_module *module;
+    const char *entry;
+    const struct fake_ctx *ctx;
+    int device;
+    unsigned grid[3], block[3], shared;
+    const unsigned char *params;
+    size_t param_bytes;
+};
+
+/*
+ * Runs a launch to its end with the fake's lock held (device memory does not
+ * change meanwhile). Success, or the fault the stream gets:
+ * ILLEGAL_ADDRESS for an access outside live memory (printed with the
+ * kernel, block, thread, PTX line and address), and the like.
+ */
+cuabi_result ptx_launch_run(const struct ptx_launch *l);
+
+#endif

@@ -1,0 +1,1631 @@
+/*
+ * The PTX executor: runs one block at a time on the calling host thread.
+ *
+ * A block is warps of 32 threads. A warp executes one instruction for all
+ * its active lanes at once (the switch is taken once per warp, the loop over
+ * lanes is inside each case). Divergence: every lane keeps its own program
+ * counter; the warp runs the lanes whose counter is the smallest, so lanes
+ * that took a forward branch wait at the join point for the others, and
+ * reconverge there, as they do after a structured branch on a GPU. A warp
+ * runs until all its lanes wait at bar.sync or have exited; when every warp
+ * of the block waits, the barrier opens.
+ *
+ * Calls push a frame on the lane's local stack: a header (return point and
+ * the caller's frame), the callee's parameters, locals and call parameters,
+ * and the values its registers had, so that recursion works.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ptx_internal.h"
+
+enum { LOCAL_STACK = 16 * 1024, FRAME_HEADER = 16 };
+
+struct warp {
+    uint64_t *regs;             /* [register][lane], offset so that the module's indices work */
+    uint32_t pc[PTX_WARP];      /* of lanes not running now */
+    uint32_t fbase[PTX_WARP];   /* the current frame in the lane's local stack */
+    uint32_t ftop[PTX_WARP];
+    uint32_t live, waiting;
+    unsigned index;
+};
+
+struct ptx_block {
+    struct ptx_run *r;
+    const struct ptx_module *m;
+    const struct ptx_inst *code;
+    unsigned ctaid[3];
+    unsigned nthreads, nwarps;
+    unsigned char *shared;
+    size_t shared_bytes;
+    struct ptx_shadow *shadow;
+    uint32_t epoch;
+    unsigned char *local;
+    size_t local_per_lane;
+    struct warp *warps;
+    struct ptx_mem mem;
+    uint64_t executed;
+    bool stop;
+};
+
+/* ---- Values ---- */
+
+static inline uint64_t mask_of(unsigned bytes)
+{
+    return bytes >= 8 ? ~0ull : (1ull << (bytes * 8)) - 1;
+}
+
+static inline int64_t sext(uint64_t v, unsigned bytes)
+{
+    unsigned sh = bytes >= 8 ? 0 : 64 - bytes * 8;
+
+    return (int64_t)(v << sh) >> sh;
+}
+
+static inline float f32_of(uint64_t v)
+{
+    uint32_t b = (uint32_t)v;
+    float f;
+
+    memcpy(&f, &b, 4);
+    return f;
+}
+
+static inline uint64_t bits_f32(float f)
+{
+    uint32_t b;
+
+    memcpy(&b, &f, 4);
+    return b;
+}
+
+static inline double f64_of(uint64_t v)
+{
+    double d;
+
+    memcpy(&d, &v, 8);
+    return d;
+}
+
+static inline uint64_t bits_f64(double d)
+{
+    uint64_t b;
+
+    memcpy(&b, &d, 8);
+    return b;
+}
+
+/* IEEE half and bfloat16, to and from float, rounding to nearest even. */
+static float half_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 31, man = h & 1023, bits;
+
+    if (exp == 31) {
+        bits = sign | 0x7f800000u | (man << 13);
+    } else if (exp == 0) {
+        float f = (float)man * 0x1p-24f;
+
+        return sign ? -f : f;
+    } else {
+        bits = sign | ((exp + 112) << 23) | (man << 13);
+    }
+    return f32_of(bits);
+}
+
+static uint16_t f32_to_half(float f)
+{
+    uint32_t x = (uint32_t)bits_f32(f), sign = (x >> 16) & 0x8000;
+    float a = fabsf(f);
+
+    if (a != a)
+        return (uint16_t)(sign | 0x7e00);
+    if (a >= 65520.0f)
+        return (uint16_t)(sign | 0x7c00);
+    if (a < 0x1p-14f) {
+        /* Subnormal: a multiple of 2^-24, rounded to nearest even by the FPU. */
+        return (uint16_t)(sign | (uint32_t)nearbyintf(a * 0x1p24f));
+    }
+    {
+        uint32_t e = ((x >> 23) & 255) - 112, man = x & 0x7fffff;
+        uint32_t h = (e << 10) | (man >> 13), rest = man & 0x1fff;
+
+        if (rest > 0x1000 || (rest == 0x1000 && (h & 1)))
+            h++;
+        return (uint16_t)(sign | h);
+    }
+}
+
+static float bf16_to_f32(uint16_t h)
+{
+    return f32_of((uint32_t)h << 16);
+}
+
+static uint16_t f32_to_bf16(float f)
+{
+    uint32_t x = (uint32_t)bits_f32(f);
+
+    if (f != f)
+        return (uint16_t)((x >> 16) | 0x40);
+    x += 0x7fff + ((x >> 16) & 1);
+    return (uint16_t)(x >> 16);
+}
+
+/* A float result rounded to f32 in a directed mode (from an exact or double result). */
+static float round_f32(double v, unsigned rnd)
+{
+    float f = (float)v;
+
+    if (rnd == RND_RZ || rnd == RND_RZI) {
+        if (fabs((double)f) > fabs(v))
+            f = nextafterf(f, 0.0f);
+    } else if (rnd == RND_RM || rnd == RND_RMI) {
+        if ((double)f > v)
+            f = nextafterf(f, -INFINITY);
+    } else if (rnd == RND_RP || rnd == RND_RPI) {
+        if ((double)f < v)
+            f = nextafterf(f, INFINITY);
+    }
+    return f;
+}
+
+/* The value of a special register for lane l. */
+static uint64_t sreg(const struct ptx_block *b, const struct warp *w, unsigned which, unsigned l)
+{
+    const struct ptx_launch *L = b->r->l;
+    unsigned t = w->index * PTX_WARP + l;
+    unsigned bx = L->block[0], by = L->block[1];
+
+    switch (which) {
+    case R_TID_X: return t % bx;
+    case R_TID_Y: return (t / bx) % by;
+    case R_TID_Z: return t / (bx * by);
+    case R_NTID_X: return L->block[0];
+    case R_NTID_Y: return L->block[1];
+    case R_NTID_Z: return L->block[2];
+    case R_CTAID_X: return b->ctaid[0];
+    case R_CTAID_Y: return b->ctaid[1];
+    case R_CTAID_Z: return b->ctaid[2];
+    case R_NCTAID_X: return L->grid[0];
+    case R_NCTAID_Y: return L->grid[1];
+    case R_NCTAID_Z: return L->grid[2];
+    case R_LANEID: return l;
+    case R_WARPID: return w->index;
+    case R_NWARPID: return b->nwarps;
+    case R_SMID: return 0;
+    case R_NSMID: return 1;
+    case R_GRIDID: return 1;
+    case R_CLOCK: return (uint32_t)b->executed;
+    case R_CLOCK64: return b->executed;
+    case R_GLOBALTIMER: {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    }
+    case R_LANEMASK_EQ: return 1u << l;
+    case R_LANEMASK_LT: return (1u << l) - 1;
+    case R_LANEMASK_LE: return (uint32_t)((2ull << l) - 1);
+    case R_LANEMASK_GT: return (uint32_t)~((2ull << l) - 1);
+    case R_LANEMASK_GE: return (uint32_t)~((1u << l) - 1);
+    case R_DYNAMIC_SMEM: return L->shared;
+    case R_TOTAL_SMEM: return b->shared_bytes;
+    case R_CLUSTER_NCTARANK: return 1;
+    default: return 0;
+    }
+}
+
+/* A symbol's address as a value: its space's address (local: in the lane's stack; param: the window). */
+static inline uint64_t sym_value(const struct ptx_block *b, const struct warp *w, int32_t sym, unsigned l)
+{
+    const struct ptx_symbol *s = &b->m->syms[sym];
+
+    switch (s->space) {
+    case S_FRAME: return w->fbase[l] + s->value;
+    case S_PARAM: return PTX_PARAM_WINDOW + s->value;
+    default: return s->value;
+    }
+}
+
+static uint64_t val_slow(const struct ptx_block *b, const struct warp *w, const struct ptx_opd *o, unsigned l)
+{
+    switch (o->kind) {
+    case O_SREG: return sreg(b, w, (unsigned)o->imm, l);
+    case O_SYM: return sym_value(b, w, o->sym, l);
+    default: return 0;
+    }
+}
+
+static inline uint64_t val(const struct ptx_block *b, const struct warp *w, const struct ptx_opd *o, unsigned l)
+{
+    if (o->kind == O_REG)
+        return w->regs[(size_t)o->reg * PTX_WARP + l];
+    if (o->kind == O_IMM)
+        return (uint64_t)o->imm;
+    return val_slow(b, w, o, l);
+}
+
+/* A predicate operand, with its `!`. */
+static inline bool pred(const struct ptx_block *b, const struct warp *w, const struct ptx_opd *o, unsigned l)
+{
+    return (val(b, w, o, l) != 0) ^ o->neg;
+}
+
+static inline void put(struct warp *w, const struct ptx_opd *o, unsigned l, uint64_t v)
+{
+    w->regs[(size_t)o->reg * PTX_WARP + l] = v & mask_of(o->rsize ? o->rsize : 8);
+}
+
+static inline void put_reg(struct warp *w, int32_t reg, unsigned l, uint64_t v)
+{
+    if (reg >= 0)
+        w->regs[(size_t)reg * PTX_WARP + l] = v;
+}
+
+static uint64_t vec_elem(const struct ptx_block *b, const struct warp *w, const struct ptx_opd *o, unsigned i,
+                         unsigned l)
+{
+    int32_t r = o->v[i];
+
+    if (r <= -2)
+        return b->m->consts[-2 - r];
+    return r >= 0 ? w->regs[(size_t)r * PTX_WARP + l] : 0;
+}
+
+/* ---- Faults ---- */
+
+static void thread_of(const struct ptx_block *b, const struct warp *w, unsigned l, unsigned t[3])
+{
+    unsigned n = w->index * PTX_WARP + l, bx = b->r->l->block[0], by = b->r->l->block[1];
+
+    t[0] = n % bx;
+    t[1] = (n / bx) % by;
+    t[2] = n / (bx * by);
+}
+
+/* Reports a fault of lane l at `in` (the first of the launch is printed) and stops the block. */
+static void fault(struct ptx_block *b, const struct warp *w, unsigned l, const struct ptx_inst *in, cuabi_result rc,
+                  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static void fault(struct ptx_block *b, const struct warp *w, unsigned l, const struct ptx_inst *in, cuabi_result rc,
+                  const char *fmt, ...)
+{
+    int expected = 0;
+    unsigned t[3];
+    char what[200];
+    va_list ap;
+
+    b->stop = true;
+    if (!atomic_compare_exchange_strong(&b->r->fault, &expected, (int)rc))
+        return;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    thread_of(b, w, l, t);
+    fprintf(stderr,
+            "gpushim-fakecuda: kernel \"%s\": block (%u,%u,%u) thread (%u,%u,%u): PTX line %u: %s\n",
+            b->r->l->entry, b->ctaid[0], b->ctaid[1], b->ctaid[2], t[0], t[1], t[2], in->line, what);
+}
+
+/* ---- Memory ---- */
+
+static const char *const space_names[] = {"generic", "global", "shared", "local", "param", "const", "local"};
+
+static void race_check(struct ptx_block *b, const struct warp *w, unsigned l, const struct ptx_inst *in,
+                       uint64_t off, size_t bytes, bool write)
+{
+    uint16_t me = (uint16_t)(w->index * PTX_WARP + l + 1);
+
+    for (size_t i = 0; i < bytes; i++) {
+        struct ptx_shadow *s = &b->shadow[off + i];
+        uint16_t other = 0;
+
+        if (s->epoch != b->epoch) {
+            s->epoch = b->epoch;
+            s->writer = s->reader = 0;
+        }
+        /* Threads of one warp run in step; a hazard is between warps. */
+        if (s->writer && (s->writer - 1u) / PTX_WARP != w->index)
+            other = s->writer;
+        else if (write && s->reader && (s->reader - 1u) / PTX_WARP != w->index)
+            other = s->reader;
+        if (other) {
+            unsigned t[3], n = other - 1u, bx = b->r->l->block[0], by = b->r->l->block[1];
+
+            t[0] = n % bx;
+            t[1] = (n / bx) % by;
+            t[2] = n / (bx * by);
+            fault(b, w, l, in, CUABI_ERROR_LAUNCH_FAILED,
+                  "race on shared memory at offset %" PRIu64 ": this %s and an earlier %s of thread (%u,%u,%u) with no "
+                  "barrier between them", off + i, write ? "write" : "read", other == s->writer ? "write" : "read",
+                  t[0], t[1], t[2]);
+            return;
+        }
+        if (write)
+            s->writer = me;
+        else if (!s->reader || (s->reader - 1u) / PTX_WARP == w->index)
+            s->reader = me;
+    }
+}
+
+/* Host memory for `bytes` at `addr` of `space` for lane l, checked; NULL after a fault. */
+static unsigned char *address(struct ptx_block *b, const struct warp *w, unsigned l, const struct ptx_inst *in,
+                              unsigned space, uint64_t addr, size_t bytes, bool write)
+{
+    unsigned char *p;
+
+    if (space == S_GENERIC) {
+        if (addr - PTX_SHARED_WINDOW < PTX_WINDOW_SIZE) {
+            space = S_SHARED;
+            addr -= PTX_SHARED_WINDOW;
+        } else if (addr - PTX_LOCAL_WINDOW < PTX_WINDOW_SIZE) {
+            space = S_LOCAL;
+            addr -= PTX_LOCAL_WINDOW;
+        } else if (addr - PTX_PARAM_WINDOW < PTX_WINDOW_SIZE) {
+            space = S_PARAM;
+        } else {
+            space = S_GLOBAL;
+        }
+    }
+    if (addr % bytes && bytes <= 16 && (bytes & (bytes - 1)) == 0) {
+        fault(b, w, l, in, CUABI_ERROR_MISALIGNED_ADDRESS, "misaligned %s access of %zu bytes at 0x%" PRIx64,
+              space_names[space], bytes, addr);
+        return NULL;
+    }
+    switch (space) {
+    case S_SHARED:
+        if (addr >= b->shared_bytes || bytes > b->shared_bytes - addr)
+            break;
+        if (b->shadow)
+            race_check(b, w, l, in, addr, bytes, write);
+        return b->shared + addr;
+    case S_PARAM:
+        if (addr - PTX_PARAM_WINDOW < PTX_WINDOW_SIZE) {
+            addr -= PTX_PARAM_WINDOW;
+            if (write || addr >= b->r->l->param_bytes || bytes > b->r->l->param_bytes - addr)
+                break;
+            return (unsigned char *)(uintptr_t)b->r->l->params + addr;
+        }
+        /* a .func's parameters are in its frame */
+        __attribute__((fallthrough));
+    case S_LOCAL:
+        if (addr >= b->local_per_lane || bytes > b->local_per_lane - addr)
+            break;
+        return b->local + (size_t)(w->index * PTX_WARP + l) * b->local_per_lane + addr;
+    default:
+        if ((p = ptx_mem_global(&b->mem, addr, bytes)))
+            return p;
+        break;
+    }
+    fault(b, w, l, in, CUABI_ERROR_ILLEGAL_ADDRESS,
+          "%s of %zu bytes at %s address 0x%" PRIx64 " is outside %s: an illegal address", write ? "write" : "read",
+          bytes, space_names[space], addr,
+          space == S_SHARED ? "the block's shared memory" : space == S_LOCAL || space == S_PARAM ? "the thread's local memory"
+                                                                                               : "every live allocation");
+    return NULL;
+}
+
+static inline uint64_t load_bytes(const unsigned char *p, unsigned bytes)
+{
+    switch (bytes) {
+    case 1: return __atomic_load_n(p, __ATOMIC_RELAXED);
+    case 2: return __atomic_load_n((const uint16_t *)(const void *)p, __ATOMIC_RELAXED);
+    case 4: return __atomic_load_n((const uint32_t *)(const void *)p, __ATOMIC_RELAXED);
+    default: return __atomic_load_n((const uint64_t *)(const void *)p, __ATOMIC_RELAXED);
+    }
+}
+
+static inline void store_bytes(unsigned char *p, unsigned bytes, uint64_t v)
+{
+    switch (bytes) {
+    case 1: __atomic_store_n(p, (uint8_t)v, __ATOMIC_RELAXED); break;
+    case 2: __atomic_store_n((uint16_t *)(void *)p, (uint16_t)v, __ATOMIC_RELAXED); break;
+    case 4: __atomic_store_n((uint32_t *)(void *)p, (uint32_t)v, __ATOMIC_RELAXED); break;
+    default: __atomic_store_n((uint64_t *)(void *)p, v, __ATOMIC_RELAXED); break;
+    }
+}
+
+/* The value a register gets from a load of `bytes` of type t: extended as the type says. */
+static inline uint64_t loaded(unsigned t, unsigned bytes, uint64_t v)
+{
+    return ptx_types[t].kind == K_SIGNED ? (uint64_t)sext(v, bytes) : v;
+}
+
+/* ---- Arithmetic ---- */
+
+__extension__ typedef __int128 i128;
+__extension__ typedef unsigned __int128 u128;
+
+static uint64_t mul_hi(uint64_t a, uint64_t b, unsigned size, bool sign)
+{
+    if (size == 8) {
+        if (sign)
+            return (uint64_t)(((i128)(int64_t)a * (i128)(int64_t)b) >> 64);
+        return (uint64_t)(((u128)a * b) >> 64);
+    }
+    if (sign)
+        return (uint64_t)((sext(a, size) * sext(b, size)) >> (size * 8));
+    return ((a & mask_of(size)) * (b & mask_of(size))) >> (size * 8);
+}
+
+static uint64_t int_binary(unsigned op, unsigned t, uint16_t mods, uint64_t a, uint64_t b)
+{
+    unsigned size = ptx_types[t].size;
+    bool sign = ptx_types[t].kind == K_SIGNED;
+    uint64_t m = mask_of(size);
+    int64_t sa = sext(a, size), sb = sext(b, size);
+    uint64_t ua = a & m, ub = b & m;
+
+    switch (op) {
+    case X_ADD:
+        if ((mods & M_SAT) && size == 4) {
+            int64_t s = sa + sb;
+            return (uint64_t)(s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s);
+        }
+        return a + b;
+    case X_SUB:
+        if ((mods & M_SAT) && size == 4) {
+            int64_t s = sa - sb;
+            return (uint64_t)(s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s);
+        }
+        return a - b;
+    case X_MUL:
+        if (mods & M_HI)
+            return mul_hi(a, b, size, sign);
+        if (mods & M_WIDE)
+            return sign ? (uint64_t)(sa * sb) : ua * ub;
+        return a * b;
+    case X_DIV:
+        if (sign) {
+            if (sb == 0)
+                return m;
+            if (sb == -1)
+                return (uint64_t)(0 - (uint64_t)sa);
+            return (uint64_t)(sa / sb);
+        }
+        return ub ? ua / ub : m;
+    case X_REM:
+        if (sign) {
+            if (sb == 0)
+                return a;
+            if (sb == -1)
+                return 0;
+            return (uint64_t)(sa % sb);
+        }
+        return ub ? ua % ub : a;
+    case X_MIN: return sign ? (uint64_t)(sa < sb ? sa : sb) : (ua < ub ? ua : ub);
+    case X_MAX: return sign ? (uint64_t)(sa > sb ? sa : sb) : (ua > ub ? ua : ub);
+    case X_AND: return a & b;
+    case X_OR: return a | b;
+    case X_XOR: return a ^ b;
+    case X_SHL: {
+        uint32_t s = (uint32_t)b;
+        return s >= size * 8 ? 0 : a << s;
+    }
+    case X_SHR: {
+        uint32_t s = (uint32_t)b;
+        if (sign)
+            return (uint64_t)(sa >> (s >= size * 8 ? size * 8 - 1 : s));
+        return s >= size * 8 ? 0 : ua >> s;
+    }
+    default: return 0;
+    }
+}
+
+/* A float operation in f32 or f64, with its rounding mode. */
+static uint64_t float_op(unsigned op, unsigned t, unsigned rnd, uint16_t mods, uint64_t a, uint64_t b, uint64_t c)
+{
+    if (t == T_F64) {
+        double x = f64_of(a), y = f64_of(b), z = f64_of(c), r;
+
+        switch (op) {
+        case X_ADD: r = x + y; break;
+        case X_SUB: r = x - y; break;
+        case X_MUL: r = x * y; break;
+        case X_DIV: r = x / y; break;
+        case X_MAD:
+        case X_FMA: r = fma(x, y, z); break;
+        case X_MIN: r = fmin(x, y); break;
+        case X_MAX: r = fmax(x, y); break;
+        case X_ABS: r = fabs(x); break;
+        case X_NEG: r = -x; break;
+        case X_SQRT: r = sqrt(x); break;
+        case X_RSQRT: r = 1.0 / sqrt(x); break;
+        case X_RCP: r = 1.0 / x; break;
+        case X_COPYSIGN: r = copysign(y, x); break;
+        default: r = 0; break;
+        }
+        return bits_f64(r);
+    }
+    {
+        float x, y, z, r;
+        double e = 0;
+        bool directed = rnd == RND_RZ || rnd == RND_RM || rnd == RND_RP;
+
+        if (t == T_F16) {
+            x = half_to_f32((uint16_t)a);
+            y = half_to_f32((uint16_t)b);
+            z = half_to_f32((uint16_t)c);
+        } else if (t == T_BF16) {
+            x = bf16_to_f32((uint16_t)a);
+            y = bf16_to_f32((uint16_t)b);
+            z = bf16_to_f32((uint16_t)c);
+        } else {
+            x = f32_of(a);
+            y = f32_of(b);
+            z = f32_of(c);
+        }
+        switch (op) {
+        case X_ADD: e = (double)x + y; r = x + y; break;
+        case X_SUB: e = (double)x - y; r = x - y; break;
+        case X_MUL: e = (double)x * y; r = x * y; break;
+        case X_DIV: e = (double)x / y; r = x / y; break;
+        case X_MAD:
+        case X_FMA: e = fma((double)x, (double)y, (double)z); r = fmaf(x, y, z); break;
+        case X_MIN: r = fminf(x, y); directed = false; break;
+        case X_MAX: r = fmaxf(x, y); directed = false; break;
+        case X_ABS: r = fabsf(x); directed = false; break;
+        case X_NEG: r = -x; directed = false; break;
+        case X_SQRT: e = sqrt((double)x); r = sqrtf(x); break;
+        case X_RSQRT: r = 1.0f / sqrtf(x); directed = false; break;
+        case X_RCP: e = 1.0 / (double)x; r = 1.0f / x; break;
+        case X_SIN: r = sinf(x); directed = false; break;
+        case X_COS: r = cosf(x); directed = false; break;
+        case X_LG2: r = log2f(x); directed = false; break;
+        case X_EX2: r = exp2f(x); directed = false; break;
+        case X_TANH: r = tanhf(x); directed = false; break;
+        case X_COPYSIGN: r = copysignf(y, x); directed = false; break;
+        default: r = 0; directed = false; break;
+        }
+        if (directed && r == r && isfinite(e))
+            r = round_f32(e, rnd);
+        if ((mods & M_FTZ) && fabsf(r) < 0x1p-126f)
+            r = copysignf(0.0f, r);
+        if (mods & M_SAT)
+            r = r != r ? 0.0f : r < 0.0f ? 0.0f : r > 1.0f ? 1.0f : r;
+        if ((mods & M_RELU) && (r < 0.0f || r != r))
+            r = 0.0f;
+        if (t == T_F16)
+            return f32_to_half(r);
+        if (t == T_BF16)
+            return f32_to_bf16(r);
+        return bits_f32(r);
+    }
+}
+
+static bool compare(unsigned cmp, unsigned t, uint64_t a, uint64_t b)
+{
+    unsigned size = ptx_types[t].size;
+
+    if (ptx_types[t].kind == K_FLOAT) {
+        double x, y;
+        bool unordered;
+
+        if (t == T_F64) {
+            x = f64_of(a);
+            y = f64_of(b);
+        } else if (t == T_F16) {
+            x = half_to_f32((uint16_t)a);
+            y = half_to_f32((uint16_t)b);
+        } else if (t == T_BF16) {
+            x = bf16_to_f32((uint16_t)a);
+            y = bf16_to_f32((uint16_t)b);
+        } else {
+            x = f32_of(a);
+            y = f32_of(b);
+        }
+        unordered = x != x || y != y;
+        switch (cmp) {
+        case C_EQ: return !unordered && x == y;
+        case C_NE: return !unordered && x != y;
+        case C_LT: return !unordered && x < y;
+        case C_LE: return !unordered && x <= y;
+        case C_GT: return !unordered && x > y;
+        case C_GE: return !unordered && x >= y;
+        case C_EQU: return unordered || x == y;
+        case C_NEU: return unordered || x != y;
+        case C_LTU: return unordered || x < y;
+        case C_LEU: return unordered || x <= y;
+        case C_GTU: return unordered || x > y;
+        case C_GEU: return unordered || x >= y;
+        case C_NUM: return !unordered;
+        case C_NAN: return unordered;
+        default: return false;
+        }
+    }
+    if (ptx_types[t].kind == K_SIGNED && cmp >= C_LT && cmp <= C_GE) {
+        int64_t x = sext(a, size), y = sext(b, size);
+
+        switch (cmp) {
+        case C_LT: return x < y;
+        case C_LE: return x <= y;
+        case C_GT: return x > y;
+        default: return x >= y;
+        }
+    }
+    a &= mask_of(size);
+    b &= mask_of(size);
+    switch (cmp) {
+    case C_EQ: return a == b;
+    case C_NE: return a != b;
+    case C_LT:
+    case C_LO: return a < b;
+    case C_LE:
+    case C_LS: return a <= b;
+    case C_GT:
+    case C_HI: return a > b;
+    case C_GE:
+    case C_HS: return a >= b;
+    default: return false;
+    }
+}
+
+/* A float's value as a double, from its bits in type t. */
+static double float_value(unsigned t, uint64_t v)
+{
+    switch (t) {
+    case T_F64: return f64_of(v);
+    case T_F16: return half_to_f32((uint16_t)v);
+    case T_BF16: return bf16_to_f32((uint16_t)v);
+    default: return f32_of(v);
+    }
+}
+
+static double round_integral(double v, unsigned rnd)
+{
+    switch (rnd) {
+    case RND_RZI: return trunc(v);
+    case RND_RMI: return floor(v);
+    case RND_RPI: return ceil(v);
+    case RND_RNA: return round(v);
+    default: return nearbyint(v);
+    }
+}
+
+/* cvt: every pair of types nvcc emits, with saturation and rounding. */
+static uint64_t convert(const struct ptx_inst *in, uint64_t a)
+{
+    unsigned dt = in->type, st = in->type2;
+    unsigned dk = ptx_types[dt].kind, sk = ptx_types[st].kind, ds = ptx_types[dt].size, ss = ptx_types[st].size;
+
+    if (sk == K_FLOAT) {
+        double v = float_value(st, a);
+
+        if (dk == K_FLOAT) {
+            if (in->rnd >= RND_RNI)
+                v = round_integral(v, in->rnd);
+            if ((in->mods & M_SAT) && !(v != v))
+                v = v < 0 ? 0 : v > 1 ? 1 : v;
+            else if ((in->mods & M_SAT))
+                v = 0;
+            if ((in->mods & M_FTZ) && fabs(v) < 0x1p-126 && dt == T_F32)
+                v = copysign(0.0, v);
+            switch (dt) {
+            case T_F64: return bits_f64(v);
+            case T_F16: return f32_to_half(st == T_F64 ? (float)v : (float)v);
+            case T_BF16: return f32_to_bf16((float)v);
+            default: return bits_f32(st == T_F64 && in->rnd >= RND_RZ && in->rnd <= RND_RP ? round_f32(v, in->rnd)
+                                                                                          : (float)v);
+            }
+        }
+        /* Float to integer: rounded as asked (to nearest even when unsaid), saturating, NaN to 0. */
+        if (v != v)
+            return 0;
+        v = round_integral(v, in->rnd == RND_NONE || in->rnd == RND_RN ? RND_RNI : in->rnd);
+        if (dk == K_SIGNED) {
+            double lo = -ldexp(1.0, (int)ds * 8 - 1), hi = ldexp(1.0, (int)ds * 8 - 1) - 1;
+
+            if (v < lo)
+                v = lo;
+            if (v > hi)
+                v = hi;
+            return (uint64_t)(int64_t)v & mask_of(ds);
+        }
+        {
+            double hi = ds == 8 ? 18446744073709551615.0 : ldexp(1.0, (int)ds * 8) - 1;
+
+            if (v < 0)
+                v = 0;
+            if (v >= hi)
+                return mask_of(ds);
+            return (uint64_t)v;
+        }
+    }
+    if (dk == K_FLOAT) {
+        /* Integer to float. */
+        double v = sk == K_SIGNED ? (double)sext(a, ss) : (double)(a & mask_of(ss));
+        float f;
+
+        if (ss == 8) {
+            /* A 64-bit integer rounds once, straight to the target type. */
+            if (dt == T_F32) {
+                f = sk == K_SIGNED ? (float)(int64_t)a : (float)a;
+                return bits_f32(f);
+            }
+            v = sk == K_SIGNED ? (double)(int64_t)a : (double)a;
+        }
+        switch (dt) {
+        case T_F64: return bits_f64(v);
+        case T_F16: return f32_to_half((float)v);
+        case T_BF16: return f32_to_bf16((float)v);
+        default:
+            f = in->rnd >= RND_RZ && in->rnd <= RND_RP ? round_f32(v, in->rnd) : (float)v;
+            return bits_f32(f);
+        }
+    }
+    /* Integer to integer: extend by the source's type, then saturate to the destination's if asked. */
+    {
+        uint64_t v = sk == K_SIGNED ? (uint64_t)sext(a, ss) : a & mask_of(ss);
+
+        if (in->mods & M_SAT) {
+            if (dk == K_SIGNED) {
+                int64_t lo = ds == 8 ? INT64_MIN : -(1ll << (ds * 8 - 1)), hi = ds == 8 ? INT64_MAX : (1ll << (ds * 8 - 1)) - 1;
+
+                if (sk == K_SIGNED) {
+                    int64_t s = (int64_t)v;
+                    v = (uint64_t)(s < lo ? lo : s > hi ? hi : s);
+                } else if (v > (uint64_t)hi) {
+                    v = (uint64_t)hi;
+                }
+            } else {
+                if (sk == K_SIGNED && (int64_t)v < 0)
+                    v = 0;
+                else if (v > mask_of(ds))
+                    v = mask_of(ds);
+            }
+        }
+        if (dk == K_SIGNED)
+            return (uint64_t)sext(v, ds);
+        return v & mask_of(ds);
+    }
+}
+
+static uint64_t bfe(unsigned t, uint64_t a, uint32_t pos, uint32_t len)
+{
+    unsigned bits = ptx_types[t].size * 8;
+    bool sign = ptx_types[t].kind == K_SIGNED;
+    uint64_t d;
+    bool sbit;
+
+    pos &= 0xff;
+    len &= 0xff;
+    if (len == 0)
+        return 0;
+    sbit = sign && ((pos + len - 1 >= bits) ? (a >> (bits - 1)) & 1 : (a >> (pos + len - 1)) & 1);
+    d = pos >= bits ? 0 : (a & mask_of(bits / 8)) >> pos;
+    if (len < 64)
+        d &= (1ull << len) - 1;
+    if (sign && sbit && len < bits)
+        d |= ~0ull << len;
+    return d & mask_of(bits / 8);
+}
+
+static uint64_t bfi(unsigned t, uint64_t a, uint64_t b, uint32_t pos, uint32_t len)
+{
+    unsigned bits = ptx_types[t].size * 8;
+    uint64_t m;
+
+    pos &= 0xff;
+    len &= 0xff;
+    if (len == 0 || pos >= bits)
+        return b;
+    if (pos + len > bits)
+        len = bits - pos;
+    m = (len >= 64 ? ~0ull : (1ull << len) - 1) << pos;
+    return ((b & ~m) | ((a << pos) & m)) & mask_of(bits / 8);
+}
+
+static uint32_t prmt(uint32_t a, uint32_t b, uint32_t c)
+{
+    uint64_t x = ((uint64_t)b << 32) | a;
+    uint32_t d = 0;
+
+    for (int i = 0; i < 4; i++) {
+        unsigned sel = (c >> (4 * i)) & 15;
+        uint8_t byte = (uint8_t)(x >> (8 * (sel & 7)));
+
+        if (sel & 8)
+            byte = (byte & 0x80) ? 0xff : 0;
+        d |= (uint32_t)byte << (8 * i);
+    }
+    return d;
+}
+
+static uint64_t brev(uint64_t a, unsigned bytes)
+{
+    uint64_t r = 0;
+
+    for (unsigned i = 0; i < bytes * 8; i++)
+        r |= ((a >> i) & 1) << (bytes * 8 - 1 - i);
+    return r;
+}
+
+/* ---- Atomics ---- */
+
+static uint64_t atomic_op(unsigned char *p, unsigned op, unsigned t, uint64_t b, uint64_t c)
+{
+    unsigned size = ptx_types[t].size;
+    bool sign = ptx_types[t].kind == K_SIGNED, fl = ptx_types[t].kind == K_FLOAT;
+
+    if (size == 4) {
+        uint32_t *q = (uint32_t *)(void *)p, old = __atomic_load_n(q, __ATOMIC_RELAXED), nv;
+
+        switch (op) {
+        case A_ADD:
+            if (!fl)
+                return __atomic_fetch_add(q, (uint32_t)b, __ATOMIC_SEQ_CST);
+            break;
+        case A_AND: return __atomic_fetch_and(q, (uint32_t)b, __ATOMIC_SEQ_CST);
+        case A_OR: return __atomic_fetch_or(q, (uint32_t)b, __ATOMIC_SEQ_CST);
+        case A_XOR: return __atomic_fetch_xor(q, (uint32_t)b, __ATOMIC_SEQ_CST);
+        case A_EXCH: return __atomic_exchange_n(q, (uint32_t)b, __ATOMIC_SEQ_CST);
+        case A_CAS:
+            nv = (uint32_t)b;
+            __atomic_compare_exchange_n(q, &nv, (uint32_t)c, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+            return nv;
+        default: break;
+        }
+        do {
+            switch (op) {
+            case A_ADD: nv = (uint32_t)bits_f32(f32_of(old) + f32_of(b)); break;
+            case A_MIN:
+                nv = fl ? (uint32_t)bits_f32(fminf(f32_of(old), f32_of(b)))
+                   : sign ? ((int32_t)old < (int32_t)b ? old : (uint32_t)b) : (old < (uint32_t)b ? old : (uint32_t)b);
+                break;
+            case A_MAX:
+                nv = fl ? (uint32_t)bits_f32(fmaxf(f32_of(old), f32_of(b)))
+                   : sign ? ((int32_t)old > (int32_t)b ? old : (uint32_t)b) : (old > (uint32_t)b ? old : (uint32_t)b);
+                break;
+            case A_INC: nv = old >= (uint32_t)b ? 0 : old + 1; break;
+            case A_DEC: nv = (old == 0 || old > (uint32_t)b) ? (uint32_t)b : old - 1; break;
+            default: nv = old; break;
+            }
+        } while (!__atomic_compare_exchange_n(q, &old, nv, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+        return old;
+    } else {
+        uint64_t *q = (uint64_t *)(void *)p, old = __atomic_load_n(q, __ATOMIC_RELAXED), nv;
+
+        switch (op) {
+        case A_ADD:
+            if (!fl)
+                return __atomic_fetch_add(q, b, __ATOMIC_SEQ_CST);
+            break;
+        case A_AND: return __atomic_fetch_and(q, b, __ATOMIC_SEQ_CST);
+        case A_OR: return __atomic_fetch_or(q, b, __ATOMIC_SEQ_CST);
+        case A_XOR: return __atomic_fetch_xor(q, b, __ATOMIC_SEQ_CST);
+        case A_EXCH: return __atomic_exchange_n(q, b, __ATOMIC_SEQ_CST);
+        case A_CAS:
+            nv = b;
+            __atomic_compare_exchange_n(q, &nv, c, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+            return nv;
+        default: break;
+        }
+        do {
+            switch (op) {
+            case A_ADD: nv = bits_f64(f64_of(old) + f64_of(b)); break;
+            case A_MIN:
+                nv = fl ? bits_f64(fmin(f64_of(old), f64_of(b)))
+                   : sign ? ((int64_t)old < (int64_t)b ? old : b) : (old < b ? old : b);
+                break;
+            case A_MAX:
+                nv = fl ? bits_f64(fmax(f64_of(old), f64_of(b)))
+                   : sign ? ((int64_t)old > (int64_t)b ? old : b) : (old > b ? old : b);
+                break;
+            case A_INC: nv = old >= b ? 0 : old + 1; break;
+            case A_DEC: nv = (old == 0 || old > b) ? b : old - 1; break;
+            default: nv = old; break;
+            }
+        } while (!__atomic_compare_exchange_n(q, &old, nv, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+        return old;
+    }
+}
+
+/* ---- Calls ---- */
+
+static bool call_push(struct ptx_block *b, struct warp *w, unsigned l, const struct ptx_inst *in, uint32_t pc)
+{
+    const struct ptx_function *f = &b->m->funcs[in->target];
+    const struct ptx_call *c = &b->m->calls[in->o[0].imm];
+    uint32_t header = (w->ftop[l] + 15) / 16 * 16, base = header + FRAME_HEADER;
+    unsigned char *lane = b->local + (size_t)(w->index * PTX_WARP + l) * b->local_per_lane;
+    uint32_t hdr[4];
+
+    if ((size_t)base + f->frame_size > b->local_per_lane) {
+        fault(b, w, l, in, CUABI_ERROR_HARDWARE_STACK_ERROR, "call to \"%s\": the thread's stack of %zu bytes is full",
+              f->name, b->local_per_lane);
+        return false;
+    }
+    hdr[0] = pc + 1;
+    hdr[1] = w->fbase[l];
+    hdr[2] = w->ftop[l];
+    hdr[3] = (uint32_t)in->o[0].imm;
+    memcpy(lane + header, hdr, sizeof(hdr));
+    for (unsigned i = 0; i < c->nargs && i < f->nparams; i++) {
+        const struct ptx_symbol *s = &b->m->syms[c->args[i]];
+        size_t n = s->size < f->param_size[i] ? s->size : f->param_size[i];
+
+        memmove(lane + base + f->param_off[i], lane + w->fbase[l] + s->value, n);
+    }
+    for (uint32_t r = 0; r < f->nregs; r++)
+        memcpy(lane + base + f->saved_at + r * 8, &w->regs[(size_t)(f->reg_base + r) * PTX_WARP + l], 8);
+    w->fbase[l] = base;
+    w->ftop[l] = base + f->frame_size;
+    return true;
+}
+
+/* Returns lane l from its .func; its return point. */
+static uint32_t call_pop(struct ptx_block *b, struct warp *w, unsigned l)
+{
+    unsigned char *lane = b->local + (size_t)(w->index * PTX_WARP + l) * b->local_per_lane;
+    uint32_t base = w->fbase[l], hdr[4];
+    const struct ptx_function *f;
+    const struct ptx_call *c;
+
+    memcpy(hdr, lane + base - FRAME_HEADER, sizeof(hdr));
+    f = &b->m->funcs[b->code[hdr[0] - 1].target];
+    c = &b->m->calls[hdr[3]];
+    if (c->nrets && f->ret_size) {
+        const struct ptx_symbol *s = &b->m->syms[c->rets[0]];
+        size_t n = s->size < f->ret_size ? s->size : f->ret_size;
+
+        memmove(lane + hdr[1] + s->value, lane + base + f->ret_off, n);
+    }
+    for (uint32_t r = 0; r < f->nregs; r++)
+        memcpy(&w->regs[(size_t)(f->reg_base + r) * PTX_WARP + l], lane + base + f->saved_at + r * 8, 8);
+    w->fbase[l] = hdr[1];
+    w->ftop[l] = hdr[2];
+    return hdr[0];
+}
+
+/* vprintf(format, args) for lane l: the caller's two parameters hold the generic addresses. */
+static uint64_t call_vprintf(struct ptx_block *b, struct warp *w, unsigned l, const struct ptx_inst *in)
+{
+    const struct ptx_call *c = &b->m->calls[in->o[0].imm];
+    unsigned char *lane = b->local + (size_t)(w->index * PTX_WARP + l) * b->local_per_lane;
+    uint64_t fmt = 0, args = 0;
+    const unsigned char *ap = NULL;
+    size_t max = 0;
+
+    if (c->nargs < 2)
+        return (uint64_t)-1;
+    memcpy(&fmt, lane + w->fbase[l] + b->m->syms[c->args[0]].value, 8);
+    memcpy(&args, lane + w->fbase[l] + b->m->syms[c->args[1]].value, 8);
+    if (args - PTX_LOCAL_WINDOW < b->local_per_lane) {
+        ap = lane + (args - PTX_LOCAL_WINDOW);
+        max = b->local_per_lane - (args - PTX_LOCAL_WINDOW);
+    } else if (args) {
+        fault(b, w, l, in, CUABI_ERROR_ILLEGAL_ADDRESS, "printf's arguments at 0x%" PRIx64 " are not local memory", args);
+        return 0;
+    }
+    {
+        int n = ptx_vprintf(&b->mem, fmt, ap, max);
+
+        if (n == -2)
+            fault(b, w, l, in, CUABI_ERROR_ILLEGAL_ADDRESS, "printf's format at 0x%" PRIx64 " is not global memory", fmt);
+        return (uint64_t)(int64_t)n;
+    }
+}
+
+/* ---- A warp ---- */
+
+#define EACH(mask, l) for (uint32_t m_ = (mask), l; m_ && ((l = (uint32_t)__builtin_ctz(m_)), 1); m_ &= m_ - 1)
+
+/* Runs the warp until every lane of it waits at a barrier or has exited (or the block stops). */
+static void warp_run(struct ptx_block *b, struct warp *w)
+{
+    const struct ptx_inst *code = b->code;
+    uint32_t active = 0, pc = 0, other_min = UINT32_MAX;
+    uint64_t executed = 0;
+
+reschedule:
+    {
+        uint32_t ready = w->live & ~w->waiting;
+
+        if (!ready || b->stop) {
+            b->executed += executed;
+            return;
+        }
+        pc = UINT32_MAX;
+        EACH(ready, l) {
+            if (w->pc[l] < pc)
+                pc = w->pc[l];
+        }
+        active = 0;
+        other_min = UINT32_MAX;
+        EACH(ready, l) {
+            if (w->pc[l] == pc)
+                active |= 1u << l;
+            else if (w->pc[l] < other_min)
+                other_min = w->pc[l];
+        }
+    }
+    for (;;) {
+        const struct ptx_inst *in = &code[pc];
+        uint32_t g = active;
+        uint32_t next = pc + 1;
+
+        if (in->guard >= 0) {
+            uint32_t gm = 0;
+            const uint64_t *pr = &w->regs[(size_t)in->guard * PTX_WARP];
+
+            EACH(active, l) {
+                if ((pr[l] != 0) != in->guard_neg)
+                    gm |= 1u << l;
+            }
+            g = gm;
+        }
+        executed += (unsigned)__builtin_popcount(active);
+        switch (in->op) {
+        case X_NOP:
+        case X_MEMBAR:
+        case X_BAR_WARP:
+            if (in->op == X_MEMBAR)
+                __atomic_thread_fence(__ATOMIC_SEQ_CST);
+            break;
+        case X_MOV:
+            if (in->o[1].kind == O_VEC) {
+                unsigned es = ptx_types[in->type].size / in->o[1].n;
+
+                EACH(g, l) {
+                    uint64_t v = 0;
+
+                    for (unsigned i = 0; i < in->o[1].n; i++)
+                        v |= (vec_elem(b, w, &in->o[1], i, l) & mask_of(es)) << (i * es * 8);
+                    put(w, &in->o[0], l, v);
+                }
+            } else if (in->o[0].kind == O_VEC) {
+                unsigned es = ptx_types[in->type].size / in->o[0].n;
+
+                EACH(g, l) {
+                    uint64_t v = val(b, w, &in->o[1], l);
+
+                    for (unsigned i = 0; i < in->o[0].n; i++)
+                        put_reg(w, in->o[0].v[i], l, (v >> (i * es * 8)) & mask_of(es));
+                }
+            } else {
+                EACH(g, l) put(w, &in->o[0], l, val(b, w, &in->o[1], l));
+            }
+            break;
+        case X_LD: {
+            unsigned es = ptx_types[in->type].size, n = in->vec;
+
+            EACH(g, l) {
+                uint64_t addr = (in->o[1].reg >= 0 ? w->regs[(size_t)in->o[1].reg * PTX_WARP + l]
+                                 : in->o[1].sym >= 0 ? sym_value(b, w, in->o[1].sym, l) : 0) + (uint64_t)in->o[1].imm;
+                unsigned char *p = address(b, w, l, in, in->space, addr, (size_t)es * n, false);
+
+                if (!p)
+                    goto stopped;
+                if (n == 1) {
+                    put(w, &in->o[0], l, loaded(in->type, es, load_bytes(p, es)));
+                } else {
+                    for (unsigned i = 0; i < n; i++)
+                        put_reg(w, in->o[0].v[i], l,
+                                loaded(in->type, es, load_bytes(p + i * es, es)) & mask_of(es < 4 ? 4 : es));
+                }
+            }
+            break;
+        }
+        case X_ST: {
+            unsigned es = ptx_types[in->type].size, n = in->vec;
+
+            EACH(g, l) {
+                uint64_t addr = (in->o[0].reg >= 0 ? w->regs[(size_t)in->o[0].reg * PTX_WARP + l]
+                                 : in->o[0].sym >= 0 ? sym_value(b, w, in->o[0].sym, l) : 0) + (uint64_t)in->o[0].imm;
+                unsigned char *p = address(b, w, l, in, in->space, addr, (size_t)es * n, true);
+
+                if (!p)
+                    goto stopped;
+                if (n == 1) {
+                    store_bytes(p, es, val(b, w, &in->o[1], l));
+                } else {
+                    for (unsigned i = 0; i < n; i++)
+                        store_bytes(p + i * es, es, vec_elem(b, w, &in->o[1], i, l));
+                }
+            }
+            break;
+        }
+        case X_CVTA:
+        case X_CVTA_TO: {
+            uint64_t window = in->space == S_SHARED ? PTX_SHARED_WINDOW : in->space == S_LOCAL ? PTX_LOCAL_WINDOW : 0;
+
+            EACH(g, l) {
+                uint64_t v = val(b, w, &in->o[1], l);
+
+                if (in->op == X_CVTA)
+                    v = (in->space == S_SHARED || in->space == S_LOCAL) ? (v & 0xffffffffu) + window : v;
+                else
+                    v = window ? v - window : v;
+                put(w, &in->o[0], l, v);
+            }
+            break;
+        }
+        case X_ADD:
+        case X_SUB:
+        case X_MUL:
+        case X_DIV:
+        case X_REM:
+        case X_MIN:
+        case X_MAX:
+        case X_AND:
+        case X_OR:
+        case X_XOR:
+        case X_SHL:
+        case X_SHR:
+        case X_COPYSIGN:
+            if (ptx_types[in->type].kind == K_FLOAT) {
+                EACH(g, l) put(w, &in->o[0], l,
+                               float_op(in->op, in->type, in->rnd, in->mods, val(b, w, &in->o[1], l),
+                                        val(b, w, &in->o[2], l), 0));
+            } else if (in->type == T_PRED) {
+                EACH(g, l) {
+                    bool x = pred(b, w, &in->o[1], l), y = pred(b, w, &in->o[2], l);
+
+                    put(w, &in->o[0], l, in->op == X_AND ? (x && y) : in->op == X_OR ? (x || y) : (x != y));
+                }
+            } else if (in->op == X_ADD && in->type == T_S32 && !(in->mods & M_SAT)) {
+                EACH(g, l) put(w, &in->o[0], l, val(b, w, &in->o[1], l) + val(b, w, &in->o[2], l));
+            } else {
+                EACH(g, l) put(w, &in->o[0], l,
+                               int_binary(in->op, in->type, in->mods, val(b, w, &in->o[1], l), val(b, w, &in->o[2], l)));
+            }
+            break;
+        case X_MAD:
+        case X_FMA:
+            if (ptx_types[in->type].kind == K_FLOAT) {
+                EACH(g, l) put(w, &in->o[0], l,
+                               float_op(X_FMA, in->type, in->rnd, in->mods, val(b, w, &in->o[1], l),
+                                        val(b, w, &in->o[2], l), val(b, w, &in->o[3], l)));
+            } else {
+                EACH(g, l) {
+                    uint64_t p = int_binary(X_MUL, in->type, in->mods, val(b, w, &in->o[1], l), val(b, w, &in->o[2], l));
+                    uint64_t c = val(b, w, &in->o[3], l);
+
+                    if ((in->mods & M_SAT) && in->type == T_S32) {
+                        int64_t s = (int64_t)(int32_t)p + (int64_t)(int32_t)c;
+                        p = (uint64_t)(s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s);
+                        c = 0;
+                    }
+                    put(w, &in->o[0], l, p + c);
+                }
+            }
+            break;
+        case X_ABS:
+        case X_NEG:
+        case X_SQRT:
+        case X_RSQRT:
+        case X_RCP:
+        case X_SIN:
+        case X_COS:
+        case X_LG2:
+        case X_EX2:
+        case X_TANH:
+            if (ptx_types[in->type].kind == K_FLOAT) {
+                EACH(g, l) put(w, &in->o[0], l, float_op(in->op, in->type, in->rnd, in->mods, val(b, w, &in->o[1], l), 0, 0));
+            } else {
+                unsigned size = ptx_types[in->type].size;
+
+                EACH(g, l) {
+                    int64_t v = sext(val(b, w, &in->o[1], l), size);
+
+                    put(w, &in->o[0], l, in->op == X_NEG ? (uint64_t)0 - (uint64_t)v : (uint64_t)(v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v));
+                }
+            }
+            break;
+        case X_NOT:
+            if (in->type == T_PRED) {
+                EACH(g, l) put(w, &in->o[0], l, !pred(b, w, &in->o[1], l));
+            } else {
+                EACH(g, l) put(w, &in->o[0], l, ~val(b, w, &in->o[1], l));
+            }
+            break;
+        case X_CNOT:
+            EACH(g, l) put(w, &in->o[0], l, (val(b, w, &in->o[1], l) & mask_of(ptx_types[in->type].size)) == 0);
+            break;
+        case X_POPC:
+            EACH(g, l) put(w, &in->o[0], l,
+                           (uint64_t)__builtin_popcountll(val(b, w, &in->o[1], l) & mask_of(ptx_types[in->type].size)));
+            break;
+        case X_CLZ: {
+            unsigned size = ptx_types[in->type].size;
+
+            EACH(g, l) {
+                uint64_t v = val(b, w, &in->o[1], l) & mask_of(size);
+
+                put(w, &in->o[0], l, v ? (uint64_t)(__builtin_clzll(v) - (64 - size * 8)) : size * 8);
+            }
+            break;
+        }
+        case X_BREV:
+            EACH(g, l) put(w, &in->o[0], l, brev(val(b, w, &in->o[1], l), ptx_types[in->type].size));
+            break;
+        case X_BFE:
+            EACH(g, l) put(w, &in->o[0], l,
+                           bfe(in->type, val(b, w, &in->o[1], l), (uint32_t)val(b, w, &in->o[2], l),
+                               (uint32_t)val(b, w, &in->o[3], l)));
+            break;
+        case X_BFI:
+            EACH(g, l) put(w, &in->o[0], l,
+                           bfi(in->type, val(b, w, &in->o[1], l), val(b, w, &in->o[2], l), (uint32_t)val(b, w, &in->o[3], l),
+                               (uint32_t)val(b, w, &in->o[4], l)));
+            break;
+        case X_PRMT:
+            EACH(g, l) put(w, &in->o[0], l,
+                           prmt((uint32_t)val(b, w, &in->o[1], l), (uint32_t)val(b, w, &in->o[2], l),
+                                (uint32_t)val(b, w, &in->o[3], l)));
+            break;
+        case X_SETP:
+            EACH(g, l) {
+                bool t = compare(in->cmp, in->type, val(b, w, &in->o[1], l), val(b, w, &in->o[2], l)), f = !t;
+
+                if (in->boolop != B_NONE) {
+                    bool c = pred(b, w, &in->o[3], l);
+
+                    t = in->boolop == B_AND ? (t && c) : in->boolop == B_OR ? (t || c) : (t != c);
+                    f = in->boolop == B_AND ? (f && c) : in->boolop == B_OR ? (f || c) : (f != c);
+                }
+                put(w, &in->o[0], l, t);
+                put_reg(w, in->o[0].v[0], l, f);
+            }
+            break;
+        case X_SELP:
+            EACH(g, l) put(w, &in->o[0], l, pred(b, w, &in->o[3], l) ? val(b, w, &in->o[1], l) : val(b, w, &in->o[2], l));
+            break;
+        case X_CVT:
+            EACH(g, l) put(w, &in->o[0], l, convert(in, val(b, w, &in->o[1], l)));
+            break;
+        case X_TESTP:
+            EACH(g, l) {
+                double v = float_value(in->type, val(b, w, &in->o[1], l));
+                int c = fpclassify(v);
+                bool r = in->cmp == 0 ? isfinite(v) : in->cmp == 1 ? isinf(v) : in->cmp == 2 ? !isnan(v)
+                         : in->cmp == 3 ? isnan(v) : in->cmp == 4 ? c == FP_NORMAL : c == FP_SUBNORMAL;
+
+                put(w, &in->o[0], l, r);
+            }
+            break;
+        case X_ATOM:
+        case X_RED: {
+            const struct ptx_opd *ao = &in->o[in->op == X_ATOM ? 1 : 0], *bo = &in->o[in->op == X_ATOM ? 2 : 1];
+            unsigned size = ptx_types[in->type].size;
+
+            EACH(g, l) {
+                uint64_t addr = (ao->reg >= 0 ? w->regs[(size_t)ao->reg * PTX_WARP + l]
+                                 : ao->sym >= 0 ? sym_value(b, w, ao->sym, l) : 0) + (uint64_t)ao->imm;
+                struct ptx_shadow *keep = b->shadow;
+                unsigned char *p;
+                uint64_t old;
+
+                b->shadow = NULL; /* atomics do not race */
+                p = address(b, w, l, in, in->space, addr, size, true);
+                b->shadow = keep;
+                if (!p)
+                    goto stopped;
+                old = atomic_op(p, in->cmp, in->type, val(b, w, bo, l), in->nopd > 3 ? val(b, w, &in->o[3], l) : 0);
+                if (in->op == X_ATOM)
+                    put(w, &in->o[0], l, ptx_types[in->type].kind == K_SIGNED ? (uint64_t)sext(old, size) : old);
+            }
+            break;
+        }
+        case X_ACTIVEMASK:
+            EACH(g, l) put(w, &in->o[0], l, active);
+            break;
+        case X_SHFL: {
+            uint64_t src[PTX_WARP];
+            const struct ptx_opd *a = &in->o[1];
+
+            for (unsigned l = 0; l < PTX_WARP; l++)
+                src[l] = a->kind == O_REG ? w->regs[(size_t)a->reg * PTX_WARP + l] : val(b, w, a, l);
+            EACH(g, l) {
+                uint32_t bv = (uint32_t)val(b, w, &in->o[2], l) & 31, c = (uint32_t)val(b, w, &in->o[3], l);
+                uint32_t cv = c & 31, seg = (c >> 8) & 31;
+                int32_t maxl = (int32_t)((l & seg) | (cv & ~seg)), minl = (int32_t)(l & seg), j;
+                bool ok;
+
+                switch (in->cmp) {
+                case SH_UP: j = (int32_t)l - (int32_t)bv; ok = j >= maxl; break;
+                case SH_DOWN: j = (int32_t)l + (int32_t)bv; ok = j <= maxl; break;
+                case SH_BFLY: j = (int32_t)(l ^ bv); ok = j <= maxl; break;
+                default: j = minl | (int32_t)(bv & ~seg); ok = j <= maxl; break;
+                }
+                if (!ok)
+                    j = (int32_t)l;
+                put(w, &in->o[0], l, src[j & 31]);
+                put_reg(w, in->o[0].v[0], l, ok);
+            }
+            break;
+        }
+        case X_VOTE: {
+            uint32_t ballot = 0;
+
+            EACH(g, l) {
+                if (pred(b, w, &in->o[1], l))
+                    ballot |= 1u << l;
+            }
+            EACH(g, l) {
+                uint64_t v;
+
+                switch (in->cmp) {
+                case V_ALL: v = ballot == g; break;
+                case V_ANY: v = ballot != 0; break;
+                case V_UNI: v = ballot == 0 || ballot == g; break;
+                default: v = ballot; break;
+                }
+                put(w, &in->o[0], l, v);
+            }
+            break;
+        }
+        case X_MATCH: {
+            uint64_t v[PTX_WARP];
+            bool all = true;
+
+            EACH(g, l) v[l] = val(b, w, &in->o[1], l);
+            EACH(g, l) {
+                if (v[l] != v[__builtin_ctz(g)])
+                    all = false;
+            }
+            EACH(g, l) {
+                uint32_t same = 0;
+
+                if (in->cmp == 0) {
+                    for (unsigned k = 0; k < PTX_WARP; k++)
+                        if ((g >> k & 1) && v[k] == v[l])
+                            same |= 1u << k;
+                } else {
+                    same = all ? g : 0;
+                }
+                put(w, &in->o[0], l, same);
+                put_reg(w, in->o[0].v[0], l, all);
+            }
+            break;
+        }
+        case X_REDUX: {
+            uint64_t acc = 0;
+            bool first = true, sign = ptx_types[in->type].kind == K_SIGNED;
+
+            EACH(g, l) {
+                uint32_t v = (uint32_t)val(b, w, &in->o[1], l);
+
+                if (first) {
+                    acc = v;
+                    first = false;
+                    continue;
+                }
+                switch (in->cmp) {
+                case A_ADD: acc = (uint32_t)(acc + v); break;
+                case A_AND: acc &= v; break;
+                case A_OR: acc |= v; break;
+                case A_XOR: acc ^= v; break;
+                case A_MIN: acc = sign ? (uint32_t)((int32_t)acc < (int32_t)v ? acc : v) : (acc < v ? acc : v); break;
+                case A_MAX: acc = sign ? (uint32_t)((int32_t)acc > (int32_t)v ? acc : v) : (acc > v ? acc : v); break;
+                default: break;
+                }
+            }
+            EACH(g, l) put(w, &in->o[0], l, acc);
+            break;
+        }
+        case X_TRAP:
+            if (g) {
+                fault(b, w, (unsigned)__builtin_ctz(g), in, CUABI_ERROR_LAUNCH_FAILED, "trap");
+                goto stopped;
+            }
+            break;
+        case X_BRA:
+            if (g == active) {
+                next = (uint32_t)in->target;
+            } else if (g) {
+                EACH(g, l) w->pc[l] = (uint32_t)in->target;
+                EACH(active & ~g, l) w->pc[l] = pc + 1;
+                goto reschedule;
+            }
+            break;
+        case X_EXIT:
+            w->live &= ~g;
+            active &= ~g;
+            if (!active) {
+                goto reschedule;
+            }
+            break;
+        case X_RET: {
+            uint32_t back = 0, returned, first = UINT32_MAX;
+            bool same = true;
+
+            if (!g)
+                break;
+            EACH(g, l) {
+                if (w->fbase[l] == 0) {
+                    w->live &= ~(1u << l);
+                    back |= 1u << l;
+                    continue;
+                }
+                w->pc[l] = call_pop(b, w, l);
+                if (first == UINT32_MAX)
+                    first = w->pc[l];
+                same = same && w->pc[l] == first;
+            }
+            active &= ~back;
+            returned = g & ~back;
+            if (!active)
+                goto reschedule;
+            if (returned == active && same) {
+                next = first;
+                break;
+            }
+            EACH(active & ~g, l) w->pc[l] = pc + 1;
+            goto reschedule;
+        }
+        case X_CALL: {
+            const struct ptx_function *f = &b->m->funcs[in->target];
+
+            if (f->builtin_vprintf && !f->defined) {
+                const struct ptx_call *c = &b->m->calls[in->o[0].imm];
+
+                EACH(g, l) {
+                    uint64_t r = call_vprintf(b, w, l, in);
+                    unsigned char *lane = b->local + (size_t)(w->index * PTX_WARP + l) * b->local_per_lane;
+
+                    if (b->stop)
+                        goto stopped;
+                    if (c->nrets)
+                        memcpy(lane + w->fbase[l] + b->m->syms[c->rets[0]].value, &r, 4);
+                }
+                break;
+            }
+            EACH(g, l) {
+                if (!call_push(b, w, l, in, pc))
+                    goto stopped;
+            }
+            if (g == active) {
+                next = f->start;
+            } else if (g) {
+                EACH(g, l) w->pc[l] = f->start;
+                EACH(active & ~g, l) w->pc[l] = pc + 1;
+                goto reschedule;
+            }
+            break;
+        }
+        case X_BAR:
+            if (g) {
+                w->waiting |= g;
+                EACH(g, l) w->pc[l] = pc + 1;
+                active &= ~g;
+                if (!active)
+                    goto reschedule;
+            }
+            break;
+        default:
+            fault(b, w, (unsigned)__builtin_ctz(active), in, CUABI_ERROR_NOT_SUPPORTED, "an instruction the interpreter does not run");
+            goto stopped;
+        }
+        pc = next;
+        if (pc >= other_min) {
+            EACH(active, l) w->pc[l] = pc;
+            goto reschedule;
+        }
+    }
+stopped:
+    b->executed += executed;
+    b->stop = true;
+}
+
+/* ---- A block ---- */
+
+static bool block_run(struct ptx_run *r, struct ptx_block *b, uint64_t index, uint64_t *regs, size_t nregs,
+                      uint32_t reg_lo)
+{
+    const struct ptx_launch *L = r->l;
+    const struct ptx_function *f = r->f;
+
+    b->ctaid[0] = (unsigned)(index % L->grid[0]);
+    b->ctaid[1] = (unsigned)((index / L->grid[0]) % L->grid[1]);
+    b->ctaid[2] = (unsigned)(index / ((uint64_t)L->grid[0] * L->grid[1]));
+    b->stop = false;
+    b->epoch = 1;
+    memset(b->shared, 0, b->shared_bytes);
+    if (b->shadow)
+        memset(b->shadow, 0, b->shared_bytes * sizeof(*b->shadow));
+    for (unsigned wi = 0; wi < b->nwarps; wi++) {
+        struct warp *w = &b->warps[wi];
+        unsigned left = b->nthreads - wi * PTX_WARP;
+
+        w->regs = regs + (size_t)wi * nregs * PTX_WARP - (size_t)reg_lo * PTX_WARP;
+        w->index = wi;
+        w->live = left >= PTX_WARP ? 0xffffffffu : (1u << left) - 1;
+        w->waiting = 0;
+        for (unsigned l = 0; l < PTX_WARP; l++) {
+            w->pc[l] = f->start;
+            w->fbase[l] = 0;
+            w->ftop[l] = f->frame_size;
+        }
+    }
+    for (;;) {
+        bool any = false;
+
+        for (unsigned wi = 0; wi < b->nwarps && !b->stop; wi++) {
+            struct warp *w = &b->warps[wi];
+
+            if (w->live & ~w->waiting)
+                warp_run(b, w);
+            any = any || w->live;
+        }
+        if (b->stop || !any)
+            break;
+        /* Every warp waits at the barrier (or has exited): it opens. */
+        for (unsigned wi = 0; wi < b->nwarps; wi++)
+            b->warps[wi].waiting = 0;
+        b->epoch++;
+    }
+    return !b->stop;
+}
+
+/* Grows a buffer of the worker to at least `bytes`. */
+static bool reserve(void **p, size_t *cap, size_t bytes)
+{
+    void *q;
+
+    if (bytes <= *cap)
+        return true;
+    if (!(q = realloc(*p, bytes)))
+        return false;
+    *p = q;
+    *cap = bytes;
+    return true;
+}
+
+void ptx_run_blocks(struct ptx_run *r)
+{
+    const struct ptx_launch *L = r->l;
+    struct ptx_block b;
+    unsigned nthreads = L->block[0] * L->block[1] * L->block[2];
+    size_t nregs = r->reg_hi - r->reg_lo;
+    void *regs = NULL, *local = NULL, *shared = NULL, *shadow = NULL;
+    size_t regs_cap = 0, local_cap = 0, shared_cap = 0, shadow_cap = 0;
+    struct warp *warps;
+
+    memset(&b, 0, sizeof(b));
+    b.r = r;
+    b.m = r->m;
+    b.code = r->m->code;
+    b.nthreads = nthreads;
+    b.nwarps = (nthreads + PTX_WARP - 1) / PTX_WARP;
+    b.shared_bytes = r->shared_bytes;
+    b.local_per_lane = LOCAL_STACK + ((size_t)r->f->frame_size + 15) / 16 * 16;
+    b.mem.ctx = L->ctx;
+    warps = calloc(b.nwarps, sizeof(*warps));
+    if (!warps || !reserve(&regs, &regs_cap, (nregs ? nregs : 1) * PTX_WARP * b.nwarps * sizeof(uint64_t)) ||
+        !reserve(&local, &local_cap, b.local_per_lane * b.nwarps * PTX_WARP) ||
+        !reserve(&shared, &shared_cap, b.shared_bytes ? b.shared_bytes : 1) ||
+        (r->race && !reserve(&shadow, &shadow_cap, (b.shared_bytes ? b.shared_bytes : 1) * sizeof(struct ptx_shadow)))) {
+        int expected = 0;
+
+        atomic_compare_exchange_strong(&r->fault, &expected, (int)CUABI_ERROR_LAUNCH_OUT_OF_RESOURCES);
+        goto done;
+    }
+    /* Registers start at zero, as a value a kernel reads before writing has no meaning. */
+    memset(regs, 0, nregs * PTX_WARP * b.nwarps * sizeof(uint64_t));
+    b.warps = warps;
+    b.local = local;
+    b.shared = shared;
+    b.shadow = shadow;
+    for (;;) {
+        uint64_t i;
+
+        if (atomic_load_explicit(&r->fault, memory_order_relaxed))
+            break;
+        i = atomic_fetch_add_explicit(&r->next_block, 1, memory_order_relaxed);
+        if (i >= r->nblocks)
+            break;
+        if (!block_run(r, &b, i, regs, nregs, r->reg_lo))
+            break;
+    }
+    atomic_fetch_add_explicit(&r->executed, b.executed, memory_order_relaxed);
+done:
+    free(warps);
+    free(regs);
+    free(local);
+    free(shared);
+    free(shadow);
+}

@@ -1,0 +1,228 @@
+/*
+ * The PTX interpreter's insides: the decoded form of a module (a compact
+ * array of instructions with resolved operands, ptx_parse.c writes it), the
+ * state of a running block and its warps (ptx_exec.c), and the memory model
+ * (ptx_memory.c): how an address of each state space reaches host memory,
+ * bounds-checked, and the race check's shadow of shared memory.
+ */
+#ifndef PTX_INTERNAL_H
+#define PTX_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ptx.h"
+
+enum { PTX_WARP = 32, PTX_MAX_OPDS = 6, PTX_NAME_MAX = 256 };
+
+/* Generic addresses of the windows shared, local and param memory take, as cvta makes them. */
+#define PTX_SHARED_WINDOW 0x7f0000000000ull
+#define PTX_LOCAL_WINDOW 0x7e0000000000ull
+#define PTX_PARAM_WINDOW 0x7d0000000000ull
+#define PTX_WINDOW_SIZE (1ull << 32)
+
+/* Types: the size in bytes and the kind. */
+enum ptx_kind { K_BITS, K_UNSIGNED, K_SIGNED, K_FLOAT, K_PRED };
+enum ptx_type {
+    T_NONE, T_B8, T_B16, T_B32, T_B64, T_B128, T_U8, T_U16, T_U32, T_U64, T_S8, T_S16, T_S32, T_S64,
+    T_F16, T_F16X2, T_BF16, T_BF16X2, T_F32, T_F64, T_PRED, T_COUNT
+};
+extern const struct ptx_type_info {
+    const char *name;
+    unsigned char size, kind;
+} ptx_types[T_COUNT];
+
+/* State spaces. */
+enum ptx_space { S_GENERIC, S_GLOBAL, S_SHARED, S_LOCAL, S_PARAM, S_CONST, S_FRAME };
+
+/* Operands. */
+enum ptx_opd_kind {
+    O_NONE,
+    O_REG,    /* reg */
+    O_IMM,    /* imm: the value's bits */
+    O_SREG,   /* a special register: imm is its enum ptx_sreg */
+    O_ADDR,   /* [base + imm]: base is a register (reg >= 0) or a symbol (sym >= 0) */
+    O_SYM,    /* a symbol's address as a value: sym */
+    O_VEC,    /* {v[0], ..., v[n-1]}: registers, or ~index of a constant in imm (one only) */
+    O_LABEL,  /* imm: instruction index */
+};
+
+enum ptx_sreg {
+    R_TID_X, R_TID_Y, R_TID_Z, R_NTID_X, R_NTID_Y, R_NTID_Z, R_CTAID_X, R_CTAID_Y, R_CTAID_Z,
+    R_NCTAID_X, R_NCTAID_Y, R_NCTAID_Z, R_LANEID, R_WARPID, R_NWARPID, R_SMID, R_NSMID, R_GRIDID,
+    R_CLOCK, R_CLOCK64, R_GLOBALTIMER, R_LANEMASK_EQ, R_LANEMASK_LT, R_LANEMASK_LE, R_LANEMASK_GT,
+    R_LANEMASK_GE, R_DYNAMIC_SMEM, R_TOTAL_SMEM, R_CLUSTER_NCTARANK, R_COUNT
+};
+
+/* A symbol: a variable's place, by space. */
+struct ptx_symbol {
+    char *name;
+    unsigned char space; /* S_GLOBAL (and .const): `value` is its device address once bound;
+                            S_SHARED: its offset; S_FRAME: its offset in its function's frame;
+                            S_PARAM: an entry's parameter, its offset in the buffer */
+    bool bound;
+    uint64_t value;
+    size_t size;
+};
+
+struct ptx_opd {
+    unsigned char kind;
+    unsigned char rsize; /* O_REG destination: the register's size in bytes */
+    unsigned char n;     /* O_VEC: elements */
+    unsigned char neg;   /* a predicate operand written !%p */
+    int32_t reg;         /* O_REG, O_ADDR (-1: none); a second register (setp's %p|%q) in v[0] */
+    int32_t sym;         /* O_ADDR, O_SYM; -1: none */
+    int64_t imm;
+    int32_t v[4];        /* O_VEC: registers (-1: the sink `_`); O_REG: v[0] a second destination or -1 */
+};
+
+/* What an instruction does: the executor's switch. */
+enum ptx_op {
+    X_NOP, X_MOV, X_LD, X_ST, X_CVTA, X_CVTA_TO,
+    X_ADD, X_SUB, X_MUL, X_MAD, X_FMA, X_DIV, X_REM, X_MIN, X_MAX, X_ABS, X_NEG,
+    X_AND, X_OR, X_XOR, X_NOT, X_CNOT, X_SHL, X_SHR, X_POPC, X_CLZ, X_BREV, X_BFE, X_BFI, X_PRMT,
+    X_SETP, X_SELP, X_CVT, X_SQRT, X_RSQRT, X_RCP, X_SIN, X_COS, X_LG2, X_EX2, X_TANH, X_COPYSIGN,
+    X_BRA, X_CALL, X_RET, X_EXIT, X_BAR, X_BAR_WARP, X_MEMBAR, X_ATOM, X_RED,
+    X_SHFL, X_VOTE, X_MATCH, X_ACTIVEMASK, X_REDUX, X_TRAP, X_MUL24, X_MAD24, X_TESTP, X_FNS,
+    X_COUNT
+};
+
+/* Modifier bits. */
+enum {
+    M_HI = 1 << 0, M_WIDE = 1 << 1, M_SAT = 1 << 2, M_FTZ = 1 << 3, M_APPROX = 1 << 4,
+    M_LO = 1 << 5, M_CC = 1 << 6, M_NC = 1 << 7, M_RELU = 1 << 8, M_SHIFT_CLAMP = 1 << 9,
+};
+
+/* Rounding: none given, to nearest even, toward zero, down, up; the integral forms for cvt. */
+enum { RND_NONE, RND_RN, RND_RZ, RND_RM, RND_RP, RND_RNI, RND_RZI, RND_RMI, RND_RPI, RND_RNA };
+
+/* setp's comparisons; its boolean combiner. */
+enum { C_EQ, C_NE, C_LT, C_LE, C_GT, C_GE, C_LO, C_LS, C_HI, C_HS, C_EQU, C_NEU, C_LTU, C_LEU, C_GTU, C_GEU,
+       C_NUM, C_NAN };
+enum { B_NONE, B_AND, B_OR, B_XOR };
+
+/* atom/red/redux operations; shfl modes; vote modes. */
+enum { A_ADD, A_MIN, A_MAX, A_INC, A_DEC, A_AND, A_OR, A_XOR, A_EXCH, A_CAS };
+enum { SH_UP, SH_DOWN, SH_BFLY, SH_IDX };
+enum { V_ALL, V_ANY, V_UNI, V_BALLOT };
+
+struct ptx_inst {
+    unsigned char op;       /* enum ptx_op */
+    unsigned char type;     /* the instruction's type (cvt: the destination's) */
+    unsigned char type2;    /* cvt: the source's type; setp: unused */
+    unsigned char space;    /* ld/st/atom/cvta: enum ptx_space */
+    unsigned char rnd;      /* rounding */
+    unsigned char cmp;      /* setp: C_*; atom: A_*; shfl: SH_*; vote: V_* */
+    unsigned char boolop;   /* setp: B_*; bfe/bfi none */
+    unsigned char vec;      /* ld/st: elements (1, 2, 4) */
+    unsigned char nopd;
+    unsigned char guard_neg;
+    uint16_t mods;
+    int32_t guard;          /* a predicate register, or -1 */
+    int32_t target;         /* bra: an instruction; call: a function index */
+    uint32_t line;          /* in the PTX text */
+    struct ptx_opd o[PTX_MAX_OPDS];
+};
+
+/* A call site's arguments and results: the caller's param symbols. */
+struct ptx_call {
+    unsigned nargs, nrets;
+    int32_t args[16], rets[4];
+};
+
+/* A function: an entry or a .func, its code a range of the module's instructions. */
+struct ptx_function {
+    char *name;
+    bool entry, defined;
+    bool builtin_vprintf;     /* the `vprintf` the CUDA runtime provides */
+    char *error;              /* why it cannot run (the first instruction not understood), or NULL */
+    uint32_t start, end;      /* [start, end) of the module's instructions */
+    uint32_t reg_base, nregs; /* its registers in the register file */
+    uint32_t frame_size;      /* a .func's frame: parameters, locals, call parameters, saved registers */
+    uint32_t saved_at;        /* where the saved registers start in it */
+    size_t shared_static;     /* an entry: the static shared memory it uses (every shared variable of the module) */
+    unsigned nparams;         /* a .func's parameters, their frame offsets and sizes */
+    uint32_t param_off[16], param_size[16];
+    uint32_t ret_off, ret_size;  /* a .func's result (size 0: none) */
+    size_t kparam_bytes;     /* an entry's parameter buffer */
+    bool uses_calls;
+};
+
+struct ptx_module {
+    atomic_uint refs;
+    struct ptx_inst *code;
+    size_t ncode;
+    struct ptx_function *funcs;
+    size_t nfuncs;
+    struct ptx_symbol *syms;
+    size_t nsyms;
+    struct ptx_call *calls;   /* a call instruction's o[0].imm indexes this */
+    size_t ncalls;
+    uint64_t *consts;         /* vector elements that are immediates */
+    size_t nconsts;
+    uint32_t nregs;           /* the register file: every function's registers */
+    size_t shared_static;     /* every static shared variable of the module */
+};
+
+/* ---- ptx_memory.c ---- */
+
+/* The per-host-thread cache of the last allocation found, and the launch's context. */
+struct ptx_mem {
+    uint64_t lo, hi;           /* [lo, hi) of the cached allocation, or hi == 0 */
+    unsigned char *data;       /* host memory at lo */
+    const struct fake_ctx *ctx;
+};
+
+/* Host memory for [addr, addr + bytes) of global memory the context may reach, or NULL. */
+unsigned char *ptx_mem_lookup(struct ptx_mem *m, uint64_t addr, size_t bytes);
+
+static inline unsigned char *ptx_mem_global(struct ptx_mem *m, uint64_t addr, size_t bytes)
+{
+    if (addr >= m->lo && addr < m->hi && bytes <= m->hi - addr)
+        return m->data + (addr - m->lo);
+    return ptx_mem_lookup(m, addr, bytes);
+}
+
+/* The race check's shadow of a block's shared memory (GPUSHIM_FAKE_CHECK=race). */
+struct ptx_shadow {
+    uint32_t epoch;   /* the barrier interval of the last access */
+    uint16_t writer;  /* 1 + the thread that wrote it in that interval, or 0 */
+    uint16_t reader;  /* 1 + a thread that read it in that interval, or 0 */
+};
+
+/* The checks GPUSHIM_FAKE_CHECK asks for. */
+bool ptx_check_race(void);
+
+/* ---- ptx_exec.c ---- */
+
+/* A block's run: what the host thread that runs it needs. */
+struct ptx_run;
+struct ptx_block;
+
+/* The shared state of one launch across the pool. */
+struct ptx_run {
+    const struct ptx_launch *l;
+    const struct ptx_module *m;
+    const struct ptx_function *f;
+    uint64_t nblocks;
+    atomic_ullong next_block;
+    atomic_int fault;          /* the first cuabi_result, 0 while none */
+    atomic_ullong executed;    /* thread instructions run, for the benchmark */
+    size_t shared_bytes;       /* static + dynamic */
+    uint32_t reg_lo, reg_hi;   /* the registers of the functions the entry reaches */
+    bool race;
+};
+
+/* Runs blocks of the launch until none is left or one faulted; the worker's share. */
+void ptx_run_blocks(struct ptx_run *r);
+
+/*
+ * printf from a kernel (ptx_printf.c): the format at a global address, the
+ * arguments packed in `args` (up to `args_max` bytes) as nvcc lays them out.
+ * The characters written, or -2 when the format is not in global memory.
+ */
+int ptx_vprintf(struct ptx_mem *mem, uint64_t fmt, const unsigned char *args, size_t args_max);
+
+#endif

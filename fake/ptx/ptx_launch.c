@@ -1,0 +1,104 @@
+/*
+ * A launch on the interpreter: the entry's blocks spread over a pool of host
+ * threads, one per core (GPUSHIM_FAKE_THREADS sets another count), started
+ * for the launch and joined at its end, so that nothing outlives it (a fork
+ * after a launch finds no thread of the fake). Each thread takes the next
+ * block from a shared counter until none is left or one faulted.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fake_internal.h"
+#include "ptx_internal.h"
+
+enum { MAX_THREADS = 256 };
+
+static void *worker(void *arg)
+{
+    ptx_run_blocks(arg);
+    return NULL;
+}
+
+static unsigned pool_size(uint64_t nblocks)
+{
+    const char *v = getenv("GPUSHIM_FAKE_THREADS");
+    long n = v ? fake_parse_number("GPUSHIM_FAKE_THREADS", v, 1, MAX_THREADS) : sysconf(_SC_NPROCESSORS_ONLN);
+
+    if (n < 1)
+        n = 1;
+    if (n > MAX_THREADS)
+        n = MAX_THREADS;
+    return (uint64_t)n < nblocks ? (unsigned)n : (unsigned)nblocks;
+}
+
+/* The span of registers of the entry and every function it calls. */
+static void reach(const struct ptx_module *m, size_t fi, unsigned char *seen, uint32_t *lo, uint32_t *hi)
+{
+    const struct ptx_function *f = &m->funcs[fi];
+
+    if (seen[fi] || !f->defined)
+        return;
+    seen[fi] = 1;
+    if (f->reg_base < *lo)
+        *lo = f->reg_base;
+    if (f->reg_base + f->nregs > *hi)
+        *hi = f->reg_base + f->nregs;
+    for (uint32_t i = f->start; i < f->end; i++)
+        if (m->code[i].op == X_CALL && m->code[i].target >= 0)
+            reach(m, (size_t)m->code[i].target, seen, lo, hi);
+}
+
+static uint64_t last_executed;
+
+uint64_t gpu_fake_ptx_executed(void);
+
+/* The thread instructions the last launch ran (the fake's lock orders launches); for bench/. */
+FAKE_API uint64_t gpu_fake_ptx_executed(void)
+{
+    uint64_t n;
+
+    fake_lock();
+    n = last_executed;
+    fake_unlock();
+    return n;
+}
+
+cuabi_result ptx_launch_run(const struct ptx_launch *l)
+{
+    struct ptx_run r;
+    const struct ptx_module *m = l->module;
+    pthread_t threads[MAX_THREADS];
+    unsigned n, started = 0;
+    unsigned char *seen;
+
+    memset(&r, 0, sizeof(r));
+    r.l = l;
+    r.m = m;
+    for (size_t i = 0; i < m->nfuncs && !r.f; i++)
+        if (m->funcs[i].entry && m->funcs[i].defined && m->funcs[i].name && strcmp(m->funcs[i].name, l->entry) == 0)
+            r.f = &m->funcs[i];
+    if (!r.f)
+        return CUABI_ERROR_NOT_FOUND;
+    if (!(seen = calloc(m->nfuncs, 1)))
+        return CUABI_ERROR_OUT_OF_MEMORY;
+    r.reg_lo = UINT32_MAX;
+    reach(m, (size_t)(r.f - m->funcs), seen, &r.reg_lo, &r.reg_hi);
+    free(seen);
+    r.nblocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
+    r.shared_bytes = r.f->shared_static + l->shared;
+    r.race = ptx_check_race();
+    atomic_init(&r.next_block, 0);
+    atomic_init(&r.fault, 0);
+    atomic_init(&r.executed, 0);
+    n = pool_size(r.nblocks);
+    while (started + 1 < n && pthread_create(&threads[started], NULL, worker, &r) == 0)
+        started++;
+    ptx_run_blocks(&r);
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(threads[i], NULL);
+    last_executed = atomic_load(&r.executed);
+    return (cuabi_result)atomic_load(&r.fault);
+}

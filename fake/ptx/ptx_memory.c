@@ -1,0 +1,32 @@
+/*
+ * The interpreter's memory model for global memory: an address reaches
+ * host memory only through a live allocation of a device the launch's
+ * context may touch. The fake's lock is held for the whole launch, so the
+ * allocations do not change meanwhile; each host thread caches the last
+ * allocation it found (ptx_mem_global() in ptx_internal.h), and the common
+ * case, an access to the same buffer as the one before, costs two compares.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_internal.h"
+#include "ptx_internal.h"
+
+unsigned char *ptx_mem_lookup(struct ptx_mem *m, uint64_t addr, size_t bytes)
+{
+    struct fake_alloc *a = addr <= UINT64_MAX - bytes ? fake_alloc_find(addr, bytes) : NULL;
+
+    if (!a || !a->data || !fake_ctx_reaches(m->ctx, a->device))
+        return NULL;
+    m->lo = a->addr;
+    m->hi = a->addr + a->size;
+    m->data = a->data;
+    return a->data + (addr - a->addr);
+}
+
+bool ptx_check_race(void)
+{
+    const char *v = getenv("GPUSHIM_FAKE_CHECK");
+
+    return v && strstr(v, "race") != NULL;
+}

@@ -1,0 +1,1610 @@
+/*
+ * The PTX decoder: turns a module's text into the interpreter's form once,
+ * when the module loads. Every function becomes a range of one array of
+ * instructions whose operands are resolved: registers to indices in a
+ * register file, labels to instruction indices, variables to symbols with
+ * their space and offset, immediates to bits of the instruction's type.
+ * Nothing is parsed again while kernels run.
+ *
+ * A function with an instruction the decoder does not understand keeps the
+ * reason (instruction, function, line); only a launch of it fails, with that
+ * message. The rest of the module runs.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptx_internal.h"
+
+const struct ptx_type_info ptx_types[T_COUNT] = {
+    [T_NONE] = {"", 0, K_BITS},        [T_B8] = {"b8", 1, K_BITS},       [T_B16] = {"b16", 2, K_BITS},
+    [T_B32] = {"b32", 4, K_BITS},      [T_B64] = {"b64", 8, K_BITS},     [T_B128] = {"b128", 16, K_BITS},
+    [T_U8] = {"u8", 1, K_UNSIGNED},    [T_U16] = {"u16", 2, K_UNSIGNED}, [T_U32] = {"u32", 4, K_UNSIGNED},
+    [T_U64] = {"u64", 8, K_UNSIGNED},  [T_S8] = {"s8", 1, K_SIGNED},     [T_S16] = {"s16", 2, K_SIGNED},
+    [T_S32] = {"s32", 4, K_SIGNED},    [T_S64] = {"s64", 8, K_SIGNED},   [T_F16] = {"f16", 2, K_FLOAT},
+    [T_F16X2] = {"f16x2", 4, K_FLOAT}, [T_BF16] = {"bf16", 2, K_FLOAT},  [T_BF16X2] = {"bf16x2", 4, K_FLOAT},
+    [T_F32] = {"f32", 4, K_FLOAT},     [T_F64] = {"f64", 8, K_FLOAT},    [T_PRED] = {"pred", 1, K_PRED},
+};
+
+static const char *const sreg_names[R_COUNT] = {
+    "%tid.x", "%tid.y", "%tid.z", "%ntid.x", "%ntid.y", "%ntid.z", "%ctaid.x", "%ctaid.y", "%ctaid.z",
+    "%nctaid.x", "%nctaid.y", "%nctaid.z", "%laneid", "%warpid", "%nwarpid", "%smid", "%nsmid", "%gridid",
+    "%clock", "%clock64", "%globaltimer", "%lanemask_eq", "%lanemask_lt", "%lanemask_le", "%lanemask_gt",
+    "%lanemask_ge", "%dynamic_smem_size", "%total_smem_size", "%cluster_nctarank",
+};
+
+/* A name in scope: a register, a range of them (%r<10>), or a symbol. */
+enum { N_REG, N_RANGE, N_SYM };
+struct name {
+    const char *s;
+    size_t len;
+    int kind;
+    uint32_t index, count;
+    unsigned char size;
+};
+
+struct label {
+    const char *s;
+    size_t len;
+    int32_t at; /* instruction index, -1 until defined */
+};
+
+struct fixup {
+    uint32_t inst;
+    const char *s;
+    size_t len;
+    bool call;
+};
+
+struct decoder {
+    const char *p;
+    unsigned line;
+    struct ptx_module *m;
+    bool oom;
+    size_t cap_code, cap_funcs, cap_syms, cap_calls, cap_consts;
+    /* Module scope: globals, shared variables. */
+    struct name *gnames;
+    size_t ngnames, cap_gnames;
+    /* Function scope, with a stack of marks for { } blocks. */
+    struct name *names;
+    size_t nnames, cap_names;
+    size_t marks[64];
+    unsigned depth;
+    struct label *labels;
+    size_t nlabels, cap_labels;
+    struct fixup *fixups;
+    size_t nfixups, cap_fixups;
+    struct ptx_function *f; /* being decoded */
+    size_t fi;
+    uint32_t frame;         /* the frame's size so far */
+    int32_t sink;           /* the function's register for `_`, or -1 */
+    char err[200];          /* the first error in the function */
+};
+
+static bool grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    size_t n = *cap ? *cap : 16;
+    void *q;
+
+    if (need <= *cap)
+        return true;
+    while (n < need)
+        n *= 2;
+    if (!(q = realloc(*p, n * elem)))
+        return false;
+    *p = q;
+    *cap = n;
+    return true;
+}
+#define GROW(d, arr, cap, need) (grow((void **)&(arr), &(cap), (need), sizeof(*(arr))) || ((d)->oom = true, false))
+
+static bool errf(struct decoder *d, unsigned line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool errf(struct decoder *d, unsigned line, const char *fmt, ...)
+{
+    va_list ap;
+    char what[150];
+
+    if (!d->err[0]) {
+        va_start(ap, fmt);
+        vsnprintf(what, sizeof(what), fmt, ap);
+        va_end(ap);
+        snprintf(d->err, sizeof(d->err), "PTX line %u: %s", line, what);
+    }
+    return false;
+}
+
+/* ---- Text ---- */
+
+static bool word_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$' ||
+           c == '%' || c == '.';
+}
+
+static void skip_space(struct decoder *d)
+{
+    for (;;) {
+        char c = *d->p;
+
+        if (c == '\n') {
+            d->line++;
+            d->p++;
+        } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+            d->p++;
+        } else if (c == '/' && d->p[1] == '/') {
+            d->p += strcspn(d->p, "\n");
+        } else if (c == '/' && d->p[1] == '*') {
+            for (d->p += 2; *d->p && !(d->p[0] == '*' && d->p[1] == '/'); d->p++)
+                d->line += *d->p == '\n';
+            if (*d->p)
+                d->p += 2;
+        } else {
+            return;
+        }
+    }
+}
+
+static void skip_line(struct decoder *d)
+{
+    d->p += strcspn(d->p, "\n");
+}
+
+/* A word at p (letters, digits, _ $ % .), its length; 0 if none. */
+static size_t word(struct decoder *d, const char **s)
+{
+    const char *q;
+
+    skip_space(d);
+    *s = d->p;
+    for (q = d->p; word_char(*q); q++)
+        ;
+    d->p = q;
+    return (size_t)(q - *s);
+}
+
+static bool is(const char *s, size_t len, const char *w)
+{
+    return strlen(w) == len && memcmp(s, w, len) == 0;
+}
+
+static bool accept(struct decoder *d, char c)
+{
+    skip_space(d);
+    if (*d->p != c)
+        return false;
+    d->p++;
+    return true;
+}
+
+/* Skips to the `;` ending a statement (bracketed parts passed over); false at the end of the text. */
+static bool skip_statement(struct decoder *d)
+{
+    int depth = 0;
+
+    for (;;) {
+        skip_space(d);
+        if (!*d->p)
+            return false;
+        if (*d->p == '"') {
+            for (d->p++; *d->p && *d->p != '"' && *d->p != '\n'; d->p++)
+                d->p += d->p[0] == '\\' && d->p[1];
+            if (*d->p == '"')
+                d->p++;
+            continue;
+        }
+        if (*d->p == '(' || *d->p == '[' || *d->p == '{')
+            depth++;
+        else if (*d->p == ')' || *d->p == ']' || *d->p == '}')
+            depth--;
+        else if (*d->p == ';' && depth <= 0) {
+            d->p++;
+            return true;
+        }
+        d->p++;
+    }
+}
+
+/* Skips a { } block whose { is next (or already read when `open`). */
+static void skip_block(struct decoder *d, bool open)
+{
+    int depth = open ? 1 : 0;
+
+    if (!open && !accept(d, '{'))
+        return;
+    if (!open)
+        depth = 1;
+    while (depth > 0) {
+        skip_space(d);
+        if (!*d->p)
+            return;
+        if (*d->p == '"') {
+            for (d->p++; *d->p && *d->p != '"' && *d->p != '\n'; d->p++)
+                ;
+            if (*d->p)
+                d->p++;
+            continue;
+        }
+        depth += *d->p == '{';
+        depth -= *d->p == '}';
+        d->p++;
+    }
+}
+
+static bool parse_uint(const char *s, size_t len, unsigned long long *out)
+{
+    char buf[40];
+    char *end;
+
+    if (len == 0 || len >= sizeof(buf) || s[0] < '0' || s[0] > '9')
+        return false;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    *out = strtoull(buf, &end, 0);
+    return *end == '\0' || (end[0] == 'U' && end[1] == '\0');
+}
+
+static enum ptx_type type_of(const char *s, size_t len)
+{
+    for (int t = T_B8; t < T_COUNT; t++)
+        if (is(s, len, ptx_types[t].name))
+            return (enum ptx_type)t;
+    return T_NONE;
+}
+
+/* ---- Names ---- */
+
+static bool name_add(struct decoder *d, bool module, struct name n)
+{
+    if (module) {
+        if (!GROW(d, d->gnames, d->cap_gnames, d->ngnames + 1))
+            return false;
+        d->gnames[d->ngnames++] = n;
+    } else {
+        if (!GROW(d, d->names, d->cap_names, d->nnames + 1))
+            return false;
+        d->names[d->nnames++] = n;
+    }
+    return true;
+}
+
+/* Looks a name up, innermost scope first: its entry, and for a range the register's index. */
+static const struct name *name_find(const struct decoder *d, const char *s, size_t len, uint32_t *index)
+{
+    for (size_t i = d->nnames; i-- > 0;) {
+        const struct name *n = &d->names[i];
+
+        if (n->kind == N_RANGE) {
+            unsigned long long k;
+
+            if (len > n->len && memcmp(s, n->s, n->len) == 0 && s[n->len] >= '0' && s[n->len] <= '9' &&
+                (s[n->len] != '0' || len == n->len + 1) && parse_uint(s + n->len, len - n->len, &k) &&
+                k < n->count) {
+                *index = n->index + (uint32_t)k;
+                return n;
+            }
+        } else if (n->len == len && memcmp(n->s, s, len) == 0) {
+            *index = n->index;
+            return n;
+        }
+    }
+    for (size_t i = d->ngnames; i-- > 0;)
+        if (d->gnames[i].len == len && memcmp(d->gnames[i].s, s, len) == 0) {
+            *index = d->gnames[i].index;
+            return &d->gnames[i];
+        }
+    return NULL;
+}
+
+static int32_t sym_add(struct decoder *d, const char *s, size_t len, unsigned char space, uint64_t value, size_t size)
+{
+    struct ptx_symbol *sym;
+
+    if (!GROW(d, d->m->syms, d->cap_syms, d->m->nsyms + 1))
+        return -1;
+    sym = &d->m->syms[d->m->nsyms];
+    memset(sym, 0, sizeof(*sym));
+    if (!(sym->name = strndup(s, len))) {
+        d->oom = true;
+        return -1;
+    }
+    sym->space = space;
+    sym->value = value;
+    sym->size = size;
+    sym->bound = space != S_GLOBAL;
+    return (int32_t)d->m->nsyms++;
+}
+
+static uint32_t align_up32(uint32_t v, uint32_t a)
+{
+    return a ? (v + a - 1) / a * a : v;
+}
+
+/*
+ * A declaration after its space: [.align N] [.ptr...] .type name[dims] or
+ * name<count>. Reads through the name and its dimensions; `;`, `,`, `=` are
+ * left for the caller.
+ */
+struct decl {
+    enum ptx_type type;
+    unsigned align, vec;
+    const char *name;
+    size_t len;
+    size_t elems;     /* product of the dimensions (0 for name[]) */
+    bool open, range;
+    unsigned count;   /* name<count> */
+};
+
+static bool read_decl(struct decoder *d, struct decl *x)
+{
+    const char *s;
+    size_t len;
+
+    memset(x, 0, sizeof(*x));
+    x->vec = 1;
+    x->elems = 1;
+    for (;;) {
+        skip_space(d);
+        if (*d->p != '.')
+            break;
+        len = word(d, &s);
+        if (is(s, len, ".align")) {
+            unsigned long long a;
+            const char *n;
+            size_t nl = word(d, &n);
+
+            if (!parse_uint(n, nl, &a) || a > 4096)
+                return errf(d, d->line, "bad .align");
+            x->align = (unsigned)a;
+        } else if (is(s, len, ".v2") || is(s, len, ".v4") || is(s, len, ".v8")) {
+            x->vec = (unsigned)(s[2] - '0');
+        } else if (is(s, len, ".ptr") || is(s, len, ".global") || is(s, len, ".shared") || is(s, len, ".const") ||
+                   is(s, len, ".local")) {
+            /* .param's pointer attributes */
+        } else if (type_of(s + 1, len - 1) != T_NONE) {
+            x->type = type_of(s + 1, len - 1);
+        } else {
+            return errf(d, d->line, "unexpected \"%.*s\" in a declaration", (int)len, s);
+        }
+    }
+    if (x->type == T_NONE)
+        return errf(d, d->line, "a declaration without a type");
+    len = word(d, &s);
+    if (len == 0)
+        return errf(d, d->line, "a declaration without a name");
+    x->name = s;
+    x->len = len;
+    if (accept(d, '<')) {
+        unsigned long long n;
+        const char *c;
+        size_t cl = word(d, &c);
+
+        if (!parse_uint(c, cl, &n) || n > (1u << 16) || !accept(d, '>'))
+            return errf(d, d->line, "bad register count");
+        x->range = true;
+        x->count = (unsigned)n;
+    }
+    while (accept(d, '[')) {
+        unsigned long long n = 0;
+        const char *c;
+        size_t cl = word(d, &c);
+
+        if (cl == 0) {
+            x->open = true;
+            x->elems = 0;
+        } else if (!parse_uint(c, cl, &n) || n > (1ull << 31) || (n && x->elems > (1ull << 31) / n)) {
+            return errf(d, d->line, "bad dimension");
+        }
+        if (!accept(d, ']'))
+            return errf(d, d->line, "expected ]");
+        x->elems *= (size_t)n;
+    }
+    if (!x->align)
+        x->align = ptx_types[x->type].size * x->vec;
+    return true;
+}
+
+static size_t decl_bytes(const struct decl *x)
+{
+    return (size_t)ptx_types[x->type].size * x->vec * x->elems;
+}
+
+/* ---- Functions ---- */
+
+static int32_t func_find(const struct decoder *d, const char *s, size_t len)
+{
+    for (size_t i = 0; i < d->m->nfuncs; i++)
+        if (strlen(d->m->funcs[i].name) == len && memcmp(d->m->funcs[i].name, s, len) == 0)
+            return (int32_t)i;
+    return -1;
+}
+
+/* A .param list: ( .param ... name, ... ); each becomes a frame or kernel-parameter symbol. */
+static bool read_params(struct decoder *d, struct ptx_function *f, bool entry, bool result)
+{
+    uint32_t off = result ? 0 : f->kparam_bytes ? (uint32_t)f->kparam_bytes : d->frame;
+
+    if (!accept(d, '('))
+        return errf(d, d->line, "expected (");
+    if (accept(d, ')'))
+        return true;
+    do {
+        struct decl x;
+        const char *s;
+        size_t len = word(d, &s), bytes;
+        int32_t sym;
+
+        if (!is(s, len, ".param") && !is(s, len, ".reg"))
+            return errf(d, d->line, "expected .param");
+        if (!read_decl(d, &x))
+            return false;
+        bytes = decl_bytes(&x);
+        if (x.align > 16 && !entry)
+            x.align = 16;
+        off = entry ? (uint32_t)((f->kparam_bytes + x.align - 1) / x.align * x.align) : align_up32(d->frame, x.align);
+        sym = sym_add(d, x.name, x.len, entry ? S_PARAM : S_FRAME, off, bytes);
+        if (sym < 0 || !name_add(d, true, (struct name){x.name, x.len, N_SYM, (uint32_t)sym, 0, 0}))
+            return false;
+        if (entry) {
+            f->kparam_bytes = off + bytes;
+        } else {
+            d->frame = off + (uint32_t)bytes;
+            if (result) {
+                f->ret_off = off;
+                f->ret_size = (uint32_t)bytes;
+            } else if (f->nparams < 16) {
+                f->param_off[f->nparams] = off;
+                f->param_size[f->nparams++] = (uint32_t)bytes;
+            } else {
+                return errf(d, d->line, "more than 16 parameters");
+            }
+        }
+    } while (accept(d, ','));
+    if (!accept(d, ')'))
+        return errf(d, d->line, "expected )");
+    return true;
+}
+
+/* ---- Instructions ---- */
+
+static const struct {
+    const char *name;
+    unsigned char op;
+} op_names[] = {
+    {"mov", X_MOV}, {"ld", X_LD}, {"ldu", X_LD}, {"st", X_ST}, {"cvta", X_CVTA}, {"add", X_ADD},
+    {"sub", X_SUB}, {"mul", X_MUL}, {"mad", X_MAD}, {"fma", X_FMA}, {"div", X_DIV}, {"rem", X_REM},
+    {"min", X_MIN}, {"max", X_MAX}, {"abs", X_ABS}, {"neg", X_NEG}, {"and", X_AND}, {"or", X_OR},
+    {"xor", X_XOR}, {"not", X_NOT}, {"cnot", X_CNOT}, {"shl", X_SHL}, {"shr", X_SHR}, {"popc", X_POPC},
+    {"clz", X_CLZ}, {"brev", X_BREV}, {"bfe", X_BFE}, {"bfi", X_BFI}, {"prmt", X_PRMT}, {"setp", X_SETP},
+    {"selp", X_SELP}, {"cvt", X_CVT}, {"sqrt", X_SQRT}, {"rsqrt", X_RSQRT}, {"rcp", X_RCP}, {"sin", X_SIN},
+    {"cos", X_COS}, {"lg2", X_LG2}, {"ex2", X_EX2}, {"tanh", X_TANH}, {"copysign", X_COPYSIGN},
+    {"bra", X_BRA}, {"call", X_CALL}, {"ret", X_RET}, {"exit", X_EXIT}, {"bar", X_BAR}, {"barrier", X_BAR},
+    {"membar", X_MEMBAR}, {"fence", X_MEMBAR}, {"atom", X_ATOM}, {"red", X_RED}, {"shfl", X_SHFL},
+    {"vote", X_VOTE}, {"match", X_MATCH}, {"activemask", X_ACTIVEMASK}, {"redux", X_REDUX}, {"trap", X_TRAP},
+    {"testp", X_TESTP}, {"prefetch", X_NOP},
+    {"prefetchu", X_NOP}, {"nanosleep", X_NOP}, {"griddepcontrol", X_NOP}, {"pmevent", X_NOP},
+};
+
+static const char *const cmp_names[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs",
+                                        "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
+static const char *const atom_names[] = {"add", "min", "max", "inc", "dec", "and", "or", "xor", "exch", "cas"};
+static const char *const rnd_names[] = {"", "rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", "rna"};
+
+/* Modifiers that change nothing the interpreter models (caching, ordering, scope, alignment). */
+static bool ignorable(const char *s, size_t len)
+{
+    static const char *const ok[] = {"ca", "cg", "cs", "lu", "cv", "wb", "wt", "volatile", "relaxed", "acquire",
+                                     "release", "acq_rel", "sc", "weak", "mmio", "cta", "gpu", "sys", "cluster",
+                                     "aligned", "uni", "sync", "full", "gl", "noftz", "proxy", "async", "shared::cta",
+                                     "global::cta"};
+
+    if ((len > 4 && (memcmp(s, "L1::", 4) == 0 || memcmp(s, "L2::", 4) == 0)) || (len > 2 && memcmp(s, "L2", 2) == 0))
+        return true;
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+        if (is(s, len, ok[i]))
+            return true;
+    return false;
+}
+
+/* The opcode's base and modifiers into `in`; false (and the error) for one not understood. */
+static bool decode_opcode(struct decoder *d, const char *s, size_t len, struct ptx_inst *in)
+{
+    const char *dot = memchr(s, '.', len);
+    size_t blen = dot ? (size_t)(dot - s) : len;
+    unsigned ntypes = 0;
+    enum ptx_type types[2] = {T_NONE, T_NONE};
+    bool found = false;
+
+    for (size_t i = 0; i < sizeof(op_names) / sizeof(op_names[0]); i++)
+        if (is(s, blen, op_names[i].name)) {
+            in->op = op_names[i].op;
+            found = true;
+            break;
+        }
+    if (!found)
+        return false;
+    in->vec = 1;
+    in->cmp = 0xff;
+    while (dot) {
+        const char *m = dot + 1;
+        const char *next = memchr(m, '.', len - (size_t)(m - s));
+        size_t ml;
+        enum ptx_type t;
+        bool known = false;
+
+        /* `shared::cta` and L1::... hints hold no dots; `::` is kept in one modifier. */
+        ml = next ? (size_t)(next - m) : len - (size_t)(m - s);
+        dot = next;
+        if ((t = type_of(m, ml)) != T_NONE) {
+            if (ntypes == 2)
+                return false;
+            types[ntypes++] = t;
+            continue;
+        }
+        if (is(m, ml, "global")) {
+            in->space = S_GLOBAL;
+        } else if (is(m, ml, "shared") || is(m, ml, "shared::cta") || is(m, ml, "shared::cluster")) {
+            in->space = S_SHARED;
+        } else if (is(m, ml, "local")) {
+            in->space = S_LOCAL;
+        } else if (is(m, ml, "param")) {
+            in->space = S_PARAM;
+        } else if (is(m, ml, "const")) {
+            in->space = S_CONST;
+        } else if (is(m, ml, "v2") || is(m, ml, "v4")) {
+            in->vec = (unsigned char)(m[1] - '0');
+        } else if (is(m, ml, "hi")) {
+            in->mods |= M_HI;
+        } else if (is(m, ml, "lo")) {
+            in->mods |= M_LO;
+        } else if (is(m, ml, "wide")) {
+            in->mods |= M_WIDE;
+        } else if (is(m, ml, "sat") || is(m, ml, "satfinite")) {
+            in->mods |= M_SAT;
+        } else if (is(m, ml, "ftz")) {
+            in->mods |= M_FTZ;
+        } else if (is(m, ml, "approx")) {
+            in->mods |= M_APPROX;
+        } else if (is(m, ml, "nc")) {
+            in->mods |= M_NC;
+        } else if (is(m, ml, "cc")) {
+            in->mods |= M_CC;
+        } else if (is(m, ml, "relu")) {
+            in->mods |= M_RELU;
+        } else if (is(m, ml, "to") && in->op == X_CVTA) {
+            in->op = X_CVTA_TO;
+        } else if (in->op == X_SHFL && (is(m, ml, "up") || is(m, ml, "down") || is(m, ml, "bfly") || is(m, ml, "idx"))) {
+            in->cmp = is(m, ml, "up") ? SH_UP : is(m, ml, "down") ? SH_DOWN : is(m, ml, "bfly") ? SH_BFLY : SH_IDX;
+        } else if (in->op == X_VOTE && (is(m, ml, "all") || is(m, ml, "any") || is(m, ml, "uni") || is(m, ml, "ballot"))) {
+            in->cmp = is(m, ml, "all") ? V_ALL : is(m, ml, "any") ? V_ANY : is(m, ml, "uni") ? V_UNI : V_BALLOT;
+        } else if (in->op == X_MATCH && (is(m, ml, "any") || is(m, ml, "all"))) {
+            in->cmp = is(m, ml, "any") ? 0 : 1;
+        } else if (in->op == X_BAR && (is(m, ml, "warp"))) {
+            in->op = X_BAR_WARP;
+        } else if (in->op == X_BAR && (is(m, ml, "arrive") || is(m, ml, "red"))) {
+            return false;
+        } else {
+            if (in->op == X_SETP || in->op == X_TESTP) {
+                for (unsigned c = 0; c < sizeof(cmp_names) / sizeof(cmp_names[0]) && !known; c++)
+                    if (is(m, ml, cmp_names[c]) && in->cmp == 0xff) {
+                        in->cmp = (unsigned char)c;
+                        known = true;
+                    }
+                if (!known && in->op == X_SETP && in->cmp != 0xff && (is(m, ml, "and") || is(m, ml, "or") || is(m, ml, "xor"))) {
+                    in->boolop = is(m, ml, "and") ? B_AND : is(m, ml, "or") ? B_OR : B_XOR;
+                    known = true;
+                }
+                if (!known && in->op == X_TESTP && (is(m, ml, "finite") || is(m, ml, "infinite") || is(m, ml, "number") ||
+                                                    is(m, ml, "notanumber") || is(m, ml, "normal") || is(m, ml, "subnormal"))) {
+                    in->cmp = (unsigned char)(m[0] == 'f' ? 0 : m[0] == 'i' ? 1 : m[0] == 'n' && m[1] == 'u' ? 2 :
+                                              m[0] == 'n' && m[3] == 'a' ? 3 : m[0] == 'n' ? 4 : 5);
+                    known = true;
+                }
+            }
+            if (!known && (in->op == X_ATOM || in->op == X_RED || in->op == X_REDUX))
+                for (unsigned c = 0; c < sizeof(atom_names) / sizeof(atom_names[0]) && !known; c++)
+                    if (is(m, ml, atom_names[c])) {
+                        in->cmp = (unsigned char)c;
+                        known = true;
+                    }
+            for (unsigned r = 1; r < sizeof(rnd_names) / sizeof(rnd_names[0]) && !known; r++)
+                if (is(m, ml, rnd_names[r])) {
+                    in->rnd = (unsigned char)r;
+                    known = true;
+                }
+            if (!known && !ignorable(m, ml))
+                return false;
+        }
+    }
+    in->type = (unsigned char)types[0];
+    in->type2 = (unsigned char)types[1];
+    /* Which instructions need what: a type, a mode. */
+    switch (in->op) {
+    case X_CVT:
+        return ntypes == 2;
+    case X_SETP:
+        return ntypes == 1 && in->cmp != 0xff;
+    case X_SHFL:
+        return in->cmp != 0xff && ntypes == 1;
+    case X_VOTE:
+        return in->cmp != 0xff;
+    case X_ATOM:
+    case X_RED:
+    case X_REDUX:
+        return in->cmp != 0xff && ntypes == 1;
+    case X_MATCH:
+        return in->cmp != 0xff && ntypes == 1;
+    case X_BRA:
+    case X_CALL:
+    case X_RET:
+    case X_EXIT:
+    case X_BAR:
+    case X_BAR_WARP:
+    case X_MEMBAR:
+    case X_NOP:
+    case X_TRAP:
+    case X_ACTIVEMASK:
+    case X_TESTP:
+        return true;
+    default:
+        return ntypes == 1 && (in->op != X_PRMT || in->type == T_B32);
+    }
+}
+
+/* A float literal's bits in the instruction's type: 0fXXXXXXXX, 0dXXXXXXXXXXXXXXXX, or decimal. */
+static bool float_bits(const char *s, size_t len, enum ptx_type t, bool negative, uint64_t *out)
+{
+    char buf[64];
+    double v;
+    char *end;
+
+    if (len >= sizeof(buf))
+        return false;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    if (len == 10 && (buf[1] == 'f' || buf[1] == 'F') && buf[0] == '0') {
+        uint32_t b = (uint32_t)strtoul(buf + 2, &end, 16);
+        float f;
+
+        if (*end)
+            return false;
+        memcpy(&f, &b, 4);
+        v = f;
+    } else if (len == 18 && (buf[1] == 'd' || buf[1] == 'D') && buf[0] == '0') {
+        uint64_t b = strtoull(buf + 2, &end, 16);
+
+        if (*end)
+            return false;
+        memcpy(&v, &b, 8);
+    } else {
+        v = strtod(buf, &end);
+        if (*end)
+            return false;
+    }
+    if (negative)
+        v = -v;
+    if (t == T_F64) {
+        memcpy(out, &v, 8);
+    } else {
+        float f = (float)v;
+        uint32_t b;
+
+        memcpy(&b, &f, 4);
+        *out = b;
+    }
+    return true;
+}
+
+/* One operand: a register, special register, immediate, [address], {vector}, symbol or label. */
+static bool read_operand(struct decoder *d, struct ptx_inst *in, struct ptx_opd *o, unsigned line)
+{
+    const char *s;
+    size_t len;
+    bool negative = false;
+    uint32_t index;
+    const struct name *n;
+
+    memset(o, 0, sizeof(*o));
+    o->reg = -1;
+    o->sym = -1;
+    o->v[0] = -1;
+    skip_space(d);
+    if (*d->p == '[') {
+        d->p++;
+        o->kind = O_ADDR;
+        skip_space(d);
+        len = word(d, &s);
+        if (len && s[0] >= '0' && s[0] <= '9') {
+            unsigned long long v;
+
+            if (!parse_uint(s, len, &v))
+                return errf(d, line, "bad address \"%.*s\"", (int)len, s);
+            o->imm = (int64_t)v;
+        } else if (len) {
+            if (!(n = name_find(d, s, len, &index)))
+                return errf(d, line, "unknown name \"%.*s\"", (int)len, s);
+            if (n->kind == N_SYM)
+                o->sym = (int32_t)index;
+            else
+                o->reg = (int32_t)index;
+            if (accept(d, '+')) {
+                unsigned long long v;
+
+                negative = accept(d, '-');
+                len = word(d, &s);
+                if (!parse_uint(s, len, &v))
+                    return errf(d, line, "bad offset \"%.*s\"", (int)len, s);
+                o->imm = negative ? -(int64_t)v : (int64_t)v;
+            } else if (accept(d, '-')) {
+                unsigned long long v;
+
+                len = word(d, &s);
+                if (!parse_uint(s, len, &v))
+                    return errf(d, line, "bad offset \"%.*s\"", (int)len, s);
+                o->imm = -(int64_t)v;
+            }
+        } else {
+            return errf(d, line, "bad address");
+        }
+        if (!accept(d, ']'))
+            return errf(d, line, "expected ]");
+        return true;
+    }
+    if (*d->p == '{') {
+        d->p++;
+        o->kind = O_VEC;
+        do {
+            struct ptx_opd e;
+
+            if (o->n == 4)
+                return errf(d, line, "a vector of more than 4");
+            if (!read_operand(d, in, &e, line))
+                return false;
+            if (e.kind == O_REG) {
+                o->v[o->n++] = e.reg;
+            } else if (e.kind == O_IMM) {
+                if (!GROW(d, d->m->consts, d->cap_consts, d->m->nconsts + 1))
+                    return false;
+                d->m->consts[d->m->nconsts] = (uint64_t)e.imm;
+                o->v[o->n++] = -2 - (int32_t)d->m->nconsts++;
+            } else {
+                return errf(d, line, "a vector element must be a register or a number");
+            }
+        } while (accept(d, ','));
+        if (!accept(d, '}'))
+            return errf(d, line, "expected }");
+        return true;
+    }
+    if (*d->p == '!') {
+        d->p++;
+        o->neg = 1;
+    }
+    if (*d->p == '-') {
+        d->p++;
+        negative = true;
+    }
+    len = word(d, &s);
+    if (len == 0)
+        return errf(d, line, "expected an operand, found \"%.10s\"", d->p);
+    if (s[0] >= '0' && s[0] <= '9') {
+        unsigned long long v;
+        uint64_t bits;
+        enum ptx_type t = in->op == X_CVT ? (enum ptx_type)in->type2 : (enum ptx_type)in->type;
+
+        o->kind = O_IMM;
+        if (ptx_types[t].kind == K_FLOAT && in->op != X_SHFL && in->op != X_PRMT) {
+            if (!float_bits(s, len, t == T_F64 ? T_F64 : T_F32, negative, &bits))
+                return errf(d, line, "bad number \"%.*s\"", (int)len, s);
+            if (t == T_F16 || t == T_BF16) {
+                /* nvcc writes 16-bit float constants as 0x bits of b16 moves; a decimal here is rare. */
+                return errf(d, line, "a %s immediate", ptx_types[t].name);
+            }
+            o->imm = (int64_t)bits;
+        } else if ((s[1] == 'f' || s[1] == 'F' || s[1] == 'd' || s[1] == 'D') && s[0] == '0') {
+            /* A float's bits in an integer-typed instruction (mov.b32 %r, 0f3F800000). */
+            if (!float_bits(s, len, s[1] == 'd' || s[1] == 'D' ? T_F64 : T_F32, negative, &bits))
+                return errf(d, line, "bad number \"%.*s\"", (int)len, s);
+            o->imm = (int64_t)bits;
+        } else if (parse_uint(s, len, &v)) {
+            o->imm = negative ? -(int64_t)v : (int64_t)v;
+        } else {
+            char buf[64];
+            double f;
+            char *end;
+
+            if (len >= sizeof(buf))
+                return errf(d, line, "bad number");
+            memcpy(buf, s, len);
+            buf[len] = '\0';
+            f = strtod(buf, &end);
+            if (*end)
+                return errf(d, line, "bad number \"%.*s\"", (int)len, s);
+            o->imm = (int64_t)(negative ? -f : f);
+        }
+        return true;
+    }
+    if (negative)
+        return errf(d, line, "unexpected -");
+    if (is(s, len, "_")) {
+        if (d->sink < 0)
+            d->sink = (int32_t)(d->m->nregs++);
+        o->kind = O_REG;
+        o->reg = d->sink;
+        o->rsize = 8;
+        return true;
+    }
+    if ((n = name_find(d, s, len, &index))) {
+        if (n->kind == N_SYM) {
+            o->kind = O_SYM;
+            o->sym = (int32_t)index;
+        } else {
+            o->kind = O_REG;
+            o->reg = (int32_t)index;
+            o->rsize = n->size;
+            if (accept(d, '|')) {
+                const char *s2;
+                size_t l2 = word(d, &s2);
+                uint32_t i2;
+                const struct name *n2 = l2 ? name_find(d, s2, l2, &i2) : NULL;
+
+                if (is(s2, l2, "_")) {
+                    if (d->sink < 0)
+                        d->sink = (int32_t)(d->m->nregs++);
+                    i2 = (uint32_t)d->sink;
+                } else if (!n2 || n2->kind == N_SYM) {
+                    return errf(d, line, "expected a register after |");
+                }
+                o->v[0] = (int32_t)i2;
+            }
+        }
+        return true;
+    }
+    if (s[0] == '%') {
+        for (int r = 0; r < R_COUNT; r++)
+            if (is(s, len, sreg_names[r])) {
+                o->kind = O_SREG;
+                o->imm = r;
+                return true;
+            }
+        /* %tid alone: a vector of three; not used by compilers. */
+        return errf(d, line, "unknown register \"%.*s\"", (int)len, s);
+    }
+    /* A label or a function: resolved when the function ends. */
+    o->kind = O_LABEL;
+    o->imm = -1;
+    if (!GROW(d, d->fixups, d->cap_fixups, d->nfixups + 1))
+        return false;
+    d->fixups[d->nfixups++] = (struct fixup){(uint32_t)d->m->ncode, s, len, in->op == X_CALL};
+    return true;
+}
+
+/* call[.uni] (rets), name, (args);  call name, (args);  call name; */
+static bool read_call(struct decoder *d, struct ptx_inst *in, unsigned line)
+{
+    struct ptx_call c;
+    const char *s;
+    size_t len;
+    uint32_t index;
+    const struct name *n;
+
+    memset(&c, 0, sizeof(c));
+    if (accept(d, '(')) {
+        do {
+            len = word(d, &s);
+            if (!(n = name_find(d, s, len, &index)) || n->kind != N_SYM || c.nrets == 4)
+                return errf(d, line, "bad call result \"%.*s\"", (int)len, s);
+            c.rets[c.nrets++] = (int32_t)index;
+        } while (accept(d, ','));
+        if (!accept(d, ')') || !accept(d, ','))
+            return errf(d, line, "expected ), in a call");
+    }
+    len = word(d, &s);
+    if (len == 0 || s[0] == '%')
+        return errf(d, line, "an indirect call");
+    memset(&in->o[0], 0, sizeof(in->o[0]));
+    in->o[0].kind = O_LABEL;
+    in->o[0].imm = (int64_t)d->m->ncalls;
+    if (!GROW(d, d->fixups, d->cap_fixups, d->nfixups + 1))
+        return false;
+    d->fixups[d->nfixups++] = (struct fixup){(uint32_t)d->m->ncode, s, len, true};
+    if (accept(d, ',')) {
+        if (!accept(d, '('))
+            return errf(d, line, "expected ( in a call");
+        if (!accept(d, ')')) {
+            do {
+                len = word(d, &s);
+                if (!(n = name_find(d, s, len, &index)) || n->kind != N_SYM || c.nargs == 16)
+                    return errf(d, line, "bad call argument \"%.*s\"", (int)len, s);
+                c.args[c.nargs++] = (int32_t)index;
+            } while (accept(d, ','));
+            if (!accept(d, ')'))
+                return errf(d, line, "expected ) in a call");
+        }
+    }
+    if (!accept(d, ';'))
+        return errf(d, line, "expected ; after a call");
+    if (!GROW(d, d->m->calls, d->cap_calls, d->m->ncalls + 1))
+        return false;
+    d->m->calls[d->m->ncalls++] = c;
+    in->nopd = 1;
+    return true;
+}
+
+static bool is_reg(const struct ptx_opd *o)
+{
+    return o->kind == O_REG;
+}
+
+static bool is_value(const struct ptx_opd *o)
+{
+    return o->kind == O_REG || o->kind == O_IMM || o->kind == O_SREG || o->kind == O_SYM;
+}
+
+/* Whether the operands fit the instruction, so that the executor needs no checks. */
+static bool operands_fit(const struct ptx_inst *in)
+{
+    unsigned n = in->nopd;
+    const struct ptx_opd *o = in->o;
+    bool srcs = true;
+
+    for (unsigned i = 1; i < n; i++)
+        srcs = srcs && is_value(&o[i]);
+    switch (in->op) {
+    case X_MOV:
+        return n == 2 && ((is_reg(&o[0]) && (is_value(&o[1]) || o[1].kind == O_VEC)) ||
+                          (o[0].kind == O_VEC && is_reg(&o[1])));
+    case X_LD:
+        return n == 2 && o[1].kind == O_ADDR &&
+               (in->vec == 1 ? is_reg(&o[0]) : o[0].kind == O_VEC && o[0].n == in->vec);
+    case X_ST:
+        return n == 2 && o[0].kind == O_ADDR &&
+               (in->vec == 1 ? is_value(&o[1]) : o[1].kind == O_VEC && o[1].n == in->vec);
+    case X_ATOM:
+        return (n == 3 || (n == 4 && in->cmp == A_CAS)) && is_reg(&o[0]) && o[1].kind == O_ADDR && is_value(&o[2]) &&
+               (n == 3 || is_value(&o[3]));
+    case X_RED:
+        return n == 2 && o[0].kind == O_ADDR && is_value(&o[1]);
+    case X_BRA:
+        return n == 1 && o[0].kind == O_LABEL;
+    case X_RET:
+    case X_EXIT:
+    case X_MEMBAR:
+    case X_NOP:
+    case X_TRAP:
+        return true;
+    case X_BAR:
+    case X_BAR_WARP:
+        return n <= 2 && srcs && (n == 0 || is_value(&o[0]));
+    case X_ACTIVEMASK:
+        return n == 1 && is_reg(&o[0]);
+    case X_SHFL:
+        return n == 5 && is_reg(&o[0]) && srcs;
+    case X_VOTE:
+        return (n == 3 || n == 2) && is_reg(&o[0]) && srcs;
+    case X_MATCH:
+        return n == 3 && is_reg(&o[0]) && srcs;
+    case X_REDUX:
+        return n == 3 && is_reg(&o[0]) && srcs;
+    case X_NEG:
+    case X_ABS:
+    case X_NOT:
+    case X_CNOT:
+    case X_POPC:
+    case X_CLZ:
+    case X_BREV:
+    case X_CVT:
+    case X_CVTA:
+    case X_CVTA_TO:
+    case X_SQRT:
+    case X_RSQRT:
+    case X_RCP:
+    case X_SIN:
+    case X_COS:
+    case X_LG2:
+    case X_EX2:
+    case X_TANH:
+    case X_TESTP:
+        return n == 2 && is_reg(&o[0]) && srcs;
+    case X_MAD:
+    case X_FMA:
+    case X_BFE:
+    case X_PRMT:
+    case X_MAD24:
+        return n == 4 && is_reg(&o[0]) && srcs;
+    case X_SELP:
+        return n == 4 && is_reg(&o[0]) && srcs;
+    case X_BFI:
+        return n == 5 && is_reg(&o[0]) && srcs;
+    case X_SETP:
+        return (n == 3 || (n == 4 && in->boolop != B_NONE)) && is_reg(&o[0]) && srcs;
+    case X_FNS:
+        return n == 4 && is_reg(&o[0]) && srcs;
+    default:
+        return n == 3 && is_reg(&o[0]) && srcs;
+    }
+}
+
+/* The opcode text for a message. */
+static void inst_error(struct decoder *d, unsigned line, const char *op, size_t len, const char *why)
+{
+    errf(d, line, "%s \"%.*s\"", why, (int)len, op);
+}
+
+/* One instruction, its guard already read; the `;` included. */
+static bool read_instruction(struct decoder *d, int32_t guard, bool guard_neg, unsigned line)
+{
+    struct ptx_inst *in;
+    const char *s;
+    size_t len;
+
+    skip_space(d);
+    s = d->p;
+    while (*d->p && *d->p != ' ' && *d->p != '\t' && *d->p != ';' && *d->p != '\n' && *d->p != '\r')
+        d->p++;
+    len = (size_t)(d->p - s);
+    if (!GROW(d, d->m->code, d->cap_code, d->m->ncode + 1))
+        return false;
+    in = &d->m->code[d->m->ncode];
+    memset(in, 0, sizeof(*in));
+    in->guard = guard;
+    in->guard_neg = guard_neg;
+    in->line = line;
+    in->target = -1;
+    if (!decode_opcode(d, s, len, in)) {
+        inst_error(d, line, s, len, "unsupported instruction");
+        return false;
+    }
+    if (in->op == X_CALL) {
+        if (!read_call(d, in, line))
+            return false;
+        d->f->uses_calls = true;
+        d->m->ncode++;
+        return true;
+    }
+    if (!accept(d, ';')) {
+        do {
+            if (in->nopd == PTX_MAX_OPDS)
+                return errf(d, line, "too many operands");
+            if (!read_operand(d, in, &in->o[in->nopd], line))
+                return false;
+            in->nopd++;
+        } while (accept(d, ','));
+        if (!accept(d, ';'))
+            return errf(d, line, "expected ; after \"%.*s\"", (int)len, s);
+    }
+    if (!operands_fit(in)) {
+        inst_error(d, line, s, len, "unsupported operands of");
+        return false;
+    }
+    /* ld.param of a kernel parameter names the entry's buffer; the rest of param space is the frame. */
+    d->m->ncode++;
+    return true;
+}
+
+/* A .reg/.local/.shared/.param declaration inside a function. */
+static bool read_local_decl(struct decoder *d, const char *dir, size_t dlen)
+{
+    struct decl x;
+
+    for (;;) {
+        if (!read_decl(d, &x))
+            return false;
+        if (is(dir, dlen, ".reg")) {
+            unsigned char size = ptx_types[x.type].size * (unsigned char)x.vec;
+            if (x.range) {
+                if (!name_add(d, false, (struct name){x.name, x.len, N_RANGE, d->m->nregs, x.count, size}))
+                    return false;
+                d->m->nregs += x.count;
+            } else {
+                if (!name_add(d, false, (struct name){x.name, x.len, N_REG, d->m->nregs, 1, size}))
+                    return false;
+                d->m->nregs++;
+            }
+        } else {
+            size_t bytes = decl_bytes(&x);
+            int32_t sym;
+
+            if (is(dir, dlen, ".shared")) {
+                size_t off = (d->m->shared_static + x.align - 1) / x.align * x.align;
+
+                if (x.open)
+                    return errf(d, d->line, "an open .shared array inside a function");
+                sym = sym_add(d, x.name, x.len, S_SHARED, off, bytes);
+                d->m->shared_static = off + bytes;
+            } else {
+                uint32_t off = align_up32(d->frame, x.align > 16 ? 16 : x.align);
+
+                if (bytes > (1u << 20))
+                    return errf(d, d->line, "a local variable larger than 1 MiB");
+                sym = sym_add(d, x.name, x.len, S_FRAME, off, bytes);
+                d->frame = off + (uint32_t)bytes;
+            }
+            if (sym < 0 || !name_add(d, false, (struct name){x.name, x.len, N_SYM, (uint32_t)sym, 0, 0}))
+                return false;
+        }
+        if (accept(d, '='))
+            return errf(d, d->line, "an initialised variable inside a function");
+        if (accept(d, ';'))
+            return true;
+        if (!accept(d, ','))
+            return errf(d, d->line, "expected ; or , in a declaration");
+    }
+}
+
+/* Resolves the function's labels; calls wait for the module's end. */
+static bool resolve_labels(struct decoder *d)
+{
+    size_t keep = 0;
+
+    for (size_t i = 0; i < d->nfixups; i++) {
+        struct fixup *x = &d->fixups[i];
+        bool found = false;
+
+        if (x->call) {
+            d->fixups[keep++] = *x;
+            continue;
+        }
+        for (size_t k = 0; k < d->nlabels && !found; k++)
+            if (d->labels[k].len == x->len && memcmp(d->labels[k].s, x->s, x->len) == 0 && d->labels[k].at >= 0) {
+                struct ptx_inst *in = &d->m->code[x->inst];
+
+                for (unsigned o = 0; o < in->nopd; o++)
+                    if (in->o[o].kind == O_LABEL && in->o[o].imm == -1)
+                        in->o[o].imm = d->labels[k].at;
+                in->target = d->labels[k].at;
+                found = true;
+            }
+        if (!found)
+            return errf(d, d->m->code[x->inst].line, "unknown label \"%.*s\"", (int)x->len, x->s);
+    }
+    d->nfixups = keep;
+    return true;
+}
+
+/* The body of a function: { ... }. On an error, the rest of the body is skipped and the function keeps the reason. */
+static bool read_body(struct decoder *d)
+{
+    struct ptx_function *f;
+
+    d->depth = 0;
+    d->nnames = 0;
+    d->nlabels = 0;
+    d->sink = -1;
+    if (!accept(d, '{'))
+        return errf(d, d->line, "expected {");
+    d->depth = 1;
+    d->marks[0] = 0;
+    while (d->depth > 0 && !d->oom) {
+        const char *s;
+        size_t len;
+        unsigned line;
+
+        skip_space(d);
+        line = d->line;
+        if (!*d->p)
+            return errf(d, line, "the function does not end");
+        if (*d->p == '{') {
+            d->p++;
+            if (d->depth == 64)
+                return errf(d, line, "blocks nested too deep");
+            d->marks[d->depth++] = d->nnames;
+            continue;
+        }
+        if (*d->p == '}') {
+            d->p++;
+            d->nnames = d->marks[--d->depth];
+            continue;
+        }
+        if (*d->p == '@') {
+            bool neg;
+            uint32_t index;
+            const struct name *n;
+
+            d->p++;
+            neg = accept(d, '!');
+            len = word(d, &s);
+            if (!(n = name_find(d, s, len, &index)) || n->kind == N_SYM) {
+                errf(d, line, "unknown predicate \"%.*s\"", (int)len, s);
+                break;
+            }
+            if (!read_instruction(d, (int32_t)index, neg, line))
+                break;
+            continue;
+        }
+        if (*d->p == '.') {
+            len = word(d, &s);
+            if (is(s, len, ".reg") || is(s, len, ".local") || is(s, len, ".shared") || is(s, len, ".param")) {
+                if (!read_local_decl(d, s, len))
+                    break;
+            } else if (is(s, len, ".loc") || is(s, len, ".file") || is(s, len, ".section")) {
+                skip_line(d);
+            } else if (is(s, len, ".pragma") || is(s, len, ".maxnreg") || is(s, len, ".maxntid") ||
+                       is(s, len, ".reqntid") || is(s, len, ".minnctapersm") || is(s, len, ".maxnctapersm")) {
+                skip_statement(d);
+            } else {
+                errf(d, line, "unsupported directive \"%.*s\" in a function", (int)len, s);
+                break;
+            }
+            continue;
+        }
+        /* A label, or an instruction. */
+        {
+            const char *save = d->p;
+            unsigned save_line = d->line;
+
+            len = word(d, &s);
+            skip_space(d);
+            if (len && d->p[0] == ':' && d->p[1] != ':') {
+                d->p++;
+                if (!GROW(d, d->labels, d->cap_labels, d->nlabels + 1))
+                    break;
+                d->labels[d->nlabels++] = (struct label){s, len, (int32_t)d->m->ncode};
+                continue;
+            }
+            d->p = save;
+            d->line = save_line;
+        }
+        if (!read_instruction(d, -1, false, line))
+            break;
+    }
+    if (d->oom)
+        return false;
+    f = &d->m->funcs[d->fi];
+    if (!d->err[0])
+        resolve_labels(d);
+    if (!d->err[0] && GROW(d, d->m->code, d->cap_code, d->m->ncode + 1)) {
+        /* A function that ends without ret returns there, rather than run into the next one's code. */
+        struct ptx_inst *in = &d->m->code[d->m->ncode++];
+
+        memset(in, 0, sizeof(*in));
+        in->op = X_RET;
+        in->guard = -1;
+        in->target = -1;
+        in->line = d->line;
+    }
+    if (d->err[0]) {
+        /* Skip the statement in error, then to the function's end. */
+        skip_statement(d);
+        skip_block(d, true);
+        while (d->depth > 1) {
+            skip_block(d, true);
+            d->depth--;
+        }
+        d->nfixups = 0;
+        if (!(f->error = strdup(d->err)))
+            d->oom = true;
+        d->err[0] = '\0';
+    }
+    return true;
+}
+
+/* .entry or .func, after its linking directives. */
+static bool read_function(struct decoder *d, bool entry, bool is_extern)
+{
+    struct ptx_function fn, *f;
+    const char *s;
+    size_t len;
+    int32_t existing;
+    size_t gmark = d->ngnames;
+    bool has_result = false;
+
+    memset(&fn, 0, sizeof(fn));
+    d->frame = 0;
+    d->err[0] = '\0';
+    if (!entry) {
+        skip_space(d);
+        has_result = *d->p == '(';
+    }
+    if (!GROW(d, d->m->funcs, d->cap_funcs, d->m->nfuncs + 1))
+        return false;
+    d->fi = d->m->nfuncs;
+    f = &d->m->funcs[d->fi];
+    *f = fn;
+    f->entry = entry;
+    d->f = f;
+    if (has_result && !read_params(d, f, false, true))
+        goto bad_header;
+    len = word(d, &s);
+    if (len == 0) {
+        errf(d, d->line, "a function without a name");
+        goto bad_header;
+    }
+    existing = func_find(d, s, len);
+    if (!(f->name = strndup(s, len)))
+        return d->oom = true, false;
+    skip_space(d);
+    if (*d->p == '(' && !read_params(d, f, entry, false))
+        goto bad_header;
+    f->builtin_vprintf = is(s, len, "vprintf");
+    /* Performance directives and .noreturn, then a body or `;`. */
+    for (;;) {
+        skip_space(d);
+        if (*d->p == '{' || *d->p == ';' || !*d->p)
+            break;
+        if (*d->p == '.') {
+            const char *dir;
+            size_t dl = word(d, &dir);
+
+            (void)dl;
+            while (*d->p == ' ' || *d->p == '\t' || *d->p == ',' || (*d->p >= '0' && *d->p <= '9'))
+                d->p++;
+            continue;
+        }
+        errf(d, d->line, "unexpected text after function \"%s\"", f->name);
+        goto bad_header;
+    }
+    if (accept(d, ';') || is_extern) {
+        /* A declaration: the definition (or the runtime's vprintf) comes elsewhere. */
+        if (existing >= 0) {
+            free(f->name);
+            d->ngnames = gmark;
+            return true;
+        }
+        d->m->nfuncs++;
+        d->ngnames = gmark;
+        return true;
+    }
+    if (existing >= 0 && !d->m->funcs[existing].defined) {
+        /* A definition after a declaration: this one replaces it. */
+        free(d->m->funcs[existing].name);
+        d->m->funcs[existing].name = NULL;
+        d->m->funcs[existing].error = strdup("declared again");
+    }
+    f->defined = true;
+    f->start = (uint32_t)d->m->ncode;
+    f->reg_base = d->m->nregs;
+    d->m->nfuncs++;
+    if (!read_body(d))
+        return false;
+    f = &d->m->funcs[d->fi];
+    f->end = (uint32_t)d->m->ncode;
+    f->nregs = d->m->nregs - f->reg_base;
+    if (entry) {
+        f->frame_size = align_up32(d->frame, 16);
+    } else {
+        f->saved_at = align_up32(d->frame, 8);
+        f->frame_size = align_up32(f->saved_at + f->nregs * 8, 16);
+    }
+    /* Parameters are in scope only inside the function. */
+    d->ngnames = gmark;
+    return true;
+
+bad_header:
+    if (d->oom)
+        return false;
+    f->error = strdup(d->err);
+    d->err[0] = '\0';
+    d->m->nfuncs++;
+    d->ngnames = gmark;
+    skip_statement(d);
+    return true;
+}
+
+/* A module-scope variable: .global/.const (bound to the fake's allocation later) or .shared. */
+static bool read_variable(struct decoder *d, const char *dir, size_t dlen, bool is_extern)
+{
+    for (;;) {
+        struct decl x;
+        int32_t sym;
+
+        if (!read_decl(d, &x))
+            return false;
+        if (is(dir, dlen, ".shared")) {
+            size_t off = (d->m->shared_static + 15) / 16 * 16, bytes = decl_bytes(&x);
+
+            if (x.open || is_extern) {
+                /* Dynamic shared memory: it begins after every static variable, as the launch sizes it. */
+                sym = sym_add(d, x.name, x.len, S_SHARED, UINT64_MAX, 0);
+            } else {
+                off = (d->m->shared_static + x.align - 1) / x.align * x.align;
+                sym = sym_add(d, x.name, x.len, S_SHARED, off, bytes);
+                d->m->shared_static = off + bytes;
+            }
+        } else {
+            sym = sym_add(d, x.name, x.len, S_GLOBAL, 0, decl_bytes(&x));
+        }
+        if (sym < 0 || !name_add(d, true, (struct name){x.name, x.len, N_SYM, (uint32_t)sym, 0, 0}))
+            return false;
+        if (!skip_statement(d))
+            return true;
+        /* skip_statement read past `;`: one declarator per statement is what compilers write. */
+        return true;
+    }
+}
+
+/* Dynamic shared symbols take their offset now that the static size is known. */
+static void place_dynamic_shared(struct ptx_module *m)
+{
+    size_t dyn = (m->shared_static + 15) / 16 * 16;
+
+    for (size_t i = 0; i < m->nsyms; i++)
+        if (m->syms[i].space == S_SHARED && m->syms[i].value == UINT64_MAX)
+            m->syms[i].value = dyn;
+    for (size_t i = 0; i < m->nfuncs; i++)
+        m->funcs[i].shared_static = dyn;
+}
+
+/* Calls name their function by index; a call to one not defined makes its function fail. */
+static void resolve_calls(struct decoder *d)
+{
+    for (size_t i = 0; i < d->nfixups; i++) {
+        struct fixup *x = &d->fixups[i];
+        struct ptx_inst *in = &d->m->code[x->inst];
+        int32_t t = func_find(d, x->s, x->len);
+
+        if (t >= 0 && (d->m->funcs[t].defined || d->m->funcs[t].builtin_vprintf)) {
+            in->target = t;
+        } else {
+            /* Leave target -1: ptx_entry_check reports it for every entry that reaches it. */
+            in->target = -1;
+        }
+    }
+    d->nfixups = 0;
+}
+
+static void module_free(struct ptx_module *m)
+{
+    for (size_t i = 0; i < m->nfuncs; i++) {
+        free(m->funcs[i].name);
+        free(m->funcs[i].error);
+    }
+    for (size_t i = 0; i < m->nsyms; i++)
+        free(m->syms[i].name);
+    free(m->funcs);
+    free(m->syms);
+    free(m->code);
+    free(m->calls);
+    free(m->consts);
+    free(m);
+}
+
+struct ptx_module *ptx_module_decode(const char *text)
+{
+    struct decoder d;
+    struct ptx_module *m = calloc(1, sizeof(*m));
+
+    if (!m)
+        return NULL;
+    atomic_init(&m->refs, 1);
+    memset(&d, 0, sizeof(d));
+    d.p = text;
+    d.line = 1;
+    d.m = m;
+    d.sink = -1;
+    while (!d.oom) {
+        const char *s;
+        size_t len;
+        bool is_extern = false;
+
+        skip_space(&d);
+        if (!*d.p)
+            break;
+        len = word(&d, &s);
+        if (len == 0) {
+            /* Not PTX the decoder follows: stop; the module reader has said what it thinks of it. */
+            break;
+        }
+        while (is(s, len, ".visible") || is(s, len, ".extern") || is(s, len, ".weak") || is(s, len, ".common")) {
+            is_extern = is_extern || is(s, len, ".extern");
+            len = word(&d, &s);
+        }
+        if (is(s, len, ".version") || is(s, len, ".target") || is(s, len, ".address_size") || is(s, len, ".file") ||
+            is(s, len, ".loc") || s[0] != '.') {
+            skip_line(&d);
+        } else if (is(s, len, ".entry") || is(s, len, ".func")) {
+            if (!read_function(&d, is(s, len, ".entry"), is_extern))
+                break;
+        } else if (is(s, len, ".global") || is(s, len, ".const") || is(s, len, ".shared")) {
+            if (!read_variable(&d, s, len, is_extern)) {
+                d.err[0] = '\0';
+                skip_statement(&d);
+            }
+        } else if (is(s, len, ".section")) {
+            skip_line(&d);
+            skip_space(&d);
+            if (*d.p == '{')
+                skip_block(&d, false);
+        } else {
+            if (!skip_statement(&d))
+                break;
+        }
+    }
+    free(d.gnames);
+    free(d.names);
+    free(d.labels);
+    if (!d.oom) {
+        resolve_calls(&d);
+        place_dynamic_shared(m);
+    }
+    free(d.fixups);
+    if (d.oom) {
+        module_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+void ptx_module_retain(struct ptx_module *m)
+{
+    if (m)
+        atomic_fetch_add(&m->refs, 1);
+}
+
+void ptx_module_release(struct ptx_module *m)
+{
+    if (m && atomic_fetch_sub(&m->refs, 1) == 1)
+        module_free(m);
+}
+
+void ptx_module_bind_global(struct ptx_module *m, const char *name, size_t len, uint64_t addr)
+{
+    for (size_t i = 0; m && i < m->nsyms; i++)
+        if (m->syms[i].space == S_GLOBAL && strlen(m->syms[i].name) == len && memcmp(m->syms[i].name, name, len) == 0) {
+            m->syms[i].value = addr;
+            m->syms[i].bound = true;
+        }
+}
+
+/* Whether function `fi` and every function it calls can run; the first reason in `why` if not. */
+static bool function_runs(const struct ptx_module *m, size_t fi, const char *entry, unsigned char *seen, char *why,
+                          size_t why_size)
+{
+    const struct ptx_function *f = &m->funcs[fi];
+
+    if (seen[fi])
+        return true;
+    seen[fi] = 1;
+    if (f->builtin_vprintf && !f->defined)
+        return true;
+    if (f->error) {
+        if (strcmp(f->name ? f->name : "", entry) == 0)
+            snprintf(why, why_size, "kernel \"%s\": %s", entry, f->error);
+        else
+            snprintf(why, why_size, "kernel \"%s\" (in function \"%s\"): %s", entry, f->name ? f->name : "?", f->error);
+        return false;
+    }
+    if (!f->defined) {
+        snprintf(why, why_size, "kernel \"%s\": function \"%s\" is declared but not defined in the module", entry,
+                 f->name ? f->name : "?");
+        return false;
+    }
+    for (uint32_t i = f->start; i < f->end; i++) {
+        const struct ptx_inst *in = &m->code[i];
+
+        if (in->op == X_CALL && in->target < 0) {
+            snprintf(why, why_size, "kernel \"%s\": PTX line %u: a call to a function the module does not define",
+                     entry, in->line);
+            return false;
+        }
+        if (in->op == X_CALL && !function_runs(m, (size_t)in->target, entry, seen, why, why_size))
+            return false;
+        for (unsigned o = 0; o < in->nopd; o++) {
+            int32_t s = in->o[o].sym;
+
+            if ((in->o[o].kind == O_ADDR || in->o[o].kind == O_SYM) && s >= 0 && !m->syms[s].bound) {
+                snprintf(why, why_size, "kernel \"%s\": PTX line %u: variable \"%s\" has no memory", entry, in->line,
+                         m->syms[s].name);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+cuabi_result ptx_entry_check(const struct ptx_module *m, const char *name, char *why, size_t why_size)
+{
+    unsigned char *seen;
+    bool ok;
+
+    for (size_t i = 0; m && i < m->nfuncs; i++)
+        if (m->funcs[i].entry && m->funcs[i].name && strcmp(m->funcs[i].name, name) == 0) {
+            if (!(seen = calloc(m->nfuncs, 1)))
+                return CUABI_ERROR_OUT_OF_MEMORY;
+            ok = function_runs(m, i, name, seen, why, why_size);
+            free(seen);
+            return ok ? CUABI_SUCCESS : CUABI_ERROR_NOT_SUPPORTED;
+        }
+    snprintf(why, why_size, "kernel \"%s\": no PTX the interpreter read", name);
+    return CUABI_ERROR_NOT_FOUND;
+}

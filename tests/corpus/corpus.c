@@ -1,0 +1,673 @@
+/*
+ * The kernel corpus (kernels.cu), compiled at test time and run through
+ * gpushim, each result compared with a plain C reference: integer results
+ * bit for bit, floating point within the precision CUDA documents for the
+ * operations the kernel uses.
+ *
+ *   corpus SRC_DIR NVCC nvcc    kernels.cu through nvcc -O3 --ptx for compute_75 and compute_90
+ *   corpus SRC_DIR NVCC nvrtc   kernels.cu through NVRTC (gpu_program_*) for compute_75
+ *   corpus SRC_DIR NVCC all     both
+ *
+ * NVCC is nvcc's path ("" when there is none). Against the fake driver
+ * (GPUSHIM_LIBCUDA) its PTX interpreter runs the kernels; against a real
+ * driver, the GPU does. Exits 77 (skipped) when no compiler or no device is
+ * there.
+ */
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gpushim/gpushim.h>
+
+#define SKIP 77
+
+static int failures;
+static const char *variant = "";
+static gpu_stream *stream;
+static gpu_module *module;
+
+static void failf(const char *kernel, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void failf(const char *kernel, const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "FAIL %s %s: ", variant, kernel);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    failures++;
+}
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *text = NULL;
+    long n;
+
+    if (!f)
+        return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)n + 1))) {
+        if (fread(text, 1, (size_t)n, f) != (size_t)n) {
+            free(text);
+            text = NULL;
+        } else {
+            text[n] = '\0';
+        }
+    }
+    fclose(f);
+    return text;
+}
+
+/* nvcc -O3 --ptx -arch=compute_ARCH SRC -o OUT, run without a shell; the PTX text or NULL. */
+static char *nvcc_ptx(const char *nvcc, const char *src, const char *dir, int arch)
+{
+    char out[4096], archopt[32];
+    pid_t pid;
+    int status = 0;
+
+    snprintf(out, sizeof(out), "%s/kernels_%d.ptx", dir, arch);
+    snprintf(archopt, sizeof(archopt), "-arch=compute_%d", arch);
+    pid = fork();
+    if (pid == 0) {
+        execl(nvcc, nvcc, "-O3", "--ptx", archopt, src, "-o", out, (char *)NULL);
+        _exit(127);
+    }
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "nvcc %s failed (status %d)\n", archopt, status);
+        return NULL;
+    }
+    return read_file(out);
+}
+
+static char *nvrtc_ptx(const char *src_path)
+{
+    char *source = read_file(src_path), *ptx = NULL;
+    gpu_program *p = NULL;
+    const gpu_compile_options opts = {GPU_COMPILE_PTX, 75, NULL, 0, true};
+    const void *data;
+    size_t size;
+
+    if (!source)
+        return NULL;
+    if (gpu_program_create(source, "kernels.cu", NULL, 0, &p) == GPU_OK && gpu_program_compile(p, NULL, &opts) == GPU_OK &&
+        gpu_program_output(p, &data, &size) == GPU_OK && (ptx = malloc(size + 1))) {
+        memcpy(ptx, data, size);
+        ptx[size] = '\0';
+    } else {
+        fprintf(stderr, "NVRTC: %s\n", gpu_last_error());
+    }
+    gpu_program_destroy(p);
+    free(source);
+    return ptx;
+}
+
+/* ---- Launch helpers ---- */
+
+static gpu_buffer *upload(const void *data, size_t bytes)
+{
+    gpu_buffer *b = NULL;
+
+    if (gpu_buffer_create(gpu_stream_context(stream), bytes, &b) != GPU_OK) {
+        fprintf(stderr, "gpu_buffer_create: %s\n", gpu_last_error());
+        exit(1);
+    }
+    if (data && gpu_buffer_copy_from_host(b, data, bytes) != GPU_OK) {
+        fprintf(stderr, "copy to the device: %s\n", gpu_last_error());
+        exit(1);
+    }
+    return b;
+}
+
+static bool download(const char *kernel, const gpu_buffer *b, void *out, size_t bytes)
+{
+    if (gpu_buffer_copy_to_host(b, out, bytes) == GPU_OK)
+        return true;
+    failf(kernel, "copy from the device: %s", gpu_last_error());
+    return false;
+}
+
+static bool launch(const char *kernel, unsigned gx, unsigned gy, unsigned bx, unsigned by, unsigned shared, void **args)
+{
+    gpu_launch_config c = gpu_launch_config_1d(gx, bx);
+    gpu_status st;
+
+    c.grid[1] = gy;
+    c.block[1] = by;
+    c.shared_mem_bytes = shared;
+    st = gpu_stream_launch_kernel(stream, module, kernel, &c, args);
+    if (st == GPU_OK)
+        st = gpu_stream_synchronize(stream);
+    if (st != GPU_OK) {
+        failf(kernel, "launch: %s: %s", gpu_status_name(st), gpu_last_error());
+        return false;
+    }
+    return true;
+}
+
+static uint64_t B(const gpu_buffer *b)
+{
+    return gpu_buffer_device_ptr(b);
+}
+
+/* A deterministic sequence for inputs. */
+static uint32_t next_rand(uint32_t *s)
+{
+    *s = *s * 1664525u + 1013904223u;
+    return *s >> 8;
+}
+
+static bool close_enough(float got, float want, float rel, float abs_tol)
+{
+    return fabsf(got - want) <= abs_tol + rel * fabsf(want);
+}
+
+static void check_floats(const char *kernel, const float *got, const float *want, size_t n, float rel, float abs_tol)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!close_enough(got[i], want[i], rel, abs_tol)) {
+            failf(kernel, "element %zu: %.9g, expected %.9g", i, (double)got[i], (double)want[i]);
+            return;
+        }
+}
+
+static void check_words(const char *kernel, const uint32_t *got, const uint32_t *want, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (got[i] != want[i]) {
+            failf(kernel, "element %zu: %u, expected %u", i, got[i], want[i]);
+            return;
+        }
+}
+
+/* ---- The kernels ---- */
+
+static void vector_add(void)
+{
+    enum { N = 1000 };
+    float a[N], b[N], c[N], want[N];
+    uint32_t s = 1;
+    gpu_buffer *da, *db, *dc;
+    int n = N;
+
+    for (int i = 0; i < N; i++) {
+        a[i] = (float)(next_rand(&s) % 1000) / 8.0f;
+        b[i] = (float)(next_rand(&s) % 1000) / 16.0f;
+        want[i] = a[i] + b[i];
+    }
+    da = upload(a, sizeof(a));
+    db = upload(b, sizeof(b));
+    dc = upload(NULL, sizeof(c));
+    {
+        uint64_t pa = B(da), pb = B(db), pc = B(dc);
+        void *args[] = {&pa, &pb, &pc, &n};
+
+        if (launch("vector_add", (N + 127) / 128, 1, 128, 1, 0, args) && download("vector_add", dc, c, sizeof(c)))
+            check_floats("vector_add", c, want, N, 0, 0);
+    }
+    gpu_buffer_destroy(da);
+    gpu_buffer_destroy(db);
+    gpu_buffer_destroy(dc);
+}
+
+static void saxpy(void)
+{
+    enum { N = 1000 };
+    float x[N], y[N], want[N], a = 1.5f;
+    uint32_t s = 2;
+    gpu_buffer *dx, *dy;
+    int n = N;
+
+    for (int i = 0; i < N; i++) {
+        x[i] = (float)(next_rand(&s) % 2000) / 7.0f;
+        y[i] = (float)(next_rand(&s) % 2000) / 3.0f;
+        want[i] = fmaf(a, x[i], y[i]);
+    }
+    dx = upload(x, sizeof(x));
+    dy = upload(y, sizeof(y));
+    {
+        uint64_t px = B(dx), py = B(dy);
+        void *args[] = {&a, &px, &py, &n};
+
+        /* Fewer threads than elements: the grid-stride loop runs several times. */
+        if (launch("saxpy", 3, 1, 64, 1, 0, args) && download("saxpy", dy, y, sizeof(y)))
+            check_floats("saxpy", y, want, N, 1e-6f, 0);
+    }
+    gpu_buffer_destroy(dx);
+    gpu_buffer_destroy(dy);
+}
+
+static void matmul(void)
+{
+    enum { N = 40 };
+    static float a[N * N], b[N * N], c[N * N], want[N * N];
+    uint32_t s = 3;
+    gpu_buffer *da, *db, *dc;
+    int n = N;
+
+    for (int i = 0; i < N * N; i++) {
+        a[i] = (float)((int)(next_rand(&s) % 200) - 100) / 16.0f;
+        b[i] = (float)((int)(next_rand(&s) % 200) - 100) / 32.0f;
+    }
+    for (int r = 0; r < N; r++)
+        for (int k = 0; k < N; k++) {
+            double sum = 0;
+
+            for (int i = 0; i < N; i++)
+                sum += (double)a[r * N + i] * b[i * N + k];
+            want[r * N + k] = (float)sum;
+        }
+    da = upload(a, sizeof(a));
+    db = upload(b, sizeof(b));
+    dc = upload(NULL, sizeof(c));
+    {
+        uint64_t pa = B(da), pb = B(db), pc = B(dc);
+        void *args[] = {&pa, &pb, &pc, &n};
+
+        if (launch("matmul_tiled", 3, 3, 16, 16, 0, args) && download("matmul_tiled", dc, c, sizeof(c)))
+            check_floats("matmul_tiled", c, want, N * N, 1e-5f, 1e-4f);
+    }
+    gpu_buffer_destroy(da);
+    gpu_buffer_destroy(db);
+    gpu_buffer_destroy(dc);
+}
+
+static void reduce_tree(void)
+{
+    enum { N = 3000, T = 128 };
+    static uint32_t in[N];
+    uint64_t want = 0, got = 0;
+    uint32_t s = 4;
+    gpu_buffer *din, *dout;
+    int n = N;
+
+    for (int i = 0; i < N; i++) {
+        in[i] = next_rand(&s);
+        want += in[i];
+    }
+    din = upload(in, sizeof(in));
+    dout = upload(&got, sizeof(got));
+    {
+        uint64_t pi = B(din), po = B(dout);
+        void *args[] = {&pi, &po, &n};
+
+        if (launch("reduce_tree", (N + 2 * T - 1) / (2 * T), 1, T, 1, T * 4, args) &&
+            download("reduce_tree", dout, &got, sizeof(got)) && got != want)
+            failf("reduce_tree", "%llu, expected %llu", (unsigned long long)got, (unsigned long long)want);
+    }
+    gpu_buffer_destroy(din);
+    gpu_buffer_destroy(dout);
+}
+
+static void reduce_shfl(void)
+{
+    enum { N = 5000 };
+    static int32_t in[N];
+    int32_t want = 0, got = 0;
+    uint32_t s = 5;
+    gpu_buffer *din, *dout;
+    int n = N;
+
+    for (int i = 0; i < N; i++) {
+        in[i] = (int32_t)(next_rand(&s) % 2001) - 1000;
+        want += in[i];
+    }
+    din = upload(in, sizeof(in));
+    dout = upload(&got, sizeof(got));
+    {
+        uint64_t pi = B(din), po = B(dout);
+        void *args[] = {&pi, &po, &n};
+
+        /* 96 threads: the last warp reduction reads three warps' sums. */
+        if (launch("reduce_shfl", 4, 1, 96, 1, 0, args) && download("reduce_shfl", dout, &got, sizeof(got)) &&
+            got != want)
+            failf("reduce_shfl", "%d, expected %d", got, want);
+    }
+    gpu_buffer_destroy(din);
+    gpu_buffer_destroy(dout);
+}
+
+static void histogram(void)
+{
+    enum { N = 4000, BINS = 64 };
+    static unsigned char data[N];
+    uint32_t bins[BINS] = {0}, want[BINS] = {0};
+    uint32_t s = 6;
+    gpu_buffer *dd, *db;
+    int n = N;
+
+    for (int i = 0; i < N; i++) {
+        data[i] = (unsigned char)next_rand(&s);
+        want[data[i] & 63]++;
+    }
+    dd = upload(data, sizeof(data));
+    db = upload(bins, sizeof(bins));
+    {
+        uint64_t pd = B(dd), pb = B(db);
+        void *args[] = {&pd, &pb, &n};
+
+        if (launch("histogram", 4, 1, 128, 1, 0, args) && download("histogram", db, bins, sizeof(bins)))
+            check_words("histogram", bins, want, BINS);
+    }
+    gpu_buffer_destroy(dd);
+    gpu_buffer_destroy(db);
+}
+
+static void scan(void)
+{
+    enum { N = 200, T = 128 };
+    int32_t in[N], out[N], want[N];
+    uint32_t s = 7;
+    gpu_buffer *di, *dout;
+    int n = N;
+
+    for (int i = 0; i < N; i++) {
+        in[i] = (int32_t)(next_rand(&s) % 100) - 50;
+        want[i] = in[i] + (i % T ? want[i - 1] : 0);
+    }
+    di = upload(in, sizeof(in));
+    dout = upload(NULL, sizeof(out));
+    {
+        uint64_t pi = B(di), po = B(dout);
+        void *args[] = {&pi, &po, &n};
+
+        if (launch("scan_block", (N + T - 1) / T, 1, T, 1, 2 * T * 4, args) && download("scan_block", dout, out, sizeof(out)))
+            check_words("scan_block", (uint32_t *)out, (uint32_t *)want, N);
+    }
+    gpu_buffer_destroy(di);
+    gpu_buffer_destroy(dout);
+}
+
+static void transpose(void)
+{
+    enum { W = 70, H = 45 };
+    static float in[W * H], out[W * H], want[W * H];
+    uint32_t s = 8;
+    gpu_buffer *di, *dout;
+    int w = W, h = H;
+
+    for (int i = 0; i < W * H; i++)
+        in[i] = (float)next_rand(&s);
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            want[x * H + y] = in[y * W + x];
+    di = upload(in, sizeof(in));
+    dout = upload(NULL, sizeof(out));
+    {
+        uint64_t pi = B(di), po = B(dout);
+        void *args[] = {&pi, &po, &w, &h};
+
+        if (launch("transpose_padded", (W + 31) / 32, (H + 31) / 32, 32, 8, 0, args) &&
+            download("transpose_padded", dout, out, sizeof(out)))
+            check_floats("transpose_padded", out, want, W * H, 0, 0);
+    }
+    gpu_buffer_destroy(di);
+    gpu_buffer_destroy(dout);
+}
+
+static void softmax(void)
+{
+    enum { R = 3, C = 100 };
+    static float in[R * C], out[R * C], want[R * C];
+    uint32_t s = 9;
+    gpu_buffer *di, *dout;
+    int cols = C;
+
+    for (int i = 0; i < R * C; i++)
+        in[i] = (float)((int)(next_rand(&s) % 2000) - 1000) / 100.0f;
+    for (int r = 0; r < R; r++) {
+        double m = -INFINITY, sum = 0;
+
+        for (int c = 0; c < C; c++)
+            m = fmax(m, in[r * C + c]);
+        for (int c = 0; c < C; c++)
+            sum += exp(in[r * C + c] - m);
+        for (int c = 0; c < C; c++)
+            want[r * C + c] = (float)(exp(in[r * C + c] - m) / sum);
+    }
+    di = upload(in, sizeof(in));
+    dout = upload(NULL, sizeof(out));
+    {
+        uint64_t pi = B(di), po = B(dout);
+        void *args[] = {&pi, &po, &cols};
+
+        /* __expf is ex2.approx: 2 + 1.16 * |x| ulp; 1e-5 relative covers it for these inputs. */
+        if (launch("softmax_rows", R, 1, 64, 1, 0, args) && download("softmax_rows", dout, out, sizeof(out)))
+            check_floats("softmax_rows", out, want, R * C, 2e-5f, 1e-9f);
+    }
+    gpu_buffer_destroy(di);
+    gpu_buffer_destroy(dout);
+}
+
+static uint16_t to_half(float f)
+{
+    /* Inputs here are multiples of 1/64 in [-8, 8): exact in half. */
+    uint32_t x;
+    int e;
+    float m = frexpf(fabsf(f), &e);
+
+    (void)x;
+    if (f == 0)
+        return 0;
+    return (uint16_t)((f < 0 ? 0x8000 : 0) | ((uint32_t)(e - 1 + 15) << 10) | ((uint32_t)((m * 2 - 1) * 1024) & 1023));
+}
+
+static float from_half(uint16_t h)
+{
+    int e = (h >> 10) & 31, man = h & 1023;
+    float v = e ? ldexpf(1.0f + (float)man / 1024.0f, e - 15) : ldexpf((float)man / 1024.0f, -14);
+
+    return h & 0x8000 ? -v : v;
+}
+
+static void softmax_half(void)
+{
+    enum { R = 2, C = 50 };
+    uint16_t in[R * C], out[R * C];
+    float want[R * C];
+    uint32_t s = 10;
+    gpu_buffer *di, *dout;
+    int cols = C;
+
+    for (int i = 0; i < R * C; i++)
+        in[i] = to_half((float)((int)(next_rand(&s) % 1024) - 512) / 64.0f);
+    for (int r = 0; r < R; r++) {
+        double m = -INFINITY, sum = 0;
+
+        for (int c = 0; c < C; c++)
+            m = fmax(m, from_half(in[r * C + c]));
+        for (int c = 0; c < C; c++)
+            sum += exp(from_half(in[r * C + c]) - m);
+        for (int c = 0; c < C; c++)
+            want[r * C + c] = (float)(exp(from_half(in[r * C + c]) - m) / sum);
+    }
+    di = upload(in, sizeof(in));
+    dout = upload(NULL, sizeof(out));
+    {
+        uint64_t pi = B(di), po = B(dout);
+        void *args[] = {&pi, &po, &cols};
+
+        if (launch("softmax_half", R, 1, 32, 1, 0, args) && download("softmax_half", dout, out, sizeof(out))) {
+            float got[R * C];
+
+            for (int i = 0; i < R * C; i++)
+                got[i] = from_half(out[i]);
+            /* A half has 11 significant bits: within one rounding (2^-11 relative), plus subnormals. */
+            check_floats("softmax_half", got, want, R * C, 1.0f / 1024, 1e-7f);
+        }
+    }
+    gpu_buffer_destroy(di);
+    gpu_buffer_destroy(dout);
+}
+
+static int compare_lines(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void hello_printf(void)
+{
+    char path[] = "/tmp/gpushim-corpus-printf-XXXXXX", *text, *lines[64], expected[64][64];
+    int fd = mkstemp(path), saved, base = 100, nlines = 0;
+
+    if (fd < 0) {
+        failf("hello_printf", "mkstemp");
+        return;
+    }
+    fflush(stdout);
+    saved = dup(1);
+    dup2(fd, 1);
+    {
+        void *args[] = {&base};
+
+        launch("hello_printf", 2, 1, 4, 1, 0, args);
+    }
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    close(fd);
+    text = read_file(path);
+    unlink(path);
+    if (!text) {
+        failf("hello_printf", "no output file");
+        return;
+    }
+    for (char *line = strtok(text, "\n"); line && nlines < 64; line = strtok(NULL, "\n"))
+        lines[nlines++] = line;
+    qsort(lines, (size_t)nlines, sizeof(lines[0]), compare_lines);
+    for (int b = 0, k = 0; b < 2; b++)
+        for (int t = 0; t < 4; t++, k++)
+            snprintf(expected[k], sizeof(expected[k]), "block %d thread %d value %d %f", b, t, base + t, 0.5 * t);
+    if (nlines != 8) {
+        failf("hello_printf", "%d lines, expected 8", nlines);
+    } else {
+        for (int k = 0; k < 8; k++)
+            if (strcmp(lines[k], expected[k]) != 0) {
+                failf("hello_printf", "line \"%s\", expected \"%s\"", lines[k], expected[k]);
+                break;
+            }
+    }
+    free(text);
+}
+
+static uint32_t fib(uint32_t n)
+{
+    return n < 2 ? n : fib(n - 1) + fib(n - 2);
+}
+
+static void fib_kernel(void)
+{
+    enum { T = 40 };
+    uint32_t out[T], want[T];
+    gpu_buffer *d = upload(NULL, sizeof(out));
+    uint64_t p = B(d);
+    void *args[] = {&p};
+
+    for (int i = 0; i < T; i++)
+        want[i] = fib((uint32_t)i % 12);
+    if (launch("fib_kernel", 1, 1, T, 1, 0, args) && download("fib_kernel", d, out, sizeof(out)))
+        check_words("fib_kernel", out, want, T);
+    gpu_buffer_destroy(d);
+}
+
+static void run_corpus(const char *name, const char *ptx)
+{
+    int before = failures;
+
+    variant = name;
+    if (!ptx) {
+        failf("(compile)", "no PTX");
+        return;
+    }
+    if (gpu_module_load_data(NULL, ptx, strlen(ptx) + 1, &module) != GPU_OK) {
+        failf("(load)", "%s", gpu_last_error());
+        return;
+    }
+    vector_add();
+    saxpy();
+    matmul();
+    reduce_tree();
+    reduce_shfl();
+    histogram();
+    scan();
+    transpose();
+    softmax();
+    softmax_half();
+    hello_printf();
+    fib_kernel();
+    gpu_module_destroy(module);
+    module = NULL;
+    printf("%s %s: 12 kernels\n", failures == before ? "PASS" : "FAIL", name);
+}
+
+int main(int argc, char **argv)
+{
+    char src[4096], dir[] = "/tmp/gpushim-corpus-XXXXXX";
+    const char *nvcc, *mode;
+    bool want_nvcc, want_nvrtc, ran = false;
+    gpu_context *ctx = NULL;
+    int count = 0;
+
+    if (argc != 4) {
+        fprintf(stderr, "usage: %s SRC_DIR NVCC nvcc|nvrtc|all\n", argv[0]);
+        return 2;
+    }
+    snprintf(src, sizeof(src), "%s/kernels.cu", argv[1]);
+    nvcc = argv[2];
+    mode = argv[3];
+    want_nvcc = strcmp(mode, "nvrtc") != 0;
+    want_nvrtc = strcmp(mode, "nvcc") != 0;
+    if (gpu_device_count(&count) != GPU_OK || count < 1 || gpu_context_create(0, &ctx) != GPU_OK) {
+        printf("SKIP: no device: %s\n", gpu_last_error());
+        return SKIP;
+    }
+    if (gpu_stream_create(ctx, &stream) != GPU_OK) {
+        fprintf(stderr, "gpu_stream_create: %s\n", gpu_last_error());
+        return 1;
+    }
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    if (want_nvcc && nvcc[0] && access(nvcc, X_OK) == 0) {
+        static const int archs[] = {75, 90};
+
+        for (size_t i = 0; i < sizeof(archs) / sizeof(archs[0]); i++) {
+            char name[32], *ptx = nvcc_ptx(nvcc, src, dir, archs[i]);
+
+            snprintf(name, sizeof(name), "nvcc-compute_%d", archs[i]);
+            run_corpus(name, ptx);
+            free(ptx);
+            ran = true;
+        }
+    }
+    if (want_nvrtc && gpu_compiler_load() == GPU_OK) {
+        char *ptx = nvrtc_ptx(src);
+
+        run_corpus("nvrtc-compute_75", ptx);
+        free(ptx);
+        ran = true;
+    }
+    for (int arch = 75; arch <= 90; arch += 15) {
+        char path[4200];
+
+        snprintf(path, sizeof(path), "%s/kernels_%d.ptx", dir, arch);
+        unlink(path);
+    }
+    rmdir(dir);
+    gpu_stream_destroy(stream);
+    gpu_context_destroy(ctx);
+    if (!ran) {
+        printf("SKIP: no compiler (nvcc: \"%s\"; NVRTC: %s)\n", nvcc, want_nvrtc ? "not loaded" : "not asked");
+        return SKIP;
+    }
+    return failures ? 1 : 0;
+}
