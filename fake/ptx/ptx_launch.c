@@ -53,9 +53,7 @@ static void reach(const struct ptx_module *m, size_t fi, unsigned char *seen, ui
 
 static uint64_t last_executed;
 
-uint64_t gpu_fake_ptx_executed(void);
-
-/* The thread instructions the last launch ran (the fake's lock orders launches); for bench/. */
+/* The fake's lock orders launches and this read. */
 FAKE_API uint64_t gpu_fake_ptx_executed(void)
 {
     uint64_t n;

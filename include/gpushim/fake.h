@@ -500,9 +500,12 @@ typedef int (*gpu_fake_kernel_fn)(const gpu_fake_launch *launch);
  * Makes `fn` the host implementation of every kernel entry named `name`: the
  * name as the PTX declares it, so an `extern "C"` kernel's own name or a C++
  * kernel's lowered (mangled) name, as nvrtcGetLoweredName gives it. A later
- * call for the same name replaces the earlier one. Launching an entry that has
- * no host implementation fails at the launch with CUDA_ERROR_NOT_SUPPORTED and
- * a message naming the entry (on stderr, and cuGetErrorString of that code on
+ * call for the same name replaces the earlier one. An entry with no host
+ * implementation runs on the fake's PTX interpreter (see
+ * gpu_fake_ptx_executed()); one the interpreter cannot run either (an
+ * instruction it does not know, or no PTX) fails at the launch with
+ * CUDA_ERROR_NOT_SUPPORTED and a message naming the entry, and the
+ * instruction and its PTX line (on stderr, and cuGetErrorString of that code on
  * that thread until its next launch of a PTX entry). GPUSHIM_FAKE_KERNELS=a.so:b.so loads
  * such registrations from shared libraries (their constructors call this) at
  * the fake's first use. May be called from any thread, and from a constructor
@@ -549,6 +552,26 @@ void *gpu_fake_memory(const gpu_fake_launch *launch, uint64_t address, size_t by
  *         then faults as gpu_fake_memory() says, with a message naming both sizes).
  */
 int gpu_fake_param(const gpu_fake_launch *launch, unsigned index, void *out, size_t size);
+
+/* ---- The PTX interpreter ---- */
+
+/**
+ * How many PTX instructions, counted once per thread that executed each, the
+ * last launch the PTX interpreter ran executed: for benchmarks.
+ *
+ * The interpreter runs an entry of a loaded module's PTX that has no host
+ * implementation: it decodes the module once when it loads, and runs a
+ * launch's blocks over a pool of host threads (one per core;
+ * GPUSHIM_FAKE_THREADS=N sets how many), in warps of 32 threads. Every global
+ * and shared access is checked: one outside the live allocations (or the
+ * block's shared memory) prints the kernel, block, thread, PTX line and
+ * address, and the stream reports CUDA_ERROR_ILLEGAL_ADDRESS.
+ * GPUSHIM_FAKE_CHECK=race also reports two threads of different warps
+ * touching the same shared memory between barriers, one of them writing
+ * (CUDA_ERROR_LAUNCH_FAILED). Device printf prints to stdout.
+ * @return the count; 0 before any launch on the interpreter.
+ */
+uint64_t gpu_fake_ptx_executed(void);
 
 /* ---- Faults on demand, besides gpu_fake_fail() ---- */
 

@@ -7,6 +7,10 @@
  *   corpus SRC_DIR NVCC nvcc    kernels.cu through nvcc -O3 --ptx for compute_75 and compute_90
  *   corpus SRC_DIR NVCC nvrtc   kernels.cu through NVRTC (gpu_program_*) for compute_75
  *   corpus SRC_DIR NVCC all     both
+ *   corpus SRC_DIR NVCC checks  checks.cu (nvcc compute_75, else NVRTC) on the fake driver: an
+ *                               off-by-one write is reported with its thread and PTX line, and
+ *                               with GPUSHIM_FAKE_CHECK=race a missing barrier is too, its
+ *                               correct twin not
  *
  * NVCC is nvcc's path ("" when there is none). Against the fake driver
  * (GPUSHIM_LIBCUDA) its PTX interpreter runs the kernels; against a real
@@ -70,7 +74,7 @@ static char *read_file(const char *path)
 /* nvcc -O3 --ptx -arch=compute_ARCH SRC -o OUT, run without a shell; the PTX text or NULL. */
 static char *nvcc_ptx(const char *nvcc, const char *src, const char *dir, int arch)
 {
-    char out[4096], archopt[32];
+    char out[4200], archopt[32];
     pid_t pid;
     int status = 0;
 
@@ -88,7 +92,7 @@ static char *nvcc_ptx(const char *nvcc, const char *src, const char *dir, int ar
     return read_file(out);
 }
 
-static char *nvrtc_ptx(const char *src_path)
+static char *nvrtc_ptx(const char *src_path, const char *name)
 {
     char *source = read_file(src_path), *ptx = NULL;
     gpu_program *p = NULL;
@@ -98,7 +102,7 @@ static char *nvrtc_ptx(const char *src_path)
 
     if (!source)
         return NULL;
-    if (gpu_program_create(source, "kernels.cu", NULL, 0, &p) == GPU_OK && gpu_program_compile(p, NULL, &opts) == GPU_OK &&
+    if (gpu_program_create(source, name, NULL, 0, &p) == GPU_OK && gpu_program_compile(p, NULL, &opts) == GPU_OK &&
         gpu_program_output(p, &data, &size) == GPU_OK && (ptx = malloc(size + 1))) {
         memcpy(ptx, data, size);
         ptx[size] = '\0';
@@ -578,6 +582,124 @@ static void fib_kernel(void)
     gpu_buffer_destroy(d);
 }
 
+/* ---- The checks ---- */
+
+/* Runs a launch with stderr going to a file; what it printed (the caller frees it), and the launch's status. */
+static char *launch_captured(const char *kernel, unsigned threads, void **args, gpu_status *st)
+{
+    char path[] = "/tmp/gpushim-corpus-stderr-XXXXXX", *text;
+    int fd = mkstemp(path), saved;
+    gpu_launch_config c = gpu_launch_config_1d(1, threads);
+
+    if (fd < 0)
+        return NULL;
+    fflush(stderr);
+    saved = dup(2);
+    dup2(fd, 2);
+    *st = gpu_stream_launch_kernel(stream, module, kernel, &c, args);
+    if (*st == GPU_OK)
+        *st = gpu_stream_synchronize(stream);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    close(fd);
+    text = read_file(path);
+    unlink(path);
+    fprintf(stderr, "%s: %s", kernel, text ? text : "(nothing)\n");
+    return text;
+}
+
+/* The line of the PTX text where `what` first appears after `after`; 0 if it does not. */
+static unsigned ptx_line(const char *ptx, const char *after, const char *what)
+{
+    const char *start = strstr(ptx, after), *at = start ? strstr(start, what) : NULL;
+    unsigned line = 1;
+
+    if (!at)
+        return 0;
+    for (const char *p = ptx; p < at; p++)
+        line += *p == '\n';
+    return line;
+}
+
+static void expect_text(const char *kernel, const char *text, const char *needle)
+{
+    if (!text || !strstr(text, needle))
+        failf(kernel, "the report does not say \"%s\"", needle);
+}
+
+static void run_checks(const char *name, const char *ptx)
+{
+    bool race = getenv("GPUSHIM_FAKE_CHECK") && strstr(getenv("GPUSHIM_FAKE_CHECK"), "race");
+    int32_t data[64], want[64];
+    gpu_buffer *d;
+    uint64_t p;
+    gpu_status st;
+    char *text, needle[160];
+
+    variant = name;
+    if (!ptx || gpu_module_load_data(NULL, ptx, strlen(ptx) + 1, &module) != GPU_OK) {
+        failf("(load)", "%s", ptx ? gpu_last_error() : "no PTX");
+        return;
+    }
+    /* 100 elements, 128 threads: thread 100 writes the 101st. */
+    d = upload(NULL, 100 * 4);
+    p = B(d);
+    {
+        int n = 100;
+        void *args[] = {&p, &n};
+
+        text = launch_captured("fill_off_by_one", 128, args, &st);
+    }
+    if (st == GPU_OK || gpu_last_cuda_result() != 700)
+        failf("fill_off_by_one", "the launch gave %s (CUresult %d), expected CUDA_ERROR_ILLEGAL_ADDRESS",
+              gpu_status_name(st), gpu_last_cuda_result());
+    snprintf(needle, sizeof(needle), "kernel \"fill_off_by_one\": block (0,0,0) thread (100,0,0): PTX line %u: write of 4 bytes at global address 0x%llx",
+             ptx_line(ptx, "fill_off_by_one(", "st.global"), (unsigned long long)(p + 400));
+    expect_text("fill_off_by_one", text, needle);
+    free(text);
+    gpu_buffer_destroy(d);
+
+    for (int i = 0; i < 64; i++) {
+        data[i] = i * 3 + 1;
+        want[i] = (63 - i) * 3 + 1;
+    }
+    d = upload(data, sizeof(data));
+    p = B(d);
+    {
+        void *args[] = {&p};
+
+        text = launch_captured("reverse_synced", 64, args, &st);
+        if (st != GPU_OK)
+            failf("reverse_synced", "%s: %s", gpu_status_name(st), gpu_last_error());
+        else if (text && text[0])
+            failf("reverse_synced", "a report for a correct kernel");
+        free(text);
+        if (download("reverse_synced", d, data, sizeof(data)))
+            check_words("reverse_synced", (uint32_t *)data, (uint32_t *)want, 64);
+        text = launch_captured("reverse_racy", 64, args, &st);
+    }
+    if (race) {
+        /*
+         * Warp 0 runs to its end first (it has no barrier to wait at): thread 31
+         * reads s[32]; then thread 32 of warp 1 writes s[32], with no barrier between.
+         */
+        if (st == GPU_OK)
+            failf("reverse_racy", "the race check let a missing barrier pass");
+        snprintf(needle, sizeof(needle), "kernel \"reverse_racy\": block (0,0,0) thread (32,0,0): PTX line %u: race on shared memory",
+                 ptx_line(ptx, "reverse_racy(", "st.shared"));
+        expect_text("reverse_racy", text, needle);
+        expect_text("reverse_racy", text, "this write and an earlier read of thread (31,0,0) with no barrier between them");
+    } else if (st != GPU_OK) {
+        failf("reverse_racy", "without GPUSHIM_FAKE_CHECK=race: %s", gpu_status_name(st));
+    }
+    free(text);
+    gpu_buffer_destroy(d);
+    gpu_module_destroy(module);
+    module = NULL;
+    printf("%s %s: checks%s\n", failures ? "FAIL" : "PASS", name, race ? " with the race check" : "");
+}
+
 static void run_corpus(const char *name, const char *ptx)
 {
     int before = failures;
@@ -612,7 +734,7 @@ int main(int argc, char **argv)
 {
     char src[4096], dir[] = "/tmp/gpushim-corpus-XXXXXX";
     const char *nvcc, *mode;
-    bool want_nvcc, want_nvrtc, ran = false;
+    bool want_nvcc, want_nvrtc, checks, ran = false;
     gpu_context *ctx = NULL;
     int count = 0;
 
@@ -620,9 +742,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s SRC_DIR NVCC nvcc|nvrtc|all\n", argv[0]);
         return 2;
     }
-    snprintf(src, sizeof(src), "%s/kernels.cu", argv[1]);
     nvcc = argv[2];
     mode = argv[3];
+    checks = strcmp(mode, "checks") == 0;
+    snprintf(src, sizeof(src), "%s/%s", argv[1], checks ? "checks.cu" : "kernels.cu");
     want_nvcc = strcmp(mode, "nvrtc") != 0;
     want_nvrtc = strcmp(mode, "nvcc") != 0;
     if (gpu_device_count(&count) != GPU_OK || count < 1 || gpu_context_create(0, &ctx) != GPU_OK) {
@@ -640,19 +763,19 @@ int main(int argc, char **argv)
     if (want_nvcc && nvcc[0] && access(nvcc, X_OK) == 0) {
         static const int archs[] = {75, 90};
 
-        for (size_t i = 0; i < sizeof(archs) / sizeof(archs[0]); i++) {
+        for (size_t i = 0; i < (checks ? 1 : sizeof(archs) / sizeof(archs[0])); i++) {
             char name[32], *ptx = nvcc_ptx(nvcc, src, dir, archs[i]);
 
             snprintf(name, sizeof(name), "nvcc-compute_%d", archs[i]);
-            run_corpus(name, ptx);
+            (checks ? run_checks : run_corpus)(name, ptx);
             free(ptx);
             ran = true;
         }
     }
-    if (want_nvrtc && gpu_compiler_load() == GPU_OK) {
-        char *ptx = nvrtc_ptx(src);
+    if (want_nvrtc && !(checks && ran) && gpu_compiler_load() == GPU_OK) {
+        char *ptx = nvrtc_ptx(src, checks ? "checks.cu" : "kernels.cu");
 
-        run_corpus("nvrtc-compute_75", ptx);
+        (checks ? run_checks : run_corpus)("nvrtc-compute_75", ptx);
         free(ptx);
         ran = true;
     }

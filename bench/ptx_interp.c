@@ -1,0 +1,143 @@
+/*
+ * The fake driver's PTX interpreter: PTX instructions executed per second
+ * (each counted once per thread that ran it), on one host thread and on
+ * more, for two kernels written here in PTX:
+ *
+ *   alu     a loop of fma, add, setp and a branch in registers: the
+ *           interpreter's dispatch and arithmetic alone
+ *   stream  c[i] = a[i] + b[i] over a grid-stride loop: loads and stores,
+ *           each address checked against the live allocations
+ *
+ * Runs against the fake (GPUSHIM_LIBCUDA names it); GPUSHIM_FAKE_THREADS is
+ * set for each row. Prints the median of 5 runs a row and the ratio to one
+ * thread; asserts nothing about the timing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <gpushim/fake.h>
+#include <gpushim/gpushim.h>
+
+static const char ptx[] =
+    ".version 8.0\n.target sm_75\n.address_size 64\n"
+    ".visible .entry alu(.param .u64 out, .param .u32 iters)\n{\n"
+    "  .reg .pred %p<2>;\n  .reg .b32 %r<8>;\n  .reg .f32 %f<4>;\n  .reg .b64 %rd<4>;\n"
+    "  ld.param.u64 %rd1, [out];\n  ld.param.u32 %r1, [iters];\n"
+    "  mov.u32 %r2, %tid.x;\n  mov.u32 %r3, %ctaid.x;\n  mov.u32 %r4, %ntid.x;\n"
+    "  mad.lo.s32 %r5, %r3, %r4, %r2;\n  cvt.rn.f32.u32 %f1, %r5;\n  mov.f32 %f2, 0f3F800000;\n"
+    "  mov.u32 %r6, 0;\n"
+    "$LOOP:\n"
+    "  fma.rn.f32 %f2, %f2, 0f3F7FF000, %f1;\n  add.s32 %r6, %r6, 1;\n"
+    "  setp.lt.u32 %p1, %r6, %r1;\n  @%p1 bra $LOOP;\n"
+    "  cvta.to.global.u64 %rd2, %rd1;\n  mul.wide.u32 %rd3, %r5, 4;\n  add.s64 %rd2, %rd2, %rd3;\n"
+    "  st.global.f32 [%rd2], %f2;\n  ret;\n}\n"
+    ".visible .entry stream(.param .u64 a, .param .u64 b, .param .u64 c, .param .u32 n)\n{\n"
+    "  .reg .pred %p<2>;\n  .reg .b32 %r<8>;\n  .reg .f32 %f<4>;\n  .reg .b64 %rd<12>;\n"
+    "  ld.param.u64 %rd1, [a];\n  ld.param.u64 %rd2, [b];\n  ld.param.u64 %rd3, [c];\n  ld.param.u32 %r1, [n];\n"
+    "  mov.u32 %r2, %tid.x;\n  mov.u32 %r3, %ctaid.x;\n  mov.u32 %r4, %ntid.x;\n"
+    "  mad.lo.s32 %r5, %r3, %r4, %r2;\n  mov.u32 %r6, %nctaid.x;\n  mul.lo.s32 %r7, %r6, %r4;\n"
+    "  setp.ge.u32 %p1, %r5, %r1;\n  @%p1 bra $DONE;\n"
+    "$LOOP:\n"
+    "  mul.wide.u32 %rd4, %r5, 4;\n  add.s64 %rd5, %rd1, %rd4;\n  add.s64 %rd6, %rd2, %rd4;\n"
+    "  add.s64 %rd7, %rd3, %rd4;\n  ld.global.f32 %f1, [%rd5];\n  ld.global.f32 %f2, [%rd6];\n"
+    "  add.f32 %f3, %f1, %f2;\n  st.global.f32 [%rd7], %f3;\n  add.s32 %r5, %r5, %r7;\n"
+    "  setp.lt.u32 %p1, %r5, %r1;\n  @%p1 bra $LOOP;\n"
+    "$DONE:\n  ret;\n}\n";
+
+enum { RUNS = 5, BLOCKS = 64, THREADS = 256, ALU_ITERS = 200, N = 1 << 20 };
+
+static double now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void check(gpu_status st, const char *what)
+{
+    if (st != GPU_OK) {
+        fprintf(stderr, "bench-ptx: %s: %s\n", what, gpu_last_error());
+        exit(1);
+    }
+}
+
+static int compare(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* Instructions a second: the median of RUNS launches. */
+static double rate(gpu_stream *s, gpu_module *m, const char *kernel, void **args, uint64_t *executed)
+{
+    double r[RUNS];
+    gpu_launch_config c = gpu_launch_config_1d(BLOCKS, THREADS);
+
+    for (int i = 0; i < RUNS; i++) {
+        double t = now();
+
+        check(gpu_stream_launch_kernel(s, m, kernel, &c, args), kernel);
+        check(gpu_stream_synchronize(s), kernel);
+        t = now() - t;
+        *executed = gpu_fake_ptx_executed();
+        r[i] = (double)*executed / t;
+    }
+    qsort(r, RUNS, sizeof(r[0]), compare);
+    return r[RUNS / 2];
+}
+
+int main(void)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    gpu_stream *s = NULL;
+    gpu_module *m = NULL;
+    gpu_buffer *a = NULL, *b = NULL, *c = NULL;
+    uint64_t pa, pb, pc, executed = 0;
+    unsigned iters = ALU_ITERS, n = N;
+    void *alu_args[] = {&pc, &iters}, *stream_args[] = {&pa, &pb, &pc, &n};
+    double base[2] = {0, 0};
+    const char *const kernels[2] = {"alu", "stream"};
+    void **args[2] = {alu_args, stream_args};
+
+    if (!getenv("GPUSHIM_LIBCUDA")) {
+        printf("bench-ptx: skipped: GPUSHIM_LIBCUDA must name gpushim's fake driver\n");
+        return 77;
+    }
+    check(gpu_stream_create(NULL, &s), "stream");
+    check(gpu_module_load_data(NULL, ptx, sizeof(ptx), &m), "module");
+    check(gpu_buffer_create(NULL, (size_t)N * 4, &a), "buffer");
+    check(gpu_buffer_create(NULL, (size_t)N * 4, &b), "buffer");
+    check(gpu_buffer_create(NULL, (size_t)N * 4, &c), "buffer");
+    check(gpu_buffer_memset(a, 0, N, 4, 0x3f800000u), "memset");
+    check(gpu_buffer_memset(b, 0, N, 4, 0x40000000u), "memset");
+    pa = gpu_buffer_device_ptr(a);
+    pb = gpu_buffer_device_ptr(b);
+    pc = gpu_buffer_device_ptr(c);
+    printf("PTX interpreter: %d blocks of %d threads; %ld cores online; median of %d launches\n", BLOCKS, THREADS,
+           cores, RUNS);
+    printf("%-8s %8s %14s %14s %10s %12s\n", "kernel", "threads", "instr/s", "instr/s/thread", "vs 1", "instructions");
+    for (int k = 0; k < 2; k++)
+        for (long t = 1; t <= cores; t = t * 2 > cores && t < cores ? cores : t * 2) {
+            char value[16];
+            double r;
+
+            snprintf(value, sizeof(value), "%ld", t);
+            setenv("GPUSHIM_FAKE_THREADS", value, 1);
+            r = rate(s, m, kernels[k], args[k], &executed);
+            if (t == 1)
+                base[k] = r;
+            printf("%-8s %8ld %14.3e %14.3e %9.2fx %12llu\n", kernels[k], t, r, r / (double)t, r / base[k],
+                   (unsigned long long)executed);
+        }
+    gpu_buffer_destroy(a);
+    gpu_buffer_destroy(b);
+    gpu_buffer_destroy(c);
+    gpu_module_destroy(m);
+    gpu_stream_destroy(s);
+    return 0;
+}

@@ -1,0 +1,31 @@
+/*
+ * Kernels with the bugs the fake's checks catch, and a correct twin of the
+ * racy one: run by corpus.c's "checks" mode on the fake driver only.
+ */
+extern "C" {
+/* Off by one: thread n writes one element past the end. */
+__global__ void fill_off_by_one(unsigned *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i <= n)
+        out[i] = i;
+}
+
+/* Reverses 64 values through shared memory; the barrier between the write and the read is missing. */
+__global__ void reverse_racy(int *data)
+{
+    __shared__ int s[64];
+    int t = threadIdx.x;
+    s[t] = data[t];
+    data[t] = s[63 - t];
+}
+
+__global__ void reverse_synced(int *data)
+{
+    __shared__ int s[64];
+    int t = threadIdx.x;
+    s[t] = data[t];
+    __syncthreads();
+    data[t] = s[63 - t];
+}
+}
