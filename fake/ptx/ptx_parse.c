@@ -941,6 +941,16 @@ static bool is_value(const struct ptx_opd *o)
     return o->kind == O_REG || o->kind == O_IMM || o->kind == O_SREG || o->kind == O_SYM;
 }
 
+/* Operand counts of the instructions whose operands are a register, then values. */
+static const unsigned char value_shape[X_COUNT] = {
+    [X_NEG] = 2, [X_ABS] = 2, [X_NOT] = 2, [X_CNOT] = 2, [X_POPC] = 2, [X_CLZ] = 2, [X_BREV] = 2, [X_CVT] = 2,
+    [X_CVTA] = 2, [X_CVTA_TO] = 2, [X_SQRT] = 2, [X_RSQRT] = 2, [X_RCP] = 2, [X_SIN] = 2, [X_COS] = 2,
+    [X_LG2] = 2, [X_EX2] = 2, [X_TANH] = 2, [X_TESTP] = 2, [X_ADD] = 3, [X_SUB] = 3, [X_MUL] = 3, [X_DIV] = 3,
+    [X_REM] = 3, [X_MIN] = 3, [X_MAX] = 3, [X_AND] = 3, [X_OR] = 3, [X_XOR] = 3, [X_SHL] = 3, [X_SHR] = 3,
+    [X_COPYSIGN] = 3, [X_MATCH] = 3, [X_REDUX] = 3, [X_MAD] = 4, [X_FMA] = 4, [X_BFE] = 4, [X_PRMT] = 4,
+    [X_SELP] = 4, [X_BFI] = 5, [X_SHFL] = 5, [X_ACTIVEMASK] = 1,
+};
+
 /* Whether the operands fit the instruction, so that the executor needs no checks. */
 static bool operands_fit(const struct ptx_inst *in)
 {
@@ -950,6 +960,8 @@ static bool operands_fit(const struct ptx_inst *in)
 
     for (unsigned i = 1; i < n; i++)
         srcs = srcs && is_value(&o[i]);
+    if (value_shape[in->op])
+        return n == value_shape[in->op] && is_reg(&o[0]) && srcs;
     switch (in->op) {
     case X_MOV:
         return n == 2 && ((is_reg(&o[0]) && (is_value(&o[1]) || o[1].kind == O_VEC)) ||
@@ -962,66 +974,21 @@ static bool operands_fit(const struct ptx_inst *in)
                (in->vec == 1 ? is_value(&o[1]) : o[1].kind == O_VEC && o[1].n == in->vec);
     case X_ATOM:
         return (n == 3 || (n == 4 && in->cmp == A_CAS)) && is_reg(&o[0]) && o[1].kind == O_ADDR && is_value(&o[2]) &&
-               (n == 3 || is_value(&o[3]));
+               (n == 3 || is_value(&o[3])) && (ptx_types[in->type].size == 4 || ptx_types[in->type].size == 8);
     case X_RED:
-        return n == 2 && o[0].kind == O_ADDR && is_value(&o[1]);
+        return n == 2 && o[0].kind == O_ADDR && is_value(&o[1]) &&
+               (ptx_types[in->type].size == 4 || ptx_types[in->type].size == 8);
     case X_BRA:
         return n == 1 && o[0].kind == O_LABEL;
-    case X_RET:
-    case X_EXIT:
-    case X_MEMBAR:
-    case X_NOP:
-    case X_TRAP:
-        return true;
     case X_BAR:
     case X_BAR_WARP:
         return n <= 2 && srcs && (n == 0 || is_value(&o[0]));
-    case X_ACTIVEMASK:
-        return n == 1 && is_reg(&o[0]);
-    case X_SHFL:
-        return n == 5 && is_reg(&o[0]) && srcs;
     case X_VOTE:
         return (n == 3 || n == 2) && is_reg(&o[0]) && srcs;
-    case X_MATCH:
-        return n == 3 && is_reg(&o[0]) && srcs;
-    case X_REDUX:
-        return n == 3 && is_reg(&o[0]) && srcs;
-    case X_NEG:
-    case X_ABS:
-    case X_NOT:
-    case X_CNOT:
-    case X_POPC:
-    case X_CLZ:
-    case X_BREV:
-    case X_CVT:
-    case X_CVTA:
-    case X_CVTA_TO:
-    case X_SQRT:
-    case X_RSQRT:
-    case X_RCP:
-    case X_SIN:
-    case X_COS:
-    case X_LG2:
-    case X_EX2:
-    case X_TANH:
-    case X_TESTP:
-        return n == 2 && is_reg(&o[0]) && srcs;
-    case X_MAD:
-    case X_FMA:
-    case X_BFE:
-    case X_PRMT:
-    case X_MAD24:
-        return n == 4 && is_reg(&o[0]) && srcs;
-    case X_SELP:
-        return n == 4 && is_reg(&o[0]) && srcs;
-    case X_BFI:
-        return n == 5 && is_reg(&o[0]) && srcs;
     case X_SETP:
         return (n == 3 || (n == 4 && in->boolop != B_NONE)) && is_reg(&o[0]) && srcs;
-    case X_FNS:
-        return n == 4 && is_reg(&o[0]) && srcs;
-    default:
-        return n == 3 && is_reg(&o[0]) && srcs;
+    default: /* ret, exit, membar, trap, the no-ops */
+        return true;
     }
 }
 
