@@ -23,8 +23,9 @@
  * cuInit does. Later calls cost one indirect jump more than -lcuda's.
  *
  * What a call returns when gpushim cannot give it the driver's function:
- * - No driver could be loaded (or, in a child of fork(), the parent was
- *   loading it at the time): every function returns
+ * - No driver could be loaded (none found; GPUSHIM_LIBCUDA naming something
+ *   else; the toolkit's stub library, whose cuInit says it is one; or, in a
+ *   child of fork(), the parent was loading it at the time): every function returns
  *   **CUDA_ERROR_STUB_LIBRARY (34)**. That is the code every function of
  *   NVIDIA's own stub libcuda.so returns, so programs linked against the
  *   toolkit's stubs already take their no-driver path on it; a new code

@@ -340,6 +340,9 @@ static gpu_status load_from(void *handle)
         message = set_message("%s: cuInit(0) failed: %s (%u)%s", report.file, early_result_name(handle, rc), rc,
                               rc == CUABI_ERROR_STUB_LIBRARY ? ": this is the CUDA toolkit's stub library, not a driver"
                                                              : "");
+        /* The stub answers every call with 34 and cannot say why: no driver, and gpushim says why instead. */
+        if (rc == CUABI_ERROR_STUB_LIBRARY)
+            driver_handle = NULL;
         return GPU_ERR_NO_DRIVER;
     }
     rc = get_version(&report.driver_version);

@@ -7,7 +7,8 @@
  * The case "driver" runs on a real driver (the gpu suite; 77 without one): every
  * symbol the driver exports is what its forwarder's calls land on.
  *
- * usage: test-forward CASE LIBGPUSHIM-CUDA; GPUSHIM_LIBCUDA as the case wants.
+ * usage: test-forward CASE LIBGPUSHIM-CUDA [REASON]; GPUSHIM_LIBCUDA as the case wants,
+ * REASON what the no-driver case expects cuGetErrorString(34) to contain.
  * The CUDA declarations it needs are its own: the build needs no toolkit.
  */
 #include <dlfcn.h>
@@ -86,9 +87,12 @@ static void every_symbol_is_stub(const char *why)
     assert_int_equal(gpu_cuda_symbol(0, NULL, &(void *){NULL}), GPU_ERR_INVALID_ARG);
 }
 
+/* What the case expects gpushim's reason to say (argv[3]). */
+static const char *expected_reason = "cannot open shared object file";
+
 static void no_driver(void **state)
 {
-    every_symbol_is_stub("cannot open shared object file");
+    every_symbol_is_stub(expected_reason);
     assert_int_equal(gpu_driver_load(), GPU_ERR_NO_DRIVER); /* the same one load, as gpushim's own API sees it */
 }
 
@@ -208,11 +212,13 @@ int main(int argc, char **argv)
         {"fork", cmocka_unit_test(fork_after)},
     };
 
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s CASE LIBGPUSHIM-CUDA\n", argv[0]);
+    if (argc != 3 && argc != 4) {
+        fprintf(stderr, "usage: %s CASE LIBGPUSHIM-CUDA [REASON]\n", argv[0]);
         return 2;
     }
     cuda_path = argv[2];
+    if (argc > 3)
+        expected_reason = argv[3];
     if (strcmp(argv[1], "driver") == 0 && gpu_driver_load() != GPU_OK) {
         printf("skipped: no usable driver: %s\n", gpu_last_error());
         return 77;
