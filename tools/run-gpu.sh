@@ -206,6 +206,11 @@ step "bench overhead (real, traced)" "$OVERHEAD_LOG" 120 env -u GPUSHIM_LIBCUDA 
 step "bench overhead (real, traced, GPU spans)" "$OVERHEAD_LOG" 120 env -u GPUSHIM_LIBCUDA \
     GPUSHIM_TRACE="$TMP/overhead-trace-gpu.json" GPUSHIM_TRACE_GPU=1 GPUSHIM_TRACE_MAX_EVENTS=4000000 \
     GPUSHIM_BENCH_REPS="${GPUSHIM_TRACED_REPS:-11}" "$BUILD/bench/bench-overhead"
+# forward: a call through libgpushim-cuda against the same call through -lcuda's PLT, in one process.
+step "bench forward (real driver)" "$OVERHEAD_LOG" 120 env -u GPUSHIM_LIBCUDA "$BUILD/bench/bench-forward" \
+    "$BUILD/bench/libforward-arm-cuda.so" "$BUILD/bench/libforward-arm-gpushim.so"
+step "bench forward (null driver)" "$OVERHEAD_LOG" 60 env GPUSHIM_LIBCUDA="$(realpath -m "$BUILD/bench/libnullcuda.so")" \
+    "$BUILD/bench/bench-forward" "$BUILD/bench/libforward-arm-null.so" "$BUILD/bench/libforward-arm-gpushim.so"
 step "trace-check overhead traces" "$OVERHEAD_LOG" 60 sh -c 'python3 "$0" "$1" && python3 "$0" "$2" --want-gpu' \
     "$ROOT/tools/trace-check.py" "$TMP/overhead-trace.json" "$TMP/overhead-trace-gpu.json"
 
@@ -241,13 +246,14 @@ fi
 {
     echo
     echo "== gpu suite"
-    grep -hE '^ *[0-9]+/[0-9]+ .*gpushim:(gpu \/ )?gpu-' "$TESTS_LOG" | sort -u
+    grep -hE '^ *[0-9]+/[0-9]+ .*gpushim:(gpu \/ )?(gpu|cuda)-' "$TESTS_LOG" | sort -u
     echo
     echo "== figures"
     grep -hE '^(DEVICE|ORDERING|CAPTURE|EVENTS|RESOLVED summary|THREADS own|THREADS hot|PEER |KERNELS |TORCH_DLOPEN|[0-9]+ cycles of dlopen|NVRTC_GPU|TRACE_GPU|TRACE_JSON)' "$TESTS_LOG" | sort -u
     # Memory and interop (issue 12).
-    grep -hE '^(MEMORY|GRAPH_UPDATE|IPC|TORCH) ' "$TESTS_LOG" | sort -u
-    grep -hE '^(ORDERING_BENCH|ORDERING_BOUND|OVERHEAD|target|DISPATCH|GRAPHS|FIRST_USE|NO_DRIVER|STARTUP|PEER_BENCH|COMPILE|POOL_BENCH)|skipped:' "$OUT"/bench-*.log
+    grep -hE '^(MEMORY|GRAPH_UPDATE|IPC|TORCH|TORCH_FORWARD) ' "$TESTS_LOG" | sort -u
+    grep -hE 'symbols forwarded to its exports' "$TESTS_LOG" | sort -u
+    grep -hE '^(ORDERING_BENCH|ORDERING_BOUND|OVERHEAD|target|DISPATCH|GRAPHS|FIRST_USE|NO_DRIVER|STARTUP|PEER_BENCH|COMPILE|POOL_BENCH|FORWARD)|skipped:' "$OUT"/bench-*.log
     grep -hE '^TRACE_JSON' "$OUT"/bench-overhead.log
     grep -hE 'ERROR SUMMARY' "$SAN_LOG" | sort | uniq -c
     echo "EXAMPLES $(grep -c '^ok:' "$EXAMPLES_LOG") ok, $(grep -c '^FAIL:' "$EXAMPLES_LOG") failed:" \
