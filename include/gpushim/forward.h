@@ -45,8 +45,11 @@
  *
  * Never a call of itself: the driver is opened RTLD_LOCAL and each symbol is
  * looked up in its handle only (never RTLD_DEFAULT or RTLD_NEXT), and an
- * export that lies inside gpushim (libgpushim.so, or a library built on
- * libgpushim-cuda, named by GPUSHIM_LIBCUDA by mistake) is refused.
+ * export that lies inside gpushim (libgpushim.so, or libgpushim-cuda itself,
+ * named by GPUSHIM_LIBCUDA by mistake or found through a wrapper library
+ * that links it) is refused: calls of that symbol answer
+ * CUDA_ERROR_NOT_SUPPORTED. libgpushim-cuda.so exports one name besides the
+ * driver's, gpu_cuda_forwarder, which tells it apart.
  *
  * With GPUSHIM_TRACE (or GPUSHIM_TRACE_SUMMARY) set, each call is traced like
  * gpushim's own, category "cuda": the symbol's name, its time, its CUresult

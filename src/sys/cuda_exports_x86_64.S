@@ -21,4 +21,12 @@ name: \
 #include "cuda_symbols.h"
 #undef GPU__CUDA_SYMBOL
 
+/* What tells this library apart from a driver, and from a library that only links it (loader.c). */
+    .section .rodata
+    .globl gpu_cuda_forwarder
+    .type gpu_cuda_forwarder, @object
+gpu_cuda_forwarder:
+    .asciz "libgpushim-cuda"
+    .size gpu_cuda_forwarder, . - gpu_cuda_forwarder
+
     .section .note.GNU-stack, "", @progbits

@@ -84,9 +84,10 @@ static inline gpu_status gpu__driver_get(const struct gpu__driver **out)
 gpu_status gpu__driver_handle(void **out);
 
 /*
- * Whether `p` lies inside gpushim: libgpushim itself, or a library that
- * imports gpu_cuda_slots (libgpushim-cuda.so, or anything built on it). A
- * driver's export never does; taking one would make a forwarder call itself.
+ * Whether `p` lies inside gpushim: libgpushim itself, or libgpushim-cuda (a
+ * library that defines gpu_cuda_forwarder). A driver's export never does;
+ * taking one would make a forwarder call itself. A library that only links
+ * libgpushim-cuda (a wrapper) is not gpushim, but what it finds through it is.
  */
 bool gpu__inside_gpushim(void *p);
 

@@ -123,8 +123,8 @@ static void publish_step(int i, const char *step, const char *what)
 
 bool gpu__inside_gpushim(void *p)
 {
-    Dl_info info, self;
-    void *handle;
+    Dl_info info, self, mark;
+    void *handle, *marker;
     bool gpushim;
 
     if (!dladdr(p, &info))
@@ -137,7 +137,9 @@ bool gpu__inside_gpushim(void *p)
     handle = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
     if (!handle)
         return false;
-    gpushim = dlsym(handle, "gpu_cuda_slots") != NULL;
+    /* libgpushim-cuda defines gpu_cuda_forwarder itself; a library that merely links it does not. */
+    marker = dlsym(handle, "gpu_cuda_forwarder");
+    gpushim = marker && dladdr(marker, &mark) && mark.dli_fbase == info.dli_fbase;
     dlclose(handle);
     return gpushim;
 }

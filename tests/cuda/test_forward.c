@@ -152,6 +152,31 @@ static void driver_slots(void **state)
     dlclose(driver);
 }
 
+/*
+ * A driver whose exports lie in libgpushim-cuda (it links it): each is refused,
+ * and a call answers CUDA_ERROR_NOT_SUPPORTED instead of calling itself forever.
+ */
+static void wrapped(void **state)
+{
+    int count = -1, version = 0;
+    const char *name;
+    void *target = (void *)1;
+
+    assert_int_equal(CALL_AS(int_out_fn, "cuDriverGetVersion")(&version), SUCCESS); /* the wrapper's own */
+    assert_int_equal(version, 12080);
+    assert_int_equal(CALL_AS(int_out_fn, "cuDeviceGetCount")(&count), NOT_SUPPORTED);
+    assert_int_equal(count, -1);
+    for (size_t i = 0; i < gpu_cuda_symbol_count(); i++) {
+        gpu_status st = gpu_cuda_symbol(i, &name, &target);
+
+        if (strcmp(name, "cuDeviceGetCount") == 0) {
+            assert_int_equal(st, GPU_ERR_DRIVER);
+            assert_non_null(strstr(gpu_last_error(), "inside gpushim"));
+            assert_null(target);
+        }
+    }
+}
+
 static pthread_barrier_t start;
 static unsigned results[THREADS];
 
@@ -209,6 +234,7 @@ int main(int argc, char **argv)
         {"fake", cmocka_unit_test(driver_slots)},
         {"driver", cmocka_unit_test(driver_slots)},
         {"threads", cmocka_unit_test(threads)},
+        {"wrapped", cmocka_unit_test(wrapped)},
         {"fork", cmocka_unit_test(fork_after)},
     };
 
