@@ -8,10 +8,6 @@
 
 #include "fake_internal.h"
 
-/* Device addresses: far above any user-space pointer on x86-64, one region per device. */
-#define FAKE_ADDR_BASE 0x0000a00000000000ull
-#define FAKE_ADDR_STRIDE (1ull << 40)
-
 enum { ATTRIBUTE_MAX = 128 }; /* attribute values the overrides cover */
 
 void fake_devices_configure(int count, bool peer)

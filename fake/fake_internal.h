@@ -37,6 +37,13 @@ enum fake_entry {
     FAKE_E_COUNT
 };
 
+/*
+ * Device addresses: far above any user-space pointer on x86-64 (4-level
+ * paging), one region of 16 TiB per device, handed out upwards and never reused.
+ */
+#define FAKE_ADDR_BASE 0x0000a00000000000ull
+#define FAKE_ADDR_STRIDE (1ull << 44)
+
 enum {
     FAKE_MAX_DEVICES = 8,
     FAKE_MAX_ARGS = 64,    /* bytes of kernel parameters */
@@ -163,25 +170,32 @@ struct fake_ctx {
 
 struct fake_device {
     gpu_fake_device_desc desc;
-    size_t used;
+    size_t used;        /* bytes of the client's allocations */
+    size_t pool_used;   /* of those, stream-ordered ones (fake_pool.c) */
     uint64_t next_addr;
     bool peer_allowed[FAKE_MAX_DEVICES];
     struct fake_ctx ctx;
 };
 
 struct fake_alloc {
-    struct fake_alloc *next;
+    struct fake_alloc *next, *prev; /* fake.allocs, newest first */
     uint64_t addr;
     size_t size;
     int device;
     unsigned char *data;
+    bool mapped;        /* data is a mapping of its own (munmap), else malloc's */
     int kind;           /* FAKE_ALLOC_* */
     unsigned ipc_opens; /* cuIpcOpenMemHandle mappings of it not yet closed */
     int location;       /* managed memory: where the last prefetch moved it (a device, or -1 the host) */
     int advice;         /* managed memory: the last cuMemAdvise advice, 0 for none */
 };
 
-enum { FAKE_ALLOC_PLAIN, FAKE_ALLOC_POOL, FAKE_ALLOC_MANAGED };
+enum {
+    FAKE_ALLOC_PLAIN,
+    FAKE_ALLOC_POOL,
+    FAKE_ALLOC_MANAGED, /* at its host address */
+    FAKE_ALLOC_GLOBAL,  /* a module's global: neither the client's to free nor counted as its memory */
+};
 
 struct fake_host {
     struct fake_host *next;
@@ -312,7 +326,12 @@ bool fake_ctx_reaches(const struct fake_ctx *ctx, int device);
 
 /* ---- fake_memory.c: device allocations ---- */
 
-/* The live allocation holding [addr, addr + bytes), or NULL. */
+/*
+ * The live allocation holding all of [addr, addr + bytes), or NULL: O(log n)
+ * in the live allocations. Device memory as a kernel reaches it: what the
+ * built-in kernels, host kernels and the PTX interpreter bounds-check each
+ * access with. Managed allocations are found at their host address.
+ */
 struct fake_alloc *fake_alloc_find(uint64_t addr, size_t bytes);
 
 /* The live allocation at exactly `addr`, of `kind` (-1: any), or NULL. */
@@ -324,11 +343,18 @@ unsigned char *fake_device_bytes(uint64_t addr, size_t bytes);
 /* Frees every device allocation of the device; returns how many there were. */
 unsigned long fake_memory_reset(int device);
 
-/* A new allocation of `bytes` on `device`, filled with the fake's pattern; OUT_OF_MEMORY past the device's memory. */
+/*
+ * A new allocation of `bytes` (1 or more) on `device`, of a FAKE_ALLOC_ kind,
+ * zeroed; OUT_OF_MEMORY past the device's memory or its limit. Its pages cost
+ * nothing until touched.
+ */
 cuabi_result fake_alloc_new(int device, size_t bytes, int kind, struct fake_alloc **out);
 
-/* Frees the live allocation at exactly `addr`; false if there is none. */
+/* Frees the client's live allocation at exactly `addr`; false if there is none. */
 bool fake_alloc_free(uint64_t addr);
+
+/* Frees a live allocation of any kind. */
+void fake_alloc_release(struct fake_alloc *a);
 
 /* ---- fake_copy.c: copies and fills ---- */
 

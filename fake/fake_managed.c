@@ -20,11 +20,8 @@ cuabi_result cuMemAllocManaged(cuabi_deviceptr *ptr, size_t bytes, unsigned int 
         rc = fake_need_ctx(&c);
     if (rc == CUABI_SUCCESS)
         rc = fake_alloc_new(c->device, bytes, FAKE_ALLOC_MANAGED, &a);
-    if (rc == CUABI_SUCCESS) {
-        /* At its host address: the host reaches it directly, as on a real machine. */
-        a->addr = (uintptr_t)a->data;
-        *ptr = a->addr;
-    }
+    if (rc == CUABI_SUCCESS)
+        *ptr = a->addr; /* its host address (fake_alloc_new()): the host reaches it directly, as on a real machine */
     return fake_end(rc);
 }
 

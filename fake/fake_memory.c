@@ -6,22 +6,139 @@
  * queued work runs, so a freed or out-of-range address is an error here as it
  * is on a GPU.
  */
+#include <search.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "fake_internal.h"
 
 enum {
     ALLOC_ALIGN = 256,
-    ALLOC_GUARD = 4096, /* unallocated addresses after each allocation */
+    ALLOC_GUARD = 4096,     /* unallocated addresses after each allocation */
+    MAP_MIN = 64 << 10,     /* from this size up, an allocation is a mapping of its own */
 };
+
+/*
+ * The live allocations, by address, found in O(log n):
+ *
+ *  - Device memory: each device's region of addresses is handed out upwards
+ *    and never reused, so its allocations are an array sorted by address as
+ *    they are made. A free leaves a hole (alloc NULL), squeezed out once holes
+ *    are half the array. The allocation holding an address can only be the
+ *    slot with the greatest address at or below it: a binary search.
+ *  - Memory elsewhere (managed memory, at its host address): a search tree,
+ *    tsearch's (balanced), whose keys are the allocations themselves ordered
+ *    by their disjoint ranges.
+ *
+ * fake.allocs lists them all too, newest first, for the walks that want them all.
+ */
+struct slot {
+    uint64_t addr;
+    struct fake_alloc *alloc; /* NULL once freed */
+};
+
+static struct region {
+    struct slot *slots;
+    size_t count, capacity, holes;
+} regions[FAKE_MAX_DEVICES];
+
+static void *elsewhere;
+
+/* The device region holding `addr`, or NULL. */
+static struct region *region_of(uint64_t addr)
+{
+    uint64_t d = addr >= FAKE_ADDR_BASE ? (addr - FAKE_ADDR_BASE) / FAKE_ADDR_STRIDE : FAKE_MAX_DEVICES;
+
+    return d < FAKE_MAX_DEVICES ? &regions[d] : NULL;
+}
+
+/* The index of the last slot at or below `addr`, or count when there is none. */
+static size_t slot_below(const struct region *r, uint64_t addr)
+{
+    size_t lo = 0, hi = r->count; /* the answer is below hi; slots before lo are at or below addr */
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (r->slots[mid].addr <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? lo - 1 : r->count;
+}
+
+static int range_compare(const void *key, const void *node)
+{
+    const struct fake_alloc *k = key, *n = node;
+
+    if (k->addr < n->addr)
+        return -1;
+    return k->addr - n->addr >= n->size ? 1 : 0;
+}
+
+static bool index_add(struct fake_alloc *a)
+{
+    struct region *r = region_of(a->addr);
+
+    if (!r)
+        return tsearch(a, &elsewhere, range_compare) != NULL;
+    if (r->count == r->capacity) {
+        size_t capacity = r->capacity ? r->capacity * 2 : 64;
+        struct slot *s = realloc(r->slots, capacity * sizeof(*s));
+
+        if (!s)
+            return false;
+        r->slots = s;
+        r->capacity = capacity;
+    }
+    r->slots[r->count].addr = a->addr;
+    r->slots[r->count].alloc = a;
+    r->count++;
+    return true;
+}
+
+static void index_remove(const struct fake_alloc *a)
+{
+    struct region *r = region_of(a->addr);
+    size_t kept = 0;
+
+    if (!r) {
+        tdelete(a, &elsewhere, range_compare);
+        return;
+    }
+    r->slots[slot_below(r, a->addr)].alloc = NULL;
+    if (++r->holes < 64 || r->holes * 2 < r->count)
+        return;
+    for (size_t i = 0; i < r->count; i++)
+        if (r->slots[i].alloc)
+            r->slots[kept++] = r->slots[i];
+    r->count = kept;
+    r->holes = 0;
+    if (kept == 0) {
+        free(r->slots);
+        r->slots = NULL;
+        r->capacity = 0;
+    }
+}
 
 struct fake_alloc *fake_alloc_find(uint64_t addr, size_t bytes)
 {
-    for (struct fake_alloc *a = fake.allocs; a; a = a->next)
-        if (addr >= a->addr && addr - a->addr < a->size && bytes <= a->size - (addr - a->addr))
-            return a;
-    return NULL;
+    const struct region *r = region_of(addr);
+    struct fake_alloc *a = NULL;
+
+    if (r) {
+        size_t i = slot_below(r, addr);
+
+        a = i < r->count ? r->slots[i].alloc : NULL;
+    } else {
+        const struct fake_alloc key = {.addr = addr, .size = 1};
+        void *found = tfind(&key, &elsewhere, range_compare);
+
+        a = found ? *(struct fake_alloc **)found : NULL;
+    }
+    return a && addr - a->addr < a->size && bytes <= a->size - (addr - a->addr) ? a : NULL;
 }
 
 unsigned char *fake_device_bytes(uint64_t addr, size_t bytes)
@@ -31,22 +148,63 @@ unsigned char *fake_device_bytes(uint64_t addr, size_t bytes)
     return a ? a->data + (addr - a->addr) : NULL;
 }
 
+/*
+ * Host memory for an allocation, zeroed. A large one is an anonymous mapping
+ * without reserved swap, as a GPU driver's is: its pages cost nothing until
+ * touched, so a program may ask for a real GPU's tens of GiB.
+ */
+static unsigned char *data_new(size_t bytes, bool *mapped)
+{
+    void *p;
+
+    *mapped = bytes >= MAP_MIN;
+    if (!*mapped)
+        return calloc(1, bytes);
+    p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static void data_free(struct fake_alloc *a)
+{
+    if (a->mapped)
+        munmap(a->data, a->size);
+    else
+        free(a->data);
+}
+
+/* Removes a live allocation from the index, the list and its device's counts, and frees it. */
+static void alloc_drop(struct fake_alloc *a)
+{
+    struct fake_device *d = &fake.devices[a->device];
+
+    index_remove(a);
+    if (a->prev)
+        a->prev->next = a->next;
+    else
+        fake.allocs = a->next;
+    if (a->next)
+        a->next->prev = a->prev;
+    if (a->kind != FAKE_ALLOC_GLOBAL) {
+        d->used -= a->size;
+        /* Mappings another "process" still had open go with it. */
+        fake.live[GPU_FAKE_LIVE_DEVICE_ALLOCS] -= 1 + (long)a->ipc_opens;
+    }
+    if (a->kind == FAKE_ALLOC_POOL)
+        d->pool_used -= a->size;
+    data_free(a);
+    free(a);
+}
+
 unsigned long fake_memory_reset(int device)
 {
     unsigned long n = 0;
 
-    for (struct fake_alloc **p = &fake.allocs; *p;) {
-        struct fake_alloc *a = *p;
-
-        if (a->device != device) {
-            p = &a->next;
-            continue;
+    for (struct fake_alloc *a = fake.allocs, *next; a; a = next) {
+        next = a->next;
+        if (a->device == device && a->kind != FAKE_ALLOC_GLOBAL) {
+            alloc_drop(a);
+            n++;
         }
-        *p = a->next;
-        fake.live[GPU_FAKE_LIVE_DEVICE_ALLOCS] -= 1 + (long)a->ipc_opens;
-        free(a->data);
-        free(a);
-        n++;
     }
     fake.devices[device].used = 0;
     return n;
@@ -77,45 +235,60 @@ cuabi_result cuMemAlloc_v2(cuabi_deviceptr *ptr, size_t bytes)
 cuabi_result fake_alloc_new(int device, size_t bytes, int kind, struct fake_alloc **out)
 {
     struct fake_device *d = &fake.devices[device];
+    bool counted = kind != FAKE_ALLOC_GLOBAL;
     struct fake_alloc *a = NULL;
+    size_t span = bytes > SIZE_MAX - ALLOC_ALIGN - ALLOC_GUARD
+                      ? SIZE_MAX
+                      : (bytes + ALLOC_ALIGN - 1) / ALLOC_ALIGN * ALLOC_ALIGN + ALLOC_GUARD;
+    uint64_t region_end = FAKE_ADDR_BASE + FAKE_ADDR_STRIDE * (uint64_t)(device + 1);
 
-    if (bytes > d->desc.total_memory - d->used || fake_over_limit(device, d->used, bytes) || !(a = calloc(1, sizeof(*a))) ||
-        !(a->data = malloc(bytes))) {
+    /* Past the device's memory, or its region of addresses used up: out of memory, as on a GPU. */
+    if ((counted && (bytes > d->desc.total_memory - d->used || fake_over_limit(device, d->used, bytes))) ||
+        span > region_end - d->next_addr || !(a = calloc(1, sizeof(*a))))
+        return CUABI_ERROR_OUT_OF_MEMORY;
+    a->size = bytes;
+    if (!(a->data = data_new(bytes, &a->mapped))) {
         free(a);
         return CUABI_ERROR_OUT_OF_MEMORY;
     }
-    /* Not zeroed: a test that reads memory it never wrote sees this pattern. */
-    memset(a->data, 0xa5, bytes);
-    a->addr = d->next_addr;
-    a->size = bytes;
     a->device = device;
     a->kind = kind;
     a->location = device;
-    d->next_addr += (bytes + ALLOC_ALIGN - 1) / ALLOC_ALIGN * ALLOC_ALIGN + ALLOC_GUARD;
-    d->used += bytes;
+    /* Managed memory lives at its host address, so that the host reaches it directly. */
+    a->addr = kind == FAKE_ALLOC_MANAGED ? (uintptr_t)a->data : d->next_addr;
+    if (!index_add(a)) {
+        data_free(a);
+        free(a);
+        return CUABI_ERROR_OUT_OF_MEMORY;
+    }
+    if (kind != FAKE_ALLOC_MANAGED)
+        d->next_addr += span;
+    if (counted) {
+        d->used += bytes;
+        fake.live[GPU_FAKE_LIVE_DEVICE_ALLOCS]++;
+    }
+    if (kind == FAKE_ALLOC_POOL)
+        d->pool_used += bytes;
     a->next = fake.allocs;
+    if (a->next)
+        a->next->prev = a;
     fake.allocs = a;
-    fake.live[GPU_FAKE_LIVE_DEVICE_ALLOCS]++;
     *out = a;
     return CUABI_SUCCESS;
 }
 
+void fake_alloc_release(struct fake_alloc *a)
+{
+    alloc_drop(a);
+}
+
 bool fake_alloc_free(uint64_t addr)
 {
-    struct fake_alloc **p = &fake.allocs;
-    struct fake_alloc *a;
+    struct fake_alloc *a = fake_alloc_at(addr, -1);
 
-    while (*p && (*p)->addr != addr)
-        p = &(*p)->next;
-    if (!*p)
+    if (!a || a->kind == FAKE_ALLOC_GLOBAL)
         return false;
-    a = *p;
-    *p = a->next;
-    fake.devices[a->device].used -= a->size;
-    /* Mappings another "process" still had open go with it. */
-    fake.live[GPU_FAKE_LIVE_DEVICE_ALLOCS] -= 1 + (long)a->ipc_opens;
-    free(a->data);
-    free(a);
+    alloc_drop(a);
     return true;
 }
 
@@ -131,13 +304,11 @@ cuabi_result cuMemFree_v2(cuabi_deviceptr ptr)
     return fake_end(rc);
 }
 
-/* The live allocation at exactly `addr`, of `kind` (-1: any), or NULL. */
 struct fake_alloc *fake_alloc_at(uint64_t addr, int kind)
 {
-    for (struct fake_alloc *a = fake.allocs; a; a = a->next)
-        if (a->addr == addr && (kind < 0 || a->kind == kind))
-            return a;
-    return NULL;
+    struct fake_alloc *a = fake_alloc_find(addr, 1);
+
+    return a && a->addr == addr && (kind < 0 || a->kind == kind) ? a : NULL;
 }
 
 /* ---- Pointers and memory info ---- */

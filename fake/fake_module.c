@@ -337,7 +337,7 @@ struct fake_global {
     struct fake_global *next;
     const struct fake_module *module;
     char name[256]; /* PTX names: mangled C++ ones run long */
-    struct fake_alloc *alloc; /* in fake.allocs, not counted as the client's */
+    struct fake_alloc *alloc; /* a FAKE_ALLOC_GLOBAL allocation, not counted as the client's */
 };
 
 static struct fake_global *globals;
@@ -354,8 +354,8 @@ cuabi_result fake_global_declare(struct fake_module *m, const char *text, size_t
                                  struct fake_alloc **out)
 {
     struct fake_ctx *ctx = fake_current();
-    struct fake_device *d = &fake.devices[ctx->device];
     struct fake_global *g;
+    cuabi_result rc;
     size_t name_len = 0, bytes = 0, i = 0;
 
     while (i < len && (text[i] == ' ' || text[i] == '\t'))
@@ -377,26 +377,15 @@ cuabi_result fake_global_declare(struct fake_module *m, const char *text, size_t
         snprintf(log, log_size, "fake ptxas: global \"%.*s\" is defined twice", (int)name_len, text);
         return CUABI_ERROR_INVALID_PTX;
     }
-    g = calloc(1, sizeof(*g));
-    if (g && !(g->alloc = calloc(1, sizeof(*g->alloc)))) {
-        free(g);
-        g = NULL;
-    }
-    if (g && !(g->alloc->data = calloc(1, bytes))) { /* a global starts zeroed */
-        free(g->alloc);
-        free(g);
-        g = NULL;
-    }
-    if (!g)
+    if (!(g = calloc(1, sizeof(*g))))
         return CUABI_ERROR_OUT_OF_MEMORY;
+    /* A global starts zeroed, as every allocation does. */
+    if ((rc = fake_alloc_new(ctx->device, bytes, FAKE_ALLOC_GLOBAL, &g->alloc)) != CUABI_SUCCESS) {
+        free(g);
+        return rc;
+    }
     memcpy(g->name, text, name_len);
     g->module = m;
-    g->alloc->addr = d->next_addr;
-    g->alloc->size = bytes;
-    g->alloc->device = ctx->device;
-    d->next_addr += (bytes + 255) / 256 * 256 + 4096;
-    g->alloc->next = fake.allocs;
-    fake.allocs = g->alloc;
     g->next = globals;
     globals = g;
     if (out)
@@ -408,19 +397,13 @@ void fake_globals_drop(const struct fake_module *m)
 {
     for (struct fake_global **p = &globals; *p;) {
         struct fake_global *g = *p;
-        struct fake_alloc **a = &fake.allocs;
 
         if (g->module != m) {
             p = &g->next;
             continue;
         }
         *p = g->next;
-        while (*a && *a != g->alloc)
-            a = &(*a)->next;
-        if (*a)
-            *a = g->alloc->next;
-        free(g->alloc->data);
-        free(g->alloc);
+        fake_alloc_release(g->alloc);
         free(g);
     }
 }

@@ -22,20 +22,10 @@ static struct fake_pool *pool_lookup(cuabi_mem_pool handle)
     return NULL;
 }
 
-static size_t pool_used(int device)
-{
-    size_t n = 0;
-
-    for (struct fake_alloc *a = fake.allocs; a; a = a->next)
-        if (a->device == device && a->kind == FAKE_ALLOC_POOL)
-            n += a->size;
-    return n;
-}
-
 /* Releases what the pool holds beyond max(keep, in use). */
 static void pool_shrink(int device, uint64_t keep)
 {
-    size_t used = pool_used(device);
+    size_t used = fake.devices[device].pool_used;
     uint64_t room = keep > used ? keep - used : 0;
 
     if (pools[device].cached > room)
@@ -125,9 +115,9 @@ cuabi_result cuMemPoolGetAttribute(cuabi_mem_pool pool, cuabi_mem_pool_attribute
         if (attr == CUABI_MEMPOOL_ATTR_RELEASE_THRESHOLD)
             v = p->threshold;
         else if (attr == CUABI_MEMPOOL_ATTR_RESERVED_MEM_CURRENT)
-            v = pool_used(device) + p->cached;
+            v = fake.devices[device].pool_used + p->cached;
         else if (attr == CUABI_MEMPOOL_ATTR_USED_MEM_CURRENT)
-            v = pool_used(device);
+            v = fake.devices[device].pool_used;
         else
             rc = CUABI_ERROR_INVALID_VALUE;
         if (rc == CUABI_SUCCESS)

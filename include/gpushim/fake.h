@@ -405,6 +405,14 @@ int gpu_fake_device_attribute_forget(int ordinal, int attribute);
 
 /*
  * How the fake plays them:
+ *  - Device memory starts zeroed. An allocation of 64 KiB or more is an
+ *    anonymous mapping without reserved swap, as a GPU driver's is: its pages
+ *    cost nothing until touched, so a program may size its buffers as for the
+ *    real device (tens of GiB) in a CI machine with far less memory. What a
+ *    device has is its total memory (or GPUSHIM_FAKE_MEMORY_LIMIT), counted
+ *    in bytes asked for, not touched. Addresses are never reused: a freed one
+ *    stays an illegal address. Finding an address's allocation costs O(log n)
+ *    in the live allocations (bench/fake_memory.c).
  *  - Stream-ordered allocation: cuMemAllocAsync allocates at once;
  *    cuMemFreeAsync is queued, and when it runs the bytes stay reserved by the
  *    device's one pool up to its release threshold (0 at start), beyond which
