@@ -161,7 +161,7 @@ static bool self_exports(const char *symbol)
 static void configure(void)
 {
     const char *v;
-    int devices = 1;
+    int devices = -1; /* as GPUSHIM_FAKE_DEVICE says */
 
     fake.configured = true;
     fake.driver_version = self_exports("cuGetProcAddress_v2") ? FAKE_DEFAULT_VERSION : FAKE_OLD_VERSION;
@@ -197,6 +197,26 @@ long fake_parse_number(const char *var, const char *text, long lo, long hi)
 {
     return parse_number(var, text, lo, hi);
 }
+
+size_t fake_parse_bytes(const char *var, const char *text)
+{
+    size_t len = strlen(text);
+    unsigned shift = 0;
+    char digits[32];
+    long long n;
+
+    if (len > 0 && strchr("KMG", text[len - 1])) {
+        shift = text[len - 1] == 'K' ? 10 : text[len - 1] == 'M' ? 20 : 30;
+        len--;
+    }
+    if (len == 0 || len >= sizeof(digits))
+        fake_die(var, text);
+    memcpy(digits, text, len);
+    digits[len] = '\0';
+    n = fake_parse_number(var, digits, 0, (long)((SIZE_MAX >> 1) >> shift));
+    return (size_t)n << shift;
+}
+
 
 void fake_lock(void)
 {

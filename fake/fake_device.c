@@ -4,24 +4,121 @@
  * peer access, and the control API that configures them.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fake_internal.h"
 
-enum { ATTRIBUTE_MAX = 128 }; /* attribute values the overrides cover */
+enum { ATTRIBUTE_MAX = 256 }; /* attribute values the overrides cover: CUDA 13's and later ones' */
+
+/* What a test changed: a value, or (known false) an attribute the driver does not know. */
+static struct {
+    bool set;
+    bool known;
+    int value;
+} overrides[FAKE_MAX_DEVICES][ATTRIBUTE_MAX];
+
+/* GPUSHIM_FAKE_COMPUTE_CAPABILITY=major.minor, e.g. 9.0 */
+static void parse_capability(const char *text, int *major, int *minor)
+{
+    const char *dot = strchr(text, '.');
+    char buf[8];
+
+    if (!dot || (size_t)(dot - text) >= sizeof(buf))
+        fake_die("GPUSHIM_FAKE_COMPUTE_CAPABILITY wants major.minor", text);
+    memcpy(buf, text, (size_t)(dot - text));
+    buf[dot - text] = '\0';
+    *major = (int)fake_parse_number("GPUSHIM_FAKE_COMPUTE_CAPABILITY major", buf, 1, 99);
+    *minor = (int)fake_parse_number("GPUSHIM_FAKE_COMPUTE_CAPABILITY minor", dot + 1, 0, 9);
+}
+
+/* Device `i` becomes the profile's board: its description, and no attribute overridden. */
+static void profile_apply(int i, const struct fake_profile *p)
+{
+    struct fake_device *d = &fake.devices[i];
+    int sms = 0, major = 0, minor = 0;
+
+    fake_profile_attribute(p, CUABI_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &sms);
+    fake_profile_attribute(p, CUABI_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &major);
+    fake_profile_attribute(p, CUABI_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &minor);
+    d->profile = p;
+    snprintf(d->desc.name, sizeof(d->desc.name), "%s", p->name);
+    d->desc.total_memory = p->total_memory;
+    d->desc.compute_major = major;
+    d->desc.compute_minor = minor;
+    d->desc.multiprocessors = sms;
+    memset(overrides[i], 0, sizeof(overrides[i]));
+}
+
+/* GPUSHIM_FAKE_DEVICE=name,name,...: each device's profile; returns how many were named. */
+static int parse_profiles(const char *list, const struct fake_profile **out)
+{
+    int n = 0;
+
+    for (const char *s = list;; s++) {
+        size_t len = strcspn(s, ",");
+
+        if (n == FAKE_MAX_DEVICES)
+            fake_die("GPUSHIM_FAKE_DEVICE names more than 8 devices", list);
+        if (!(out[n++] = fake_profile_find(s, len)))
+            fake_die("GPUSHIM_FAKE_DEVICE wants h200, a100, l4 or rtx4090, comma-separated", list);
+        s += len;
+        if (!*s)
+            return n;
+    }
+}
+
+/* GPUSHIM_FAKE_ATTRIBUTES=[d:]NAME=value,...: NAME as cuda.h spells it, with or without CU_DEVICE_ATTRIBUTE_. */
+static void parse_attributes(const char *list)
+{
+    for (const char *s = list; *s;) {
+        size_t len = strcspn(s, ","), name_len;
+        char item[128], *eq, *name = item;
+        int device = -1, attribute;
+        long value;
+
+        if (len == 0 || len >= sizeof(item))
+            fake_die("GPUSHIM_FAKE_ATTRIBUTES wants [device:]NAME=value, comma-separated", list);
+        memcpy(item, s, len);
+        item[len] = '\0';
+        s += len + (s[len] == ',');
+        if (!(eq = strchr(item, '=')))
+            fake_die("GPUSHIM_FAKE_ATTRIBUTES wants [device:]NAME=value, comma-separated", item);
+        *eq = '\0';
+        if (strchr(item, ':')) {
+            name = strchr(item, ':') + 1;
+            name[-1] = '\0';
+            device = (int)fake_parse_number("GPUSHIM_FAKE_ATTRIBUTES device", item, 0, fake.device_count - 1);
+        }
+        name_len = strlen(name);
+        attribute = fake_attribute_by_name(name, name_len);
+        if (attribute < 0)
+            fake_die("GPUSHIM_FAKE_ATTRIBUTES: no such device attribute", name);
+        value = fake_parse_number("GPUSHIM_FAKE_ATTRIBUTES value", eq + 1, -2147483647L - 1, 2147483647L);
+        for (int i = 0; i < fake.device_count; i++)
+            if (device < 0 || device == i) {
+                overrides[i][attribute].set = overrides[i][attribute].known = true;
+                overrides[i][attribute].value = (int)value;
+            }
+    }
+}
 
 void fake_devices_configure(int count, bool peer)
 {
+    const struct fake_profile *named[FAKE_MAX_DEVICES];
+    const char *v = getenv("GPUSHIM_FAKE_DEVICE");
+    int n = v ? parse_profiles(v, named) : 0;
+
+    if (count < 0)
+        count = n ? n : 1;
+    if (n > count)
+        fake_die("GPUSHIM_FAKE_DEVICE names more devices than GPUSHIM_FAKE_DEVICES", v);
     fake.device_count = count;
     for (int i = 0; i < count; i++) {
         struct fake_device *d = &fake.devices[i];
 
-        snprintf(d->desc.name, sizeof(d->desc.name), "Fake CUDA Device %d", i);
-        /* Each device differs, so that a test can tell which one it was told about. */
-        d->desc.total_memory = ((size_t)256 + 64 * (size_t)i) << 20;
-        d->desc.compute_major = 9 - i % 2;
-        d->desc.compute_minor = i % 2 ? 6 : 0;
-        d->desc.multiprocessors = 132 - 4 * i;
+        /* Fewer names than devices: the last one named goes on. */
+        profile_apply(i, n ? named[i < n ? i : n - 1] : fake_profile_default());
         snprintf(d->desc.pci_bus_id, sizeof(d->desc.pci_bus_id), "0000:%02x:00.0", (unsigned)(0x19 + 0x10 * i) & 0xffu);
         d->next_addr = FAKE_ADDR_BASE + FAKE_ADDR_STRIDE * (uint64_t)i;
         for (int j = 0; j < count; j++)
@@ -30,6 +127,21 @@ void fake_devices_configure(int count, bool peer)
         d->ctx.legacy.ctx = &d->ctx;
         d->ctx.legacy.legacy = true;
     }
+    for (int i = 0; i < count; i++) {
+        gpu_fake_device_desc *d = &fake.devices[i].desc;
+
+        if ((v = getenv("GPUSHIM_FAKE_DEVICE_NAME"))) {
+            if (strlen(v) == 0 || strlen(v) >= sizeof(d->name))
+                fake_die("GPUSHIM_FAKE_DEVICE_NAME wants 1 to 63 bytes", v);
+            strcpy(d->name, v);
+        }
+        if ((v = getenv("GPUSHIM_FAKE_DEVICE_MEMORY")))
+            d->total_memory = fake_parse_bytes("GPUSHIM_FAKE_DEVICE_MEMORY", v);
+        if ((v = getenv("GPUSHIM_FAKE_COMPUTE_CAPABILITY")))
+            parse_capability(v, &d->compute_major, &d->compute_minor);
+    }
+    if ((v = getenv("GPUSHIM_FAKE_ATTRIBUTES")))
+        parse_attributes(v);
 }
 
 bool fake_device_valid(cuabi_device dev)
@@ -114,14 +226,8 @@ cuabi_result cuDeviceGetAttribute(int *value, cuabi_device_attribute attrib, cua
             rc = CUABI_ERROR_INVALID_VALUE;
         else if (!d)
             rc = CUABI_ERROR_INVALID_DEVICE;
-        else if (attrib == CUABI_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
-            *value = d->multiprocessors;
-        else if (attrib == CUABI_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)
-            *value = d->compute_major;
-        else if (attrib == CUABI_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)
-            *value = d->compute_minor;
         else if (!fake_device_attribute(dev, attrib, value))
-            rc = CUABI_ERROR_INVALID_VALUE; /* the fake knows only the attributes gpushim asks for */
+            rc = CUABI_ERROR_INVALID_VALUE; /* not an attribute of CUDA 13, or one a test made it forget */
     }
     return fake_end(rc);
 }
@@ -169,72 +275,44 @@ cuabi_result cuDeviceGetUuid_v2(cuabi_uuid *uuid, cuabi_device dev)
             rc = CUABI_ERROR_INVALID_VALUE;
         else if (dev < 0 || dev >= fake.device_count)
             rc = CUABI_ERROR_INVALID_DEVICE;
+        /* Device d's bytes are d*16+1, ..., d*16+16, each XOR 0x40 times its profile's column. */
         for (int i = 0; rc == CUABI_SUCCESS && i < 16; i++)
-            uuid->bytes[i] = (char)(dev * 16 + i + 1);
+            uuid->bytes[i] = (char)((dev * 16 + i + 1) ^ (0x40 * fake.devices[dev].profile->column));
     }
     return fake_end(rc);
 }
 
 /* ---- Attributes ---- */
 
-static const struct {
-    unsigned attribute;
-    int value;
-} attribute_defaults[] = {
-    {CUABI_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 1024},
-    {CUABI_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, 1024},
-    {CUABI_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, 1024},
-    {CUABI_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, 64},
-    {CUABI_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, 2147483647},
-    {CUABI_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, 65535},
-    {CUABI_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, 65535},
-    {CUABI_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, 49152},
-    {CUABI_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY, 65536},
-    {CUABI_DEVICE_ATTRIBUTE_WARP_SIZE, 32},
-    {CUABI_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK, 65536},
-    {CUABI_DEVICE_ATTRIBUTE_CLOCK_RATE, 1980000},
-    {CUABI_DEVICE_ATTRIBUTE_INTEGRATED, 0},
-    {CUABI_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS, 1},
-    {CUABI_DEVICE_ATTRIBUTE_ECC_ENABLED, 1},
-    {CUABI_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, 2619000},
-    {CUABI_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, 6144},
-    {CUABI_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, 52428800},
-    {CUABI_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, 2048},
-    {CUABI_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, 3},
-    {CUABI_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, 1},
-    {CUABI_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED, 1},
-    {CUABI_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, 233472},
-    {CUABI_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, 65536},
-    {CUABI_DEVICE_ATTRIBUTE_MANAGED_MEMORY, 1},
-    {CUABI_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, 1},
-    {CUABI_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 232448},
-    {CUABI_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, 32},
-    {CUABI_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, 1024},
-    {CUABI_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, 1},
-};
-
-/* What a test changed: a value, or (known false) an attribute the driver does not know. */
-static struct {
-    bool set;
-    bool known;
-    int value;
-} overrides[FAKE_MAX_DEVICES][ATTRIBUTE_MAX];
-
 bool fake_device_attribute(int device, unsigned attribute, int *value)
 {
+    const struct fake_device *d = &fake.devices[device];
+
     if (attribute < ATTRIBUTE_MAX && overrides[device][attribute].set) {
         *value = overrides[device][attribute].value;
         return overrides[device][attribute].known;
     }
-    for (size_t i = 0; i < sizeof(attribute_defaults) / sizeof(attribute_defaults[0]); i++)
-        if (attribute_defaults[i].attribute == attribute) {
-            *value = attribute_defaults[i].value;
-            return true;
-        }
-    return false;
+    switch (attribute) {
+    case CUABI_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
+        *value = d->desc.multiprocessors;
+        return true;
+    case CUABI_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
+        *value = d->desc.compute_major;
+        return true;
+    case CUABI_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
+        *value = d->desc.compute_minor;
+        return true;
+    case CUABI_DEVICE_ATTRIBUTE_PCI_BUS_ID:
+        *value = (int)strtol(d->desc.pci_bus_id + (strchr(d->desc.pci_bus_id, ':') ? 5 : 0), NULL, 16);
+        return true;
+    case CUABI_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID:
+        *value = device;
+        return true;
+    default:
+        return fake_profile_attribute(d->profile, attribute, value);
+    }
 }
 
-/* An attribute the fake always knows (those of the table above). */
 int fake_attribute(int device, unsigned attribute)
 {
     int v = 0;
@@ -266,6 +344,31 @@ FAKE_API int gpu_fake_device_attribute_set(int ordinal, int attribute, int value
 FAKE_API int gpu_fake_device_attribute_forget(int ordinal, int attribute)
 {
     return attribute_override(ordinal, attribute, false, 0);
+}
+
+FAKE_API int gpu_fake_device_profile(int ordinal, const char *profile)
+{
+    const struct fake_profile *p = profile ? fake_profile_find(profile, strlen(profile)) : NULL;
+    int rc = -1;
+
+    fake_lock();
+    if (p && fake_device_valid(ordinal)) {
+        profile_apply(ordinal, p);
+        rc = 0;
+    }
+    fake_unlock();
+    return rc;
+}
+
+FAKE_API const char *gpu_fake_device_profile_name(int ordinal)
+{
+    const char *key = NULL;
+
+    fake_lock();
+    if (fake_device_valid(ordinal))
+        key = fake.devices[ordinal].profile->key;
+    fake_unlock();
+    return key;
 }
 
 /* ---- Control API ---- */

@@ -66,40 +66,6 @@ void fake_faults_on_call(void)
 
 /* ---- The environment ---- */
 
-/* A byte count with an optional K, M or G suffix (powers of 1024). */
-static size_t parse_bytes(const char *var, const char *text)
-{
-    size_t len = strlen(text);
-    unsigned shift = 0;
-    char digits[32];
-    long long n;
-
-    if (len > 0 && strchr("KMG", text[len - 1])) {
-        shift = text[len - 1] == 'K' ? 10 : text[len - 1] == 'M' ? 20 : 30;
-        len--;
-    }
-    if (len == 0 || len >= sizeof(digits))
-        fake_die(var, text);
-    memcpy(digits, text, len);
-    digits[len] = '\0';
-    n = fake_parse_number(var, digits, 0, (long)((SIZE_MAX >> 1) >> shift));
-    return (size_t)n << shift;
-}
-
-/* GPUSHIM_FAKE_COMPUTE_CAPABILITY=major.minor, e.g. 9.0 */
-static void parse_capability(const char *text, int *major, int *minor)
-{
-    const char *dot = strchr(text, '.');
-    char buf[8];
-
-    if (!dot || (size_t)(dot - text) >= sizeof(buf))
-        fake_die("GPUSHIM_FAKE_COMPUTE_CAPABILITY wants major.minor", text);
-    memcpy(buf, text, (size_t)(dot - text));
-    buf[dot - text] = '\0';
-    *major = (int)fake_parse_number("GPUSHIM_FAKE_COMPUTE_CAPABILITY major", buf, 1, 99);
-    *minor = (int)fake_parse_number("GPUSHIM_FAKE_COMPUTE_CAPABILITY minor", dot + 1, 0, 9);
-}
-
 /* GPUSHIM_FAKE_LOSE=ordinal:nth:result */
 static void parse_lose(const char *text)
 {
@@ -126,26 +92,13 @@ void fake_faults_configure(void)
     size_t limit = SIZE_MAX;
 
     if ((v = getenv("GPUSHIM_FAKE_MEMORY_LIMIT")))
-        limit = parse_bytes("GPUSHIM_FAKE_MEMORY_LIMIT", v);
+        limit = fake_parse_bytes("GPUSHIM_FAKE_MEMORY_LIMIT", v);
     for (int i = 0; i < FAKE_MAX_DEVICES; i++)
         faults.limit[i] = limit;
     if ((v = getenv("GPUSHIM_FAKE_LOSE")))
         parse_lose(v);
     if ((v = getenv("GPUSHIM_FAKE_STALL")))
         faults.stalled = fake_parse_number("GPUSHIM_FAKE_STALL", v, 0, 1) == 1;
-    for (int i = 0; i < fake.device_count; i++) {
-        gpu_fake_device_desc *d = &fake.devices[i].desc;
-
-        if ((v = getenv("GPUSHIM_FAKE_DEVICE_NAME"))) {
-            if (strlen(v) == 0 || strlen(v) >= sizeof(d->name))
-                fake_die("GPUSHIM_FAKE_DEVICE_NAME wants 1 to 63 bytes", v);
-            strcpy(d->name, v);
-        }
-        if ((v = getenv("GPUSHIM_FAKE_DEVICE_MEMORY")))
-            d->total_memory = parse_bytes("GPUSHIM_FAKE_DEVICE_MEMORY", v);
-        if ((v = getenv("GPUSHIM_FAKE_COMPUTE_CAPABILITY")))
-            parse_capability(v, &d->compute_major, &d->compute_minor);
-    }
 }
 
 /* ---- Control API ---- */

@@ -170,6 +170,7 @@ struct fake_ctx {
 
 struct fake_device {
     gpu_fake_device_desc desc;
+    const struct fake_profile *profile;
     size_t used;        /* bytes of the client's allocations */
     size_t pool_used;   /* of those, stream-ordered ones (fake_pool.c) */
     uint64_t next_addr;
@@ -275,9 +276,12 @@ int fake_entry_find(const char *name);
 _Noreturn void fake_die(const char *what, const char *detail);
 long fake_parse_number(const char *var, const char *text, long lo, long hi);
 
+/* A byte count with an optional K, M or G suffix (powers of 1024); a malformed one stops the program. */
+size_t fake_parse_bytes(const char *var, const char *text);
+
 /* ---- fake_faults.c: faults on demand, devices from the environment ---- */
 
-/* Reads GPUSHIM_FAKE_MEMORY_LIMIT, _LOSE, _STALL, _DEVICE_NAME, _DEVICE_MEMORY, _COMPUTE_CAPABILITY. */
+/* Reads GPUSHIM_FAKE_MEMORY_LIMIT, _LOSE, _STALL. */
 void fake_faults_configure(void);
 
 /* Counts a call into the fake (fake_begin()): GPUSHIM_FAKE_LOSE's device is lost at its nth. */
@@ -297,8 +301,34 @@ bool fake_over_limit(int device, size_t used, size_t bytes);
 /* Reads GPUSHIM_FAKE_REPORT. */
 void fake_report_configure(void);
 
+/* ---- fake_profiles.c: the boards the fake can be ---- */
+
+struct fake_profile {
+    const char *key;     /* GPUSHIM_FAKE_DEVICE's name for it */
+    const char *name;    /* cuDeviceGetName's */
+    size_t total_memory; /* cuDeviceTotalMem's */
+    int column;          /* its place among the profiles */
+};
+
+/* The profile of that key ("h200"), or NULL. */
+const struct fake_profile *fake_profile_find(const char *key, size_t len);
+
+/* The profile a device has unless told otherwise: the H200. */
+const struct fake_profile *fake_profile_default(void);
+
+/* The attribute's value on the profile's board; false for no attribute of CUDA 13. */
+bool fake_profile_attribute(const struct fake_profile *p, unsigned attribute, int *value);
+
+/* The CUdevice_attribute of a name as cuda.h spells it (with or without CU_DEVICE_ATTRIBUTE_), or -1. */
+int fake_attribute_by_name(const char *name, size_t len);
+
 /* ---- fake_device.c ---- */
 
+/*
+ * Configures `count` devices (-1: as many as GPUSHIM_FAKE_DEVICE names, else
+ * 1) from the environment: GPUSHIM_FAKE_DEVICE, _DEVICE_NAME, _DEVICE_MEMORY,
+ * _COMPUTE_CAPABILITY, _ATTRIBUTES.
+ */
 void fake_devices_configure(int count, bool peer);
 
 /* Whether `dev` is a device ordinal of the fake. */

@@ -12,7 +12,13 @@
  * the base name ("cuMemAlloc") or the exported symbol ("cuMemAlloc_v2").
  *
  * The environment, read once, at the first call into the library:
- *   GPUSHIM_FAKE_DEVICES=N      devices, 0 to 8 (default 1; 0 makes cuInit fail with 100)
+ *   GPUSHIM_FAKE_DEVICES=N      devices, 0 to 8 (default: as many as GPUSHIM_FAKE_DEVICE names, else 1;
+ *                            0 makes cuInit fail with 100)
+ *   GPUSHIM_FAKE_DEVICE=p,p,... each device's profile, in order (the last one named goes on for the
+ *                            rest): h200 (the default), a100, l4, rtx4090; see gpu_fake_device_profile()
+ *   GPUSHIM_FAKE_ATTRIBUTES=[d:]NAME=V,...  device attribute NAME (as cuda.h spells it, with or without
+ *                            CU_DEVICE_ATTRIBUTE_) is V on device d, or on every device; see
+ *                            gpu_fake_device_attribute_set()
  *   GPUSHIM_FAKE_VERSION=V      what cuDriverGetVersion says (default 12080, 11020 for a
  *                            build without cuGetProcAddress_v2)
  *   GPUSHIM_FAKE_INIT_FAIL=R    cuInit returns CUresult R
@@ -24,11 +30,11 @@
  *   GPUSHIM_FAKE_INIT_CALLBACK=f  cuInit first calls int f(void), found with dlsym in the process (e.g.
  *                            gpu_driver_load): a driver calling back into its client; see
  *                            gpu_fake_init_callback_status()
- *   GPUSHIM_FAKE_DEVICE_NAME=s  every device's name (1 to 63 bytes; default "Fake CUDA Device N")
+ *   GPUSHIM_FAKE_DEVICE_NAME=s  every device's name (1 to 63 bytes; default its profile's, "NVIDIA H200")
  *   GPUSHIM_FAKE_DEVICE_MEMORY=B  every device's total memory, bytes with an optional K, M or G
- *                            suffix (powers of 1024; default 256M + 64M * N)
+ *                            suffix (powers of 1024; default its profile's)
  *   GPUSHIM_FAKE_COMPUTE_CAPABILITY=M.m  every device's compute capability, e.g. 9.0
- *                            (default 9.0 for even ordinals, 8.6 for odd ones)
+ *                            (default its profile's)
  *   GPUSHIM_FAKE_MEMORY_LIMIT=B  out of memory past B bytes in use on a device, see gpu_fake_memory_limit()
  *   GPUSHIM_FAKE_LOSE=d:nth:r   device d falls off the bus at the nth call into the fake, see
  *                            gpu_fake_device_lose()
@@ -380,24 +386,63 @@ int gpu_fake_driver_version(void);
  * out[0..5] = cluster xyz, cooperative, programmatic serialization, priority.
  */
 
+/*
+ * Device profiles. Each fake device is one real board, with its name, total
+ * memory, compute capability and every one of CUDA 13.0's 147 device
+ * attributes as that board reports them (fake/fake_profiles.c; checked
+ * against the boards' published figures by tests/fake/test_driver.c):
+ *   h200     NVIDIA H200 (the default): 132 SMs at 1980 MHz, 139.8 GiB HBM3e
+ *            on a 6144-bit bus, 50 MiB L2, compute 9.0, 228 KiB shared memory a
+ *            multiprocessor, clusters and tensor maps
+ *   a100     NVIDIA A100-SXM4-80GB: 108 SMs at 1410 MHz, 79.2 GiB HBM2e on
+ *            5120 bits, 40 MiB L2, compute 8.0, 164 KiB shared a multiprocessor
+ *   l4       NVIDIA L4: 58 SMs at 2040 MHz, 22 GiB GDDR6 on 192 bits, 48 MiB
+ *            L2, compute 8.9, 100 KiB shared, 1536 threads a multiprocessor
+ *   rtx4090  NVIDIA GeForce RTX 4090: 128 SMs at 2520 MHz, 23.6 GiB GDDR6X on
+ *            384 bits, 72 MiB L2, compute 8.9, no ECC, FP64 at 1/64
+ * A device's own: its PCI bus id (0x19 + 0x10 * ordinal), its multi-GPU
+ * board group id (its ordinal), its UUID (bytes d*16+1, ..., d*16+16 for
+ * device d, each XOR 0x40 times the profile's place in the list above).
+ */
+
 /**
- * Device attributes past those of gpu_fake_device_desc start as an H200's (warp
- * 32, 132 KiB... see fake/fake_device.c); set() changes one of device `ordinal`,
- * forget() makes the driver not know it (cuDeviceGetAttribute answers
- * CUDA_ERROR_INVALID_VALUE). Attribute values below 128; -1 for a bad one.
- * cuDeviceGetUuid gives device d the bytes d*16+1, ..., d*16+16.
+ * Makes device `ordinal` the profile's board: its description
+ * (gpu_fake_device_get()) and attributes become the profile's, and every
+ * attribute set or forgotten before is forgotten.
  * @param ordinal the device
- * @param attribute the CUdevice_attribute, below 128
+ * @param profile "h200", "a100", "l4" or "rtx4090"
+ * @return 0, or -1 for no such device or profile
+ */
+int gpu_fake_device_profile(int ordinal, const char *profile);
+
+/**
+ * The profile of device `ordinal`.
+ * @param ordinal the device
+ * @return its name ("h200", ...), a static string; NULL for no such device
+ */
+const char *gpu_fake_device_profile_name(int ordinal);
+
+/**
+ * Sets one device attribute of device `ordinal`, over its profile's value
+ * (the environment does the same: GPUSHIM_FAKE_ATTRIBUTES). Also for an
+ * attribute that CUDA 13.0 does not have, which the device then knows.
+ * MULTIPROCESSOR_COUNT and the compute capability are gpu_fake_device_desc's:
+ * set them with gpu_fake_device_set() for cuDeviceGetAttribute and
+ * gpu_device_get_info() to agree (an attribute set here wins for
+ * cuDeviceGetAttribute).
+ * @param ordinal the device
+ * @param attribute the CUdevice_attribute, below 256
  * @param value what cuDeviceGetAttribute answers for it from now on
- * @return 0, or -1 for no such device or an attribute of 128 or more
+ * @return 0, or -1 for no such device or an attribute of 256 or more
  */
 int gpu_fake_device_attribute_set(int ordinal, int attribute, int value);
 /**
  * Makes cuDeviceGetAttribute of device `ordinal` not know `attribute`
- * (CUDA_ERROR_INVALID_VALUE); gpu_fake_device_attribute_set() undoes it.
+ * (CUDA_ERROR_INVALID_VALUE), as an older driver would not;
+ * gpu_fake_device_attribute_set() or gpu_fake_device_profile() undoes it.
  * @param ordinal the device
- * @param attribute the CUdevice_attribute, below 128
- * @return 0, or -1 for no such device or an attribute of 128 or more
+ * @param attribute the CUdevice_attribute, below 256
+ * @return 0, or -1 for no such device or an attribute of 256 or more
  */
 int gpu_fake_device_attribute_forget(int ordinal, int attribute);
 

@@ -93,9 +93,9 @@ static void device_attributes(void **state)
     assert_int_equal(v, sms());
     FT_OK(gpu_device_get_attribute(1, GPU_DEVICE_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, &v));
     assert_int_equal(v, OPTIN);
-    /* A value the driver does not know is the caller's mistake; the fake knows none past the table. */
+    /* A value the driver does not know is the caller's mistake; the fake knows none past CUDA 13.0's. */
     v = -1;
-    FT_FAIL(gpu_device_get_attribute(0, (gpu_device_attribute)126, &v), GPU_ERR_INVALID_ARG,
+    FT_FAIL(gpu_device_get_attribute(0, (gpu_device_attribute)CUABI_DEVICE_ATTRIBUTE_COUNT, &v), GPU_ERR_INVALID_ARG,
             CUABI_ERROR_INVALID_VALUE, "cuDeviceGetAttribute");
     assert_int_equal(v, -1);
     FT_FAIL(gpu_device_get_attribute(5, GPU_DEVICE_ATTR_WARP_SIZE, &v), GPU_ERR_NO_DEVICE, CUABI_ERROR_INVALID_DEVICE,
