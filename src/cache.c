@@ -9,7 +9,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,8 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "sys/env.h"
+#include "sys/file.h"
 
 #define CACHE_OFF_ENV "GPUSHIM_CACHE"
 #define CACHE_DIR_ENV "GPUSHIM_CACHE_DIR"
@@ -27,7 +28,13 @@
 #define STALE_TMP_SECONDS 600
 
 static const char magic[8] = {'G', 'P', 'U', 'S', 'H', 'I', 'M', 'C'};
-enum { FORMAT = 1, BYTE_ORDER_MARK = 0x01020304, KEY_HEX = 32, ENTRY_NAME_LEN = KEY_HEX + 4 };
+enum {
+    FORMAT = 1,
+    BYTE_ORDER_MARK = 0x01020304,
+    KEY_HEX = 32,
+    ENTRY_NAME_LEN = KEY_HEX + 4,      /* <key>.bin */
+    TMP_NAME_LEN = 1 + KEY_HEX + 21,   /* .<key>.<16 hex>.tmp */
+};
 
 struct file_header {
     char magic[8];
@@ -113,26 +120,81 @@ static int make_dirs(const char *dir)
 
 static bool choose_dir(char *dir, size_t size, char *warning, size_t warning_size)
 {
-    const char *env = secure_getenv(CACHE_DIR_ENV);
+    char why[GPU__CACHE_WARNING_MAX] = "";
+    const char *env = gpu__env_path(CACHE_DIR_ENV, why, sizeof(why));
     int n;
 
-    if (env && env[0]) {
-        if (env[0] != '/') {
-            snprintf(warning, warning_size, "cache off: " CACHE_DIR_ENV "=%s is not an absolute path", env);
-            return false;
-        }
+    if (why[0]) {
+        snprintf(warning, warning_size, "cache off: %s", why);
+        return false;
+    }
+    if (env) {
         n = snprintf(dir, size, "%s", env);
-    } else if ((env = secure_getenv("XDG_CACHE_HOME")) && env[0] == '/') {
+    } else if ((env = gpu__env("XDG_CACHE_HOME")) && env[0] == '/') {
         n = snprintf(dir, size, "%s/gpushim", env);
-    } else if ((env = secure_getenv("HOME")) && env[0] == '/') {
+    } else if ((env = gpu__env("HOME")) && env[0] == '/') {
         n = snprintf(dir, size, "%s/.cache/gpushim", env);
     } else {
         snprintf(warning, warning_size,
                  "cache off: no folder for it (set " CACHE_DIR_ENV ", XDG_CACHE_HOME or HOME)");
         return false;
     }
-    if (n < 0 || (size_t)n >= size - ENTRY_NAME_LEN - 2) {
+    if (n < 0 || (size_t)n >= size - GPU__CACHE_NAME_MAX - 2) {
         snprintf(warning, warning_size, "cache off: the folder's path is too long");
+        return false;
+    }
+    return true;
+}
+
+/*
+ * Whether another user could put a file in the folder or swap one of ours:
+ * its owner can, and so can anyone with write permission unless the sticky
+ * bit keeps them to their own files (which the entry checks then refuse).
+ */
+static const char *dir_unsafe(const struct stat *st)
+{
+    if (!S_ISDIR(st->st_mode))
+        return "is not a folder";
+    if (st->st_uid != geteuid() && st->st_uid != 0)
+        return "belongs to another user";
+    if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !(st->st_mode & S_ISVTX))
+        return "is writable by other users and not sticky";
+    return NULL;
+}
+
+/* Appends "; " and the text in `add` to the warning in `w`, cut to fit. */
+static void add_warning(char *w, size_t size, const char *add)
+{
+    size_t used = strlen(w);
+
+    if (add[0] && used + 1 < size)
+        snprintf(w + used, size - used, "%s%s", used ? "; " : "", add);
+}
+
+/* The folder, made and opened, into c->dirfd; false with `why` when it cannot be used. */
+static bool open_dir(struct gpu__cache *c, char *why, size_t why_size)
+{
+    struct stat st = {0};
+    const char *unsafe;
+    int err;
+
+    if (!choose_dir(c->dir, sizeof(c->dir), why, why_size))
+        return false;
+    err = make_dirs(c->dir);
+    if (err) {
+        snprintf(why, why_size, "cache off: cannot make %s: %s", c->dir, strerror(err));
+        return false;
+    }
+    /* The folder the checks pass is the one used: every entry is opened relative to this descriptor. */
+    c->dirfd = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (c->dirfd < 0) {
+        snprintf(why, why_size, "cache off: cannot open %s: %s", c->dir, strerror(errno));
+        return false;
+    }
+    unsafe = fstat(c->dirfd, &st) != 0 ? strerror(errno) : dir_unsafe(&st);
+    if (unsafe) {
+        snprintf(why, why_size, "cache off: the folder %s %s (owner uid %ld, mode %04o)", c->dir, unsafe,
+                 (long)st.st_uid, (unsigned)(st.st_mode & 07777));
         return false;
     }
     return true;
@@ -140,42 +202,75 @@ static bool choose_dir(char *dir, size_t size, char *warning, size_t warning_siz
 
 bool gpu__cache_open(struct gpu__cache *c, const struct gpu__hash *key, char *warning, size_t warning_size)
 {
-    const char *off = secure_getenv(CACHE_OFF_ENV);
-    const char *max = secure_getenv(CACHE_MAX_ENV);
-    int err, n;
+    char why[GPU__CACHE_WARNING_MAX] = "";
+    bool on;
+    int n;
 
     c->on = false;
+    c->dirfd = -1;
     c->key = *key;
-    if (off && strcmp(off, "0") == 0)
+    on = gpu__env_switch(CACHE_OFF_ENV, true, "the cache stays on", why, sizeof(why));
+    add_warning(warning, warning_size, why);
+    if (!on)
         return false;
-    if (!choose_dir(c->dir, sizeof(c->dir), warning, warning_size))
-        return false;
-    c->max_bytes = DEFAULT_MAX_BYTES;
-    if (max && max[0]) {
-        char *end;
-        unsigned long long v;
-
-        errno = 0;
-        v = strtoull(max, &end, 10);
-        if (errno || *end || max[0] == '-')
-            snprintf(warning, warning_size, CACHE_MAX_ENV "=%s is not a number of bytes; the cap is %llu", max,
-                     DEFAULT_MAX_BYTES);
-        else
-            c->max_bytes = v;
-    }
-    err = make_dirs(c->dir);
-    if (err) {
-        snprintf(warning, warning_size, "cache off: cannot make %s: %s", c->dir, strerror(err));
+    why[0] = '\0';
+    c->max_bytes = gpu__env_count(CACHE_MAX_ENV, 0, ~0ull, DEFAULT_MAX_BYTES, why, sizeof(why));
+    add_warning(warning, warning_size, why);
+    why[0] = '\0';
+    if (!open_dir(c, why, sizeof(why))) {
+        add_warning(warning, warning_size, why);
+        gpu__cache_close(c);
         return false;
     }
-    n = snprintf(c->path, sizeof(c->path), "%s/%016llx%016llx.bin", c->dir, (unsigned long long)key->hi,
-                 (unsigned long long)key->lo);
+    snprintf(c->name, sizeof(c->name), "%016llx%016llx.bin", (unsigned long long)key->hi,
+             (unsigned long long)key->lo);
+    n = snprintf(c->path, sizeof(c->path), "%s/%s", c->dir, c->name);
     if (n < 0 || (size_t)n >= sizeof(c->path)) {
-        snprintf(warning, warning_size, "cache off: the folder's path is too long");
+        add_warning(warning, warning_size, "cache off: the folder's path is too long");
+        gpu__cache_close(c);
         return false;
     }
     c->on = true;
     return true;
+}
+
+void gpu__cache_close(struct gpu__cache *c)
+{
+    if (c->dirfd >= 0)
+        close(c->dirfd);
+    c->dirfd = -1;
+    c->on = false;
+}
+
+/*
+ * Opens a file of the folder for reading, as only this user's own could be:
+ * never through a symbolic link (O_NOFOLLOW), never blocking (a FIFO), and
+ * only a regular file with one link (no hard link to a file elsewhere),
+ * owned by this user and writable by no one else. -1 with `why` otherwise,
+ * -2 when there is no such file.
+ */
+static int open_own(int dirfd, const char *name, struct stat *st, const char **why)
+{
+    int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+
+    if (fd < 0) {
+        *why = errno == ELOOP ? "is a symbolic link" : strerror(errno);
+        return errno == ENOENT ? -2 : -1;
+    }
+    if (fstat(fd, st) != 0)
+        *why = strerror(errno);
+    else if (!S_ISREG(st->st_mode))
+        *why = "is not a regular file";
+    else if (st->st_uid != geteuid())
+        *why = "belongs to another user";
+    else if (st->st_nlink != 1)
+        *why = "has more than one link";
+    else if (st->st_mode & (S_IWGRP | S_IWOTH))
+        *why = "is writable by other users";
+    else
+        return fd;
+    close(fd);
+    return -1;
 }
 
 /* ---- Reading. ---- */
@@ -235,13 +330,13 @@ static bool parse_payload(const unsigned char *p, size_t size, size_t name_count
     return r.left == 0;
 }
 
-/* All `size` bytes read (or written), through short transfers and EINTR; false at an error or end of file. */
-static bool transfer_all(int fd, void *buf, size_t size, bool writing)
+/* All `size` bytes read, through short reads and EINTR; false at an error or end of file. */
+static bool read_all(int fd, void *buf, size_t size)
 {
     unsigned char *p = buf;
 
     while (size > 0) {
-        ssize_t n = writing ? write(fd, p, size) : read(fd, p, size);
+        ssize_t n = read(fd, p, size);
 
         if (n < 0 && errno == EINTR)
             continue;
@@ -263,6 +358,23 @@ static gpu__cache_lookup refuse(int fd, void *buf, const char *path, const char 
     return GPU__CACHE_BAD;
 }
 
+/* The header, if it is a gpushim entry of this format for `key`: `why` otherwise. */
+static bool header_read(int fd, const struct stat *st, struct file_header *h, const struct gpu__hash *key,
+                        const char **why)
+{
+    if ((size_t)st->st_size < sizeof(*h) || !read_all(fd, h, sizeof(*h)))
+        *why = "is truncated (shorter than its header)";
+    else if (memcmp(h->magic, magic, sizeof(magic)) != 0)
+        *why = "is not a gpushim cache entry";
+    else if (h->format != FORMAT || h->byte_order != BYTE_ORDER_MARK)
+        *why = "is of another format or byte order";
+    else if (h->key[0] != key->hi || h->key[1] != key->lo)
+        *why = "holds another key";
+    else
+        return true;
+    return false;
+}
+
 gpu__cache_lookup gpu__cache_read(const struct gpu__cache *c, size_t name_count, struct gpu__cache_entry *out,
                                   char *warning, size_t warning_size)
 {
@@ -270,27 +382,23 @@ gpu__cache_lookup gpu__cache_read(const struct gpu__cache *c, size_t name_count,
     struct gpu__hash sum;
     struct stat st;
     unsigned char *payload;
+    const char *why = NULL;
+    char claim[96];
     int fd;
 
-    fd = open(c->path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        if (errno == ENOENT)
-            return GPU__CACHE_ABSENT;
-        return refuse(-1, NULL, c->path, strerror(errno), warning, warning_size);
+    fd = open_own(c->dirfd, c->name, &st, &why);
+    if (fd == -2)
+        return GPU__CACHE_ABSENT;
+    if (fd < 0)
+        return refuse(-1, NULL, c->path, why, warning, warning_size);
+    if (!header_read(fd, &st, &h, &c->key, &why))
+        return refuse(fd, NULL, c->path, why, warning, warning_size);
+    /* The claim is checked against the file's real size and the cap before anything is allocated. */
+    if (h.payload_size > GPU__CACHE_ENTRY_MAX) {
+        snprintf(claim, sizeof(claim), "claims %llu bytes, over the cap of %llu", (unsigned long long)h.payload_size,
+                 GPU__CACHE_ENTRY_MAX);
+        return refuse(fd, NULL, c->path, claim, warning, warning_size);
     }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-        return refuse(fd, NULL, c->path, "is not a regular file", warning, warning_size);
-    /* Code another user could have written is not run. */
-    if (st.st_uid != geteuid())
-        return refuse(fd, NULL, c->path, "belongs to another user", warning, warning_size);
-    if ((size_t)st.st_size < sizeof(h) || !transfer_all(fd, &h, sizeof(h), false))
-        return refuse(fd, NULL, c->path, "is truncated (shorter than its header)", warning, warning_size);
-    if (memcmp(h.magic, magic, sizeof(magic)) != 0)
-        return refuse(fd, NULL, c->path, "is not a gpushim cache entry", warning, warning_size);
-    if (h.format != FORMAT || h.byte_order != BYTE_ORDER_MARK)
-        return refuse(fd, NULL, c->path, "is of another format or byte order", warning, warning_size);
-    if (h.key[0] != c->key.hi || h.key[1] != c->key.lo)
-        return refuse(fd, NULL, c->path, "holds another key", warning, warning_size);
     if (h.payload_size != (uint64_t)st.st_size - sizeof(h))
         return refuse(fd, NULL, c->path,
                       h.payload_size > (uint64_t)st.st_size - sizeof(h) ? "is truncated" : "has bytes after its end",
@@ -300,7 +408,7 @@ gpu__cache_lookup gpu__cache_read(const struct gpu__cache *c, size_t name_count,
         close(fd);
         return GPU__CACHE_NO_MEMORY;
     }
-    if (!transfer_all(fd, payload, (size_t)h.payload_size, false))
+    if (!read_all(fd, payload, (size_t)h.payload_size))
         return refuse(fd, payload, c->path, "could not be read whole", warning, warning_size);
     gpu__hash_init(&sum);
     gpu__hash_bytes(&sum, payload, (size_t)h.payload_size);
@@ -332,7 +440,7 @@ static unsigned char *put(unsigned char *p, const void *data, size_t size)
 struct entry_file {
     struct timespec mtime;
     unsigned long long size;
-    char name[ENTRY_NAME_LEN + 1];
+    char name[GPU__CACHE_NAME_MAX];
 };
 
 static int older_first(const void *a, const void *b)
@@ -346,41 +454,80 @@ static int older_first(const void *a, const void *b)
     return 0;
 }
 
-static bool is_entry_name(const char *name)
+static bool hex_to_u64(const char *s, uint64_t *v)
 {
-    if (strlen(name) != ENTRY_NAME_LEN || strcmp(name + KEY_HEX, ".bin") != 0)
-        return false;
-    for (int i = 0; i < KEY_HEX; i++)
-        if (!strchr("0123456789abcdef", name[i]))
+    *v = 0;
+    for (int i = 0; i < 16; i++) {
+        const char *d = strchr("0123456789abcdef", s[i]);
+
+        if (!s[i] || !d)
             return false;
+        *v = *v << 4 | (uint64_t)(d - "0123456789abcdef");
+    }
     return true;
 }
 
-/* Drops the least recently used entries (never `keep`) until the folder fits its cap. */
+/*
+ * The key in a name of the cache's own making: an entry "<key>.bin", or a
+ * temporary file ".<key>.<16 hex>.tmp" (`*tmp`); false for any other name.
+ */
+static bool name_key(const char *name, struct gpu__hash *key, bool *tmp)
+{
+    size_t len = strlen(name);
+    uint64_t ignored;
+
+    *tmp = name[0] == '.';
+    name += *tmp;
+    if (!hex_to_u64(name, &key->hi) || !hex_to_u64(name + 16, &key->lo))
+        return false;
+    if (!*tmp)
+        return len == ENTRY_NAME_LEN && strcmp(name + KEY_HEX, ".bin") == 0;
+    return len == TMP_NAME_LEN && name[KEY_HEX] == '.' && hex_to_u64(name + KEY_HEX + 1, &ignored) &&
+           strcmp(name + KEY_HEX + 17, ".tmp") == 0;
+}
+
+/*
+ * Drops the least recently used entries (never `keep`) until the folder fits
+ * its cap, and temporary files left by a writer that died. It touches only
+ * what is the cache's own: a name it makes, a file open_own() accepts, and a
+ * header of this format holding the key its name says. Anything else in the
+ * folder, another user's above all, is neither counted nor removed.
+ */
 static void evict(const struct gpu__cache *c, const char *keep)
 {
-    DIR *d = opendir(c->dir);
+    int fd = dup(c->dirfd);
+    DIR *d = fd < 0 ? NULL : fdopendir(fd);
     struct entry_file *files = NULL, *grown;
     size_t count = 0, cap = 0;
     unsigned long long total = 0;
     struct dirent *de;
     time_t now = time(NULL);
 
-    if (!d)
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
         return;
+    }
+    rewinddir(d);
     while ((de = readdir(d)) != NULL) {
+        struct file_header h;
+        struct gpu__hash key;
         struct stat st;
-        size_t len = strlen(de->d_name);
+        const char *why;
+        bool tmp, ours;
+        int efd;
 
-        if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+        if (!name_key(de->d_name, &key, &tmp) || (efd = open_own(dirfd(d), de->d_name, &st, &why)) < 0)
             continue;
-        if (de->d_name[0] == '.' && len > 4 && strcmp(de->d_name + len - 4, ".tmp") == 0) {
+        ours = header_read(efd, &st, &h, &key, &why);
+        close(efd);
+        if (!ours)
+            continue;
+        if (tmp) {
             if (now - st.st_mtim.tv_sec > STALE_TMP_SECONDS)
                 (void)unlinkat(dirfd(d), de->d_name, 0);
             continue;
         }
-        if (!is_entry_name(de->d_name))
-            continue;
         if (count == cap) {
             grown = realloc(files, (cap = cap ? cap * 2 : 64) * sizeof(*files));
             if (!grown)
@@ -389,7 +536,7 @@ static void evict(const struct gpu__cache *c, const char *keep)
         }
         files[count].mtime = st.st_mtim;
         files[count].size = (unsigned long long)st.st_size;
-        memcpy(files[count].name, de->d_name, ENTRY_NAME_LEN + 1);
+        snprintf(files[count].name, sizeof(files[count].name), "%s", de->d_name);
         total += files[count].size;
         count++;
     }
@@ -410,17 +557,20 @@ static void evict(const struct gpu__cache *c, const char *keep)
 bool gpu__cache_write(const struct gpu__cache *c, const struct gpu__cache_entry *e, char *warning,
                       size_t warning_size)
 {
-    static atomic_uint serial;
     struct file_header h = {{0}, FORMAT, BYTE_ORDER_MARK, {c->key.hi, c->key.lo}, 0, {0, 0}};
     struct gpu__hash sum;
-    char tmp[PATH_MAX];
+    char tmp[GPU__CACHE_NAME_MAX], prefix[GPU__CACHE_NAME_MAX];
     size_t payload_size = 8 + e->output_size + 8 + e->log_size + 8;
     unsigned char *buf, *p;
-    int fd, n, err = 0;
-    bool ok;
+    int fd, err = 0;
 
     for (size_t i = 0; i < e->name_count; i++)
         payload_size += 8 + strlen(e->lowered[i]);
+    if (payload_size > GPU__CACHE_ENTRY_MAX) {
+        snprintf(warning, warning_size, "cache entry %s not written: %zu bytes, over the cap of %llu", c->path,
+                 payload_size, GPU__CACHE_ENTRY_MAX);
+        return false;
+    }
     buf = malloc(sizeof(h) + payload_size);
     if (!buf) {
         snprintf(warning, warning_size, "cache entry %s not written: out of host memory", c->path);
@@ -440,28 +590,25 @@ bool gpu__cache_write(const struct gpu__cache *c, const struct gpu__cache_entry 
     h.checksum[1] = sum.lo;
     memcpy(buf, &h, sizeof(h));
 
-    /* Unique per process and per call: two writers never share a temporary file. */
-    n = snprintf(tmp, sizeof(tmp), "%s/.%016llx%016llx.%ld.%u.tmp", c->dir, (unsigned long long)c->key.hi,
-                 (unsigned long long)c->key.lo, (long)getpid(), atomic_fetch_add(&serial, 1));
-    fd = n < 0 || (size_t)n >= sizeof(tmp) ? -1 : open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    snprintf(prefix, sizeof(prefix), ".%016llx%016llx.", (unsigned long long)c->key.hi, (unsigned long long)c->key.lo);
+    fd = gpu__file_create_unique(c->dirfd, prefix, ".tmp", tmp, sizeof(tmp));
     if (fd < 0) {
-        err = n < 0 || (size_t)n >= sizeof(tmp) ? ENAMETOOLONG : errno;
+        err = errno;
     } else {
-        ok = transfer_all(fd, buf, sizeof(h) + payload_size, true);
-        if (!ok)
-            err = errno ? errno : EIO;
+        /* EFBIG, ENOSPC, EDQUOT: the entry is not stored, and no temporary file is left. */
+        err = gpu__file_write_all(fd, buf, sizeof(h) + payload_size);
         if (close(fd) != 0 && !err)
             err = errno;
-        if (!err && rename(tmp, c->path) != 0)
+        if (!err && renameat(c->dirfd, tmp, c->dirfd, c->name) != 0)
             err = errno;
         if (err)
-            unlink(tmp);
+            (void)unlinkat(c->dirfd, tmp, 0);
     }
     free(buf);
     if (err) {
         snprintf(warning, warning_size, "cache entry %s not written: %s", c->path, strerror(err));
         return false;
     }
-    evict(c, strrchr(c->path, '/') + 1);
+    evict(c, c->name);
     return true;
 }

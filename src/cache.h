@@ -20,14 +20,22 @@ void gpu__hash_bytes(struct gpu__hash *h, const void *data, size_t size);
 /* The field's length, then its bytes: no two lists of fields hash the same stream. */
 void gpu__hash_field(struct gpu__hash *h, const void *data, size_t size);
 
-enum { GPU__CACHE_WARNING_MAX = 1024 };
+enum {
+    GPU__CACHE_WARNING_MAX = 1024,
+    GPU__CACHE_NAME_MAX = 64,
+};
 
-/* One compile's view of the cache. */
+/* The largest payload an entry may hold or claim (1 GiB): anything larger is refused before it is read. */
+#define GPU__CACHE_ENTRY_MAX (1ull << 30)
+
+/* One compile's view of the cache; gpu__cache_close() ends it. */
 struct gpu__cache {
     bool on;
+    int dirfd; /* the folder, opened and checked once per compile; every entry is reached through it */
     struct gpu__hash key;
     char dir[PATH_MAX];
-    char path[PATH_MAX]; /* dir/<key in hex>.bin */
+    char name[GPU__CACHE_NAME_MAX]; /* <key in hex>.bin */
+    char path[PATH_MAX];            /* dir/name, for messages and gpu_program_cache_path() */
     unsigned long long max_bytes;
 };
 
@@ -44,10 +52,17 @@ struct gpu__cache_entry {
 void gpu__cache_entry_free(struct gpu__cache_entry *e);
 
 /*
- * Reads the environment, makes the folder. false (and `warning` says why,
- * unless the cache is merely turned off) when there is no cache to use.
+ * Reads the environment, makes the folder (0700) and opens it. false (and
+ * `warning` says why, unless the cache is merely turned off) when there is no
+ * cache to use: among others a folder that another user could write into or
+ * rename in (one not owned by this user or root, or writable by its group or
+ * others without the sticky bit). A warning about the environment may come
+ * with true.
  */
 bool gpu__cache_open(struct gpu__cache *c, const struct gpu__hash *key, char *warning, size_t warning_size);
+
+/* Closes what gpu__cache_open() opened; safe on a cache that did not open. */
+void gpu__cache_close(struct gpu__cache *c);
 
 typedef enum gpu__cache_lookup {
     GPU__CACHE_ABSENT,   /* no entry */

@@ -358,7 +358,7 @@ gpu_status gpu_program_compile(gpu_program *p, gpu_context *ctx, const gpu_compi
     static const gpu_compile_options defaults;
     const gpu_compile_options *o = options ? options : &defaults;
     const struct gpu__nvrtc *nv;
-    struct gpu__cache cache = {0};
+    struct gpu__cache cache = {.dirfd = -1};
     struct gpu__cache_entry e = {0};
     struct gpu__hash key;
     char arch_option[64];
@@ -398,15 +398,19 @@ gpu_status gpu_program_compile(gpu_program *p, gpu_context *ctx, const gpu_compi
         p->has_cache_path = true;
         found = gpu__cache_read(&cache, p->expr_count, &e, bad, sizeof(bad));
         if (found == GPU__CACHE_FOUND) {
+            gpu__cache_close(&cache);
             take_entry(p, &e);
             p->cache_state = GPU_CACHE_HIT;
             return GPU_OK;
         }
-        if (found == GPU__CACHE_NO_MEMORY)
+        if (found == GPU__CACHE_NO_MEMORY) {
+            gpu__cache_close(&cache);
             return gpu__fail(GPU_ERR_OUT_OF_MEMORY, 0, "gpu_program_compile: out of host memory");
+        }
     }
     st = nvrtc_compile(nv, p, o, arch_option, &e);
     if (st != GPU_OK) {
+        gpu__cache_close(&cache);
         gpu__cache_entry_free(&e);
         return st;
     }
@@ -419,6 +423,7 @@ gpu_status gpu_program_compile(gpu_program *p, gpu_context *ctx, const gpu_compi
         append_warning(p->cache_warning, sizeof(p->cache_warning), bad);
         append_warning(p->cache_warning, sizeof(p->cache_warning), wrote);
     }
+    gpu__cache_close(&cache);
     take_entry(p, &e);
     return GPU_OK;
 }

@@ -17,13 +17,30 @@
  * first, since NVRTC itself looks for it by name only.
  *
  * The cache: compiled output is kept under GPUSHIM_CACHE_DIR, else
- * $XDG_CACHE_HOME/gpushim, else ~/.cache/gpushim; GPUSHIM_CACHE=0 turns it
- * off; GPUSHIM_CACHE_MAX_BYTES caps its size (default 256 MiB; the least
- * recently used entries go first). An entry is keyed by the source, the
- * headers, the options, the name expressions, the NVRTC version and the
- * target; each carries a checksum, and one that is corrupt, truncated, not
- * gpushim's or another user's file is compiled again and replaced. A cache that cannot be read or
- * written costs a warning (gpu_program_cache_warning()), never a failure.
+ * $XDG_CACHE_HOME/gpushim, else ~/.cache/gpushim (made 0700);
+ * GPUSHIM_CACHE=0 (or off, false, no) turns it off; GPUSHIM_CACHE_MAX_BYTES
+ * caps its size (default 256 MiB; the least recently used entries go first).
+ * An entry is keyed by the source, the headers, the options, the name
+ * expressions, the NVRTC version and the target. A cache that cannot be read
+ * or written costs a warning (gpu_program_cache_warning()), never a failure.
+ *
+ * What the cache trusts: an entry is code that gets loaded, so only what the
+ * user alone could have written is used. The folder must belong to the user
+ * (or root) and be writable by no one else unless it is sticky; any other is
+ * not used at all (the compile runs uncached, the warning names the folder).
+ * It is checked at every compile, and entries are reached only through it. An
+ * entry is opened without following a symbolic link and without blocking (a
+ * FIFO), and used only if it is a regular file with one link, owned by the
+ * user and writable by no one else, of at most 1 GiB; its header's sizes are
+ * checked against the file's before anything is allocated. Each entry carries
+ * its key and a checksum of its payload: the checksum catches corruption and
+ * truncation, not a hostile writer, since anyone can compute it; the checks
+ * above are that defence. An entry that fails any check is compiled again and
+ * replaced. New entries are written 0600 to a temporary file of an
+ * unguessable name, then renamed. Eviction removes only files that are the
+ * cache's own by name, owner and header. A failed write (EFBIG past
+ * `ulimit -f`, ENOSPC, EDQUOT) is a warning and leaves no temporary file;
+ * SIGXFSZ is held off meanwhile, so it never kills the process.
  */
 #ifndef GPUSHIM_PROGRAM_H
 #define GPUSHIM_PROGRAM_H

@@ -25,6 +25,7 @@
  *   child DIR      (used by api) compile one fixed program with DIR as the cache; exit 10 + the cache state
  */
 #include <dirent.h>
+#include <grp.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -36,7 +37,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -786,6 +790,391 @@ static void the_cache_folder_follows_xdg_then_home(void **state)
     remove_tree(dir);
 }
 
+/* ---- api: what the cache trusts ---- */
+
+/* A copy of the file `from` at `to`, mode 0600. */
+static void copy_file(const char *from, const char *to)
+{
+    char buf[8192];
+    int in = open(from, O_RDONLY), out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ssize_t n;
+
+    assert_true(in >= 0 && out >= 0);
+    while ((n = read(in, buf, sizeof(buf))) > 0)
+        assert_int_equal(write(out, buf, (size_t)n), n);
+    close(in);
+    close(out);
+}
+
+/* Compiles kernel_source as ptx80 and checks where the output came from and, when `why`, the warning. */
+static void expect_compile(gpu_cache_state state, const char *why)
+{
+    gpu_program *p = compile(kernel_source, &ptx80, GPU_OK);
+
+    assert_int_equal(gpu_program_cache_state(p), state);
+    if (why) {
+        if (!gpu_program_cache_warning(p) || !strstr(gpu_program_cache_warning(p), why))
+            fail_msg("the warning \"%s\" does not say \"%s\"", gpu_program_cache_warning(p), why);
+    }
+    assert_non_null(strstr(output_text(p), "// source:\n"));
+    gpu_program_destroy(p);
+}
+
+/*
+ * Entries another writer could have put in the folder are not used: a
+ * symbolic link to a file this user owns holding an entry's bytes, a hard
+ * link to one, a file writable by its group, a FIFO (which must not block).
+ * Each is compiled again and replaced.
+ */
+static void planted_entries_are_not_trusted(void **state)
+{
+    char dir[64], path[512], elsewhere[128], victim[192];
+    pid_t pid;
+    int status;
+
+    (void)state;
+    fresh_cache(dir, sizeof(dir));
+    entry_path(kernel_source, &ptx80, path, sizeof(path));
+    snprintf(elsewhere, sizeof(elsewhere), "/tmp/gpushim-elsewhere-XXXXXX");
+    assert_non_null(mkdtemp(elsewhere));
+    snprintf(victim, sizeof(victim), "%s/download.bin", elsewhere);
+    copy_file(path, victim);
+    /* A symbolic link, whoever made it. */
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(symlink(victim, path), 0);
+    expect_compile(GPU_CACHE_REPLACED, "is a symbolic link");
+    expect_compile(GPU_CACHE_HIT, NULL);
+    /* A hard link to the same bytes. */
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(link(victim, path), 0);
+    expect_compile(GPU_CACHE_REPLACED, "has more than one link");
+    /* Writable by the group. */
+    assert_int_equal(chmod(path, 0660), 0);
+    expect_compile(GPU_CACHE_REPLACED, "writable by other users");
+    expect_compile(GPU_CACHE_HIT, NULL);
+    /* A FIFO: in a child with an alarm, as an open() that blocks would hang the test. */
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        gpu_program *p;
+
+        alarm(20);
+        if (gpu_program_create(kernel_source, "k.cu", NULL, 0, &p) != GPU_OK ||
+            gpu_program_add_name_expression(p, "scale<float>") != GPU_OK ||
+            gpu_program_compile(p, NULL, &ptx80) != GPU_OK)
+            _exit(2);
+        _exit(gpu_program_cache_state(p) == GPU_CACHE_REPLACED &&
+                      strstr(gpu_program_cache_warning(p), "is not a regular file")
+                  ? 0
+                  : 3);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        fail_msg("a FIFO at the entry's path: the compile %s %d", WIFEXITED(status) ? "exited" : "died of signal",
+                 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+    expect_compile(GPU_CACHE_HIT, NULL);
+    remove_tree(dir);
+    remove_tree(elsewhere);
+}
+
+/*
+ * The folder: one another user could write into (a shared group folder
+ * without the sticky bit) or owns is not used at all, with a warning naming
+ * it; a sticky folder of root's (1777, as /tmp) is, with each entry checked.
+ */
+static void the_folder_is_checked_on_every_compile(void **state)
+{
+    char dir[64], path[512], other[600], sub[128];
+    int before;
+
+    (void)state;
+    fresh_cache(dir, sizeof(dir));
+    entry_path(kernel_source, &ptx80, path, sizeof(path));
+    /* A shared group folder: group-writable, set-group-ID, not sticky. */
+    assert_int_equal(chmod(dir, 02770), 0);
+    before = fake_compiles();
+    {
+        gpu_program *p = compile(kernel_source, &ptx80, GPU_OK);
+
+        assert_int_equal(gpu_program_cache_state(p), GPU_CACHE_OFF);
+        assert_null(gpu_program_cache_path(p));
+        assert_non_null(strstr(gpu_program_cache_warning(p), dir));
+        assert_non_null(strstr(gpu_program_cache_warning(p), "writable by other users and not sticky"));
+        gpu_program_destroy(p);
+    }
+    assert_int_equal(fake_compiles(), before + 1);
+    /* World-writable and sticky, owned by root (or this user): used; entries are checked one by one. */
+    assert_int_equal(chmod(dir, 01777), 0);
+    if (geteuid() == 0) {
+        expect_compile(GPU_CACHE_HIT, NULL);
+        /* Another user's file and another user's symbolic link under the entry's name. */
+        assert_int_equal(chown(path, 65534, 65534), 0);
+        expect_compile(GPU_CACHE_REPLACED, "belongs to another user");
+        snprintf(other, sizeof(other), "%s.other", path);
+        copy_file(path, other);
+        assert_int_equal(unlink(path), 0);
+        assert_int_equal(symlink(other, path), 0);
+        assert_int_equal(lchown(path, 65534, 65534), 0);
+        expect_compile(GPU_CACHE_REPLACED, "is a symbolic link");
+        expect_compile(GPU_CACHE_HIT, NULL);
+        /* A folder of another user's, however its mode reads. */
+        snprintf(sub, sizeof(sub), "%s/theirs", dir);
+        assert_int_equal(mkdir(sub, 0755), 0);
+        assert_int_equal(chown(sub, 65534, 65534), 0);
+        setenv("GPUSHIM_CACHE_DIR", sub, 1);
+        expect_compile(GPU_CACHE_OFF, "belongs to another user");
+        assert_int_equal(chmod(sub, 01777), 0);
+        expect_compile(GPU_CACHE_OFF, "belongs to another user");
+        setenv("GPUSHIM_CACHE_DIR", dir, 1);
+    } else {
+        printf("  (not root: another user's files and folders are not tried here)\n");
+    }
+    remove_tree(dir);
+}
+
+/* Eviction removes only the cache's own files: this user's, named and headed as entries. */
+static void eviction_removes_only_its_own(void **state)
+{
+    const char *names[] = {
+        "0123456789abcdef0123456789abcdef.bin", /* an entry's name, not an entry: stays */
+        ".0123456789abcdef0123456789abcdef.0123456789abcdef.tmp", /* an old temporary name, not an entry */
+        ".notes.tmp",                            /* another program's temporary file */
+    };
+    char dir[64], path[512], theirs[600], tmp[600], stranger[600];
+    struct timespec old[2] = {{time(NULL) - 7200, 0}, {time(NULL) - 7200, 0}};
+    const char *slash;
+
+    (void)state;
+    fresh_cache(dir, sizeof(dir));
+    assert_int_equal(chmod(dir, 01777), 0);
+    entry_path(kernel_source, &ptx80, path, sizeof(path));
+    slash = strrchr(path, '/');
+    /* Another user's good entry, and its stale temporary file: a sticky folder shared with them. */
+    entry_path("extern \"C\" __global__ void theirs() {}", &ptx80, theirs, sizeof(theirs));
+    snprintf(tmp, sizeof(tmp), "%s/.%.32s.00000000deadbeef.tmp", dir, slash + 1);
+    copy_file(path, tmp);
+    assert_int_equal(utimensat(AT_FDCWD, tmp, old, 0), 0);
+    assert_int_equal(utimensat(AT_FDCWD, theirs, old, 0), 0);
+    if (geteuid() == 0) {
+        assert_int_equal(chown(theirs, 65534, 65534), 0);
+        assert_int_equal(chown(tmp, 65534, 65534), 0);
+    }
+    /* This user's files that are not gpushim's, whatever their names. */
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        FILE *f;
+
+        snprintf(stranger, sizeof(stranger), "%s/%s", dir, names[i]);
+        f = fopen(stranger, "w");
+        assert_non_null(f);
+        fputs("not a cache entry, but large enough to be counted against the cap........................", f);
+        fclose(f);
+        assert_int_equal(utimensat(AT_FDCWD, stranger, old, 0), 0);
+    }
+    /* The tightest cap: everything the cache may evict goes, except the newest entry. */
+    setenv("GPUSHIM_CACHE_MAX_BYTES", "1", 1);
+    assert_int_equal(compile_state("extern \"C\" __global__ void e() {}", &ptx80), GPU_CACHE_MISS);
+    assert_int_equal(access(path, F_OK), -1); /* this user's own old entry went */
+    if (geteuid() == 0) {
+        assert_int_equal(access(theirs, F_OK), 0);
+        assert_int_equal(access(tmp, F_OK), 0);
+    }
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        snprintf(stranger, sizeof(stranger), "%s/%s", dir, names[i]);
+        if (access(stranger, F_OK) != 0)
+            fail_msg("eviction removed %s, which is not a cache entry", names[i]);
+    }
+    /* Its own stale temporary file (an entry's bytes under a temporary name) does go. */
+    if (geteuid() == 0)
+        assert_int_equal(chown(tmp, 0, 0), 0);
+    assert_int_equal(utimensat(AT_FDCWD, tmp, old, 0), 0);
+    assert_int_equal(compile_state("extern \"C\" __global__ void f() {}", &ptx80), GPU_CACHE_MISS);
+    assert_int_equal(access(tmp, F_OK), geteuid() == 0 ? -1 : 0);
+    unsetenv("GPUSHIM_CACHE_MAX_BYTES");
+    remove_tree(dir);
+}
+
+/* An entry whose header claims 64 GiB, and a file that big (sparse): refused before any allocation, replaced. */
+static void a_huge_claim_is_refused_and_replaced(void **state)
+{
+    char dir[64], path[512];
+    uint64_t claim = (64ull << 30) - 56;
+    int fd;
+
+    (void)state;
+    fresh_cache(dir, sizeof(dir));
+    entry_path(kernel_source, &ptx80, path, sizeof(path));
+    fd = open(path, O_WRONLY);
+    assert_true(fd >= 0);
+    /* magic 8, format 4, byte order 4, key 16: the payload's size is at offset 32. */
+    assert_int_equal(pwrite(fd, &claim, sizeof(claim), 32), (ssize_t)sizeof(claim));
+    assert_int_equal(ftruncate(fd, (off_t)(64ull << 30)), 0);
+    close(fd);
+    expect_compile(GPU_CACHE_REPLACED, "over the cap");
+    expect_compile(GPU_CACHE_HIT, NULL);
+    remove_tree(dir);
+}
+
+/* ulimit -f below an entry's size: the compile succeeds, the write is a warning, the process lives. */
+static void a_file_size_limit_is_a_warning(void **state)
+{
+    char dir[64];
+    pid_t pid;
+    int status;
+
+    (void)state;
+    fresh_cache(dir, sizeof(dir));
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        struct rlimit small = {64, 64};
+        gpu_program *p;
+
+        signal(SIGXFSZ, SIG_DFL);
+        if (setrlimit(RLIMIT_FSIZE, &small) != 0)
+            _exit(2);
+        if (gpu_program_create(kernel_source, "k.cu", NULL, 0, &p) != GPU_OK || gpu_program_compile(p, NULL, &ptx80))
+            _exit(3);
+        if (gpu_program_cache_state(p) != GPU_CACHE_MISS || !gpu_program_cache_warning(p) ||
+            !strstr(gpu_program_cache_warning(p), strerror(EFBIG))) {
+            fprintf(stderr, "state %d, warning %s\n", gpu_program_cache_state(p), gpu_program_cache_warning(p));
+            _exit(4);
+        }
+        gpu_program_destroy(p);
+        _exit(0);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        fail_msg("under ulimit -f the compiling process %s %d", WIFEXITED(status) ? "exited" : "died of signal",
+                 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+    assert_int_equal(count_files(dir, ".tmp"), 0);
+    assert_int_equal(count_files(dir, ".bin"), 0);
+    remove_tree(dir);
+}
+
+/* GPUSHIM_CACHE and GPUSHIM_CACHE_MAX_BYTES: the documented values, and a warning naming any other. */
+static void cache_variables_take_documented_values(void **state)
+{
+    const char *offs[] = {"0", "off", "false", "no", "OFF"};
+    char dir[64];
+    int before;
+
+    (void)state;
+    fresh_cache(dir, sizeof(dir));
+    for (size_t i = 0; i < sizeof(offs) / sizeof(offs[0]); i++) {
+        setenv("GPUSHIM_CACHE", offs[i], 1);
+        before = fake_compiles();
+        expect_compile(GPU_CACHE_OFF, NULL);
+        assert_int_equal(fake_compiles(), before + 1);
+    }
+    assert_int_equal(count_files(dir, ".bin"), 0);
+    setenv("GPUSHIM_CACHE", "maybe", 1);
+    expect_compile(GPU_CACHE_MISS, "GPUSHIM_CACHE=maybe is not 0 or 1");
+    setenv("GPUSHIM_CACHE", "on", 1);
+    expect_compile(GPU_CACHE_HIT, NULL);
+    unsetenv("GPUSHIM_CACHE");
+    /* Not a wrapped-around 2^64 - 5: a warning, and the default cap (the entry stays). */
+    setenv("GPUSHIM_CACHE_MAX_BYTES", " -5", 1);
+    expect_compile(GPU_CACHE_HIT, "GPUSHIM_CACHE_MAX_BYTES= -5 is not a number");
+    setenv("GPUSHIM_CACHE_MAX_BYTES", "+100", 1);
+    expect_compile(GPU_CACHE_HIT, "GPUSHIM_CACHE_MAX_BYTES=+100 is not a number");
+    setenv("GPUSHIM_CACHE_MAX_BYTES", "18446744073709551616", 1);
+    expect_compile(GPU_CACHE_HIT, "is not a number");
+    unsetenv("GPUSHIM_CACHE_MAX_BYTES");
+    remove_tree(dir);
+}
+
+/* As uid and gid 65534 (root only): compiles kernel_source with `dir` as the cache; 10 + the cache state, and `why` found in the warning. */
+static int compile_as_user(const char *dir, const char *why)
+{
+    pid_t pid = fork();
+    int status;
+
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        gpu_program *p;
+        const char *w;
+
+        if (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0)
+            _exit(2);
+        setenv("GPUSHIM_CACHE_DIR", dir, 1);
+        if (gpu_program_create(kernel_source, "k.cu", NULL, 0, &p) != GPU_OK ||
+            gpu_program_add_name_expression(p, "scale<float>") != GPU_OK ||
+            gpu_program_compile(p, NULL, &ptx80) != GPU_OK)
+            _exit(3);
+        w = gpu_program_cache_warning(p);
+        if (why && (!w || !strstr(w, why))) {
+            fprintf(stderr, "as a user: the warning \"%s\" does not say \"%s\"\n", w ? w : "(none)", why);
+            _exit(4);
+        }
+        _exit(10 + (int)gpu_program_cache_state(p));
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    return WEXITSTATUS(status);
+}
+
+/*
+ * The same checks from a user's side (uid 65534, from a root test run): in a
+ * sticky folder of root's, an entry root replaced with its own symbolic link
+ * or file is another user's; the user's folder shared with a group is no
+ * cache; one of root's is a cache the user may read but not add to.
+ */
+static void a_user_trusts_only_their_own(void **state)
+{
+    char sticky[64], shared[64], path[512], copy[600];
+    DIR *d;
+    struct dirent *de;
+
+    (void)state;
+    if (geteuid() != 0) {
+        printf("  (skipped: running as another user needs root to switch to uid 65534)\n");
+        return;
+    }
+    fresh_cache(sticky, sizeof(sticky));
+    assert_int_equal(chmod(sticky, 01777), 0);
+    assert_int_equal(compile_as_user(sticky, NULL), 10 + GPU_CACHE_MISS);
+    assert_int_equal(compile_as_user(sticky, NULL), 10 + GPU_CACHE_HIT);
+    /* The user's entry, found by name; root swaps a symbolic link to a copy of it in its place. */
+    d = opendir(sticky);
+    assert_non_null(d);
+    path[0] = '\0';
+    while ((de = readdir(d)) != NULL)
+        if (strstr(de->d_name, ".bin"))
+            snprintf(path, sizeof(path), "%s/%s", sticky, de->d_name);
+    closedir(d);
+    assert_true(path[0] != '\0');
+    snprintf(copy, sizeof(copy), "%s.copy", path);
+    copy_file(path, copy);
+    assert_int_equal(chown(copy, 65534, 65534), 0);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(symlink(copy, path), 0);
+    /* Root's link in a sticky folder cannot be replaced by the user: compiled, not stored, never followed. */
+    assert_int_equal(compile_as_user(sticky, "is a symbolic link"), 10 + GPU_CACHE_MISS);
+    assert_int_equal(unlink(path), 0);
+    copy_file(copy, path); /* root's own file now, readable by all */
+    assert_int_equal(chmod(path, 0644), 0);
+    assert_int_equal(compile_as_user(sticky, "belongs to another user"), 10 + GPU_CACHE_MISS);
+    remove_tree(sticky);
+    /* The user's own folder shared with a group; root's folder the user cannot write. */
+    fresh_cache(shared, sizeof(shared));
+    assert_int_equal(chown(shared, 65534, 65534), 0);
+    assert_int_equal(chmod(shared, 0770), 0);
+    assert_int_equal(compile_as_user(shared, "writable by other users and not sticky"), 10 + GPU_CACHE_OFF);
+    assert_int_equal(chmod(shared, 0700), 0);
+    assert_int_equal(compile_as_user(shared, NULL), 10 + GPU_CACHE_MISS);
+    assert_int_equal(compile_as_user(shared, NULL), 10 + GPU_CACHE_HIT);
+    assert_int_equal(chown(shared, 0, 0), 0);
+    assert_int_equal(chmod(shared, 0755), 0);
+    /* Root's folder: trusted (root could do anything anyway), the user's entry in it used; none can be added. */
+    assert_int_equal(compile_as_user(shared, NULL), 10 + GPU_CACHE_HIT);
+    remove_tree(shared);
+    assert_int_equal(mkdir(shared, 0755), 0);
+    assert_int_equal(compile_as_user(shared, "not written: Permission denied"), 10 + GPU_CACHE_MISS);
+    remove_tree(shared);
+}
+
 static void the_report_says_what_was_loaded(void **state)
 {
     const gpu_compiler_report *r = gpu_compiler_get_report();
@@ -1161,6 +1550,13 @@ int main(int argc, char **argv)
         cmocka_unit_test(two_processes_at_once_both_succeed),
         cmocka_unit_test(an_unusable_cache_is_a_warning_not_a_failure),
         cmocka_unit_test(the_cache_folder_follows_xdg_then_home),
+        cmocka_unit_test(planted_entries_are_not_trusted),
+        cmocka_unit_test(the_folder_is_checked_on_every_compile),
+        cmocka_unit_test(eviction_removes_only_its_own),
+        cmocka_unit_test(a_huge_claim_is_refused_and_replaced),
+        cmocka_unit_test(a_file_size_limit_is_a_warning),
+        cmocka_unit_test(cache_variables_take_documented_values),
+        cmocka_unit_test(a_user_trusts_only_their_own),
     };
     const char *mode = argc > 1 ? argv[1] : "api";
     int rc;
