@@ -18,6 +18,7 @@
  * only the first span of a track is placed by the host clock.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <pthread.h>
@@ -26,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,6 +35,8 @@
 #include "gpushim/driver.h"
 
 #include "cuda_forward.h"
+#include "env.h"
+#include "file.h"
 #include "text.h"
 #include "trace.h"
 
@@ -138,6 +142,8 @@ static struct gpu__driver real;
 static const gpu_load_report *load_report; /* the loader's, its stages' times filled at install */
 static bool want_file, want_gpu, want_summary;
 static char trace_path[4096];
+static struct stat path_before; /* what stood at trace_path when tracing began, if path_existed */
+static bool path_existed;
 static pid_t trace_pid;
 static uint32_t load_tid;
 static uint64_t install_ns; /* the table was just filled: the end of the load */
@@ -698,18 +704,56 @@ static void write_spans(FILE *f)
                 us(rel(spans[i].ts_ns)), us(spans[i].dur_ns));
 }
 
-/* The file, `with_spans` when the caller holds gpu_lock. */
+/* What stood at the trace's path: a trace another process writes there meanwhile replaces it. */
+static bool path_stat(struct stat *st)
+{
+    return lstat(trace_path, st) == 0;
+}
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+           a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* Says so when the file this trace replaces appeared or changed since the trace began: another process's trace. */
+static void warn_if_replacing(void)
+{
+    struct stat now;
+
+    if (path_stat(&now) && (!path_existed || !same_file(&now, &path_before)))
+        fprintf(stderr,
+                "gpushim: GPUSHIM_TRACE: %s was written by another process while this one ran; this trace (pid %d) "
+                "replaces it (put %%p in the path for one file per process)\n",
+                trace_path, (int)trace_pid);
+}
+
+/*
+ * The file, `with_spans` when the caller holds gpu_lock: written 0600 (it
+ * holds pointer values) to a new file of an unguessable name beside it
+ * (O_EXCL, O_NOFOLLOW: never a planted file or link), then renamed over the
+ * path, which replaces a symbolic link there rather than following it.
+ */
 static bool write_file(bool with_spans)
 {
-    char tmp[sizeof(trace_path) + 32];
+    char tmp[sizeof(trace_path) + 32], prefix[sizeof(trace_path) + 8];
+    struct gpu__xfsz_hold hold;
     size_t written, incomplete;
     FILE *f;
     bool ok;
+    int fd;
 
-    snprintf(tmp, sizeof(tmp), "%s.tmp.%d", trace_path, (int)trace_pid);
-    f = fopen(tmp, "w");
-    if (!f)
+    snprintf(prefix, sizeof(prefix), "%s.tmp.", trace_path);
+    fd = gpu__file_create_unique(AT_FDCWD, prefix, "", tmp, sizeof(tmp));
+    if (fd < 0)
         return false;
+    f = fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        unlink(tmp);
+        return false;
+    }
+    gpu__xfsz_hold(&hold);
     fprintf(f, "{\"traceEvents\":[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRIu32
                ",\"args\":{\"name\":\"gpushim\"}}",
             (int)trace_pid, load_tid);
@@ -728,6 +772,9 @@ static bool write_file(bool with_spans)
             with_spans ? spans_failed : 0);
     ok = !ferror(f);
     ok = fclose(f) == 0 && ok;
+    gpu__xfsz_release(&hold);
+    if (ok)
+        warn_if_replacing();
     if (ok && rename(tmp, trace_path) == 0)
         return true;
     unlink(tmp);
@@ -805,36 +852,65 @@ static void trace_finish(void)
 
 /* ---- Install ---- */
 
-static bool env_is_one(const char *name)
+/* A switch of the environment, its warning on stderr. */
+static bool env_switch(const char *name)
 {
-    const char *v = secure_getenv(name);
+    char warning[256] = "";
+    bool on = gpu__env_switch(name, false, "it stays off", warning, sizeof(warning));
 
-    return v && strcmp(v, "1") == 0;
+    if (warning[0])
+        fprintf(stderr, "gpushim: %s\n", warning);
+    return on;
+}
+
+/*
+ * The trace's path from GPUSHIM_TRACE's pattern: %p is the process id, %% a
+ * %. Any other % is kept as it is, with a warning. false when it is too long.
+ */
+static bool expand_path(const char *pattern, pid_t pid)
+{
+    size_t n = 0;
+    bool warned = false;
+
+    for (const char *p = pattern; *p; p++) {
+        char piece[24] = {*p, '\0'};
+        size_t len;
+
+        if (p[0] == '%' && p[1] == 'p') {
+            snprintf(piece, sizeof(piece), "%d", (int)pid);
+            p++;
+        } else if (p[0] == '%' && p[1] == '%') {
+            p++;
+        } else if (p[0] == '%' && !warned) {
+            fprintf(stderr, "gpushim: GPUSHIM_TRACE=%s: only %%p (the process id) and %%%% are patterns; "
+                            "any other %% stays as it is\n", pattern);
+            warned = true;
+        }
+        len = strlen(piece);
+        if (n + len >= sizeof(trace_path))
+            return false;
+        memcpy(trace_path + n, piece, len + 1);
+        n += len;
+    }
+    return n > 0;
 }
 
 static void read_env(void)
 {
-    const char *path = secure_getenv("GPUSHIM_TRACE");
-    const char *cap = secure_getenv("GPUSHIM_TRACE_MAX_EVENTS");
+    const char *path = gpu__env("GPUSHIM_TRACE");
+    char warning[256] = "";
 
-    want_summary = env_is_one("GPUSHIM_TRACE_SUMMARY");
-    if (path && path[0]) {
-        if (strlen(path) >= sizeof(trace_path))
+    want_summary = env_switch("GPUSHIM_TRACE_SUMMARY");
+    if (path) {
+        want_file = expand_path(path, getpid());
+        if (!want_file)
             fprintf(stderr, "gpushim: GPUSHIM_TRACE: the path is too long; no trace is written\n");
-        else
-            want_file = snprintf(trace_path, sizeof(trace_path), "%s", path) > 0;
     }
-    want_gpu = want_file && env_is_one("GPUSHIM_TRACE_GPU");
-    if (cap) {
-        char *end;
-        unsigned long long v = strtoull(cap, &end, 10);
-
-        if (end == cap || *end || v == 0 || v > (1ull << 26) || cap[0] == '-')
-            fprintf(stderr, "gpushim: GPUSHIM_TRACE_MAX_EVENTS=%s is not a count from 1 to %llu; using %d\n", cap,
-                    1ull << 26, TRACE_DEFAULT_EVENTS);
-        else
-            max_events = (size_t)v;
-    }
+    want_gpu = env_switch("GPUSHIM_TRACE_GPU") && want_file;
+    max_events = (size_t)gpu__env_count("GPUSHIM_TRACE_MAX_EVENTS", 1, 1ull << 26, TRACE_DEFAULT_EVENTS, warning,
+                                        sizeof(warning));
+    if (warning[0])
+        fprintf(stderr, "gpushim: %s\n", warning);
 }
 
 bool gpu__trace_install(struct gpu__driver *table, const gpu_load_report *report)
@@ -860,6 +936,7 @@ bool gpu__trace_install(struct gpu__driver *table, const gpu_load_report *report
     for (int i = 0; i < TRACE_ID_COUNT; i++)
         atomic_init(&stats[i].min_ns, UINT64_MAX);
     trace_pid = getpid();
+    path_existed = want_file && path_stat(&path_before);
     load_tid = thread_id();
     install_ns = gpu__now_ns();
     load_report = report;

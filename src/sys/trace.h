@@ -5,7 +5,8 @@
  *   GPUSHIM_TRACE=/path/trace.json   every driver call through gpushim as a
  *                                    Chrome/Perfetto trace-event JSON file
  *                                    (complete "X" events), plus the load stages,
- *                                    written at exit (tmp file + rename)
+ *                                    written at exit (0600, a new file of a random
+ *                                    name, renamed); %p in the path: the pid
  *   GPUSHIM_TRACE_GPU=1              with GPUSHIM_TRACE: the GPU time of each
  *                                    launch and copy, from timing events, on
  *                                    one track per stream

@@ -201,7 +201,7 @@ check(len(calls) == 10, f"cap: {len(calls)} events kept, want 10")
 check(doc["otherData"]["max_events"] == 10 and doc["otherData"]["dropped_events"] == total - 10,
       f"cap: otherData {doc['otherData']}, want {total - 10} dropped")
 doc, info, p = traced("sequence", {"GPUSHIM_TRACE_MAX_EVENTS": "ten"})
-check("GPUSHIM_TRACE_MAX_EVENTS=ten is not a count" in p.stderr, "cap: a bad value is not reported")
+check("GPUSHIM_TRACE_MAX_EVENTS=ten is not a number" in p.stderr, "cap: a bad value is not reported")
 check(doc["otherData"]["max_events"] == 262144, "cap: a bad value does not leave the default")
 
 # ---- GPU spans from timing events, one track per stream ----
@@ -249,6 +249,98 @@ check("gpushim trace summary" in p.stderr, "summary alone: no summary")
 # ---- A file that cannot be written: said so, the program unharmed ----
 p = run(TRACE, ["sequence"], {"GPUSHIM_TRACE": os.path.join(TMP, "no-such-dir", "t.json")})
 check("GPUSHIM_TRACE: could not write" in p.stderr, "unwritable: not reported: " + p.stderr)
+
+# ---- What the trace writes to: never through a planted link, 0600, one file per process with %p ----
+def folder(mode, owner=None):
+    d = tempfile.mkdtemp(prefix="folder-", dir=TMP)
+    os.chmod(d, mode)
+    if owner is not None:
+        os.chown(d, owner, owner)
+    return d
+
+
+def plant(path, target, owner):
+    os.symlink(target, path)
+    if owner is not None:
+        os.lchown(path, owner, owner)
+
+
+ROOT = os.geteuid() == 0
+os.chmod(TMP, 0o755)  # the folders below are reached by uid 65534 too
+OTHER = 65534 if ROOT else None
+print("fs.protected_symlinks =", open("/proc/sys/fs/protected_symlinks").read().strip()
+      if os.path.exists("/proc/sys/fs/protected_symlinks") else "(unknown)")
+folders = {"own 0700": folder(0o700), "shared group 2770": folder(0o2770), "sticky 1777": folder(0o1777)}
+if ROOT:
+    folders["another user's 0777"] = folder(0o777, 65534)
+else:
+    print("  (not root: a folder of another user's is not tried)")
+victim = os.path.join(TMP, "bashrc")
+for name, d in folders.items():
+    with open(victim, "w") as f:
+        f.write("# the victim's own file\n")
+    path = os.path.join(d, "t.json")
+    # Links at the final path and at the temporary name the process id would give: planted by another user.
+    plant(path, victim, OTHER)
+    ran = subprocess.run(["sh", "-c", 'ln -s "$1" "$2.tmp.$$" && exec "$3" sequence', "sh", victim, path, TRACE],
+                         env={**{k: v for k, v in os.environ.items() if not k.startswith("GPUSHIM_TRACE")},
+                              "GPUSHIM_TRACE": path}, capture_output=True, text=True, timeout=600)
+    check(ran.returncode == 0, f"{name}: the traced program failed: {ran.stderr}")
+    check(open(victim).read() == "# the victim's own file\n", f"{name}: a planted link was followed: the victim's file changed")
+    check(not os.path.islink(path) and os.path.isfile(path), f"{name}: the trace is not a file of its own at {path}")
+    if os.path.isfile(path) and not os.path.islink(path):
+        check(os.stat(path).st_mode & 0o777 == 0o600, f"{name}: the trace's mode is {oct(os.stat(path).st_mode & 0o777)}")
+        load(path)
+if ROOT:
+    # As a user: root's link at the temporary name in a sticky folder, the user's own file as the victim.
+    d = folders["sticky 1777"]
+    path = os.path.join(d, "user.json")
+    with open(victim, "w") as f:
+        f.write("# the victim's own file\n")
+    os.chown(victim, 65534, 65534)
+
+    def as_user():
+        os.symlink(victim, f"{path}.tmp.{os.getpid()}")
+        os.setgroups([])
+        os.setgid(65534)
+        os.setuid(65534)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPUSHIM_TRACE")}
+    ran = subprocess.run([TRACE, "sequence"], env={**env, "GPUSHIM_TRACE": path}, preexec_fn=as_user,
+                         capture_output=True, text=True, timeout=600)
+    check(ran.returncode == 0, f"as a user: the traced program failed: {ran.returncode} {ran.stderr}")
+    check(open(victim).read() == "# the victim's own file\n", "as a user: root's planted link was followed")
+    check(os.path.isfile(path) and os.stat(path).st_uid == 65534, "as a user: no trace of the user's own: " + ran.stderr)
+else:
+    print("  (not root: the run as another user is not tried)")
+
+# %p: one file per process; the same path for two at once: the second to finish says it replaced the first's.
+pattern = os.path.join(TMP, "many.%p.json")
+pids = []
+for i in range(2):
+    p = run(TRACE, ["sequence"], {"GPUSHIM_TRACE": pattern})
+    pids += [f for f in os.listdir(TMP) if f.startswith("many.") and f.endswith(".json")]
+files = sorted(set(pids))
+check(len(files) == 2 and all(re.fullmatch(r"many\.\d+\.json", f) for f in files), f"%p: files {files}")
+p = run(TRACE, ["sequence"], {"GPUSHIM_TRACE": os.path.join(TMP, "pct.%%.%x.json")})
+check(os.path.exists(os.path.join(TMP, "pct.%.%x.json")), "%%: not one %")
+check("only %p (the process id) and %% are patterns" in p.stderr, "%x: no warning: " + p.stderr)
+shared = os.path.join(TMP, "shared.json")
+go = os.path.join(TMP, "go")
+env = {k: v for k, v in os.environ.items() if not k.startswith("GPUSHIM_TRACE")}
+first = subprocess.Popen([TRACE, "wait", go], env={**env, "GPUSHIM_TRACE": shared}, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+# The first has begun its trace once its driver is loaded: the wait mode loads a module before waiting.
+for _ in range(600):
+    if first.poll() is not None or os.path.exists(f"/proc/{first.pid}/maps") and "fakecuda" in open(f"/proc/{first.pid}/maps").read():
+        break
+    subprocess.run(["sleep", "0.05"])
+second = run(TRACE, ["sequence"], {"GPUSHIM_TRACE": shared})
+check("replaces it" not in second.stderr, "one trace over a file from before: a warning " + second.stderr)
+open(go, "w").close()
+out, err = first.communicate(timeout=600)
+check(first.returncode == 0, f"wait: exit status {first.returncode}: {err}")
+check(f"{shared} was written by another process while this one ran" in err, "two at once: no warning: " + err)
+load(shared)
 
 print(f"TRACE_CHECK {'FAILED' if failures else 'ok'}: {len(failures)} failures")
 sys.exit(1 if failures else 0)

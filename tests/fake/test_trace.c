@@ -9,6 +9,8 @@
  *   threads    16 threads, each its own stream and buffer, the same series
  *   exit       16 threads at work when the main thread calls exit()
  *   gpu        launches and copies on two streams and the legacy stream
+ *   wait FILE  the driver loaded (the trace begun), waits until FILE exists: another
+ *              process traces to the same path meanwhile
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fake_test.h"
 
@@ -174,8 +177,14 @@ int main(int argc, char **argv)
         threads(true);
     else if (strcmp(mode, "gpu") == 0)
         gpu();
-    else {
-        fprintf(stderr, "usage: %s sequence|threads|exit|gpu\n", argv[0]);
+    else if (strcmp(mode, "wait") == 0 && argc > 2) {
+        /* A minute at most: the checker makes the file as soon as the other process is done. */
+        for (int i = 0; access(argv[2], F_OK) != 0; i++) {
+            CHECK(i < 60000);
+            nanosleep(&(struct timespec){0, 1000000}, NULL);
+        }
+    } else {
+        fprintf(stderr, "usage: %s sequence|threads|exit|gpu|wait FILE\n", argv[0]);
         return 64;
     }
     gpu_module_destroy(module);
