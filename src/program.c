@@ -7,6 +7,7 @@
 
 #include "cache.h"
 #include "private.h"
+#include "program_disk.h"
 #include "sys/compiler.h"
 
 #define DEFAULT_NAME "gpushim.cu"
@@ -364,6 +365,7 @@ gpu_status gpu_program_compile(gpu_program *p, gpu_context *ctx, const gpu_compi
     char arch_option[64];
     char bad[GPU__CACHE_WARNING_MAX] = "";
     gpu__cache_lookup found = GPU__CACHE_ABSENT;
+    gpu__disk_use disk = GPU__DISK_NONE;
     int arch = o->arch;
     gpu_status st;
 
@@ -388,12 +390,26 @@ gpu_status gpu_program_compile(gpu_program *p, gpu_context *ctx, const gpu_compi
     }
     snprintf(arch_option, sizeof(arch_option), "--gpu-architecture=%s_%d",
              o->target == GPU_COMPILE_PTX ? "compute" : "sm", arch);
-    p->attempted = true;
     p->cache_warning[0] = '\0';
     p->cache_state = GPU_CACHE_OFF;
+    if (!o->no_cache) {
+        /* Never stale: a compile that reads files the key cannot cover is not cached at all. */
+        gpu__program_headers h = {p->header_count, (const char *const *)p->header_names,
+                                  (const char *const *)p->header_sources};
+        char why[GPU__CACHE_WARNING_MAX / 2];
+
+        disk = gpu__program_reads_disk(p->source, &h, o->options, o->option_count, why, sizeof(why));
+        if (disk == GPU__DISK_NO_MEMORY)
+            return gpu__fail(GPU_ERR_OUT_OF_MEMORY, 0, "gpu_program_compile: out of host memory");
+        if (disk == GPU__DISK_READ)
+            snprintf(p->cache_warning, sizeof(p->cache_warning),
+                     "cache skipped: %s; the cache key cannot cover it, so this program is compiled every time", why);
+    }
+    p->attempted = true;
 
     program_key(p, nv, o, arch_option, &key);
-    if (!o->no_cache && gpu__cache_open(&cache, &key, p->cache_warning, sizeof(p->cache_warning))) {
+    if (!o->no_cache && disk == GPU__DISK_NONE &&
+        gpu__cache_open(&cache, &key, p->cache_warning, sizeof(p->cache_warning))) {
         snprintf(p->cache_path, sizeof(p->cache_path), "%s", cache.path);
         p->has_cache_path = true;
         found = gpu__cache_read(&cache, p->expr_count, &e, bad, sizeof(bad));

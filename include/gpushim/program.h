@@ -24,6 +24,18 @@
  * expressions, the NVRTC version and the target. A cache that cannot be read
  * or written costs a warning (gpu_program_cache_warning()), never a failure.
  *
+ * Never stale: NVRTC does not report which files a compile read, so a
+ * program whose compile may read one from disk is not cached at all; it is
+ * compiled every time, its state GPU_CACHE_OFF and its warning saying what
+ * reads the disk ("cache skipped: ..."). That is an option naming a file or
+ * folder to read (-I, --include-path, -include, --pre-include, the
+ * precompiled-header options), or in the source or an in-memory header an
+ * #include, #include_next, #import or #embed of a name that is no in-memory
+ * header (NVRTC looks for it beside the program's name, at an absolute path
+ * or in the include paths), one computed by a macro, or __has_include of such
+ * a name. In-memory headers are in the key, so programs that use only those
+ * are cached.
+ *
  * What the cache trusts: an entry is code that gets loaded, so only what the
  * user alone could have written is used. The folder must belong to the user
  * (or root) and be writable by no one else unless it is sticky; any other is
@@ -85,7 +97,7 @@ typedef struct gpu_compile_options {
 
 /** Where a compile's output came from. */
 typedef enum gpu_cache_state {
-    GPU_CACHE_OFF = 0,  /**< not compiled yet, or the cache was off or unusable for this compile */
+    GPU_CACHE_OFF = 0,  /**< not compiled yet, or the cache was off, unusable or skipped (the program reads from disk) */
     GPU_CACHE_MISS,     /**< compiled by NVRTC; stored in the cache (unless a warning says why not) */
     GPU_CACHE_HIT,      /**< read from the cache; NVRTC did not compile */
     GPU_CACHE_REPLACED, /**< the entry was corrupt, truncated or foreign: compiled again, replaced */

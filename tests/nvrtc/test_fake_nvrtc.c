@@ -1085,6 +1085,75 @@ static void cache_variables_take_documented_values(void **state)
     remove_tree(dir);
 }
 
+/*
+ * A compile that may read a file on disk is never cached (NVRTC reports no
+ * dependencies, so the key could not cover the file); one that reads only
+ * in-memory headers is. Each case compiles twice: the second is no hit.
+ */
+static void what_reads_the_disk_is_not_cached(void **state)
+{
+    static const char *const include_path[] = {"-I/opt/include"}, *const long_path[] = {"--include-path=/opt"},
+                             *const pre[] = {"-include=/opt/pre.h"}, *const pch[] = {"-use-pch=/tmp/x.pch"},
+                             *const harmless[] = {"-DINCLUDE=1", "-std=c++17"};
+    const struct {
+        const char *source;
+        const char *const *options;
+        size_t option_count;
+        const char *why; /* NULL: cached */
+    } cases[] = {
+        {"#include \"on_disk.h\"\n", NULL, 0, "#include \"on_disk.h\": not an in-memory header"},
+        {"#include <vector>\n", NULL, 0, "#include <vector>"},
+        {"  #  include \"on_disk.h\"\n", NULL, 0, "on_disk.h"},
+        {"#/* a comment */include \"on_disk.h\"\n", NULL, 0, "on_disk.h"},
+        {"/* one\n */ #include \"on_disk.h\"\n", NULL, 0, "on_disk.h"},
+        {"#inc\\\nlude \"on_disk.h\"\n", NULL, 0, "on_disk.h"},
+        {"%:include \"on_disk.h\"\n", NULL, 0, "on_disk.h"},
+        {"#define H \"mem.h\"\n#include H\n", NULL, 0, "through a macro"},
+        {"#include_next <on_disk.h>\n", NULL, 0, "#include_next"},
+        {"#embed \"table.bin\"\n", NULL, 0, "#embed"},
+        {"#if __has_include(\"maybe.h\")\n#endif\n", NULL, 0, "__has_include"},
+        {"// k\n", include_path, 1, "the option \"-I/opt/include\" reads from disk"},
+        {"// k\n", long_path, 1, "--include-path=/opt"},
+        {"// k\n", pre, 1, "-include=/opt/pre.h"},
+        {"// k\n", pch, 1, "-use-pch"},
+        /* Cached: in-memory headers, by either spelling, and words that are no directive. */
+        {"#include \"mem.h\"\n#include <mem.h>\n", NULL, 0, NULL},
+        {"#if __has_include(\"mem.h\")\n#endif\n", NULL, 0, NULL},
+        {"// we include nothing; the word include is not a directive\n", harmless, 2, NULL},
+    };
+    const gpu_program_header mem = {"mem.h", "#define MEM 1\n"};
+    char dir[64];
+
+    (void)state;
+    fresh_cache(dir, sizeof(dir));
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        gpu_compile_options o = ptx80;
+
+        o.options = cases[i].options;
+        o.option_count = cases[i].option_count;
+        for (int round = 0; round < 2; round++) {
+            int before = fake_compiles();
+            gpu_program *p;
+            const char *w;
+
+            assert_int_equal(gpu_program_create(cases[i].source, "k.cu", &mem, 1, &p), GPU_OK);
+            assert_int_equal(gpu_program_compile(p, NULL, &o), GPU_OK);
+            w = gpu_program_cache_warning(p);
+            if (cases[i].why) {
+                if (gpu_program_cache_state(p) != GPU_CACHE_OFF || !w || !strstr(w, cases[i].why) ||
+                    !strstr(w, "cache skipped") || gpu_program_cache_path(p) || fake_compiles() != before + 1)
+                    fail_msg("case %zu (%s), round %d: state %d, warning \"%s\"", i, cases[i].source, round,
+                             gpu_program_cache_state(p), w ? w : "(none)");
+            } else if (gpu_program_cache_state(p) != (round ? GPU_CACHE_HIT : GPU_CACHE_MISS) || w) {
+                fail_msg("case %zu (%s), round %d: state %d, warning \"%s\": should be cached", i, cases[i].source,
+                         round, gpu_program_cache_state(p), w ? w : "(none)");
+            }
+            gpu_program_destroy(p);
+        }
+    }
+    remove_tree(dir);
+}
+
 /* As uid and gid 65534 (root only): compiles kernel_source with `dir` as the cache; 10 + the cache state, and `why` found in the warning. */
 static int compile_as_user(const char *dir, const char *why)
 {
@@ -1557,6 +1626,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_file_size_limit_is_a_warning),
         cmocka_unit_test(cache_variables_take_documented_values),
         cmocka_unit_test(a_user_trusts_only_their_own),
+        cmocka_unit_test(what_reads_the_disk_is_not_cached),
     };
     const char *mode = argc > 1 ? argv[1] : "api";
     int rc;

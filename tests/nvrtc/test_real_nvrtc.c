@@ -168,6 +168,80 @@ static void the_second_compile_is_a_cache_hit(void **state)
     unsetenv("GPUSHIM_CACHE_DIR");
 }
 
+/* Writes `text` to `path`. */
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* Compiles with the cache on, `options` added; the PTX must hold `want`; the cache state is returned (the warning checked). */
+static gpu_cache_state compile_expecting(const char *src, const char *const *options, size_t n, const char *want)
+{
+    gpu_cache_state state;
+    gpu_compile_options o = ptx75;
+    gpu_program *p;
+
+    o.no_cache = false;
+    o.options = options;
+    o.option_count = n;
+    assert_int_equal(gpu_program_create(src, "reads_disk.cu", NULL, 0, &p), GPU_OK);
+    assert_int_equal(gpu_program_compile(p, NULL, &o), GPU_OK);
+    if (!strstr(ptx_of(p), want))
+        fail_msg("the PTX does not hold \"%s\" (cache state %d): a stale header", want, gpu_program_cache_state(p));
+    state = gpu_program_cache_state(p);
+    if (state == GPU_CACHE_OFF)
+        assert_non_null(strstr(gpu_program_cache_warning(p), "cache skipped"));
+    gpu_program_destroy(p);
+    return state;
+}
+
+/*
+ * A header read from disk changes between two compiles: the second sees the
+ * new one. NVRTC reports no dependencies, so such a program is not cached.
+ */
+static void a_header_on_disk_is_never_stale(void **state)
+{
+    static const char src[] = "#include \"value.h\"\n"
+                              "extern \"C\" __global__ void put(int *x) { *x = VALUE; }\n";
+    char cache[] = "/tmp/gpushim-real-cache-XXXXXX", inc[] = "/tmp/gpushim-real-inc-XXXXXX";
+    char header[64], option[64];
+    const char *options[1] = {option};
+
+    (void)state;
+    assert_non_null(mkdtemp(cache));
+    assert_non_null(mkdtemp(inc));
+    setenv("GPUSHIM_CACHE_DIR", cache, 1);
+    snprintf(header, sizeof(header), "%s/value.h", inc);
+    snprintf(option, sizeof(option), "-I%s", inc);
+    gpu_cache_state states[4];
+
+    write_text(header, "#define VALUE 1234567\n");
+    states[0] = compile_expecting(src, options, 1, "1234567");
+    write_text(header, "#define VALUE 7654321\n");
+    states[1] = compile_expecting(src, options, 1, "7654321");
+    /* An absolute #include, no -I at all. */
+    {
+        char abs_src[256];
+
+        snprintf(abs_src, sizeof(abs_src), "#include \"%s\"\nextern \"C\" __global__ void put(int *x) { *x = VALUE; }\n",
+                 header);
+        states[2] = compile_expecting(abs_src, NULL, 0, "7654321");
+        write_text(header, "#define VALUE 1111111\n");
+        states[3] = compile_expecting(abs_src, NULL, 0, "1111111");
+    }
+    /* Compiled every time, with the reason in the warning. */
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(states[i], GPU_CACHE_OFF);
+    assert_int_equal(unlink(header), 0);
+    assert_int_equal(rmdir(inc), 0);
+    assert_int_equal(rmdir(cache), 0); /* nothing was stored */
+    unsetenv("GPUSHIM_CACHE_DIR");
+}
+
 struct job {
     int index;
     gpu_status status;
@@ -262,6 +336,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_compile_error_carries_nvrtcs_log),
         cmocka_unit_test(a_cubin_is_an_elf_image),
         cmocka_unit_test(the_second_compile_is_a_cache_hit),
+        cmocka_unit_test(a_header_on_disk_is_never_stale),
         cmocka_unit_test(two_threads_compile_at_once),
         cmocka_unit_test(the_device_target_needs_a_driver),
     };
