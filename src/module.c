@@ -50,6 +50,17 @@ static uint64_t read_le(const unsigned char *p, unsigned bytes)
 }
 
 /*
+ * Whether a table of `count` entries of `entry_size` bytes at `offset` lies
+ * inside `size` bytes. Offsets come from the image, so nothing may wrap: an
+ * offset near 2^64 plus the table's size must not come out small.
+ */
+static bool table_inside(uint64_t offset, uint64_t entry_size, uint64_t count, size_t size)
+{
+    /* entry_size and count are 16-bit fields: their product fits 32 bits. */
+    return offset <= size && entry_size * count <= size - offset;
+}
+
+/*
  * The driver takes a binary image without its size and reads as far as the
  * image's own headers say: a fatbin's (16 bytes, then the bytes of its
  * entries) or an ELF64 cubin's (its program and section header tables). So
@@ -65,8 +76,8 @@ static const char *binary_image_short(const unsigned char *p, size_t size)
     }
     if (size < 64 || p[4] != 2 /* ELFCLASS64 */)
         return "an ELF image without a whole ELF64 header";
-    if (read_le(p + 32, 8) + read_le(p + 54, 2) * read_le(p + 56, 2) > size ||
-        read_le(p + 40, 8) + read_le(p + 58, 2) * read_le(p + 60, 2) > size)
+    if (!table_inside(read_le(p + 32, 8), read_le(p + 54, 2), read_le(p + 56, 2), size) ||
+        !table_inside(read_le(p + 40, 8), read_le(p + 58, 2), read_le(p + 60, 2), size))
         return "an ELF image shorter than its header tables say";
     return NULL;
 }

@@ -16,8 +16,10 @@ extern "C" {
  * Loads a module from memory into `ctx` (NULL: device 0): PTX text, or a
  * cubin or fatbin image. `size` is the image's length in bytes; PTX need not
  * be NUL-terminated. The driver is given no size and reads a binary image as
- * far as its headers say, so a fatbin or ELF64 cubin shorter than that is
- * GPU_ERR_INVALID_ARG before the driver sees it; so is a fatbin wrapper
+ * far as its headers say, so a fatbin or ELF64 cubin shorter than that (its
+ * program or section header table, at any offset the image claims, not
+ * wholly inside `size` bytes) is GPU_ERR_INVALID_ARG before the driver sees
+ * it; so is a fatbin wrapper
  * (__fatBinC_Wrapper_t, a pointer rather than an image). When the driver
  * rejects the image, GPU_ERR_MODULE_LOAD and gpu_last_error() holds the
  * driver's JIT log.

@@ -413,6 +413,16 @@ static void module_rejected(void **state)
     elf_short[58] = 64;   /* e_shentsize */
     FT_INVALID(gpu_module_load_data(NULL, elf_short, sizeof(elf_short), &m),
                "an ELF image shorter than its header tables say");
+    /* Tables "before" the image: an offset of 2^64 - 8 plus 64 bytes wraps to 56, inside 64 bytes if unchecked. */
+    for (int table = 0; table < 2; table++) {
+        memcpy(elf_short, elf, sizeof(elf_short));
+        memset(elf_short + (table ? 40 : 32), 0xff, 8);
+        elf_short[table ? 40 : 32] = 0xf8; /* e_phoff or e_shoff = 2^64 - 8 */
+        elf_short[table ? 58 : 54] = 64;   /* e_phentsize or e_shentsize */
+        elf_short[table ? 60 : 56] = 1;    /* e_phnum or e_shnum */
+        FT_INVALID(gpu_module_load_data(NULL, elf_short, sizeof(elf_short), &m),
+                   "an ELF image shorter than its header tables say");
+    }
     assert_ptr_equal(m, (gpu_module *)&m);
 }
 

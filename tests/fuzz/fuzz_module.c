@@ -2,7 +2,11 @@
  * Module images and kernel names through gpu_module_load_data and
  * gpu_module_get_function, against the fake driver (and so its PTX reader):
  * the input's first line (at most 255 bytes) is the kernel name, the rest
- * the image. Whatever the bytes, a clear status, and nothing left loaded.
+ * the image. Whatever the bytes, a clear status, and nothing left loaded; and
+ * for a binary image the status gpushim's size check must give, from a
+ * reference check of its own (in 128-bit arithmetic, which cannot wrap): an
+ * image shorter than its headers say is GPU_ERR_INVALID_ARG, a whole one goes
+ * to the driver.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +29,26 @@ static void check(int ok, const char *what)
         fprintf(stderr, "fuzz-module: %s (%s)\n", what, gpu_last_error());
         abort();
     }
+}
+
+static unsigned __int128 le(const unsigned char *p, unsigned bytes)
+{
+    unsigned __int128 v = 0;
+
+    while (bytes--)
+        v = v << 8 | p[bytes];
+    return v;
+}
+
+/* -1: not a binary image; 1: one as long as its own headers say; 0: shorter. */
+static int binary_whole(const unsigned char *p, size_t size)
+{
+    if (size < 4 || (memcmp(p, "\x7f" "ELF", 4) != 0 && memcmp(p, "\x50\xed\x55\xba", 4) != 0))
+        return -1;
+    if (p[0] == 0x50)
+        return size >= 16 && 16 + le(p + 8, 8) <= size;
+    return size >= 64 && p[4] == 2 && le(p + 32, 8) + le(p + 54, 2) * le(p + 56, 2) <= size &&
+           le(p + 40, 8) + le(p + 58, 2) * le(p + 60, 2) <= size;
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -54,6 +78,16 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     check(st == GPU_OK || st == GPU_ERR_MODULE_LOAD || st == GPU_ERR_INVALID_ARG || st == GPU_ERR_NOT_SUPPORTED,
           "load: an unexpected status");
     check(st == GPU_OK || gpu_last_error()[0] != '\0', "load: a failure without a reason");
+    switch (binary_whole(image, image_size)) {
+    case 0:
+        check(st == GPU_ERR_INVALID_ARG, "load: an image shorter than its headers say was not refused");
+        break;
+    case 1:
+        check(st != GPU_ERR_INVALID_ARG, "load: a whole binary image was refused before the driver saw it");
+        break;
+    default:
+        break;
+    }
     check((st == GPU_OK) == (m != NULL), "load: out set on failure, or not on success");
     if (st == GPU_OK) {
         st = gpu_module_get_function(m, name, &f);
