@@ -20,7 +20,7 @@
 #include "trace.h"
 
 _Static_assert(offsetof(struct gpu__cuda_frame, vec) == 48, "cuda_forward_x86_64.S saves the vector registers at 48");
-_Static_assert(offsetof(struct gpu__cuda_frame, slot) == 176, "cuda_forward_x86_64.S keeps the slot at 176");
+_Static_assert(offsetof(struct gpu__cuda_frame, index) == 176, "cuda_forward_x86_64.S keeps the index at 176");
 _Static_assert(offsetof(struct gpu__cuda_frame, target) == 192, "cuda_forward_x86_64.S calls the target at 192");
 _Static_assert(offsetof(struct gpu__cuda_frame, stack) == 200, "cuda_forward_x86_64.S keeps the stack at 200");
 _Static_assert(sizeof(struct gpu__cuda_frame) == 208, "cuda_forward_x86_64.S reserves 208 bytes of frame");
@@ -100,9 +100,12 @@ static void *fn_address(cuabi_result (*fn)(void))
     return p;
 }
 
+/* What each slot is to hold, once found; the slots themselves are libgpushim-cuda's. */
+static void *fill[GPU__CUDA_SYMBOL_COUNT];
+
 static void set_slot(size_t i, void *p)
 {
-    __atomic_store_n(&gpu_cuda_slots[i], p, __ATOMIC_RELEASE);
+    fill[i] = p;
 }
 
 static void resolve_without_driver(gpu_status st)
@@ -115,10 +118,10 @@ static void resolve_without_driver(gpu_status st)
         found[i] = FOUND_NO_DRIVER;
         set_slot(i, fn_address(return_stub_library));
     }
-    memcpy(&gpu_cuda_slots[GPU__CUDA_SYM_cuGetErrorName], &(cuabi_result (*)(cuabi_result, const char **)){own_error_name},
+    memcpy(&fill[GPU__CUDA_SYM_cuGetErrorName], &(cuabi_result (*)(cuabi_result, const char **)){own_error_name},
            sizeof(void *));
-    memcpy(&gpu_cuda_slots[GPU__CUDA_SYM_cuGetErrorString],
-           &(cuabi_result (*)(cuabi_result, const char **)){own_error_string}, sizeof(void *));
+    memcpy(&fill[GPU__CUDA_SYM_cuGetErrorString], &(cuabi_result (*)(cuabi_result, const char **)){own_error_string},
+           sizeof(void *));
 }
 
 static void resolve_all(void)
@@ -193,19 +196,24 @@ static bool called_back(void)
     return atomic_load_explicit(&resolving, memory_order_acquire) && pthread_equal(resolver, pthread_self());
 }
 
-void *gpu__cuda_resolve(void **slot)
+void *gpu_cuda_resolve(void **slots, uint32_t index)
 {
+    if (index >= GPU__CUDA_SYMBOL_COUNT)
+        return fn_address(return_not_supported);
     if (!atomic_load_explicit(&resolved, memory_order_acquire)) {
         if (called_back())
             return fn_address(return_stub_library);
         resolve_once();
     }
-    return __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    /* Every thread that comes here writes the same values: the slots settle on them. */
+    for (size_t i = 0; i < GPU__CUDA_SYMBOL_COUNT; i++)
+        __atomic_store_n(&slots[i], fill[i], __ATOMIC_RELEASE);
+    return fill[index];
 }
 
 void *gpu__cuda_trace_enter(struct gpu__cuda_frame *frame)
 {
-    frame->target = targets[frame->slot - gpu_cuda_slots];
+    frame->target = targets[frame->index];
     frame->t0 = gpu__now_ns();
     return frame->target;
 }
@@ -214,7 +222,7 @@ void *gpu__cuda_trace_enter(struct gpu__cuda_frame *frame)
 void gpu__cuda_trace_exit(struct gpu__cuda_frame *frame, cuabi_result rc)
 {
     uint64_t t1 = gpu__now_ns();
-    size_t i = (size_t)(frame->slot - gpu_cuda_slots);
+    size_t i = (size_t)frame->index;
     const char *kinds = symbol_kinds[i];
     uint64_t args[GPU__CUDA_STACK_WORDS];
     unsigned n = 0, gpr = 0, vec = 0, stack = 0;

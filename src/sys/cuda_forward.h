@@ -1,20 +1,19 @@
 /*
  * libgpushim-cuda's forwarders: every symbol of cuda_symbols.h, exported by
- * libgpushim-cuda.so as a two-instruction trampoline that jumps through its
- * slot in gpu_cuda_slots, which lives here in libgpushim.so, beside the one
- * loader.
+ * libgpushim-cuda.so as a jump through its own slot there
+ * (cuda_exports_<cpu>.S). A slot starts at its lazy stub; the first call of
+ * any symbol asks libgpushim, beside the one loader, to resolve them all at
+ * once (gpu_cuda_resolve, cuda_forward.c): each slot becomes the driver's own
+ * export of that very name (the caller's cuda.h chose the ABI), or, with
+ * tracing on, a traced stub here that times the call and then calls that
+ * export; a symbol the driver lacks gets a function returning
+ * CUDA_ERROR_NOT_SUPPORTED, and with no driver at all every slot returns
+ * CUDA_ERROR_STUB_LIBRARY but cuGetErrorName and cuGetErrorString, which
+ * gpushim answers itself.
  *
- * A slot starts at its lazy stub. The first call of any symbol resolves them
- * all at once (cuda_forward.c): each becomes the driver's own export of that
- * very name (the caller's cuda.h chose the ABI), or, with tracing on, a
- * traced stub that times the call and then calls that export; a symbol the
- * driver lacks gets a function returning CUDA_ERROR_NOT_SUPPORTED, and with
- * no driver at all every slot returns CUDA_ERROR_STUB_LIBRARY but
- * cuGetErrorName and cuGetErrorString, which gpushim answers itself.
- *
- * The stubs and thunks are assembly (cuda_forward_<cpu>.S): they pass every
- * argument register and stack word on untouched, so one mechanism serves all
- * prototypes, those of headers yet to come too.
+ * The stubs and thunks are assembly: they pass every argument register and
+ * stack word on untouched, so one mechanism serves all prototypes, those of
+ * headers yet to come too.
  */
 #ifndef GPUSHIM_SYS_CUDA_FORWARD_H
 #define GPUSHIM_SYS_CUDA_FORWARD_H
@@ -31,9 +30,6 @@ enum {
     GPU__CUDA_SYMBOL_COUNT
 };
 
-/* One slot per symbol, in the list's order (defined in cuda_forward_<cpu>.S, exported for the trampolines). */
-extern void *gpu_cuda_slots[GPU__CUDA_SYMBOL_COUNT];
-
 /* The words of a stack-passed argument list the traced thunk copies for the call it makes. */
 #define GPU__CUDA_STACK_WORDS 16
 
@@ -44,18 +40,20 @@ extern void *gpu_cuda_slots[GPU__CUDA_SYMBOL_COUNT];
 struct gpu__cuda_frame {
     uint64_t gpr[6];      /* the integer argument registers, in order */
     uint64_t vec[8][2];   /* the vector argument registers */
-    void **slot;          /* the slot the call came through */
+    uint64_t index;       /* the symbol's, in cuda_symbols.h */
     uint64_t t0;          /* the traced call's start */
     void *target;         /* what the traced thunk calls */
     const uint64_t *stack; /* the caller's stack-passed arguments */
 };
 
 /*
- * The lazy stubs' C half: resolves every slot if that has not happened yet
- * (once per process; a call from inside the resolution, from the driver's
- * cuInit, gets the no-driver function) and returns what `slot` now holds.
+ * The lazy thunk's C half, exported for libgpushim-cuda: fills `slots` (one
+ * per symbol, in the list's order), finding the driver's functions if that
+ * has not happened yet (once per process; a call from inside it, from the
+ * driver's cuInit, gets the no-driver function), and returns what slot
+ * `index` now holds.
  */
-void *gpu__cuda_resolve(void **slot);
+__attribute__((visibility("default"))) void *gpu_cuda_resolve(void **slots, uint32_t index);
 
 /* The traced thunk's halves: the target to call, then the call's record. */
 void *gpu__cuda_trace_enter(struct gpu__cuda_frame *frame);
