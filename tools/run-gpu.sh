@@ -246,7 +246,7 @@ fi
 {
     echo
     echo "== gpu suite"
-    grep -hE '^ *[0-9]+/[0-9]+ .*gpushim:(gpu \/ )?(gpu|cuda)-' "$TESTS_LOG" | sort -u
+    grep -hE '^ *[0-9]+/[0-9]+ .*gpushim:(gpu[^ ]* \/ )?(gpu|cuda|driver-api)-' "$TESTS_LOG" | sort -u
     echo
     echo "== figures"
     grep -hE '^(DEVICE|ORDERING|CAPTURE|EVENTS|RESOLVED summary|THREADS own|THREADS hot|PEER |KERNELS |TORCH_DLOPEN|[0-9]+ cycles of dlopen|NVRTC_GPU|TRACE_GPU|TRACE_JSON)' "$TESTS_LOG" | sort -u
