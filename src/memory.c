@@ -285,8 +285,11 @@ gpu_status gpu_buffer_ipc_handle(const gpu_buffer *buffer, gpu_ipc_handle *out)
 gpu_status gpu_buffer_open_ipc(gpu_context *ctx, const gpu_ipc_handle *handle, gpu_buffer **out)
 {
     cuabi_ipc_mem_handle h;
+    cuabi_deviceptr base = 0;
+    size_t size = 0;
     struct gpu__call c;
     gpu_buffer *b;
+    gpu_status st;
 
     GPU__NOT_NULL(handle, out);
     if (handle->size == 0 || handle->size > SIZE_MAX)
@@ -294,6 +297,23 @@ gpu_status gpu_buffer_open_ipc(gpu_context *ctx, const gpu_ipc_handle *handle, g
                          (unsigned long long)handle->size);
     memcpy(&h, handle->cuda, sizeof(h));
     b = gpu__buffer_begin(&c, ctx, &ipc_kind, (size_t)handle->size, out, __func__);
-    return GPU__OBJECT_MAKE(&c, b, out, cuIpcOpenMemHandle, GPU_ERR_DRIVER, &b->ptr, h,
-                            CUABI_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+    if (!b)
+        return c.st;
+    st = GPU__INVOKE(&c, cuIpcOpenMemHandle, GPU_ERR_DRIVER, &b->ptr, h, CUABI_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+    if (st != GPU_OK)
+        return gpu__object_finish(&c, &b->obj, st, (void **)out);
+    /*
+     * The size in the handle is the other process's word; the allocation's
+     * is the driver's. Every bounds check gpushim makes on the buffer uses
+     * its size, so a claim beyond the allocation is refused, and the mapping
+     * closed again.
+     */
+    st = GPU__INVOKE(&c, cuMemGetAddressRange, GPU_ERR_DRIVER, &base, &size, b->ptr);
+    if (st == GPU_OK && handle->size > size - (b->ptr - base))
+        st = GPU__FAIL(GPU_ERR_INVALID_ARG,
+                       "the handle claims %llu bytes, but the allocation it opens holds %zu: not opened",
+                       (unsigned long long)handle->size, size - (size_t)(b->ptr - base));
+    if (st != GPU_OK)
+        (void)GPU__INVOKE_RAW(&c, cuIpcCloseMemHandle, b->ptr);
+    return gpu__object_finish(&c, &b->obj, st, (void **)out);
 }

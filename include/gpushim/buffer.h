@@ -423,12 +423,16 @@ GPU_API gpu_status gpu_buffer_ipc_handle(const gpu_buffer *buffer, gpu_ipc_handl
  * stays the exporter's. A handle of this very process, or of one that has
  * exited or freed the buffer, is refused by the driver: GPU_ERR_DRIVER (or
  * GPU_ERR_INVALID_ARG, GPU_ERR_CONTEXT) with the driver's reason in
- * gpu_last_error(). GPU_ERR_INVALID_ARG (NULL, size 0), GPU_ERR_NO_DRIVER,
- * GPU_ERR_NOT_SUPPORTED, GPU_ERR_OUT_OF_MEMORY.
+ * gpu_last_error(). The size in the handle is the other process's claim:
+ * the allocation's own size is asked of the driver (cuMemGetAddressRange on
+ * the opened pointer), and a claim beyond it is GPU_ERR_INVALID_ARG, the
+ * mapping closed again, so that no bounds check of gpushim's ever trusts a
+ * larger size. GPU_ERR_INVALID_ARG (NULL, size 0, a size beyond the
+ * allocation), GPU_ERR_NO_DRIVER, GPU_ERR_NOT_SUPPORTED, GPU_ERR_OUT_OF_MEMORY.
  * @param ctx the context to map it in; NULL: device 0's primary context
  * @param handle the handle from gpu_buffer_ipc_handle() in the exporting process
- * @param[out] out the new buffer, of the handle's size, the caller's to free
- *             with gpu_buffer_destroy(); set only on success
+ * @param[out] out the new buffer, of the handle's size (at most the
+ *             allocation's), the caller's to free with gpu_buffer_destroy(); set only on success
  * @return GPU_OK, or one of the codes above
  */
 GPU_API GPU_NODISCARD gpu_status gpu_buffer_open_ipc(gpu_context *ctx, const gpu_ipc_handle *handle,

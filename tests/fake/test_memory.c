@@ -424,6 +424,25 @@ static void ipc_same_process(void **state)
     FT_OK(gpu_buffer_create_managed(NULL, 16, &m));
     FT_INVALID(gpu_buffer_ipc_handle(m, &h), "only memory from gpu_buffer_create()");
     gpu_buffer_destroy(m);
+    /*
+     * The size is the driver's, not the handle's: a 64-byte allocation
+     * claimed as 1 GiB is refused (and the mapping closed again); a smaller
+     * claim is the buffer's size, within the allocation.
+     */
+    FT_OK(gpu_buffer_ipc_handle(b, &h));
+    h.size = 1ull << 30;
+    opened = (gpu_buffer *)&opened;
+    FT_FAIL(gpu_buffer_open_ipc(NULL, &h, &opened), GPU_ERR_INVALID_ARG, 0,
+            "the handle claims 1073741824 bytes, but the allocation it opens holds 64");
+    assert_ptr_equal(opened, (gpu_buffer *)&opened);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_DEVICE_ALLOCS), allocs);
+    h.size = 16 * sizeof(uint32_t) + 1;
+    FT_FAIL(gpu_buffer_open_ipc(NULL, &h, &opened), GPU_ERR_INVALID_ARG, 0, "holds 64");
+    h.size = 8;
+    FT_OK(gpu_buffer_open_ipc(NULL, &h, &opened));
+    assert_int_equal(gpu_buffer_size(opened), 8);
+    gpu_buffer_destroy(opened);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_DEVICE_ALLOCS), allocs);
     h.size = 0;
     FT_INVALID(gpu_buffer_open_ipc(NULL, &h, &opened), "size (0)");
     gpu_stream_destroy(s);

@@ -1319,7 +1319,7 @@ static const op ops[] = {
     {"gpu_buffer_ipc_handle", 0, false, NULL, run_buffer_ipc_handle, NULL, NULL, NULL,
      {W("cuIpcGetMemHandle", GPU_ERR_DRIVER)}},
     {"gpu_buffer_open_ipc", 0, false, NULL, run_buffer_open_ipc, undo_buffer, NULL, NULL,
-     {W("cuIpcOpenMemHandle", GPU_ERR_DRIVER)}},
+     {W("cuIpcOpenMemHandle", GPU_ERR_DRIVER), W("cuMemGetAddressRange", GPU_ERR_DRIVER)}},
     {"gpu_event_create_interprocess", 0, false, NULL, run_event_create_interprocess, undo_event, NULL, NULL,
      {W("cuEventCreate", GPU_ERR_EVENT)}},
     {"gpu_event_ipc_handle", 0, false, NULL, run_event_ipc_handle, NULL, NULL, NULL,
