@@ -65,6 +65,20 @@ static int consume(int fd)
 
     if (read(fd, &h, sizeof(h)) != (ssize_t)sizeof(h))
         return 2;
+    /* A claim beyond the allocation (1 GiB for N words) is refused: the size is the driver's. */
+    {
+        gpu_ipc_handle big = h.mem;
+        gpu_buffer *wrong = NULL;
+        gpu_status st;
+
+        big.size = 1ull << 30;
+        st = gpu_buffer_open_ipc(NULL, &big, &wrong);
+        if (st != GPU_ERR_INVALID_ARG || wrong) {
+            printf("IPC consumer: a 1 GiB claim on a %zu-byte buffer: %s: %s\n", (size_t)h.mem.size,
+                   gpu_status_name(st), gpu_last_error());
+            return 6;
+        }
+    }
     if (gpu_buffer_open_ipc(NULL, &h.mem, &b) != GPU_OK || gpu_event_open_ipc(NULL, &h.event, &e) != GPU_OK ||
         gpu_stream_create_non_blocking(NULL, &s) != GPU_OK) {
         printf("IPC consumer: %s\n", gpu_last_error());
