@@ -39,7 +39,7 @@ $(PROGRAM): main.c
 	@command -v $(NVCC) >/dev/null || { echo "$(NVCC) not found: set NVCC to nvcc's path" >&2; exit 1; }
 	$(NVCC) -ptx -arch=compute_75 -o $@ $<
 
-# Host implementations of kernels, for the fake driver (GPUSHIM_FAKE_KERNELS=./lib..._host.so).
+# Host implementations of kernels, for the fake driver (GPUSHIM_FAKE_KERNELS=$PWD/lib..._host.so).
 lib%_host.so: %_host.c
 	@$(PKG_CONFIG) --exists gpushim-fakecuda || { echo "pkg-config finds no gpushim-fakecuda (installed with gpushim)" >&2; exit 1; }
 	$(CC) $(WARNINGS) $(CFLAGS) -fPIC -shared $(FAKE_CFLAGS) $(LDFLAGS) -o $@ $< $(FAKE_LIBS)

@@ -1,7 +1,7 @@
 # What run.sh and faults/test.sh share; sourced, with the mode (fake or gpu) in $1.
 #   on KERNELS CMD...   runs CMD on the mode's driver: on the fake, GPUSHIM_LIBCUDA
 #                       names it, GPUSHIM_FAKE_KERNELS=KERNELS (a host kernel
-#                       library, or "" for none) and GPUSHIM_FAKE_REPORT=strict
+#                       library, made absolute, or "" for none) and GPUSHIM_FAKE_REPORT=strict
 #                       (exit 86 if the program leaves anything alive); on a GPU
 #                       neither, so libgpushim loads the real driver.
 #   expect NAME STATUS PATTERN CMD...   runs CMD, shows its output, and checks
@@ -18,7 +18,8 @@ case $mode in
         fi
         on() {
             local vars=(GPUSHIM_LIBCUDA="$fake_driver" GPUSHIM_FAKE_REPORT=strict)
-            [ -z "$1" ] || vars+=(GPUSHIM_FAKE_KERNELS="$1")
+            # The fake loads only absolute paths.
+            [ -z "$1" ] || vars+=(GPUSHIM_FAKE_KERNELS="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")")
             shift
             env "${vars[@]}" "$@"
         }

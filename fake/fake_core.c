@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "env.h"
 #include "fake_internal.h"
 
 /* What cuDriverGetVersion says unless GPUSHIM_FAKE_VERSION says otherwise. */
@@ -68,14 +69,35 @@ int fake_entry_find(const char *name)
 }
 
 /* A whole decimal number in [lo, hi]; anything else stops the program, loudly. */
+/*
+ * gpushim's own parser (src/sys/env.c): digits alone, a '-' first where the
+ * range has negative numbers, within [lo, hi]; anything else ends the
+ * process, naming it.
+ */
 static long parse_number(const char *var, const char *text, long lo, long hi)
 {
-    char *end;
-    long v = strtol(text, &end, 10);
+    bool negative = text[0] == '-' && lo < 0;
+    unsigned long long v;
 
-    if (end == text || *end != '\0' || v < lo || v > hi)
+    if (negative ? !gpu__env_parse_count(text + 1, 0, (unsigned long long)(-(lo + 1)) + 1, &v)
+                 : hi < 0 || !gpu__env_parse_count(text, lo > 0 ? (unsigned long long)lo : 0, (unsigned long long)hi,
+                                                   &v))
         die(var, text);
-    return v;
+    /* lo is never LONG_MIN here, so -v fits. */
+    if (negative && -(long)v > hi)
+        die(var, text);
+    return negative ? -(long)v : (long)v;
+}
+
+/* A switch (0 or 1, off/on, false/true, no/yes); `fallback` when unset; anything else ends the process. */
+static bool env_switch(const char *var, bool fallback)
+{
+    const char *v = gpu__env_raw(var);
+    bool on = fallback;
+
+    if (v && !gpu__env_parse_switch(v, &on))
+        die(var, v);
+    return on;
 }
 
 static void add_rule(enum fake_entry entry, unsigned nth, bool onward, cuabi_result result)
@@ -165,24 +187,22 @@ static void configure(void)
 
     fake.configured = true;
     fake.driver_version = self_exports("cuGetProcAddress_v2") ? FAKE_DEFAULT_VERSION : FAKE_OLD_VERSION;
-    if ((v = getenv("GPUSHIM_FAKE_VERSION")))
+    if ((v = gpu__env_raw("GPUSHIM_FAKE_VERSION")))
         fake.driver_version = (int)parse_number("GPUSHIM_FAKE_VERSION", v, 1000, 99990);
-    if ((v = getenv("GPUSHIM_FAKE_INIT_FAIL")))
+    if ((v = gpu__env_raw("GPUSHIM_FAKE_INIT_FAIL")))
         fake.init_fail = (cuabi_result)parse_number("GPUSHIM_FAKE_INIT_FAIL", v, 0, 4294967295L);
-    if ((v = getenv("GPUSHIM_FAKE_DEVICES")))
+    if ((v = gpu__env_raw("GPUSHIM_FAKE_DEVICES")))
         devices = (int)parse_number("GPUSHIM_FAKE_DEVICES", v, 0, FAKE_MAX_DEVICES);
-    v = getenv("GPUSHIM_FAKE_PEER");
-    fake_devices_configure(devices, !v || strcmp(v, "0") != 0);
-    if ((v = getenv("GPUSHIM_FAKE_FAIL")))
+    fake_devices_configure(devices, env_switch("GPUSHIM_FAKE_PEER", true));
+    if ((v = gpu__env_raw("GPUSHIM_FAKE_FAIL")))
         parse_fail_rules(v);
-    if ((v = getenv("GPUSHIM_FAKE_OMIT")))
+    if ((v = gpu__env_raw("GPUSHIM_FAKE_OMIT")))
         parse_omit(v);
-    v = getenv("GPUSHIM_FAKE_GPA_TWIN");
-    fake.twin_stream_query = v && strcmp(v, "1") == 0;
-    if ((v = getenv("GPUSHIM_FAKE_INIT_DELAY_MS")))
+    fake.twin_stream_query = env_switch("GPUSHIM_FAKE_GPA_TWIN", false);
+    if ((v = gpu__env_raw("GPUSHIM_FAKE_INIT_DELAY_MS")))
         fake.init_delay_ms = parse_number("GPUSHIM_FAKE_INIT_DELAY_MS", v, 0, 86400000);
     fake.init_callback_status = -1;
-    if ((v = getenv("GPUSHIM_FAKE_INIT_CALLBACK")) && !(fake.init_callback = strdup(v)))
+    if ((v = gpu__env_raw("GPUSHIM_FAKE_INIT_CALLBACK")) && !(fake.init_callback = strdup(v)))
         die("GPUSHIM_FAKE_INIT_CALLBACK", "out of memory");
     fake_faults_configure();
     fake_report_configure();

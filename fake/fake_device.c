@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "env.h"
 #include "fake_internal.h"
 
 enum { ATTRIBUTE_MAX = 256 }; /* attribute values the overrides cover: CUDA 13's and later ones' */
@@ -106,7 +107,7 @@ static void parse_attributes(const char *list)
 void fake_devices_configure(int count, bool peer)
 {
     const struct fake_profile *named[FAKE_MAX_DEVICES];
-    const char *v = getenv("GPUSHIM_FAKE_DEVICE");
+    const char *v = gpu__env_raw("GPUSHIM_FAKE_DEVICE");
     int n = v ? parse_profiles(v, named) : 0;
 
     if (count < 0)
@@ -130,17 +131,17 @@ void fake_devices_configure(int count, bool peer)
     for (int i = 0; i < count; i++) {
         gpu_fake_device_desc *d = &fake.devices[i].desc;
 
-        if ((v = getenv("GPUSHIM_FAKE_DEVICE_NAME"))) {
+        if ((v = gpu__env_raw("GPUSHIM_FAKE_DEVICE_NAME"))) {
             if (strlen(v) == 0 || strlen(v) >= sizeof(d->name))
                 fake_die("GPUSHIM_FAKE_DEVICE_NAME wants 1 to 63 bytes", v);
             strcpy(d->name, v);
         }
-        if ((v = getenv("GPUSHIM_FAKE_DEVICE_MEMORY")))
+        if ((v = gpu__env_raw("GPUSHIM_FAKE_DEVICE_MEMORY")))
             d->total_memory = fake_parse_bytes("GPUSHIM_FAKE_DEVICE_MEMORY", v);
-        if ((v = getenv("GPUSHIM_FAKE_COMPUTE_CAPABILITY")))
+        if ((v = gpu__env_raw("GPUSHIM_FAKE_COMPUTE_CAPABILITY")))
             parse_capability(v, &d->compute_major, &d->compute_minor);
     }
-    if ((v = getenv("GPUSHIM_FAKE_ATTRIBUTES")))
+    if ((v = gpu__env_raw("GPUSHIM_FAKE_ATTRIBUTES")))
         parse_attributes(v);
 }
 

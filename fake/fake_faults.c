@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "env.h"
 #include "fake_internal.h"
 
 static struct {
@@ -91,13 +92,13 @@ void fake_faults_configure(void)
     const char *v;
     size_t limit = SIZE_MAX;
 
-    if ((v = getenv("GPUSHIM_FAKE_MEMORY_LIMIT")))
+    if ((v = gpu__env_raw("GPUSHIM_FAKE_MEMORY_LIMIT")))
         limit = fake_parse_bytes("GPUSHIM_FAKE_MEMORY_LIMIT", v);
     for (int i = 0; i < FAKE_MAX_DEVICES; i++)
         faults.limit[i] = limit;
-    if ((v = getenv("GPUSHIM_FAKE_LOSE")))
+    if ((v = gpu__env_raw("GPUSHIM_FAKE_LOSE")))
         parse_lose(v);
-    if ((v = getenv("GPUSHIM_FAKE_STALL")))
+    if ((v = gpu__env_raw("GPUSHIM_FAKE_STALL")))
         faults.stalled = fake_parse_number("GPUSHIM_FAKE_STALL", v, 0, 1) == 1;
 }
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "env.h"
 #include "fake_internal.h"
 #include "ptx/ptx.h"
 
@@ -151,6 +152,11 @@ static void load_libraries(const char *list)
         }
         memcpy(path, list, len);
         path[len] = '\0';
+        /* Code is loaded from where the value says, never from a folder that depends on the working one. */
+        if (len && path[0] != '/') {
+            fprintf(stderr, "gpushim-fakecuda: GPUSHIM_FAKE_KERNELS: %s is not an absolute path\n", path);
+            abort();
+        }
         /* Never closed: the registrations point at the library's functions. */
         if (len && !dlopen(path, RTLD_NOW | RTLD_LOCAL)) {
             fprintf(stderr, "gpushim-fakecuda: GPUSHIM_FAKE_KERNELS: %s\n", dlerror());
@@ -173,7 +179,7 @@ void fake_host_kernels_load(void)
         return;
     pthread_mutex_lock(&load_lock);
     if (!atomic_load_explicit(&loaded, memory_order_relaxed)) {
-        const char *list = getenv("GPUSHIM_FAKE_KERNELS");
+        const char *list = gpu__env("GPUSHIM_FAKE_KERNELS");
 
         loading = true;
         if (list)

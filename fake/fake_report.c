@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "fake_internal.h"
 
 FAKE_API const char *gpu_fake_identify(void)
@@ -39,7 +40,7 @@ static const struct {
 
 void fake_report_configure(void)
 {
-    const char *v = getenv("GPUSHIM_FAKE_REPORT");
+    const char *v = gpu__env_raw("GPUSHIM_FAKE_REPORT");
 
     if (!v || strcmp(v, "0") == 0)
         report_mode = REPORT_OFF;

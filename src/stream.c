@@ -2,10 +2,13 @@
  * Streams. Ported from aprender-gpu's stream module; see stream.h for the
  * ordering facts it records.
  */
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "object.h"
+#include "sys/env.h"
 
 unsigned gpu_stream_create_flags(const char *nonblocking_env)
 {
@@ -59,7 +62,18 @@ gpu_status gpu_context_stream_priority_range(gpu_context *ctx, int *least, int *
 
 gpu_status gpu_stream_create(gpu_context *ctx, gpu_stream **out)
 {
-    return gpu_stream_create_with_flags(ctx, gpu_stream_create_flags(getenv(GPU_STREAM_NONBLOCKING_ENV)), out);
+    static atomic_flag warned = ATOMIC_FLAG_INIT;
+    const char *v = gpu__env(GPU_STREAM_NONBLOCKING_ENV);
+
+    if (v && strcmp(v, "0") != 0 && strcmp(v, "1") != 0) {
+        char warning[160];
+
+        snprintf(warning, sizeof(warning),
+                 GPU_STREAM_NONBLOCKING_ENV "=%.64s is neither 0 nor 1; streams stay ordered against the legacy stream",
+                 v);
+        gpu__env_warn_once(&warned, warning);
+    }
+    return gpu_stream_create_with_flags(ctx, gpu_stream_create_flags(v), out);
 }
 
 gpu_status gpu_stream_create_non_blocking(gpu_context *ctx, gpu_stream **out)

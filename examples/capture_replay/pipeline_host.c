@@ -1,7 +1,7 @@
 /*
  * Host implementations of pipeline.cu's kernels, for the fake driver: each
  * does the whole grid's work in one call. Built as libpipeline_host.so;
- * GPUSHIM_FAKE_KERNELS=./libpipeline_host.so makes the fake load it.
+ * GPUSHIM_FAKE_KERNELS=$PWD/libpipeline_host.so makes the fake load it.
  */
 #include <stdint.h>
 

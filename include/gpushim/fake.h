@@ -24,8 +24,8 @@
  *   GPUSHIM_FAKE_INIT_FAIL=R    cuInit returns CUresult R
  *   GPUSHIM_FAKE_FAIL=...       fault rules, see gpu_fake_fail()
  *   GPUSHIM_FAKE_OMIT=a,b       cuGetProcAddress says "symbol not found" for these
- *   GPUSHIM_FAKE_GPA_TWIN=1     cuGetProcAddress("cuStreamQuery") is not the exported one
- *   GPUSHIM_FAKE_PEER=0         no device can access another's memory
+ *   GPUSHIM_FAKE_GPA_TWIN=1     (a switch) cuGetProcAddress("cuStreamQuery") is not the exported one
+ *   GPUSHIM_FAKE_PEER=0         (a switch, default on) no device can access another's memory
  *   GPUSHIM_FAKE_INIT_DELAY_MS=N  cuInit sleeps N ms first (without the fake's lock): a slow or hung driver
  *   GPUSHIM_FAKE_INIT_CALLBACK=f  cuInit first calls int f(void), found with dlsym in the process (e.g.
  *                            gpu_driver_load): a driver calling back into its client; see
@@ -40,9 +40,15 @@
  *                            gpu_fake_device_lose()
  *   GPUSHIM_FAKE_STALL=1        start stalled, see gpu_fake_stall()
  *   GPUSHIM_FAKE_REPORT=1|strict  the live objects on stderr at exit, see gpu_fake_report()
- *   GPUSHIM_FAKE_KERNELS=a.so:b.so  libraries loaded (dlopen, never closed) at the first call, whose
- *                            constructors register host kernels (gpu_fake_kernel_register())
- * Malformed values stop the program with a message, rather than being ignored.
+ *   GPUSHIM_FAKE_KERNELS=/a.so:/b.so  libraries loaded (dlopen, never closed) at the first call, whose
+ *                            constructors register host kernels (gpu_fake_kernel_register());
+ *                            absolute paths only (code is never loaded from a folder that
+ *                            depends on the working one)
+ * Values are read with secure_getenv and parsed as libgpushim parses its own
+ * (a number is digits alone, a switch 0 or 1, also off/on, false/true,
+ * no/yes; unset means the default). Malformed values, empty ones included,
+ * stop the program with a message naming the variable and the value, rather
+ * than being ignored.
  *
  * Builds: libgpushim-fakecuda.so, the installed one, exports everything. The
  * test variants in the build tree leave symbols out (see fake/'s .map files):

@@ -48,7 +48,8 @@ GPU_API unsigned gpu_stream_create_flags(const char *nonblocking_env);
  * Creates a stream in `ctx` (NULL: device 0) that is ordered against the
  * legacy stream, unless APR_STREAM_NONBLOCKING is exactly "1": a measurement
  * knob that restores the faster, racy behaviour (see above). The variable is
- * read at each call.
+ * read at each call (secure_getenv); a value other than "0" or "1" keeps the
+ * ordered streams and is named in a warning on stderr, once a process.
  * Returns GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_NO_DEVICE,
  * GPU_ERR_CONTEXT, GPU_ERR_STREAM_CREATE, GPU_ERR_OUT_OF_MEMORY.
  * @param ctx the context; NULL: device 0's primary context

@@ -1,6 +1,7 @@
 /*
  * Environment variables: one parser for every value gpushim reads (see env.h).
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,17 @@ const char *gpu__env(const char *name)
     const char *v = secure_getenv(name);
 
     return v && v[0] ? v : NULL;
+}
+
+const char *gpu__env_raw(const char *name)
+{
+    return secure_getenv(name);
+}
+
+void gpu__env_warn_once(void *once, const char *warning)
+{
+    if (!atomic_flag_test_and_set((atomic_flag *)once))
+        fprintf(stderr, "gpushim: %s\n", warning);
 }
 
 bool gpu__env_parse_switch(const char *text, bool *on)

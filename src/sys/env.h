@@ -17,6 +17,12 @@
 /* The variable's value; NULL when it is unset or empty. */
 const char *gpu__env(const char *name);
 
+/* The value as set, "" included; NULL when unset: for a variable whose being set at all decides (GPUSHIM_LIBCUDA). */
+const char *gpu__env_raw(const char *name);
+
+/* Prints "gpushim: " and `warning` on stderr, once per `*once` flag (an atomic_flag of the caller's). */
+void gpu__env_warn_once(void *once, const char *warning);
+
 /* `text` as a switch into *on; false (and *on untouched) when it is none. */
 bool gpu__env_parse_switch(const char *text, bool *on);
 

@@ -13,6 +13,7 @@
 #include "gpushim/driver.h"
 
 #include "attempts.h"
+#include "env.h"
 #include "driver.h"
 #include "entry_table.h"
 #include "error.h"
@@ -147,7 +148,7 @@ bool gpu__inside_gpushim(void *p)
 /* Which library: GPUSHIM_LIBCUDA alone when set, else the driver's usual places. */
 static void *open_driver(void)
 {
-    const char *env = secure_getenv(LIBCUDA_ENV);
+    const char *env = gpu__env_raw(LIBCUDA_ENV);
     void *handle;
 
     if (env)

@@ -13,6 +13,7 @@
 #include "gpushim/program.h"
 
 #include "attempts.h"
+#include "env.h"
 #include "compiler.h"
 #include "entry_table.h"
 #include "error.h"
@@ -140,7 +141,7 @@ static void *try_library_path(const char *list, char *opened_dir, size_t opened_
  */
 static void *open_nvrtc(char *opened_dir, size_t opened_size)
 {
-    const char *env = secure_getenv(LIBNVRTC_ENV);
+    const char *env = gpu__env_raw(LIBNVRTC_ENV);
     const char *list;
     void *handle = NULL;
 
@@ -161,14 +162,14 @@ static void *open_nvrtc(char *opened_dir, size_t opened_size)
     for (size_t i = 0; !handle && i < sizeof(sonames) / sizeof(sonames[0]); i++)
         handle = gpu__attempt_open(&tried, sonames[i], RTLD_NOW | RTLD_LOCAL, NULL, NULL);
     for (size_t i = 0; !handle && i < sizeof(root_envs) / sizeof(root_envs[0]); i++) {
-        const char *root = secure_getenv(root_envs[i]);
+        const char *root = gpu__env(root_envs[i]);
 
         if (root && root[0])
             handle = try_cuda_root(root, opened_dir, opened_size);
     }
     if (!handle)
         handle = try_cuda_root(DEFAULT_CUDA_ROOT, opened_dir, opened_size);
-    list = secure_getenv(LIBRARY_PATH_ENV);
+    list = gpu__env(LIBRARY_PATH_ENV);
     if (!handle && list)
         handle = try_library_path(list, opened_dir, opened_size);
     return handle;

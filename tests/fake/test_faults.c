@@ -402,6 +402,14 @@ static void children(void **state)
         {"child-clean", "GPUSHIM_FAKE_LOSE=0:5", -SIGABRT, "GPUSHIM_FAKE_LOSE wants ordinal:nth:result", NULL},
         {"child-clean", "GPUSHIM_FAKE_LOSE=9:5:46", -SIGABRT, "GPUSHIM_FAKE_LOSE ordinal: 9", NULL},
         {"child-clean", "GPUSHIM_FAKE_STALL=2", -SIGABRT, "GPUSHIM_FAKE_STALL: 2", NULL},
+        /* libgpushim's parser: digits alone, a switch is a switch, code only from an absolute path. */
+        {"child-clean", "GPUSHIM_FAKE_DEVICES= 1", -SIGABRT, "GPUSHIM_FAKE_DEVICES:  1", NULL},
+        {"child-clean", "GPUSHIM_FAKE_VERSION=+12080", -SIGABRT, "GPUSHIM_FAKE_VERSION: +12080", NULL},
+        {"child-clean", "GPUSHIM_FAKE_PEER=maybe", -SIGABRT, "GPUSHIM_FAKE_PEER: maybe", NULL},
+        {"child-clean", "GPUSHIM_FAKE_GPA_TWIN=2", -SIGABRT, "GPUSHIM_FAKE_GPA_TWIN: 2", NULL},
+        {"child-clean", "GPUSHIM_FAKE_PEER=off", 0, NULL, "child: made"},
+        {"child-clean", "GPUSHIM_FAKE_KERNELS=libkernels.so", -SIGABRT,
+         "GPUSHIM_FAKE_KERNELS: libkernels.so is not an absolute path", NULL},
     };
 
     (void)state;

@@ -9,8 +9,10 @@
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fake_test.h"
 
@@ -113,7 +115,16 @@ static void env_knob(void **state)
         {"yes", GPU_STREAM_DEFAULT}, {"", GPU_STREAM_DEFAULT}, {"11", GPU_STREAM_DEFAULT},
     };
 
+    char said[512] = "";
+    FILE *err = tmpfile();
+    int saved = dup(2);
+
     (void)state;
+    /* What gpushim says on stderr meanwhile: a value that is neither 0 nor 1 is named, once. */
+    assert_non_null(err);
+    assert_true(saved >= 0);
+    fflush(stderr);
+    assert_true(dup2(fileno(err), 2) >= 0);
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         gpu_stream *s = NULL;
 
@@ -127,7 +138,16 @@ static void env_knob(void **state)
         assert_int_equal(copy_kernel_copy(s), cases[i].flags == GPU_STREAM_DEFAULT);
         gpu_stream_destroy(s);
     }
+    fflush(stderr);
+    assert_true(dup2(saved, 2) >= 0);
+    close(saved);
+    rewind(err);
+    said[fread(said, 1, sizeof(said) - 1, err)] = '\0';
+    fclose(err);
     unsetenv(GPU_STREAM_NONBLOCKING_ENV);
+    if (!strstr(said, "gpushim: " GPU_STREAM_NONBLOCKING_ENV "=true is neither 0 nor 1; streams stay ordered") ||
+        strstr(said, "=yes"))
+        fail_msg("stderr said \"%s\"", said);
 }
 
 /* The other hazard: a copy in while a kernel still reads the buffer. */
