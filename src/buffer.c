@@ -95,13 +95,18 @@ static GPU__COLD gpu_status copy_async_cold(const gpu_buffer *buffer, void *dst,
     return COPY(&c, bytes, cuMemcpyHtoDAsync, buffer->ptr, src, bytes, c.stream);
 }
 
+/* A synchronous copy: a legacy-stream operation (GPU__LEGACY), when it moves bytes. */
+#define SYNC_COPY(c, bytes, fn, ...) \
+    ((bytes) ? GPU__LEGACY(c, __func__, GPU__INVOKE_END(c, fn, GPU_ERR_TRANSFER, __VA_ARGS__)) \
+             : gpu__call_end((c), GPU_OK))
+
 gpu_status gpu_buffer_copy_from_host(gpu_buffer *buffer, const void *src, size_t bytes)
 {
     struct gpu__call c;
 
     if (!copy_open(&c, buffer, src, bytes, false, NULL, __func__))
         return c.st;
-    return COPY(&c, bytes, cuMemcpyHtoD, buffer->ptr, src, bytes);
+    return SYNC_COPY(&c, bytes, cuMemcpyHtoD, buffer->ptr, src, bytes);
 }
 
 gpu_status gpu_buffer_copy_to_host(const gpu_buffer *buffer, void *dst, size_t bytes)
@@ -110,7 +115,7 @@ gpu_status gpu_buffer_copy_to_host(const gpu_buffer *buffer, void *dst, size_t b
 
     if (!copy_open(&c, buffer, dst, bytes, false, NULL, __func__))
         return c.st;
-    return COPY(&c, bytes, cuMemcpyDtoH, dst, buffer->ptr, bytes);
+    return SYNC_COPY(&c, bytes, cuMemcpyDtoH, dst, buffer->ptr, bytes);
 }
 
 GPU__HOT_ENTRY
@@ -197,11 +202,13 @@ static gpu_status memset_op(gpu_buffer *buffer, size_t offset, size_t count, uns
         return GPU__INVOKE_END(&c, cuMemsetD16Async, GPU_ERR_TRANSFER, p, (unsigned short)value, count, c.stream);
     if (async)
         return GPU__INVOKE_END(&c, cuMemsetD32Async, GPU_ERR_TRANSFER, p, value, count, c.stream);
+    /* Synchronous: a legacy-stream operation. */
     if (element_size == 1)
-        return GPU__INVOKE_END(&c, cuMemsetD8, GPU_ERR_TRANSFER, p, (unsigned char)value, count);
+        return GPU__LEGACY(&c, func, GPU__INVOKE_END(&c, cuMemsetD8, GPU_ERR_TRANSFER, p, (unsigned char)value, count));
     if (element_size == 2)
-        return GPU__INVOKE_END(&c, cuMemsetD16, GPU_ERR_TRANSFER, p, (unsigned short)value, count);
-    return GPU__INVOKE_END(&c, cuMemsetD32, GPU_ERR_TRANSFER, p, value, count);
+        return GPU__LEGACY(&c, func,
+                           GPU__INVOKE_END(&c, cuMemsetD16, GPU_ERR_TRANSFER, p, (unsigned short)value, count));
+    return GPU__LEGACY(&c, func, GPU__INVOKE_END(&c, cuMemsetD32, GPU_ERR_TRANSFER, p, value, count));
 }
 
 gpu_status gpu_buffer_memset(gpu_buffer *buffer, size_t offset, size_t count, unsigned element_size, uint32_t value)

@@ -130,6 +130,23 @@ static inline bool gpu__call_object(struct gpu__call *c, gpu_context *ctx)
 }
 
 /*
+ * Legacy-stream work while gpushim's own global-mode capture on an ordered
+ * stream is open (stream.c says why it is refused). gpu__ordered_captures
+ * counts those captures. A synchronous legacy-stream operation is bracketed
+ * by gpu__legacy_enter() (false: refused, c->st says so, and the call is
+ * ended) and gpu__legacy_leave(st), so that a capture waits for it to leave
+ * the driver before it begins; other legacy-stream work (on
+ * GPU_DEFAULT_STREAM) is only checked, when its call opens.
+ */
+extern atomic_uint gpu__ordered_captures;
+gpu_status gpu__legacy_refused(const char *func);
+bool gpu__legacy_enter(struct gpu__call *c, const char *func);
+gpu_status gpu__legacy_leave(gpu_status st);
+
+/* A synchronous legacy-stream operation, `call` (which ends the call), bracketed as above. */
+#define GPU__LEGACY(c, func, call) (gpu__legacy_enter((c), (func)) ? gpu__legacy_leave(call) : (c)->st)
+
+/*
  * Opens a call on a stream (GPU_DEFAULT_STREAM: the legacy stream of device
  * 0's primary context) in its context; c->stream is its CUstream.
  */
@@ -139,6 +156,11 @@ static inline bool gpu__call_stream(struct gpu__call *c, gpu_stream *stream)
 
     if (!stream) {
         c->stream = NULL;
+        if (__builtin_expect(atomic_load(&gpu__ordered_captures) != 0, 0)) {
+            c->entered = false;
+            c->st = gpu__legacy_refused("the legacy stream");
+            return false;
+        }
         c->st = gpu__call_resolve(c, NULL, &ctx);
         return c->st == GPU_OK && gpu__call_in(c, ctx);
     }

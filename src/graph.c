@@ -20,14 +20,20 @@ gpu_status gpu_stream_begin_capture(gpu_stream *stream, gpu_capture_mode mode)
 {
     struct gpu__call c;
     gpu_status st;
+    bool counted;
 
     if (mode != GPU_CAPTURE_MODE_GLOBAL && mode != GPU_CAPTURE_MODE_THREAD_LOCAL && mode != GPU_CAPTURE_MODE_RELAXED)
         return GPU__FAIL(GPU_ERR_INVALID_ARG, "unknown mode %d", (int)mode);
     st = CAPTURED(stream);
     if (st != GPU_OK)
         return st;
-    return GPU__OBJECT_CALL(&c, stream->obj.ctx, cuStreamBeginCapture, GPU_ERR_GRAPH_CAPTURE, stream->cu,
-                            (cuabi_stream_capture_mode)mode);
+    /* Counted before the driver begins it: from then on, legacy-stream work is refused (stream.c). */
+    counted = gpu__capture_guard_open(stream, (int)mode);
+    st = GPU__OBJECT_CALL(&c, stream->obj.ctx, cuStreamBeginCapture, GPU_ERR_GRAPH_CAPTURE, stream->cu,
+                          (cuabi_stream_capture_mode)mode);
+    if (st != GPU_OK && counted)
+        gpu__capture_guard_close(stream);
+    return st;
 }
 
 gpu_status gpu_stream_end_capture(gpu_stream *stream, gpu_graph **out)
@@ -45,6 +51,7 @@ gpu_status gpu_stream_end_capture(gpu_stream *stream, gpu_graph **out)
         return c.st;
     /* Ends the capture whatever happens next, so a failure below leaves the stream usable. */
     st = GPU__INVOKE(&c, cuStreamEndCapture, GPU_ERR_GRAPH_CAPTURE, stream->cu, &g->cu);
+    gpu__capture_guard_close(stream);
     if (st == GPU_OK && !g->cu)
         st = GPU__FAIL(GPU_ERR_GRAPH_CAPTURE, "%s", "cuStreamEndCapture returned no graph");
     return gpu__object_finish(&c, &g->obj, st, (void **)out);

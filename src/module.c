@@ -360,9 +360,10 @@ static gpu_status global_copy(gpu_module *module, const char *name, void *dst, c
         return c.st;
     if (bytes == 0)
         return gpu__call_end(&c, GPU_OK);
+    /* Synchronous copies: legacy-stream operations. */
     if (to_host)
-        return GPU__INVOKE_END(&c, cuMemcpyDtoH, GPU_ERR_TRANSFER, dst, ptr, bytes);
-    return GPU__INVOKE_END(&c, cuMemcpyHtoD, GPU_ERR_TRANSFER, ptr, src, bytes);
+        return GPU__LEGACY(&c, func, GPU__INVOKE_END(&c, cuMemcpyDtoH, GPU_ERR_TRANSFER, dst, ptr, bytes));
+    return GPU__LEGACY(&c, func, GPU__INVOKE_END(&c, cuMemcpyHtoD, GPU_ERR_TRANSFER, ptr, src, bytes));
 }
 
 gpu_status gpu_module_copy_to_global(gpu_module *module, const char *name, const void *src, size_t bytes)

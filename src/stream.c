@@ -2,6 +2,7 @@
  * Streams. Ported from aprender-gpu's stream module; see stream.h for the
  * ordering facts it records.
  */
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,11 +19,85 @@ unsigned gpu_stream_create_flags(const char *nonblocking_env)
     return GPU_STREAM_DEFAULT;
 }
 
+/*
+ * gpushim's own global-mode captures on ordered streams, and the legacy
+ * stream. While a capture is open on a stream ordered against the legacy
+ * stream (GPU_STREAM_DEFAULT), the driver answers every legacy-stream
+ * operation with CUDA_ERROR_STREAM_CAPTURE_IMPLICIT (906) and invalidates the
+ * capture; with a copier thread's synchronous copies, the H200's driver
+ * (580.159.04) died inside cuMemcpyHtoD_v2 doing so, about twice in a hundred
+ * runs (docs/gpu-run-2026-12-03-s7-capture-crash.txt). gpushim knows every
+ * capture it opened, so it gives such an operation the driver's own answer,
+ * GPU_ERR_GRAPH_CAPTURE with 906, without calling the driver: the capture
+ * goes on, and the driver's failing path is never reached.
+ *
+ * The two sides meet Dekker's way, with sequentially consistent atomics: a
+ * synchronous legacy-stream operation announces itself (legacy_in_flight)
+ * before it reads the count of captures, and a capture counts itself before
+ * it waits for the announced operations to leave. So either the operation
+ * sees the capture and is refused, or the capture waits for it: none is in
+ * the driver once the capture begins. The cost to such an operation is two
+ * atomic adds; the stream-ordered hot calls are untouched.
+ */
+atomic_uint gpu__ordered_captures;
+static atomic_uint legacy_in_flight;
+
+gpu_status gpu__legacy_refused(const char *func)
+{
+    return gpu__fail(GPU_ERR_GRAPH_CAPTURE, (int)CUABI_ERROR_STREAM_CAPTURE_IMPLICIT,
+                     "%s: CUDA_ERROR_STREAM_CAPTURE_IMPLICIT (906): a global-mode capture on a stream ordered against "
+                     "the legacy stream is open, so this legacy-stream operation was refused without calling the "
+                     "driver (the capture goes on); capture on a gpu_stream_create_non_blocking() stream",
+                     func);
+}
+
+bool gpu__legacy_enter(struct gpu__call *c, const char *func)
+{
+    atomic_fetch_add(&legacy_in_flight, 1);
+    if (__builtin_expect(atomic_load(&gpu__ordered_captures) == 0, 1))
+        return true;
+    atomic_fetch_sub(&legacy_in_flight, 1);
+    c->st = gpu__call_end(c, gpu__legacy_refused(func));
+    return false;
+}
+
+gpu_status gpu__legacy_leave(gpu_status st)
+{
+    atomic_fetch_sub(&legacy_in_flight, 1);
+    return st;
+}
+
+bool gpu__capture_guard_open(gpu_stream *stream, int mode)
+{
+    if (mode != GPU_CAPTURE_MODE_GLOBAL || (stream->flags & GPU_STREAM_NON_BLOCKING) || stream->guarded)
+        return false;
+    stream->guarded = true;
+    atomic_fetch_add(&gpu__ordered_captures, 1);
+    /* The synchronous legacy-stream work that read no capture yet finishes in the driver first. */
+    while (atomic_load(&legacy_in_flight) != 0)
+        sched_yield();
+    return true;
+}
+
+void gpu__capture_guard_close(gpu_stream *stream)
+{
+    if (!stream->guarded)
+        return;
+    stream->guarded = false;
+    atomic_fetch_sub(&gpu__ordered_captures, 1);
+}
+
 static GPU__RELEASE(stream_release, gpu_stream, cuStreamDestroy, cu)
 
-static const struct gpu__kind stream_kind = GPU__KIND(cuStreamCreate, cuStreamDestroy, stream_release, NULL);
+/* A stream destroyed while its capture is open: the capture ends with it. */
+static void stream_finalize(struct gpu__object *obj)
+{
+    gpu__capture_guard_close((gpu_stream *)obj);
+}
+
+static const struct gpu__kind stream_kind = GPU__KIND(cuStreamCreate, cuStreamDestroy, stream_release, stream_finalize);
 static const struct gpu__kind priority_kind =
-    GPU__KIND(cuStreamCreateWithPriority, cuStreamDestroy, stream_release, NULL);
+    GPU__KIND(cuStreamCreateWithPriority, cuStreamDestroy, stream_release, stream_finalize);
 
 /* A stream with `flags`, and `*priority` where that is not NULL; `func` names the caller in errors. */
 static gpu_status stream_create(gpu_context *ctx, unsigned flags, const int *priority, gpu_stream **out,
@@ -162,7 +237,9 @@ gpu_status gpu_stream_memcpy_dtod_sync(gpu_stream *stream, uint64_t dst, uint64_
     if (!bytes)
         return gpu__context_resolve(stream ? stream->obj.ctx : NULL, &c.drv, &unused);
     /* A legacy-stream copy: which legacy stream is the current context's, so the context is made current. */
-    return GPU__OBJECT_CALL(&c, stream ? stream->obj.ctx : NULL, cuMemcpyDtoD, GPU_ERR_TRANSFER, dst, src, bytes);
+    if (!gpu__call_object(&c, stream ? stream->obj.ctx : NULL))
+        return c.st;
+    return GPU__LEGACY(&c, __func__, GPU__INVOKE_END(&c, cuMemcpyDtoD, GPU_ERR_TRANSFER, dst, src, bytes));
 }
 
 gpu_status gpu_stream_launch_host_func(gpu_stream *stream, void (*fn)(void *user_data), void *user_data)

@@ -22,7 +22,15 @@ typedef enum gpu_capture_mode {
  * Capture on GPU_DEFAULT_STREAM is impossible (GPU_ERR_INVALID_ARG). Capture on
  * an ordered stream (gpu_stream_create) makes legacy-stream calls from any
  * thread fail with CUDA_ERROR_STREAM_CAPTURE_IMPLICIT while it is open: capture
- * on a gpu_stream_create_non_blocking() stream.
+ * on a gpu_stream_create_non_blocking() stream. While a GPU_CAPTURE_MODE_GLOBAL
+ * capture of an ordered stream made here is open, gpushim itself gives every
+ * legacy-stream operation asked of it (the synchronous copies and memsets,
+ * gpu_stream_memcpy_dtod_sync(), a global's copies, work on
+ * GPU_DEFAULT_STREAM) that answer, GPU_ERR_GRAPH_CAPTURE with CUresult 906,
+ * without calling the driver: the capture is not invalidated behind its
+ * user's back, and the driver's failing path (which has crashed under
+ * concurrent copies) is not reached. The capture begins once the synchronous
+ * legacy-stream operations already in the driver have returned.
  * GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT,
  * GPU_ERR_GRAPH_CAPTURE.
  * @param stream the stream to capture; not GPU_DEFAULT_STREAM

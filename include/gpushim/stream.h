@@ -62,8 +62,9 @@ GPU_API GPU_NODISCARD gpu_status gpu_stream_create(gpu_context *ctx, gpu_stream 
  * Creates a CU_STREAM_NON_BLOCKING stream: not ordered against the legacy
  * stream. Its proper use is stream capture: a capture on an ordered stream
  * makes every legacy-stream operation in the process fail with
- * CUDA_ERROR_STREAM_CAPTURE_IMPLICIT (906) while it is open, and invalidates
- * the capture (901). Synchronise this stream (or use the _async copies on it)
+ * CUDA_ERROR_STREAM_CAPTURE_IMPLICIT (906) while it is open, and the driver
+ * then invalidates the capture (901); gpushim refuses those operations
+ * itself during its global-mode captures (gpu_stream_begin_capture()). Synchronise this stream (or use the _async copies on it)
  * before reading its results. Same returns as gpu_stream_create().
  * @param ctx the context; NULL: device 0's primary context
  * @param[out] out the new stream, the caller's to free with gpu_stream_destroy(); set only on success
