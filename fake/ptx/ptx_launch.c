@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "fake_internal.h"
+#include "env.h"
 #include "ptx_internal.h"
 
 enum { MAX_THREADS = 256 };
@@ -24,7 +25,7 @@ static void *worker(void *arg)
 
 static unsigned pool_size(uint64_t nblocks)
 {
-    const char *v = getenv("GPUSHIM_FAKE_THREADS");
+    const char *v = gpu__env_raw("GPUSHIM_FAKE_THREADS");
     long n = v ? fake_parse_number("GPUSHIM_FAKE_THREADS", v, 1, MAX_THREADS) : sysconf(_SC_NPROCESSORS_ONLN);
 
     if (n < 1)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fake_internal.h"
+#include "env.h"
 #include "ptx_internal.h"
 
 unsigned char *ptx_mem_lookup(struct ptx_mem *m, uint64_t addr, size_t bytes)
@@ -26,7 +27,7 @@ unsigned char *ptx_mem_lookup(struct ptx_mem *m, uint64_t addr, size_t bytes)
 
 bool ptx_check_race(void)
 {
-    const char *v = getenv("GPUSHIM_FAKE_CHECK");
+    const char *v = gpu__env_raw("GPUSHIM_FAKE_CHECK");
 
     return v && strstr(v, "race") != NULL;
 }
