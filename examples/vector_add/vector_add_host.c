@@ -1,7 +1,7 @@
 /*
  * vector_add's host implementation, for the fake driver: the whole grid's
  * work in one call, element by element, as vector_add.cu does it per thread.
- * Built as libvector_add_host.so; GPUSHIM_FAKE_KERNELS=./libvector_add_host.so
+ * Built as libvector_add_host.so; GPUSHIM_FAKE_KERNELS=$PWD/libvector_add_host.so
  * makes the fake load it, and its constructor registers the kernel.
  */
 #include <stdint.h>
