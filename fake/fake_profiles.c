@@ -7,8 +7,10 @@
  * memory and its bus, L2) and the CUDA Programming Guide's limits of their
  * compute capability (threads, blocks, registers and shared memory per
  * multiprocessor, texture and surface sizes); the H200's total memory and
- * clocks as cuDeviceTotalMem and cuDeviceGetAttribute report them on one
- * (driver 580). tests/fake/test_driver.c holds the published figures each
+ * clocks, memory bus, L2 and the attributes a datasheet does not give as
+ * cuDeviceTotalMem and cuDeviceGetAttribute report them on one (driver 580).
+ * The deprecated _V1 stream memory operation attributes read 0 on every
+ * board with a CUDA 12 or later driver. tests/fake/test_driver.c holds the published figures each
  * profile is checked against; tests/gpu/test_profile.c compares the H200
  * profile with a real H200, attribute by attribute.
  */
@@ -73,9 +75,9 @@ static const struct {
     {A(ECC_ENABLED), {1, 1, 1, 0}},
     {A(PCI_DEVICE_ID), {0, 0, 0, 0}},
     {A(TCC_DRIVER), {0, 0, 0, 0}},
-    {A(MEMORY_CLOCK_RATE), {2619000, 1593000, 6251000, 10501000}},
-    {A(GLOBAL_MEMORY_BUS_WIDTH), {6144, 5120, 192, 384}},
-    {A(L2_CACHE_SIZE), {52428800, 41943040, 50331648, 75497472}},
+    {A(MEMORY_CLOCK_RATE), {3201000, 1593000, 6251000, 10501000}},
+    {A(GLOBAL_MEMORY_BUS_WIDTH), {6016, 5120, 192, 384}},
+    {A(L2_CACHE_SIZE), {62914560, 41943040, 50331648, 75497472}},
     {A(MAX_THREADS_PER_MULTIPROCESSOR), {2048, 2048, 1536, 1536}},
     {A(ASYNC_ENGINE_COUNT), {3, 3, 2, 2}},
     {A(UNIFIED_ADDRESSING), {1, 1, 1, 1}},
@@ -128,9 +130,9 @@ static const struct {
     {A(CONCURRENT_MANAGED_ACCESS), {1, 1, 1, 1}},
     {A(COMPUTE_PREEMPTION_SUPPORTED), {1, 1, 1, 1}},
     {A(CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM), {1, 1, 1, 1}},
-    {A(CAN_USE_STREAM_MEM_OPS_V1), {1, 1, 1, 1}},
-    {A(CAN_USE_64_BIT_STREAM_MEM_OPS_V1), {1, 1, 1, 1}},
-    {A(CAN_USE_STREAM_WAIT_VALUE_NOR_V1), {1, 1, 1, 1}},
+    {A(CAN_USE_STREAM_MEM_OPS_V1), {0, 0, 0, 0}},
+    {A(CAN_USE_64_BIT_STREAM_MEM_OPS_V1), {0, 0, 0, 0}},
+    {A(CAN_USE_STREAM_WAIT_VALUE_NOR_V1), {0, 0, 0, 0}},
     {A(COOPERATIVE_LAUNCH), {1, 1, 1, 1}},
     {A(COOPERATIVE_MULTI_DEVICE_LAUNCH), {1, 1, 1, 1}},
     {A(MAX_SHARED_MEMORY_PER_BLOCK_OPTIN), {232448, 166912, 101376, 101376}},
@@ -145,7 +147,7 @@ static const struct {
     {A(MAX_BLOCKS_PER_MULTIPROCESSOR), {32, 32, 24, 24}},
     {A(GENERIC_COMPRESSION_SUPPORTED), {1, 1, 1, 0}},
     {A(MAX_PERSISTING_L2_CACHE_SIZE), {39321600, 31457280, 37748736, 56623104}},
-    {A(MAX_ACCESS_POLICY_WINDOW_SIZE), {134213632, 134213632, 134213632, 134213632}},
+    {A(MAX_ACCESS_POLICY_WINDOW_SIZE), {134217728, 134213632, 134213632, 134213632}},
     {A(GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED), {1, 1, 1, 0}},
     {A(RESERVED_SHARED_MEMORY_PER_BLOCK), {1024, 1024, 1024, 1024}},
     {A(SPARSE_CUDA_ARRAY_SUPPORTED), {1, 1, 1, 1}},
@@ -155,7 +157,7 @@ static const struct {
     {A(GPU_DIRECT_RDMA_SUPPORTED), {1, 1, 1, 0}},
     {A(GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS), {1, 1, 1, 0}},
     {A(GPU_DIRECT_RDMA_WRITES_ORDERING), {100, 100, 100, 0}},
-    {A(MEMPOOL_SUPPORTED_HANDLE_TYPES), {1, 1, 1, 1}},
+    {A(MEMPOOL_SUPPORTED_HANDLE_TYPES), {9, 1, 1, 1}},
     {A(CLUSTER_LAUNCH), {1, 0, 0, 0}},
     {A(DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED), {1, 1, 1, 1}},
     {A(CAN_USE_64_BIT_STREAM_MEM_OPS), {1, 1, 1, 1}},
@@ -164,8 +166,8 @@ static const struct {
     {A(IPC_EVENT_SUPPORTED), {1, 1, 1, 1}},
     {A(MEM_SYNC_DOMAIN_COUNT), {4, 1, 1, 1}},
     {A(TENSOR_MAP_ACCESS_SUPPORTED), {1, 0, 0, 0}},
-    {A(HANDLE_TYPE_FABRIC_SUPPORTED), {0, 0, 0, 0}},
-    {A(UNIFIED_FUNCTION_POINTERS), {0, 0, 0, 0}},
+    {A(HANDLE_TYPE_FABRIC_SUPPORTED), {1, 0, 0, 0}},
+    {A(UNIFIED_FUNCTION_POINTERS), {1, 1, 1, 1}},
     {A(NUMA_CONFIG), {0, 0, 0, 0}},
     {A(NUMA_ID), {-1, -1, -1, -1}},
     {A(MULTICAST_SUPPORTED), {0, 0, 0, 0}},

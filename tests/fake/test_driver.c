@@ -110,7 +110,8 @@ static const struct published {
     int sms, clock_mhz, memory_gib, bus_bits, l2_mib, major, minor;
     int threads_per_sm, blocks_per_sm, shared_per_sm_kib, optin_kib, ecc, fp64_ratio;
 } boards[] = {
-    {"h200", "NVIDIA H200", 132, 1980, 141, 6144, 50, 9, 0, 2048, 32, 228, 227, 1, 2},
+    /* The H200's memory bus and L2 as a real one reports them: its datasheet gives neither. */
+    {"h200", "NVIDIA H200", 132, 1980, 141, 6016, 60, 9, 0, 2048, 32, 228, 227, 1, 2},
     {"a100", "NVIDIA A100-SXM4-80GB", 108, 1410, 80, 5120, 40, 8, 0, 2048, 32, 164, 163, 1, 2},
     {"l4", "NVIDIA L4", 58, 2040, 24, 192, 48, 8, 9, 1536, 24, 100, 99, 1, 64},
     {"rtx4090", "NVIDIA GeForce RTX 4090", 128, 2520, 24, 384, 72, 8, 9, 1536, 24, 100, 99, 0, 64},
@@ -205,7 +206,7 @@ static void attributes(void **state)
     /* GPUSHIM_FAKE_ATTRIBUTES=COMPUTE_MODE=2,1:CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE=4096 */
     assert_int_equal(attribute(0, CUABI_DEVICE_ATTRIBUTE_COMPUTE_MODE), 2);
     assert_int_equal(attribute(1, CUABI_DEVICE_ATTRIBUTE_COMPUTE_MODE), 2);
-    assert_int_equal(attribute(0, CUABI_DEVICE_ATTRIBUTE_L2_CACHE_SIZE), 50 << 20);
+    assert_int_equal(attribute(0, CUABI_DEVICE_ATTRIBUTE_L2_CACHE_SIZE), 60 << 20);
     assert_int_equal(attribute(1, CUABI_DEVICE_ATTRIBUTE_L2_CACHE_SIZE), 4096);
     /* And through the API: one attribute, one device. */
     assert_int_equal(gpu_fake_device_attribute_set(0, CUABI_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, 7), 0);

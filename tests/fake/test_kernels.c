@@ -118,10 +118,10 @@ static void device_attributes(void **state)
     assert_int_equal(a.max_shared_memory_per_block_optin, OPTIN);
     assert_int_equal(a.max_shared_memory_per_multiprocessor, SM_SHARED);
     assert_int_equal(a.max_registers_per_block, 65536);
-    assert_int_equal(a.l2_cache_size, 52428800);
+    assert_int_equal(a.l2_cache_size, 62914560);
     assert_int_equal(a.clock_rate_khz, 1980000);
-    assert_int_equal(a.memory_clock_rate_khz, 2619000);
-    assert_int_equal(a.memory_bus_width, 6144);
+    assert_int_equal(a.memory_clock_rate_khz, 3201000);
+    assert_int_equal(a.memory_bus_width, 6016);
     assert_true(a.cooperative_launch && a.cluster_launch);
     assert_int_equal(a.uuid.bytes[0], 1);
     /* Each field is the attribute of its name, not a neighbour's. */
@@ -132,7 +132,7 @@ static void device_attributes(void **state)
     assert_false(b.cooperative_launch);
     assert_true(b.cluster_launch);
     assert_int_equal(b.uuid.bytes[0], 17);
-    assert_int_equal(gpu_fake_device_attribute_set(1, CUABI_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, 52428800), 0);
+    assert_int_equal(gpu_fake_device_attribute_set(1, CUABI_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, 62914560), 0);
     assert_int_equal(gpu_fake_device_attribute_set(1, CUABI_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, 1), 0);
 }
 
