@@ -13,12 +13,12 @@ SKIP = 77
 
 
 def main():
-    lib = ctypes.CDLL(sys.argv[1], mode=ctypes.RTLD_GLOBAL)  # its cu* symbols now precede any later library's
     try:
-        import torch
+        import torch  # importing it starts no CUDA work
     except Exception as e:
         print(f"SKIP torch_forward: no torch ({e})")
         return SKIP
+    lib = ctypes.CDLL(sys.argv[1], mode=ctypes.RTLD_GLOBAL)  # its cu* symbols now precede any later library's
     version = ctypes.c_int(0)
     rc = lib.cuDriverGetVersion(ctypes.byref(version))
     if rc != 0:
