@@ -51,8 +51,9 @@ static inline void result_wrong(const char *what)
 /*
  * The whole of the regular file at `path`, NUL-terminated (cuModuleLoadData
  * takes PTX as a C string), with its size (without the NUL) in *size when
- * size is not NULL. A symbolic link, a file that is not regular or one over
- * MODULE_FILE_MAX is refused. Exits 1 on any failure; the caller frees.
+ * size is not NULL. A symbolic link, a file that is not regular, one over
+ * MODULE_FILE_MAX, and one that another user owns or others may write are
+ * refused. Exits 1 on any failure; the caller frees.
  */
 static inline char *module_file_read(const char *path, size_t *size)
 {
@@ -67,6 +68,12 @@ static inline char *module_file_read(const char *path, size_t *size)
     }
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (unsigned long long)st.st_size > MODULE_FILE_MAX) {
         fprintf(stderr, "%s: not a regular file of at most %zu bytes\n", path, MODULE_FILE_MAX);
+        close(fd);
+        exit(1);
+    }
+    /* Code this program runs: only from a file that no one else could have written. */
+    if ((st.st_uid != geteuid() && st.st_uid != 0) || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+        fprintf(stderr, "%s: owned by another user or writable by others: not loaded\n", path);
         close(fd);
         exit(1);
     }
