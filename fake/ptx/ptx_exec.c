@@ -518,6 +518,13 @@ static uint64_t int_binary(unsigned op, unsigned t, uint16_t mods, uint64_t a, u
 /* A float operation in f32 or f64, with its rounding mode. */
 static uint64_t float_op(unsigned op, unsigned t, unsigned rnd, uint16_t mods, uint64_t a, uint64_t b, uint64_t c)
 {
+    if (t == T_F16X2 || t == T_BF16X2) {
+        /* Two halves, each on its own. */
+        unsigned h = t == T_F16X2 ? T_F16 : T_BF16;
+
+        return float_op(op, h, rnd, mods, a & 0xffff, b & 0xffff, c & 0xffff) |
+               float_op(op, h, rnd, mods, (a >> 16) & 0xffff, (b >> 16) & 0xffff, (c >> 16) & 0xffff) << 16;
+    }
     if (t == T_F64) {
         double x = f64_of(a), y = f64_of(b), z = f64_of(c), r;
 
@@ -1062,8 +1069,12 @@ reschedule:
         case X_NOP:
         case X_MEMBAR:
         case X_BAR_WARP:
-            if (in->op == X_MEMBAR)
-                __atomic_thread_fence(__ATOMIC_SEQ_CST);
+            if (in->op == X_MEMBAR) {
+                /* A full barrier (a locked instruction), in a form the thread sanitizer also follows. */
+                static atomic_uint fence;
+
+                atomic_fetch_add_explicit(&fence, 0, memory_order_seq_cst);
+            }
             break;
         case X_MOV:
             if (in->o[1].kind == O_VEC) {
@@ -1236,6 +1247,22 @@ reschedule:
                 uint64_t v = val(b, w, &in->o[1], l) & mask_of(size);
 
                 put(w, &in->o[0], l, v ? (uint64_t)(__builtin_clzll(v) - (64 - size * 8)) : size * 8);
+            }
+            break;
+        }
+        case X_BFIND: {
+            unsigned size = ptx_types[in->type].size;
+            bool sign = ptx_types[in->type].kind == K_SIGNED;
+
+            EACH(g, l) {
+                uint64_t v = val(b, w, &in->o[1], l) & mask_of(size), r;
+
+                if (sign && (v >> (size * 8 - 1)) & 1)
+                    v = ~v & mask_of(size);
+                r = v ? (uint64_t)(63 - __builtin_clzll(v)) : 0xffffffffu;
+                if (v && (in->mods & M_SHIFTAMT))
+                    r = size * 8 - 1 - r;
+                put(w, &in->o[0], l, r);
             }
             break;
         }

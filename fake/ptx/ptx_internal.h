@@ -85,14 +85,14 @@ enum ptx_op {
     X_AND, X_OR, X_XOR, X_NOT, X_CNOT, X_SHL, X_SHR, X_POPC, X_CLZ, X_BREV, X_BFE, X_BFI, X_PRMT,
     X_SETP, X_SELP, X_CVT, X_SQRT, X_RSQRT, X_RCP, X_SIN, X_COS, X_LG2, X_EX2, X_TANH, X_COPYSIGN,
     X_BRA, X_CALL, X_RET, X_EXIT, X_BAR, X_BAR_WARP, X_MEMBAR, X_ATOM, X_RED,
-    X_SHFL, X_VOTE, X_MATCH, X_ACTIVEMASK, X_REDUX, X_TRAP, X_MUL24, X_MAD24, X_TESTP, X_FNS,
+    X_SHFL, X_VOTE, X_MATCH, X_ACTIVEMASK, X_REDUX, X_TRAP, X_TESTP, X_BFIND,
     X_COUNT
 };
 
 /* Modifier bits. */
 enum {
     M_HI = 1 << 0, M_WIDE = 1 << 1, M_SAT = 1 << 2, M_FTZ = 1 << 3, M_APPROX = 1 << 4,
-    M_LO = 1 << 5, M_CC = 1 << 6, M_NC = 1 << 7, M_RELU = 1 << 8, M_SHIFT_CLAMP = 1 << 9,
+    M_LO = 1 << 5, M_CC = 1 << 6, M_NC = 1 << 7, M_RELU = 1 << 8, M_SHIFTAMT = 1 << 9,
 };
 
 /* Rounding: none given, to nearest even, toward zero, down, up; the integral forms for cvt. */

@@ -482,7 +482,7 @@ static const struct {
     {"bra", X_BRA}, {"call", X_CALL}, {"ret", X_RET}, {"exit", X_EXIT}, {"bar", X_BAR}, {"barrier", X_BAR},
     {"membar", X_MEMBAR}, {"fence", X_MEMBAR}, {"atom", X_ATOM}, {"red", X_RED}, {"shfl", X_SHFL},
     {"vote", X_VOTE}, {"match", X_MATCH}, {"activemask", X_ACTIVEMASK}, {"redux", X_REDUX}, {"trap", X_TRAP},
-    {"testp", X_TESTP}, {"prefetch", X_NOP},
+    {"testp", X_TESTP}, {"bfind", X_BFIND}, {"prefetch", X_NOP},
     {"prefetchu", X_NOP}, {"nanosleep", X_NOP}, {"griddepcontrol", X_NOP}, {"pmevent", X_NOP},
 };
 
@@ -570,6 +570,8 @@ static bool decode_opcode(struct decoder *d, const char *s, size_t len, struct p
             in->mods |= M_NC;
         } else if (is(m, ml, "cc")) {
             in->mods |= M_CC;
+        } else if (is(m, ml, "shiftamt")) {
+            in->mods |= M_SHIFTAMT;
         } else if (is(m, ml, "relu")) {
             in->mods |= M_RELU;
         } else if (is(m, ml, "to") && in->op == X_CVTA) {
@@ -624,7 +626,7 @@ static bool decode_opcode(struct decoder *d, const char *s, size_t len, struct p
     case X_CVT:
         return ntypes == 2;
     case X_SETP:
-        return ntypes == 1 && in->cmp != 0xff;
+        return ntypes == 1 && in->cmp != 0xff && in->type != T_F16X2 && in->type != T_BF16X2;
     case X_SHFL:
         return in->cmp != 0xff && ntypes == 1;
     case X_VOTE:
@@ -945,7 +947,7 @@ static bool is_value(const struct ptx_opd *o)
 static const unsigned char value_shape[X_COUNT] = {
     [X_NEG] = 2, [X_ABS] = 2, [X_NOT] = 2, [X_CNOT] = 2, [X_POPC] = 2, [X_CLZ] = 2, [X_BREV] = 2, [X_CVT] = 2,
     [X_CVTA] = 2, [X_CVTA_TO] = 2, [X_SQRT] = 2, [X_RSQRT] = 2, [X_RCP] = 2, [X_SIN] = 2, [X_COS] = 2,
-    [X_LG2] = 2, [X_EX2] = 2, [X_TANH] = 2, [X_TESTP] = 2, [X_ADD] = 3, [X_SUB] = 3, [X_MUL] = 3, [X_DIV] = 3,
+    [X_LG2] = 2, [X_EX2] = 2, [X_TANH] = 2, [X_TESTP] = 2, [X_BFIND] = 2, [X_ADD] = 3, [X_SUB] = 3, [X_MUL] = 3, [X_DIV] = 3,
     [X_REM] = 3, [X_MIN] = 3, [X_MAX] = 3, [X_AND] = 3, [X_OR] = 3, [X_XOR] = 3, [X_SHL] = 3, [X_SHR] = 3,
     [X_COPYSIGN] = 3, [X_MATCH] = 3, [X_REDUX] = 3, [X_MAD] = 4, [X_FMA] = 4, [X_BFE] = 4, [X_PRMT] = 4,
     [X_SELP] = 4, [X_BFI] = 5, [X_SHFL] = 5, [X_ACTIVEMASK] = 1,

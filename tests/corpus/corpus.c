@@ -582,6 +582,147 @@ static void fib_kernel(void)
     gpu_buffer_destroy(d);
 }
 
+static void warp_ops(void)
+{
+    enum { BLOCKS = 2, W = 32, R = 8 };
+    uint32_t out[BLOCKS * W * R], want[BLOCKS * W * R];
+    gpu_buffer *d = upload(NULL, sizeof(out));
+    uint64_t p = B(d);
+    void *args[] = {&p};
+
+    for (unsigned b = 0; b < BLOCKS; b++)
+        for (unsigned t = 0; t < W; t++) {
+            uint32_t *o = want + (b * W + t) * R, ballot = 0;
+
+            for (unsigned k = 0; k < W; k++)
+                ballot |= (k % 3 == 0) << k;
+            o[0] = ballot;
+            o[1] = 1 | 2;
+            o[2] = 0xfu << (4 * (t / 4));
+            o[3] = t >= 3 ? (t - 3) * 10 : t * 10;
+            o[4] = 14 + b;
+            o[5] = 496 + 93;
+            o[6] = t & 1 ? 0xaaaaaaaau : 16;
+            o[7] = (t % 16) + 5 < 16 ? t + 5 + 100 : t + 100;
+        }
+    if (launch("warp_ops", BLOCKS, 1, W, 1, 0, args) && download("warp_ops", d, out, sizeof(out)))
+        check_words("warp_ops", out, want, BLOCKS * W * R);
+    gpu_buffer_destroy(d);
+}
+
+static uint32_t byte_perm(uint32_t x, uint32_t y, uint32_t s)
+{
+    uint64_t v = ((uint64_t)y << 32) | x;
+    uint32_t r = 0;
+
+    for (int i = 0; i < 4; i++)
+        r |= (uint32_t)((v >> (8 * ((s >> (4 * i)) & 7))) & 0xff) << (8 * i);
+    return r;
+}
+
+static uint32_t bit_reverse(uint32_t x)
+{
+    uint32_t r = 0;
+
+    for (int i = 0; i < 32; i++)
+        r |= ((x >> i) & 1u) << (31 - i);
+    return r;
+}
+
+static void bit_ops(void)
+{
+    enum { N = 300, R = 12 };
+    static uint32_t in[N], out[N * R], want[N * R];
+    uint32_t s = 11;
+    gpu_buffer *di, *dout;
+    int n = N;
+
+    for (int i = 0; i < N; i++)
+        in[i] = next_rand(&s) ^ (next_rand(&s) << 16);
+    in[3] = 0;
+    in[4] = 0x80000001u;
+    for (int i = 0; i < N; i++) {
+        uint32_t x = in[i], y = in[(i + 1) % N], *o = want + i * R;
+        uint64_t a = ((uint64_t)x << 32) | y, b = ((uint64_t)y << 29) ^ x;
+        int32_t sx = (int32_t)x;
+        int32_t dv = ((int32_t)(y | 1) >> 3) | 1;
+
+        o[0] = (uint32_t)__builtin_popcount(x) | (uint32_t)(y ? __builtin_clz(y) : 32) << 8 |
+               (uint32_t)__builtin_ffs((int)x) << 16;
+        o[1] = bit_reverse(x);
+        o[2] = byte_perm(x, y, 0x5140 + (uint32_t)(i & 7));
+        o[3] = (x >> (i % 29)) & 0x1ff;
+        o[4] = (uint32_t)(sx >> (i % 31));
+        o[5] = (uint32_t)(((uint64_t)x * y) >> 32);
+        o[6] = (uint32_t)(((int64_t)sx * (int32_t)y) >> 32);
+        o[7] = (uint32_t)((uint64_t)((__extension__(unsigned __int128)a * b) >> 64) >> 7);
+        o[8] = (uint32_t)(a / (b | 1) + a % (y | 1));
+        o[9] = (uint32_t)(sx / dv) ^ (uint32_t)(sx % 1000);
+        o[10] = (uint32_t)(sx < (int32_t)y ? sx : (int32_t)y) ^ (x > y ? x : y);
+        o[11] = (uint32_t)(int32_t)truncf((float)sx * 1e-3f) + (uint32_t)nearbyintf((float)x * 1e-6f) +
+                (uint32_t)(int64_t)((double)a * 1e-12);
+    }
+    di = upload(in, sizeof(in));
+    dout = upload(NULL, sizeof(out));
+    {
+        uint64_t pi = B(di), po = B(dout);
+        void *args[] = {&pi, &po, &n};
+
+        if (launch("bit_ops", (N + 63) / 64, 1, 64, 1, 0, args) && download("bit_ops", dout, out, sizeof(out)))
+            check_words("bit_ops", out, want, N * R);
+    }
+    gpu_buffer_destroy(di);
+    gpu_buffer_destroy(dout);
+}
+
+static void math_ops(void)
+{
+    enum { N = 200, R = 8 };
+    static float in[N], out[N * R], want[N * R];
+    static double dout[N], dwant[N];
+    uint32_t s = 12;
+    gpu_buffer *di, *dfo, *ddo;
+    int n = N;
+
+    for (int i = 0; i < N; i++)
+        in[i] = (float)((int)(next_rand(&s) % 6001) - 3000) / 1000.0f;
+    for (int i = 0; i < N; i++) {
+        float x = in[i], *o = want + i * R;
+
+        o[0] = sinf(x);
+        o[1] = cosf(x);
+        o[2] = log2f(fabsf(x) + 1.0f);
+        o[3] = 1.0f / sqrtf(fabsf(x) + 0.5f);
+        o[4] = sqrtf(fabsf(x));
+        o[5] = x / 3.0f;
+        o[6] = exp2f(x * 0.25f);
+        o[7] = fminf(x, 1.0f) + fmaxf(x, -1.0f) + floorf(x) + ceilf(x) + truncf(x) + rintf(x);
+        dwant[i] = (double)x * 1.5 + sqrt((double)fabsf(x)) - (double)i / 7.0;
+    }
+    di = upload(in, sizeof(in));
+    dfo = upload(NULL, sizeof(out));
+    ddo = upload(NULL, sizeof(dout));
+    {
+        uint64_t pi = B(di), po = B(dfo), pd = B(ddo);
+        void *args[] = {&pi, &po, &pd, &n};
+
+        /* The approximations' documented bounds: __sinf and __cosf 2^-21.4 absolute on [-pi, pi],
+         * __log2f 2^-22 absolute, rsqrtf, ex2 and __fdividef 2 ulp: 4e-6 covers them all. */
+        if (launch("math_ops", (N + 63) / 64, 1, 64, 1, 0, args) && download("math_ops", dfo, out, sizeof(out)) &&
+            download("math_ops", ddo, dout, sizeof(dout))) {
+            check_floats("math_ops", out, want, N * R, 4e-6f, 4e-6f);
+            for (int i = 0; i < N; i++)
+                if (fabs(dout[i] - dwant[i]) > 1e-14 * fabs(dwant[i]) + 1e-15) {
+                    failf("math_ops", "double %d: %.17g, expected %.17g", i, dout[i], dwant[i]);
+                    break;
+                }
+        }
+    }
+    gpu_buffer_destroy(di);
+    gpu_buffer_destroy(dfo);
+    gpu_buffer_destroy(ddo);
+}
+
 /* ---- The checks ---- */
 
 /* Runs a launch with stderr going to a file; what it printed (the caller frees it), and the launch's status. */
@@ -725,9 +866,12 @@ static void run_corpus(const char *name, const char *ptx)
     softmax_half();
     hello_printf();
     fib_kernel();
+    warp_ops();
+    bit_ops();
+    math_ops();
     gpu_module_destroy(module);
     module = NULL;
-    printf("%s %s: 12 kernels\n", failures == before ? "PASS" : "FAIL", name);
+    printf("%s %s: 15 kernels\n", failures == before ? "PASS" : "FAIL", name);
 }
 
 int main(int argc, char **argv)

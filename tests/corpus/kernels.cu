@@ -194,4 +194,75 @@ __global__ void fib_kernel(unsigned *out)
 {
     out[threadIdx.x] = fib(threadIdx.x % 12);
 }
+
+/* Warp-level operations, one warp a block: 8 results a thread. Odd lanes also run a divergent branch. */
+__global__ void warp_ops(unsigned *out)
+{
+    unsigned t = threadIdx.x, *o = out + (blockIdx.x * blockDim.x + t) * 8;
+    const unsigned full = 0xffffffffu;
+    o[0] = __ballot_sync(full, t % 3 == 0);
+    o[1] = __any_sync(full, t == 5) | (__all_sync(full, t < 100) << 1) | (__all_sync(full, t < 16) << 2);
+    o[2] = __match_any_sync(full, t / 4);
+    o[3] = __shfl_up_sync(full, t * 10, 3);
+    o[4] = __shfl_sync(full, t * 2 + blockIdx.x, 7);
+#if __CUDA_ARCH__ >= 800
+    o[5] = __reduce_add_sync(full, t) + __reduce_max_sync(full, t * 3);
+#else
+    unsigned sum = t, mx = t * 3;
+    for (int k = 16; k > 0; k >>= 1) {
+        sum += __shfl_xor_sync(full, sum, k);
+        mx = max(mx, __shfl_xor_sync(full, mx, k));
+    }
+    o[5] = sum + mx;
+#endif
+    if (t & 1)
+        o[6] = __activemask();
+    else
+        o[6] = __popc(__activemask());
+    o[7] = __shfl_down_sync(full, t + 100, 5, 16);
 }
+
+/* Integer and bit operations on a hashed input: 12 results a thread. */
+__global__ void bit_ops(const unsigned *in, unsigned *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    unsigned x = in[i], y = in[(i + 1) % n];
+    unsigned long long a = ((unsigned long long)x << 32) | y, b = ((unsigned long long)y << 29) ^ x;
+    int sx = (int)x;
+    unsigned *o = out + i * 12;
+    o[0] = __popc(x) | (__clz(y) << 8) | (__ffs(x) << 16);
+    o[1] = __brev(x);
+    o[2] = __byte_perm(x, y, 0x5140 + (i & 7));
+    o[3] = (x >> (i % 29)) & 0x1ff;
+    o[4] = (unsigned)(sx >> (i % 31));
+    o[5] = __umulhi(x, y);
+    o[6] = (unsigned)__mulhi(sx, (int)y);
+    o[7] = (unsigned)(__umul64hi(a, b) >> 7);
+    o[8] = (unsigned)(a / (b | 1) + a % (y | 1));
+    o[9] = (unsigned)((int)x / ((int)(y | 1) >> 3 | 1)) ^ (unsigned)(sx % 1000);
+    o[10] = (unsigned)min(sx, (int)y) ^ max(x, y);
+    o[11] = (unsigned)__float2int_rz((float)sx * 1e-3f) + __float2uint_rn(x * 1e-6f) + (unsigned)(long long)((double)a * 1e-12);
+}
+
+/* Floating-point functions, the fast approximations and the exact ones: 8 results a thread. */
+__global__ void math_ops(const float *in, float *out, double *dout, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    float x = in[i];
+    float *o = out + i * 8;
+    o[0] = __sinf(x);
+    o[1] = __cosf(x);
+    o[2] = __log2f(fabsf(x) + 1.0f);
+    o[3] = rsqrtf(fabsf(x) + 0.5f);
+    o[4] = sqrtf(fabsf(x));
+    o[5] = __fdividef(x, 3.0f);
+    o[6] = exp2f(x * 0.25f);
+    o[7] = fminf(x, 1.0f) + fmaxf(x, -1.0f) + floorf(x) + ceilf(x) + truncf(x) + rintf(x);
+    dout[i] = (double)x * 1.5 + sqrt((double)fabsf(x)) - (double)i / 7.0;
+}
+}
+
