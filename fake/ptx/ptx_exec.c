@@ -1020,6 +1020,58 @@ static uint64_t call_vprintf(struct ptx_block *b, struct warp *w, unsigned l, co
 
 #define EACH(mask, l) for (uint32_t m_ = (mask), l; m_ && ((l = (uint32_t)__builtin_ctz(m_)), 1); m_ &= m_ - 1)
 
+/* An operand's values for the lanes of `mask`: a register's row as it is, anything else copied into `tmp`. */
+static inline const uint64_t *row(const struct ptx_block *b, const struct warp *w, const struct ptx_opd *o, uint32_t mask,
+                                  uint64_t *tmp)
+{
+    if (o->kind == O_REG)
+        return &w->regs[(size_t)o->reg * PTX_WARP];
+    EACH(mask, l) tmp[l] = val(b, w, o, l);
+    return tmp;
+}
+
+/* The F_* forms: whole rows of registers, no type looked at per lane. */
+static void run_fast(const struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g)
+{
+    uint64_t ta[PTX_WARP], tb[PTX_WARP], tc[PTX_WARP];
+    const uint64_t *A = row(b, w, &in->o[1], g, ta);
+    uint64_t *D = &w->regs[(size_t)in->o[0].reg * PTX_WARP], m = mask_of(in->o[0].rsize ? in->o[0].rsize : 8);
+
+    if (in->fast == F_MOV) {
+        EACH(g, l) D[l] = A[l] & m;
+        return;
+    }
+    {
+        const uint64_t *B = row(b, w, &in->o[2], g, tb);
+
+        switch (in->fast) {
+        case F_IADD: EACH(g, l) D[l] = (uint32_t)(A[l] + B[l]) & m; break;
+        case F_ISUB: EACH(g, l) D[l] = (uint32_t)(A[l] - B[l]) & m; break;
+        case F_IMUL: EACH(g, l) D[l] = (uint32_t)(A[l] * B[l]) & m; break;
+        case F_IAND: EACH(g, l) D[l] = (uint32_t)(A[l] & B[l]) & m; break;
+        case F_IOR: EACH(g, l) D[l] = (uint32_t)(A[l] | B[l]) & m; break;
+        case F_IXOR: EACH(g, l) D[l] = (uint32_t)(A[l] ^ B[l]) & m; break;
+        case F_ISHL: EACH(g, l) D[l] = ((uint32_t)B[l] >= 32 ? 0 : (uint32_t)(A[l] << (uint32_t)B[l])) & m; break;
+        case F_FADD: EACH(g, l) D[l] = bits_f32(f32_of(A[l]) + f32_of(B[l])) & m; break;
+        case F_FSUB: EACH(g, l) D[l] = bits_f32(f32_of(A[l]) - f32_of(B[l])) & m; break;
+        case F_FMUL: EACH(g, l) D[l] = bits_f32(f32_of(A[l]) * f32_of(B[l])) & m; break;
+        case F_FFMA: {
+            const uint64_t *C = row(b, w, &in->o[3], g, tc);
+
+            EACH(g, l) D[l] = bits_f32(fmaf(f32_of(A[l]), f32_of(B[l]), f32_of(C[l]))) & m;
+            break;
+        }
+        case F_IMAD: {
+            const uint64_t *C = row(b, w, &in->o[3], g, tc);
+
+            EACH(g, l) D[l] = (uint32_t)(A[l] * B[l] + C[l]) & m;
+            break;
+        }
+        default: break;
+        }
+    }
+}
+
 /* Runs the warp until every lane of it waits at a barrier or has exited (or the block stops). */
 static void warp_run(struct ptx_block *b, struct warp *w)
 {
@@ -1065,6 +1117,10 @@ reschedule:
             g = gm;
         }
         executed += (unsigned)__builtin_popcount(active);
+        if (in->fast) {
+            run_fast(b, w, in, g);
+            goto advance;
+        }
         switch (in->op) {
         case X_NOP:
         case X_MEMBAR:
@@ -1527,6 +1583,7 @@ reschedule:
             fault(b, w, (unsigned)__builtin_ctz(active), in, CUABI_ERROR_NOT_SUPPORTED, "an instruction the interpreter does not run");
             goto stopped;
         }
+    advance:
         pc = next;
         if (pc >= other_min) {
             EACH(active, l) w->pc[l] = pc;
@@ -1622,7 +1679,8 @@ void ptx_run_blocks(struct ptx_run *r)
     b.local_per_lane = LOCAL_STACK + ((size_t)r->f->frame_size + 15) / 16 * 16;
     b.mem.ctx = L->ctx;
     warps = calloc(b.nwarps, sizeof(*warps));
-    if (!warps || !reserve(&regs, &regs_cap, (nregs ? nregs : 1) * PTX_WARP * b.nwarps * sizeof(uint64_t)) ||
+    /* A register file past 1 GiB a block is a module the interpreter will not run. */
+    if (!warps || nregs * PTX_WARP * b.nwarps * sizeof(uint64_t) > (1u << 30) || !reserve(&regs, &regs_cap, (nregs ? nregs : 1) * PTX_WARP * b.nwarps * sizeof(uint64_t)) ||
         !reserve(&local, &local_cap, b.local_per_lane * b.nwarps * PTX_WARP) ||
         !reserve(&shared, &shared_cap, b.shared_bytes ? b.shared_bytes : 1) ||
         (r->race && !reserve(&shadow, &shadow_cap, (b.shared_bytes ? b.shared_bytes : 1) * sizeof(struct ptx_shadow)))) {

@@ -89,6 +89,9 @@ enum ptx_op {
     X_COUNT
 };
 
+/* The commonest forms, which the executor runs without looking at types per thread. */
+enum { F_NONE, F_IADD, F_ISUB, F_IMUL, F_IAND, F_IOR, F_IXOR, F_ISHL, F_FADD, F_FSUB, F_FMUL, F_FFMA, F_MOV, F_IMAD };
+
 /* Modifier bits. */
 enum {
     M_HI = 1 << 0, M_WIDE = 1 << 1, M_SAT = 1 << 2, M_FTZ = 1 << 3, M_APPROX = 1 << 4,
@@ -119,6 +122,7 @@ struct ptx_inst {
     unsigned char vec;      /* ld/st: elements (1, 2, 4) */
     unsigned char nopd;
     unsigned char guard_neg;
+    unsigned char fast;     /* F_*: a form the executor runs on whole registers */
     uint16_t mods;
     int32_t guard;          /* a predicate register, or -1 */
     int32_t target;         /* bra: an instruction; call: a function index */

@@ -415,7 +415,7 @@ static size_t decl_bytes(const struct decl *x)
 static int32_t func_find(const struct decoder *d, const char *s, size_t len)
 {
     for (size_t i = 0; i < d->m->nfuncs; i++)
-        if (strlen(d->m->funcs[i].name) == len && memcmp(d->m->funcs[i].name, s, len) == 0)
+        if (d->m->funcs[i].name && strlen(d->m->funcs[i].name) == len && memcmp(d->m->funcs[i].name, s, len) == 0)
             return (int32_t)i;
     return -1;
 }
@@ -621,6 +621,8 @@ static bool decode_opcode(struct decoder *d, const char *s, size_t len, struct p
     }
     in->type = (unsigned char)types[0];
     in->type2 = (unsigned char)types[1];
+    if (in->type == T_B128 || in->type2 == T_B128)
+        return false;
     /* Which instructions need what: a type, a mode. */
     switch (in->op) {
     case X_CVT:
@@ -761,6 +763,9 @@ static bool read_operand(struct decoder *d, struct ptx_inst *in, struct ptx_opd 
 
             if (o->n == 4)
                 return errf(d, line, "a vector of more than 4");
+            skip_space(d);
+            if (*d->p == '{' || *d->p == '[')
+                return errf(d, line, "a vector element must be a register or a number");
             if (!read_operand(d, in, &e, line))
                 return false;
             if (e.kind == O_REG) {
@@ -894,7 +899,8 @@ static bool read_call(struct decoder *d, struct ptx_inst *in, unsigned line)
     if (accept(d, '(')) {
         do {
             len = word(d, &s);
-            if (!(n = name_find(d, s, len, &index)) || n->kind != N_SYM || c.nrets == 4)
+            if (!(n = name_find(d, s, len, &index)) || n->kind != N_SYM || d->m->syms[index].space != S_FRAME ||
+                c.nrets == 4)
                 return errf(d, line, "bad call result \"%.*s\"", (int)len, s);
             c.rets[c.nrets++] = (int32_t)index;
         } while (accept(d, ','));
@@ -916,7 +922,8 @@ static bool read_call(struct decoder *d, struct ptx_inst *in, unsigned line)
         if (!accept(d, ')')) {
             do {
                 len = word(d, &s);
-                if (!(n = name_find(d, s, len, &index)) || n->kind != N_SYM || c.nargs == 16)
+                if (!(n = name_find(d, s, len, &index)) || n->kind != N_SYM || d->m->syms[index].space != S_FRAME ||
+                    c.nargs == 16)
                     return errf(d, line, "bad call argument \"%.*s\"", (int)len, s);
                 c.args[c.nargs++] = (int32_t)index;
             } while (accept(d, ','));
@@ -994,6 +1001,43 @@ static bool operands_fit(const struct ptx_inst *in)
     }
 }
 
+/* Which F_* form the instruction is, if any: 32-bit integer and f32 arithmetic in the default modes, moves. */
+static unsigned char fast_form(const struct ptx_inst *in)
+{
+    unsigned k = ptx_types[in->type].kind, size = ptx_types[in->type].size;
+    bool plain_int = (k == K_BITS || k == K_SIGNED || k == K_UNSIGNED) && size == 4 && !(in->mods & ~M_LO);
+    bool plain_f32 = in->type == T_F32 && (in->rnd == RND_NONE || in->rnd == RND_RN) && !in->mods;
+
+    if (in->o[0].kind != O_REG)
+        return F_NONE;
+    if (plain_int) {
+        switch (in->op) {
+        case X_ADD: return F_IADD;
+        case X_SUB: return F_ISUB;
+        case X_MUL: return F_IMUL;
+        case X_MAD: return F_IMAD;
+        case X_AND: return F_IAND;
+        case X_OR: return F_IOR;
+        case X_XOR: return F_IXOR;
+        case X_SHL: return F_ISHL;
+        default: break;
+        }
+    }
+    if (plain_f32) {
+        switch (in->op) {
+        case X_ADD: return F_FADD;
+        case X_SUB: return F_FSUB;
+        case X_MUL: return F_FMUL;
+        case X_FMA:
+        case X_MAD: return F_FFMA;
+        default: break;
+        }
+    }
+    if (in->op == X_MOV && in->o[1].kind != O_VEC && in->type != T_PRED)
+        return F_MOV;
+    return F_NONE;
+}
+
 /* The opcode text for a message. */
 static void inst_error(struct decoder *d, unsigned line, const char *op, size_t len, const char *why)
 {
@@ -1046,7 +1090,7 @@ static bool read_instruction(struct decoder *d, int32_t guard, bool guard_neg, u
         inst_error(d, line, s, len, "unsupported operands of");
         return false;
     }
-    /* ld.param of a kernel parameter names the entry's buffer; the rest of param space is the frame. */
+    in->fast = fast_form(in);
     d->m->ncode++;
     return true;
 }
@@ -1140,8 +1184,13 @@ static bool read_body(struct decoder *d)
     d->nnames = 0;
     d->nlabels = 0;
     d->sink = -1;
-    if (!accept(d, '{'))
-        return errf(d, d->line, "expected {");
+    if (!accept(d, '{')) {
+        errf(d, d->line, "expected { opening the function's body");
+        if (!(d->m->funcs[d->fi].error = strdup(d->err)))
+            d->oom = true;
+        d->err[0] = '\0';
+        return !d->oom;
+    }
     d->depth = 1;
     d->marks[0] = 0;
     while (d->depth > 0 && !d->oom) {
