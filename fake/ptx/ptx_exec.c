@@ -4,9 +4,11 @@
  * A block is warps of 32 threads. A warp executes one instruction for all
  * its active lanes at once (the switch is taken once per warp, the loop over
  * lanes is inside each case). Divergence: every lane keeps its own program
- * counter; the warp runs the lanes whose counter is the smallest, so lanes
- * that took a forward branch wait at the join point for the others, and
- * reconverge there, as they do after a structured branch on a GPU. A warp
+ * counter and call depth; the warp runs the lanes deepest in calls, and of
+ * those the ones whose counter is the smallest, so lanes that took a forward
+ * branch wait at the join point for the others, and reconverge there, as
+ * they do after a structured branch on a GPU (and a call's lanes return
+ * before the others go on, wherever the callee lies in the module). A warp
  * runs until all its lanes wait at bar.sync or have exited; when every warp
  * of the block waits, the barrier opens.
  *
@@ -31,6 +33,7 @@ struct warp {
     uint32_t pc[PTX_WARP];      /* of lanes not running now */
     uint32_t fbase[PTX_WARP];   /* the current frame in the lane's local stack */
     uint32_t ftop[PTX_WARP];
+    uint32_t depth[PTX_WARP];   /* calls the lane is in */
     uint32_t live, waiting;
     unsigned index;
 };
@@ -960,6 +963,7 @@ static bool call_push(struct ptx_block *b, struct warp *w, unsigned l, const str
         memcpy(lane + base + f->saved_at + r * 8, &w->regs[(size_t)(f->reg_base + r) * PTX_WARP + l], 8);
     w->fbase[l] = base;
     w->ftop[l] = base + f->frame_size;
+    w->depth[l]++;
     return true;
 }
 
@@ -984,6 +988,7 @@ static uint32_t call_pop(struct ptx_block *b, struct warp *w, unsigned l)
         memcpy(&w->regs[(size_t)(f->reg_base + r) * PTX_WARP + l], lane + base + f->saved_at + r * 8, 8);
     w->fbase[l] = hdr[1];
     w->ftop[l] = hdr[2];
+    w->depth[l]--;
     return hdr[0];
 }
 
@@ -1081,12 +1086,21 @@ static void warp_run(struct ptx_block *b, struct warp *w)
 
 reschedule:
     {
-        uint32_t ready = w->live & ~w->waiting;
+        uint32_t ready = w->live & ~w->waiting, deepest = 0, depth = 0;
 
         if (!ready || b->stop) {
             b->executed += executed;
             return;
         }
+        EACH(ready, l) {
+            if (w->depth[l] > depth)
+                depth = w->depth[l];
+        }
+        EACH(ready, l) {
+            if (w->depth[l] == depth)
+                deepest |= 1u << l;
+        }
+        ready = deepest;
         pc = UINT32_MAX;
         EACH(ready, l) {
             if (w->pc[l] < pc)
@@ -1513,29 +1527,14 @@ reschedule:
             }
             break;
         case X_RET: {
-            uint32_t back = 0, returned, first = UINT32_MAX;
-            bool same = true;
-
             if (!g)
                 break;
+            /* A lane returns from its call, or exits from the kernel; the deepest lanes then run. */
             EACH(g, l) {
-                if (w->fbase[l] == 0) {
+                if (w->fbase[l] == 0)
                     w->live &= ~(1u << l);
-                    back |= 1u << l;
-                    continue;
-                }
-                w->pc[l] = call_pop(b, w, l);
-                if (first == UINT32_MAX)
-                    first = w->pc[l];
-                same = same && w->pc[l] == first;
-            }
-            active &= ~back;
-            returned = g & ~back;
-            if (!active)
-                goto reschedule;
-            if (returned == active && same) {
-                next = first;
-                break;
+                else
+                    w->pc[l] = call_pop(b, w, l);
             }
             EACH(active & ~g, l) w->pc[l] = pc + 1;
             goto reschedule;
@@ -1557,18 +1556,15 @@ reschedule:
                 }
                 break;
             }
+            if (!g)
+                break;
             EACH(g, l) {
                 if (!call_push(b, w, l, in, pc))
                     goto stopped;
+                w->pc[l] = f->start;
             }
-            if (g == active) {
-                next = f->start;
-            } else if (g) {
-                EACH(g, l) w->pc[l] = f->start;
-                EACH(active & ~g, l) w->pc[l] = pc + 1;
-                goto reschedule;
-            }
-            break;
+            EACH(active & ~g, l) w->pc[l] = pc + 1;
+            goto reschedule;
         }
         case X_BAR:
             if (g) {
@@ -1623,6 +1619,7 @@ static bool block_run(struct ptx_run *r, struct ptx_block *b, uint64_t index, ui
             w->pc[l] = f->start;
             w->fbase[l] = 0;
             w->ftop[l] = f->frame_size;
+            w->depth[l] = 0;
         }
     }
     for (;;) {

@@ -4,7 +4,8 @@
  * bit for bit, floating point within the precision CUDA documents for the
  * operations the kernel uses.
  *
- *   corpus SRC_DIR NVCC nvcc    kernels.cu through nvcc -O3 --ptx for compute_75 and compute_90
+ *   corpus SRC_DIR NVCC nvcc    kernels.cu through nvcc --ptx: -O3 for compute_75 and compute_90,
+ *                               -G (debug code: calls for intrinsics) for compute_75
  *   corpus SRC_DIR NVCC nvrtc   kernels.cu through NVRTC (gpu_program_*) for compute_75
  *   corpus SRC_DIR NVCC all     both
  *   corpus SRC_DIR NVCC checks  checks.cu (nvcc compute_75, else NVRTC) on the fake driver: an
@@ -71,25 +72,30 @@ static char *read_file(const char *path)
     return text;
 }
 
-/* nvcc -O3 --ptx -arch=compute_ARCH SRC -o OUT, run without a shell; the PTX text or NULL. */
-static char *nvcc_ptx(const char *nvcc, const char *src, const char *dir, int arch)
+/* nvcc OPT --ptx -arch=compute_ARCH SRC -o OUT, run without a shell; the PTX text or NULL. */
+static char *nvcc_ptx(const char *nvcc, const char *opt, const char *src, const char *dir, int arch)
 {
     char out[4200], archopt[32];
     pid_t pid;
     int status = 0;
 
-    snprintf(out, sizeof(out), "%s/kernels_%d.ptx", dir, arch);
+    snprintf(out, sizeof(out), "%s/kernels.ptx", dir);
     snprintf(archopt, sizeof(archopt), "-arch=compute_%d", arch);
     pid = fork();
     if (pid == 0) {
-        execl(nvcc, nvcc, "-O3", "--ptx", archopt, src, "-o", out, (char *)NULL);
+        execl(nvcc, nvcc, opt, "--ptx", archopt, src, "-o", out, (char *)NULL);
         _exit(127);
     }
     if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        fprintf(stderr, "nvcc %s failed (status %d)\n", archopt, status);
+        fprintf(stderr, "nvcc %s %s failed (status %d)\n", opt, archopt, status);
         return NULL;
     }
-    return read_file(out);
+    {
+        char *text = read_file(out);
+
+        unlink(out);
+        return text;
+    }
 }
 
 static char *nvrtc_ptx(const char *src_path, const char *name)
@@ -905,12 +911,15 @@ int main(int argc, char **argv)
         return 1;
     }
     if (want_nvcc && nvcc[0] && access(nvcc, X_OK) == 0) {
-        static const int archs[] = {75, 90};
+        static const struct {
+            const char *opt;
+            int arch;
+        } builds[] = {{"-O3", 75}, {"-O3", 90}, {"-G", 75}};
 
-        for (size_t i = 0; i < (checks ? 1 : sizeof(archs) / sizeof(archs[0])); i++) {
-            char name[32], *ptx = nvcc_ptx(nvcc, src, dir, archs[i]);
+        for (size_t i = 0; i < (checks ? 1 : sizeof(builds) / sizeof(builds[0])); i++) {
+            char name[32], *ptx = nvcc_ptx(nvcc, builds[i].opt, src, dir, builds[i].arch);
 
-            snprintf(name, sizeof(name), "nvcc-compute_%d", archs[i]);
+            snprintf(name, sizeof(name), "nvcc%s-compute_%d", builds[i].opt, builds[i].arch);
             (checks ? run_checks : run_corpus)(name, ptx);
             free(ptx);
             ran = true;
@@ -922,12 +931,6 @@ int main(int argc, char **argv)
         (checks ? run_checks : run_corpus)("nvrtc-compute_75", ptx);
         free(ptx);
         ran = true;
-    }
-    for (int arch = 75; arch <= 90; arch += 15) {
-        char path[4200];
-
-        snprintf(path, sizeof(path), "%s/kernels_%d.ptx", dir, arch);
-        unlink(path);
     }
     rmdir(dir);
     gpu_stream_destroy(stream);
