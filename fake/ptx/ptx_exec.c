@@ -1336,6 +1336,16 @@ reschedule:
             }
             break;
         }
+        case X_SHF:
+            /* A funnel shift of the 64 bits b:a, by c modulo 32 (.wrap) or at most 32 (.clamp). */
+            EACH(g, l) {
+                uint64_t ab = (val(b, w, &in->o[2], l) & 0xffffffffu) << 32 | (val(b, w, &in->o[1], l) & 0xffffffffu);
+                uint32_t n = (uint32_t)val(b, w, &in->o[3], l);
+
+                n = in->boolop ? n & 31 : n > 32 ? 32 : n;
+                put(w, &in->o[0], l, in->cmp == 0 ? (uint32_t)((ab << n) >> 32) : (uint32_t)(ab >> n));
+            }
+            break;
         case X_BREV:
             EACH(g, l) put(w, &in->o[0], l, brev(val(b, w, &in->o[1], l), ptx_types[in->type].size));
             break;

@@ -482,7 +482,7 @@ static const struct {
     {"bra", X_BRA}, {"call", X_CALL}, {"ret", X_RET}, {"exit", X_EXIT}, {"bar", X_BAR}, {"barrier", X_BAR},
     {"membar", X_MEMBAR}, {"fence", X_MEMBAR}, {"atom", X_ATOM}, {"red", X_RED}, {"shfl", X_SHFL},
     {"vote", X_VOTE}, {"match", X_MATCH}, {"activemask", X_ACTIVEMASK}, {"redux", X_REDUX}, {"trap", X_TRAP},
-    {"testp", X_TESTP}, {"bfind", X_BFIND}, {"prefetch", X_NOP},
+    {"testp", X_TESTP}, {"bfind", X_BFIND}, {"shf", X_SHF}, {"prefetch", X_NOP},
     {"prefetchu", X_NOP}, {"nanosleep", X_NOP}, {"griddepcontrol", X_NOP}, {"pmevent", X_NOP},
 };
 
@@ -582,6 +582,10 @@ static bool decode_opcode(struct decoder *d, const char *s, size_t len, struct p
             in->cmp = is(m, ml, "all") ? V_ALL : is(m, ml, "any") ? V_ANY : is(m, ml, "uni") ? V_UNI : V_BALLOT;
         } else if (in->op == X_MATCH && (is(m, ml, "any") || is(m, ml, "all"))) {
             in->cmp = is(m, ml, "any") ? 0 : 1;
+        } else if (in->op == X_SHF && (is(m, ml, "l") || is(m, ml, "r"))) {
+            in->cmp = is(m, ml, "l") ? 0 : 1;
+        } else if (in->op == X_SHF && (is(m, ml, "wrap") || is(m, ml, "clamp"))) {
+            in->boolop = is(m, ml, "wrap");
         } else if (in->op == X_BAR && (is(m, ml, "warp"))) {
             in->op = X_BAR_WARP;
         } else if (in->op == X_BAR && (is(m, ml, "arrive") || is(m, ml, "red"))) {
@@ -639,6 +643,8 @@ static bool decode_opcode(struct decoder *d, const char *s, size_t len, struct p
         return in->cmp != 0xff && ntypes == 1;
     case X_MATCH:
         return in->cmp != 0xff && ntypes == 1;
+    case X_SHF:
+        return in->cmp != 0xff && ntypes == 1 && ptx_types[in->type].size == 4;
     case X_BRA:
     case X_CALL:
     case X_RET:
@@ -957,7 +963,7 @@ static const unsigned char value_shape[X_COUNT] = {
     [X_LG2] = 2, [X_EX2] = 2, [X_TANH] = 2, [X_TESTP] = 2, [X_BFIND] = 2, [X_ADD] = 3, [X_SUB] = 3, [X_MUL] = 3, [X_DIV] = 3,
     [X_REM] = 3, [X_MIN] = 3, [X_MAX] = 3, [X_AND] = 3, [X_OR] = 3, [X_XOR] = 3, [X_SHL] = 3, [X_SHR] = 3,
     [X_COPYSIGN] = 3, [X_MATCH] = 3, [X_REDUX] = 3, [X_MAD] = 4, [X_FMA] = 4, [X_BFE] = 4, [X_PRMT] = 4,
-    [X_SELP] = 4, [X_BFI] = 5, [X_SHFL] = 5, [X_ACTIVEMASK] = 1,
+    [X_SELP] = 4, [X_SHF] = 4, [X_BFI] = 5, [X_SHFL] = 5, [X_ACTIVEMASK] = 1,
 };
 
 /* Whether the operands fit the instruction, so that the executor needs no checks. */
@@ -1289,7 +1295,9 @@ static bool read_body(struct decoder *d)
             skip_block(d, true);
             d->depth--;
         }
-        d->nfixups = 0;
+        /* Its calls are not resolved; those of the functions before it are. */
+        while (d->nfixups && d->fixups[d->nfixups - 1].inst >= f->start)
+            d->nfixups--;
         if (!(f->error = strdup(d->err)))
             d->oom = true;
         d->err[0] = '\0';

@@ -28,4 +28,21 @@ __global__ void reverse_synced(int *data)
     __syncthreads();
     data[t] = s[63 - t];
 }
+
+/* A kernel with a call, then one with an instruction the interpreter does not run: the first still runs. */
+__device__ __noinline__ int twice(int x)
+{
+    return 2 * x;
+}
+
+__global__ void calls_twice(int *out)
+{
+    out[threadIdx.x] = twice(threadIdx.x);
+}
+
+__global__ void uses_brkpt(int *out)
+{
+    asm volatile("brkpt;");
+    out[0] = 1;
+}
 }

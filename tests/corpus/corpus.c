@@ -11,7 +11,8 @@
  *   corpus SRC_DIR NVCC checks  checks.cu (nvcc compute_75, else NVRTC) on the fake driver: an
  *                               off-by-one write is reported with its thread and PTX line, and
  *                               with GPUSHIM_FAKE_CHECK=race a missing barrier is too, its
- *                               correct twin not
+ *                               correct twin not; an instruction the interpreter does not run
+ *                               fails its launch, naming it, and not the rest of the module
  *
  * NVCC is nvcc's path ("" when there is none). Against the fake driver
  * (GPUSHIM_LIBCUDA) its PTX interpreter runs the kernels; against a real
@@ -729,6 +730,66 @@ static void math_ops(void)
     gpu_buffer_destroy(ddo);
 }
 
+static void atomics(void)
+{
+    enum { N = 300, T = 64, BLOCKS = (N + T - 1) / T };
+    uint32_t g[14] = {0xffffffffu, 0, 0xffffffffu, 0, 0, 0, 0, 0, 0, 0x7fffffff, 0, 0, 0, 0}, want[14];
+    uint64_t g64[2] = {0, 0}, want64[2] = {0, 0};
+    float gf = 0, wantf = 0;
+    gpu_buffer *dg = upload(g, sizeof(g)), *dg64 = upload(g64, sizeof(g64)), *dgf = upload(&gf, sizeof(gf));
+    uint64_t pg = B(dg), pg64 = B(dg64), pgf = B(dgf);
+    int n = N;
+    void *args[] = {&pg, &pg64, &pgf, &n};
+
+    memcpy(want, g, sizeof(g));
+    for (uint32_t i = 0; i < N; i++) {
+        uint32_t v = i * 7 % 1000 + 3;
+
+        want[0] = v < want[0] ? v : want[0];
+        want[1] = i * 13 % 977 > want[1] ? i * 13 % 977 : want[1];
+        want[2] &= ~(1u << (i % 32)) | (i & 1);
+        want[3] |= 1u << (i % 29);
+        want[4] ^= i * 2654435761u;
+        want[5] = want[5] >= 9 ? 0 : want[5] + 1;
+        want[6] = (want[6] == 0 || want[6] > 6) ? 6 : want[6] - 1;
+        want[7] += 2;
+        want[9] = (uint32_t)((int32_t)i - 50 < (int32_t)want[9] ? (int32_t)i - 50 : (int32_t)want[9]);
+        want64[0] += (uint64_t)i << 33;
+        want64[1] = (uint64_t)i * 0x100000001ull > want64[1] ? (uint64_t)i * 0x100000001ull : want64[1];
+        wantf += (float)(i % 17);
+    }
+    for (uint32_t b = 0; b < BLOCKS; b++) {
+        uint32_t s0 = 0, s1 = 0xffffffffu, s2 = 0, s3 = 0;
+
+        for (uint32_t i = b * T; i < (b + 1) * T && i < N; i++) {
+            s0 += i;
+            s1 = i + 5 < s1 ? i + 5 : s1;
+            s2 ^= i;
+            s3 = 1;
+        }
+        want[10] += s0;
+        want[11] += s1;
+        want[12] += s2;
+        want[13] += s3;
+    }
+    if (launch("atomics", BLOCKS, 1, T, 1, 0, args) && download("atomics", dg, g, sizeof(g)) &&
+        download("atomics", dg64, g64, sizeof(g64)) && download("atomics", dgf, &gf, sizeof(gf))) {
+        /* atomicExch leaves one thread's value: any of them. */
+        if (g[8] < 1 || g[8] > N)
+            failf("atomics", "exch left %u, not a thread's value", g[8]);
+        g[8] = want[8];
+        check_words("atomics", g, want, 14);
+        if (g64[0] != want64[0] || g64[1] != want64[1])
+            failf("atomics", "64-bit: %llx %llx, expected %llx %llx", (unsigned long long)g64[0],
+                  (unsigned long long)g64[1], (unsigned long long)want64[0], (unsigned long long)want64[1]);
+        if (gf != wantf)
+            failf("atomics", "float add: %g, expected %g", (double)gf, (double)wantf);
+    }
+    gpu_buffer_destroy(dg);
+    gpu_buffer_destroy(dg64);
+    gpu_buffer_destroy(dgf);
+}
+
 /* ---- The checks ---- */
 
 /* Runs a launch with stderr going to a file; what it printed (the caller frees it), and the launch's status. */
@@ -842,6 +903,33 @@ static void run_checks(const char *name, const char *ptx)
     }
     free(text);
     gpu_buffer_destroy(d);
+
+    /* An instruction the interpreter does not run fails the launch, naming it, the kernel and the line. */
+    d = upload(NULL, sizeof(data));
+    p = B(d);
+    {
+        void *args[] = {&p};
+
+        text = launch_captured("uses_brkpt", 32, args, &st);
+        if (st != GPU_ERR_NOT_SUPPORTED)
+            failf("uses_brkpt", "the launch gave %s, expected GPU_ERR_NOT_SUPPORTED", gpu_status_name(st));
+        snprintf(needle, sizeof(needle), "kernel \"uses_brkpt\": PTX line %u: unsupported instruction \"brkpt\"",
+                 ptx_line(ptx, "uses_brkpt(", "brkpt;"));
+        expect_text("uses_brkpt", text, needle);
+        free(text);
+        /* The rest of the module runs, calls included. */
+        text = launch_captured("calls_twice", 32, args, &st);
+        free(text);
+        if (st != GPU_OK)
+            failf("calls_twice", "%s: %s", gpu_status_name(st), gpu_last_error());
+        else if (download("calls_twice", d, data, 32 * 4))
+            for (int i = 0; i < 32; i++)
+                if (data[i] != 2 * i) {
+                    failf("calls_twice", "element %d: %d", i, data[i]);
+                    break;
+                }
+    }
+    gpu_buffer_destroy(d);
     gpu_module_destroy(module);
     module = NULL;
     printf("%s %s: checks%s\n", failures ? "FAIL" : "PASS", name, race ? " with the race check" : "");
@@ -875,9 +963,10 @@ static void run_corpus(const char *name, const char *ptx)
     warp_ops();
     bit_ops();
     math_ops();
+    atomics();
     gpu_module_destroy(module);
     module = NULL;
-    printf("%s %s: 15 kernels\n", failures == before ? "PASS" : "FAIL", name);
+    printf("%s %s: 16 kernels\n", failures == before ? "PASS" : "FAIL", name);
 }
 
 int main(int argc, char **argv)

@@ -264,5 +264,39 @@ __global__ void math_ops(const float *in, float *out, double *dout, int n)
     o[7] = fminf(x, 1.0f) + fmaxf(x, -1.0f) + floorf(x) + ceilf(x) + truncf(x) + rintf(x);
     dout[i] = (double)x * 1.5 + sqrt((double)fabsf(x)) - (double)i / 7.0;
 }
+
+/* Every kind of atomic, on global memory (g) and shared memory: results that do not depend on the order. */
+__global__ void atomics(unsigned *g, unsigned long long *g64, float *gf, int n)
+{
+    __shared__ unsigned s[4];
+    unsigned t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+    if (t < 4)
+        s[t] = t == 1 ? 0xffffffffu : 0;
+    __syncthreads();
+    if (i < n) {
+        atomicMin(&g[0], i * 7 % 1000 + 3);
+        atomicMax(&g[1], i * 13 % 977);
+        atomicAnd(&g[2], ~(1u << (i % 32)) | (i & 1));
+        atomicOr(&g[3], 1u << (i % 29));
+        atomicXor(&g[4], i * 2654435761u);
+        atomicInc(&g[5], 9);
+        atomicDec(&g[6], 6);
+        unsigned old = g[7], seen;
+        while ((seen = atomicCAS(&g[7], old, old + 2)) != old)
+            old = seen;
+        atomicExch(&g[8], i + 1);
+        atomicMin((int *)&g[9], (int)i - 50);
+        atomicAdd(&g64[0], (unsigned long long)i << 33);
+        atomicMax(&g64[1], (unsigned long long)i * 0x100000001ull);
+        atomicAdd(&gf[0], (float)(i % 17));
+        atomicAdd(&s[0], i);
+        atomicMin(&s[1], i + 5);
+        atomicXor(&s[2], i);
+        atomicExch(&s[3], 1);
+    }
+    __syncthreads();
+    if (t < 4)
+        atomicAdd(&g[10 + t], s[t]);
+}
 }
 
