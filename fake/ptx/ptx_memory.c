@@ -28,6 +28,17 @@ unsigned char *ptx_mem_lookup(struct ptx_mem *m, uint64_t addr, size_t bytes)
 bool ptx_check_race(void)
 {
     const char *v = gpu__env_raw("GPUSHIM_FAKE_CHECK");
+    bool race = false;
 
-    return v && strstr(v, "race") != NULL;
+    /* A comma-separated list of checks; a word the fake does not know stops the program rather than check less. */
+    while (v && *v) {
+        size_t len = strcspn(v, ",");
+
+        if (len == 4 && memcmp(v, "race", 4) == 0)
+            race = true;
+        else if (len)
+            fake_die("GPUSHIM_FAKE_CHECK", "names a check the fake does not have (it has: race)");
+        v += len + (v[len] == ',');
+    }
+    return race;
 }
