@@ -571,7 +571,9 @@ cuabi_result cuGetErrorString(cuabi_result error, const char **str)
         if (!str) {
             rc = CUABI_ERROR_INVALID_VALUE;
         } else {
-            *str = fake_host_kernel_note(error) ? fake_host_kernel_note(error) : result_text(error);
+            *str = fake_host_kernel_note(error)  ? fake_host_kernel_note(error)
+                   : fake_module_note(error) ? fake_module_note(error)
+                                             : result_text(error);
             rc = *str ? CUABI_SUCCESS : CUABI_ERROR_INVALID_VALUE;
         }
     }

@@ -830,6 +830,11 @@ static cuabi_result not_supported(char *log, size_t log_size, const char *what)
     return CUABI_ERROR_NOT_SUPPORTED;
 }
 
+/* What to do about machine code: the fake runs kernels from their PTX only. */
+#define PTX_FLAGS \
+    "; the fake runs kernels from PTX: embed it with nvcc -gencode arch=compute_XX,code=compute_XX (e.g. " \
+    "arch=compute_90,code=compute_90, beside your code=sm_XX) --no-compress, or load the PTX (nvcc -ptx)"
+
 /*
  * A fatbin: a 16-byte header (magic, version, header size, then the bytes
  * of entries that follow), then entries, each a header (kind at 0, its size
@@ -870,9 +875,9 @@ static cuabi_result read_fatbin(const unsigned char *fb, struct fake_module *m, 
     }
     if (compressed)
         return not_supported(log, log_size,
-                             "this fatbin's PTX is compressed; build it with nvcc --no-compress (or "
-                             "-compress-mode=none), or load PTX");
-    return not_supported(log, log_size, "a fatbin without PTX has only machine code; load PTX");
+                             "this fatbin's PTX is compressed (nvcc compresses fatbins by default); build it "
+                             "with nvcc --no-compress (or -compress-mode=none), or load the PTX (nvcc -ptx)");
+    return not_supported(log, log_size, "a fatbin without PTX has only machine code" PTX_FLAGS);
 }
 
 cuabi_result fake_image_load(const void *image, struct fake_module *m, char *log, size_t log_size)
@@ -881,7 +886,7 @@ cuabi_result fake_image_load(const void *image, struct fake_module *m, char *log
 
     /* Compared byte by byte, so that a short PTX text is not read past its end. */
     if (b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F')
-        return not_supported(log, log_size, "a cubin has no PTX; load PTX");
+        return not_supported(log, log_size, "a cubin has no PTX, only machine code" PTX_FLAGS);
     if (b[0] == 0x50 && b[1] == 0xed && b[2] == 0x55 && b[3] == 0xba)
         return read_fatbin(b, m, log, log_size);
     return read_text(image, m, log, log_size);

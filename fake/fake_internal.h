@@ -48,7 +48,7 @@ enum {
     FAKE_MAX_DEVICES = 8,
     FAKE_MAX_ARGS = 64,    /* bytes of kernel parameters */
     FAKE_STACK_MAX = 32,   /* contexts a thread may push */
-    FAKE_LOG_MAX = 256,    /* bytes of a JIT log */
+    FAKE_LOG_MAX = 1024,   /* bytes of a JIT log */
 };
 
 /* ---- Objects ---- */
@@ -555,6 +555,9 @@ cuabi_result fake_module_add_entry(struct fake_module *m, struct fake_layout *la
 
 /* A live module, or NULL. */
 struct fake_module *fake_module_find(cuabi_module handle);
+
+/* Why the calling thread's last module load failed with `result` (its JIT error log), or NULL: cuGetErrorString's. */
+const char *fake_module_note(cuabi_result result);
 
 /* A live function, or NULL. */
 struct fake_function *fake_function_find(cuabi_function handle);

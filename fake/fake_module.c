@@ -100,8 +100,11 @@ static void functions_free(struct fake_module *m)
     free(m->functions);
 }
 
-/* Writes `text` into the JIT log the options name, and the length written back into its size option. */
-static void write_log(unsigned n, const cuabi_jit_option *options, void **values, unsigned buffer_opt,
+/*
+ * Writes `text` into the JIT log the options name, and the length written
+ * back into its size option; false when they name none.
+ */
+static bool write_log(unsigned n, const cuabi_jit_option *options, void **values, unsigned buffer_opt,
                       unsigned size_opt, const char *text)
 {
     char *buffer = NULL;
@@ -117,9 +120,22 @@ static void write_log(unsigned n, const cuabi_jit_option *options, void **values
         }
     }
     if (!buffer || size == 0)
-        return;
+        return false;
     snprintf(buffer, size, "%s", text);
     values[size_at] = (void *)(uintptr_t)(strlen(buffer) + 1);
+    return true;
+}
+
+/*
+ * Why this thread's last load failed, for cuGetErrorString(note_result) until
+ * its next load: for a caller that passed no error log buffer, which is told there.
+ */
+static _Thread_local char note[FAKE_LOG_MAX];
+static _Thread_local cuabi_result note_result;
+
+const char *fake_module_note(cuabi_result result)
+{
+    return note[0] && note_result == result ? note : NULL;
 }
 
 cuabi_result cuModuleLoadDataEx(cuabi_module *module, const void *image, unsigned int num_options,
@@ -142,9 +158,13 @@ cuabi_result cuModuleLoadDataEx(cuabi_module *module, const void *image, unsigne
             rc = CUABI_ERROR_OUT_OF_MEMORY;
         else if (rc == CUABI_SUCCESS)
             rc = fake_image_load(image, m, log, sizeof(log));
-        if (rc != CUABI_SUCCESS && log[0])
-            write_log(num_options, options, option_values, CUABI_JIT_ERROR_LOG_BUFFER,
-                      CUABI_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, log);
+        note[0] = '\0';
+        if (rc != CUABI_SUCCESS && log[0] &&
+            !write_log(num_options, options, option_values, CUABI_JIT_ERROR_LOG_BUFFER,
+                       CUABI_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, log)) {
+            snprintf(note, sizeof(note), "%s", log);
+            note_result = rc;
+        }
         if (rc == CUABI_SUCCESS) {
             snprintf(log, sizeof(log), "fake ptxas: %zu kernel(s)", m->count);
             write_log(num_options, options, option_values, CUABI_JIT_INFO_LOG_BUFFER,

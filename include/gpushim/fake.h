@@ -346,9 +346,11 @@ int gpu_fake_driver_version(void);
  * an entry runs its host implementation (see "Kernels as host functions").
  * Malformed text is CUDA_ERROR_INVALID_PTX with a log naming the line and
  * what was expected (CU_JIT_ERROR_LOG_BUFFER). A fatbin is read for its first uncompressed PTX entry
- * (`nvcc -fatbin --no-compress`); a cubin, or a fatbin without such an entry,
- * is CUDA_ERROR_NOT_SUPPORTED, the log saying why ("not supported by the
- * fake: a cubin has no PTX; load PTX").
+ * (`nvcc -fatbin --no-compress -gencode arch=compute_90,code=compute_90`); a
+ * cubin, or a fatbin without such an entry, is CUDA_ERROR_NOT_SUPPORTED, with
+ * a message naming the cause and the nvcc flags that fix it: in the
+ * CU_JIT_ERROR_LOG_BUFFER the caller passed, else from cuGetErrorString
+ * (CUDA_ERROR_NOT_SUPPORTED) on the same thread until its next load.
  *
  * Besides PTX, the fake's own lines, for tests:
  *   .fake_kernel NAME        built-in kernel NAME is a function of the module

@@ -404,7 +404,7 @@ static void module_rejected(void **state)
             ".version must come first");
     /* A cubin goes to the driver as it is (not as text), which this one refuses. */
     FT_FAIL(gpu_module_load_data(NULL, elf, sizeof(elf), &m), GPU_ERR_NOT_SUPPORTED, CUABI_ERROR_NOT_SUPPORTED,
-            "not supported by the fake: a cubin has no PTX; load PTX");
+            "not supported by the fake: a cubin has no PTX, only machine code");
     /* The driver reads a cubin as far as its headers say: gpushim, which knows the size, checks that first. */
     FT_INVALID(gpu_module_load_data(NULL, elf, 63, &m), "an ELF image without a whole ELF64 header (63 bytes)");
     memcpy(elf_short, elf, sizeof(elf_short));

@@ -301,10 +301,12 @@ static void fatbins(void **state)
             "line 2: unexpected \"nonsense\"");
     n = make_fatbin(fb, 1, 0x8011, text);
     FT_FAIL(gpu_module_load_data(NULL, fb, n, &m), GPU_ERR_NOT_SUPPORTED, CUABI_ERROR_NOT_SUPPORTED,
-            "not supported by the fake: this fatbin's PTX is compressed; build it with nvcc --no-compress");
+            "not supported by the fake: this fatbin's PTX is compressed (nvcc compresses fatbins by default); build it "
+            "with nvcc --no-compress");
     n = make_fatbin(fb, 2, 0x11, "\x7f" "ELF");
     FT_FAIL(gpu_module_load_data(NULL, fb, n, &m), GPU_ERR_NOT_SUPPORTED, CUABI_ERROR_NOT_SUPPORTED,
-            "not supported by the fake: a fatbin without PTX has only machine code; load PTX");
+            "not supported by the fake: a fatbin without PTX has only machine code; the fake runs kernels from PTX: "
+            "embed it with nvcc -gencode arch=compute_XX,code=compute_XX");
     assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_MODULES), 0);
 }
 
@@ -475,15 +477,45 @@ static void nvcc_ptx(void **state)
     }
 }
 
+/*
+ * A program that calls the driver itself learns why too: from the error log
+ * when it passes one, else from cuGetErrorString after the failed load.
+ */
+static void driver_says(const void *image, const char *needle)
+{
+    cuabi_jit_option options[] = {CUABI_JIT_ERROR_LOG_BUFFER, CUABI_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    char log[1024] = "";
+    void *values[] = {log, (void *)(uintptr_t)sizeof(log)};
+    cuabi_context ctx = NULL;
+    cuabi_module mod = NULL;
+    const char *text = NULL;
+
+    assert_int_equal(cuCtxGetCurrent(&ctx), CUABI_SUCCESS);
+    if (!ctx) {
+        assert_int_equal(cuDevicePrimaryCtxRetain(&ctx, 0), CUABI_SUCCESS);
+        assert_int_equal(cuCtxSetCurrent(ctx), CUABI_SUCCESS);
+    }
+    assert_int_equal(cuModuleLoadDataEx(&mod, image, 0, NULL, NULL), CUABI_ERROR_NOT_SUPPORTED);
+    assert_int_equal(cuGetErrorString(CUABI_ERROR_NOT_SUPPORTED, &text), CUABI_SUCCESS);
+    assert_non_null(strstr(text, needle));
+    assert_int_equal(cuModuleLoadDataEx(&mod, image, 2, options, values), CUABI_ERROR_NOT_SUPPORTED);
+    assert_non_null(strstr(log, needle));
+    assert_int_equal(cuGetErrorString(CUABI_ERROR_NOT_SUPPORTED, &text), CUABI_SUCCESS);
+    assert_string_equal(text, "operation not supported");
+}
+
 static void nvcc_machine_code(void **state)
 {
     static const struct {
         const char *file;
         const char *needle;
     } cases[] = {
-        {"ptx_kernels.cubin", "not supported by the fake: a cubin has no PTX; load PTX"},
-        {"ptx_kernels_sass.fatbin", "not supported by the fake: a fatbin without PTX has only machine code"},
-        {"ptx_kernels_compressed.fatbin", "this fatbin's PTX is compressed; build it with nvcc --no-compress"},
+        {"ptx_kernels.cubin", "a cubin has no PTX, only machine code; the fake runs kernels from PTX: embed it with "
+                              "nvcc -gencode arch=compute_XX,code=compute_XX"},
+        {"ptx_kernels_sass.fatbin", "a fatbin without PTX has only machine code; the fake runs kernels from PTX: "
+                                    "embed it with nvcc -gencode arch=compute_XX,code=compute_XX"},
+        {"ptx_kernels_compressed.fatbin", "this fatbin's PTX is compressed (nvcc compresses fatbins by default); "
+                                          "build it with nvcc --no-compress"},
     };
     gpu_module *m = NULL;
 
@@ -494,6 +526,7 @@ static void nvcc_machine_code(void **state)
 
         FT_FAIL(gpu_module_load_data(NULL, image, size, &m), GPU_ERR_NOT_SUPPORTED, CUABI_ERROR_NOT_SUPPORTED,
                 cases[i].needle);
+        driver_says(image, cases[i].needle);
         free(image);
     }
 }
