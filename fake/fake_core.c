@@ -25,17 +25,71 @@ struct fake_state fake = {
 /* Set while this thread runs a host function; see fake_begin(). */
 _Thread_local bool fake_in_callback;
 
+/* Every symbol's name, by entry. */
+static const char *const symbol_names[FAKE_E_COUNT] = {
+#define GPU__CUDA_SYMBOL(name, kinds, params) #name,
+#include "cuda_symbols.h"
+#undef GPU__CUDA_SYMBOL
+};
+
+/* The entry points gpushim uses, by base name: what that name means here (gpu_fake_calls(), cuGetProcAddress). */
 static const struct {
     const char *base;
-    const char *symbol;
-} entry_names[FAKE_E_COUNT] = {
-    {"cuInit", "cuInit"},
-    {"cuDriverGetVersion", "cuDriverGetVersion"},
-    {"cuGetProcAddress", "cuGetProcAddress_v2"},
-#define GPU__ENTRY(need, name, symbol, params, args) {#name, #symbol},
+    enum fake_entry entry;
+} gpushim_entries[] = {
+    {"cuInit", FAKE_E_cuInit},
+    {"cuDriverGetVersion", FAKE_E_cuDriverGetVersion},
+    {"cuGetProcAddress", FAKE_E_cuGetProcAddress_v2},
+#define GPU__ENTRY(need, name, symbol, params, args) {#name, FAKE_E_##symbol},
 #include "entry_points.h"
 #undef GPU__ENTRY
 };
+
+/* The length of a symbol's base name: without _ptsz or _ptds, then without _vN. */
+static size_t base_length(const char *symbol, bool *per_thread)
+{
+    size_t n = strlen(symbol);
+
+    *per_thread = n > 5 && (strcmp(symbol + n - 5, "_ptsz") == 0 || strcmp(symbol + n - 5, "_ptds") == 0);
+    if (*per_thread)
+        n -= 5;
+    for (size_t i = n; i > 2; i--) {
+        if (symbol[i - 1] >= '0' && symbol[i - 1] <= '9')
+            continue;
+        if (i < n && symbol[i - 1] == 'v' && symbol[i - 2] == '_')
+            return i - 2;
+        break;
+    }
+    return n;
+}
+
+/*
+ * The entry of a base name: gpushim's meaning of it, else the newest revision
+ * (the highest _vN; per-thread-stream variants when `per_thread`). -1 for none.
+ */
+static int entry_of_base(const char *base, bool per_thread)
+{
+    int best = -1;
+
+    for (size_t i = 0; !per_thread && i < sizeof(gpushim_entries) / sizeof(gpushim_entries[0]); i++)
+        if (strcmp(gpushim_entries[i].base, base) == 0)
+            return (int)gpushim_entries[i].entry;
+    for (int i = 0; i < FAKE_E_COUNT; i++) {
+        bool pt;
+        size_t n = base_length(symbol_names[i], &pt);
+
+        if (pt == per_thread && n == strlen(base) && strncmp(symbol_names[i], base, n) == 0 &&
+            (best < 0 || strlen(symbol_names[i]) > strlen(symbol_names[best]) ||
+             (strlen(symbol_names[i]) == strlen(symbol_names[best]) && strcmp(symbol_names[i], symbol_names[best]) > 0)))
+            best = i;
+    }
+    return best;
+}
+
+const char *fake_entry_name(enum fake_entry entry)
+{
+    return symbol_names[entry];
+}
 
 /*
  * Every entry point of the list, as a table of the list's own types: this
@@ -62,10 +116,28 @@ int fake_entry_find(const char *name)
 {
     if (!name)
         return -1;
+    for (size_t i = 0; i < sizeof(gpushim_entries) / sizeof(gpushim_entries[0]); i++)
+        if (strcmp(gpushim_entries[i].base, name) == 0)
+            return (int)gpushim_entries[i].entry;
     for (int i = 0; i < FAKE_E_COUNT; i++)
-        if (strcmp(entry_names[i].base, name) == 0 || strcmp(entry_names[i].symbol, name) == 0)
+        if (strcmp(symbol_names[i], name) == 0)
             return i;
-    return -1;
+    return entry_of_base(name, false);
+}
+
+cuabi_result fake_unimplemented(enum fake_entry entry)
+{
+    cuabi_result rc = fake_begin(entry, false);
+
+    if (rc == CUABI_SUCCESS) {
+        rc = CUABI_ERROR_NOT_SUPPORTED;
+        if (fake.unimplemented[entry]++ == 0)
+            fprintf(stderr,
+                    "gpushim-fakecuda: %s is not implemented by the fake driver: it returns "
+                    "CUDA_ERROR_NOT_SUPPORTED (801)\n",
+                    symbol_names[entry]);
+    }
+    return fake_end(rc);
 }
 
 /* A whole decimal number in [lo, hi]; anything else stops the program, loudly. */
@@ -430,16 +502,22 @@ static cuabi_result stream_query_twin(cuabi_stream stream)
  * driver, a name it has no answer for is still CUDA_SUCCESS, with *pfn NULL
  * and the reason in the status.
  */
-static void gpa_lookup(const char *symbol, void **pfn, int cuda_version, cuabi_proc_address_query_result *status)
+static void gpa_lookup(const char *symbol, void **pfn, int cuda_version, cuabi_uint64 flags,
+                       cuabi_proc_address_query_result *status)
 {
+    bool per_thread = (flags & CUABI_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
     int entry = -1;
     void *fn;
 
     *status = CUABI_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
     /* Base names only, as the real driver: "cuMemAlloc_v2" is not a name it knows. */
-    for (int i = 0; i < FAKE_E_COUNT; i++)
-        if (strcmp(entry_names[i].base, symbol) == 0)
-            entry = i;
+    for (int i = 0; i < FAKE_E_COUNT && entry < 0; i++) {
+        bool pt;
+
+        if (base_length(symbol_names[i], &pt) == strlen(symbol) && strncmp(symbol_names[i], symbol, strlen(symbol)) == 0)
+            entry = per_thread && entry_of_base(symbol, true) >= 0 ? entry_of_base(symbol, true)
+                                                                  : entry_of_base(symbol, false);
+    }
     if (entry < 0)
         return;
     fake.gpa_asked[entry]++;
@@ -459,7 +537,7 @@ static void gpa_lookup(const char *symbol, void **pfn, int cuda_version, cuabi_p
         }
     }
     /* What this build does not export, it does not have: the variants leave symbols out. */
-    fn = self_handle() ? dlsym(self_handle(), entry_names[entry].symbol) : NULL;
+    fn = self_handle() ? dlsym(self_handle(), symbol_names[entry]) : NULL;
     if (!fn)
         return;
     if (entry == FAKE_E_cuStreamQuery && fake.twin_stream_query) {
@@ -491,7 +569,7 @@ cuabi_result cuGetProcAddress_v2(const char *symbol, void **pfn, int cuda_versio
             rc = CUABI_ERROR_INVALID_VALUE;
         } else {
             *pfn = NULL;
-            gpa_lookup(symbol, pfn, cuda_version, &st);
+            gpa_lookup(symbol, pfn, cuda_version, flags, &st);
             g->found += st == CUABI_GET_PROC_ADDRESS_SUCCESS;
         }
         if (status)
@@ -581,6 +659,30 @@ cuabi_result cuGetErrorString(cuabi_result error, const char **str)
 }
 
 /* ---- Control API: calls, counts, fault rules ---- */
+
+FAKE_API int gpu_fake_symbol_implemented(const char *name)
+{
+    void *fn;
+    int i;
+
+    for (i = 0; name && i < FAKE_E_COUNT && strcmp(symbol_names[i], name) != 0; i++)
+        ;
+    if (!name || i == FAKE_E_COUNT)
+        return -1;
+    fn = self_handle() ? dlsym(self_handle(), name) : NULL;
+    return fn && !fake_symbol_unimplemented(fn);
+}
+
+FAKE_API unsigned long gpu_fake_unimplemented_calls(void)
+{
+    unsigned long n = 0;
+
+    fake_lock();
+    for (int i = 0; i < FAKE_E_COUNT; i++)
+        n += fake.unimplemented[i];
+    fake_unlock();
+    return n;
+}
 
 FAKE_API int gpu_fake_init_callback_status(void)
 {

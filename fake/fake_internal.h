@@ -12,10 +12,8 @@
 #include <stdint.h>
 
 #include "cuda_abi.h"
+#include "fake_entries.h"
 #include <gpushim/fake.h>
-
-/* The library is built with -fvisibility=hidden: only what is marked so is exported. */
-#define FAKE_API __attribute__((visibility("default")))
 
 /* The real driver's prototypes, from the project's list: a mismatch does not compile. */
 #define GPU__ENTRY(need, name, symbol, params, args) FAKE_API cuabi_result symbol params;
@@ -25,17 +23,6 @@ FAKE_API cuabi_result cuInit(unsigned int flags);
 FAKE_API cuabi_result cuDriverGetVersion(int *version);
 FAKE_API cuabi_result cuGetProcAddress_v2(const char *symbol, void **pfn, int cuda_version, cuabi_uint64 flags,
                                           cuabi_proc_address_query_result *status);
-
-/* One index per exported entry point, for call counts and fault rules. */
-enum fake_entry {
-    FAKE_E_cuInit,
-    FAKE_E_cuDriverGetVersion,
-    FAKE_E_cuGetProcAddress_v2,
-#define GPU__ENTRY(need, name, symbol, params, args) FAKE_E_##symbol,
-#include "entry_points.h"
-#undef GPU__ENTRY
-    FAKE_E_COUNT
-};
 
 /*
  * Device addresses: far above any user-space pointer on x86-64 (4-level
@@ -226,6 +213,7 @@ struct fake_state {
     unsigned long calls[FAKE_E_COUNT];
     struct fake_rule *rules;
     bool omit[FAKE_E_COUNT];      /* cuGetProcAddress says "not found" */
+    unsigned long unimplemented[FAKE_E_COUNT]; /* calls of symbols the fake does not implement */
     bool twin_stream_query;       /* cuGetProcAddress hands out a second cuStreamQuery */
     long init_delay_ms;           /* cuInit sleeps this long (without the lock) before it answers */
     char *init_callback;          /* cuInit calls this function of the process first (dlsym), or NULL */
@@ -269,8 +257,15 @@ cuabi_result fake_end(cuabi_result rc);
 void fake_lock(void);
 void fake_unlock(void);
 
-/* The entry point of a base or exported name, or -1. */
+/*
+ * The entry of a name: a base name gpushim uses means its entry point
+ * ("cuMemAlloc" is cuMemAlloc_v2), an exported name itself, another base name
+ * its newest revision ("cuCtxCreate" is cuCtxCreate_v4). -1 for none.
+ */
 int fake_entry_find(const char *name);
+
+/* The exported name of an entry. */
+const char *fake_entry_name(enum fake_entry entry);
 
 /* What configuration errors do: stop the program with a message. A malformed number stops it too. */
 _Noreturn void fake_die(const char *what, const char *detail);

@@ -52,6 +52,29 @@ void fake_report_configure(void)
         fake_die("GPUSHIM_FAKE_REPORT wants 0, 1 or strict", v);
 }
 
+/* The driver functions called that the fake does not implement, with their calls, on one line. */
+static void report_unimplemented(void)
+{
+    char line[1024];
+    size_t len = 0;
+    unsigned long calls = 0;
+
+    fake_lock();
+    for (int e = 0; e < FAKE_E_COUNT; e++) {
+        unsigned long n = fake.unimplemented[e];
+
+        if (n == 0)
+            continue;
+        if (len < sizeof(line))
+            len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s (%lu)", calls ? ", " : "",
+                                    fake_entry_name((enum fake_entry)e), n);
+        calls += n;
+    }
+    fake_unlock();
+    if (calls)
+        fprintf(stderr, "gpushim-fakecuda: called, not implemented by the fake (CUDA_ERROR_NOT_SUPPORTED): %s\n", line);
+}
+
 FAKE_API long gpu_fake_report(void)
 {
     char line[512];
@@ -72,6 +95,7 @@ FAKE_API long gpu_fake_report(void)
     }
     fake_unlock();
     fprintf(stderr, "%s%s\n", line, total ? " still alive" : "no object still alive");
+    report_unimplemented();
     return total;
 }
 
@@ -87,7 +111,7 @@ __attribute__((destructor)) static void report_at_exit(void)
     if (!report_mode)
         return;
     alive = gpu_fake_report();
-    if (report_mode == REPORT_STRICT && alive > 0) {
+    if (report_mode == REPORT_STRICT && (alive > 0 || gpu_fake_unimplemented_calls() > 0)) {
         fflush(NULL);
         _exit(FAKE_REPORT_STRICT_STATUS);
     }

@@ -39,7 +39,8 @@
  *   GPUSHIM_FAKE_LOSE=d:nth:r   device d falls off the bus at the nth call into the fake, see
  *                            gpu_fake_device_lose()
  *   GPUSHIM_FAKE_STALL=1        start stalled, see gpu_fake_stall()
- *   GPUSHIM_FAKE_REPORT=1|strict  the live objects on stderr at exit, see gpu_fake_report()
+ *   GPUSHIM_FAKE_REPORT=1|strict  the live objects, and the calls of functions the fake does not
+ *                            implement, on stderr at exit; see gpu_fake_report()
  *   GPUSHIM_FAKE_KERNELS=/a.so:/b.so  libraries loaded (dlopen, never closed) at the first call, whose
  *                            constructors register host kernels (gpu_fake_kernel_register());
  *                            absolute paths only (code is never loaded from a folder that
@@ -49,6 +50,10 @@
  * no/yes; unset means the default). Malformed values, empty ones included,
  * stop the program with a message naming the variable and the value, rather
  * than being ignored.
+ *
+ * The fake exports every function of the CUDA 13.0 driver, so that a program
+ * linked against libcuda loads with it in libcuda's place; the functions it
+ * does not implement answer CUDA_ERROR_NOT_SUPPORTED (gpu_fake_symbol_implemented()).
  *
  * Builds: libgpushim-fakecuda.so, the installed one, exports everything. The
  * test variants in the build tree leave symbols out (see fake/'s .map files):
@@ -86,6 +91,22 @@ long gpu_fake_calls(const char *entry);
  * @return the number of calls, failed ones included
  */
 unsigned long gpu_fake_calls_total(void);
+
+/**
+ * Whether the fake implements a driver function. It exports every function
+ * of the CUDA 13.0 driver (src/sys/cuda_symbols.h); one it does not
+ * implement returns CUDA_ERROR_NOT_SUPPORTED, says so on stderr at its first
+ * call (naming it), and is counted for gpu_fake_report().
+ * @param name the exported symbol, e.g. "cuCtxCreate_v4"
+ * @return 1 implemented, 0 not, -1 for a name that is no driver function
+ */
+int gpu_fake_symbol_implemented(const char *name);
+
+/**
+ * Calls of driver functions the fake does not implement, all together.
+ * @return the number of calls, failed ones by a fault rule left out
+ */
+unsigned long gpu_fake_unimplemented_calls(void);
 
 /* ---- Live objects, for leak checks ---- */
 
@@ -702,7 +723,11 @@ void gpu_fake_init_delay(unsigned long ms);
  * process. GPUSHIM_FAKE_REPORT=1 calls it at exit, after the atexit handlers
  * (from a destructor of the library), when the program used the fake;
  * GPUSHIM_FAKE_REPORT=strict also makes the process exit with status 86 when
- * anything is alive (stdio flushed first).
+ * anything is alive (stdio flushed first). A second line names the driver
+ * functions the program called that the fake does not implement, with their
+ * calls ("gpushim-fakecuda: called, not implemented by the fake
+ * (CUDA_ERROR_NOT_SUPPORTED): cuArrayCreate_v2 (1)"); under strict, any such
+ * call makes the status 86 too.
  * @return how many objects are alive, all kinds together.
  */
 long gpu_fake_report(void);

@@ -10,11 +10,17 @@
  *               device) against its board's published figures; every
  *               attribute of CUDA 13.0 answered; gpu_fake_device_profile()
  *   attributes  GPUSHIM_FAKE_ATTRIBUTES's overrides, and the API's
+ *   symbols     every function of the driver (src/sys/cuda_symbols.h) found in
+ *               the fake with dlsym; prints how many it implements; one it
+ *               does not answers CUDA_ERROR_NOT_SUPPORTED, and under
+ *               GPUSHIM_FAKE_REPORT=strict fails the run (a child process)
  */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fake_test.h"
@@ -219,6 +225,96 @@ static void attributes(void **state)
     assert_int_equal(gpu_fake_device_attribute_set(0, 256, 5), -1);
 }
 
+static const char *const driver_symbols[] = {
+#define GPU__CUDA_SYMBOL(name, kinds, params) #name,
+#include "cuda_symbols.h"
+#undef GPU__CUDA_SYMBOL
+};
+
+enum { SYMBOL_COUNT = sizeof(driver_symbols) / sizeof(driver_symbols[0]) };
+
+static const char *self_exe;
+
+/* A driver function by name, as a program that links libcuda would find it. */
+static cuabi_result (*driver_function(void *lib, const char *name))(void)
+{
+    void *sym = dlsym(lib, name);
+    cuabi_result (*fn)(void) = NULL;
+
+    assert_non_null(sym);
+    memcpy(&fn, &sym, sizeof(fn));
+    return fn;
+}
+
+static void symbols(void **state)
+{
+    void *lib = dlopen(getenv("GPUSHIM_LIBCUDA"), RTLD_NOW | RTLD_NOLOAD);
+    int implemented = 0, status = 0;
+    int err[2];
+    char text[4096] = "";
+    ssize_t got;
+    size_t len = 0;
+    pid_t pid;
+
+    (void)state;
+    assert_non_null(lib);
+    for (size_t i = 0; i < SYMBOL_COUNT; i++) {
+        int yes = gpu_fake_symbol_implemented(driver_symbols[i]);
+
+        if (!dlsym(lib, driver_symbols[i]))
+            fail_msg("%s is not exported", driver_symbols[i]);
+        assert_true(yes == 0 || yes == 1);
+        implemented += yes;
+    }
+    printf("fake driver: %d of the %d driver functions implemented (src/sys/cuda_symbols.h)\n", implemented,
+           (int)SYMBOL_COUNT);
+    assert_int_equal(gpu_fake_symbol_implemented("cuMemAlloc_v2"), 1);
+    assert_int_equal(gpu_fake_symbol_implemented("cuNoSuchFunction"), -1);
+    /* One the fake does not implement: it says so, and counts the call. */
+    assert_int_equal(gpu_fake_symbol_implemented("cuArrayCreate_v2"), 0);
+    CU_OK(cuInit(0));
+    assert_int_equal(driver_function(lib, "cuArrayCreate_v2")(), CUABI_ERROR_NOT_SUPPORTED);
+    assert_int_equal(driver_function(lib, "cuArrayCreate_v2")(), CUABI_ERROR_NOT_SUPPORTED);
+    assert_int_equal(gpu_fake_unimplemented_calls(), 2);
+    assert_int_equal(gpu_fake_calls("cuArrayCreate_v2"), 2);
+    /* A fault rule applies to it as to any entry point. */
+    assert_int_equal(gpu_fake_fail("cuArrayCreate_v2", 1, CUABI_ERROR_OUT_OF_MEMORY), 0);
+    assert_int_equal(driver_function(lib, "cuArrayCreate_v2")(), CUABI_ERROR_OUT_OF_MEMORY);
+    /* Under GPUSHIM_FAKE_REPORT=strict, a run that called one fails, naming it. */
+    assert_int_equal(pipe(err), 0);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(err[1], 2);
+        close(err[0]);
+        setenv("GPUSHIM_FAKE_REPORT", "strict", 1);
+        execl(self_exe, self_exe, "symbols-child", (char *)NULL);
+        _exit(127);
+    }
+    close(err[1]);
+    while ((got = read(err[0], text + len, sizeof(text) - 1 - len)) > 0)
+        len += (size_t)got;
+    close(err[0]);
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 86);
+    assert_non_null(strstr(text, "cuLinkCreate_v2 is not implemented by the fake driver"));
+    assert_non_null(strstr(text, "called, not implemented by the fake (CUDA_ERROR_NOT_SUPPORTED): cuLinkCreate_v2 (1)"));
+}
+
+/* The child of `symbols`: one call of a function the fake does not implement, and a clean exit otherwise. */
+static int symbols_child(void)
+{
+    void *lib = dlopen(getenv("GPUSHIM_LIBCUDA"), RTLD_NOW | RTLD_NOLOAD);
+    void *sym = lib ? dlsym(lib, "cuLinkCreate_v2") : NULL;
+    cuabi_result (*fn)(void) = NULL;
+
+    if (!sym || cuInit(0) != CUABI_SUCCESS)
+        return 1;
+    memcpy(&fn, &sym, sizeof(fn));
+    return fn() == CUABI_ERROR_NOT_SUPPORTED ? 0 : 2;
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -228,8 +324,12 @@ int main(int argc, char **argv)
         {"big-memory", cmocka_unit_test(big_memory)},
         {"profiles", cmocka_unit_test(profiles)},
         {"attributes", cmocka_unit_test(attributes)},
+        {"symbols", cmocka_unit_test(symbols)},
     };
 
+    self_exe = argv[0];
+    if (argc == 2 && strcmp(argv[1], "symbols-child") == 0)
+        return symbols_child();
     if (argc == 2 && strcmp(argv[1], "big-memory") == 0 && !can_map((size_t)64 << 30)) {
         printf("skipped: this process cannot map 64 GiB (valgrind's address space is smaller)\n");
         return 77;
