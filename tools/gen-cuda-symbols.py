@@ -17,6 +17,7 @@ names as cuda.h spells them, `kinds` one character a parameter saying how
 the x86-64 and AArch64 calling conventions pass it and how a trace prints it:
   i  a signed integer of 32 bits or fewer     u  an unsigned one, or an enum
   l  a signed 64-bit integer                  z  an unsigned 64-bit integer
+  x  an unsigned long long: CUdeviceptr, an address (a trace prints it in hex)
   p  a pointer, array or handle               f  float       d  double
   s  a struct or union passed by value (a trace stops reading arguments there)
 A symbol no header given declares has kinds "?" and params "".
@@ -87,8 +88,8 @@ BUILTIN = {
     "unsigned": "u", "unsigned int": "u", "unsigned short": "u", "unsigned char": "u", "uint32_t": "u",
     "uint16_t": "u", "uint8_t": "u", "int32_t": "i", "int16_t": "i", "int8_t": "i",
     "long": "l", "long long": "l", "long int": "l", "long long int": "l", "int64_t": "l",
-    "unsigned long": "z", "unsigned long long": "z", "unsigned long int": "z", "size_t": "z", "uint64_t": "z",
-    "float": "f", "double": "d", "_Bool": "u", "bool": "u",
+    "unsigned long": "z", "unsigned long long": "x", "unsigned long int": "z", "size_t": "z", "uint64_t": "z",
+    "unsigned long long int": "x", "float": "f", "double": "d", "_Bool": "u", "bool": "u",
 }
 QUALIFIERS = {"const", "volatile", "restrict", "__restrict", "__restrict__", "register"}
 

@@ -56,7 +56,8 @@
  * and its arguments by name up to the first one passed as a struct. With
  * neither set the slots hold the driver's own functions.
  *
- * The forwarders exist on x86-64 Linux; elsewhere libgpushim-cuda is not built.
+ * The forwarders exist on x86-64 and AArch64 Linux; elsewhere libgpushim-cuda
+ * is not built.
  */
 #ifndef GPUSHIM_FORWARD_H
 #define GPUSHIM_FORWARD_H

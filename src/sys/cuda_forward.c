@@ -19,11 +19,17 @@
 #include "text.h"
 #include "trace.h"
 
-_Static_assert(offsetof(struct gpu__cuda_frame, vec) == 48, "cuda_forward_x86_64.S saves the vector registers at 48");
-_Static_assert(offsetof(struct gpu__cuda_frame, index) == 176, "cuda_forward_x86_64.S keeps the index at 176");
-_Static_assert(offsetof(struct gpu__cuda_frame, target) == 192, "cuda_forward_x86_64.S calls the target at 192");
-_Static_assert(offsetof(struct gpu__cuda_frame, stack) == 200, "cuda_forward_x86_64.S keeps the stack at 200");
-_Static_assert(sizeof(struct gpu__cuda_frame) == 208, "cuda_forward_x86_64.S reserves 208 bytes of frame");
+/* Where the assembly (cuda_forward_<cpu>.h) puts each field. */
+#if defined(__aarch64__)
+enum { FRAME_VEC = 80, FRAME_INDEX = 208, FRAME_TARGET = 224, FRAME_STACK = 232, FRAME_SIZE = 240 };
+#else
+enum { FRAME_VEC = 48, FRAME_INDEX = 176, FRAME_TARGET = 192, FRAME_STACK = 200, FRAME_SIZE = 208 };
+#endif
+_Static_assert(offsetof(struct gpu__cuda_frame, vec) == FRAME_VEC, "the vector registers' place");
+_Static_assert(offsetof(struct gpu__cuda_frame, index) == FRAME_INDEX, "the index's place");
+_Static_assert(offsetof(struct gpu__cuda_frame, target) == FRAME_TARGET, "the target's place");
+_Static_assert(offsetof(struct gpu__cuda_frame, stack) == FRAME_STACK, "the stack pointer's place");
+_Static_assert(sizeof(struct gpu__cuda_frame) == FRAME_SIZE, "the frame's size");
 
 static const char *const symbol_names[GPU__CUDA_SYMBOL_COUNT] = {
 #define GPU__CUDA_SYMBOL(name, kinds, params) #name,
@@ -218,7 +224,12 @@ void *gpu__cuda_trace_enter(struct gpu__cuda_frame *frame)
     return frame->target;
 }
 
-/* Reads the arguments as the x86-64 calling convention passed them, up to the first struct by value. */
+/*
+ * Reads the arguments as the calling convention passed them (x86-64's or
+ * AArch64's: integers and pointers in order in the integer registers, floats
+ * in the vector ones, the rest a stack word each), up to the first struct by
+ * value.
+ */
 void gpu__cuda_trace_exit(struct gpu__cuda_frame *frame, cuabi_result rc)
 {
     uint64_t t1 = gpu__now_ns();
@@ -245,7 +256,7 @@ void gpu__cuda_trace_exit(struct gpu__cuda_frame *frame, cuabi_result rc)
                 memcpy(&w, &d, sizeof(w));
             }
         } else {
-            w = gpr < 6 ? frame->gpr[gpr++] : frame->stack[stack++];
+            w = gpr < GPU__CUDA_INT_ARGS ? frame->gpr[gpr++] : frame->stack[stack++];
             if (k == 'i')
                 w = (uint64_t)(int64_t)(int32_t)w;
             else if (k == 'u')

@@ -34,12 +34,25 @@ enum {
 #define GPU__CUDA_STACK_WORDS 16
 
 /*
+ * The calling convention's argument registers: x86-64's rdi, rsi, rdx, rcx,
+ * r8, r9; AArch64's x0 to x7, then x8 (where a struct result goes, kept).
+ * Both have eight vector argument registers.
+ */
+#if defined(__aarch64__)
+#define GPU__CUDA_INT_ARGS 8
+#define GPU__CUDA_GPRS 9
+#else
+#define GPU__CUDA_INT_ARGS 6
+#define GPU__CUDA_GPRS 6
+#endif
+
+/*
  * A forwarded call's registers, saved by the thunks (the offsets are the
  * assembly's: change both together; cuda_forward.c checks them).
  */
 struct gpu__cuda_frame {
-    uint64_t gpr[6];      /* the integer argument registers, in order */
-    uint64_t vec[8][2];   /* the vector argument registers */
+    uint64_t gpr[GPU__CUDA_GPRS];      /* the integer argument registers, in order */
+    _Alignas(16) uint64_t vec[8][2];   /* the vector argument registers */
     uint64_t index;       /* the symbol's, in cuda_symbols.h */
     uint64_t t0;          /* the traced call's start */
     void *target;         /* what the traced thunk calls */

@@ -1,5 +1,5 @@
 /*
- * Where there are no stubs for the CPU (only x86-64 has them), libgpushim-cuda
+ * Where there are no stubs for the CPU (x86-64 and AArch64 have them), libgpushim-cuda
  * is not built, and gpu_cuda_symbol() and gpu_driver_symbol() still answer
  * (see gpushim/forward.h).
  */

@@ -188,7 +188,7 @@ run_cuda_app() {
 
 cuda_include=${CUDA_INCLUDE:-/usr/local/cuda/include}
 if ! pkg-config --exists gpushim-cuda; then
-    say "gpushim-cuda: not installed here (its forwarders exist for x86-64 Linux only)"
+    say "gpushim-cuda: not installed here (its forwarders exist for x86-64 and AArch64 Linux only)"
 elif [ ! -f "$cuda_include/cuda.h" ]; then
     say "gpushim-cuda: skipped, no cuda.h in $cuda_include"
 else

@@ -103,20 +103,37 @@ static void self(void **state)
 }
 
 /*
- * Where a call of libgpushim-cuda's `name` lands: its trampoline is one
- * `jmp *slot(%rip)` (ff 25, then the slot's distance from the next
- * instruction), and the slot holds the target.
+ * Where a call of libgpushim-cuda's `name` lands: the slot its trampoline
+ * reads holds the target. On x86-64 the trampoline is `jmp *slot(%rip)` (ff
+ * 25, then the slot's distance from the next instruction); on AArch64
+ * `adrp x16, slot; ldr x16, [x16, lo12(slot)]; br x16`.
  */
 static void *landing(const char *name)
 {
     const unsigned char *code = symbol(name);
-    int32_t distance;
+    const unsigned char *slot;
     void *target;
+
+#if defined(__aarch64__)
+    uint32_t adrp, ldr;
+    int64_t page;
+
+    memcpy(&adrp, code, sizeof(adrp));
+    memcpy(&ldr, code + 4, sizeof(ldr));
+    assert_int_equal(adrp & 0x9f00001f, 0x90000010); /* adrp x16 */
+    assert_int_equal(ldr & 0xffc003ff, 0xf9400210);  /* ldr x16, [x16, #imm] */
+    /* The page offset: 21 bits (immhi, immlo), sign-extended, times 4096. */
+    page = (int64_t)((uint64_t)((((adrp >> 5) & 0x7ffff) << 2) | ((adrp >> 29) & 3)) << 43) >> 31;
+    slot = (const unsigned char *)(((uintptr_t)code & ~(uintptr_t)0xfff) + (uintptr_t)page) + ((ldr >> 10) & 0xfff) * 8;
+#else
+    int32_t distance;
 
     assert_int_equal(code[0], 0xff);
     assert_int_equal(code[1], 0x25);
     memcpy(&distance, code + 2, sizeof(distance));
-    memcpy(&target, code + 6 + distance, sizeof(target));
+    slot = code + 6 + distance;
+#endif
+    memcpy(&target, slot, sizeof(target));
     return target;
 }
 
