@@ -329,9 +329,9 @@ go = os.path.join(TMP, "go")
 env = {k: v for k, v in os.environ.items() if not k.startswith("GPUSHIM_TRACE")}
 first = subprocess.Popen([TRACE, "wait", go], env={**env, "GPUSHIM_TRACE": shared}, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
-# The first has begun its trace once its driver is loaded: the wait mode loads a module before waiting.
-for _ in range(600):
-    if first.poll() is not None or os.path.exists(f"/proc/{first.pid}/maps") and "fakecuda" in open(f"/proc/{first.pid}/maps").read():
+# The first has begun its trace once it made go.ready (its driver, and so the trace, loaded).
+for _ in range(1200):
+    if first.poll() is not None or os.path.exists(go + ".ready"):
         break
     subprocess.run(["sleep", "0.05"])
 second = run(TRACE, ["sequence"], {"GPUSHIM_TRACE": shared})

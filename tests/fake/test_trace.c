@@ -9,8 +9,8 @@
  *   threads    16 threads, each its own stream and buffer, the same series
  *   exit       16 threads at work when the main thread calls exit()
  *   gpu        launches and copies on two streams and the legacy stream
- *   wait FILE  the driver loaded (the trace begun), waits until FILE exists: another
- *              process traces to the same path meanwhile
+ *   wait FILE  the driver loaded (the trace begun), makes FILE.ready, then waits until
+ *              FILE exists: another process traces to the same path meanwhile
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -95,6 +95,7 @@ static void sequence(void)
 }
 
 static atomic_bool stop;
+static pthread_barrier_t all_made; /* exit mode: every thread has made its stream and buffer */
 static atomic_int started; /* threads that finished a round */
 
 static void *worker(void *arg)
@@ -107,6 +108,14 @@ static void *worker(void *arg)
     CHECK(host != NULL);
     OK(gpu_stream_create_non_blocking(NULL, &s));
     OK(gpu_buffer_create(NULL, N * sizeof(*host), &b));
+    /*
+     * Until exit() every thread calls as fast as it can, and the trace's slots
+     * run out within milliseconds: each thread's first calls are in before any
+     * thread starts, so a thread the scheduler starts late still has its calls
+     * in the file.
+     */
+    if (forever)
+        pthread_barrier_wait(&all_made);
     for (int r = 0; forever ? !atomic_load(&stop) : r < ROUNDS; r++) {
         round_trip(s, b, host);
         if (r == 0)
@@ -122,6 +131,7 @@ static void threads(bool exit_midway)
 {
     pthread_t t[THREADS];
 
+    CHECK(pthread_barrier_init(&all_made, NULL, THREADS) == 0);
     for (int i = 0; i < THREADS; i++)
         CHECK(pthread_create(&t[i], NULL, worker, exit_midway ? (void *)1 : NULL) == 0);
     if (exit_midway) {
@@ -178,6 +188,14 @@ int main(int argc, char **argv)
     else if (strcmp(mode, "gpu") == 0)
         gpu();
     else if (strcmp(mode, "wait") == 0 && argc > 2) {
+        char ready[4096];
+        FILE *f;
+
+        /* The driver is loaded, so the trace has begun: FILE.ready says so. */
+        snprintf(ready, sizeof(ready), "%s.ready", argv[2]);
+        f = fopen(ready, "w");
+        CHECK(f != NULL);
+        fclose(f);
         /* A minute at most: the checker makes the file as soon as the other process is done. */
         for (int i = 0; access(argv[2], F_OK) != 0; i++) {
             CHECK(i < 60000);
