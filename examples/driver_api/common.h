@@ -125,10 +125,18 @@ static inline CUfunction kernel_load(const char *path, const char *name, CUmodul
 {
     CUfunction kernel;
     char *ptx = module_file_read(path, NULL);
+    CUresult rc = cuModuleLoadData(module, ptx);
 
-    CHECK(cuModuleLoadData(module, ptx));
     free(ptx);
-    CHECK(cuModuleGetFunction(&kernel, *module, name));
+    if (rc != CUDA_SUCCESS) {
+        fprintf(stderr, "%s: not loaded\n", path);
+        check_failed("cuModuleLoadData", rc);
+    }
+    rc = cuModuleGetFunction(&kernel, *module, name);
+    if (rc != CUDA_SUCCESS) {
+        fprintf(stderr, "%s: no kernel %s\n", path, name);
+        check_failed("cuModuleGetFunction", rc);
+    }
     return kernel;
 }
 
