@@ -116,14 +116,4 @@ const char *gpu__result_name_own(cuabi_result result);
 /* GPU_ERR_NOT_SUPPORTED, naming the optional entry point the driver lacks. */
 gpu_status gpu__unsupported(const char *entry);
 
-/* Calls entry point `fn` of table `drv` and checks the result; names `fn` in errors. */
-#define GPU__CALL(drv, fn, category, ...) gpu__check((drv)->fn(__VA_ARGS__), (category), #fn)
-
-/* An optional entry point: GPU_ERR_NOT_SUPPORTED unless the driver has it. */
-#define GPU__NEED(drv, fn) \
-    do { \
-        if ((drv)->fn == NULL) \
-            return gpu__unsupported(#fn); \
-    } while (0)
-
 #endif
