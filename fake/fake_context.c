@@ -4,6 +4,7 @@
  * between contexts, limits and the stream priority range.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fake_internal.h"
@@ -36,7 +37,19 @@ static struct fake_ctx *ctx_lookup(cuabi_context handle)
     for (int i = 0; i < fake.device_count; i++)
         if ((void *)handle == (void *)&fake.devices[i].ctx)
             return &fake.devices[i].ctx;
+    for (struct fake_ctx *c = fake.created; c; c = c->next_created)
+        if ((void *)handle == (void *)c)
+            return c;
     return NULL;
+}
+
+void fake_each_legacy(void (*fn)(struct fake_stream *, void *), void *arg)
+{
+    for (int i = 0; i < fake.device_count; i++)
+        fn(&fake.devices[i].ctx.legacy, arg);
+    for (struct fake_ctx *c = fake.created; c; c = c->next_created)
+        if (c->retains)
+            fn(&c->legacy, arg);
 }
 
 struct fake_ctx *fake_ctx_from(cuabi_context handle)
@@ -103,6 +116,159 @@ cuabi_result cuDevicePrimaryCtxRelease_v2(cuabi_device dev)
                 ctx_reset(c);
         }
     }
+    return fake_end(rc);
+}
+
+/* ---- Created contexts ---- */
+
+/*
+ * A context of its own on the device, pushed on the calling thread's stack,
+ * as cuCtxCreate makes one: its streams, modules and memory are its own, and
+ * go when it is destroyed. Its memory is kept after that (a handle another
+ * thread still holds stays invalid, never reused).
+ */
+static cuabi_result ctx_create(enum fake_entry entry, cuabi_context *ctx, bool affinity, unsigned flags,
+                               cuabi_device dev)
+{
+    cuabi_result rc = fake_begin(entry, true);
+    unsigned sched = flags & CUABI_CTX_SCHED_MASK;
+    struct fake_ctx *c = NULL;
+
+    if (rc == CUABI_SUCCESS && (!ctx || (flags & ~(unsigned)CUABI_CTX_FLAGS_MASK) || (sched & (sched - 1))))
+        rc = CUABI_ERROR_INVALID_VALUE;
+    else if (rc == CUABI_SUCCESS && !fake_device_valid(dev))
+        rc = CUABI_ERROR_INVALID_DEVICE;
+    if (rc == CUABI_SUCCESS)
+        rc = fake_device_lost(dev);
+    /* Execution affinity (green contexts, SM partitions) is not played by the fake. */
+    if (rc == CUABI_SUCCESS && affinity)
+        rc = CUABI_ERROR_NOT_SUPPORTED;
+    if (rc == CUABI_SUCCESS && tls.depth == FAKE_STACK_MAX)
+        rc = CUABI_ERROR_OUT_OF_MEMORY;
+    if (rc == CUABI_SUCCESS && !(c = calloc(1, sizeof(*c))))
+        rc = CUABI_ERROR_OUT_OF_MEMORY;
+    if (rc == CUABI_SUCCESS) {
+        c->device = dev;
+        c->retains = 1;
+        c->created = true;
+        c->flags = flags;
+        c->legacy.ctx = c;
+        c->legacy.legacy = true;
+        c->next_created = fake.created;
+        fake.created = c;
+        fake.live[GPU_FAKE_LIVE_CONTEXTS]++;
+        tls.stack[tls.depth++] = c;
+        *ctx = (cuabi_context)(void *)c;
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuCtxCreate_v2(cuabi_context *ctx, unsigned int flags, cuabi_device dev)
+{
+    return ctx_create(FAKE_E_cuCtxCreate_v2, ctx, false, flags, dev);
+}
+
+cuabi_result cuCtxCreate_v3(cuabi_context *ctx, cuabi_exec_affinity_param *params, int count, unsigned int flags,
+                            cuabi_device dev)
+{
+    if (count < 0 || (count > 0 && !params))
+        return ctx_create(FAKE_E_cuCtxCreate_v3, NULL, false, flags, dev);
+    return ctx_create(FAKE_E_cuCtxCreate_v3, ctx, count > 0, flags, dev);
+}
+
+cuabi_result cuCtxCreate_v4(cuabi_context *ctx, cuabi_ctx_create_params *params, unsigned int flags,
+                            cuabi_device dev)
+{
+    bool affinity = params && (params->exec_affinity_count > 0 || params->cig);
+
+    if (params && (params->exec_affinity_count < 0 || (params->exec_affinity_count > 0 && !params->exec_affinity)))
+        return ctx_create(FAKE_E_cuCtxCreate_v4, NULL, false, flags, dev);
+    return ctx_create(FAKE_E_cuCtxCreate_v4, ctx, affinity, flags, dev);
+}
+
+cuabi_result cuCtxDestroy_v2(cuabi_context ctx)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuCtxDestroy_v2, true);
+    struct fake_ctx *c = rc == CUABI_SUCCESS ? fake_ctx_from(ctx) : NULL;
+
+    /* A primary context is released, never destroyed: the driver refuses that too. */
+    if (rc == CUABI_SUCCESS && (!c || !c->created))
+        rc = CUABI_ERROR_INVALID_CONTEXT;
+    if (rc == CUABI_SUCCESS) {
+        int kept = 0;
+
+        /* Its work finishes first, then what it owns goes with it. */
+        fake_streams_reset(c);
+        fake_modules_reset(c);
+        fake_memory_reset_owner(c);
+        c->retains = 0;
+        fake.live[GPU_FAKE_LIVE_CONTEXTS]--;
+        /* Off the calling thread's stack, wherever it is on it. */
+        for (int i = 0; i < tls.depth; i++)
+            if (tls.stack[i] != c)
+                tls.stack[kept++] = tls.stack[i];
+        tls.depth = kept;
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuCtxGetDevice(cuabi_device *device)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuCtxGetDevice, true);
+    struct fake_ctx *c = NULL;
+
+    if (rc == CUABI_SUCCESS && !device)
+        rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc == CUABI_SUCCESS)
+        rc = fake_need_ctx(&c);
+    if (rc == CUABI_SUCCESS)
+        *device = c->device;
+    return fake_end(rc);
+}
+
+cuabi_result cuCtxGetFlags(unsigned int *flags)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuCtxGetFlags, true);
+    struct fake_ctx *c = NULL;
+
+    if (rc == CUABI_SUCCESS && !flags)
+        rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc == CUABI_SUCCESS)
+        rc = fake_need_ctx(&c);
+    if (rc == CUABI_SUCCESS)
+        *flags = c->flags;
+    return fake_end(rc);
+}
+
+cuabi_result cuCtxSetFlags(unsigned int flags)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuCtxSetFlags, true);
+    unsigned sched = flags & CUABI_CTX_SCHED_MASK;
+    struct fake_ctx *c = NULL;
+
+    if (rc == CUABI_SUCCESS)
+        rc = fake_need_ctx(&c);
+    if (rc == CUABI_SUCCESS && ((flags & ~(unsigned)CUABI_CTX_FLAGS_MASK) || (sched & (sched - 1))))
+        rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc == CUABI_SUCCESS)
+        c->flags = flags;
+    return fake_end(rc);
+}
+
+cuabi_result cuCtxGetApiVersion(cuabi_context ctx, unsigned int *version)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuCtxGetApiVersion, true);
+    struct fake_ctx *c = NULL;
+
+    if (rc == CUABI_SUCCESS && !version)
+        rc = CUABI_ERROR_INVALID_VALUE;
+    else if (rc == CUABI_SUCCESS && !ctx)
+        rc = fake_need_ctx(&c);
+    else if (rc == CUABI_SUCCESS && !(c = fake_ctx_from(ctx)))
+        rc = CUABI_ERROR_INVALID_CONTEXT;
+    /* The API version of contexts since CUDA 3.2, as the driver reports it. */
+    if (rc == CUABI_SUCCESS)
+        *version = 3020;
     return fake_end(rc);
 }
 

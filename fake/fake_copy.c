@@ -156,16 +156,31 @@ cuabi_result cuMemcpyPeerAsync(cuabi_deviceptr dst, cuabi_context dst_ctx, cuabi
 
 /* ---- Fills ---- */
 
+/* The bytes a fill spans, first row to the end of the last; SIZE_MAX when that overflows. */
+static size_t memset_span(const struct fake_memset *m)
+{
+    size_t rows = m->rows ? m->rows : 1, row;
+
+    if (m->count > SIZE_MAX / m->size)
+        return SIZE_MAX;
+    row = m->count * m->size;
+    if (rows > 1 && (m->pitch < row || rows - 1 > (SIZE_MAX - row) / m->pitch))
+        return SIZE_MAX;
+    return (rows - 1) * m->pitch + row;
+}
+
 bool fake_memset_run(const struct fake_memset *m)
 {
-    struct fake_alloc *a = m->count <= SIZE_MAX / m->size ? fake_alloc_find(m->dst, m->count * m->size) : NULL;
+    size_t span = memset_span(m);
+    struct fake_alloc *a = span != SIZE_MAX ? fake_alloc_find(m->dst, span) : NULL;
     unsigned char *p;
 
     if (!a)
         return false;
     p = a->data + (m->dst - a->addr);
-    for (size_t i = 0; i < m->count; i++)
-        memcpy(p + i * m->size, &m->value, m->size); /* little-endian, as the GPU is */
+    for (size_t r = 0; r < (m->rows ? m->rows : 1); r++, p += m->pitch)
+        for (size_t i = 0; i < m->count; i++)
+            memcpy(p + i * m->size, &m->value, m->size); /* little-endian, as the GPU is */
     return true;
 }
 
@@ -174,9 +189,9 @@ static cuabi_result memset_check(const struct fake_ctx *ctx, const struct fake_m
 {
     struct fake_alloc *a;
 
-    if (m->dst % m->size)
+    if (m->dst % m->size || (m->rows > 1 && m->pitch % m->size))
         return CUABI_ERROR_INVALID_VALUE;
-    a = m->count <= SIZE_MAX / m->size ? fake_alloc_find(m->dst, m->count * m->size) : NULL;
+    a = memset_span(m) != SIZE_MAX ? fake_alloc_find(m->dst, memset_span(m)) : NULL;
     if (!a || !fake_ctx_reaches(ctx, a->device))
         return CUABI_ERROR_INVALID_VALUE;
     return CUABI_SUCCESS;
@@ -222,30 +237,68 @@ static cuabi_result memset_async(enum fake_entry entry, const struct fake_memset
 
 cuabi_result cuMemsetD8_v2(cuabi_deviceptr dst, unsigned char value, size_t count)
 {
-    return memset_sync(FAKE_E_cuMemsetD8_v2, &(struct fake_memset){dst, value, 1, count});
+    return memset_sync(FAKE_E_cuMemsetD8_v2, &(struct fake_memset){dst, value, 1, count, 0, 1});
 }
 
 cuabi_result cuMemsetD16_v2(cuabi_deviceptr dst, unsigned short value, size_t count)
 {
-    return memset_sync(FAKE_E_cuMemsetD16_v2, &(struct fake_memset){dst, value, 2, count});
+    return memset_sync(FAKE_E_cuMemsetD16_v2, &(struct fake_memset){dst, value, 2, count, 0, 1});
 }
 
 cuabi_result cuMemsetD32_v2(cuabi_deviceptr dst, unsigned int value, size_t count)
 {
-    return memset_sync(FAKE_E_cuMemsetD32_v2, &(struct fake_memset){dst, value, 4, count});
+    return memset_sync(FAKE_E_cuMemsetD32_v2, &(struct fake_memset){dst, value, 4, count, 0, 1});
 }
 
 cuabi_result cuMemsetD8Async(cuabi_deviceptr dst, unsigned char value, size_t count, cuabi_stream stream)
 {
-    return memset_async(FAKE_E_cuMemsetD8Async, &(struct fake_memset){dst, value, 1, count}, stream);
+    return memset_async(FAKE_E_cuMemsetD8Async, &(struct fake_memset){dst, value, 1, count, 0, 1}, stream);
 }
 
 cuabi_result cuMemsetD16Async(cuabi_deviceptr dst, unsigned short value, size_t count, cuabi_stream stream)
 {
-    return memset_async(FAKE_E_cuMemsetD16Async, &(struct fake_memset){dst, value, 2, count}, stream);
+    return memset_async(FAKE_E_cuMemsetD16Async, &(struct fake_memset){dst, value, 2, count, 0, 1}, stream);
 }
 
 cuabi_result cuMemsetD32Async(cuabi_deviceptr dst, unsigned int value, size_t count, cuabi_stream stream)
 {
-    return memset_async(FAKE_E_cuMemsetD32Async, &(struct fake_memset){dst, value, 4, count}, stream);
+    return memset_async(FAKE_E_cuMemsetD32Async, &(struct fake_memset){dst, value, 4, count, 0, 1}, stream);
+}
+
+/* 2D fills: `height` rows of `width` elements, `pitch` bytes apart (a pitch under a row's bytes is refused). */
+
+cuabi_result cuMemsetD2D8_v2(cuabi_deviceptr dst, size_t pitch, unsigned char value, size_t width, size_t height)
+{
+    return memset_sync(FAKE_E_cuMemsetD2D8_v2, &(struct fake_memset){dst, value, 1, height ? width : 0, pitch, height});
+}
+
+cuabi_result cuMemsetD2D16_v2(cuabi_deviceptr dst, size_t pitch, unsigned short value, size_t width, size_t height)
+{
+    return memset_sync(FAKE_E_cuMemsetD2D16_v2, &(struct fake_memset){dst, value, 2, height ? width : 0, pitch, height});
+}
+
+cuabi_result cuMemsetD2D32_v2(cuabi_deviceptr dst, size_t pitch, unsigned int value, size_t width, size_t height)
+{
+    return memset_sync(FAKE_E_cuMemsetD2D32_v2, &(struct fake_memset){dst, value, 4, height ? width : 0, pitch, height});
+}
+
+cuabi_result cuMemsetD2D8Async(cuabi_deviceptr dst, size_t pitch, unsigned char value, size_t width, size_t height,
+                               cuabi_stream stream)
+{
+    return memset_async(FAKE_E_cuMemsetD2D8Async, &(struct fake_memset){dst, value, 1, height ? width : 0, pitch, height},
+                        stream);
+}
+
+cuabi_result cuMemsetD2D16Async(cuabi_deviceptr dst, size_t pitch, unsigned short value, size_t width, size_t height,
+                                cuabi_stream stream)
+{
+    return memset_async(FAKE_E_cuMemsetD2D16Async,
+                        &(struct fake_memset){dst, value, 2, height ? width : 0, pitch, height}, stream);
+}
+
+cuabi_result cuMemsetD2D32Async(cuabi_deviceptr dst, size_t pitch, unsigned int value, size_t width, size_t height,
+                                cuabi_stream stream)
+{
+    return memset_async(FAKE_E_cuMemsetD2D32Async,
+                        &(struct fake_memset){dst, value, 4, height ? width : 0, pitch, height}, stream);
 }

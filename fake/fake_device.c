@@ -267,9 +267,10 @@ cuabi_result cuDeviceCanAccessPeer(int *can_access, cuabi_device dev, cuabi_devi
     return fake_end(rc);
 }
 
-cuabi_result cuDeviceGetUuid_v2(cuabi_uuid *uuid, cuabi_device dev)
+/* cuDeviceGetUuid and its _v2 (the same answer: the fake has no MIG instances). */
+static cuabi_result device_uuid(enum fake_entry entry, cuabi_uuid *uuid, cuabi_device dev)
 {
-    cuabi_result rc = fake_begin(FAKE_E_cuDeviceGetUuid_v2, true);
+    cuabi_result rc = fake_begin(entry, true);
 
     if (rc == CUABI_SUCCESS) {
         if (!uuid)
@@ -279,6 +280,31 @@ cuabi_result cuDeviceGetUuid_v2(cuabi_uuid *uuid, cuabi_device dev)
         /* Device d's bytes are d*16+1, ..., d*16+16, each XOR 0x40 times its profile's column. */
         for (int i = 0; rc == CUABI_SUCCESS && i < 16; i++)
             uuid->bytes[i] = (char)((dev * 16 + i + 1) ^ (0x40 * fake.devices[dev].profile->column));
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuDeviceGetUuid_v2(cuabi_uuid *uuid, cuabi_device dev)
+{
+    return device_uuid(FAKE_E_cuDeviceGetUuid_v2, uuid, dev);
+}
+
+cuabi_result cuDeviceGetUuid(cuabi_uuid *uuid, cuabi_device dev)
+{
+    return device_uuid(FAKE_E_cuDeviceGetUuid, uuid, dev);
+}
+
+cuabi_result cuDeviceComputeCapability(int *major, int *minor, cuabi_device dev)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuDeviceComputeCapability, true);
+
+    if (rc == CUABI_SUCCESS && (!major || !minor))
+        rc = CUABI_ERROR_INVALID_VALUE;
+    else if (rc == CUABI_SUCCESS && !fake_device_valid(dev))
+        rc = CUABI_ERROR_INVALID_DEVICE;
+    if (rc == CUABI_SUCCESS) {
+        *major = fake.devices[dev].desc.compute_major;
+        *minor = fake.devices[dev].desc.compute_minor;
     }
     return fake_end(rc);
 }

@@ -19,6 +19,9 @@
 #define GPU__ENTRY(need, name, symbol, params, args) FAKE_API cuabi_result symbol params;
 #include "entry_points.h"
 #undef GPU__ENTRY
+#define GPU__FAKE_ENTRY(symbol, params) FAKE_API cuabi_result symbol params;
+#include "fake_entry_points.h"
+#undef GPU__FAKE_ENTRY
 FAKE_API cuabi_result cuInit(unsigned int flags);
 FAKE_API cuabi_result cuDriverGetVersion(int *version);
 FAKE_API cuabi_result cuGetProcAddress_v2(const char *symbol, void **pfn, int cuda_version, cuabi_uint64 flags,
@@ -96,7 +99,9 @@ struct fake_op {
             uint64_t dst;
             uint32_t value;
             unsigned size; /* bytes an element: 1, 2 or 4 */
-            size_t count;
+            size_t count;  /* elements a row */
+            size_t pitch;  /* bytes from a row to the next (cuMemsetD2D*) */
+            size_t rows;   /* 0 or 1: one row */
         } memset;
         struct fake_copy copy;
         struct {
@@ -150,7 +155,10 @@ struct fake_event {
 
 struct fake_ctx {
     int device;
-    unsigned retains;
+    unsigned retains;          /* a primary context's; 1 for a created one until it is destroyed */
+    bool created;              /* by cuCtxCreate, not a device's primary context */
+    unsigned flags;            /* CUctx_flags */
+    struct fake_ctx *next_created;
     struct fake_stream legacy;
     bool peer_enabled[FAKE_MAX_DEVICES];
 };
@@ -176,6 +184,7 @@ struct fake_alloc {
     unsigned ipc_opens; /* cuIpcOpenMemHandle mappings of it not yet closed */
     int location;       /* managed memory: where the last prefetch moved it (a device, or -1 the host) */
     int advice;         /* managed memory: the last cuMemAdvise advice, 0 for none */
+    struct fake_ctx *owner; /* the created context it was allocated in, freed with it; NULL: the primary one */
 };
 
 enum {
@@ -221,6 +230,7 @@ struct fake_state {
     gpu_fake_gpa_stats gpa;
     unsigned long gpa_asked[FAKE_E_COUNT];
 
+    struct fake_ctx *created;    /* cuCtxCreate's, destroyed ones too (their handles stay invalid) */
     struct fake_stream *streams;
     struct fake_event *events;
     struct fake_module *modules;
@@ -346,6 +356,9 @@ cuabi_result fake_need_ctx(struct fake_ctx **out);
 /* The context a CUcontext handle is, if it is one and active; else NULL. */
 struct fake_ctx *fake_ctx_from(cuabi_context handle);
 
+/* Calls fn on every context's legacy stream: the primary ones, then the created ones alive. */
+void fake_each_legacy(void (*fn)(struct fake_stream *, void *), void *arg);
+
 /* Whether work of `ctx` may touch memory of device `device` (its own, or a peer enabled). */
 bool fake_ctx_reaches(const struct fake_ctx *ctx, int device);
 
@@ -364,6 +377,9 @@ struct fake_alloc *fake_alloc_at(uint64_t addr, int kind);
 
 /* Host memory for [addr, addr + bytes) of device memory, or NULL. */
 unsigned char *fake_device_bytes(uint64_t addr, size_t bytes);
+
+/* Frees every allocation made in a created context; returns how many there were. */
+unsigned long fake_memory_reset_owner(const struct fake_ctx *ctx);
 
 /* Frees every device allocation of the device; returns how many there were. */
 unsigned long fake_memory_reset(int device);

@@ -17,6 +17,7 @@ enum {
     ALLOC_ALIGN = 256,
     ALLOC_GUARD = 4096,     /* unallocated addresses after each allocation */
     MAP_MIN = 64 << 10,     /* from this size up, an allocation is a mapping of its own */
+    PITCH_ALIGN = 512,      /* cuMemAllocPitch's rows */
 };
 
 /*
@@ -201,12 +202,25 @@ unsigned long fake_memory_reset(int device)
 
     for (struct fake_alloc *a = fake.allocs, *next; a; a = next) {
         next = a->next;
-        if (a->device == device && a->kind != FAKE_ALLOC_GLOBAL) {
+        if (a->device == device && a->kind != FAKE_ALLOC_GLOBAL && !a->owner) {
             alloc_drop(a);
             n++;
         }
     }
-    fake.devices[device].used = 0;
+    return n;
+}
+
+unsigned long fake_memory_reset_owner(const struct fake_ctx *ctx)
+{
+    unsigned long n = 0;
+
+    for (struct fake_alloc *a = fake.allocs, *next; a; a = next) {
+        next = a->next;
+        if (a->owner == ctx && a->kind != FAKE_ALLOC_GLOBAL) {
+            alloc_drop(a);
+            n++;
+        }
+    }
     return n;
 }
 
@@ -254,6 +268,9 @@ cuabi_result fake_alloc_new(int device, size_t bytes, int kind, struct fake_allo
     a->device = device;
     a->kind = kind;
     a->location = device;
+    /* Made in a created context: it goes with that context. */
+    if (fake_current() && fake_current()->created && fake_current()->device == device)
+        a->owner = fake_current();
     /* Managed memory lives at its host address, so that the host reaches it directly. */
     a->addr = kind == FAKE_ALLOC_MANAGED ? (uintptr_t)a->data : d->next_addr;
     if (!index_add(a)) {
@@ -304,6 +321,31 @@ cuabi_result cuMemFree_v2(cuabi_deviceptr ptr)
     return fake_end(rc);
 }
 
+cuabi_result cuMemAllocPitch_v2(cuabi_deviceptr *ptr, size_t *pitch, size_t width, size_t height,
+                                unsigned int element_size)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuMemAllocPitch_v2, true);
+    struct fake_ctx *c = NULL;
+    struct fake_alloc *a = NULL;
+    size_t p = 0;
+
+    if (rc == CUABI_SUCCESS)
+        rc = fake_need_ctx(&c);
+    /* Rows 512-byte aligned (TEXTURE_PITCH_ALIGNMENT's 32 would do; the driver pads more), of 4-, 8- or 16-byte elements. */
+    if (rc == CUABI_SUCCESS && (!ptr || !pitch || width == 0 || height == 0 || width > SIZE_MAX / 2 ||
+                                (element_size != 4 && element_size != 8 && element_size != 16)))
+        rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc == CUABI_SUCCESS) {
+        p = (width + PITCH_ALIGN - 1) / PITCH_ALIGN * PITCH_ALIGN;
+        rc = height > SIZE_MAX / p ? CUABI_ERROR_OUT_OF_MEMORY : fake_alloc_new(c->device, p * height, FAKE_ALLOC_PLAIN, &a);
+    }
+    if (rc == CUABI_SUCCESS) {
+        *ptr = a->addr;
+        *pitch = p;
+    }
+    return fake_end(rc);
+}
+
 struct fake_alloc *fake_alloc_at(uint64_t addr, int kind)
 {
     struct fake_alloc *a = fake_alloc_find(addr, 1);
@@ -313,10 +355,10 @@ struct fake_alloc *fake_alloc_at(uint64_t addr, int kind)
 
 /* ---- Pointers and memory info ---- */
 
-cuabi_result cuPointerGetAttributes(unsigned int count, cuabi_pointer_attribute *attributes, void **data,
-                                    cuabi_deviceptr ptr)
+/* What cuPointerGetAttributes and cuPointerGetAttribute share, their begin done (`rc`). */
+static cuabi_result pointer_attributes(cuabi_result rc, unsigned int count, const cuabi_pointer_attribute *attributes,
+                                       void **data, cuabi_deviceptr ptr)
 {
-    cuabi_result rc = fake_begin(FAKE_E_cuPointerGetAttributes, true);
     struct fake_alloc *a = fake_alloc_find(ptr, 1);
     struct fake_host *h = a ? NULL : fake_host_find(ptr);
     /* Page-locked host memory is portable here: it names device 0's context. */
@@ -360,7 +402,26 @@ cuabi_result cuPointerGetAttributes(unsigned int count, cuabi_pointer_attribute 
             rc = CUABI_ERROR_INVALID_VALUE;
         }
     }
-    return fake_end(rc);
+    return rc;
+}
+
+cuabi_result cuPointerGetAttributes(unsigned int count, cuabi_pointer_attribute *attributes, void **data,
+                                    cuabi_deviceptr ptr)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuPointerGetAttributes, true);
+
+    return fake_end(pointer_attributes(rc, count, attributes, data, ptr));
+}
+
+cuabi_result cuPointerGetAttribute(void *data, cuabi_pointer_attribute attribute, cuabi_deviceptr ptr)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuPointerGetAttribute, true);
+    struct fake_alloc *a = rc == CUABI_SUCCESS ? fake_alloc_find(ptr, 1) : NULL;
+
+    /* Unlike the plural, an address the driver does not know is an error here. */
+    if (rc == CUABI_SUCCESS && !a && !fake_host_find(ptr))
+        rc = CUABI_ERROR_INVALID_VALUE;
+    return fake_end(pointer_attributes(rc, 1, &attribute, &data, ptr));
 }
 
 cuabi_result cuMemGetAddressRange_v2(cuabi_deviceptr *base, size_t *size, cuabi_deviceptr ptr)

@@ -4,14 +4,19 @@
  * fake_builtin.c) and the entries its PTX declares, whose host
  * implementations fake_host_kernel.c runs.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "fake_internal.h"
 
 enum {
     MAX_MODULE_FUNCTIONS = 4096,
+    MODULE_FILE_MAX = 256 << 20, /* bytes of a module file cuModuleLoad reads */
     GLOBAL_MAX = 1 << 20, /* bytes of one global */
 };
 
@@ -138,10 +143,10 @@ const char *fake_module_note(cuabi_result result)
     return note[0] && note_result == result ? note : NULL;
 }
 
-cuabi_result cuModuleLoadDataEx(cuabi_module *module, const void *image, unsigned int num_options,
+/* A load of an image in memory, for every entry point that loads one (their begin done: `rc`). */
+static cuabi_result module_load(cuabi_result rc, cuabi_module *module, const void *image, unsigned int num_options,
                                 cuabi_jit_option *options, void **option_values)
 {
-    cuabi_result rc = fake_begin(FAKE_E_cuModuleLoadDataEx, true);
     struct fake_ctx *c = NULL;
     struct fake_module *m = NULL;
     char log[FAKE_LOG_MAX] = "";
@@ -180,6 +185,91 @@ cuabi_result cuModuleLoadDataEx(cuabi_module *module, const void *image, unsigne
             free(m);
         }
     }
+    return rc;
+}
+
+cuabi_result cuModuleLoadDataEx(cuabi_module *module, const void *image, unsigned int num_options,
+                                cuabi_jit_option *options, void **option_values)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuModuleLoadDataEx, true);
+
+    return fake_end(module_load(rc, module, image, num_options, options, option_values));
+}
+
+cuabi_result cuModuleLoadData(cuabi_module *module, const void *image)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuModuleLoadData, true);
+
+    return fake_end(module_load(rc, module, image, 0, NULL, NULL));
+}
+
+cuabi_result cuModuleLoadFatBinary(cuabi_module *module, const void *image)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuModuleLoadFatBinary, true);
+
+    return fake_end(module_load(rc, module, image, 0, NULL, NULL));
+}
+
+/*
+ * A module file's contents, NUL-terminated, into *out (the caller frees it):
+ * a regular file, not a link, of the calling user or root and writable by no
+ * one else, of at most MODULE_FILE_MAX bytes. FILE_NOT_FOUND when there is
+ * none; INVALID_VALUE for one the fake will not read (it says why on stderr).
+ */
+static cuabi_result read_module_file(const char *path, char **out)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    const char *why = NULL;
+    struct stat st;
+    char *text = NULL;
+    size_t got = 0;
+
+    if (fd < 0)
+        return errno == ENOENT || errno == ENOTDIR ? CUABI_ERROR_FILE_NOT_FOUND : CUABI_ERROR_INVALID_VALUE;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        why = "not a regular file";
+    else if (st.st_uid != geteuid() && st.st_uid != 0)
+        why = "owned by another user";
+    else if (st.st_mode & (S_IWGRP | S_IWOTH))
+        why = "writable by others";
+    else if (st.st_size <= 0 || st.st_size > MODULE_FILE_MAX)
+        why = "empty, or larger than the fake reads (256 MiB)";
+    else if (!(text = malloc((size_t)st.st_size + 1)))
+        why = "out of memory";
+    while (!why && got < (size_t)st.st_size) {
+        ssize_t n = read(fd, text + got, (size_t)st.st_size - got);
+
+        if (n <= 0)
+            why = "unreadable";
+        else
+            got += (size_t)n;
+    }
+    close(fd);
+    if (why) {
+        fprintf(stderr, "gpushim-fakecuda: cuModuleLoad: %s: %s\n", path, why);
+        free(text);
+        return CUABI_ERROR_INVALID_VALUE;
+    }
+    text[got] = '\0';
+    *out = text;
+    return CUABI_SUCCESS;
+}
+
+cuabi_result cuModuleLoad(cuabi_module *module, const char *path)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuModuleLoad, true);
+    char *image = NULL;
+
+    struct fake_ctx *c = NULL;
+
+    if (rc == CUABI_SUCCESS)
+        rc = fake_need_ctx(&c);
+    if (rc == CUABI_SUCCESS && (!module || !path))
+        rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc == CUABI_SUCCESS)
+        rc = read_module_file(path, &image);
+    rc = module_load(rc, module, image, 0, NULL, NULL);
+    free(image);
     return fake_end(rc);
 }
 

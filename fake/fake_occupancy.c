@@ -42,10 +42,10 @@ static cuabi_result occupancy_of(cuabi_function f, const struct fake_func_attrs 
     return rc;
 }
 
-cuabi_result cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *blocks, cuabi_function f, int block_size,
-                                                                  size_t dynamic_shared, unsigned int flags)
+/* cuOccupancyMaxActiveBlocksPerMultiprocessor(WithFlags), their begin done (`rc`). */
+static cuabi_result max_active_blocks(cuabi_result rc, int *blocks, cuabi_function f, int block_size,
+                                      size_t dynamic_shared, unsigned int flags)
 {
-    cuabi_result rc = fake_begin(FAKE_E_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, true);
     const struct fake_func_attrs *a = NULL;
     int device = 0;
 
@@ -55,15 +55,30 @@ cuabi_result cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *blocks, c
         rc = CUABI_ERROR_INVALID_VALUE;
     if (rc == CUABI_SUCCESS)
         *blocks = fake_blocks_per_sm(device, a, (unsigned)block_size, dynamic_shared);
-    return fake_end(rc);
+    return rc;
 }
 
-cuabi_result cuOccupancyMaxPotentialBlockSizeWithFlags(int *min_grid_size, int *block_size, cuabi_function f,
-                                                       cuabi_occupancy_b2d_size shared_of_block,
-                                                       size_t dynamic_shared, int block_size_limit,
-                                                       unsigned int flags)
+cuabi_result cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *blocks, cuabi_function f, int block_size,
+                                                                  size_t dynamic_shared, unsigned int flags)
 {
-    cuabi_result rc = fake_begin(FAKE_E_cuOccupancyMaxPotentialBlockSizeWithFlags, true);
+    cuabi_result rc = fake_begin(FAKE_E_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, true);
+
+    return fake_end(max_active_blocks(rc, blocks, f, block_size, dynamic_shared, flags));
+}
+
+cuabi_result cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, cuabi_function f, int block_size,
+                                                         size_t dynamic_shared)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuOccupancyMaxActiveBlocksPerMultiprocessor, true);
+
+    return fake_end(max_active_blocks(rc, blocks, f, block_size, dynamic_shared, 0));
+}
+
+/* cuOccupancyMaxPotentialBlockSize(WithFlags), their begin done (`rc`). */
+static cuabi_result max_potential_block(cuabi_result rc, int *min_grid_size, int *block_size, cuabi_function f,
+                                        cuabi_occupancy_b2d_size shared_of_block, size_t dynamic_shared,
+                                        int block_size_limit, unsigned int flags)
+{
     const struct fake_func_attrs *a = NULL;
     int device = 0;
 
@@ -88,6 +103,58 @@ cuabi_result cuOccupancyMaxPotentialBlockSizeWithFlags(int *min_grid_size, int *
         }
         *block_size = best;
         *min_grid_size = best ? best_threads / best * fake.devices[device].desc.multiprocessors : 0;
+    }
+    return rc;
+}
+
+cuabi_result cuOccupancyMaxPotentialBlockSizeWithFlags(int *min_grid_size, int *block_size, cuabi_function f,
+                                                       cuabi_occupancy_b2d_size shared_of_block,
+                                                       size_t dynamic_shared, int block_size_limit,
+                                                       unsigned int flags)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuOccupancyMaxPotentialBlockSizeWithFlags, true);
+
+    return fake_end(max_potential_block(rc, min_grid_size, block_size, f, shared_of_block, dynamic_shared,
+                                        block_size_limit, flags));
+}
+
+cuabi_result cuOccupancyMaxPotentialBlockSize(int *min_grid_size, int *block_size, cuabi_function f,
+                                              cuabi_occupancy_b2d_size shared_of_block, size_t dynamic_shared,
+                                              int block_size_limit)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuOccupancyMaxPotentialBlockSize, true);
+
+    return fake_end(max_potential_block(rc, min_grid_size, block_size, f, shared_of_block, dynamic_shared,
+                                        block_size_limit, 0));
+}
+
+cuabi_result cuOccupancyAvailableDynamicSMemPerBlock(size_t *bytes, cuabi_function f, int blocks, int block_size)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuOccupancyAvailableDynamicSMemPerBlock, true);
+    const struct fake_func_attrs *a = NULL;
+    int device = 0;
+
+    if (rc == CUABI_SUCCESS)
+        rc = occupancy_of(f, &a, &device);
+    if (rc == CUABI_SUCCESS && (!bytes || blocks <= 0 || block_size <= 0 || block_size > 1024))
+        rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc == CUABI_SUCCESS) {
+        /* The most dynamic shared memory with which `blocks` blocks of that size still fit on a multiprocessor. */
+        size_t lo = 0, hi = (size_t)a->max_dynamic_shared;
+
+        if (fake_blocks_per_sm(device, a, (unsigned)block_size, 0) < blocks) {
+            *bytes = 0;
+        } else {
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo + 1) / 2;
+
+                if (fake_blocks_per_sm(device, a, (unsigned)block_size, mid) >= blocks)
+                    lo = mid;
+                else
+                    hi = mid - 1;
+            }
+            *bytes = lo;
+        }
     }
     return fake_end(rc);
 }

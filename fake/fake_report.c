@@ -36,6 +36,7 @@ static const struct {
     [GPU_FAKE_LIVE_GRAPHS] = {"graph", "graphs"},
     [GPU_FAKE_LIVE_GRAPH_EXECS] = {"executable graph", "executable graphs"},
     [GPU_FAKE_LIVE_CONTEXT_RETAINS] = {"primary-context retain", "primary-context retains"},
+    [GPU_FAKE_LIVE_CONTEXTS] = {"context", "contexts"},
 };
 
 void fake_report_configure(void)

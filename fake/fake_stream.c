@@ -76,8 +76,7 @@ static void each_queue(void (*fn)(struct fake_stream *, void *), void *arg)
 {
     for (struct fake_stream *s = fake.streams; s; s = s->next_live)
         fn(s, arg);
-    for (int i = 0; i < fake.device_count; i++)
-        fn(&fake.devices[i].ctx.legacy, arg);
+    fake_each_legacy(fn, arg);
 }
 
 cuabi_result fake_stream_for_work(cuabi_stream handle, struct fake_stream **out)
@@ -173,24 +172,28 @@ static void run_op(struct fake_stream *s, struct fake_op *op)
  * by a wait on a value: false when there is none (only the host, or another
  * thread, can release it then).
  */
+struct other {
+    const struct fake_stream *held;
+    struct fake_stream *best;
+};
+
+static void oldest_other(struct fake_stream *q, void *arg)
+{
+    struct other *o = arg;
+
+    if (q != o->held && q->head && !fake_op_blocked(q->head) && !(fake_kernel_holds(q->head) && fake.gate_closed) &&
+        (!o->best || q->head->seq < o->best->head->seq))
+        o->best = q;
+}
+
 static bool run_other(const struct fake_stream *held)
 {
-    struct fake_stream *best = NULL;
+    struct other o = {held, NULL};
 
-    for (struct fake_stream *q = fake.streams; q; q = q->next_live)
-        if (q != held && q->head && !fake_op_blocked(q->head) && !(fake_kernel_holds(q->head) && fake.gate_closed) &&
-            (!best || q->head->seq < best->head->seq))
-            best = q;
-    for (int i = 0; i < fake.device_count; i++) {
-        struct fake_stream *q = &fake.devices[i].ctx.legacy;
-
-        if (q != held && q->head && !fake_op_blocked(q->head) && !(fake_kernel_holds(q->head) && fake.gate_closed) &&
-            (!best || q->head->seq < best->head->seq))
-            best = q;
-    }
-    if (!best)
+    each_queue(oldest_other, &o);
+    if (!o.best)
         return false;
-    fake_stream_drain(best, best->head->seq);
+    fake_stream_drain(o.best, o.best->head->seq);
     return true;
 }
 
@@ -773,6 +776,11 @@ FAKE_API void *gpu_fake_newest(gpu_fake_live_kind kind)
         break;
     case GPU_FAKE_LIVE_STREAMS:
         h = fake.streams;
+        break;
+    case GPU_FAKE_LIVE_CONTEXTS:
+        for (struct fake_ctx *c = fake.created; c && !h; c = c->next_created)
+            if (c->retains)
+                h = c;
         break;
     case GPU_FAKE_LIVE_EVENTS:
         h = fake.events;

@@ -121,6 +121,7 @@ typedef enum gpu_fake_live_kind {
     GPU_FAKE_LIVE_GRAPHS,          /**< graphs not yet destroyed */
     GPU_FAKE_LIVE_GRAPH_EXECS,     /**< executable graphs not yet destroyed */
     GPU_FAKE_LIVE_CONTEXT_RETAINS, /**< primary-context retains, all devices */
+    GPU_FAKE_LIVE_CONTEXTS,        /**< contexts cuCtxCreate made, not yet destroyed */
     GPU_FAKE_LIVE_KIND_COUNT       /**< not a kind: the number of them */
 } gpu_fake_live_kind;
 
@@ -479,6 +480,11 @@ int gpu_fake_device_attribute_forget(int ordinal, int attribute);
 
 /*
  * How the fake plays them:
+ *  - Contexts besides the primary ones (cuCtxCreate_v2, _v3, _v4): each has its
+ *    own legacy stream, streams, modules and memory; cuCtxDestroy_v2 runs its
+ *    work, frees what it owns and takes it off the calling thread's stack; its
+ *    handle is never reused. Execution affinity and CIG parameters are
+ *    CUDA_ERROR_NOT_SUPPORTED. cuMemAllocPitch rows are 512-byte aligned.
  *  - Device memory starts zeroed. An allocation of 64 KiB or more is an
  *    anonymous mapping without reserved swap, as a GPU driver's is: its pages
  *    cost nothing until touched, so a program may size its buffers as for the

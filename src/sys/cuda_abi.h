@@ -25,6 +25,21 @@ typedef int cuabi_device;
 typedef unsigned long long cuabi_deviceptr;
 typedef uint64_t cuabi_uint64;
 typedef struct cuabi_ctx_st *cuabi_context;
+
+/* Context creation's parameters (cuCtxCreate_v3, _v4): the fake driver takes none. */
+typedef struct cuabi_exec_affinity_param_st cuabi_exec_affinity_param;
+typedef struct cuabi_ctx_cig_param_st cuabi_ctx_cig_param;
+typedef struct cuabi_ctx_create_params_st {
+    cuabi_exec_affinity_param *exec_affinity;
+    int exec_affinity_count;
+    cuabi_ctx_cig_param *cig;
+} cuabi_ctx_create_params;
+
+/* CUctx_flags. */
+enum {
+    CUABI_CTX_SCHED_MASK = 0x07,
+    CUABI_CTX_FLAGS_MASK = 0xff,
+};
 typedef struct cuabi_mod_st *cuabi_module;
 typedef struct cuabi_func_st *cuabi_function;
 typedef struct cuabi_stream_st *cuabi_stream;

@@ -18,21 +18,7 @@
 
 #include <cuda.h>
 
-/* Make gpushim's opaque handle types the very structs cuda.h declares, so prototypes can be compared. */
-#define cuabi_ctx_st CUctx_st
-#define cuabi_mod_st CUmod_st
-#define cuabi_func_st CUfunc_st
-#define cuabi_stream_st CUstream_st
-#define cuabi_event_st CUevent_st
-#define cuabi_graph_st CUgraph_st
-#define cuabi_graph_exec_st CUgraphExec_st
-#define cuabi_graph_node_st CUgraphNode_st
-/* Memory and interop (issue 12): the handle types and structs, cuda.h's own. */
-#define cuabi_mem_pool_st CUmemPoolHandle_st
-#define cuabi_ipc_mem_handle_st CUipcMemHandle_st
-#define cuabi_ipc_event_handle_st CUipcEventHandle_st
-#define cuabi_graph_exec_update_result_info_st CUgraphExecUpdateResultInfo_st
-#include "cuda_abi.h"
+#include "abi_handles.h"
 
 #define SAME_VALUE(a, b) _Static_assert((long long)(a) == (long long)(b), #a " == " #b)
 #define SAME_TYPE(a, b) _Static_assert(__builtin_types_compatible_p(a, b), #a " is " #b)

@@ -22,6 +22,9 @@
 #define GPU__ENTRY(need, name, symbol, params, args) cuabi_result symbol params;
 #include "entry_points.h"
 #undef GPU__ENTRY
+#define GPU__FAKE_ENTRY(symbol, params) cuabi_result symbol params;
+#include "fake_entry_points.h"
+#undef GPU__FAKE_ENTRY
 cuabi_result cuInit(unsigned int flags);
 cuabi_result cuDriverGetVersion(int *version);
 cuabi_result cuGetProcAddress_v2(const char *symbol, void **pfn, int cuda_version, cuabi_uint64 flags,

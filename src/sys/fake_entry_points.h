@@ -1,0 +1,57 @@
+/*
+ * Driver entry points that the fake driver (fake/) implements beyond those
+ * gpushim uses (entry_points.h), each with the prototype of its exported,
+ * versioned symbol:
+ *
+ *   GPU__FAKE_ENTRY(symbol, params)
+ *
+ * tests/abi/test_abi_fake.c checks each against cuda.h's declaration of that
+ * very symbol. No include guard, on purpose: define, include, undefine.
+ */
+
+/* Devices. */
+GPU__FAKE_ENTRY(cuDeviceGetUuid, (cuabi_uuid *uuid, cuabi_device dev))
+GPU__FAKE_ENTRY(cuDeviceComputeCapability, (int *major, int *minor, cuabi_device dev))
+
+/* Contexts besides the primary one. */
+GPU__FAKE_ENTRY(cuCtxCreate_v2, (cuabi_context *ctx, unsigned int flags, cuabi_device dev))
+GPU__FAKE_ENTRY(cuCtxCreate_v3, (cuabi_context *ctx, cuabi_exec_affinity_param *params, int count,
+                                 unsigned int flags, cuabi_device dev))
+GPU__FAKE_ENTRY(cuCtxCreate_v4, (cuabi_context *ctx, cuabi_ctx_create_params *params, unsigned int flags,
+                                 cuabi_device dev))
+GPU__FAKE_ENTRY(cuCtxDestroy_v2, (cuabi_context ctx))
+GPU__FAKE_ENTRY(cuCtxGetDevice, (cuabi_device *device))
+GPU__FAKE_ENTRY(cuCtxGetFlags, (unsigned int *flags))
+GPU__FAKE_ENTRY(cuCtxSetFlags, (unsigned int flags))
+GPU__FAKE_ENTRY(cuCtxGetApiVersion, (cuabi_context ctx, unsigned int *version))
+
+/* Modules in every form. */
+GPU__FAKE_ENTRY(cuModuleLoad, (cuabi_module *module, const char *path))
+GPU__FAKE_ENTRY(cuModuleLoadData, (cuabi_module *module, const void *image))
+GPU__FAKE_ENTRY(cuModuleLoadFatBinary, (cuabi_module *module, const void *image))
+
+/* Memory. */
+GPU__FAKE_ENTRY(cuMemAllocPitch_v2, (cuabi_deviceptr *ptr, size_t *pitch, size_t width, size_t height,
+                                     unsigned int element_size))
+GPU__FAKE_ENTRY(cuPointerGetAttribute, (void *data, cuabi_pointer_attribute attribute, cuabi_deviceptr ptr))
+GPU__FAKE_ENTRY(cuMemsetD2D8_v2, (cuabi_deviceptr dst, size_t pitch, unsigned char value, size_t width,
+                                  size_t height))
+GPU__FAKE_ENTRY(cuMemsetD2D16_v2, (cuabi_deviceptr dst, size_t pitch, unsigned short value, size_t width,
+                                   size_t height))
+GPU__FAKE_ENTRY(cuMemsetD2D32_v2, (cuabi_deviceptr dst, size_t pitch, unsigned int value, size_t width,
+                                   size_t height))
+GPU__FAKE_ENTRY(cuMemsetD2D8Async, (cuabi_deviceptr dst, size_t pitch, unsigned char value, size_t width,
+                                    size_t height, cuabi_stream stream))
+GPU__FAKE_ENTRY(cuMemsetD2D16Async, (cuabi_deviceptr dst, size_t pitch, unsigned short value, size_t width,
+                                     size_t height, cuabi_stream stream))
+GPU__FAKE_ENTRY(cuMemsetD2D32Async, (cuabi_deviceptr dst, size_t pitch, unsigned int value, size_t width,
+                                     size_t height, cuabi_stream stream))
+
+/* Occupancy: the variants without flags, and the shared memory a block may still have. */
+GPU__FAKE_ENTRY(cuOccupancyMaxActiveBlocksPerMultiprocessor, (int *blocks, cuabi_function f, int block_size,
+                                                              size_t dynamic_shared))
+GPU__FAKE_ENTRY(cuOccupancyMaxPotentialBlockSize, (int *min_grid_size, int *block_size, cuabi_function f,
+                                                   cuabi_occupancy_b2d_size shared_of_block, size_t dynamic_shared,
+                                                   int block_size_limit))
+GPU__FAKE_ENTRY(cuOccupancyAvailableDynamicSMemPerBlock, (size_t *bytes, cuabi_function f, int blocks,
+                                                          int block_size))
