@@ -1374,6 +1374,7 @@ static bool read_function(struct decoder *d, bool entry, bool is_extern)
     if (existing >= 0 && !d->m->funcs[existing].defined) {
         /* A definition after a declaration: this one replaces it. */
         free(d->m->funcs[existing].name);
+        free(d->m->funcs[existing].error);
         d->m->funcs[existing].name = NULL;
         d->m->funcs[existing].error = strdup("declared again");
     }
