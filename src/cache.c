@@ -536,7 +536,8 @@ static void evict(const struct gpu__cache *c, const char *keep)
         }
         files[count].mtime = st.st_mtim;
         files[count].size = (unsigned long long)st.st_size;
-        snprintf(files[count].name, sizeof(files[count].name), "%s", de->d_name);
+        /* name_key() took only a name of the cache's own, at most TMP_NAME_LEN bytes. */
+        memcpy(files[count].name, de->d_name, strlen(de->d_name) + 1);
         total += files[count].size;
         count++;
     }
