@@ -11,8 +11,7 @@
  * call out of it ("floor"), and with a thread-local read and compare before
  * the call ("floor_tls": global-dynamic TLS with descriptors, as gpushim's
  * context cache was read until the hot path stopped reading any). That is
- * the cost issue 10 budgets a hot call (one indirect call and a thread-local
- * read).
+ * the budget for a hot call (one indirect call and a thread-local read).
  */
 #ifndef GPUSHIM_BENCH_FLOOR_H
 #define GPUSHIM_BENCH_FLOOR_H

@@ -1,15 +1,15 @@
 /*
- * The cost of ordering, in the seed's shape (aprender#2767): c worker
+ * The cost of ordering, in aprender-gpu's serving shape: c worker
  * threads, each with its own stream, serve requests of copy in, kernel, copy
  * out, checked against the host's answer. Three ways to do it:
  *
- *   a  ordered stream + legacy synchronous copies: the seed's fix.
- *   b  non-blocking stream + legacy copies: the seed's racy mode.
+ *   a  ordered stream + legacy synchronous copies: aprender-gpu's default.
+ *   b  non-blocking stream + legacy copies: aprender-gpu's racy opt-in.
  *   c  non-blocking stream + stream-ordered async copies on page-locked
  *      memory, then gpu_stream_synchronize: what gpushim recommends.
  *   d  c with two requests in flight a worker on its one stream: the worker
  *      writes the next request's input while the GPU serves this one, then
- *      waits for this one's event and checks it. Not the seed's shape: what
+ *      waits for this one's event and checks it. Not aprender-gpu's shape: what
  *      a server does that wants the GPU busy, and what the stream's order
  *      (not a synchronisation) keeps right.
  *
@@ -19,7 +19,7 @@
  * The target for c: no wrong output and at least 0.97x of b at c=8.
  *
  * The default request is the shape of tests/gpu/test_ordering.c, where the
- * racy mode is wrong only some of the time, as in the seed's measurement:
+ * racy mode is wrong only some of the time, as aprender-gpu measured it:
  * 1 Mi elements (4 MiB each way) and 2048 dependent steps each, a kernel of
  * about 0.15 ms on an H200 against copies of about as long. (A kernel much
  * longer than the copies makes mode b skip nearly all of the kernel's time,
@@ -34,7 +34,7 @@
  * the host's own work a request (writing the input and checking the output,
  * on one thread: tests/support's loops, which a release build vectorizes),
  * which no GPU speed removes. A worker does its request's parts one after
- * another (the seed's shape: write, copy in, kernel, copy out, wait, check),
+ * another (aprender-gpu's shape: write, copy in, kernel, copy out, wait, check),
  * so c workers finish at most c requests in the time of one request's host
  * work in those runs (host_run_us, measured in c's workers) and its GPU parts
  * alone in turn (gpu_alone_us), and never more than the GPU-busy bound:

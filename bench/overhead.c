@@ -11,7 +11,7 @@
  * Two more arms make the same calls through libbenchfloor (floor.h): the
  * least a wrapper library with gpushim's API adds on this machine, a call
  * into the library and the indirect call out of it ("floor"), and the same
- * with a thread-local compare first ("floor_tls", what issue 10 budgets a
+ * with a thread-local compare first ("floor_tls", the budget for a
  * hot call: one indirect call and a thread-local read). gpushim's hot path
  * reads no thread-local: its cost beyond floor is its own checks.
  *

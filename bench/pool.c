@@ -1,5 +1,5 @@
 /*
- * Stream-ordered allocation (issue 12): a request that allocates a device
+ * Stream-ordered allocation: a request that allocates a device
  * buffer, uses it (a copy in and a copy back of its first bytes) and frees
  * it, then waits for its result, made two ways in one run:
  *   stream-ordered  gpu_buffer_create_async / gpu_buffer_free_async on the

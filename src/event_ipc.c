@@ -1,5 +1,5 @@
 /*
- * Events shared between processes (issue 12).
+ * Events shared between processes.
  */
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /*
- * Graphs, further (issue 12): updating an executable graph, a stream's
+ * Graphs, further: updating an executable graph, a stream's
  * capture info, and DOT output.
  */
 #include "object.h"

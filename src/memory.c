@@ -1,5 +1,5 @@
 /*
- * Memory beyond plain buffers (issue 12): stream-ordered allocation and the
+ * Memory beyond plain buffers: stream-ordered allocation and the
  * device's pool, what a foreign pointer is and views over it, memory info,
  * managed memory, and buffers shared between processes.
  *

@@ -1,5 +1,5 @@
 /*
- * Stream memory operations: 32- and 64-bit writes and waits on a buffer's values (issue 12).
+ * Stream memory operations: 32- and 64-bit writes and waits on a buffer's values.
  */
 #include "object.h"
 

@@ -4,7 +4,7 @@
  * each call's CUresult, and whether the data came out right (a copy in, a
  * kernel adding one, a record and a wait, a copy out). It talks to
  * libcuda.so.1 directly, without gpushim: the facts behind call.h's choice to
- * check the thread's context before a hot call (issue 10). Not run by the
+ * check the thread's context before a hot call. Not run by the
  * suites; on a GPU machine:  build/tools/context-probe
  * Prints one "PROBE current=..." line per case; exit 1 when setup fails.
  */

@@ -114,7 +114,7 @@ static gpu_status run_and_check(gpu_stream *s, gpu_buffer *buf, uint32_t *host, 
     return st;
 }
 
-/* ---- NVRTC (issue 13): the compiler's load report, and the self-test's kernel from CUDA C++. ---- */
+/* ---- NVRTC: the compiler's load report, and the self-test's kernel from CUDA C++. ---- */
 
 /* The self-test's kernel as CUDA C++: the same entry, compiled by NVRTC where there is one. */
 static const char add_one_cuda[] =
@@ -370,7 +370,7 @@ static void json_string(const char *s)
     info_json_string(stdout, s);
 }
 
-/* ---- What kernels check first (issue 11): the device's limits, like deviceQuery ---- */
+/* ---- What kernels check first: the device's limits, like deviceQuery ---- */
 
 static void uuid_text(const gpu_uuid *u, char out[48])
 {
@@ -418,7 +418,7 @@ static void print_kernel_limits(const gpu_device_info *d)
            d->cluster_launch ? "yes" : "no");
 }
 
-/* ---- End of issue 11's block ---- */
+/* ---- End of the device's limits ---- */
 
 static void print_json(const struct info *in)
 {

@@ -45,7 +45,7 @@ SVG_META = {'Date': None, 'Creator': 'tools/plot-bench.py'}
 
 MODES = [  # (key in ORDERING_BENCH, label, colour)
     ('b', 'b: non-blocking stream, legacy copies (racy)', '#d62728'),
-    ('a', "a: ordered stream, legacy copies (the seed's fix)", '#7f7f7f'),
+    ('a', "a: ordered stream, legacy copies (aprender-gpu's default)", '#7f7f7f'),
     ('c', 'c: non-blocking stream, stream-ordered copies (gpushim)', '#1f77b4'),
     ('d', 'd: as c, two requests in flight a worker (gpushim)', '#9467bd'),
 ]

@@ -16,7 +16,7 @@
 #   bench-overhead.log gpushim's cost per hot call, against the real driver and the null one
 #                     (and with call tracing on: trace=on, trace=gpu)
 #   trace-h200.json   the trace gpu-trace recorded (GPUSHIM_TRACE with GPU spans), for ui.perfetto.dev
-#   bench-pool.log    stream-ordered allocation against cuMemAlloc/cuMemFree (issue 12)
+#   bench-pool.log    stream-ordered allocation against cuMemAlloc/cuMemFree
 #   examples.log      examples/ built from a temporary meson install and run on the real driver
 # With GPUSHIM_RUN_PACK=1 all of them but summary.txt end up in one gpu-logs.tar.gz instead.
 #
@@ -171,11 +171,11 @@ fi
 step "trace-check trace-h200.json" "$TESTS_LOG" 60 python3 "$ROOT/tools/trace-check.py" "$OUT/trace-h200.json" --want-gpu
 step "gpushim-info" "$TESTS_LOG" 30 "$BUILD/tools/gpushim-info"
 step "gpushim-info --json" "$TESTS_LOG" 30 "$BUILD/tools/gpushim-info" --json
-# Issue 9, item 1: libgpushim.so dlopen'ed by ctypes into a PyTorch process shares its driver and context.
+# libgpushim.so dlopen'ed by ctypes into a PyTorch process shares its driver and context.
 step "dlopen into PyTorch (ctypes)" "$TESTS_LOG" 120 /opt/torch/.venv/bin/python tests/dlopen/torch_ctypes.py \
     "$BUILD/src/libgpushim.so"
 
-# ---- examples/ (issue 14): built from an installed gpushim, run on the real driver. ----
+# ---- examples/: built from an installed gpushim, run on the real driver. ----
 EXAMPLES_LOG=$OUT/examples.log
 : >"$EXAMPLES_LOG"
 if step "examples: meson install" "$EXAMPLES_LOG" 180 sh -c 'rm -rf "$1" && meson setup "$1" --prefix="$2" --buildtype=release \
@@ -252,7 +252,7 @@ fi
     echo
     echo "== figures"
     grep -hE '^(DEVICE|ORDERING|CAPTURE|EVENTS|RESOLVED summary|THREADS own|THREADS hot|PEER |KERNELS |TORCH_DLOPEN|[0-9]+ cycles of dlopen|NVRTC_GPU|TRACE_GPU|TRACE_JSON)' "$TESTS_LOG" | sort -u
-    # Memory and interop (issue 12).
+    # Memory and interop.
     grep -hE '^(MEMORY|GRAPH_UPDATE|IPC|TORCH|TORCH_FORWARD) ' "$TESTS_LOG" | sort -u
     grep -hE 'symbols forwarded to its exports' "$TESTS_LOG" | sort -u
     grep -hE '^(ORDERING_BENCH|ORDERING_BOUND|OVERHEAD|target|DISPATCH|GRAPHS|FIRST_USE|NO_DRIVER|STARTUP|PEER_BENCH|COMPILE|POOL_BENCH|FORWARD)|skipped:' "$OUT"/bench-*.log

@@ -190,7 +190,7 @@ GPU_API void *gpu_host_buffer_data(const gpu_host_buffer *buffer);
  */
 GPU_API size_t gpu_host_buffer_size(const gpu_host_buffer *buffer);
 
-/* ---- Memory and interop (issue 12): stream-ordered allocation, foreign pointers, managed memory, IPC ---- */
+/* ---- Memory and interop: stream-ordered allocation, foreign pointers, managed memory, IPC ---- */
 
 /**
  * Allocates `bytes` (at least 1) of device memory on `stream` (cuMemAllocAsync),
@@ -437,7 +437,7 @@ GPU_API gpu_status gpu_buffer_ipc_handle(const gpu_buffer *buffer, gpu_ipc_handl
  */
 GPU_API GPU_NODISCARD gpu_status gpu_buffer_open_ipc(gpu_context *ctx, const gpu_ipc_handle *handle,
                                                      gpu_buffer **out);
-/* ---- end of memory and interop (issue 12) ---- */
+/* ---- end of memory and interop ---- */
 
 #ifdef __cplusplus
 }

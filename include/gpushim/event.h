@@ -69,7 +69,7 @@ GPU_API gpu_status gpu_event_synchronize(gpu_event *event);
  */
 GPU_API gpu_status gpu_event_elapsed_ms(gpu_event *start, gpu_event *end, float *ms);
 
-/* ---- Interprocess events (issue 12) ---- */
+/* ---- Interprocess events ---- */
 
 /**
  * An event's interprocess handle (CUipcEventHandle), as plain bytes: send
@@ -113,7 +113,7 @@ GPU_API gpu_status gpu_event_ipc_handle(const gpu_event *event, gpu_ipc_event_ha
  */
 GPU_API GPU_NODISCARD gpu_status gpu_event_open_ipc(gpu_context *ctx, const gpu_ipc_event_handle *handle,
                                                     gpu_event **out);
-/* ---- end of interprocess events (issue 12) ---- */
+/* ---- end of interprocess events ---- */
 
 #ifdef __cplusplus
 }

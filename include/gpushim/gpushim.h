@@ -25,8 +25,8 @@
 #include "module.h"
 #include "launch.h"
 #include "buffer.h"
-#include "function.h" /* issue 11 */
-#include "tensor_map.h" /* issue 11 */
+#include "function.h"
+#include "tensor_map.h"
 #include "program.h"
 #include "forward.h"
 

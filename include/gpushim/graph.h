@@ -88,7 +88,7 @@ GPU_API void gpu_graph_destroy(gpu_graph *graph);
  */
 GPU_API void gpu_graph_exec_destroy(gpu_graph_exec *exec);
 
-/* ---- Graphs, further (issue 12) ---- */
+/* ---- Graphs, further ---- */
 
 /**
  * Updates `exec` in place to run `graph` instead (cuGraphExecUpdate, the 12.0
@@ -147,7 +147,7 @@ GPU_API gpu_status gpu_stream_capture_info(gpu_stream *stream, gpu_capture_statu
  * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_graph_write_dot(gpu_graph *graph, const char *path, bool verbose);
-/* ---- end of graphs, further (issue 12) ---- */
+/* ---- end of graphs, further ---- */
 
 #ifdef __cplusplus
 }

@@ -1,8 +1,8 @@
 /** @file
  * Streams: ordered queues of device work.
  *
- * Ordering, as measured by the code this is ported from (aprender-gpu,
- * aprender#2767): gpu_buffer_copy_from_host() and gpu_buffer_copy_to_host()
+ * Ordering, as measured by the code this is ported from (aprender-gpu's
+ * stream module): gpu_buffer_copy_from_host() and gpu_buffer_copy_to_host()
  * are synchronous copies on the legacy default stream. A stream created
  * CU_STREAM_NON_BLOCKING does not order against the legacy stream, so such a
  * copy races kernels in flight on it: four concurrent identical requests gave
@@ -171,7 +171,7 @@ GPU_API gpu_status gpu_stream_record_event(gpu_stream *stream, gpu_event *event)
  */
 GPU_API gpu_status gpu_stream_wait_event(gpu_stream *stream, gpu_event *event);
 
-/* ---- Stream priorities and stream memory operations (issue 12) ---- */
+/* ---- Stream priorities and stream memory operations ---- */
 
 /**
  * The stream priorities `ctx`'s device (NULL: device 0) offers
@@ -267,7 +267,7 @@ GPU_API gpu_status gpu_stream_wait_value32(gpu_stream *stream, gpu_buffer *buffe
  */
 GPU_API gpu_status gpu_stream_wait_value64(gpu_stream *stream, gpu_buffer *buffer, size_t offset, uint64_t value,
                                            gpu_wait_condition cond);
-/* ---- end of stream priorities and stream memory operations (issue 12) ---- */
+/* ---- end of stream priorities and stream memory operations ---- */
 
 #ifdef __cplusplus
 }

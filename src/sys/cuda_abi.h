@@ -230,7 +230,7 @@ typedef cuabi_result (*cuabi_pfn_cuGetProcAddress)(const char *symbol, void **pf
 #define CUABI_SYMBOL_cuDriverGetVersion "cuDriverGetVersion"
 #define CUABI_SYMBOL_cuGetProcAddress "cuGetProcAddress_v2"
 
-/* ---- Kernels: attributes, occupancy, extended launches, memset, globals, limits (issue 11). ---- */
+/* ---- Kernels: attributes, occupancy, extended launches, memset, globals, limits. ---- */
 
 typedef unsigned int cuabi_function_attribute; /* CUfunction_attribute */
 typedef unsigned int cuabi_func_cache;         /* CUfunc_cache */
@@ -544,9 +544,9 @@ enum {
     CUABI_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA = 1,
 };
 
-/* ---- End of issue 11's block. ---- */
+/* ---- End of kernels. ---- */
 /*
- * Memory and interop (issue 12): pools, pointers, managed memory, priorities,
+ * Memory and interop: pools, pointers, managed memory, priorities,
  * graph update, IPC, stream memory operations. The structs are declared under
  * tags a includer may define to cuda.h's own (the abi suite does), so that
  * prototypes taking them compare equal there.
@@ -643,6 +643,6 @@ enum {
 enum {
     CUABI_GRAPH_DEBUG_DOT_FLAGS_VERBOSE = 1,
 };
-/* End of memory and interop (issue 12). */
+/* End of memory and interop. */
 
 #endif

@@ -118,7 +118,7 @@ GPU__ENTRY(OPTIONAL, cuGraphLaunch, cuGraphLaunch, (cuabi_graph_exec exec, cuabi
 GPU__ENTRY(OPTIONAL, cuGraphDestroy, cuGraphDestroy, (cuabi_graph graph), (graph))
 GPU__ENTRY(OPTIONAL, cuGraphExecDestroy, cuGraphExecDestroy, (cuabi_graph_exec exec), (exec))
 
-/* Kernels: attributes, occupancy, extended launches, memset, globals, limits (issue 11). */
+/* Kernels: attributes, occupancy, extended launches, memset, globals, limits. */
 GPU__ENTRY(OPTIONAL, cuFuncGetAttribute, cuFuncGetAttribute,
            (int *value, cuabi_function_attribute attrib, cuabi_function f), (value, attrib, f))
 GPU__ENTRY(OPTIONAL, cuFuncSetAttribute, cuFuncSetAttribute,
@@ -170,7 +170,7 @@ GPU__ENTRY(OPTIONAL, cuTensorMapEncodeTiled, cuTensorMapEncodeTiled,
            (map, type, rank, address, dims, strides, box, element_strides, interleave, swizzle, l2_promotion,
             oob_fill))
 /* Memory and interop: pools, pointers, managed memory, priorities, graph update, IPC, stream
-   memory operations (issue 12). */
+   memory operations. */
 GPU__ENTRY(OPTIONAL, cuMemAllocAsync, cuMemAllocAsync, (cuabi_deviceptr *ptr, size_t bytes, cuabi_stream stream),
            (ptr, bytes, stream))
 GPU__ENTRY(OPTIONAL, cuMemFreeAsync, cuMemFreeAsync, (cuabi_deviceptr ptr, cuabi_stream stream), (ptr, stream))

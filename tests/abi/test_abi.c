@@ -79,7 +79,7 @@ SAME_TYPE(cuabi_pfn_cuInit, __typeof__(&cuInit));
 SAME_TYPE(cuabi_pfn_cuDriverGetVersion, __typeof__(&cuDriverGetVersion));
 SAME_TYPE(cuabi_pfn_cuGetProcAddress, __typeof__(&cuGetProcAddress_v2));
 
-/* ---- Kernels (issue 11): attributes, occupancy, extended launches, memset, globals, limits ---- */
+/* ---- Kernels: attributes, occupancy, extended launches, memset, globals, limits ---- */
 
 SAME_VALUE(CUABI_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
 SAME_VALUE(CUABI_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
@@ -189,8 +189,8 @@ SAME_FIELD(struct cuabi_tensor_map, CUtensorMap, opaque, opaque);
 #define cuabi_uuid CUuuid
 #define cuabi_tensor_map CUtensorMap
 
-/* ---- End of issue 11's block ---- */
-/* ---- Memory and interop (issue 12) ---- */
+/* ---- End of kernels ---- */
+/* ---- Memory and interop ---- */
 #include <cudaTypedefs.h>
 
 SAME_TYPE(cuabi_mem_pool, CUmemoryPool);
@@ -255,7 +255,7 @@ SAME_VALUE(CUABI_GRAPH_DEBUG_DOT_FLAGS_VERBOSE, CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE
 #define cuMemPrefetchAsync (*(PFN_cuMemPrefetchAsync_v8000)0)
 #define cuMemAdvise (*(PFN_cuMemAdvise_v8000)0)
 #define cuStreamGetCaptureInfo (*(PFN_cuStreamGetCaptureInfo_v11030)0)
-/* ---- end of memory and interop (issue 12) ---- */
+/* ---- end of memory and interop ---- */
 
 /*
  * Every entry point's prototype is the one cuda.h declares for the name.
@@ -265,7 +265,7 @@ SAME_VALUE(CUABI_GRAPH_DEBUG_DOT_FLAGS_VERBOSE, CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE
 #include "entry_points.h"
 #undef GPU__ENTRY
 
-/* Memory and interop (issue 12): the three above, mapped back to what this cuda.h names them. */
+/* Memory and interop: the three above, mapped back to what this cuda.h names them. */
 #undef cuMemPrefetchAsync
 #undef cuMemAdvise
 #undef cuStreamGetCaptureInfo
@@ -280,7 +280,7 @@ SAME_VALUE(CUABI_GRAPH_DEBUG_DOT_FLAGS_VERBOSE, CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE
  */
 static const char *const newer_in_header[][2] = {
     {"cuEventElapsedTime", "cuEventElapsedTime_v2"}, /* _v2 since CUDA 12.8 */
-    /* Memory and interop (issue 12): a new prototype since 12.2 / 12.3, compared with the 12.0 one above. */
+    /* Memory and interop: a new prototype since 12.2 / 12.3, compared with the 12.0 one above. */
     {"cuMemPrefetchAsync", "cuMemPrefetchAsync_v2"},
     {"cuMemAdvise", "cuMemAdvise_v2"},
     {"cuStreamGetCaptureInfo", "cuStreamGetCaptureInfo_v3"},

@@ -1,6 +1,6 @@
 #!/bin/sh
 # No object may carry the STATIC_TLS flag (initial-exec TLS), which makes
-# dlopen fail once the static TLS block is spent (issue 9, item 1).
+# dlopen fail once the static TLS block is spent.
 # usage: check-tls.sh OBJECT...
 set -eu
 for lib in "$@"; do

@@ -1,4 +1,4 @@
-"""libgpushim.so loaded by Python's ctypes (issue 9, item 1): it opens, loads
+"""libgpushim.so loaded by Python's ctypes: it opens, loads
 the driver GPUSHIM_LIBCUDA names (the fake) and reports an argument error.
 usage: GPUSHIM_LIBCUDA=fake python3 test_ctypes.py libgpushim.so"""
 import ctypes

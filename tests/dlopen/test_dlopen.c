@@ -1,6 +1,6 @@
 /*
- * libgpushim loaded with dlopen by a program that does not link it (issue 9,
- * item 1): argv[1] names the object, libgpushim.so or a plugin embedding
+ * libgpushim loaded with dlopen by a program that does not link it:
+ * argv[1] names the object, libgpushim.so or a plugin embedding
  * libgpushim.a; GPUSHIM_LIBCUDA names the fake driver, or, unset, the real
  * one is used (the gpu suite: exit 77 without one). The object opens, loads
  * the driver and reports through gpu_last_error() 100 times over, with

@@ -1,5 +1,5 @@
 /*
- * Faults on demand (issue 14), through gpushim's API: a device that falls off
+ * Faults on demand, through gpushim's API: a device that falls off
  * the bus, out of memory past a limit, a stall released from another thread,
  * a slow cuInit, devices described by the environment, and the report of live
  * objects at exit. gpushim loads the driver once per process and a lost device

@@ -1,5 +1,5 @@
 /*
- * Kernels as host functions (issue 14) through gpushim's own API: entries of
+ * Kernels as host functions through gpushim's own API: entries of
  * a module's PTX run their registered host implementations when their stream
  * reaches them, on memory checked against the live allocations; what they
  * compute is read back. Also: an entry without an implementation, parameter

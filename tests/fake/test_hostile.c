@@ -1,7 +1,7 @@
 /*
  * Hostile input that must not hurt the process: module "files" that are not
- * regular files or are far too large (issue 9, item 4), and host ranges that
- * wrap around the address space or are registered twice (item 9), checked in
+ * regular files or are far too large, and host ranges that
+ * wrap around the address space or are registered twice, checked in
  * gpushim and in the fake, which must be as strict as the driver.
  */
 #include <errno.h>
@@ -51,7 +51,7 @@ static double seconds_since(const struct timespec *t0)
     return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-/* ---- Item 4: gpu_module_load_file reads regular files only, of a bounded size ---- */
+/* ---- gpu_module_load_file reads regular files only, of a bounded size ---- */
 
 static void module_file_not_regular(void **state)
 {
@@ -140,7 +140,7 @@ static void module_file_regular(void **state)
     assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_MODULES), 0);
 }
 
-/* ---- Item 9: host ranges that wrap around, and registering twice ---- */
+/* ---- Host ranges that wrap around, and registering twice ---- */
 
 static void host_register_overflow(void **state)
 {

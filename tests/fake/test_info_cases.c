@@ -1,5 +1,5 @@
 /*
- * gpushim-info against the fake driver (issue 9, items 3 and 7): a failing
+ * gpushim-info against the fake driver: a failing
  * cuDeviceGetCount has its own status and says why; every failed self-test
  * step has a detail; --json is valid UTF-8 JSON whatever bytes a path holds;
  * output that cannot be written is an error; --timeout says what is stuck.
@@ -162,7 +162,7 @@ static void timeout_says_what_is_stuck(void **state)
     assert_int_equal(run("--timeout 86401", NULL), 64);
 }
 
-/* Item 8 as printed: each entry's real `via` counted; cuInit's result, 0xFFFFFFFF too, apart from "called". */
+/* The exact report as printed: each entry's real `via` counted; cuInit's result, 0xFFFFFFFF too, apart from "called". */
 static void report_exact(void **state)
 {
     const char *line;
@@ -194,7 +194,7 @@ static void report_exact(void **state)
     assert_non_null(strstr(out, "\"init_called\": false,"));
 }
 
-/* Issue 14: the fake says it is gpushim's fake driver, not a GPU, in text and JSON; no other library does. */
+/* The fake says it is gpushim's fake driver, not a GPU, in text and JSON; no other library does. */
 static void says_it_is_the_fake(void **state)
 {
     (void)state;

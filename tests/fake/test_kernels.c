@@ -1,5 +1,5 @@
 /*
- * Issue 11 against the fake: function attributes, the opt-in to more than
+ * What kernels need, against the fake: function attributes, the opt-in to more than
  * 48 KiB of dynamic shared memory, occupancy, extended launches (clusters,
  * cooperative, programmatic serialization, priority), memset, module
  * globals, context limits and device attributes. Argument errors must come

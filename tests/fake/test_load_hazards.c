@@ -1,5 +1,5 @@
 /*
- * The load under hazard (issue 9, items 2, 3 and 8): a driver whose cuInit
+ * The load under hazard: a driver whose cuInit
  * is slow (GPUSHIM_FAKE_INIT_DELAY_MS) while another thread forks or reads the
  * report; one that calls back into gpushim from cuInit
  * (GPUSHIM_FAKE_INIT_CALLBACK); and a report that must be exact: each entry's
@@ -27,7 +27,7 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* ---- Item 3: a callback from inside cuInit is refused, not a deadlock ---- */
+/* ---- A callback from inside cuInit is refused, not a deadlock ---- */
 
 static void callback_refused(void **state)
 {
@@ -68,7 +68,7 @@ int gpu_device_count_probe(void)
     return 0;
 }
 
-/* ---- Items 2 and 3: a slow cuInit, the report meanwhile, and fork() during it ---- */
+/* ---- A slow cuInit, the report meanwhile, and fork() during it ---- */
 
 static void *loader_thread(void *arg)
 {
@@ -143,7 +143,7 @@ static void slow_init(void **state)
     assert_int_equal(gpu_fake_calls("cuInit"), 1);
 }
 
-/* ---- Item 8: the report is exact ---- */
+/* ---- The report is exact ---- */
 
 /* GPUSHIM_FAKE_FAIL=cuGetProcAddress:1+:1: it fails for every entry, and dlsym does all the work. */
 static void via_counted(void **state)

@@ -1,5 +1,5 @@
 /*
- * Memory and interop (issue 12) against the fake: stream-ordered allocation
+ * Memory and interop against the fake: stream-ordered allocation
  * and the pool, foreign pointers and views, memory info, managed memory,
  * stream priorities, graph update, upload, capture info and DOT, IPC (with a
  * handle from a process that has exited), and stream memory operations. The

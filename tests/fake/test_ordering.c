@@ -1,5 +1,5 @@
 /*
- * The ordering facts of the seed (aprender-gpu's stream module), made
+ * The ordering facts measured by aprender-gpu's stream module, made
  * deterministic by the fake's lazy queues: a kernel runs only when something
  * waits for it, so a copy that is not ordered after it reads the data from
  * before it. gpu_buffer_copy_from_host()/copy_to_host() are legacy-stream
@@ -57,7 +57,7 @@ static gpu_buffer *buffer_in(void)
 }
 
 /*
- * The seed's pattern: copy in, kernel on the stream, copy out, all with the
+ * aprender-gpu's pattern: copy in, kernel on the stream, copy out, all with the
  * legacy-stream copies. Returns whether the copy out saw the kernel's result.
  */
 static bool copy_kernel_copy(gpu_stream *s)

@@ -46,7 +46,7 @@ static struct {
     /* What prepare() made for the operation under test. */
     void *tmp;
     gpu_module *tmp_module;
-    /* Memory and interop (issue 12). */
+    /* Memory and interop. */
     gpu_buffer *managed, *flags; /* flags: u32 1 at 0, u64 1 at 8, written at 16 and 24 */
     gpu_event *ipc_event;
     gpu_ipc_handle ipc;
@@ -649,7 +649,7 @@ static gpu_status run_host_destroy(void **made)
     return GPU_OK;
 }
 
-/* ---- Kernels (issue 11): attributes, occupancy, extended launches, memset, globals, limits ---- */
+/* ---- Kernels: attributes, occupancy, extended launches, memset, globals, limits ---- */
 
 static const char kernels_ptx[] = ".version 8.0\n"
                                   ".fake_kernel launch_ex_info\n"
@@ -900,7 +900,7 @@ static gpu_status run_tensor_map(void **made)
     assert_true(st == GPU_OK ? map.opaque[1] == gpu_buffer_device_ptr(fx.b) : map.opaque[1] == 0x3333333333333333ull);
     return st;
 }
-/* ---- Memory and interop (issue 12) ---- */
+/* ---- Memory and interop ---- */
 
 /* A creation returning a buffer: the out-pointer untouched on failure. */
 #define RUN_MADE(type, call) \
@@ -1131,7 +1131,7 @@ static gpu_status run_wait_value64(void **made)
     (void)made;
     return gpu_stream_wait_value64(fx.s, fx.flags, 8, 1, GPU_WAIT_GEQ);
 }
-/* ---- end of memory and interop (issue 12) ---- */
+/* ---- end of memory and interop ---- */
 
 #define W(entry, status) {entry, status}
 
@@ -1235,7 +1235,7 @@ static const op ops[] = {
      {W("cuMemFreeHost", GPU_OK)}},
     {"gpu_host_buffer_destroy(registered)", 0, true, prepare_host_registered, run_host_destroy, NULL, NULL, NULL,
      {W("cuMemHostUnregister", GPU_OK)}},
-    /* Kernels (issue 11). */
+    /* Kernels. */
     {"gpu_device_get_attribute", 0, false, NULL, run_device_get_attribute, NULL, NULL, NULL,
      {W("cuDeviceGet", GPU_ERR_NO_DEVICE), W("cuDeviceGetAttribute", GPU_ERR_DRIVER)}},
     {"gpu_device_get_uuid", 0, false, NULL, run_device_get_uuid, NULL, NULL, NULL,
@@ -1278,7 +1278,7 @@ static const op ops[] = {
      {W("cuModuleGetGlobal", GPU_ERR_DRIVER), W("cuMemcpyDtoH", GPU_ERR_TRANSFER)}},
     {"gpu_tensor_map_encode_tiled", 0, false, NULL, run_tensor_map, NULL, NULL, NULL,
      {W("cuTensorMapEncodeTiled", GPU_ERR_DRIVER)}},
-    /* Memory and interop (issue 12). */
+    /* Memory and interop. */
     {"gpu_buffer_create_async", 0, false, NULL, run_buffer_create_async, undo_buffer_sync, NULL, NULL,
      {W("cuMemAllocAsync", GPU_ERR_TRANSFER)}},
     {"gpu_buffer_free_async", 0, false, prepare_buffer_async, run_buffer_free_async, NULL, NULL, finish_free_async,
@@ -1581,7 +1581,7 @@ static int setup(void **state)
     assert_true(fd >= 0);
     assert_int_equal(write(fd, ft_ptx, strlen(ft_ptx)), (ssize_t)strlen(ft_ptx));
     close(fd);
-    /* Memory and interop (issue 12). */
+    /* Memory and interop. */
     FT_OK(gpu_buffer_create_managed(fx.ctx[0], 256, &fx.managed));
     FT_OK(gpu_buffer_create(fx.ctx[0], 32, &fx.flags));
     FT_OK(gpu_buffer_copy_from_host(fx.flags, (uint64_t[4]){1, 1, 0, 0}, 32));

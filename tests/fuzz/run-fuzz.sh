@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs each libFuzzer target of a -Dfuzz=true build for SECONDS (default 30),
-# from the seed corpus, and fails on any crash, leak, hang (10 s for one
+# from the corpus in seeds/, and fails on any crash, leak, hang (10 s for one
 # input) or oversized memory use. Prints how many inputs each ran.
 # usage: tests/fuzz/run-fuzz.sh BUILD_DIR [SECONDS]
 set -euo pipefail

@@ -1,4 +1,4 @@
-// Kernels of the gpu-kernels test (issue 11): dynamic shared memory past
+// Kernels of the gpu-kernels test: dynamic shared memory past
 // 48 KiB, a persistent kernel, a grid-wide barrier, cluster ranks, a
 // programmatic-serialization pair and a __constant__ table. The checked-in
 // kernels_ex.ptx is generated from this file, never edited by hand:

@@ -1,5 +1,6 @@
 /*
- * Stream capture beside legacy-stream traffic (the seed's GPU-ORD-5).
+ * Stream capture beside legacy-stream traffic, as aprender-gpu's
+ * server does it.
  *
  * Copier threads do legacy synchronous copies in a loop, before, during and
  * after a capture on the test's thread. A capture on a non-blocking stream
@@ -34,7 +35,7 @@
 enum { COPIERS = 2, COPY_WORDS = 16384, PHASES = 3 };
 enum { PHASE_BEFORE, PHASE_CAPTURE, PHASE_AFTER };
 
-/* CUDA's stream-capture errors run from 900 to 908; these two are the seed's. */
+/* CUDA's stream-capture errors run from 900 to 908; these two are the ones this test meets. */
 #define CUDA_ERROR_STREAM_CAPTURE_FIRST 900
 #define CUDA_ERROR_STREAM_CAPTURE_INVALIDATED 901
 #define CUDA_ERROR_STREAM_CAPTURE_IMPLICIT 906

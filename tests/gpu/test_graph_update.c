@@ -1,5 +1,5 @@
 /*
- * Graphs, further, on the GPU (issue 12): capture info during a capture, an
+ * Graphs, further, on the GPU: capture info during a capture, an
  * update from a new capture of the same shape that changes a kernel argument
  * (the replay writes the new value), an update of another shape refused with
  * the reason, an upload before the first launch, and the DOT of a graph.

@@ -1,5 +1,5 @@
 /*
- * IPC across processes on the GPU (issue 12). Two processes: this test is
+ * IPC across processes on the GPU. Two processes: this test is
  * the producer, and runs itself again (fork and exec, so the child starts
  * CUDA afresh) as the consumer: the producer queues a long kernel and then a
  * fill on its buffer, records an interprocess event, and sends both handles

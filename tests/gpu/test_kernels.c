@@ -1,5 +1,5 @@
 /*
- * What real kernels need (issue 11), on the GPU: context limits read back,
+ * What real kernels need, on the GPU: context limits read back,
  * device and function attributes, 200 KiB of dynamic shared memory (refused
  * without the opt-in, right with it), a persistent kernel sized from the
  * occupancy numbers with every block resident, a cooperative grid barrier at

@@ -1,5 +1,5 @@
 /*
- * Memory and interop on the GPU (issue 12): stream-ordered allocation and the
+ * Memory and interop on the GPU: stream-ordered allocation and the
  * pool's threshold and trim, what a pointer is and a view over it, memory
  * info, managed memory (small, and never more than the device has free),
  * stream priorities, and stream memory operations (a stream held by a

@@ -1,5 +1,6 @@
 /*
- * Stream ordering, the falsification of aprender#2767 at gpushim's level.
+ * Stream ordering at gpushim's level: the race aprender-gpu measured, made to
+ * show or not.
  *
  * c host threads each own a stream and buffers and repeat: a legacy
  * synchronous copy in (gpu_buffer_copy_from_host) of an input that changes
@@ -8,7 +9,7 @@
  * On streams from gpu_stream_create() the legacy copies are ordered against
  * the kernels, so no round may be wrong. With APR_STREAM_NONBLOCKING=1 the
  * streams are non-blocking and the copies race the kernels: that mode's wrong
- * rounds are printed (the seed saw 11 distinct answers of 40), not asserted.
+ * rounds are printed (aprender-gpu saw 11 distinct answers of 40), not asserted.
  *
  * One line per run: ORDERING mode=<ordered|nonblocking> c=<threads> ...
  * Knobs: GPUSHIM_ORDERING_ROUNDS (per thread), GPUSHIM_ORDERING_N (elements),

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""gpushim inside a PyTorch process (issue 12): a torch tensor's device memory
+"""gpushim inside a PyTorch process: a torch tensor's device memory
 is identified by gpu_pointer_get_info (device memory, device 0, torch's
 context, the allocation's base and size), wrapped in a non-owning gpu_buffer,
 copied by gpushim on a gpushim stream into another wrapped tensor, and torch

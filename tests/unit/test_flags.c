@@ -1,5 +1,5 @@
 /*
- * The seed's ordering default at the flag level (aprender#2767, PERF-053).
+ * The ordering default at the flag level (the race aprender-gpu measured).
  * These cannot see a race (tests/gpu does); they pin that the default is
  * ordered and that the racy mode is opt-in, on a host with no CUDA at all.
  */
@@ -15,7 +15,7 @@
 static void default_stream_flag_is_legacy_ordered(void **state)
 {
     (void)state;
-    /* Unset => ordered: the line the whole ticket is about. */
+    /* Unset => ordered: legacy copies stay ordered against kernels. */
     assert_int_equal(gpu_stream_create_flags(NULL), GPU_STREAM_DEFAULT);
 }
 
