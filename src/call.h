@@ -318,7 +318,7 @@ static inline gpu_status gpu__call_unsupported(struct gpu__call *c, const char *
  * A hot call's public wrapper: it starts a cache line, so that its hot
  * instructions lie the same way in every build, whatever changes around it.
  * On the H200's host, in one process against the same tree without it: H2D
- * -0.23 ns, every other hot call unchanged (docs/benchmarks.md, section 5).
+ * -0.23 ns, every other hot call unchanged (docs/benchmarks.md, "Call overhead").
  */
 #define GPU__HOT_ENTRY __attribute__((aligned(64)))
 

@@ -6,7 +6,7 @@ usage: tools/plot-bench.py [--out DIR] LOG_OR_FOLDER...
 Reads the machine-greppable lines the benchmarks print, from any mix of
 files and folders (a folder: its summary.txt and bench-*.log, as
 tools/run-gpu.sh writes them to $OUT; or a saved summary such as
-docs/gpu-run-2026-12-02.txt). A line seen twice (summary.txt repeats the
+docs/logs/2026-12-03-0fe9647-gpu-run.txt). A line seen twice (summary.txt repeats the
 bench logs) counts once, the last one read winning.
 
   ORDERING_BENCH c=.. a_rps=.. b_rps=.. c_rps=.. wrong_a=.. ...  bench-ordering

@@ -10,7 +10,7 @@
 # Output: one line, "sources <the first 16 hex digits of a sha256>".
 set -euo pipefail
 cd "${1:-.}"
-paths=(meson.build meson_options.txt include src bench tests tools fake doc examples)
+paths=(meson.build meson_options.txt include src bench tests tools fake docs examples)
 {
     git ls-files -z --cached --others --exclude-standard -- "${paths[@]}" 2>/dev/null ||
         find "${paths[@]}" -type f -print0 2>/dev/null

@@ -30,7 +30,7 @@
  * reads the disk ("cache skipped: ..."). That is an option naming a file or
  * folder to read (-I, --include-path, -include, --pre-include, the
  * precompiled-header options), or in the source or an in-memory header an
- * #include, #include_next, #import or #embed of a name that is no in-memory
+ * \#include, \#include_next, \#import or \#embed of a name that is no in-memory
  * header (NVRTC looks for it beside the program's name, at an absolute path
  * or in the include paths), one computed by a macro, or __has_include of such
  * a name. In-memory headers are in the key, so programs that use only those

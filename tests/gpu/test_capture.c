@@ -452,7 +452,7 @@ static void bad_shape_keeps_capture(void **state)
         wrong += out[i] != value;
     assert_int_equal(wrong, 0);
 
-    /* The same launch made on the driver itself, inside a capture: printed, for docs/gpu-results.md. */
+    /* The same launch made on the driver itself, inside a capture: printed, for docs/results.md. */
     assert_gpu_ok(gpu_stream_begin_capture(s, GPU_CAPTURE_MODE_THREAD_LOCAL));
     raw_rc = raw(gpu_function_raw(fill), bad.grid[0], bad.grid[1], bad.grid[2], bad.block[0], bad.block[1],
                  bad.block[2], 0, gpu_stream_raw(s), args, NULL);

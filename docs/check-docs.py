@@ -32,21 +32,21 @@ def main():
                 problems.append(f'{where} does not mention {name}')
 
     readme = (root / 'README.md').read_text()
-    man3 = (root / 'doc' / 'gpushim.3.in').read_text().replace('\\-', '-')
-    man1 = (root / 'doc' / 'gpushim-info.1.in').read_text().replace('\\-', '-')
+    man3 = (root / 'docs' / 'gpushim.3.in').read_text().replace('\\-', '-')
+    man1 = (root / 'docs' / 'gpushim-info.1.in').read_text().replace('\\-', '-')
 
     status_h = (root / 'include' / 'gpushim' / 'status.h').read_text()
     statuses = re.findall(r'X\((GPU_[A-Z0-9_]+),', status_h)
     if not statuses:
         problems.append('no statuses found in status.h (did GPU_STATUS_LIST change shape?)')
-    need(statuses, man3, 'doc/gpushim.3.in')
+    need(statuses, man3, 'docs/gpushim.3.in')
     need(statuses, readme, 'README.md')
 
     env = set()
     for folder in ('src', 'include'):
         for f in (root / folder).rglob('*.[ch]'):
             env.update(re.findall(r'"((?:GPUSHIM|APR)_[A-Z0-9_]+)', f.read_text()))
-    need(env, man3, 'doc/gpushim.3.in')
+    need(env, man3, 'docs/gpushim.3.in')
     need(env, readme, 'README.md')
 
     # gpushim-info's sources: gpushim-info.c and any tools/info_*.[ch] it is split into.
@@ -55,14 +55,14 @@ def main():
     options = set(re.findall(r'strn?cmp\(\w+(?:\[\w+\])?, "(-[-A-Za-z0-9]+)=?"', info))
     if not options:
         problems.append('no options found in tools/gpushim-info.c')
-    need(options, man1, 'doc/gpushim-info.1.in')
+    need(options, man1, 'docs/gpushim-info.1.in')
     tool_env = set(re.findall(r'"((?:GPUSHIM|APR)_[A-Z0-9_]+)', info))
-    need(tool_env, man1, 'doc/gpushim-info.1.in')
+    need(tool_env, man1, 'docs/gpushim-info.1.in')
     codes = {'0'} | set(re.findall(r'\b(?:[A-Z]+_)?EXIT_[A-Z_]+ = ([0-9]+)', info))
     exit_section = man1.split('.SH EXIT STATUS', 1)[-1].split('.SH', 1)[0]
     for code in sorted(codes, key=int):
         if not re.search(r'^\.B ' + code + r'$', exit_section, re.M):
-            problems.append(f'doc/gpushim-info.1.in: EXIT STATUS has no entry for {code}')
+            problems.append(f'docs/gpushim-info.1.in: EXIT STATUS has no entry for {code}')
     marker = '`gpushim-info` exits'
     if marker not in readme:
         problems.append(f'README.md has no paragraph beginning {marker}')
