@@ -322,7 +322,9 @@ bool fake_host_kernel_run(struct fake_stream *s, const struct fake_op *op)
 
     if (!a->fn) {
         struct ptx_launch pl = {a->ptx, a->name, s->ctx, s->ctx->device, {l.grid.x, l.grid.y, l.grid.z},
-                                {l.block.x, l.block.y, l.block.z}, op->u.k.shared, a->bytes, a->nbytes};
+                                {l.block.x, l.block.y, l.block.z}, op->u.k.shared, a->bytes, a->nbytes,
+                                {op->u.k.ex.cluster[0], op->u.k.ex.cluster[1], op->u.k.ex.cluster[2]},
+                                op->u.k.ex.cooperative};
 
         result = (int)ptx_launch_run(&pl);
         if (result != CUABI_SUCCESS && result != CUABI_ERROR_ILLEGAL_ADDRESS && !s->fault)

@@ -43,13 +43,22 @@ struct ptx_launch {
     unsigned grid[3], block[3], shared;
     const unsigned char *params;
     size_t param_bytes;
+    unsigned cluster[3]; /* the launch's cluster shape; all 0: the entry's own (.reqnctapercluster), else 1x1x1 */
+    bool cooperative;    /* every block runs at once, with a grid workspace for grid-wide barriers */
 };
+
+/*
+ * The cluster shape entry NAME declares (.reqnctapercluster) in `dims`:
+ * true, or false (dims all 1) when it declares none.
+ */
+bool ptx_entry_cluster(const struct ptx_module *m, const char *name, unsigned dims[3]);
 
 /*
  * Runs a launch to its end with the fake's lock held (device memory does not
  * change meanwhile). Success, or the fault the stream gets:
  * ILLEGAL_ADDRESS for an access outside live memory (printed with the
- * kernel, block, thread, PTX line and address), and the like.
+ * kernel, block, thread, PTX line and address), LAUNCH_TIMEOUT when the
+ * watchdog finds no progress (a wait that cannot end), and the like.
  */
 cuabi_result ptx_launch_run(const struct ptx_launch *l);
 

@@ -26,7 +26,13 @@
 
 #include "ptx_internal.h"
 
-enum { LOCAL_STACK = 16 * 1024, FRAME_HEADER = 16 };
+enum {
+    LOCAL_STACK = 16 * 1024,
+    FRAME_HEADER = 16,
+    /* A warp gives the others a turn after this many backward branches: a spin waits for someone else. */
+    QUANTUM = 1024,
+    CLUSTER_MAX = 32,
+};
 
 struct warp {
     uint64_t *regs;             /* [register][lane], offset so that the module's indices work */
@@ -35,7 +41,16 @@ struct warp {
     uint32_t ftop[PTX_WARP];
     uint32_t depth[PTX_WARP];   /* calls the lane is in */
     uint32_t live, waiting;
+    uint32_t carrived;          /* lanes that arrived at the cluster barrier and have not waited yet */
+    uint32_t cphase[PTX_WARP];  /* the cluster barrier's phase each of them arrived in */
     unsigned index;
+};
+
+/* A cluster's blocks (by rank), all resident on one host thread, and its barrier. */
+struct cluster {
+    struct ptx_block *blocks[CLUSTER_MAX];
+    unsigned n;
+    uint32_t arrived, expected, phase; /* the barrier: arrivals in this phase, of the threads not exited */
 };
 
 struct ptx_block {
@@ -54,6 +69,16 @@ struct ptx_block {
     struct ptx_mem mem;
     uint64_t executed;
     bool stop;
+    struct cluster *cl;
+    unsigned crank;             /* this block's rank in it */
+    uint64_t progress;          /* stores, atomics that changed memory, barriers opened: what a watchdog looks for */
+    bool yielded;               /* a warp gave up its turn (a loop, a cluster barrier, nanosleep) */
+    bool done;
+    unsigned ywarp, ylane;      /* where the last warp that gave up its turn was */
+    uint32_t ypc;
+    /* The block's own memory: registers, local stacks, shared memory and its race shadow. */
+    uint64_t *regs;
+    size_t nregs;
 };
 
 /* ---- Values ---- */
@@ -217,7 +242,24 @@ static uint64_t sreg(const struct ptx_block *b, const struct warp *w, unsigned w
     case R_LANEMASK_GE: return (uint32_t)~((1u << l) - 1);
     case R_DYNAMIC_SMEM: return L->shared;
     case R_TOTAL_SMEM: return b->shared_bytes;
-    case R_CLUSTER_NCTARANK: return 1;
+    case R_CLUSTER_NCTARANK: return b->r->csize;
+    case R_CLUSTER_CTARANK: return b->crank;
+    case R_CLUSTERID_X: return b->ctaid[0] / b->r->cdim[0];
+    case R_CLUSTERID_Y: return b->ctaid[1] / b->r->cdim[1];
+    case R_CLUSTERID_Z: return b->ctaid[2] / b->r->cdim[2];
+    case R_NCLUSTERID_X: return L->grid[0] / b->r->cdim[0];
+    case R_NCLUSTERID_Y: return L->grid[1] / b->r->cdim[1];
+    case R_NCLUSTERID_Z: return L->grid[2] / b->r->cdim[2];
+    case R_CLUSTER_CTAID_X: return b->ctaid[0] % b->r->cdim[0];
+    case R_CLUSTER_CTAID_Y: return b->ctaid[1] % b->r->cdim[1];
+    case R_CLUSTER_CTAID_Z: return b->ctaid[2] % b->r->cdim[2];
+    case R_CLUSTER_NCTAID_X: return b->r->cdim[0];
+    case R_CLUSTER_NCTAID_Y: return b->r->cdim[1];
+    case R_CLUSTER_NCTAID_Z: return b->r->cdim[2];
+    case R_IS_EXPLICIT_CLUSTER: return b->r->explicit_cluster;
+    /* Cooperative groups find the grid workspace at %envreg1:%envreg2; 0 (no grid barrier) in other launches. */
+    case R_ENVREG1: return b->r->cooperative ? PTX_GRID_WINDOW >> 32 : 0;
+    case R_ENVREG2: return b->r->cooperative ? (uint32_t)PTX_GRID_WINDOW : 0;
     default: return 0;
     }
 }
@@ -298,7 +340,7 @@ static void fault(struct ptx_block *b, const struct warp *w, unsigned l, const s
 {
     int expected = 0;
     unsigned t[3];
-    char what[200];
+    char what[320];
     va_list ap;
 
     b->stop = true;
@@ -380,8 +422,17 @@ static unsigned char *address(struct ptx_block *b, const struct warp *w, unsigne
     }
     switch (space) {
     case S_SHARED:
-        if (addr >= b->shared_bytes || bytes > b->shared_bytes - addr)
-            break;
+        if (addr >= b->shared_bytes || bytes > b->shared_bytes - addr) {
+            /* Another block's shared memory in the cluster (a mapa address): 1 + its rank above the offset. */
+            uint64_t rank = (addr >> PTX_RANK_SHIFT) - 1, off = addr & ((1u << PTX_RANK_SHIFT) - 1);
+            const struct ptx_block *o = rank < b->cl->n && addr < PTX_WINDOW_SIZE ? b->cl->blocks[rank] : NULL;
+
+            if (!o || off >= o->shared_bytes || bytes > o->shared_bytes - off)
+                break;
+            if (o == b && b->shadow)
+                race_check(b, w, l, in, off, bytes, write);
+            return o->shared + off;
+        }
         if (b->shadow)
             race_check(b, w, l, in, addr, bytes, write);
         return b->shared + addr;
@@ -401,6 +452,8 @@ static unsigned char *address(struct ptx_block *b, const struct warp *w, unsigne
     default:
         if ((p = ptx_mem_global(&b->mem, addr, bytes)))
             return p;
+        if (b->r->cooperative && addr - PTX_GRID_WINDOW < PTX_GRID_WORKSPACE && bytes <= PTX_GRID_WINDOW + PTX_GRID_WORKSPACE - addr)
+            return b->r->workspace + (addr - PTX_GRID_WINDOW);
         break;
     }
     fault(b, w, l, in, CUABI_ERROR_ILLEGAL_ADDRESS,
@@ -1023,6 +1076,14 @@ static uint64_t call_vprintf(struct ptx_block *b, struct warp *w, unsigned l, co
 
 /* ---- A warp ---- */
 
+/* A full barrier of the host's memory (a locked instruction), in a form the thread sanitizer also follows. */
+static void host_fence(void)
+{
+    static atomic_uint fence;
+
+    atomic_fetch_add_explicit(&fence, 0, memory_order_seq_cst);
+}
+
 #define EACH(mask, l) for (uint32_t m_ = (mask), l; m_ && ((l = (uint32_t)__builtin_ctz(m_)), 1); m_ &= m_ - 1)
 
 /* An operand's values for the lanes of `mask`: a register's row as it is, anything else copied into `tmp`. */
@@ -1077,12 +1138,36 @@ static void run_fast(const struct ptx_block *b, struct warp *w, const struct ptx
     }
 }
 
-/* Runs the warp until every lane of it waits at a barrier or has exited (or the block stops). */
+/* Lanes of `mask` leave the kernel: the cluster barrier no longer waits for them. */
+static void cluster_exit(struct ptx_block *b, struct warp *w, uint32_t mask)
+{
+    struct cluster *cl = b->cl;
+
+    EACH(mask, l) {
+        if ((w->carrived >> l & 1) && w->cphase[l] == cl->phase)
+            cl->arrived--;
+        cl->expected--;
+    }
+    w->carrived &= ~mask;
+    if (cl->arrived && cl->arrived >= cl->expected) {
+        cl->phase++;
+        cl->arrived = 0;
+        b->progress++;
+    }
+}
+
+/*
+ * Runs the warp until every lane of it waits at a barrier or has exited (or
+ * the block stops), or it gives up its turn: after QUANTUM backward
+ * branches, at a cluster barrier not yet complete, at nanosleep. Then
+ * b->yielded is set, and the warp's lanes can run again later.
+ */
 static void warp_run(struct ptx_block *b, struct warp *w)
 {
     const struct ptx_inst *code = b->code;
     uint32_t active = 0, pc = 0, other_min = UINT32_MAX;
     uint64_t executed = 0;
+    unsigned backs = 0;
 
 reschedule:
     {
@@ -1139,12 +1224,8 @@ reschedule:
         case X_NOP:
         case X_MEMBAR:
         case X_BAR_WARP:
-            if (in->op == X_MEMBAR) {
-                /* A full barrier (a locked instruction), in a form the thread sanitizer also follows. */
-                static atomic_uint fence;
-
-                atomic_fetch_add_explicit(&fence, 0, memory_order_seq_cst);
-            }
+            if (in->op == X_MEMBAR)
+                host_fence();
             break;
         case X_MOV:
             if (in->o[1].kind == O_VEC) {
@@ -1188,10 +1269,16 @@ reschedule:
                                 loaded(in->type, es, load_bytes(p + i * es, es)) & mask_of(es < 4 ? 4 : es));
                 }
             }
+            if (in->mods & M_ACQUIRE)
+                host_fence();
             break;
         }
         case X_ST: {
             unsigned es = ptx_types[in->type].size, n = in->vec;
+
+            if (in->mods & M_RELEASE)
+                host_fence();
+            b->progress++;
 
             EACH(g, l) {
                 uint64_t addr = (in->o[0].reg >= 0 ? w->regs[(size_t)in->o[0].reg * PTX_WARP + l]
@@ -1411,7 +1498,14 @@ reschedule:
                 b->shadow = keep;
                 if (!p)
                     goto stopped;
-                old = atomic_op(p, in->cmp, in->type, val(b, w, bo, l), in->nopd > 3 ? val(b, w, &in->o[3], l) : 0);
+                {
+                    uint64_t v = val(b, w, bo, l), m = mask_of(size);
+
+                    old = atomic_op(p, in->cmp, in->type, v, in->nopd > 3 ? val(b, w, &in->o[3], l) : 0);
+                    /* What the watchdog counts as progress: a failed compare-and-swap or a no-op exchange is a spin. */
+                    if (in->cmp == A_CAS ? (old & m) == (v & m) : in->cmp != A_EXCH || (old & m) != (v & m))
+                        b->progress++;
+                }
                 if (in->op == X_ATOM)
                     put(w, &in->o[0], l, ptx_types[in->type].kind == K_SIGNED ? (uint64_t)sext(old, size) : old);
             }
@@ -1523,14 +1617,72 @@ reschedule:
         case X_BRA:
             if (g == active) {
                 next = (uint32_t)in->target;
+                if (next <= pc && ++backs >= QUANTUM) {
+                    EACH(active, l) w->pc[l] = next;
+                    goto yield;
+                }
             } else if (g) {
                 EACH(g, l) w->pc[l] = (uint32_t)in->target;
                 EACH(active & ~g, l) w->pc[l] = pc + 1;
+                if ((uint32_t)in->target <= pc && ++backs >= QUANTUM)
+                    goto yield;
                 goto reschedule;
+            }
+            break;
+        case X_NANOSLEEP:
+            /* A hint that the warp waits for someone else: the others get their turn. */
+            EACH(active, l) w->pc[l] = pc + 1;
+            goto yield;
+        case X_CLUSTER_ARRIVE: {
+            struct cluster *cl = b->cl;
+
+            EACH(g, l) {
+                if (!((w->carrived >> l & 1) && w->cphase[l] == cl->phase))
+                    cl->arrived++;
+                w->carrived |= 1u << l;
+                w->cphase[l] = cl->phase;
+            }
+            if (cl->arrived && cl->arrived >= cl->expected) {
+                cl->phase++;
+                cl->arrived = 0;
+                b->progress++;
+            }
+            break;
+        }
+        case X_CLUSTER_WAIT: {
+            uint32_t blocked = 0;
+
+            EACH(g, l) {
+                if ((w->carrived >> l & 1) && w->cphase[l] == b->cl->phase)
+                    blocked |= 1u << l;
+            }
+            if (blocked) {
+                /* Not every thread of the cluster has arrived: the warp waits here, letting the others run. */
+                EACH(active, l) w->pc[l] = pc;
+                goto yield;
+            }
+            w->carrived &= ~g;
+            break;
+        }
+        case X_MAPA:
+            EACH(g, l) {
+                uint64_t a = val(b, w, &in->o[1], l), rank = (uint32_t)val(b, w, &in->o[2], l);
+                bool generic = in->space != S_SHARED;
+                uint64_t off = generic ? a - PTX_SHARED_WINDOW : a;
+
+                if (rank >= b->cl->n || off >= PTX_WINDOW_SIZE) {
+                    fault(b, w, l, in, CUABI_ERROR_ILLEGAL_ADDRESS,
+                          "mapa of address 0x%" PRIx64 " to block rank %" PRIu64 " of a cluster of %u: an illegal address",
+                          a, rank, b->cl->n);
+                    goto stopped;
+                }
+                off = ((rank + 1) << PTX_RANK_SHIFT) | (off & ((1u << PTX_RANK_SHIFT) - 1));
+                put(w, &in->o[0], l, generic ? PTX_SHARED_WINDOW + off : off);
             }
             break;
         case X_EXIT:
             w->live &= ~g;
+            cluster_exit(b, w, g);
             active &= ~g;
             if (!active) {
                 goto reschedule;
@@ -1541,10 +1693,12 @@ reschedule:
                 break;
             /* A lane returns from its call, or exits from the kernel; the deepest lanes then run. */
             EACH(g, l) {
-                if (w->fbase[l] == 0)
+                if (w->fbase[l] == 0) {
                     w->live &= ~(1u << l);
-                else
+                    cluster_exit(b, w, 1u << l);
+                } else {
                     w->pc[l] = call_pop(b, w, l);
+                }
             }
             EACH(active & ~g, l) w->pc[l] = pc + 1;
             goto reschedule;
@@ -1596,6 +1750,16 @@ reschedule:
             goto reschedule;
         }
     }
+yield:
+    /* Every lane's counter is saved: the warp runs on from there at its next turn. */
+    b->executed += executed;
+    if (!b->yielded) {
+        b->yielded = true;
+        b->ywarp = w->index;
+        b->ylane = (unsigned)__builtin_ctz(active ? active : 1);
+        b->ypc = pc;
+    }
+    return;
 stopped:
     b->executed += executed;
     b->stop = true;
@@ -1603,16 +1767,19 @@ stopped:
 
 /* ---- A block ---- */
 
-static bool block_run(struct ptx_run *r, struct ptx_block *b, uint64_t index, uint64_t *regs, size_t nregs,
-                      uint32_t reg_lo)
-{
-    const struct ptx_launch *L = r->l;
-    const struct ptx_function *f = r->f;
+enum { STEP_RUNNING, STEP_DONE, STEP_STOPPED };
 
-    b->ctaid[0] = (unsigned)(index % L->grid[0]);
-    b->ctaid[1] = (unsigned)((index / L->grid[0]) % L->grid[1]);
-    b->ctaid[2] = (unsigned)(index / ((uint64_t)L->grid[0] * L->grid[1]));
+/* Sets the block up to run block `index` of the grid (ctaid) as rank `crank` of cluster `cl`. */
+static void block_start(struct ptx_block *b, const unsigned ctaid[3], struct cluster *cl, unsigned crank)
+{
+    const struct ptx_function *f = b->r->f;
+
+    memcpy(b->ctaid, ctaid, sizeof(b->ctaid));
+    b->cl = cl;
+    b->crank = crank;
     b->stop = false;
+    b->done = false;
+    b->yielded = false;
     b->epoch = 1;
     memset(b->shared, 0, b->shared_bytes);
     if (b->shadow)
@@ -1621,10 +1788,11 @@ static bool block_run(struct ptx_run *r, struct ptx_block *b, uint64_t index, ui
         struct warp *w = &b->warps[wi];
         unsigned left = b->nthreads - wi * PTX_WARP;
 
-        w->regs = regs + (size_t)wi * nregs * PTX_WARP - (size_t)reg_lo * PTX_WARP;
+        w->regs = b->regs + (size_t)wi * b->nregs * PTX_WARP - (size_t)b->r->reg_lo * PTX_WARP;
         w->index = wi;
         w->live = left >= PTX_WARP ? 0xffffffffu : (1u << left) - 1;
         w->waiting = 0;
+        w->carrived = 0;
         for (unsigned l = 0; l < PTX_WARP; l++) {
             w->pc[l] = f->start;
             w->fbase[l] = 0;
@@ -1632,92 +1800,227 @@ static bool block_run(struct ptx_run *r, struct ptx_block *b, uint64_t index, ui
             w->depth[l] = 0;
         }
     }
-    for (;;) {
-        bool any = false;
+}
 
-        for (unsigned wi = 0; wi < b->nwarps && !b->stop; wi++) {
-            struct warp *w = &b->warps[wi];
+/*
+ * Gives every warp of the block that can run its turn; when none can (every
+ * warp waits at bar.sync or has exited), the barrier opens. Whether the
+ * block runs on, has ended, or stopped at a fault.
+ */
+static int block_step(struct ptx_block *b)
+{
+    bool live = false, ready = false;
 
-            if (w->live & ~w->waiting)
-                warp_run(b, w);
-            any = any || w->live;
-        }
-        if (b->stop || !any)
-            break;
+    b->yielded = false;
+    for (unsigned wi = 0; wi < b->nwarps; wi++) {
+        struct warp *w = &b->warps[wi];
+
+        if (w->live & ~w->waiting)
+            warp_run(b, w);
+        if (b->stop)
+            return STEP_STOPPED;
+        live = live || w->live;
+        ready = ready || (w->live & ~w->waiting);
+    }
+    if (!live)
+        return STEP_DONE;
+    if (!ready) {
         /* Every warp waits at the barrier (or has exited): it opens. */
         for (unsigned wi = 0; wi < b->nwarps; wi++)
             b->warps[wi].waiting = 0;
         b->epoch++;
+        b->progress++;
     }
-    return !b->stop;
+    return STEP_RUNNING;
 }
 
-/* Grows a buffer of the worker to at least `bytes`. */
-static bool reserve(void **p, size_t *cap, size_t bytes)
+static void block_free(struct ptx_block *b)
 {
-    void *q;
+    free(b->warps);
+    free(b->regs);
+    free(b->local);
+    free(b->shared);
+    free(b->shadow);
+}
 
-    if (bytes <= *cap)
-        return true;
-    if (!(q = realloc(*p, bytes)))
+/* A block's memory for the launch; false when out of memory (what is made is freed by block_free). */
+static bool block_alloc(struct ptx_run *r, struct ptx_block *b)
+{
+    const struct ptx_launch *L = r->l;
+    size_t nregs = r->reg_hi - r->reg_lo, regs_bytes;
+
+    memset(b, 0, sizeof(*b));
+    b->r = r;
+    b->m = r->m;
+    b->code = r->m->code;
+    b->nthreads = L->block[0] * L->block[1] * L->block[2];
+    b->nwarps = (b->nthreads + PTX_WARP - 1) / PTX_WARP;
+    b->shared_bytes = r->shared_bytes;
+    b->local_per_lane = LOCAL_STACK + ((size_t)r->f->frame_size + 15) / 16 * 16;
+    b->mem.ctx = L->ctx;
+    b->nregs = nregs;
+    regs_bytes = (nregs ? nregs : 1) * PTX_WARP * b->nwarps * sizeof(uint64_t);
+    /*
+     * A register file past 1 GiB a block is a module the interpreter will not run. Registers start at
+     * zero, as a value a kernel reads before writing has no meaning.
+     */
+    if (regs_bytes > (1u << 30) || !(b->warps = calloc(b->nwarps, sizeof(*b->warps))) ||
+        !(b->regs = calloc(1, regs_bytes)) || !(b->local = malloc(b->local_per_lane * b->nwarps * PTX_WARP)) ||
+        !(b->shared = malloc(b->shared_bytes ? b->shared_bytes : 1)))
         return false;
-    *p = q;
-    *cap = bytes;
+    if (r->race && !(b->shadow = malloc((b->shared_bytes ? b->shared_bytes : 1) * sizeof(struct ptx_shadow))))
+        return false;
+    return true;
+}
+
+/* The grid coordinates of rank `k` of cluster `c`. */
+static void cluster_block(const struct ptx_run *r, uint64_t c, unsigned k, unsigned ctaid[3])
+{
+    const unsigned *g = r->l->grid, *d = r->cdim;
+    uint64_t nx = g[0] / d[0], ny = g[1] / d[1];
+
+    ctaid[0] = (unsigned)(c % nx) * d[0] + k % d[0];
+    ctaid[1] = (unsigned)((c / nx) % ny) * d[1] + (k / d[0]) % d[1];
+    ctaid[2] = (unsigned)(c / (nx * ny)) * d[2] + k / (d[0] * d[1]);
+}
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The watchdog of one host thread: when nothing progressed, anywhere in the launch, for too long. */
+struct watch {
+    uint64_t mine, seen;
+    double since;
+};
+
+static bool watch_expired(struct ptx_run *r, struct watch *wd, uint64_t mine)
+{
+    double now;
+
+    if (mine != wd->mine) {
+        wd->mine = mine;
+        wd->seen = atomic_fetch_add_explicit(&r->progress, 1, memory_order_relaxed) + 1;
+        wd->since = seconds_now();
+        return false;
+    }
+    now = seconds_now();
+    if (atomic_load_explicit(&r->progress, memory_order_relaxed) != wd->seen) {
+        wd->seen = atomic_load_explicit(&r->progress, memory_order_relaxed);
+        wd->since = now;
+        return false;
+    }
+    return r->watchdog > 0 && now - wd->since > r->watchdog;
+}
+
+/* Runs the resident blocks by turns until all have ended, or one faulted; false then. */
+static bool run_resident(struct ptx_run *r, struct ptx_block *blocks, size_t n, struct watch *wd, uint64_t *mine)
+{
+    size_t left = n;
+
+    while (left) {
+        bool yielded = false;
+
+        for (size_t i = 0; i < n; i++) {
+            struct ptx_block *b = &blocks[i];
+            int st;
+
+            if (b->done)
+                continue;
+            st = block_step(b);
+            *mine += b->progress;
+            b->progress = 0;
+            if (st == STEP_STOPPED)
+                return false;
+            if (st == STEP_DONE) {
+                b->done = true;
+                left--;
+                (*mine)++;
+                atomic_fetch_add_explicit(&r->progress, 1, memory_order_relaxed);
+            }
+            yielded = yielded || b->yielded;
+        }
+        if (atomic_load_explicit(&r->fault, memory_order_relaxed))
+            return false;
+        if (yielded && watch_expired(r, wd, *mine)) {
+            for (size_t i = 0; i < n; i++) {
+                struct ptx_block *b = &blocks[i];
+
+                if (!b->done && b->yielded) {
+                    fault(b, &b->warps[b->ywarp], b->ylane, &b->code[b->ypc], CUABI_ERROR_LAUNCH_TIMEOUT,
+                          "no progress in the launch for %g s (GPUSHIM_FAKE_WATCHDOG): a wait that cannot end, "
+                          "such as a spin on memory nothing writes, or on a block not running (only a cooperative "
+                          "launch runs every block at once)", r->watchdog);
+                    return false;
+                }
+            }
+        }
+    }
     return true;
 }
 
 void ptx_run_blocks(struct ptx_run *r)
 {
-    const struct ptx_launch *L = r->l;
-    struct ptx_block b;
-    unsigned nthreads = L->block[0] * L->block[1] * L->block[2];
-    size_t nregs = r->reg_hi - r->reg_lo;
-    void *regs = NULL, *local = NULL, *shared = NULL, *shadow = NULL;
-    size_t regs_cap = 0, local_cap = 0, shared_cap = 0, shadow_cap = 0;
-    struct warp *warps;
+    unsigned me = atomic_fetch_add_explicit(&r->next_thread, 1, memory_order_relaxed);
+    /* A cooperative launch: this thread's clusters, all at once; else one cluster at a time. */
+    uint64_t mine = !r->cooperative ? 1 : me < r->nclusters ? (r->nclusters - me + r->nthreads - 1) / r->nthreads : 0;
+    size_t nblocks = (size_t)mine * r->csize, made = 0;
+    struct ptx_block *blocks = calloc(nblocks ? nblocks : 1, sizeof(*blocks));
+    struct cluster *clusters = calloc(mine ? mine : 1, sizeof(*clusters));
+    struct watch wd = {0, 0, seconds_now()};
+    uint64_t progress = 0, executed = 0;
 
-    memset(&b, 0, sizeof(b));
-    b.r = r;
-    b.m = r->m;
-    b.code = r->m->code;
-    b.nthreads = nthreads;
-    b.nwarps = (nthreads + PTX_WARP - 1) / PTX_WARP;
-    b.shared_bytes = r->shared_bytes;
-    b.local_per_lane = LOCAL_STACK + ((size_t)r->f->frame_size + 15) / 16 * 16;
-    b.mem.ctx = L->ctx;
-    warps = calloc(b.nwarps, sizeof(*warps));
-    /* A register file past 1 GiB a block is a module the interpreter will not run. */
-    if (!warps || nregs * PTX_WARP * b.nwarps * sizeof(uint64_t) > (1u << 30) || !reserve(&regs, &regs_cap, (nregs ? nregs : 1) * PTX_WARP * b.nwarps * sizeof(uint64_t)) ||
-        !reserve(&local, &local_cap, b.local_per_lane * b.nwarps * PTX_WARP) ||
-        !reserve(&shared, &shared_cap, b.shared_bytes ? b.shared_bytes : 1) ||
-        (r->race && !reserve(&shadow, &shadow_cap, (b.shared_bytes ? b.shared_bytes : 1) * sizeof(struct ptx_shadow)))) {
+    while (blocks && clusters && made < nblocks && block_alloc(r, &blocks[made]))
+        made++;
+    if (made < nblocks) {
         int expected = 0;
 
+        if (blocks)
+            made++; /* the one that failed holds what it made */
         atomic_compare_exchange_strong(&r->fault, &expected, (int)CUABI_ERROR_LAUNCH_OUT_OF_RESOURCES);
         goto done;
     }
-    /* Registers start at zero, as a value a kernel reads before writing has no meaning. */
-    memset(regs, 0, nregs * PTX_WARP * b.nwarps * sizeof(uint64_t));
-    b.warps = warps;
-    b.local = local;
-    b.shared = shared;
-    b.shadow = shadow;
-    for (;;) {
-        uint64_t i;
+    while (nblocks) {
+        size_t k = 0;
 
         if (atomic_load_explicit(&r->fault, memory_order_relaxed))
             break;
-        i = atomic_fetch_add_explicit(&r->next_block, 1, memory_order_relaxed);
-        if (i >= r->nblocks)
-            break;
-        if (!block_run(r, &b, i, regs, nregs, r->reg_lo))
+        for (uint64_t ci = 0; ci < mine; ci++) {
+            uint64_t c = r->cooperative ? me + ci * r->nthreads
+                                        : atomic_fetch_add_explicit(&r->next_block, 1, memory_order_relaxed);
+            struct cluster *cl = &clusters[ci];
+
+            if (c >= r->nclusters)
+                break;
+            memset(cl, 0, sizeof(*cl));
+            cl->n = r->csize;
+            cl->expected = r->csize * blocks[0].nthreads;
+            for (unsigned rank = 0; rank < r->csize; rank++) {
+                unsigned ctaid[3];
+
+                cluster_block(r, c, rank, ctaid);
+                cl->blocks[rank] = &blocks[k];
+                block_start(&blocks[k++], ctaid, cl, rank);
+            }
+        }
+        if (!k || !run_resident(r, blocks, k, &wd, &progress) || r->cooperative)
             break;
     }
-    atomic_fetch_add_explicit(&r->executed, b.executed, memory_order_relaxed);
 done:
-    free(warps);
-    free(regs);
-    free(local);
-    free(shared);
-    free(shadow);
+    for (size_t i = 0; i < made; i++) {
+        executed += blocks[i].executed;
+        block_free(&blocks[i]);
+    }
+    if (!blocks || !clusters) {
+        int expected = 0;
+
+        atomic_compare_exchange_strong(&r->fault, &expected, (int)CUABI_ERROR_LAUNCH_OUT_OF_RESOURCES);
+    }
+    atomic_fetch_add_explicit(&r->executed, executed, memory_order_relaxed);
+    free(blocks);
+    free(clusters);
 }

@@ -22,6 +22,11 @@ enum { PTX_WARP = 32, PTX_MAX_OPDS = 6, PTX_NAME_MAX = 256 };
 #define PTX_LOCAL_WINDOW 0x7e0000000000ull
 #define PTX_PARAM_WINDOW 0x7d0000000000ull
 #define PTX_WINDOW_SIZE (1ull << 32)
+/* A cooperative launch's grid workspace (what %envreg1:%envreg2 give cooperative groups): global memory. */
+#define PTX_GRID_WINDOW 0x7c0000000000ull
+enum { PTX_GRID_WORKSPACE = 16 };
+/* A shared address another block of the cluster owns (mapa): 1 + its rank in these bits, the offset below. */
+enum { PTX_RANK_SHIFT = 24 };
 
 /* Types: the size in bytes and the kind. */
 enum ptx_kind { K_BITS, K_UNSIGNED, K_SIGNED, K_FLOAT, K_PRED };
@@ -53,7 +58,10 @@ enum ptx_sreg {
     R_TID_X, R_TID_Y, R_TID_Z, R_NTID_X, R_NTID_Y, R_NTID_Z, R_CTAID_X, R_CTAID_Y, R_CTAID_Z,
     R_NCTAID_X, R_NCTAID_Y, R_NCTAID_Z, R_LANEID, R_WARPID, R_NWARPID, R_SMID, R_NSMID, R_GRIDID,
     R_CLOCK, R_CLOCK64, R_GLOBALTIMER, R_LANEMASK_EQ, R_LANEMASK_LT, R_LANEMASK_LE, R_LANEMASK_GT,
-    R_LANEMASK_GE, R_DYNAMIC_SMEM, R_TOTAL_SMEM, R_CLUSTER_NCTARANK, R_COUNT
+    R_LANEMASK_GE, R_DYNAMIC_SMEM, R_TOTAL_SMEM, R_CLUSTER_NCTARANK, R_CLUSTER_CTARANK, R_CLUSTERID_X,
+    R_CLUSTERID_Y, R_CLUSTERID_Z, R_NCLUSTERID_X, R_NCLUSTERID_Y, R_NCLUSTERID_Z, R_CLUSTER_CTAID_X,
+    R_CLUSTER_CTAID_Y, R_CLUSTER_CTAID_Z, R_CLUSTER_NCTAID_X, R_CLUSTER_NCTAID_Y, R_CLUSTER_NCTAID_Z,
+    R_IS_EXPLICIT_CLUSTER, R_ENVREG1, R_ENVREG2, R_COUNT
 };
 
 /* A symbol: a variable's place, by space. */
@@ -86,6 +94,7 @@ enum ptx_op {
     X_SETP, X_SELP, X_CVT, X_SQRT, X_RSQRT, X_RCP, X_SIN, X_COS, X_LG2, X_EX2, X_TANH, X_COPYSIGN,
     X_BRA, X_CALL, X_RET, X_EXIT, X_BAR, X_BAR_WARP, X_MEMBAR, X_ATOM, X_RED,
     X_SHFL, X_VOTE, X_MATCH, X_ACTIVEMASK, X_REDUX, X_TRAP, X_TESTP, X_BFIND, X_SHF,
+    X_CLUSTER_ARRIVE, X_CLUSTER_WAIT, X_MAPA, X_NANOSLEEP,
     X_COUNT
 };
 
@@ -95,7 +104,8 @@ enum { F_NONE, F_IADD, F_ISUB, F_IMUL, F_IAND, F_IOR, F_IXOR, F_ISHL, F_FADD, F_
 /* Modifier bits. */
 enum {
     M_HI = 1 << 0, M_WIDE = 1 << 1, M_SAT = 1 << 2, M_FTZ = 1 << 3, M_APPROX = 1 << 4,
-    M_LO = 1 << 5, M_CC = 1 << 6, M_NC = 1 << 7, M_RELU = 1 << 8, M_SHIFTAMT = 1 << 9,
+    M_LO = 1 << 5, M_CC = 1 << 6, M_NC = 1 << 7, M_RELU = 1 << 8, M_SHIFTAMT = 1 << 9, M_ACQUIRE = 1 << 10,
+    M_RELEASE = 1 << 11,
 };
 
 /* Rounding: none given, to nearest even, toward zero, down, up; the integral forms for cvt. */
@@ -152,6 +162,7 @@ struct ptx_function {
     uint32_t ret_off, ret_size;  /* a .func's result (size 0: none) */
     size_t kparam_bytes;     /* an entry's parameter buffer */
     bool uses_calls;
+    unsigned cluster[3];     /* an entry's .reqnctapercluster, or 0s */
 };
 
 struct ptx_module {
@@ -199,6 +210,9 @@ struct ptx_shadow {
 /* The checks GPUSHIM_FAKE_CHECK asks for. */
 bool ptx_check_race(void);
 
+/* GPUSHIM_FAKE_WATCHDOG: seconds without progress before a launch is stopped; 0: never. */
+unsigned ptx_watchdog_seconds(void);
+
 /* ---- ptx_exec.c ---- */
 
 /* A block's run: what the host thread that runs it needs. */
@@ -217,6 +231,18 @@ struct ptx_run {
     size_t shared_bytes;       /* static + dynamic */
     uint32_t reg_lo, reg_hi;   /* the registers of the functions the entry reaches */
     bool race;
+    /* Clusters: their shape, how many, and whether the launch asked for them. */
+    unsigned cdim[3], csize;
+    uint64_t nclusters;
+    bool explicit_cluster;
+    /* A cooperative launch: every cluster is resident at once, host thread t running those of index t mod nthreads. */
+    bool cooperative;
+    unsigned nthreads;
+    atomic_uint next_thread;
+    unsigned char workspace[PTX_GRID_WORKSPACE] __attribute__((aligned(16)));
+    /* The watchdog: a count every host thread bumps when its blocks progressed, and its limit. */
+    atomic_ullong progress;
+    double watchdog;           /* seconds; 0: off */
 };
 
 /* Runs blocks of the launch until none is left or one faulted; the worker's share. */

@@ -3,7 +3,10 @@
  * threads, one per core (GPUSHIM_FAKE_THREADS sets another count), started
  * for the launch and joined at its end, so that nothing outlives it (a fork
  * after a launch finds no thread of the fake). Each thread takes the next
- * block from a shared counter until none is left or one faulted.
+ * cluster (a block, where the launch has no clusters) from a shared counter
+ * until none is left or one faulted; in a cooperative launch, thread t takes
+ * every cluster of index t modulo the pool's size at once, so that all blocks
+ * of the grid run together.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -65,6 +68,26 @@ FAKE_API uint64_t gpu_fake_ptx_executed(void)
     return n;
 }
 
+/* The cluster shape of the launch in r->cdim: the launch's, else the entry's, else one block. */
+static cuabi_result cluster_shape(const struct ptx_launch *l, struct ptx_run *r)
+{
+    bool own = ptx_entry_cluster(l->module, l->entry, r->cdim);
+
+    r->explicit_cluster = own;
+    if (l->cluster[0] || l->cluster[1] || l->cluster[2]) {
+        for (int i = 0; i < 3; i++)
+            if (l->cluster[i] == 0 || (own && l->cluster[i] != r->cdim[i]))
+                return CUABI_ERROR_INVALID_CLUSTER_SIZE;
+        memcpy(r->cdim, l->cluster, sizeof(r->cdim));
+        r->explicit_cluster = true;
+    }
+    r->csize = r->cdim[0] * r->cdim[1] * r->cdim[2];
+    for (int i = 0; i < 3; i++)
+        if (l->grid[i] % r->cdim[i])
+            return CUABI_ERROR_INVALID_CLUSTER_SIZE;
+    return r->csize <= 32 ? CUABI_SUCCESS : CUABI_ERROR_INVALID_CLUSTER_SIZE;
+}
+
 cuabi_result ptx_launch_run(const struct ptx_launch *l)
 {
     struct ptx_run r;
@@ -72,6 +95,7 @@ cuabi_result ptx_launch_run(const struct ptx_launch *l)
     pthread_t threads[MAX_THREADS];
     unsigned n, started = 0;
     unsigned char *seen;
+    cuabi_result rc;
 
     memset(&r, 0, sizeof(r));
     r.l = l;
@@ -87,12 +111,21 @@ cuabi_result ptx_launch_run(const struct ptx_launch *l)
     reach(m, (size_t)(r.f - m->funcs), seen, &r.reg_lo, &r.reg_hi);
     free(seen);
     r.nblocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
+    if ((rc = cluster_shape(l, &r)) != CUABI_SUCCESS)
+        return rc;
+    r.nclusters = r.nblocks / r.csize;
+    r.cooperative = l->cooperative;
     r.shared_bytes = r.f->shared_static + l->shared;
     r.race = ptx_check_race();
+    r.watchdog = ptx_watchdog_seconds();
+    /* The grid workspace: its size, then the barrier's counter, which starts at 0 each launch. */
+    r.workspace[0] = PTX_GRID_WORKSPACE;
     atomic_init(&r.next_block, 0);
+    atomic_init(&r.next_thread, 0);
+    atomic_init(&r.progress, 0);
     atomic_init(&r.fault, 0);
     atomic_init(&r.executed, 0);
-    n = pool_size(r.nblocks);
+    n = r.nthreads = pool_size(r.nclusters);
     while (started + 1 < n && pthread_create(&threads[started], NULL, worker, &r) == 0)
         started++;
     ptx_run_blocks(&r);

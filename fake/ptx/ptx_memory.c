@@ -42,3 +42,11 @@ bool ptx_check_race(void)
     }
     return race;
 }
+
+unsigned ptx_watchdog_seconds(void)
+{
+    const char *v = gpu__env_raw("GPUSHIM_FAKE_WATCHDOG");
+
+    /* Long enough for any kernel that makes progress; a spin that cannot end stops after it. */
+    return v ? (unsigned)fake_parse_number("GPUSHIM_FAKE_WATCHDOG", v, 0, 86400) : 30;
+}

@@ -32,7 +32,10 @@ static const char *const sreg_names[R_COUNT] = {
     "%tid.x", "%tid.y", "%tid.z", "%ntid.x", "%ntid.y", "%ntid.z", "%ctaid.x", "%ctaid.y", "%ctaid.z",
     "%nctaid.x", "%nctaid.y", "%nctaid.z", "%laneid", "%warpid", "%nwarpid", "%smid", "%nsmid", "%gridid",
     "%clock", "%clock64", "%globaltimer", "%lanemask_eq", "%lanemask_lt", "%lanemask_le", "%lanemask_gt",
-    "%lanemask_ge", "%dynamic_smem_size", "%total_smem_size", "%cluster_nctarank",
+    "%lanemask_ge", "%dynamic_smem_size", "%total_smem_size", "%cluster_nctarank", "%cluster_ctarank",
+    "%clusterid.x", "%clusterid.y", "%clusterid.z", "%nclusterid.x", "%nclusterid.y", "%nclusterid.z",
+    "%cluster_ctaid.x", "%cluster_ctaid.y", "%cluster_ctaid.z", "%cluster_nctaid.x", "%cluster_nctaid.y",
+    "%cluster_nctaid.z", "%is_explicit_cluster", "%envreg1", "%envreg2",
 };
 
 /* A name in scope: a register, a range of them (%r<10>), or a symbol. */
@@ -483,7 +486,7 @@ static const struct {
     {"membar", X_MEMBAR}, {"fence", X_MEMBAR}, {"atom", X_ATOM}, {"red", X_RED}, {"shfl", X_SHFL},
     {"vote", X_VOTE}, {"match", X_MATCH}, {"activemask", X_ACTIVEMASK}, {"redux", X_REDUX}, {"trap", X_TRAP},
     {"testp", X_TESTP}, {"bfind", X_BFIND}, {"shf", X_SHF}, {"prefetch", X_NOP},
-    {"prefetchu", X_NOP}, {"nanosleep", X_NOP}, {"griddepcontrol", X_NOP}, {"pmevent", X_NOP},
+    {"prefetchu", X_NOP}, {"nanosleep", X_NANOSLEEP}, {"mapa", X_MAPA}, {"griddepcontrol", X_NOP}, {"pmevent", X_NOP},
 };
 
 static const char *const cmp_names[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs",
@@ -514,7 +517,7 @@ static bool decode_opcode(struct decoder *d, const char *s, size_t len, struct p
     size_t blen = dot ? (size_t)(dot - s) : len;
     unsigned ntypes = 0;
     enum ptx_type types[2] = {T_NONE, T_NONE};
-    bool found = false;
+    bool found = false, cluster = false;
 
     for (size_t i = 0; i < sizeof(op_names) / sizeof(op_names[0]); i++)
         if (is(s, blen, op_names[i].name)) {
@@ -588,8 +591,15 @@ static bool decode_opcode(struct decoder *d, const char *s, size_t len, struct p
             in->boolop = is(m, ml, "wrap");
         } else if (in->op == X_BAR && (is(m, ml, "warp"))) {
             in->op = X_BAR_WARP;
+        } else if (in->op == X_BAR && is(m, ml, "cluster")) {
+            cluster = true;
+        } else if (in->op == X_BAR && cluster && (is(m, ml, "arrive") || is(m, ml, "wait"))) {
+            in->op = is(m, ml, "arrive") ? X_CLUSTER_ARRIVE : X_CLUSTER_WAIT;
         } else if (in->op == X_BAR && (is(m, ml, "arrive") || is(m, ml, "red"))) {
             return false;
+        } else if (is(m, ml, "acquire") || is(m, ml, "release") || is(m, ml, "acq_rel")) {
+            /* Ordering: loads that acquire and stores that release fence the host's memory too. */
+            in->mods |= (uint16_t)(m[1] == 'c' ? M_ACQUIRE | M_RELEASE : m[0] == 'a' ? M_ACQUIRE : M_RELEASE);
         } else {
             if (in->op == X_SETP || in->op == X_TESTP) {
                 for (unsigned c = 0; c < sizeof(cmp_names) / sizeof(cmp_names[0]) && !known; c++)
@@ -627,6 +637,9 @@ static bool decode_opcode(struct decoder *d, const char *s, size_t len, struct p
     in->type2 = (unsigned char)types[1];
     if (in->type == T_B128 || in->type2 == T_B128)
         return false;
+    /* barrier.cluster says which half: arrive or wait. */
+    if (cluster && in->op == X_BAR)
+        return false;
     /* Which instructions need what: a type, a mode. */
     switch (in->op) {
     case X_CVT:
@@ -656,6 +669,8 @@ static bool decode_opcode(struct decoder *d, const char *s, size_t len, struct p
     case X_TRAP:
     case X_ACTIVEMASK:
     case X_TESTP:
+    case X_CLUSTER_ARRIVE:
+    case X_CLUSTER_WAIT:
         return true;
     default:
         return ntypes == 1 && (in->op != X_PRMT || in->type == T_B32);
@@ -963,7 +978,7 @@ static const unsigned char value_shape[X_COUNT] = {
     [X_LG2] = 2, [X_EX2] = 2, [X_TANH] = 2, [X_TESTP] = 2, [X_BFIND] = 2, [X_ADD] = 3, [X_SUB] = 3, [X_MUL] = 3, [X_DIV] = 3,
     [X_REM] = 3, [X_MIN] = 3, [X_MAX] = 3, [X_AND] = 3, [X_OR] = 3, [X_XOR] = 3, [X_SHL] = 3, [X_SHR] = 3,
     [X_COPYSIGN] = 3, [X_MATCH] = 3, [X_REDUX] = 3, [X_MAD] = 4, [X_FMA] = 4, [X_BFE] = 4, [X_PRMT] = 4,
-    [X_SELP] = 4, [X_SHF] = 4, [X_BFI] = 5, [X_SHFL] = 5, [X_ACTIVEMASK] = 1,
+    [X_SELP] = 4, [X_SHF] = 4, [X_BFI] = 5, [X_SHFL] = 5, [X_ACTIVEMASK] = 1, [X_MAPA] = 3,
 };
 
 /* Whether the operands fit the instruction, so that the executor needs no checks. */
@@ -998,6 +1013,11 @@ static bool operands_fit(const struct ptx_inst *in)
     case X_BAR:
     case X_BAR_WARP:
         return n <= 2 && srcs && (n == 0 || is_value(&o[0]));
+    case X_CLUSTER_ARRIVE:
+    case X_CLUSTER_WAIT:
+        return n == 0;
+    case X_NANOSLEEP:
+        return n == 1 && is_value(&o[0]);
     case X_VOTE:
         return (n == 3 || n == 2) && is_reg(&o[0]) && srcs;
     case X_SETP:
@@ -1351,10 +1371,30 @@ static bool read_function(struct decoder *d, bool entry, bool is_extern)
         if (*d->p == '.') {
             const char *dir;
             size_t dl = word(d, &dir);
+            unsigned nums = 0;
 
-            (void)dl;
-            while (*d->p == ' ' || *d->p == '\t' || *d->p == ',' || (*d->p >= '0' && *d->p <= '9'))
-                d->p++;
+            for (;;) {
+                while (*d->p == ' ' || *d->p == '\t' || *d->p == ',' || *d->p == '\n' || *d->p == '\r')
+                    d->line += *d->p++ == '\n';
+                if (*d->p < '0' || *d->p > '9')
+                    break;
+                {
+                    unsigned long v = strtoul(d->p, (char **)&d->p, 10);
+
+                    /* The cluster shape the entry was compiled for: each at most 32 (the driver's limit is lower). */
+                    if (is(dir, dl, ".reqnctapercluster") && nums < 3)
+                        f->cluster[nums] = v >= 1 && v <= 32 ? (unsigned)v : 0;
+                    nums++;
+                }
+            }
+            if (is(dir, dl, ".reqnctapercluster") && (nums < 1 || nums > 3 || !f->cluster[0] ||
+                                                      (nums > 1 && !f->cluster[1]) || (nums > 2 && !f->cluster[2]))) {
+                errf(d, d->line, "a bad .reqnctapercluster of function \"%s\"", f->name);
+                goto bad_header;
+            }
+            if (is(dir, dl, ".reqnctapercluster"))
+                for (unsigned i = nums; i < 3; i++)
+                    f->cluster[i] = 1;
             continue;
         }
         errf(d, d->line, "unexpected text after function \"%s\"", f->name);
@@ -1634,4 +1674,16 @@ cuabi_result ptx_entry_check(const struct ptx_module *m, const char *name, char 
         }
     snprintf(why, why_size, "kernel \"%s\": no PTX the interpreter read", name);
     return CUABI_ERROR_NOT_FOUND;
+}
+
+bool ptx_entry_cluster(const struct ptx_module *m, const char *name, unsigned dims[3])
+{
+    dims[0] = dims[1] = dims[2] = 1;
+    for (size_t i = 0; m && i < m->nfuncs; i++)
+        if (m->funcs[i].entry && m->funcs[i].defined && m->funcs[i].name && strcmp(m->funcs[i].name, name) == 0 &&
+            m->funcs[i].cluster[0]) {
+            memcpy(dims, m->funcs[i].cluster, sizeof(m->funcs[i].cluster));
+            return true;
+        }
+    return false;
 }

@@ -45,6 +45,12 @@
  *                            constructors register host kernels (gpu_fake_kernel_register());
  *                            absolute paths only (code is never loaded from a folder that
  *                            depends on the working one)
+ *   GPUSHIM_FAKE_THREADS=N      host threads a launch on the PTX interpreter uses, 1 to 256 (default:
+ *                            one per core); see docs/ptx-interpreter.md for the interpreter
+ *   GPUSHIM_FAKE_CHECK=race     the interpreter's optional checks, a comma-separated list: race
+ *                            (shared-memory races between barriers)
+ *   GPUSHIM_FAKE_WATCHDOG=S     seconds a launch on the interpreter may go without progress before
+ *                            it stops with CUDA_ERROR_LAUNCH_TIMEOUT (default 30; 0: never)
  * Values are read with secure_getenv and parsed as libgpushim parses its own
  * (a number is digits alone, a switch 0 or 1, also off/on, false/true,
  * no/yes; unset means the default). Malformed values, empty ones included,

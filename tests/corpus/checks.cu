@@ -45,4 +45,11 @@ __global__ void uses_brkpt(int *out)
     asm volatile("brkpt;");
     out[0] = 1;
 }
+
+/* A spin on a flag nothing sets: the watchdog (GPUSHIM_FAKE_WATCHDOG) ends it. */
+__global__ void spin_forever(volatile int *flag)
+{
+    while (*flag == 0) {
+    }
+}
 }

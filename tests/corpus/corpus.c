@@ -164,6 +164,16 @@ static bool launch(const char *kernel, unsigned gx, unsigned gy, unsigned bx, un
     return true;
 }
 
+/* A launch with a whole configuration (cooperative, clusters); its status, after the stream synchronised. */
+static gpu_status launch_config(const char *kernel, const gpu_launch_config *c, void **args)
+{
+    gpu_status st = gpu_stream_launch_kernel(stream, module, kernel, c, args);
+
+    if (st == GPU_OK)
+        st = gpu_stream_synchronize(stream);
+    return st;
+}
+
 static uint64_t B(const gpu_buffer *b)
 {
     return gpu_buffer_device_ptr(b);
@@ -790,6 +800,126 @@ static void atomics(void)
     gpu_buffer_destroy(dgf);
 }
 
+/* The grid-wide barrier, where the PTX has it (nvcc's: NVRTC is not given cooperative groups' header). */
+static void grid_sync(const char *ptx)
+{
+    enum { N = 5000, G = 8, T = 64 };
+    static int32_t in[N];
+    int32_t partial[G], out[2 * G], want = 0;
+    uint32_t s = 13;
+    gpu_buffer *di, *dp, *dout;
+    int n = N;
+
+    if (!strstr(ptx, ".entry grid_sync_sum"))
+        return;
+    for (int i = 0; i < N; i++) {
+        in[i] = (int32_t)(next_rand(&s) % 2001) - 1000;
+        want += in[i];
+    }
+    di = upload(in, sizeof(in));
+    dp = upload(NULL, sizeof(partial));
+    dout = upload(NULL, sizeof(out));
+    {
+        uint64_t pi = B(di), pp = B(dp), po = B(dout);
+        void *args[] = {&pi, &pp, &po, &n};
+        gpu_launch_config c = gpu_launch_config_1d(G, T);
+        const char *threads = getenv("GPUSHIM_FAKE_THREADS");
+        char *keep = threads ? strdup(threads) : NULL;
+
+        c.cooperative = true;
+        /* Twice: the fake's blocks on one host thread (every block must still run at once), then as the test runs. */
+        for (int round = 0; round < 2; round++) {
+            gpu_status st;
+
+            memset(partial, 0, sizeof(partial));
+            if (gpu_buffer_copy_from_host(dp, partial, sizeof(partial)) != GPU_OK) {
+                failf("grid_sync_sum", "copy: %s", gpu_last_error());
+                break;
+            }
+            if (round == 0)
+                setenv("GPUSHIM_FAKE_THREADS", "1", 1);
+            else if (keep)
+                setenv("GPUSHIM_FAKE_THREADS", keep, 1);
+            else
+                unsetenv("GPUSHIM_FAKE_THREADS");
+            st = launch_config("grid_sync_sum", &c, args);
+            if (st != GPU_OK) {
+                failf("grid_sync_sum", "launch: %s: %s", gpu_status_name(st), gpu_last_error());
+                break;
+            }
+            if (!download("grid_sync_sum", dout, out, sizeof(out)))
+                break;
+            for (int i = 0; i < 2 * G; i++)
+                if (out[i] != want) {
+                    failf("grid_sync_sum", "round %d: element %d: %d, expected %d", round, i, out[i], want);
+                    break;
+                }
+        }
+        free(keep);
+        /* A cooperative grid larger than fits on the device at once is refused, as the driver does. */
+        c = gpu_launch_config_1d(1u << 20, 1024);
+        c.cooperative = true;
+        if (gpu_stream_launch_kernel(stream, module, "grid_sync_sum", &c, args) == GPU_OK ||
+            gpu_last_cuda_result() != 720)
+            failf("grid_sync_sum", "a cooperative grid of 2^20 blocks gave CUresult %d, expected "
+                  "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE (720)", gpu_last_cuda_result());
+    }
+    gpu_buffer_destroy(di);
+    gpu_buffer_destroy(dp);
+    gpu_buffer_destroy(dout);
+}
+
+/* The cluster kernels, where the PTX has them (compute_90 and later). */
+static void clusters(const char *ptx)
+{
+    enum { G = 8, T = 64, C = 4 };
+    uint32_t out[2 * G * T], fixed[G];
+    gpu_buffer *d;
+    uint64_t p;
+
+    if (!strstr(ptx, ".entry cluster_exchange"))
+        return;
+    d = upload(NULL, sizeof(out));
+    p = B(d);
+    {
+        void *args[] = {&p};
+        gpu_launch_config c = gpu_launch_config_1d(G, T);
+        gpu_status st;
+
+        c.cluster[0] = C;
+        c.cluster[1] = c.cluster[2] = 1;
+        st = launch_config("cluster_exchange", &c, args);
+        if (st != GPU_OK) {
+            failf("cluster_exchange", "launch: %s: %s", gpu_status_name(st), gpu_last_error());
+        } else if (download("cluster_exchange", d, out, sizeof(out))) {
+            for (uint32_t b = 0; b < G; b++)
+                for (uint32_t t = 0; t < T; t++) {
+                    uint32_t rank = b % C, other = b - rank + (rank + 1) % C, *o = out + 2 * (b * T + t);
+                    uint32_t want[2] = {other << 8 | t, rank | C << 8 | rank << 16};
+
+                    if (o[0] != want[0] || o[1] != want[1]) {
+                        failf("cluster_exchange", "block %u thread %u: %#x %#x, expected %#x %#x", b, t, o[0], o[1],
+                              want[0], want[1]);
+                        b = G;
+                        break;
+                    }
+                }
+        }
+        /* The kernel's own cluster shape (2), taken by a plain launch. */
+        st = launch_config("cluster_fixed", &(gpu_launch_config){.grid = {G, 1, 1}, .block = {T, 1, 1}}, args);
+        if (st != GPU_OK) {
+            failf("cluster_fixed", "launch: %s: %s", gpu_status_name(st), gpu_last_error());
+        } else if (download("cluster_fixed", d, fixed, sizeof(fixed))) {
+            for (uint32_t b = 0; b < G; b++)
+                if (fixed[b] != b % 2 + 20 + 100 * b) {
+                    failf("cluster_fixed", "block %u: %u, expected %u", b, fixed[b], b % 2 + 20 + 100 * b);
+                    break;
+                }
+        }
+    }
+    gpu_buffer_destroy(d);
+}
+
 /* ---- The checks ---- */
 
 /* Runs a launch with stderr going to a file; what it printed (the caller frees it), and the launch's status. */
@@ -930,6 +1060,24 @@ static void run_checks(const char *name, const char *ptx)
                 }
     }
     gpu_buffer_destroy(d);
+
+    /* A spin that cannot end: the watchdog (GPUSHIM_FAKE_WATCHDOG=1 here) stops it, naming the loop's branch. */
+    memset(data, 0, sizeof(data));
+    d = upload(data, sizeof(data));
+    p = B(d);
+    {
+        void *args[] = {&p};
+
+        text = launch_captured("spin_forever", 64, args, &st);
+        if (st == GPU_OK || gpu_last_cuda_result() != 702)
+            failf("spin_forever", "the launch gave %s (CUresult %d), expected CUDA_ERROR_LAUNCH_TIMEOUT", gpu_status_name(st),
+                  gpu_last_cuda_result());
+        snprintf(needle, sizeof(needle), "kernel \"spin_forever\": block (0,0,0) thread (0,0,0): PTX line %u: no progress",
+                 ptx_line(ptx, "spin_forever(", "bra"));
+        expect_text("spin_forever", text, needle);
+        free(text);
+    }
+    gpu_buffer_destroy(d);
     gpu_module_destroy(module);
     module = NULL;
     printf("%s %s: checks%s\n", failures ? "FAIL" : "PASS", name, race ? " with the race check" : "");
@@ -964,9 +1112,12 @@ static void run_corpus(const char *name, const char *ptx)
     bit_ops();
     math_ops();
     atomics();
+    grid_sync(ptx);
+    clusters(ptx);
     gpu_module_destroy(module);
     module = NULL;
-    printf("%s %s: 16 kernels\n", failures == before ? "PASS" : "FAIL", name);
+    printf("%s %s: %d kernels\n", failures == before ? "PASS" : "FAIL", name,
+           16 + !!strstr(ptx, ".entry grid_sync_sum") + 2 * !!strstr(ptx, ".entry cluster_exchange"));
 }
 
 int main(int argc, char **argv)

@@ -1,8 +1,15 @@
 /*
  * The interpreter's corpus: kernels of the kinds real programs run, each
  * checked against a plain C reference by corpus.c, on the fake driver and on
- * a GPU. Self-contained (no headers), so that nvcc and NVRTC both compile it.
+ * a GPU. Its one header is cooperative groups', for the kernels that use it,
+ * which only nvcc compiles (NVRTC has no include path to the toolkit here).
  */
+#ifndef __CUDACC_RTC__
+#include <cooperative_groups.h>
+
+namespace cg = cooperative_groups;
+#endif
+
 extern "C" {
 __global__ void vector_add(const float *a, const float *b, float *c, int n)
 {
@@ -298,5 +305,61 @@ __global__ void atomics(unsigned *g, unsigned long long *g64, float *gf, int n)
     if (t < 4)
         atomicAdd(&g[10 + t], s[t]);
 }
+
+#ifndef __CUDACC_RTC__
+/*
+ * A cooperative launch: every block adds its share into partial[], the whole grid waits
+ * (cg's grid barrier: an atomic on the grid workspace, then a spin), each block sums every
+ * block's share into out[block], the grid waits again, and each block copies its neighbour's
+ * sum into out[grid + block].
+ */
+__global__ void grid_sync_sum(const int *in, int *partial, int *out, int n)
+{
+    cg::grid_group grid = cg::this_grid();
+    int s = 0;
+    for (int i = grid.thread_rank(); i < n; i += grid.size())
+        s += in[i];
+    atomicAdd(&partial[blockIdx.x], s);
+    grid.sync();
+    if (threadIdx.x == 0) {
+        int t = 0;
+        for (unsigned b = 0; b < gridDim.x; b++)
+            t += partial[b];
+        out[blockIdx.x] = t;
+    }
+    grid.sync();
+    if (threadIdx.x == 0)
+        out[gridDim.x + blockIdx.x] = out[(blockIdx.x + 1) % gridDim.x];
 }
 
+#if __CUDA_ARCH__ >= 900
+/*
+ * Thread-block clusters (compute capability 9.0): each block writes into its shared memory,
+ * the cluster waits, and each block reads its neighbour's through distributed shared memory;
+ * the second barrier keeps that memory alive until every read is done.
+ */
+__global__ void cluster_exchange(unsigned *out)
+{
+    cg::cluster_group cluster = cg::this_cluster();
+    __shared__ unsigned v[64];
+    unsigned rank = cluster.block_rank(), n = cluster.num_blocks();
+    v[threadIdx.x] = blockIdx.x << 8 | threadIdx.x;
+    cluster.sync();
+    unsigned *other = cluster.map_shared_rank(v, (rank + 1) % n);
+    unsigned x = other[threadIdx.x];
+    cluster.sync();
+    out[2 * (blockIdx.x * blockDim.x + threadIdx.x)] = x;
+    out[2 * (blockIdx.x * blockDim.x + threadIdx.x) + 1] = rank | n << 8 | cluster.block_index().x << 16;
+}
+
+/* A cluster shape the kernel is compiled with, which a plain launch takes. */
+__global__ void __cluster_dims__(2, 1, 1) cluster_fixed(unsigned *out)
+{
+    cg::cluster_group cluster = cg::this_cluster();
+    if (threadIdx.x == 0)
+        out[blockIdx.x] = cluster.block_rank() + 10 * cluster.num_blocks() + 100 * blockIdx.x;
+    cluster.sync();
+}
+#endif
+#endif
+}
