@@ -9,7 +9,9 @@
  *           each address checked against the live allocations
  *
  * Runs against the fake (GPUSHIM_LIBCUDA names it); GPUSHIM_FAKE_THREADS is
- * set for each row. Prints the median of 5 runs a row: instructions a second
+ * set for each row. Then `stream` on one host thread under each of the
+ * optional checks (GPUSHIM_FAKE_CHECK, set before its buffers are made, as the
+ * init check's shadow is made with an allocation), as a ratio to no check. Prints the median of 5 runs a row: instructions a second
  * of wall time (and its ratio to one thread: the scaling, which needs idle
  * cores to mean anything), and a second of the process's CPU time (the rate
  * of one core, which other load on the machine does not change much);
@@ -98,15 +100,27 @@ static double rate(gpu_stream *s, gpu_module *m, const char *kernel, void **args
     return r[RUNS / 2];
 }
 
+/* The stream kernel's three buffers, a and b filled; their device addresses in p. */
+static void buffers(gpu_buffer *buf[3], uint64_t p[3])
+{
+    for (int i = 0; i < 3; i++) {
+        check(gpu_buffer_create(NULL, (size_t)N * 4, &buf[i]), "buffer");
+        p[i] = gpu_buffer_device_ptr(buf[i]);
+    }
+    check(gpu_buffer_memset(buf[0], 0, N, 4, 0x3f800000u), "memset");
+    check(gpu_buffer_memset(buf[1], 0, N, 4, 0x40000000u), "memset");
+}
+
 int main(void)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     gpu_stream *s = NULL;
     gpu_module *m = NULL;
-    gpu_buffer *a = NULL, *b = NULL, *c = NULL;
-    uint64_t pa, pb, pc, executed = 0;
+    gpu_buffer *buf[3];
+    uint64_t p[3], executed = 0;
     unsigned iters = ALU_ITERS, n = N;
-    void *alu_args[] = {&pc, &iters}, *stream_args[] = {&pa, &pb, &pc, &n};
+    void *alu_args[] = {&p[2], &iters}, *stream_args[] = {&p[0], &p[1], &p[2], &n};
+    static const char *const checks[] = {"", "race", "init", "race,init"};
     double base[2] = {0, 0};
     const char *const kernels[2] = {"alu", "stream"};
     void **args[2] = {alu_args, stream_args};
@@ -117,14 +131,8 @@ int main(void)
     }
     check(gpu_stream_create(NULL, &s), "stream");
     check(gpu_module_load_data(NULL, ptx, sizeof(ptx), &m), "module");
-    check(gpu_buffer_create(NULL, (size_t)N * 4, &a), "buffer");
-    check(gpu_buffer_create(NULL, (size_t)N * 4, &b), "buffer");
-    check(gpu_buffer_create(NULL, (size_t)N * 4, &c), "buffer");
-    check(gpu_buffer_memset(a, 0, N, 4, 0x3f800000u), "memset");
-    check(gpu_buffer_memset(b, 0, N, 4, 0x40000000u), "memset");
-    pa = gpu_buffer_device_ptr(a);
-    pb = gpu_buffer_device_ptr(b);
-    pc = gpu_buffer_device_ptr(c);
+    unsetenv("GPUSHIM_FAKE_CHECK");
+    buffers(buf, p);
     printf("PTX interpreter: %d blocks of %d threads; %ld cores online; median of %d launches\n", BLOCKS, THREADS,
            cores, RUNS);
     printf("%-8s %8s %14s %10s %16s %12s\n", "kernel", "threads", "instr/s (wall)", "vs 1", "instr/CPU-second", "instructions");
@@ -141,9 +149,25 @@ int main(void)
             printf("%-8s %8ld %14.3e %9.2fx %16.3e %12llu\n", kernels[k], t, r, r / base[k], per_cpu,
                    (unsigned long long)executed);
         }
-    gpu_buffer_destroy(a);
-    gpu_buffer_destroy(b);
-    gpu_buffer_destroy(c);
+    for (int i = 0; i < 3; i++)
+        gpu_buffer_destroy(buf[i]);
+    printf("\n%-10s %8s %14s %10s\n", "checks", "threads", "instr/s (wall)", "vs none");
+    setenv("GPUSHIM_FAKE_THREADS", "1", 1);
+    for (size_t k = 0; k < sizeof(checks) / sizeof(checks[0]); k++) {
+        double r, per_cpu;
+
+        if (checks[k][0])
+            setenv("GPUSHIM_FAKE_CHECK", checks[k], 1);
+        else
+            unsetenv("GPUSHIM_FAKE_CHECK");
+        buffers(buf, p);
+        r = rate(s, m, "stream", stream_args, &executed, &per_cpu);
+        if (k == 0)
+            base[1] = r;
+        printf("%-10s %8d %14.3e %9.2fx\n", checks[k][0] ? checks[k] : "none", 1, r, r / base[1]);
+        for (int i = 0; i < 3; i++)
+            gpu_buffer_destroy(buf[i]);
+    }
     gpu_module_destroy(m);
     gpu_stream_destroy(s);
     return 0;

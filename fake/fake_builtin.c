@@ -48,6 +48,8 @@ static uint32_t *words(struct fake_exec *x, uint64_t addr, uint64_t n)
         x->ok = false;
         return NULL;
     }
+    /* A built-in kernel may write any of them. */
+    fake_alloc_written(addr, (size_t)n * 4);
     return (uint32_t *)(void *)(a->data + (addr - a->addr));
 }
 

@@ -15,6 +15,8 @@ bool fake_copy_run(const struct fake_copy *c)
     if (!dst || !src)
         return false;
     memmove(dst, src, c->bytes);
+    if (c->dst)
+        fake_alloc_written(c->dst, c->bytes);
     return true;
 }
 
@@ -178,9 +180,11 @@ bool fake_memset_run(const struct fake_memset *m)
     if (!a)
         return false;
     p = a->data + (m->dst - a->addr);
-    for (size_t r = 0; r < (m->rows ? m->rows : 1); r++, p += m->pitch)
+    for (size_t r = 0; r < (m->rows ? m->rows : 1); r++, p += m->pitch) {
         for (size_t i = 0; i < m->count; i++)
             memcpy(p + i * m->size, &m->value, m->size); /* little-endian, as the GPU is */
+        fake_alloc_written(m->dst + r * m->pitch, m->count * m->size);
+    }
     return true;
 }
 

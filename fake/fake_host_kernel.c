@@ -358,8 +358,11 @@ FAKE_API void *gpu_fake_memory(const gpu_fake_launch *launch, uint64_t address, 
     if (bytes == 0)
         return &nothing;
     a = address <= UINT64_MAX - bytes ? fake_alloc_find(address, bytes) : NULL;
-    if (a && fake_ctx_reaches(launch->exec->ctx, a->device))
+    if (a && fake_ctx_reaches(launch->exec->ctx, a->device)) {
+        /* A host implementation may write what it asks for. */
+        fake_alloc_written(address, bytes);
         return a->data + (address - a->addr);
+    }
     fprintf(stderr,
             "gpushim-fakecuda: kernel \"%s\" touched %zu bytes at device address 0x%" PRIx64
             ", outside the live allocations its context (device %d) may reach: an illegal address\n",

@@ -185,6 +185,8 @@ struct fake_alloc {
     int location;       /* managed memory: where the last prefetch moved it (a device, or -1 the host) */
     int advice;         /* managed memory: the last cuMemAdvise advice, 0 for none */
     struct fake_ctx *owner; /* the created context it was allocated in, freed with it; NULL: the primary one */
+    unsigned char *written; /* GPUSHIM_FAKE_CHECK=init: a bit a byte, set once a copy, memset or kernel wrote it;
+                               NULL: not tracked (the check off at allocation, managed memory, a module's global) */
 };
 
 enum {
@@ -377,6 +379,13 @@ struct fake_alloc *fake_alloc_at(uint64_t addr, int kind);
 
 /* Host memory for [addr, addr + bytes) of device memory, or NULL. */
 unsigned char *fake_device_bytes(uint64_t addr, size_t bytes);
+
+/*
+ * Records that [addr, addr + bytes) of device memory was written, for the
+ * interpreter's init check: every host-side path that writes device memory
+ * (copies, memsets, stream writes, built-in and host kernels) calls it.
+ */
+void fake_alloc_written(uint64_t addr, size_t bytes);
 
 /* Frees every allocation made in a created context; returns how many there were. */
 unsigned long fake_memory_reset_owner(const struct fake_ctx *ctx);

@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 
 #include "fake_internal.h"
+#include "ptx/ptx.h"
 
 enum {
     ALLOC_ALIGN = 256,
@@ -142,6 +143,25 @@ struct fake_alloc *fake_alloc_find(uint64_t addr, size_t bytes)
     return a && addr - a->addr < a->size && bytes <= a->size - (addr - a->addr) ? a : NULL;
 }
 
+void fake_alloc_written(uint64_t addr, size_t bytes)
+{
+    struct fake_alloc *a = bytes ? fake_alloc_find(addr, bytes) : NULL;
+    size_t i, end;
+
+    if (!a || !a->written)
+        return;
+    i = addr - a->addr;
+    end = i + bytes;
+    for (; i < end && i % 8; i++)
+        a->written[i / 8] |= (unsigned char)(1u << (i % 8));
+    if (end / 8 > i / 8) {
+        memset(a->written + i / 8, 0xff, end / 8 - i / 8);
+        i = end / 8 * 8;
+    }
+    for (; i < end; i++)
+        a->written[i / 8] |= (unsigned char)(1u << (i % 8));
+}
+
 unsigned char *fake_device_bytes(uint64_t addr, size_t bytes)
 {
     struct fake_alloc *a = fake_alloc_find(addr, bytes);
@@ -167,6 +187,8 @@ static unsigned char *data_new(size_t bytes, bool *mapped)
 
 static void data_free(struct fake_alloc *a)
 {
+    free(a->written);
+    a->written = NULL;
     if (a->mapped)
         munmap(a->data, a->size);
     else
@@ -262,6 +284,13 @@ cuabi_result fake_alloc_new(int device, size_t bytes, int kind, struct fake_allo
         return CUABI_ERROR_OUT_OF_MEMORY;
     a->size = bytes;
     if (!(a->data = data_new(bytes, &a->mapped))) {
+        free(a);
+        return CUABI_ERROR_OUT_OF_MEMORY;
+    }
+    /* The init check's shadow: device memory a client allocates starts unwritten. */
+    if ((kind == FAKE_ALLOC_PLAIN || kind == FAKE_ALLOC_POOL) && ptx_check_init() &&
+        !(a->written = calloc(bytes / 8 + 1, 1))) {
+        data_free(a);
         free(a);
         return CUABI_ERROR_OUT_OF_MEMORY;
     }
@@ -476,6 +505,7 @@ static int peek_poke(uint64_t addr, void *host, size_t bytes, bool to_device)
     if (d) {
         if (to_device) {
             memcpy(d, host, bytes);
+            fake_alloc_written(addr, bytes);
             /* A stream waiting on a value may be released by it. */
             pthread_cond_broadcast(&fake.cond);
         } else

@@ -65,6 +65,7 @@ bool fake_value_run(const struct fake_op *op)
         } else {
             memcpy(a->data + (op->u.value.addr - a->addr), &op->u.value.value, sizeof(op->u.value.value));
         }
+        fake_alloc_written(op->u.value.addr, op->u.value.width);
         /* A stream waiting on it in another thread may go on. */
         pthread_cond_broadcast(&fake.cond);
         return true;

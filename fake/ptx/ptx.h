@@ -24,6 +24,9 @@ struct ptx_module *ptx_module_decode(const char *text);
 void ptx_module_retain(struct ptx_module *m);  /* NULL does nothing */
 void ptx_module_release(struct ptx_module *m); /* NULL does nothing */
 
+/* Whether GPUSHIM_FAKE_CHECK asks for the init check (init or init-strict): allocations then keep a shadow. */
+bool ptx_check_init(void);
+
 /* Gives global (or .const) variable NAME of the module its device address, once the fake declared it. */
 void ptx_module_bind_global(struct ptx_module *m, const char *name, size_t len, uint64_t addr);
 

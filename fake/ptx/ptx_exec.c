@@ -62,6 +62,7 @@ struct ptx_block {
     unsigned char *shared;
     size_t shared_bytes;
     struct ptx_shadow *shadow;
+    unsigned char *sinit;       /* the init check: which bytes of shared memory a thread of the block wrote */
     uint32_t epoch;
     unsigned char *local;
     size_t local_per_lane;
@@ -332,6 +333,22 @@ static void thread_of(const struct ptx_block *b, const struct warp *w, unsigned 
     t[2] = n / (bx * by);
 }
 
+/* Prints what lane l did at `in`, with the kernel, block, thread and PTX line. */
+static void vreport(const struct ptx_block *b, const struct warp *w, unsigned l, const struct ptx_inst *in,
+                    const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+static void vreport(const struct ptx_block *b, const struct warp *w, unsigned l, const struct ptx_inst *in,
+                    const char *fmt, va_list ap)
+{
+    unsigned t[3];
+    char what[320];
+
+    vsnprintf(what, sizeof(what), fmt, ap);
+    thread_of(b, w, l, t);
+    fprintf(stderr,
+            "gpushim-fakecuda: kernel \"%s\": block (%u,%u,%u) thread (%u,%u,%u): PTX line %u: %s\n",
+            b->r->l->entry, b->ctaid[0], b->ctaid[1], b->ctaid[2], t[0], t[1], t[2], in->line, what);
+}
+
 /* Reports a fault of lane l at `in` (the first of the launch is printed) and stops the block. */
 static void fault(struct ptx_block *b, const struct warp *w, unsigned l, const struct ptx_inst *in, cuabi_result rc,
                   const char *fmt, ...) __attribute__((format(printf, 6, 7)));
@@ -339,20 +356,84 @@ static void fault(struct ptx_block *b, const struct warp *w, unsigned l, const s
                   const char *fmt, ...)
 {
     int expected = 0;
-    unsigned t[3];
-    char what[320];
     va_list ap;
 
     b->stop = true;
     if (!atomic_compare_exchange_strong(&b->r->fault, &expected, (int)rc))
         return;
     va_start(ap, fmt);
-    vsnprintf(what, sizeof(what), fmt, ap);
+    vreport(b, w, l, in, fmt, ap);
     va_end(ap);
-    thread_of(b, w, l, t);
-    fprintf(stderr,
-            "gpushim-fakecuda: kernel \"%s\": block (%u,%u,%u) thread (%u,%u,%u): PTX line %u: %s\n",
-            b->r->l->entry, b->ctaid[0], b->ctaid[1], b->ctaid[2], t[0], t[1], t[2], in->line, what);
+}
+
+/*
+ * The init check found a read of memory nothing wrote: printed once a launch;
+ * with init-strict it is the launch's fault (LAUNCH_FAILED) and false.
+ */
+static bool uninit(struct ptx_block *b, const struct warp *w, unsigned l, const struct ptx_inst *in, const char *fmt,
+                   ...) __attribute__((format(printf, 5, 6)));
+static bool uninit(struct ptx_block *b, const struct warp *w, unsigned l, const struct ptx_inst *in, const char *fmt,
+                   ...)
+{
+    int expected = 0;
+    va_list ap;
+
+    if (b->r->init_strict) {
+        b->stop = true;
+        if (!atomic_compare_exchange_strong(&b->r->fault, &expected, (int)CUABI_ERROR_LAUNCH_FAILED))
+            return false;
+    } else if (atomic_exchange_explicit(&b->r->init_reported, 1, memory_order_relaxed)) {
+        return true;
+    }
+    va_start(ap, fmt);
+    vreport(b, w, l, in, fmt, ap);
+    va_end(ap);
+    return !b->r->init_strict;
+}
+
+enum { ACC_READ = 1, ACC_WRITE = 2 }; /* an access: bits; an atomic is both */
+
+/* The init check on global memory: a read of a byte never written is reported, a write marks it. */
+static bool init_global(struct ptx_block *b, const struct warp *w, unsigned l, const struct ptx_inst *in,
+                        uint64_t addr, size_t off, size_t bytes, unsigned acc)
+{
+    unsigned char *bm = b->mem.written;
+
+    if ((acc & ACC_READ) && b->r->init)
+        for (size_t i = off; i < off + bytes; i++)
+            if (!(__atomic_load_n(&bm[i / 8], __ATOMIC_RELAXED) >> (i % 8) & 1)) {
+                if (!uninit(b, w, l, in,
+                            "read of %zu bytes at global address 0x%" PRIx64 ": its byte at 0x%" PRIx64 " was never "
+                            "written since it was allocated (no copy, memset or kernel wrote it): uninitialised memory "
+                            "(GPUSHIM_FAKE_CHECK=init; reported once a launch)",
+                            bytes, addr, addr + (i - off)))
+                    return false;
+                break;
+            }
+    if (acc & ACC_WRITE)
+        for (size_t i = off; i < off + bytes; i++)
+            if (!(__atomic_load_n(&bm[i / 8], __ATOMIC_RELAXED) >> (i % 8) & 1))
+                __atomic_fetch_or(&bm[i / 8], (unsigned char)(1u << (i % 8)), __ATOMIC_RELAXED);
+    return true;
+}
+
+/* The init check on a block's shared memory: which bytes a thread of the block wrote. */
+static bool init_shared(struct ptx_block *b, const struct warp *w, unsigned l, const struct ptx_inst *in,
+                        unsigned char *shadow, uint64_t off, size_t bytes, unsigned acc)
+{
+    if (acc & ACC_READ)
+        for (size_t i = 0; i < bytes; i++)
+            if (!shadow[off + i]) {
+                if (!uninit(b, w, l, in,
+                            "read of %zu bytes at shared offset %" PRIu64 ": its byte at offset %" PRIu64 " was "
+                            "never written by a thread of the block: uninitialised shared memory "
+                            "(GPUSHIM_FAKE_CHECK=init; reported once a launch)", bytes, off, off + i))
+                    return false;
+                break;
+            }
+    if (acc & ACC_WRITE)
+        memset(shadow + off, 1, bytes);
+    return true;
 }
 
 /* ---- Memory ---- */
@@ -396,10 +477,11 @@ static void race_check(struct ptx_block *b, const struct warp *w, unsigned l, co
     }
 }
 
-/* Host memory for `bytes` at `addr` of `space` for lane l, checked; NULL after a fault. */
+/* Host memory for `bytes` at `addr` of `space` for lane l, checked (`acc`: ACC_* bits); NULL after a fault. */
 static unsigned char *address(struct ptx_block *b, const struct warp *w, unsigned l, const struct ptx_inst *in,
-                              unsigned space, uint64_t addr, size_t bytes, bool write)
+                              unsigned space, uint64_t addr, size_t bytes, unsigned acc)
 {
+    bool write = acc & ACC_WRITE;
     unsigned char *p;
 
     if (space == S_GENERIC) {
@@ -431,10 +513,14 @@ static unsigned char *address(struct ptx_block *b, const struct warp *w, unsigne
                 break;
             if (o == b && b->shadow)
                 race_check(b, w, l, in, off, bytes, write);
+            if (o->sinit && !init_shared(b, w, l, in, o->sinit, off, bytes, acc))
+                return NULL;
             return o->shared + off;
         }
         if (b->shadow)
             race_check(b, w, l, in, addr, bytes, write);
+        if (b->sinit && !init_shared(b, w, l, in, b->sinit, addr, bytes, acc))
+            return NULL;
         return b->shared + addr;
     case S_PARAM:
         if (addr - PTX_PARAM_WINDOW < PTX_WINDOW_SIZE) {
@@ -450,8 +536,11 @@ static unsigned char *address(struct ptx_block *b, const struct warp *w, unsigne
             break;
         return b->local + (size_t)(w->index * PTX_WARP + l) * b->local_per_lane + addr;
     default:
-        if ((p = ptx_mem_global(&b->mem, addr, bytes)))
+        if ((p = ptx_mem_global(&b->mem, addr, bytes))) {
+            if (b->mem.written && !init_global(b, w, l, in, addr, (size_t)(p - b->mem.data), bytes, acc))
+                return NULL;
             return p;
+        }
         if (b->r->cooperative && addr - PTX_GRID_WINDOW < PTX_GRID_WORKSPACE && bytes <= PTX_GRID_WINDOW + PTX_GRID_WORKSPACE - addr)
             return b->r->workspace + (addr - PTX_GRID_WINDOW);
         break;
@@ -1257,7 +1346,7 @@ reschedule:
             EACH(g, l) {
                 uint64_t addr = (in->o[1].reg >= 0 ? w->regs[(size_t)in->o[1].reg * PTX_WARP + l]
                                  : in->o[1].sym >= 0 ? sym_value(b, w, in->o[1].sym, l) : 0) + (uint64_t)in->o[1].imm;
-                unsigned char *p = address(b, w, l, in, in->space, addr, (size_t)es * n, false);
+                unsigned char *p = address(b, w, l, in, in->space, addr, (size_t)es * n, ACC_READ);
 
                 if (!p)
                     goto stopped;
@@ -1283,7 +1372,7 @@ reschedule:
             EACH(g, l) {
                 uint64_t addr = (in->o[0].reg >= 0 ? w->regs[(size_t)in->o[0].reg * PTX_WARP + l]
                                  : in->o[0].sym >= 0 ? sym_value(b, w, in->o[0].sym, l) : 0) + (uint64_t)in->o[0].imm;
-                unsigned char *p = address(b, w, l, in, in->space, addr, (size_t)es * n, true);
+                unsigned char *p = address(b, w, l, in, in->space, addr, (size_t)es * n, ACC_WRITE);
 
                 if (!p)
                     goto stopped;
@@ -1494,7 +1583,7 @@ reschedule:
                 uint64_t old;
 
                 b->shadow = NULL; /* atomics do not race */
-                p = address(b, w, l, in, in->space, addr, size, true);
+                p = address(b, w, l, in, in->space, addr, size, ACC_READ | ACC_WRITE);
                 b->shadow = keep;
                 if (!p)
                     goto stopped;
@@ -1782,6 +1871,8 @@ static void block_start(struct ptx_block *b, const unsigned ctaid[3], struct clu
     b->yielded = false;
     b->epoch = 1;
     memset(b->shared, 0, b->shared_bytes);
+    if (b->sinit)
+        memset(b->sinit, 0, b->shared_bytes);
     if (b->shadow)
         memset(b->shadow, 0, b->shared_bytes * sizeof(*b->shadow));
     for (unsigned wi = 0; wi < b->nwarps; wi++) {
@@ -1841,6 +1932,7 @@ static void block_free(struct ptx_block *b)
     free(b->local);
     free(b->shared);
     free(b->shadow);
+    free(b->sinit);
 }
 
 /* A block's memory for the launch; false when out of memory (what is made is freed by block_free). */
@@ -1869,6 +1961,8 @@ static bool block_alloc(struct ptx_run *r, struct ptx_block *b)
         !(b->shared = malloc(b->shared_bytes ? b->shared_bytes : 1)))
         return false;
     if (r->race && !(b->shadow = malloc((b->shared_bytes ? b->shared_bytes : 1) * sizeof(struct ptx_shadow))))
+        return false;
+    if (r->init && !(b->sinit = malloc(b->shared_bytes ? b->shared_bytes : 1)))
         return false;
     return true;
 }

@@ -187,6 +187,7 @@ struct ptx_module {
 struct ptx_mem {
     uint64_t lo, hi;           /* [lo, hi) of the cached allocation, or hi == 0 */
     unsigned char *data;       /* host memory at lo */
+    unsigned char *written;    /* its init check shadow (a bit a byte), or NULL */
     const struct fake_ctx *ctx;
 };
 
@@ -207,8 +208,9 @@ struct ptx_shadow {
     uint16_t reader;  /* 1 + a thread that read it in that interval, or 0 */
 };
 
-/* The checks GPUSHIM_FAKE_CHECK asks for. */
-bool ptx_check_race(void);
+/* The checks GPUSHIM_FAKE_CHECK asks for: CHECK_* bits. */
+enum { CHECK_RACE = 1, CHECK_INIT = 2, CHECK_INIT_STRICT = 4 };
+unsigned ptx_checks(void);
 
 /* GPUSHIM_FAKE_WATCHDOG: seconds without progress before a launch is stopped; 0: never. */
 unsigned ptx_watchdog_seconds(void);
@@ -231,6 +233,8 @@ struct ptx_run {
     size_t shared_bytes;       /* static + dynamic */
     uint32_t reg_lo, reg_hi;   /* the registers of the functions the entry reaches */
     bool race;
+    bool init, init_strict;    /* the init check; strict: a report fails the launch */
+    atomic_int init_reported;  /* the init check reports once a launch */
     /* Clusters: their shape, how many, and whether the launch asked for them. */
     unsigned cdim[3], csize;
     uint64_t nclusters;

@@ -116,7 +116,14 @@ cuabi_result ptx_launch_run(const struct ptx_launch *l)
     r.nclusters = r.nblocks / r.csize;
     r.cooperative = l->cooperative;
     r.shared_bytes = r.f->shared_static + l->shared;
-    r.race = ptx_check_race();
+    {
+        unsigned checks = ptx_checks();
+
+        r.race = checks & CHECK_RACE;
+        r.init = checks & CHECK_INIT;
+        r.init_strict = checks & CHECK_INIT_STRICT;
+    }
+    atomic_init(&r.init_reported, 0);
     r.watchdog = ptx_watchdog_seconds();
     /* The grid workspace: its size, then the barrier's counter, which starts at 0 each launch. */
     r.workspace[0] = PTX_GRID_WORKSPACE;

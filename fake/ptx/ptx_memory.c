@@ -22,25 +22,35 @@ unsigned char *ptx_mem_lookup(struct ptx_mem *m, uint64_t addr, size_t bytes)
     m->lo = a->addr;
     m->hi = a->addr + a->size;
     m->data = a->data;
+    m->written = a->written;
     return a->data + (addr - a->addr);
 }
 
-bool ptx_check_race(void)
+unsigned ptx_checks(void)
 {
     const char *v = gpu__env_raw("GPUSHIM_FAKE_CHECK");
-    bool race = false;
+    unsigned checks = 0;
 
     /* A comma-separated list of checks; a word the fake does not know stops the program rather than check less. */
     while (v && *v) {
         size_t len = strcspn(v, ",");
 
         if (len == 4 && memcmp(v, "race", 4) == 0)
-            race = true;
+            checks |= CHECK_RACE;
+        else if (len == 4 && memcmp(v, "init", 4) == 0)
+            checks |= CHECK_INIT;
+        else if (len == 11 && memcmp(v, "init-strict", 11) == 0)
+            checks |= CHECK_INIT | CHECK_INIT_STRICT;
         else if (len)
-            fake_die("GPUSHIM_FAKE_CHECK", "names a check the fake does not have (it has: race)");
+            fake_die("GPUSHIM_FAKE_CHECK", "names a check the fake does not have (it has: race, init, init-strict)");
         v += len + (v[len] == ',');
     }
-    return race;
+    return checks;
+}
+
+bool ptx_check_init(void)
+{
+    return (ptx_checks() & CHECK_INIT) != 0;
 }
 
 unsigned ptx_watchdog_seconds(void)

@@ -47,8 +47,9 @@
  *                            depends on the working one)
  *   GPUSHIM_FAKE_THREADS=N      host threads a launch on the PTX interpreter uses, 1 to 256 (default:
  *                            one per core); see docs/ptx-interpreter.md for the interpreter
- *   GPUSHIM_FAKE_CHECK=race     the interpreter's optional checks, a comma-separated list: race
- *                            (shared-memory races between barriers)
+ *   GPUSHIM_FAKE_CHECK=race,init  the interpreter's optional checks, a comma-separated list: race
+ *                            (shared-memory races between barriers), init (reads of memory nothing
+ *                            wrote, reported once a launch), init-strict (init, failing the launch)
  *   GPUSHIM_FAKE_WATCHDOG=S     seconds a launch on the interpreter may go without progress before
  *                            it stops with CUDA_ERROR_LAUNCH_TIMEOUT (default 30; 0: never)
  * Values are read with secure_getenv and parsed as libgpushim parses its own

@@ -52,4 +52,21 @@ __global__ void spin_forever(volatile int *flag)
     while (*flag == 0) {
     }
 }
+
+/* Reads an input of which only part was copied in: the init check reports the first byte never written. */
+__global__ void read_uninit(const int *in, int *out)
+{
+    out[threadIdx.x] = in[threadIdx.x] * 2;
+}
+
+/* Half the block writes shared memory, and every thread reads the other half's place. */
+__global__ void shared_uninit(int *out)
+{
+    __shared__ int s[64];
+    int t = threadIdx.x;
+    if (t < 32)
+        s[t] = t;
+    __syncthreads();
+    out[t] = s[63 - t];
+}
 }
