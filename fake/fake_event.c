@@ -14,6 +14,20 @@ struct fake_event *fake_event_find(const void *handle)
     return NULL;
 }
 
+struct fake_event *fake_event_new(struct fake_ctx *ctx, unsigned flags)
+{
+    struct fake_event *e = calloc(1, sizeof(*e));
+
+    if (e) {
+        e->ctx = ctx;
+        e->flags = flags;
+        e->next_live = fake.events;
+        fake.events = e;
+        fake.live[GPU_FAKE_LIVE_EVENTS]++;
+    }
+    return e;
+}
+
 cuabi_result cuEventCreate(cuabi_event *event, unsigned int flags)
 {
     cuabi_result rc = fake_begin(FAKE_E_cuEventCreate, true);
@@ -27,16 +41,10 @@ cuabi_result cuEventCreate(cuabi_event *event, unsigned int flags)
         /* BLOCKING_SYNC, DISABLE_TIMING and INTERPROCESS are the flags there are. */
         if (!event || (flags & ~7u))
             rc = CUABI_ERROR_INVALID_VALUE;
-        else if (!(e = calloc(1, sizeof(*e))))
+        else if (!(e = fake_event_new(c, flags)))
             rc = CUABI_ERROR_OUT_OF_MEMORY;
-        if (rc == CUABI_SUCCESS) {
-            e->ctx = c;
-            e->flags = flags;
-            e->next_live = fake.events;
-            fake.events = e;
-            fake.live[GPU_FAKE_LIVE_EVENTS]++;
+        if (rc == CUABI_SUCCESS)
             *event = (cuabi_event)(void *)e;
-        }
     }
     return fake_end(rc);
 }
@@ -81,13 +89,15 @@ cuabi_result cuEventRecord(cuabi_event event, cuabi_stream stream)
             op->u.event = e;
             rc = fake_enqueue(s, op);
         }
+        if (rc == CUABI_SUCCESS && e->shared)
+            fake_ipc_event_recorded(e);
     }
     return fake_end(rc);
 }
 
 static bool event_done(const struct fake_event *e)
 {
-    return !e->stream || fake_stream_done(e->stream, e->seq);
+    return (!e->stream || fake_stream_done(e->stream, e->seq)) && fake_ipc_event_done(e);
 }
 
 cuabi_result cuEventQuery(cuabi_event event)
@@ -120,6 +130,8 @@ cuabi_result cuEventSynchronize(cuabi_event event)
             rc = fake_device_lost(e->ctx->device);
         else if (e->stream)
             fake_stream_drain(e->stream, e->seq);
+        if (rc == CUABI_SUCCESS && e && fake_event_find(e) && e->shared)
+            fake_ipc_event_wait(e);
     }
     return fake_end(rc);
 }

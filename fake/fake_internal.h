@@ -151,6 +151,7 @@ struct fake_event {
     bool timed_once;            /* the last record has run and stamped `time_ns` */
     uint64_t time_ns;
     unsigned ipc_opens;         /* handles opened on it (cuIpcOpenEventHandle) not yet destroyed */
+    struct fake_ipc_event *shared; /* what other processes see of it (fake_ipc.c), or NULL */
 };
 
 struct fake_ctx {
@@ -174,7 +175,7 @@ struct fake_device {
 };
 
 struct fake_alloc {
-    struct fake_alloc *next, *prev; /* fake.allocs, newest first */
+    struct fake_alloc *next, *prev; /* fake.allocs, newest first (FAKE_ALLOC_VMM: its reservation's) */
     uint64_t addr;
     size_t size;
     int device;
@@ -187,6 +188,9 @@ struct fake_alloc {
     struct fake_ctx *owner; /* the created context it was allocated in, freed with it; NULL: the primary one */
     unsigned char *written; /* GPUSHIM_FAKE_CHECK=init: a bit a byte, set once a copy, memset or kernel wrote it;
                                NULL: not tracked (the check off at allocation, managed memory, a module's global) */
+    bool shared;        /* data is a mapping of memfd `shm_fd` (fake_shm.c), which another process may map */
+    int shm_fd;
+    uint64_t shm_tag;   /* the memfd's name's random part, which an IPC handle names */
 };
 
 enum {
@@ -194,6 +198,8 @@ enum {
     FAKE_ALLOC_POOL,
     FAKE_ALLOC_MANAGED, /* at its host address */
     FAKE_ALLOC_GLOBAL,  /* a module's global: neither the client's to free nor counted as its memory */
+    FAKE_ALLOC_VMM,     /* an accessible stretch of a VA reservation (fake_vmm.c): in the index only */
+    FAKE_ALLOC_IPC,     /* another process's allocation opened here (fake_ipc.c): not this one's memory */
 };
 
 struct fake_host {
@@ -406,6 +412,44 @@ bool fake_alloc_free(uint64_t addr);
 /* Frees a live allocation of any kind. */
 void fake_alloc_release(struct fake_alloc *a);
 
+/*
+ * Adds an allocation made elsewhere (FAKE_ALLOC_VMM) to the index by which
+ * fake_alloc_find() finds it, or takes it out; nothing else is done to it.
+ * Adding is false when out of memory.
+ */
+bool fake_alloc_index(struct fake_alloc *a);
+void fake_alloc_unindex(const struct fake_alloc *a);
+
+/*
+ * A FAKE_ALLOC_IPC allocation on `device` of `bytes` at a new address, whose
+ * memory is `data`, a shared mapping of memfd `fd`; both are the allocation's
+ * from then on (unmapped and closed when it is freed), on failure too.
+ */
+cuabi_result fake_alloc_adopt(int device, size_t bytes, unsigned char *data, int fd, struct fake_alloc **out);
+
+/* Backs a live allocation by a memfd (fake_shm.c) with its contents; false when out of memory. */
+bool fake_alloc_share(struct fake_alloc *a);
+
+/* ---- fake_shm.c: memory another process can map ---- */
+
+/*
+ * A new memfd of `size` bytes, zero, named NAME, sealed at its size; -1 when
+ * out of memory or descriptors.
+ */
+int fake_shm_create(const char *name, size_t size);
+
+/* A shared read-write mapping of [offset, offset + size) of memfd `fd` (at `at` exactly when not NULL), or NULL. */
+unsigned char *fake_shm_map(int fd, size_t size, size_t offset, void *at);
+
+/*
+ * Checks a descriptor another process handed over before it is mapped: a
+ * memfd the fake made (named starting with `prefix`), sealed at its size,
+ * owned by this user, of a size from `align` to `max` that `align` divides.
+ * Its size and name (after the prefix) come back and NULL; else why not.
+ */
+const char *fake_shm_check(int fd, const char *prefix, size_t align, size_t max, size_t *size, char *rest,
+                           size_t rest_size);
+
 /* ---- fake_copy.c: copies and fills ---- */
 
 /* Runs a copy now; false when an address is not (or no longer) allocated. */
@@ -497,6 +541,27 @@ void fake_event_free(struct fake_event *e);
 
 /* The live event a handle is, or NULL. */
 struct fake_event *fake_event_find(const void *handle);
+
+/* A new live event of the context (cuEventCreate without its checks), or NULL when out of memory. */
+struct fake_event *fake_event_new(struct fake_ctx *ctx, unsigned flags);
+
+/* ---- fake_ipc.c: events another process sees ---- */
+
+/*
+ * After an exported interprocess event was queued for recording: runs its
+ * stream up to the record (it may wait, dropping the lock), so that another
+ * process that waits for it never waits for this one to synchronise.
+ */
+void fake_ipc_event_recorded(struct fake_event *e);
+
+/* Whether the last record of an event opened from another process has run there (true for any other event). */
+bool fake_ipc_event_done(const struct fake_event *e);
+
+/* Waits, dropping the lock, until fake_ipc_event_done(); or until the other process is gone. */
+void fake_ipc_event_wait(const struct fake_event *e);
+
+/* Frees what the event shares with other processes (fake_event_free()). */
+void fake_ipc_event_drop(struct fake_event *e);
 
 /* ---- fake_graph.c ---- */
 

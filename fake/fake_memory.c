@@ -7,9 +7,11 @@
  * is on a GPU.
  */
 #include <search.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "fake_internal.h"
 #include "ptx/ptx.h"
@@ -125,6 +127,16 @@ static void index_remove(const struct fake_alloc *a)
     }
 }
 
+bool fake_alloc_index(struct fake_alloc *a)
+{
+    return index_add(a);
+}
+
+void fake_alloc_unindex(const struct fake_alloc *a)
+{
+    index_remove(a);
+}
+
 struct fake_alloc *fake_alloc_find(uint64_t addr, size_t bytes)
 {
     const struct region *r = region_of(addr);
@@ -193,6 +205,8 @@ static void data_free(struct fake_alloc *a)
         munmap(a->data, a->size);
     else
         free(a->data);
+    if (a->shared)
+        close(a->shm_fd);
 }
 
 /* Removes a live allocation from the index, the list and its device's counts, and frees it. */
@@ -208,8 +222,9 @@ static void alloc_drop(struct fake_alloc *a)
     if (a->next)
         a->next->prev = a->prev;
     if (a->kind != FAKE_ALLOC_GLOBAL) {
-        d->used -= a->size;
-        /* Mappings another "process" still had open go with it. */
+        if (a->kind != FAKE_ALLOC_IPC)
+            d->used -= a->size;
+        /* Handles this process opened on it go with it. */
         fake.live[GPU_FAKE_LIVE_DEVICE_ALLOCS] -= 1 + (long)a->ipc_opens;
     }
     if (a->kind == FAKE_ALLOC_POOL)
@@ -271,7 +286,7 @@ cuabi_result cuMemAlloc_v2(cuabi_deviceptr *ptr, size_t bytes)
 cuabi_result fake_alloc_new(int device, size_t bytes, int kind, struct fake_alloc **out)
 {
     struct fake_device *d = &fake.devices[device];
-    bool counted = kind != FAKE_ALLOC_GLOBAL;
+    bool counted = kind != FAKE_ALLOC_GLOBAL && kind != FAKE_ALLOC_IPC;
     struct fake_alloc *a = NULL;
     size_t span = bytes > SIZE_MAX - ALLOC_ALIGN - ALLOC_GUARD
                       ? SIZE_MAX
@@ -309,10 +324,10 @@ cuabi_result fake_alloc_new(int device, size_t bytes, int kind, struct fake_allo
     }
     if (kind != FAKE_ALLOC_MANAGED)
         d->next_addr += span;
-    if (counted) {
+    if (counted)
         d->used += bytes;
+    if (kind != FAKE_ALLOC_GLOBAL)
         fake.live[GPU_FAKE_LIVE_DEVICE_ALLOCS]++;
-    }
     if (kind == FAKE_ALLOC_POOL)
         d->pool_used += bytes;
     a->next = fake.allocs;
@@ -328,11 +343,76 @@ void fake_alloc_release(struct fake_alloc *a)
     alloc_drop(a);
 }
 
+cuabi_result fake_alloc_adopt(int device, size_t bytes, unsigned char *data, int fd, struct fake_alloc **out)
+{
+    cuabi_result rc = fake_alloc_new(device, bytes, FAKE_ALLOC_IPC, out);
+
+    if (rc != CUABI_SUCCESS) {
+        munmap(data, bytes);
+        close(fd);
+        return rc;
+    }
+    data_free(*out);
+    (*out)->data = data;
+    (*out)->mapped = true;
+    (*out)->shared = true;
+    (*out)->shm_fd = fd;
+    return CUABI_SUCCESS;
+}
+
+/* Copies what the allocation's pages hold to `to`: pages never touched are zero in both, and are left alone. */
+static void data_copy(const struct fake_alloc *a, unsigned char *to)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    unsigned char resident = 1;
+
+    if (!a->mapped) {
+        memcpy(to, a->data, a->size);
+        return;
+    }
+    for (size_t at = 0; at < a->size; at += page) {
+        size_t n = a->size - at < page ? a->size - at : page;
+
+        if (mincore(a->data + at, 1, &resident) == 0 && !(resident & 1))
+            continue;
+        memcpy(to + at, a->data + at, n);
+    }
+}
+
+bool fake_alloc_share(struct fake_alloc *a)
+{
+    char name[64];
+    unsigned char *data;
+    uint64_t tag = 0;
+    int fd;
+
+    if (getentropy(&tag, sizeof(tag)) != 0)
+        return false;
+    snprintf(name, sizeof(name), "gpushim-fake-ipc:%016llx", (unsigned long long)tag);
+    fd = fake_shm_create(name, a->size);
+    if (fd < 0)
+        return false;
+    data = fake_shm_map(fd, a->size, 0, NULL);
+    if (!data) {
+        close(fd);
+        return false;
+    }
+    data_copy(a, data);
+    data_free(a);
+    a->data = data;
+    a->mapped = true;
+    a->shared = true;
+    a->shm_fd = fd;
+    a->shm_tag = tag;
+    return true;
+}
+
 bool fake_alloc_free(uint64_t addr)
 {
     struct fake_alloc *a = fake_alloc_at(addr, -1);
 
-    if (!a || a->kind == FAKE_ALLOC_GLOBAL)
+    /* Not the client's to free: a module's globals, a VA mapping's stretch, another process's memory opened here. */
+    if (!a || a->kind == FAKE_ALLOC_GLOBAL || a->kind == FAKE_ALLOC_VMM || a->kind == FAKE_ALLOC_IPC)
         return false;
     alloc_drop(a);
     return true;

@@ -37,6 +37,8 @@ static const struct {
     [GPU_FAKE_LIVE_GRAPH_EXECS] = {"executable graph", "executable graphs"},
     [GPU_FAKE_LIVE_CONTEXT_RETAINS] = {"primary-context retain", "primary-context retains"},
     [GPU_FAKE_LIVE_CONTEXTS] = {"context", "contexts"},
+    [GPU_FAKE_LIVE_VMM_ALLOCS] = {"physical allocation", "physical allocations"},
+    [GPU_FAKE_LIVE_VMM_RESERVATIONS] = {"address reservation", "address reservations"},
 };
 
 void fake_report_configure(void)

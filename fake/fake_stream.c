@@ -454,6 +454,7 @@ void fake_event_free(struct fake_event *e)
     each_queue(forget_event_in, e);
     for (struct fake_graph *g = fake.graphs; g; g = g->next_live)
         forget_event_in_ops(g->head, e);
+    fake_ipc_event_drop(e);
     free(e);
     fake.live[GPU_FAKE_LIVE_EVENTS]--;
 }
@@ -619,6 +620,9 @@ cuabi_result cuStreamWaitEvent(cuabi_stream stream, cuabi_event event, unsigned 
             rc = CUABI_ERROR_INVALID_HANDLE;
         else if (!(op = fake_op_new(FAKE_OP_WAIT)))
             rc = CUABI_ERROR_OUT_OF_MEMORY;
+        /* Another process's event: its record runs there, waited for here and now. */
+        if (rc == CUABI_SUCCESS && e->shared)
+            fake_ipc_event_wait(e);
         if (rc == CUABI_SUCCESS) {
             op->u.event = e;
             rc = fake_enqueue(s, op);

@@ -119,7 +119,7 @@ unsigned long gpu_fake_unimplemented_calls(void);
 
 /** A kind of object the fake counts while it lives. */
 typedef enum gpu_fake_live_kind {
-    GPU_FAKE_LIVE_DEVICE_ALLOCS,   /**< cuMemAlloc_v2 not yet freed */
+    GPU_FAKE_LIVE_DEVICE_ALLOCS,   /**< cuMemAlloc_v2 not yet freed; IPC handles opened, not yet closed */
     GPU_FAKE_LIVE_HOST_ALLOCS,     /**< cuMemHostAlloc not yet freed */
     GPU_FAKE_LIVE_HOST_REGISTERED, /**< cuMemHostRegister_v2 not yet unregistered */
     GPU_FAKE_LIVE_STREAMS,         /**< streams not yet destroyed */
@@ -129,6 +129,9 @@ typedef enum gpu_fake_live_kind {
     GPU_FAKE_LIVE_GRAPH_EXECS,     /**< executable graphs not yet destroyed */
     GPU_FAKE_LIVE_CONTEXT_RETAINS, /**< primary-context retains, all devices */
     GPU_FAKE_LIVE_CONTEXTS,        /**< contexts cuCtxCreate made, not yet destroyed */
+    /** Physical allocations (cuMemCreate, cuMemImportFromShareableHandle) whose handles or mappings remain */
+    GPU_FAKE_LIVE_VMM_ALLOCS,
+    GPU_FAKE_LIVE_VMM_RESERVATIONS, /**< cuMemAddressReserve ranges not yet freed */
     GPU_FAKE_LIVE_KIND_COUNT       /**< not a kind: the number of them */
 } gpu_fake_live_kind;
 
@@ -153,7 +156,8 @@ void gpu_fake_live_get(gpu_fake_live_counts *out);
 /**
  * The handle of the newest live object of a kind (for device allocations its
  * address, for host memory its pointer), or NULL: lets a test clean up what a
- * deliberately failed destroy left behind. NULL for GPU_FAKE_LIVE_CONTEXT_RETAINS.
+ * deliberately failed destroy left behind. NULL for GPU_FAKE_LIVE_CONTEXT_RETAINS
+ * and the two VMM kinds.
  * @param kind the kind
  * @return the handle, or NULL when none of that kind is alive
  */

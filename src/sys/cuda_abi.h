@@ -645,4 +645,50 @@ enum {
 };
 /* End of memory and interop. */
 
+/*
+ * Virtual memory management: physical allocations (CUmemGenericAllocationHandle),
+ * their properties, locations and access, and the shareable handle types.
+ */
+typedef unsigned long long cuabi_mem_handle;
+typedef unsigned int cuabi_mem_handle_type;
+
+typedef struct cuabi_mem_location {
+    unsigned int type; /* CUABI_MEM_LOCATION_TYPE_* */
+    int id;
+} cuabi_mem_location;
+
+typedef struct cuabi_mem_allocation_prop {
+    unsigned int type;                   /* CUABI_MEM_ALLOCATION_TYPE_* */
+    cuabi_mem_handle_type handle_types;  /* requested, CUABI_MEM_HANDLE_TYPE_* bits */
+    cuabi_mem_location location;
+    void *win32_metadata;
+    struct {
+        unsigned char compression;
+        unsigned char rdma_capable;
+        unsigned short usage;
+        unsigned char reserved[4];
+    } alloc_flags;
+} cuabi_mem_allocation_prop;
+
+typedef struct cuabi_mem_access_desc {
+    cuabi_mem_location location;
+    unsigned int flags; /* CUABI_MEM_ACCESS_FLAGS_PROT_* */
+} cuabi_mem_access_desc;
+
+enum {
+    CUABI_MEM_HANDLE_TYPE_NONE = 0x0,
+    CUABI_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR = 0x1,
+    CUABI_MEM_HANDLE_TYPE_WIN32 = 0x2,
+    CUABI_MEM_HANDLE_TYPE_WIN32_KMT = 0x4,
+    CUABI_MEM_HANDLE_TYPE_FABRIC = 0x8,
+    CUABI_MEM_ACCESS_FLAGS_PROT_NONE = 0x0,
+    CUABI_MEM_ACCESS_FLAGS_PROT_READ = 0x1,
+    CUABI_MEM_ACCESS_FLAGS_PROT_READWRITE = 0x3,
+    CUABI_MEM_LOCATION_TYPE_DEVICE = 0x1,
+    CUABI_MEM_LOCATION_TYPE_HOST = 0x2,
+    CUABI_MEM_ALLOCATION_TYPE_PINNED = 0x1,
+    CUABI_MEM_ALLOC_GRANULARITY_MINIMUM = 0x0,
+    CUABI_MEM_ALLOC_GRANULARITY_RECOMMENDED = 0x1,
+};
+
 #endif

@@ -55,3 +55,24 @@ GPU__FAKE_ENTRY(cuOccupancyMaxPotentialBlockSize, (int *min_grid_size, int *bloc
                                                    int block_size_limit))
 GPU__FAKE_ENTRY(cuOccupancyAvailableDynamicSMemPerBlock, (size_t *bytes, cuabi_function f, int blocks,
                                                           int block_size))
+
+/* Virtual memory management and its shareable handles (fake_vmm.c). */
+GPU__FAKE_ENTRY(cuMemGetAllocationGranularity, (size_t *granularity, const cuabi_mem_allocation_prop *prop,
+                                                unsigned int option))
+GPU__FAKE_ENTRY(cuMemAddressReserve, (cuabi_deviceptr *ptr, size_t size, size_t alignment, cuabi_deviceptr addr,
+                                      unsigned long long flags))
+GPU__FAKE_ENTRY(cuMemAddressFree, (cuabi_deviceptr ptr, size_t size))
+GPU__FAKE_ENTRY(cuMemCreate, (cuabi_mem_handle *handle, size_t size, const cuabi_mem_allocation_prop *prop,
+                              unsigned long long flags))
+GPU__FAKE_ENTRY(cuMemRelease, (cuabi_mem_handle handle))
+GPU__FAKE_ENTRY(cuMemMap, (cuabi_deviceptr ptr, size_t size, size_t offset, cuabi_mem_handle handle,
+                           unsigned long long flags))
+GPU__FAKE_ENTRY(cuMemUnmap, (cuabi_deviceptr ptr, size_t size))
+GPU__FAKE_ENTRY(cuMemSetAccess, (cuabi_deviceptr ptr, size_t size, const cuabi_mem_access_desc *desc, size_t count))
+GPU__FAKE_ENTRY(cuMemGetAccess, (unsigned long long *flags, const cuabi_mem_location *location, cuabi_deviceptr ptr))
+GPU__FAKE_ENTRY(cuMemRetainAllocationHandle, (cuabi_mem_handle *handle, void *addr))
+GPU__FAKE_ENTRY(cuMemGetAllocationPropertiesFromHandle, (cuabi_mem_allocation_prop *prop, cuabi_mem_handle handle))
+GPU__FAKE_ENTRY(cuMemExportToShareableHandle, (void *shareable, cuabi_mem_handle handle,
+                                               cuabi_mem_handle_type type, unsigned long long flags))
+GPU__FAKE_ENTRY(cuMemImportFromShareableHandle, (cuabi_mem_handle *handle, void *os_handle,
+                                                 cuabi_mem_handle_type type))

@@ -411,8 +411,10 @@ static void ipc_same_process(void **state)
     FT_OK(gpu_stream_create(NULL, &s));
     FT_OK(ft_add_one(s, mod, b, 16));
     FT_OK(gpu_stream_record_event(s, e));
+    /* An exported event's record runs as it is queued, so that another process never waits for this one. */
     FT_OK(gpu_event_is_complete(oe, &done));
-    assert_false(done);
+    assert_true(done);
+    assert_int_equal(ft_peek(b, 0), 41);
     FT_OK(gpu_event_synchronize(oe));
     assert_int_equal(ft_peek(b, 0), 41);
     gpu_event_destroy(oe);
@@ -478,10 +480,11 @@ static void ipc_dead_producer(void **state)
     close(fds[0]);
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    FT_FAIL(gpu_buffer_open_ipc(NULL, &handles.mem, &opened), GPU_ERR_DRIVER, CUABI_ERROR_INVALID_VALUE,
+    /* What the real driver says of a buffer whose process is gone. */
+    FT_FAIL(gpu_buffer_open_ipc(NULL, &handles.mem, &opened), GPU_ERR_DRIVER, CUABI_ERROR_INVALID_HANDLE,
             "cuIpcOpenMemHandle");
     assert_null(opened);
-    FT_FAIL(gpu_event_open_ipc(NULL, &handles.event, &oe), GPU_ERR_EVENT, CUABI_ERROR_INVALID_VALUE,
+    FT_FAIL(gpu_event_open_ipc(NULL, &handles.event, &oe), GPU_ERR_EVENT, CUABI_ERROR_INVALID_HANDLE,
             "cuIpcOpenEventHandle");
     assert_null(oe);
 }
