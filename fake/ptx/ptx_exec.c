@@ -997,11 +997,58 @@ static uint64_t brev(uint64_t a, unsigned bytes)
 
 /* ---- Atomics ---- */
 
+/* An atomic on 16 bits, or on a pair of halves: a compare-and-swap loop over the new value. */
+static uint64_t atomic_small(unsigned char *p, unsigned op, unsigned t, uint64_t b, uint64_t c)
+{
+    unsigned size = ptx_types[t].size;
+    bool fl = ptx_types[t].kind == K_FLOAT;
+    uint64_t m = mask_of(size), old = size == 2 ? __atomic_load_n((uint16_t *)(void *)p, __ATOMIC_RELAXED)
+                                                : __atomic_load_n((uint32_t *)(void *)p, __ATOMIC_RELAXED);
+
+    for (;;) {
+        uint64_t nv;
+        bool done;
+
+        switch (op) {
+        case A_ADD: nv = fl ? float_op(X_ADD, t, RND_RN, 0, old, b, 0) : old + b; break;
+        case A_MIN: nv = fl ? float_op(X_MIN, t, RND_NONE, 0, old, b, 0) : int_binary(X_MIN, t, 0, old, b); break;
+        case A_MAX: nv = fl ? float_op(X_MAX, t, RND_NONE, 0, old, b, 0) : int_binary(X_MAX, t, 0, old, b); break;
+        case A_AND: nv = old & b; break;
+        case A_OR: nv = old | b; break;
+        case A_XOR: nv = old ^ b; break;
+        case A_EXCH: nv = b; break;
+        case A_CAS: nv = (old & m) == (b & m) ? c : old; break;
+        case A_INC: nv = (old & m) >= (b & m) ? 0 : old + 1; break;
+        case A_DEC: nv = ((old & m) == 0 || (old & m) > (b & m)) ? b : old - 1; break;
+        default: nv = old; break;
+        }
+        if (size == 2) {
+            uint16_t o16 = (uint16_t)old;
+
+            done = __atomic_compare_exchange_n((uint16_t *)(void *)p, &o16, (uint16_t)nv, true, __ATOMIC_SEQ_CST,
+                                               __ATOMIC_RELAXED);
+            nv = o16;
+        } else {
+            uint32_t o32 = (uint32_t)old;
+
+            done = __atomic_compare_exchange_n((uint32_t *)(void *)p, &o32, (uint32_t)nv, true, __ATOMIC_SEQ_CST,
+                                               __ATOMIC_RELAXED);
+            nv = o32;
+        }
+        /* Failed: the value seen is the new old one. */
+        if (done)
+            return old & m;
+        old = nv;
+    }
+}
+
 static uint64_t atomic_op(unsigned char *p, unsigned op, unsigned t, uint64_t b, uint64_t c)
 {
     unsigned size = ptx_types[t].size;
     bool sign = ptx_types[t].kind == K_SIGNED, fl = ptx_types[t].kind == K_FLOAT;
 
+    if (size == 2 || t == T_F16X2 || t == T_BF16X2)
+        return atomic_small(p, op, t, b, c);
     if (size == 4) {
         uint32_t *q = (uint32_t *)(void *)p, old = __atomic_load_n(q, __ATOMIC_RELAXED), nv;
 
@@ -1558,8 +1605,34 @@ reschedule:
             EACH(g, l) put(w, &in->o[0], l, pred(b, w, &in->o[3], l) ? val(b, w, &in->o[1], l) : val(b, w, &in->o[2], l));
             break;
         case X_CVT:
+            if (in->nopd == 3) {
+                /* Two floats packed into a pair of halves, the first operand in the upper one. */
+                struct ptx_inst h = *in;
+
+                h.type = in->type == T_F16X2 ? T_F16 : T_BF16;
+                EACH(g, l) put(w, &in->o[0], l,
+                               convert(&h, val(b, w, &in->o[1], l)) << 16 | convert(&h, val(b, w, &in->o[2], l)));
+                break;
+            }
             EACH(g, l) put(w, &in->o[0], l, convert(in, val(b, w, &in->o[1], l)));
             break;
+        case X_SET: {
+            /* All ones, or 1.0 in a float type, where the comparison holds; else 0. */
+            uint64_t yes = in->type == T_F32 ? 0x3f800000u : in->type == T_F16 ? 0x3c00u : in->type == T_BF16 ? 0x3f80u
+                         : in->type == T_F64 ? 0x3ff0000000000000ull : mask_of(ptx_types[in->type].size);
+
+            EACH(g, l) {
+                bool t = compare(in->cmp, in->type2, val(b, w, &in->o[1], l), val(b, w, &in->o[2], l));
+
+                if (in->boolop != B_NONE) {
+                    bool c = pred(b, w, &in->o[3], l);
+
+                    t = in->boolop == B_AND ? (t && c) : in->boolop == B_OR ? (t || c) : (t != c);
+                }
+                put(w, &in->o[0], l, t ? yes : 0);
+            }
+            break;
+        }
         case X_TESTP:
             EACH(g, l) {
                 double v = float_value(in->type, val(b, w, &in->o[1], l));

@@ -339,7 +339,7 @@ struct decl {
     unsigned count;   /* name<count> */
 };
 
-static bool read_decl(struct decoder *d, struct decl *x)
+static bool read_decl(struct decoder *d, struct decl *x, const struct decl *prev)
 {
     const char *s;
     size_t len;
@@ -347,6 +347,13 @@ static bool read_decl(struct decoder *d, struct decl *x)
     memset(x, 0, sizeof(*x));
     x->vec = 1;
     x->elems = 1;
+    /* `.reg .f16 a, b;`: a name after a comma has the type of the one before. */
+    skip_space(d);
+    if (prev && *d->p != '.') {
+        x->type = prev->type;
+        x->align = prev->align;
+        x->vec = prev->vec;
+    }
     for (;;) {
         skip_space(d);
         if (*d->p != '.')
@@ -440,7 +447,7 @@ static bool read_params(struct decoder *d, struct ptx_function *f, bool entry, b
 
         if (!is(s, len, ".param") && !is(s, len, ".reg"))
             return errf(d, d->line, "expected .param");
-        if (!read_decl(d, &x))
+        if (!read_decl(d, &x, NULL))
             return false;
         bytes = decl_bytes(&x);
         if (x.align > 16 && !entry)
@@ -486,7 +493,7 @@ static const struct {
     {"membar", X_MEMBAR}, {"fence", X_MEMBAR}, {"atom", X_ATOM}, {"red", X_RED}, {"shfl", X_SHFL},
     {"vote", X_VOTE}, {"match", X_MATCH}, {"activemask", X_ACTIVEMASK}, {"redux", X_REDUX}, {"trap", X_TRAP},
     {"testp", X_TESTP}, {"bfind", X_BFIND}, {"shf", X_SHF}, {"prefetch", X_NOP},
-    {"prefetchu", X_NOP}, {"nanosleep", X_NANOSLEEP}, {"mapa", X_MAPA}, {"griddepcontrol", X_NOP}, {"pmevent", X_NOP},
+    {"prefetchu", X_NOP}, {"nanosleep", X_NANOSLEEP}, {"mapa", X_MAPA}, {"set", X_SET}, {"griddepcontrol", X_NOP}, {"pmevent", X_NOP},
 };
 
 static const char *const cmp_names[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs",
@@ -601,13 +608,14 @@ static bool decode_opcode(struct decoder *d, const char *s, size_t len, struct p
             /* Ordering: loads that acquire and stores that release fence the host's memory too. */
             in->mods |= (uint16_t)(m[1] == 'c' ? M_ACQUIRE | M_RELEASE : m[0] == 'a' ? M_ACQUIRE : M_RELEASE);
         } else {
-            if (in->op == X_SETP || in->op == X_TESTP) {
+            if (in->op == X_SETP || in->op == X_SET || in->op == X_TESTP) {
                 for (unsigned c = 0; c < sizeof(cmp_names) / sizeof(cmp_names[0]) && !known; c++)
                     if (is(m, ml, cmp_names[c]) && in->cmp == 0xff) {
                         in->cmp = (unsigned char)c;
                         known = true;
                     }
-                if (!known && in->op == X_SETP && in->cmp != 0xff && (is(m, ml, "and") || is(m, ml, "or") || is(m, ml, "xor"))) {
+                if (!known && (in->op == X_SETP || in->op == X_SET) && in->cmp != 0xff &&
+                    (is(m, ml, "and") || is(m, ml, "or") || is(m, ml, "xor"))) {
                     in->boolop = is(m, ml, "and") ? B_AND : is(m, ml, "or") ? B_OR : B_XOR;
                     known = true;
                 }
@@ -646,6 +654,10 @@ static bool decode_opcode(struct decoder *d, const char *s, size_t len, struct p
         return ntypes == 2;
     case X_SETP:
         return ntypes == 1 && in->cmp != 0xff && in->type != T_F16X2 && in->type != T_BF16X2;
+    case X_SET:
+        /* set.cmp.dtype.stype: a result of all ones (1.0 for a float) or 0 */
+        return ntypes == 2 && in->cmp != 0xff && in->type != T_F16X2 && in->type != T_BF16X2 &&
+               in->type2 != T_F16X2 && in->type2 != T_BF16X2 && in->type2 != T_PRED;
     case X_SHFL:
         return in->cmp != 0xff && ntypes == 1;
     case X_VOTE:
@@ -818,7 +830,7 @@ static bool read_operand(struct decoder *d, struct ptx_inst *in, struct ptx_opd 
     if (s[0] >= '0' && s[0] <= '9') {
         unsigned long long v;
         uint64_t bits;
-        enum ptx_type t = in->op == X_CVT ? (enum ptx_type)in->type2 : (enum ptx_type)in->type;
+        enum ptx_type t = in->op == X_CVT || in->op == X_SET ? (enum ptx_type)in->type2 : (enum ptx_type)in->type;
 
         o->kind = O_IMM;
         if (ptx_types[t].kind == K_FLOAT && in->op != X_SHFL && in->op != X_PRMT) {
@@ -973,7 +985,7 @@ static bool is_value(const struct ptx_opd *o)
 
 /* Operand counts of the instructions whose operands are a register, then values. */
 static const unsigned char value_shape[X_COUNT] = {
-    [X_NEG] = 2, [X_ABS] = 2, [X_NOT] = 2, [X_CNOT] = 2, [X_POPC] = 2, [X_CLZ] = 2, [X_BREV] = 2, [X_CVT] = 2,
+    [X_NEG] = 2, [X_ABS] = 2, [X_NOT] = 2, [X_CNOT] = 2, [X_POPC] = 2, [X_CLZ] = 2, [X_BREV] = 2,
     [X_CVTA] = 2, [X_CVTA_TO] = 2, [X_SQRT] = 2, [X_RSQRT] = 2, [X_RCP] = 2, [X_SIN] = 2, [X_COS] = 2,
     [X_LG2] = 2, [X_EX2] = 2, [X_TANH] = 2, [X_TESTP] = 2, [X_BFIND] = 2, [X_ADD] = 3, [X_SUB] = 3, [X_MUL] = 3, [X_DIV] = 3,
     [X_REM] = 3, [X_MIN] = 3, [X_MAX] = 3, [X_AND] = 3, [X_OR] = 3, [X_XOR] = 3, [X_SHL] = 3, [X_SHR] = 3,
@@ -1004,10 +1016,10 @@ static bool operands_fit(const struct ptx_inst *in)
                (in->vec == 1 ? is_value(&o[1]) : o[1].kind == O_VEC && o[1].n == in->vec);
     case X_ATOM:
         return (n == 3 || (n == 4 && in->cmp == A_CAS)) && is_reg(&o[0]) && o[1].kind == O_ADDR && is_value(&o[2]) &&
-               (n == 3 || is_value(&o[3])) && (ptx_types[in->type].size == 4 || ptx_types[in->type].size == 8);
+               (n == 3 || is_value(&o[3])) && ptx_types[in->type].size >= 2 && ptx_types[in->type].size <= 8;
     case X_RED:
-        return n == 2 && o[0].kind == O_ADDR && is_value(&o[1]) &&
-               (ptx_types[in->type].size == 4 || ptx_types[in->type].size == 8);
+        return n == 2 && o[0].kind == O_ADDR && is_value(&o[1]) && ptx_types[in->type].size >= 2 &&
+               ptx_types[in->type].size <= 8;
     case X_BRA:
         return n == 1 && o[0].kind == O_LABEL;
     case X_BAR:
@@ -1021,7 +1033,12 @@ static bool operands_fit(const struct ptx_inst *in)
     case X_VOTE:
         return (n == 3 || n == 2) && is_reg(&o[0]) && srcs;
     case X_SETP:
+    case X_SET:
         return (n == 3 || (n == 4 && in->boolop != B_NONE)) && is_reg(&o[0]) && srcs;
+    case X_CVT:
+        /* cvt.rn.f16x2.f32 d, a, b packs two: a in the upper half */
+        return is_reg(&o[0]) && srcs &&
+               (n == 2 || (n == 3 && (in->type == T_F16X2 || in->type == T_BF16X2) && in->type2 == T_F32));
     default: /* ret, exit, membar, trap, the no-ops */
         return true;
     }
@@ -1124,11 +1141,14 @@ static bool read_instruction(struct decoder *d, int32_t guard, bool guard_neg, u
 /* A .reg/.local/.shared/.param declaration inside a function. */
 static bool read_local_decl(struct decoder *d, const char *dir, size_t dlen)
 {
-    struct decl x;
+    struct decl x, prev;
+    bool first = true;
 
     for (;;) {
-        if (!read_decl(d, &x))
+        if (!read_decl(d, &x, first ? NULL : &prev))
             return false;
+        prev = x;
+        first = false;
         if (is(dir, dlen, ".reg")) {
             unsigned char size = ptx_types[x.type].size * (unsigned char)x.vec;
             if (x.range) {
@@ -1205,6 +1225,9 @@ static bool resolve_labels(struct decoder *d)
 static bool read_body(struct decoder *d)
 {
     struct ptx_function *f;
+    const char *stmt = d->p;
+    unsigned stmt_line = d->line;
+    bool stopped = false;
 
     d->depth = 0;
     d->nnames = 0;
@@ -1226,6 +1249,8 @@ static bool read_body(struct decoder *d)
 
         skip_space(d);
         line = d->line;
+        stmt = d->p;
+        stmt_line = d->line;
         if (!*d->p)
             return errf(d, line, "the function does not end");
         if (*d->p == '{') {
@@ -1258,6 +1283,11 @@ static bool read_body(struct decoder *d)
         }
         if (*d->p == '.') {
             len = word(d, &s);
+            /* `.reg.b32 a;` as inline PTX writes it: the type is the declaration's. */
+            if (len > 5 && memcmp(s, ".reg.", 5) == 0) {
+                d->p = s + 4;
+                len = 4;
+            }
             if (is(s, len, ".reg") || is(s, len, ".local") || is(s, len, ".shared") || is(s, len, ".param")) {
                 if (!read_local_decl(d, s, len))
                     break;
@@ -1294,6 +1324,8 @@ static bool read_body(struct decoder *d)
     }
     if (d->oom)
         return false;
+    /* The loop stopped at a statement in error (not at the body's end, where depth is 0). */
+    stopped = d->depth > 0;
     f = &d->m->funcs[d->fi];
     if (!d->err[0])
         resolve_labels(d);
@@ -1307,14 +1339,20 @@ static bool read_body(struct decoder *d)
         in->target = -1;
         in->line = d->line;
     }
-    if (d->err[0]) {
-        /* Skip the statement in error, then to the function's end. */
+    if (d->err[0] && stopped) {
+        /*
+         * Skip the statement in error, read again from its start (its `;` may be read already),
+         * then the blocks it is in, to the function's end.
+         */
+        d->p = stmt;
+        d->line = stmt_line;
         skip_statement(d);
-        skip_block(d, true);
-        while (d->depth > 1) {
+        while (d->depth > 0) {
             skip_block(d, true);
             d->depth--;
         }
+    }
+    if (d->err[0]) {
         /* Its calls are not resolved; those of the functions before it are. */
         while (d->nfixups && d->fixups[d->nfixups - 1].inst >= f->start)
             d->nfixups--;
@@ -1455,7 +1493,7 @@ static bool read_variable(struct decoder *d, const char *dir, size_t dlen, bool 
         struct decl x;
         int32_t sym;
 
-        if (!read_decl(d, &x))
+        if (!read_decl(d, &x, NULL))
             return false;
         if (is(dir, dlen, ".shared")) {
             size_t off = (d->m->shared_static + 15) / 16 * 16, bytes = decl_bytes(&x);

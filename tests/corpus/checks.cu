@@ -29,6 +29,16 @@ __global__ void reverse_synced(int *data)
     data[t] = s[63 - t];
 }
 
+/*
+ * Operands the interpreter does not take, inside a { } block of inline PTX: this kernel fails
+ * its launches, and the kernels after it in the module still run.
+ */
+__global__ void uses_bad_operands(int *out)
+{
+    asm volatile("{\n\t.reg .b32 t;\n\tbar.sync 0, 32, 1;\n\t}");
+    out[0] = 1;
+}
+
 /* A kernel with a call, then one with an instruction the interpreter does not run: the first still runs. */
 __device__ __noinline__ int twice(int x)
 {

@@ -869,6 +869,79 @@ static void grid_sync(const char *ptx)
     gpu_buffer_destroy(dout);
 }
 
+static float from_bf16(uint16_t b)
+{
+    uint32_t x = (uint32_t)b << 16;
+    float f;
+
+    memcpy(&f, &x, 4);
+    return f;
+}
+
+/* Half and bfloat16, and warp reductions and scans, where the PTX has them (nvcc's). */
+static void half_warp(const char *ptx)
+{
+    enum { G = 2, T = 32, N = G * T, R = 8 };
+    float in[N], out[N * R], want[N * R];
+    uint16_t sums[4] = {0, 0, 0, 0};
+    gpu_buffer *di, *dout, *dsum;
+
+    if (!strstr(ptx, ".entry half_warp_ops"))
+        return;
+    for (int i = 0; i < N; i++)
+        in[i] = (float)((i * 5) % 64 - 32) / 8.0f;
+    for (int w = 0; w < N / 32; w++) {
+        int sum = 0, scan = 0;
+        float m = -INFINITY;
+
+        for (int k = 0; k < 32; k++) {
+            sum += (w * 32 + k) % 7;
+            m = fmaxf(m, in[w * 32 + k]);
+        }
+        for (int k = 0; k < 32; k++) {
+            int i = w * 32 + k;
+            float *o = want + i * R;
+
+            scan += i % 7;
+            o[0] = in[i] * in[i];
+            o[1] = 2 * in[i];
+            o[2] = 3 * in[i];
+            o[3] = expf(in[i] / 4);
+            o[4] = (float)sum;
+            o[5] = (float)scan;
+            o[6] = m;
+            o[7] = (float)sum;
+        }
+    }
+    di = upload(in, sizeof(in));
+    dout = upload(NULL, sizeof(out));
+    dsum = upload(sums, sizeof(sums));
+    {
+        uint64_t pi = B(di), po = B(dout), ph = B(dsum), ph2 = ph + 4, pb = ph + 2;
+        void *args[] = {&pi, &po, &ph, &ph2, &pb};
+
+        if (launch("half_warp_ops", G, 1, T, 1, 0, args) && download("half_warp_ops", dout, out, sizeof(out)) &&
+            download("half_warp_ops", dsum, sums, sizeof(sums))) {
+            for (int i = 0; i < N * R; i++)
+                /* hexp: within half's precision (2^-10 relative, and its last bit); the rest exact. */
+                if (i % R == 3 ? !close_enough(out[i], want[i], 2e-3f, 0) : out[i] != want[i]) {
+                    failf("half_warp_ops", "thread %d result %d: %.9g, expected %.9g", i / R, i % R, (double)out[i],
+                          (double)want[i]);
+                    break;
+                }
+            /* 64 threads: half 0.5 each, half2 (1, 0.25) each, bfloat16 1 each. */
+            if (from_half(sums[0]) != 32.0f || from_half(sums[2]) != 64.0f || from_half(sums[3]) != 16.0f ||
+                from_bf16(sums[1]) != 64.0f)
+                failf("half_warp_ops", "atomics: half %g, half2 (%g, %g), bfloat16 %g; expected 32, (64, 16), 64",
+                      (double)from_half(sums[0]), (double)from_half(sums[2]), (double)from_half(sums[3]),
+                      (double)from_bf16(sums[1]));
+        }
+    }
+    gpu_buffer_destroy(di);
+    gpu_buffer_destroy(dout);
+    gpu_buffer_destroy(dsum);
+}
+
 /* The cluster kernels, where the PTX has them (compute_90 and later). */
 static void clusters(const char *ptx)
 {
@@ -966,6 +1039,21 @@ static void expect_text(const char *kernel, const char *text, const char *needle
         failf(kernel, "the report does not say \"%s\"", needle);
 }
 
+/* A launch of `kernel` fails with GPU_ERR_NOT_SUPPORTED, saying `why` with the line where `at` is. */
+static void expect_unsupported(const char *ptx, const char *kernel, void **args, const char *at, const char *why)
+{
+    char after[64], needle[200], *text;
+    gpu_status st;
+
+    text = launch_captured(kernel, 32, args, &st);
+    if (st != GPU_ERR_NOT_SUPPORTED)
+        failf(kernel, "the launch gave %s, expected GPU_ERR_NOT_SUPPORTED", gpu_status_name(st));
+    snprintf(after, sizeof(after), "%s(", kernel);
+    snprintf(needle, sizeof(needle), "kernel \"%s\": PTX line %u: %s", kernel, ptx_line(ptx, after, at), why);
+    expect_text(kernel, text, needle);
+    free(text);
+}
+
 static void run_checks(const char *name, const char *ptx)
 {
     const char *check = getenv("GPUSHIM_FAKE_CHECK");
@@ -1043,13 +1131,9 @@ static void run_checks(const char *name, const char *ptx)
     {
         void *args[] = {&p};
 
-        text = launch_captured("uses_brkpt", 32, args, &st);
-        if (st != GPU_ERR_NOT_SUPPORTED)
-            failf("uses_brkpt", "the launch gave %s, expected GPU_ERR_NOT_SUPPORTED", gpu_status_name(st));
-        snprintf(needle, sizeof(needle), "kernel \"uses_brkpt\": PTX line %u: unsupported instruction \"brkpt\"",
-                 ptx_line(ptx, "uses_brkpt(", "brkpt;"));
-        expect_text("uses_brkpt", text, needle);
-        free(text);
+        /* Operands it does not take, inside a { } block: that kernel only; the ones after it in the module run. */
+        expect_unsupported(ptx, "uses_bad_operands", args, "bar.sync", "unsupported operands of \"bar.sync\"");
+        expect_unsupported(ptx, "uses_brkpt", args, "brkpt;", "unsupported instruction \"brkpt\"");
         /* The rest of the module runs, calls included. */
         text = launch_captured("calls_twice", 32, args, &st);
         free(text);
@@ -1183,11 +1267,12 @@ static void run_corpus(const char *name, const char *ptx)
     math_ops();
     atomics();
     grid_sync(ptx);
+    half_warp(ptx);
     clusters(ptx);
     gpu_module_destroy(module);
     module = NULL;
     printf("%s %s: %d kernels\n", failures == before ? "PASS" : "FAIL", name,
-           16 + !!strstr(ptx, ".entry grid_sync_sum") + 2 * !!strstr(ptx, ".entry cluster_exchange"));
+           16 + 2 * !!strstr(ptx, ".entry grid_sync_sum") + 2 * !!strstr(ptx, ".entry cluster_exchange"));
 }
 
 int main(int argc, char **argv)

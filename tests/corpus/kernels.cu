@@ -6,6 +6,10 @@
  */
 #ifndef __CUDACC_RTC__
 #include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+#include <cooperative_groups/scan.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 namespace cg = cooperative_groups;
 #endif
@@ -330,6 +334,36 @@ __global__ void grid_sync_sum(const int *in, int *partial, int *out, int n)
     grid.sync();
     if (threadIdx.x == 0)
         out[gridDim.x + blockIdx.x] = out[(blockIdx.x + 1) % gridDim.x];
+}
+
+/*
+ * Half and bfloat16 through cuda_fp16.h and cuda_bf16.h (conversions, packing two floats, arithmetic,
+ * hexp's inline PTX, atomics), and warp reductions and scans as cooperative groups and
+ * __reduce_add_sync write them. Inputs are multiples of 1/8 in [-4, 4): exact in both.
+ */
+__global__ void half_warp_ops(const float *in, float *out, __half *hsum, __half2 *h2sum, __nv_bfloat16 *bsum)
+{
+    cg::thread_block_tile<32> tile = cg::tiled_partition<32>(cg::this_thread_block());
+    int t = blockIdx.x * blockDim.x + threadIdx.x, v = t % 7;
+    float f = in[t], *o = out + t * 8;
+    __half x = __float2half_rn(f);
+    __nv_bfloat16 y = __float2bfloat16_rn(f);
+    __half2 p = __floats2half2_rn(f, 2 * f);
+    o[0] = __half2float(__hmul(x, x));
+    o[1] = __bfloat162float(__hadd(y, y));
+    o[2] = __half2float(__low2half(p)) + __half2float(__high2half(p));
+    o[3] = __half2float(hexp(__float2half_rn(f / 4)));
+    o[4] = (float)cg::reduce(tile, v, cg::plus<int>());
+    o[5] = (float)cg::inclusive_scan(tile, v);
+    o[6] = cg::reduce(tile, f, cg::greater<float>());
+#if __CUDA_ARCH__ >= 800
+    o[7] = (float)__reduce_add_sync(0xffffffffu, (unsigned)v);
+#else
+    o[7] = (float)cg::reduce(tile, (unsigned)v, cg::plus<unsigned>());
+#endif
+    atomicAdd(hsum, __float2half_rn(0.5f));
+    atomicAdd(h2sum, __floats2half2_rn(1.0f, 0.25f));
+    atomicAdd(bsum, __float2bfloat16_rn(1.0f));
 }
 
 #if __CUDA_ARCH__ >= 900
