@@ -330,6 +330,8 @@ cuabi_result fake_begin(enum fake_entry entry, bool needs_init)
     /* The real driver refuses CUDA calls from a host function, too. */
     if (fake_in_callback)
         return CUABI_ERROR_NOT_PERMITTED;
+    if (fake_per_thread_call() >= 0)
+        entry = (enum fake_entry)fake_per_thread_call();
     fake_lock();
     n = ++fake.calls[entry];
     fake_faults_on_call();
@@ -660,8 +662,20 @@ cuabi_result cuGetErrorString(cuabi_result error, const char **str)
 
 /* ---- Control API: calls, counts, fault rules ---- */
 
+/* The entry of a per-thread variant's base: its name without _ptsz or _ptds; -1 for none. */
+static int base_entry(const char *variant)
+{
+    size_t n = strlen(variant) - 5;
+
+    for (int i = 0; i < FAKE_E_COUNT; i++)
+        if (strlen(symbol_names[i]) == n && strncmp(symbol_names[i], variant, n) == 0)
+            return i;
+    return -1;
+}
+
 FAKE_API int gpu_fake_symbol_implemented(const char *name)
 {
+    bool per_thread = false;
     void *fn;
     int i;
 
@@ -670,7 +684,11 @@ FAKE_API int gpu_fake_symbol_implemented(const char *name)
     if (!name || i == FAKE_E_COUNT)
         return -1;
     fn = self_handle() ? dlsym(self_handle(), name) : NULL;
-    return fn && !fake_symbol_unimplemented(fn);
+    if (!fn || fake_symbol_unimplemented(fn))
+        return 0;
+    /* A per-thread variant is the fake's own where its base is. */
+    base_length(name, &per_thread);
+    return !per_thread || fake_per_thread_base_implemented(base_entry(name));
 }
 
 FAKE_API unsigned long gpu_fake_unimplemented_calls(void)

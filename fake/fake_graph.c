@@ -111,13 +111,13 @@ cuabi_result cuStreamEndCapture(cuabi_stream stream, cuabi_graph *graph)
     cuabi_result rc = fake_begin(FAKE_E_cuStreamEndCapture, true);
 
     if (rc == CUABI_SUCCESS) {
-        struct fake_stream *s = fake_stream_find(stream);
+        struct fake_stream *s = NULL;
 
         if (!graph)
             rc = CUABI_ERROR_INVALID_VALUE;
-        else if (!s)
-            rc = CUABI_ERROR_INVALID_HANDLE;
-        else if (s->capture == FAKE_CAPTURE_NONE)
+        else
+            rc = fake_stream_get(stream, &s);
+        if (rc == CUABI_SUCCESS && s->capture == FAKE_CAPTURE_NONE)
             rc = CUABI_ERROR_ILLEGAL_STATE;
         if (rc == CUABI_SUCCESS) {
             /* Either way the capture is over; an invalidated one leaves no graph. */
@@ -139,26 +139,17 @@ cuabi_result cuStreamEndCapture(cuabi_stream stream, cuabi_graph *graph)
 cuabi_result cuStreamIsCapturing(cuabi_stream stream, cuabi_stream_capture_status *status)
 {
     cuabi_result rc = fake_begin(FAKE_E_cuStreamIsCapturing, true);
+    struct fake_stream *s = NULL;
 
-    if (rc == CUABI_SUCCESS && !status) {
+    if (rc == CUABI_SUCCESS && !status)
         rc = CUABI_ERROR_INVALID_VALUE;
-    } else if (rc == CUABI_SUCCESS && !stream) {
-        struct fake_ctx *c = NULL;
-
-        /* Asking about the legacy stream is itself a legacy-stream operation. */
-        rc = fake_need_ctx(&c);
-        if (rc == CUABI_SUCCESS && fake_blocking_capture(c, false))
-            rc = CUABI_ERROR_STREAM_CAPTURE_IMPLICIT;
-        else if (rc == CUABI_SUCCESS)
-            *status = CUABI_STREAM_CAPTURE_STATUS_NONE;
-    } else if (rc == CUABI_SUCCESS) {
-        struct fake_stream *s = fake_stream_find(stream);
-
-        if (!s)
-            rc = CUABI_ERROR_INVALID_HANDLE;
-        else
-            *status = (cuabi_stream_capture_status)s->capture;
-    }
+    if (rc == CUABI_SUCCESS)
+        rc = fake_stream_get(stream, &s);
+    /* Asking about the legacy stream is itself a legacy-stream operation. */
+    if (rc == CUABI_SUCCESS && s->legacy && fake_blocking_capture(s->ctx, false))
+        rc = CUABI_ERROR_STREAM_CAPTURE_IMPLICIT;
+    if (rc == CUABI_SUCCESS)
+        *status = (cuabi_stream_capture_status)s->capture;
     return fake_end(rc);
 }
 

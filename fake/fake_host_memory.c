@@ -43,9 +43,9 @@ static struct fake_host *host_take(const void *p, bool registered)
     return NULL;
 }
 
-cuabi_result cuMemHostAlloc(void **ptr, size_t bytes, unsigned int flags)
+/* What cuMemHostAlloc and cuMemAllocHost_v2 share, their begin done (`rc`). */
+static cuabi_result host_alloc(cuabi_result rc, void **ptr, size_t bytes, unsigned int flags)
 {
-    cuabi_result rc = fake_begin(FAKE_E_cuMemHostAlloc, true);
     struct fake_ctx *c = NULL;
 
     if (rc == CUABI_SUCCESS)
@@ -68,7 +68,22 @@ cuabi_result cuMemHostAlloc(void **ptr, size_t bytes, unsigned int flags)
             free(h);
         }
     }
-    return fake_end(rc);
+    return rc;
+}
+
+cuabi_result cuMemHostAlloc(void **ptr, size_t bytes, unsigned int flags)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuMemHostAlloc, true);
+
+    return fake_end(host_alloc(rc, ptr, bytes, flags));
+}
+
+/* cuMemHostAlloc without flags. */
+cuabi_result cuMemAllocHost_v2(void **ptr, size_t bytes)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuMemAllocHost_v2, true);
+
+    return fake_end(host_alloc(rc, ptr, bytes, 0));
 }
 
 cuabi_result cuMemFreeHost(void *ptr)

@@ -470,9 +470,17 @@ static bool read_entry(struct reader *r, bool declare)
             return false;
         }
         if (perf_directive(&t)) {
-            /* its numbers, separated by commas */
-            while (skip_space(r) && ((*r->p >= '0' && *r->p <= '9') || *r->p == ','))
+            bool threads = tok_is(&t, ".maxntid") || tok_is(&t, ".reqntid");
+            unsigned long long product = 1, n;
+
+            /* its numbers, separated by commas; .maxntid and .reqntid bound the threads of a block */
+            while (skip_space(r) && ((*r->p >= '0' && *r->p <= '9') || *r->p == ',')) {
                 next(r, &t);
+                if (threads && number(&t, &n) && n <= 1024)
+                    product *= n;
+            }
+            if (threads && product <= 1024 && (!l->max_threads || product < l->max_threads))
+                l->max_threads = (unsigned)product;
             continue;
         }
         if (tok_is(&t, ".pragma")) {
@@ -616,8 +624,8 @@ static bool read_init(struct reader *r, size_t elem, unsigned char *data, size_t
     }
 }
 
-/* `.global` or `.const` after its linking directives: each declarator becomes a global of the module. */
-static bool read_variable(struct reader *r, bool define)
+/* `.global` or `.const` (`constant`) after its linking directives: each declarator becomes a global of the module. */
+static bool read_variable(struct reader *r, bool define, bool constant)
 {
     struct decl d;
     struct token t = {NULL, 0, 0};
@@ -654,7 +662,10 @@ static bool read_variable(struct reader *r, bool define)
                 r->rc = rc;
                 return false;
             }
-            ptx_module_bind_global(r->ptx, d.name.s, d.name.len, a->addr);
+            if (a)
+                ptx_module_bind_global(r->ptx, d.name.s, d.name.len, a->addr);
+            if (constant)
+                r->m->const_bytes += bytes;
         }
         if (a && init_at) {
             const char *resume = r->p;
@@ -727,6 +738,19 @@ static bool known_directive(const struct token *t)
     return false;
 }
 
+/* `.version 8.5` as CU_FUNC_ATTRIBUTE_PTX_VERSION tells it: 85. */
+static int version_number(const struct token *v)
+{
+    int major = 0, minor = 0;
+    size_t i = 0;
+
+    for (; i < v->len && v->s[i] >= '0' && v->s[i] <= '9' && major < 1000; i++)
+        major = major * 10 + (v->s[i] - '0');
+    if (i < v->len && v->s[i] == '.' && i + 1 < v->len && v->s[i + 1] >= '0' && v->s[i + 1] <= '9')
+        minor = v->s[i + 1] - '0';
+    return major * 10 + minor;
+}
+
 /* One module-scope directive, whose first token is t. */
 static bool read_directive(struct reader *r, struct token *t)
 {
@@ -738,7 +762,10 @@ static bool read_directive(struct reader *r, struct token *t)
         r->versioned = true;
         if (!need(r, &v, "a version number"))
             return false;
-        return (v.s[0] >= '0' && v.s[0] <= '9') || expected(r, &v, "a version number");
+        if (!(v.s[0] >= '0' && v.s[0] <= '9'))
+            return expected(r, &v, "a version number");
+        r->m->ptx_version = version_number(&v);
+        return true;
     }
     if (tok_is(t, ".fake_kernel") || tok_is(t, ".fake_global") || tok_is(t, ".fake_entry"))
         return read_fake_line(r, t);
@@ -764,7 +791,7 @@ static bool read_directive(struct reader *r, struct token *t)
     if (tok_is(t, ".entry"))
         return read_entry(r, !external);
     if (tok_is(t, ".global") || tok_is(t, ".const"))
-        return read_variable(r, !external);
+        return read_variable(r, !external, tok_is(t, ".const"));
     if (tok_is(t, ".func") || tok_is(t, ".shared") || tok_is(t, ".local") || tok_is(t, ".pragma") ||
         tok_is(t, ".alias") || tok_is(t, ".tex") || tok_is(t, ".texref") || tok_is(t, ".samplerref") ||
         tok_is(t, ".surfref")) {
@@ -838,10 +865,11 @@ static cuabi_result not_supported(char *log, size_t log_size, const char *what)
 /*
  * A fatbin: a 16-byte header (magic, version, header size, then the bytes
  * of entries that follow), then entries, each a header (kind at 0, its size
- * at 4, the payload's size at 8, flags at 40) followed by its payload. The
- * first uncompressed PTX entry is read.
+ * at 4, the payload's size at 8, flags at 40) followed by its payload. Finds
+ * the first uncompressed PTX entry; else says why there is none.
  */
-static cuabi_result read_fatbin(const unsigned char *fb, struct fake_module *m, char *log, size_t log_size)
+static cuabi_result fatbin_ptx(const unsigned char *fb, const unsigned char **ptx, size_t *ptx_size, char *log,
+                               size_t log_size)
 {
     uint64_t total = le64(fb + 8), at = le32(fb + 4) >> 16;
     bool compressed = false;
@@ -861,14 +889,9 @@ static cuabi_result read_fatbin(const unsigned char *fb, struct fake_module *m, 
             if ((le64(e + 40) & FATBIN_COMPRESSED) || (size >= 4 && le32(data) == 0xfd2fb528u)) {
                 compressed = true;
             } else {
-                char *text = strndup((const char *)data, (size_t)size);
-                cuabi_result rc;
-
-                if (!text)
-                    return CUABI_ERROR_OUT_OF_MEMORY;
-                rc = read_text(text, m, log, log_size);
-                free(text);
-                return rc;
+                *ptx = data;
+                *ptx_size = (size_t)size;
+                return CUABI_SUCCESS;
             }
         }
         at += header + size;
@@ -880,14 +903,60 @@ static cuabi_result read_fatbin(const unsigned char *fb, struct fake_module *m, 
     return not_supported(log, log_size, "a fatbin without PTX has only machine code" PTX_FLAGS);
 }
 
+static cuabi_result read_fatbin(const unsigned char *fb, struct fake_module *m, char *log, size_t log_size)
+{
+    const unsigned char *data = NULL;
+    size_t size = 0;
+    cuabi_result rc = fatbin_ptx(fb, &data, &size, log, log_size);
+    char *text;
+
+    if (rc != CUABI_SUCCESS)
+        return rc;
+    if (!(text = strndup((const char *)data, size)))
+        return CUABI_ERROR_OUT_OF_MEMORY;
+    rc = read_text(text, m, log, log_size);
+    free(text);
+    return rc;
+}
+
+static bool is_elf(const unsigned char *b)
+{
+    return b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F';
+}
+
+static bool is_fatbin(const unsigned char *b)
+{
+    return b[0] == 0x50 && b[1] == 0xed && b[2] == 0x55 && b[3] == 0xba;
+}
+
+cuabi_result fake_image_ptx(const void *image, size_t size, char **out, char *log, size_t log_size)
+{
+    const unsigned char *b = image, *data = b;
+    cuabi_result rc = CUABI_SUCCESS;
+
+    if (size >= 4 && is_elf(b))
+        return not_supported(log, log_size, "a cubin has no PTX, only machine code" PTX_FLAGS);
+    if (size >= 16 && is_fatbin(b)) {
+        if (size < 16 + le64(b + 8)) {
+            snprintf(log, log_size, "a fatbin of %zu bytes whose header says it has %llu", size,
+                     (unsigned long long)(16 + le64(b + 8)));
+            return CUABI_ERROR_INVALID_IMAGE;
+        }
+        rc = fatbin_ptx(b, &data, &size, log, log_size);
+    }
+    if (rc == CUABI_SUCCESS && !(*out = strndup((const char *)data, size)))
+        rc = CUABI_ERROR_OUT_OF_MEMORY;
+    return rc;
+}
+
 cuabi_result fake_image_load(const void *image, struct fake_module *m, char *log, size_t log_size)
 {
     const unsigned char *b = image;
 
     /* Compared byte by byte, so that a short PTX text is not read past its end. */
-    if (b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F')
+    if (is_elf(b))
         return not_supported(log, log_size, "a cubin has no PTX, only machine code" PTX_FLAGS);
-    if (b[0] == 0x50 && b[1] == 0xed && b[2] == 0x55 && b[3] == 0xba)
+    if (is_fatbin(b))
         return read_fatbin(b, m, log, log_size);
     return read_text(image, m, log, log_size);
 }

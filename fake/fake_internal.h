@@ -139,6 +139,8 @@ struct fake_stream {
     struct fake_graph *capture_graph;
     uint64_t capture_id; /* of the current or last capture */
     int priority;        /* cuStreamCreateWithPriority's, clamped */
+    bool per_thread;     /* a thread's per-thread default stream (fake_per_thread.c): not the client's */
+    uint64_t owner;      /* that thread's number; 0 once it exited with work still queued */
 };
 
 struct fake_event {
@@ -483,8 +485,20 @@ bool fake_op_blocked(const struct fake_op *op);
 
 enum { FAKE_PRIORITY_LEAST = 0, FAKE_PRIORITY_GREATEST = -5 }; /* cuCtxGetStreamPriorityRange's */
 
-/* The stream a CUstream means for work: NULL is the current context's legacy stream. */
+/*
+ * The stream a CUstream names: a live stream; CU_STREAM_LEGACY the current
+ * context's legacy stream; CU_STREAM_PER_THREAD the calling thread's
+ * per-thread stream of it (made at its first use); NULL the legacy stream,
+ * or the per-thread one in a _ptsz/_ptds call. INVALID_HANDLE, a default
+ * stream without a current context's error, OUT_OF_MEMORY.
+ */
+cuabi_result fake_stream_get(cuabi_stream handle, struct fake_stream **out);
+
+/* fake_stream_get() for work queued on the stream: the stream's context must be current (unless lenient). */
 cuabi_result fake_stream_for_work(cuabi_stream handle, struct fake_stream **out);
+
+/* Frees a stream, its queued work run first. */
+void fake_stream_free(struct fake_stream *s);
 
 /* The live stream a handle is, or NULL; handles are compared, never dereferenced. */
 struct fake_stream *fake_stream_find(cuabi_stream handle);
@@ -510,9 +524,12 @@ bool fake_stream_done(const struct fake_stream *s, uint64_t seq);
 void fake_stream_drain(struct fake_stream *s, uint64_t seq);
 
 /*
- * What every legacy-stream operation does first: fail if a blocking stream of
- * the context is capturing, else run the legacy stream's and every blocking
- * stream's queued work. Then the caller does its synchronous part.
+ * What every synchronous operation on the default stream does first: fail if
+ * a blocking stream of the context is capturing, else run the legacy
+ * stream's and every blocking stream's queued work. In a _ptds call the
+ * default stream is the thread's per-thread stream: its work and the legacy
+ * stream's run, and its capture fails the operation. Then the caller does
+ * its synchronous part.
  */
 cuabi_result fake_legacy_sync(struct fake_ctx *ctx);
 
@@ -536,6 +553,17 @@ cuabi_result fake_stream_new(struct fake_ctx *ctx, unsigned flags, struct fake_s
 
 /* Frees an event, forgetting it in every queue and graph that names it. */
 void fake_event_free(struct fake_event *e);
+
+/* ---- fake_per_thread.c: the per-thread default stream ---- */
+
+/* The _ptsz/_ptds entry the calling thread is in (its base counts the call under that name), or -1. */
+int fake_per_thread_call(void);
+
+/* The calling thread's per-thread default stream of the context, made at its first use; OUT_OF_MEMORY. */
+cuabi_result fake_per_thread_stream(struct fake_ctx *ctx, struct fake_stream **out);
+
+/* Whether the fake implements the function of that entry itself (a variant's base). */
+bool fake_per_thread_base_implemented(int entry);
 
 /* ---- fake_event.c ---- */
 
@@ -604,11 +632,15 @@ bool fake_kernel_holds(const struct fake_op *op);
 
 enum { FAKE_NUM_REGS = 32 }; /* registers a thread of every function uses */
 
-/* What a function's settable attributes hold. */
+/* What a function's attributes hold: the settable ones, then what its code fixes. */
 struct fake_func_attrs {
     int max_dynamic_shared;
     int carveout;
     unsigned cache_config;
+    int regs;              /* a thread's registers */
+    size_t static_shared;  /* bytes of static shared memory a block uses */
+    size_t local;          /* bytes of local memory a thread uses */
+    unsigned max_threads;  /* of a block: .maxntid's or .reqntid's, else 1024 */
 };
 
 struct fake_layout;
@@ -620,15 +652,52 @@ struct fake_function {
     struct fake_func_attrs attrs;
 };
 
+struct fake_library;
+
 struct fake_module {
     struct fake_module *next_live;
     struct fake_ctx *ctx;
     size_t count, capacity;
     struct fake_function *functions; /* handed out only once the load succeeded: they do not move after */
+    struct fake_library *library;    /* the library it was loaded for in its context, or NULL: the client's */
+    bool probe;        /* read to check and list an image, never run: not live, its globals have no memory */
+    int ptx_version;   /* .version 8.5: 85 */
+    size_t const_bytes; /* of its .const variables */
 };
 
-/* Unloads every module of the context; returns how many. */
+/* Unloads every module of the context; returns how many were the client's own. */
 unsigned long fake_modules_reset(struct fake_ctx *ctx);
+
+/*
+ * Loads an image into a new module of `ctx`: a live one (the client's, or
+ * `lib`'s), or with `probe` one that is only read. The reason for a failure in `log`.
+ */
+cuabi_result fake_module_new(const void *image, struct fake_ctx *ctx, struct fake_library *lib, bool probe,
+                             char *log, size_t log_size, struct fake_module **out);
+
+/*
+ * A module file's bytes for `caller` (an entry point's name, for messages),
+ * NUL-terminated into *out (freed by the caller), their count into *size
+ * unless NULL: a regular file, not a link, of the user or root, writable by
+ * no one else, bounded. FILE_NOT_FOUND; INVALID_VALUE for one refused (said on stderr).
+ */
+cuabi_result fake_module_file_read(const char *caller, const char *path, char **out, size_t *size);
+
+/* Frees a module fake_module_new() made. */
+void fake_module_free(struct fake_module *m);
+
+/* INVALID_VALUE for JIT options the driver refuses: missing arrays, an option it does not know. */
+cuabi_result fake_jit_options_check(unsigned n, const cuabi_jit_option *options, void **values);
+
+/*
+ * Writes `text` into the JIT log the options name (buffer_opt, size_opt),
+ * and the bytes written with the NUL into its size option; false when they name none.
+ */
+bool fake_jit_log(unsigned n, const cuabi_jit_option *options, void **values, unsigned buffer_opt, unsigned size_opt,
+                  const char *text);
+
+/* Sets what fake_module_note() tells for `result`: a load's reason, for a caller that gave no error log. */
+void fake_module_note_set(cuabi_result result, const char *text);
 
 /* Adds built-in kernel NAME (a `.fake_kernel` line) to the module; a log line on failure. */
 cuabi_result fake_module_add_builtin(struct fake_module *m, const char *name, size_t len, unsigned line, char *log,
@@ -650,7 +719,7 @@ struct fake_function *fake_function_find(cuabi_function handle);
 /* A live function's attributes and its module's context, or NULL. */
 struct fake_func_attrs *fake_function_attrs(cuabi_function f, struct fake_ctx **ctx);
 
-/* The defaults a function is loaded with. */
+/* The defaults a function is loaded with: a built-in kernel's (FAKE_NUM_REGS registers, no static memory). */
 void fake_func_attrs_init(struct fake_func_attrs *a);
 
 /*
@@ -675,6 +744,7 @@ struct fake_layout {
     size_t *size;   /* [count] */
     size_t *align;  /* [count] */
     size_t *offset; /* [count] each one's place in the buffer */
+    unsigned max_threads;   /* of a block, from .maxntid or .reqntid; 0: not bounded */
     struct ptx_module *ptx; /* the module's decoded PTX (ptx/ptx.h), a reference; NULL for .fake_entry */
 };
 
@@ -686,6 +756,13 @@ void fake_layout_free(struct fake_layout *l);
  * failure writes the reason to `log`.
  */
 cuabi_result fake_image_load(const void *image, struct fake_module *m, char *log, size_t log_size);
+
+/*
+ * The PTX an input of `size` bytes carries (PTX itself, or a fatbin's
+ * uncompressed PTX), NUL-terminated into *out (the caller frees it); else
+ * NOT_SUPPORTED or INVALID_IMAGE with the reason and its fix in `log`.
+ */
+cuabi_result fake_image_ptx(const void *image, size_t size, char **out, char *log, size_t log_size);
 
 /* ---- fake_host_kernel.c: host implementations of kernels ---- */
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "fake_internal.h"
+#include "ptx/ptx.h"
 
 enum {
     MAX_MODULE_FUNCTIONS = 4096,
@@ -84,16 +85,37 @@ cuabi_result fake_module_add_builtin(struct fake_module *m, const char *name, si
     return rc;
 }
 
+/* What an entry's PTX fixes of its attributes; OUT_OF_MEMORY. An entry the interpreter could not read keeps the defaults. */
+static cuabi_result entry_attrs(const struct fake_layout *l, struct fake_func_attrs *a)
+{
+    struct ptx_entry_usage u;
+    cuabi_result rc = ptx_entry_usage(l->ptx, l->name, &u);
+
+    if (l->max_threads)
+        a->max_threads = l->max_threads;
+    if (rc == CUABI_ERROR_NOT_FOUND)
+        return CUABI_SUCCESS;
+    if (rc != CUABI_SUCCESS)
+        return rc;
+    /* The registers its PTX declares, as many as ptxas could need: within what one thread may have. */
+    a->regs = u.regs < 8 ? 8 : u.regs > 255 ? 255 : (int)u.regs;
+    a->static_shared = u.shared_static;
+    a->local = u.local;
+    return CUABI_SUCCESS;
+}
+
 cuabi_result fake_module_add_entry(struct fake_module *m, struct fake_layout *layout, unsigned line, char *log,
                                    size_t log_size)
 {
     cuabi_result rc;
     struct fake_function *f = function_add(m, layout->name, strlen(layout->name), line, log, log_size, &rc);
 
-    if (f)
+    if (f) {
         f->layout = layout;
-    else
+        rc = entry_attrs(layout, &f->attrs);
+    } else {
         fake_layout_free(layout);
+    }
     return rc;
 }
 
@@ -105,12 +127,8 @@ static void functions_free(struct fake_module *m)
     free(m->functions);
 }
 
-/*
- * Writes `text` into the JIT log the options name, and the length written
- * back into its size option; false when they name none.
- */
-static bool write_log(unsigned n, const cuabi_jit_option *options, void **values, unsigned buffer_opt,
-                      unsigned size_opt, const char *text)
+bool fake_jit_log(unsigned n, const cuabi_jit_option *options, void **values, unsigned buffer_opt,
+                  unsigned size_opt, const char *text)
 {
     char *buffer = NULL;
     size_t size = 0;
@@ -131,6 +149,16 @@ static bool write_log(unsigned n, const cuabi_jit_option *options, void **values
     return true;
 }
 
+cuabi_result fake_jit_options_check(unsigned n, const cuabi_jit_option *options, void **values)
+{
+    if (n && (!options || !values))
+        return CUABI_ERROR_INVALID_VALUE;
+    for (unsigned i = 0; i < n; i++)
+        if (options[i] > 40) /* past the last CUjit_option of 12.x */
+            return CUABI_ERROR_INVALID_VALUE;
+    return CUABI_SUCCESS;
+}
+
 /*
  * Why this thread's last load failed, for cuGetErrorString(note_result) until
  * its next load: for a caller that passed no error log buffer, which is told there.
@@ -143,6 +171,45 @@ const char *fake_module_note(cuabi_result result)
     return note[0] && note_result == result ? note : NULL;
 }
 
+void fake_module_note_set(cuabi_result result, const char *text)
+{
+    snprintf(note, sizeof(note), "%s", text ? text : "");
+    note_result = result;
+}
+
+/* Frees a module that is not (or no longer) in the live list. */
+static void module_discard(struct fake_module *m)
+{
+    fake_globals_drop(m);
+    functions_free(m);
+    free(m);
+}
+
+cuabi_result fake_module_new(const void *image, struct fake_ctx *ctx, struct fake_library *lib, bool probe,
+                             char *log, size_t log_size, struct fake_module **out)
+{
+    struct fake_module *m = calloc(1, sizeof(*m));
+    cuabi_result rc;
+
+    if (!m)
+        return CUABI_ERROR_OUT_OF_MEMORY;
+    m->ctx = ctx;
+    m->library = lib;
+    m->probe = probe;
+    rc = fake_image_load(image, m, log, log_size);
+    if (rc != CUABI_SUCCESS) {
+        module_discard(m);
+        return rc;
+    }
+    if (!probe) {
+        m->next_live = fake.modules;
+        fake.modules = m;
+        fake.live[GPU_FAKE_LIVE_MODULES] += !lib;
+    }
+    *out = m;
+    return CUABI_SUCCESS;
+}
+
 /* A load of an image in memory, for every entry point that loads one (their begin done: `rc`). */
 static cuabi_result module_load(cuabi_result rc, cuabi_module *module, const void *image, unsigned int num_options,
                                 cuabi_jit_option *options, void **option_values)
@@ -153,37 +220,23 @@ static cuabi_result module_load(cuabi_result rc, cuabi_module *module, const voi
 
     if (rc == CUABI_SUCCESS)
         rc = fake_need_ctx(&c);
+    if (rc != CUABI_SUCCESS)
+        return rc;
+    if (!module || !image)
+        return CUABI_ERROR_INVALID_VALUE;
+    if ((rc = fake_jit_options_check(num_options, options, option_values)) != CUABI_SUCCESS)
+        return rc;
+    rc = fake_module_new(image, c, NULL, false, log, sizeof(log), &m);
+    fake_module_note_set(rc, "");
+    if (rc != CUABI_SUCCESS && log[0] &&
+        !fake_jit_log(num_options, options, option_values, CUABI_JIT_ERROR_LOG_BUFFER,
+                      CUABI_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, log))
+        fake_module_note_set(rc, log);
     if (rc == CUABI_SUCCESS) {
-        if (!module || !image || (num_options && (!options || !option_values)))
-            rc = CUABI_ERROR_INVALID_VALUE;
-        for (unsigned i = 0; rc == CUABI_SUCCESS && i < num_options; i++)
-            if (options[i] > 40) /* past the last CUjit_option of 12.x */
-                rc = CUABI_ERROR_INVALID_VALUE;
-        if (rc == CUABI_SUCCESS && !(m = calloc(1, sizeof(*m))))
-            rc = CUABI_ERROR_OUT_OF_MEMORY;
-        else if (rc == CUABI_SUCCESS)
-            rc = fake_image_load(image, m, log, sizeof(log));
-        note[0] = '\0';
-        if (rc != CUABI_SUCCESS && log[0] &&
-            !write_log(num_options, options, option_values, CUABI_JIT_ERROR_LOG_BUFFER,
-                       CUABI_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, log)) {
-            snprintf(note, sizeof(note), "%s", log);
-            note_result = rc;
-        }
-        if (rc == CUABI_SUCCESS) {
-            snprintf(log, sizeof(log), "fake ptxas: %zu kernel(s)", m->count);
-            write_log(num_options, options, option_values, CUABI_JIT_INFO_LOG_BUFFER,
-                      CUABI_JIT_INFO_LOG_BUFFER_SIZE_BYTES, log);
-            m->ctx = c;
-            m->next_live = fake.modules;
-            fake.modules = m;
-            fake.live[GPU_FAKE_LIVE_MODULES]++;
-            *module = (cuabi_module)(void *)m;
-        } else if (m) {
-            fake_globals_drop(m);
-            functions_free(m);
-            free(m);
-        }
+        snprintf(log, sizeof(log), "fake ptxas: %zu kernel(s)", m->count);
+        fake_jit_log(num_options, options, option_values, CUABI_JIT_INFO_LOG_BUFFER,
+                     CUABI_JIT_INFO_LOG_BUFFER_SIZE_BYTES, log);
+        *module = (cuabi_module)(void *)m;
     }
     return rc;
 }
@@ -210,13 +263,8 @@ cuabi_result cuModuleLoadFatBinary(cuabi_module *module, const void *image)
     return fake_end(module_load(rc, module, image, 0, NULL, NULL));
 }
 
-/*
- * A module file's contents, NUL-terminated, into *out (the caller frees it):
- * a regular file, not a link, of the calling user or root and writable by no
- * one else, of at most MODULE_FILE_MAX bytes. FILE_NOT_FOUND when there is
- * none; INVALID_VALUE for one the fake will not read (it says why on stderr).
- */
-static cuabi_result read_module_file(const char *path, char **out)
+/* At most MODULE_FILE_MAX bytes; what else a file must be, fake_internal.h says. */
+cuabi_result fake_module_file_read(const char *caller, const char *path, char **out, size_t *size)
 {
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     const char *why = NULL;
@@ -246,12 +294,14 @@ static cuabi_result read_module_file(const char *path, char **out)
     }
     close(fd);
     if (why) {
-        fprintf(stderr, "gpushim-fakecuda: cuModuleLoad: %s: %s\n", path, why);
+        fprintf(stderr, "gpushim-fakecuda: %s: %s: %s\n", caller, path, why);
         free(text);
         return CUABI_ERROR_INVALID_VALUE;
     }
     text[got] = '\0';
     *out = text;
+    if (size)
+        *size = got;
     return CUABI_SUCCESS;
 }
 
@@ -267,7 +317,7 @@ cuabi_result cuModuleLoad(cuabi_module *module, const char *path)
     if (rc == CUABI_SUCCESS && (!module || !path))
         rc = CUABI_ERROR_INVALID_VALUE;
     if (rc == CUABI_SUCCESS)
-        rc = read_module_file(path, &image);
+        rc = fake_module_file_read("cuModuleLoad", path, &image, NULL);
     rc = module_load(rc, module, image, 0, NULL, NULL);
     free(image);
     return fake_end(rc);
@@ -286,17 +336,17 @@ struct fake_module *fake_module_find(cuabi_module handle)
     return module_lookup(handle);
 }
 
-static void module_free(struct fake_module *m)
+void fake_module_free(struct fake_module *m)
 {
     struct fake_module **p = &fake.modules;
 
-    while (*p != m)
-        p = &(*p)->next_live;
-    *p = m->next_live;
-    fake_globals_drop(m);
-    functions_free(m);
-    free(m);
-    fake.live[GPU_FAKE_LIVE_MODULES]--;
+    if (!m->probe) {
+        while (*p != m)
+            p = &(*p)->next_live;
+        *p = m->next_live;
+        fake.live[GPU_FAKE_LIVE_MODULES] -= !m->library;
+    }
+    module_discard(m);
 }
 
 unsigned long fake_modules_reset(struct fake_ctx *ctx)
@@ -306,8 +356,8 @@ unsigned long fake_modules_reset(struct fake_ctx *ctx)
     for (struct fake_module *m = fake.modules, *next; m; m = next) {
         next = m->next_live;
         if (m->ctx == ctx) {
-            module_free(m);
-            n++;
+            n += !m->library; /* a library's module for the context goes with it, as on the real driver */
+            fake_module_free(m);
         }
     }
     return n;
@@ -321,10 +371,10 @@ cuabi_result cuModuleUnload(cuabi_module module)
         struct fake_module *m = module_lookup(module);
 
         /* Queued launches keep working: they name the built-in kernel, or hold their own copy of the entry's layout. */
-        if (!m)
+        if (!m || m->library) /* a library's module goes with the library */
             rc = CUABI_ERROR_INVALID_HANDLE;
         else
-            module_free(m);
+            fake_module_free(m);
     }
     return fake_end(rc);
 }
@@ -376,6 +426,44 @@ void fake_func_attrs_init(struct fake_func_attrs *a)
     a->max_dynamic_shared = 48 * 1024;
     a->carveout = -1;
     a->cache_config = CUABI_FUNC_CACHE_PREFER_NONE;
+    a->regs = FAKE_NUM_REGS;
+    a->static_shared = 0;
+    a->local = 0;
+    a->max_threads = 1024;
+}
+
+/* Threads a block of the function may have: its bound, and what the device's registers allow (whole warps). */
+static int max_threads(const struct fake_func_attrs *a, int device)
+{
+    int by_regs = fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK) / a->regs / 32 * 32;
+
+    return by_regs < (int)a->max_threads ? by_regs : (int)a->max_threads;
+}
+
+/* An attribute of a live function, with the context it was loaded in; INVALID_VALUE for one there is not. */
+static cuabi_result func_attribute(const struct fake_function *f, unsigned attrib, int *value)
+{
+    const struct fake_func_attrs *a = &f->attrs;
+    int device = f->module->ctx->device;
+
+    switch (attrib) {
+    case CUABI_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = max_threads(a, device); break;
+    case CUABI_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *value = (int)a->static_shared; break;
+    case CUABI_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: *value = f->layout ? (int)f->module->const_bytes : 0; break;
+    case CUABI_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *value = (int)a->local; break;
+    case CUABI_FUNC_ATTRIBUTE_NUM_REGS: *value = a->regs; break;
+    case CUABI_FUNC_ATTRIBUTE_PTX_VERSION: *value = f->module->ptx_version; break;
+    /* What the PTX was compiled for at load: the device's own architecture. */
+    case CUABI_FUNC_ATTRIBUTE_BINARY_VERSION:
+        *value = fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) * 10 +
+                 fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+        break;
+    case CUABI_FUNC_ATTRIBUTE_CACHE_MODE_CA: *value = 0; break;
+    case CUABI_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *value = a->max_dynamic_shared; break;
+    case CUABI_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *value = a->carveout; break;
+    default: return CUABI_ERROR_INVALID_VALUE;
+    }
+    return CUABI_SUCCESS;
 }
 
 cuabi_result cuFuncGetAttribute(int *value, cuabi_function_attribute attrib, cuabi_function f)
@@ -383,22 +471,14 @@ cuabi_result cuFuncGetAttribute(int *value, cuabi_function_attribute attrib, cua
     cuabi_result rc = fake_begin(FAKE_E_cuFuncGetAttribute, true);
 
     if (rc == CUABI_SUCCESS) {
-        const struct fake_func_attrs *a = fake_function_attrs(f, NULL);
-        /* Indexed by CUfunction_attribute: the built-in kernels use no static, constant or local memory. */
-        const int fixed[] = {1024, 0, 0, 0, FAKE_NUM_REGS, 80, 90, 0};
+        const struct fake_function *fn = fake_function_find(f);
 
         if (!value)
             rc = CUABI_ERROR_INVALID_VALUE;
-        else if (!a)
+        else if (!fn)
             rc = CUABI_ERROR_INVALID_HANDLE;
-        else if (attrib < sizeof(fixed) / sizeof(fixed[0]))
-            *value = fixed[attrib];
-        else if (attrib == CUABI_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
-            *value = a->max_dynamic_shared;
-        else if (attrib == CUABI_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT)
-            *value = a->carveout;
         else
-            rc = CUABI_ERROR_INVALID_VALUE;
+            rc = func_attribute(fn, attrib, value);
     }
     return fake_end(rc);
 }
@@ -463,7 +543,7 @@ static struct fake_global *global_find(const struct fake_module *m, const char *
 cuabi_result fake_global_declare(struct fake_module *m, const char *text, size_t len, char *log, size_t log_size,
                                  struct fake_alloc **out)
 {
-    struct fake_ctx *ctx = fake_current();
+    struct fake_ctx *ctx = m->ctx;
     struct fake_global *g;
     cuabi_result rc;
     size_t name_len = 0, bytes = 0, i = 0;
@@ -486,6 +566,11 @@ cuabi_result fake_global_declare(struct fake_module *m, const char *text, size_t
     if (global_find(m, text, name_len)) {
         snprintf(log, log_size, "fake ptxas: global \"%.*s\" is defined twice", (int)name_len, text);
         return CUABI_ERROR_INVALID_PTX;
+    }
+    if (m->probe) { /* read to be checked, never run: no memory */
+        if (out)
+            *out = NULL;
+        return CUABI_SUCCESS;
     }
     if (!(g = calloc(1, sizeof(*g))))
         return CUABI_ERROR_OUT_OF_MEMORY;

@@ -16,14 +16,15 @@ int fake_blocks_per_sm(int device, const struct fake_func_attrs *a, unsigned blo
 {
     int threads = (int)((block + 31) / 32 * 32);
     int n = fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
-    size_t per_block = shared + (size_t)fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK);
+    size_t per_block = a->static_shared + shared +
+                       (size_t)fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK);
 
-    if (block == 0 || block > 1024 || shared > (size_t)a->max_dynamic_shared)
+    if (block == 0 || block > a->max_threads || shared > (size_t)a->max_dynamic_shared)
         return 0;
     n = min_int(n, fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR) / threads);
     n = min_int(n, fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR) /
-                       (threads * FAKE_NUM_REGS));
-    if (shared)
+                       (threads * a->regs));
+    if (shared || a->static_shared)
         n = min_int(n, (int)((size_t)fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR) /
                              per_block));
     return n;

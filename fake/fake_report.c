@@ -39,6 +39,8 @@ static const struct {
     [GPU_FAKE_LIVE_CONTEXTS] = {"context", "contexts"},
     [GPU_FAKE_LIVE_VMM_ALLOCS] = {"physical allocation", "physical allocations"},
     [GPU_FAKE_LIVE_VMM_RESERVATIONS] = {"address reservation", "address reservations"},
+    [GPU_FAKE_LIVE_LINKS] = {"JIT linker state", "JIT linker states"},
+    [GPU_FAKE_LIVE_LIBRARIES] = {"library", "libraries"},
 };
 
 void fake_report_configure(void)

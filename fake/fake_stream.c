@@ -79,18 +79,35 @@ static void each_queue(void (*fn)(struct fake_stream *, void *), void *arg)
     fake_each_legacy(fn, arg);
 }
 
+static bool is_default(cuabi_stream handle)
+{
+    return !handle || handle == CUABI_STREAM_LEGACY || handle == CUABI_STREAM_PER_THREAD;
+}
+
+cuabi_result fake_stream_get(cuabi_stream handle, struct fake_stream **out)
+{
+    struct fake_ctx *c = NULL;
+    cuabi_result rc;
+
+    if (!is_default(handle)) {
+        *out = fake_stream_find(handle);
+        return *out ? CUABI_SUCCESS : CUABI_ERROR_INVALID_HANDLE;
+    }
+    if ((rc = fake_need_ctx(&c)) != CUABI_SUCCESS)
+        return rc;
+    if (handle == CUABI_STREAM_PER_THREAD || (!handle && fake_per_thread_call() >= 0))
+        return fake_per_thread_stream(c, out);
+    *out = &c->legacy;
+    return CUABI_SUCCESS;
+}
+
 cuabi_result fake_stream_for_work(cuabi_stream handle, struct fake_stream **out)
 {
     struct fake_ctx *c = fake_current();
     struct fake_stream *s;
-    cuabi_result rc;
 
-    if (!handle) {
-        rc = fake_need_ctx(&c);
-        if (rc == CUABI_SUCCESS)
-            *out = &c->legacy;
-        return rc;
-    }
+    if (is_default(handle))
+        return fake_stream_get(handle, out);
     /*
      * Strict by default where the real driver is lenient: a client that
      * forgets to make the stream's context current is caught. Lenient, the
@@ -297,12 +314,35 @@ bool fake_ctx_capturing(struct fake_ctx *ctx, bool invalidate)
     return found;
 }
 
-cuabi_result fake_legacy_sync(struct fake_ctx *ctx)
+/* A synchronous operation on the thread's per-thread stream: after its work and the legacy stream's. */
+static cuabi_result per_thread_sync(struct fake_ctx *ctx)
+{
+    struct fake_stream *s = NULL;
+    cuabi_result rc = fake_per_thread_stream(ctx, &s);
+
+    if (rc != CUABI_SUCCESS)
+        return rc;
+    if (s->capture != FAKE_CAPTURE_NONE) {
+        s->capture = FAKE_CAPTURE_INVALIDATED;
+        return CUABI_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    }
+    fake_stream_drain(&ctx->legacy, ctx->legacy.last_seq);
+    fake_stream_drain(s, s->last_seq);
+    return CUABI_SUCCESS;
+}
+
+/* A synchronous operation on the legacy stream. */
+static cuabi_result legacy_sync(struct fake_ctx *ctx)
 {
     if (fake_blocking_capture(ctx, true))
         return CUABI_ERROR_STREAM_CAPTURE_IMPLICIT;
     drain_ctx(ctx, true, fake.seq);
     return CUABI_SUCCESS;
+}
+
+cuabi_result fake_legacy_sync(struct fake_ctx *ctx)
+{
+    return fake_per_thread_call() >= 0 ? per_thread_sync(ctx) : legacy_sync(ctx);
 }
 
 static cuabi_result take_fault(struct fake_stream *s)
@@ -423,8 +463,8 @@ void fake_stream_drop_work(struct fake_stream *s)
     s->head = s->tail = NULL;
 }
 
-/* Frees a stream, its work run first: destroying a stream lets its work complete. */
-static void stream_free(struct fake_stream *s)
+/* Destroying a stream lets its work complete. */
+void fake_stream_free(struct fake_stream *s)
 {
     struct fake_stream **p = &fake.streams;
 
@@ -440,8 +480,8 @@ static void stream_free(struct fake_stream *s)
     for (struct fake_event *e = fake.events; e; e = e->next_live)
         if (e->stream == s)
             e->stream = NULL;
+    fake.live[GPU_FAKE_LIVE_STREAMS] -= !s->per_thread;
     free(s);
-    fake.live[GPU_FAKE_LIVE_STREAMS]--;
 }
 
 void fake_event_free(struct fake_event *e)
@@ -470,9 +510,9 @@ unsigned long fake_streams_reset(struct fake_ctx *ctx)
         again = false;
         for (struct fake_stream *s = fake.streams; s && !again; s = s->next_live)
             if (s->ctx == ctx) {
-                stream_free(s);
+                n += !s->per_thread; /* a thread's per-thread stream goes with its context: no leak */
+                fake_stream_free(s);
                 again = true;
-                n++;
             }
         for (struct fake_event *e = fake.events; e && !again; e = e->next_live)
             if (e->ctx == ctx) {
@@ -537,7 +577,7 @@ cuabi_result cuStreamDestroy_v2(cuabi_stream stream)
         if (!s)
             rc = CUABI_ERROR_INVALID_HANDLE;
         else
-            stream_free(s);
+            fake_stream_free(s);
     }
     return fake_end(rc);
 }
@@ -545,20 +585,16 @@ cuabi_result cuStreamDestroy_v2(cuabi_stream stream)
 cuabi_result cuStreamSynchronize(cuabi_stream stream)
 {
     cuabi_result rc = fake_begin(FAKE_E_cuStreamSynchronize, true);
-    struct fake_ctx *c = NULL;
+    struct fake_stream *s = NULL;
 
-    if (rc == CUABI_SUCCESS && !stream) {
-        rc = fake_need_ctx(&c);
+    if (rc == CUABI_SUCCESS)
+        rc = fake_stream_get(stream, &s);
+    if (rc == CUABI_SUCCESS && s->legacy) {
+        rc = legacy_sync(s->ctx);
         if (rc == CUABI_SUCCESS)
-            rc = fake_legacy_sync(c);
-        if (rc == CUABI_SUCCESS)
-            rc = take_fault(&c->legacy);
+            rc = take_fault(s);
     } else if (rc == CUABI_SUCCESS) {
-        struct fake_stream *s = fake_stream_find(stream);
-
-        if (!s) {
-            rc = CUABI_ERROR_INVALID_HANDLE;
-        } else if (fake_device_lost(s->ctx->device)) {
+        if (fake_device_lost(s->ctx->device)) {
             rc = fake_device_lost(s->ctx->device);
         } else if (s->capture != FAKE_CAPTURE_NONE) {
             s->capture = FAKE_CAPTURE_INVALIDATED;
@@ -576,19 +612,15 @@ cuabi_result cuStreamQuery(cuabi_stream stream)
     cuabi_result rc = fake_begin(FAKE_E_cuStreamQuery, true);
     struct fake_stream *s = NULL;
 
-    if (rc == CUABI_SUCCESS && !stream) {
-        struct fake_ctx *c = NULL;
-
-        rc = fake_need_ctx(&c);
-        if (rc == CUABI_SUCCESS && fake_blocking_capture(c, true))
+    if (rc == CUABI_SUCCESS)
+        rc = fake_stream_get(stream, &s);
+    if (rc == CUABI_SUCCESS && s->legacy) {
+        if (fake_blocking_capture(s->ctx, true)) {
             rc = CUABI_ERROR_STREAM_CAPTURE_IMPLICIT;
-        if (rc == CUABI_SUCCESS)
-            s = &c->legacy;
+            s = NULL;
+        }
     } else if (rc == CUABI_SUCCESS) {
-        s = fake_stream_find(stream);
-        if (!s) {
-            rc = CUABI_ERROR_INVALID_HANDLE;
-        } else if (fake_device_lost(s->ctx->device)) {
+        if (fake_device_lost(s->ctx->device)) {
             rc = fake_device_lost(s->ctx->device);
             s = NULL;
         } else if (s->capture != FAKE_CAPTURE_NONE) {
@@ -597,7 +629,7 @@ cuabi_result cuStreamQuery(cuabi_stream stream)
             s = NULL;
         }
     }
-    if (s)
+    if (rc == CUABI_SUCCESS && s)
         rc = !fake_stream_done(s, s->last_seq) ? CUABI_ERROR_NOT_READY : take_fault(s);
     return fake_end(rc);
 }
@@ -779,7 +811,9 @@ FAKE_API void *gpu_fake_newest(gpu_fake_live_kind kind)
                 h = x->ptr;
         break;
     case GPU_FAKE_LIVE_STREAMS:
-        h = fake.streams;
+        for (struct fake_stream *s = fake.streams; s && !h; s = s->next_live)
+            if (!s->per_thread)
+                h = s;
         break;
     case GPU_FAKE_LIVE_CONTEXTS:
         for (struct fake_ctx *c = fake.created; c && !h; c = c->next_created)

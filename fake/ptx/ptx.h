@@ -65,4 +65,25 @@ bool ptx_entry_cluster(const struct ptx_module *m, const char *name, unsigned di
  */
 cuabi_result ptx_launch_run(const struct ptx_launch *l);
 
+/* One function of a module, for the JIT linker. */
+struct ptx_function_info {
+    const char *name; /* NULL for a declaration a later definition replaced */
+    bool entry;
+    bool defined;     /* its body is in the module */
+    bool provided;    /* not defined, and one the driver gives every program (vprintf, malloc, ...) */
+};
+
+/* Function `i` of the module into *out; false past the last. */
+bool ptx_module_function(const struct ptx_module *m, size_t i, struct ptx_function_info *out);
+
+/* What an entry and the functions it calls use, as cuFuncGetAttribute tells it. */
+struct ptx_entry_usage {
+    size_t shared_static; /* bytes of the static shared variables it reaches */
+    size_t local;         /* bytes of a thread's local memory: its own, and its callees' frames */
+    size_t regs;          /* registers its PTX declares, its callees' included */
+};
+
+/* What entry NAME uses; NOT_FOUND when the module defines no such entry, or OUT_OF_MEMORY. */
+cuabi_result ptx_entry_usage(const struct ptx_module *m, const char *name, struct ptx_entry_usage *out);
+
 #endif

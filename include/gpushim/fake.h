@@ -132,6 +132,8 @@ typedef enum gpu_fake_live_kind {
     /** Physical allocations (cuMemCreate, cuMemImportFromShareableHandle) whose handles or mappings remain */
     GPU_FAKE_LIVE_VMM_ALLOCS,
     GPU_FAKE_LIVE_VMM_RESERVATIONS, /**< cuMemAddressReserve ranges not yet freed */
+    GPU_FAKE_LIVE_LINKS,           /**< JIT linker states cuLinkCreate_v2 made, not yet destroyed */
+    GPU_FAKE_LIVE_LIBRARIES,       /**< libraries cuLibraryLoadData made, not yet unloaded */
     GPU_FAKE_LIVE_KIND_COUNT       /**< not a kind: the number of them */
 } gpu_fake_live_kind;
 

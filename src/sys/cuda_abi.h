@@ -691,4 +691,38 @@ enum {
     CUABI_MEM_ALLOC_GRANULARITY_RECOMMENDED = 0x1,
 };
 
+/* ---- The JIT linker, CUDA 12's context-independent loading, the default streams' handles ---- */
+
+typedef struct cuabi_link_state_st *cuabi_link_state; /* CUlinkState */
+typedef struct cuabi_lib_st *cuabi_library;           /* CUlibrary */
+typedef struct cuabi_kern_st *cuabi_kernel;           /* CUkernel */
+typedef unsigned int cuabi_jit_input_type;            /* CUjitInputType */
+typedef unsigned int cuabi_library_option;            /* CUlibraryOption */
+
+enum {
+    CUABI_JIT_MAX_REGISTERS = 0,
+    CUABI_JIT_THREADS_PER_BLOCK = 1,
+    CUABI_JIT_WALL_TIME = 2,
+    CUABI_JIT_LOG_VERBOSE = 12,
+};
+
+enum {
+    CUABI_JIT_INPUT_CUBIN = 0,
+    CUABI_JIT_INPUT_PTX = 1,
+    CUABI_JIT_INPUT_FATBINARY = 2,
+    CUABI_JIT_INPUT_OBJECT = 3,
+    CUABI_JIT_INPUT_LIBRARY = 4,
+    CUABI_JIT_INPUT_NVVM = 5,
+};
+
+enum {
+    CUABI_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE = 0,
+    CUABI_LIBRARY_BINARY_IS_PRESERVED = 1,
+    CUABI_LIBRARY_NUM_OPTIONS = 2,
+};
+
+/* CU_STREAM_LEGACY and CU_STREAM_PER_THREAD: handles that name a default stream wherever a stream is taken. */
+#define CUABI_STREAM_LEGACY ((cuabi_stream)0x1)
+#define CUABI_STREAM_PER_THREAD ((cuabi_stream)0x2)
+
 #endif

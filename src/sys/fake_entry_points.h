@@ -31,6 +31,7 @@ GPU__FAKE_ENTRY(cuModuleLoadData, (cuabi_module *module, const void *image))
 GPU__FAKE_ENTRY(cuModuleLoadFatBinary, (cuabi_module *module, const void *image))
 
 /* Memory. */
+GPU__FAKE_ENTRY(cuMemAllocHost_v2, (void **ptr, size_t bytes))
 GPU__FAKE_ENTRY(cuMemAllocPitch_v2, (cuabi_deviceptr *ptr, size_t *pitch, size_t width, size_t height,
                                      unsigned int element_size))
 GPU__FAKE_ENTRY(cuPointerGetAttribute, (void *data, cuabi_pointer_attribute attribute, cuabi_deviceptr ptr))
@@ -76,3 +77,37 @@ GPU__FAKE_ENTRY(cuMemExportToShareableHandle, (void *shareable, cuabi_mem_handle
                                                cuabi_mem_handle_type type, unsigned long long flags))
 GPU__FAKE_ENTRY(cuMemImportFromShareableHandle, (cuabi_mem_handle *handle, void *os_handle,
                                                  cuabi_mem_handle_type type))
+
+/* The JIT linker over PTX. */
+GPU__FAKE_ENTRY(cuLinkCreate_v2, (unsigned int num_options, cuabi_jit_option *options, void **option_values,
+                                  cuabi_link_state *state))
+GPU__FAKE_ENTRY(cuLinkAddData_v2, (cuabi_link_state state, cuabi_jit_input_type type, void *data, size_t size,
+                                   const char *name, unsigned int num_options, cuabi_jit_option *options,
+                                   void **option_values))
+GPU__FAKE_ENTRY(cuLinkAddFile_v2, (cuabi_link_state state, cuabi_jit_input_type type, const char *path,
+                                   unsigned int num_options, cuabi_jit_option *options, void **option_values))
+GPU__FAKE_ENTRY(cuLinkComplete, (cuabi_link_state state, void **image, size_t *size))
+GPU__FAKE_ENTRY(cuLinkDestroy, (cuabi_link_state state))
+
+/* Context-independent loading: libraries and their kernels. */
+GPU__FAKE_ENTRY(cuLibraryLoadData, (cuabi_library *library, const void *code, cuabi_jit_option *jit_options,
+                                    void **jit_option_values, unsigned int num_jit_options,
+                                    cuabi_library_option *library_options, void **library_option_values,
+                                    unsigned int num_library_options))
+GPU__FAKE_ENTRY(cuLibraryLoadFromFile, (cuabi_library *library, const char *path, cuabi_jit_option *jit_options,
+                                        void **jit_option_values, unsigned int num_jit_options,
+                                        cuabi_library_option *library_options, void **library_option_values,
+                                        unsigned int num_library_options))
+GPU__FAKE_ENTRY(cuLibraryUnload, (cuabi_library library))
+GPU__FAKE_ENTRY(cuLibraryGetKernel, (cuabi_kernel *kernel, cuabi_library library, const char *name))
+GPU__FAKE_ENTRY(cuLibraryGetKernelCount, (unsigned int *count, cuabi_library library))
+GPU__FAKE_ENTRY(cuLibraryEnumerateKernels, (cuabi_kernel *kernels, unsigned int count, cuabi_library library))
+GPU__FAKE_ENTRY(cuLibraryGetModule, (cuabi_module *module, cuabi_library library))
+GPU__FAKE_ENTRY(cuLibraryGetGlobal, (cuabi_deviceptr *ptr, size_t *bytes, cuabi_library library, const char *name))
+GPU__FAKE_ENTRY(cuLibraryGetManaged, (cuabi_deviceptr *ptr, size_t *bytes, cuabi_library library, const char *name))
+GPU__FAKE_ENTRY(cuKernelGetFunction, (cuabi_function *function, cuabi_kernel kernel))
+GPU__FAKE_ENTRY(cuKernelGetLibrary, (cuabi_library *library, cuabi_kernel kernel))
+GPU__FAKE_ENTRY(cuKernelGetName, (const char **name, cuabi_kernel kernel))
+GPU__FAKE_ENTRY(cuKernelGetAttribute, (int *value, cuabi_function_attribute attrib, cuabi_kernel kernel,
+                                       cuabi_device dev))
+GPU__FAKE_ENTRY(cuKernelGetParamInfo, (cuabi_kernel kernel, size_t index, size_t *offset, size_t *size))

@@ -20,6 +20,9 @@
 #define cuabi_graph_exec_update_result_info_st CUgraphExecUpdateResultInfo_st
 #define cuabi_exec_affinity_param_st CUexecAffinityParam_st
 #define cuabi_ctx_cig_param_st CUctxCigParam_st
+#define cuabi_link_state_st CUlinkState_st
+#define cuabi_lib_st CUlib_st
+#define cuabi_kern_st CUkern_st
 #include "cuda_abi.h"
 
 #endif

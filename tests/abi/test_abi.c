@@ -341,12 +341,42 @@ static void launch_param_keys(void **state)
     assert_ptr_equal((void *)(uintptr_t)CUABI_LAUNCH_PARAM_BUFFER_SIZE, CU_LAUNCH_PARAM_BUFFER_SIZE);
 }
 
+/* ---- The JIT linker, libraries, the default streams' handles ---- */
+
+SAME_VALUE(CUABI_JIT_MAX_REGISTERS, CU_JIT_MAX_REGISTERS);
+SAME_VALUE(CUABI_JIT_THREADS_PER_BLOCK, CU_JIT_THREADS_PER_BLOCK);
+SAME_VALUE(CUABI_JIT_WALL_TIME, CU_JIT_WALL_TIME);
+SAME_VALUE(CUABI_JIT_LOG_VERBOSE, CU_JIT_LOG_VERBOSE);
+SAME_VALUE(CUABI_JIT_INPUT_CUBIN, CU_JIT_INPUT_CUBIN);
+SAME_VALUE(CUABI_JIT_INPUT_PTX, CU_JIT_INPUT_PTX);
+SAME_VALUE(CUABI_JIT_INPUT_FATBINARY, CU_JIT_INPUT_FATBINARY);
+SAME_VALUE(CUABI_JIT_INPUT_OBJECT, CU_JIT_INPUT_OBJECT);
+SAME_VALUE(CUABI_JIT_INPUT_LIBRARY, CU_JIT_INPUT_LIBRARY);
+SAME_VALUE(CUABI_JIT_INPUT_NVVM, CU_JIT_INPUT_NVVM);
+SAME_VALUE(CUABI_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE, CU_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE);
+SAME_VALUE(CUABI_LIBRARY_BINARY_IS_PRESERVED, CU_LIBRARY_BINARY_IS_PRESERVED);
+SAME_VALUE(CUABI_LIBRARY_NUM_OPTIONS, CU_LIBRARY_NUM_OPTIONS);
+SAME_TYPE(cuabi_jit_input_type, CUjitInputType);
+SAME_TYPE(cuabi_library_option, CUlibraryOption);
+SAME_TYPE(cuabi_link_state, CUlinkState);
+SAME_TYPE(cuabi_library, CUlibrary);
+SAME_TYPE(cuabi_kernel, CUkernel);
+
+/* The default streams' handles: constants that are pointers, compared when the program runs. */
+static void default_stream_handles(void **state)
+{
+    (void)state;
+    assert_ptr_equal((void *)CUABI_STREAM_LEGACY, (void *)CU_STREAM_LEGACY);
+    assert_ptr_equal((void *)CUABI_STREAM_PER_THREAD, (void *)CU_STREAM_PER_THREAD);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(launch_param_keys),
         cmocka_unit_test(symbols_are_the_ones_cuda_h_names),
         cmocka_unit_test(pinned_version_is_cuda_12_0),
+        cmocka_unit_test(default_stream_handles),
     };
 
     return cmocka_run_group_tests_name("abi", tests, NULL, NULL);

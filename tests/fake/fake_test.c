@@ -160,3 +160,45 @@ uint32_t ft_peek(const gpu_buffer *b, uint32_t i)
     assert_int_equal(gpu_fake_peek(gpu_buffer_device_ptr(b) + 4u * i, &v, sizeof(v)), 0);
     return v;
 }
+
+size_t ft_make_fatbin(unsigned char *out, unsigned kind, uint64_t flags, const char *data)
+{
+    size_t len = strlen(data) + 1, padded = (len + 7) / 8 * 8, total = 16 + 80 + padded;
+    uint32_t magic = 0xba55ed50u, version = 1u | 16u << 16, header = 80, kind16 = kind | 0x0101u << 16;
+    uint64_t entries = 80 + padded, payload = padded;
+
+    memset(out, 0, total);
+    memcpy(out, &magic, 4);
+    memcpy(out + 4, &version, 4);
+    memcpy(out + 8, &entries, 8);
+    memcpy(out + 16, &kind16, 4);
+    memcpy(out + 20, &header, 4);
+    memcpy(out + 24, &payload, 8);
+    memcpy(out + 16 + 40, &flags, 8);
+    memcpy(out + 96, data, len);
+    return total;
+}
+
+void ft_driver_sweep(cuabi_result (*sequence)(void), const char *const *calls, size_t ncalls, cuabi_result want)
+{
+    gpu_fake_live_counts before, after;
+
+    assert_int_equal(sequence(), CUABI_SUCCESS);
+    gpu_fake_live_get(&before);
+    for (size_t i = 0; i < ncalls; i++) {
+        long made = gpu_fake_calls(calls[i]);
+        cuabi_result rc;
+
+        assert_int_equal(gpu_fake_fail(calls[i], 1, CUABI_ERROR_UNKNOWN), 0);
+        rc = sequence();
+        if (rc != want)
+            fail_msg("%s failed: the sequence returned %u, not %u", calls[i], rc, want);
+        if (gpu_fake_calls(calls[i]) == made)
+            fail_msg("the sequence never called %s", calls[i]);
+        gpu_fake_fail_reset();
+        gpu_fake_live_get(&after);
+        for (int k = 0; k < GPU_FAKE_LIVE_KIND_COUNT; k++)
+            if (after.count[k] != before.count[k])
+                fail_msg("%s failed: live kind %d went from %ld to %ld", calls[i], k, before.count[k], after.count[k]);
+    }
+}

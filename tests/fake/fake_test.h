@@ -86,4 +86,20 @@ void ft_buffer_eq_(const gpu_buffer *b, const uint32_t *want, uint32_t n, const 
 /* The u32 at index i of a device buffer, read through the fake, not through gpushim. */
 uint32_t ft_peek(const gpu_buffer *b, uint32_t i);
 
+/*
+ * A fatbin of one entry of `kind` (1: PTX) with entry flags `flags` whose
+ * payload is `data`, as nvcc lays it out (an 80-byte entry header), into
+ * `out` (room for strlen(data) + 104 bytes); returns its size.
+ */
+size_t ft_make_fatbin(unsigned char *out, unsigned kind, uint64_t flags, const char *data);
+
+/*
+ * The fault sweep of a sequence of driver calls (it stops at its first
+ * failure and cleans up): it must succeed alone; then each of `calls` (a
+ * symbol, whose first call in the sequence fails with CUDA_ERROR_UNKNOWN) in
+ * turn: the sequence must return `want` (the injected result, or success
+ * where a failed destroy is retried) and leave the fake's live counts as they were.
+ */
+void ft_driver_sweep(cuabi_result (*sequence)(void), const char *const *calls, size_t ncalls, cuabi_result want);
+
 #endif

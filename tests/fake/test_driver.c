@@ -306,15 +306,15 @@ static void symbols(void **state)
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 86);
-    assert_non_null(strstr(text, "cuLinkCreate_v2 is not implemented by the fake driver"));
-    assert_non_null(strstr(text, "called, not implemented by the fake (CUDA_ERROR_NOT_SUPPORTED): cuLinkCreate_v2 (1)"));
+    assert_non_null(strstr(text, "cuCoredumpGetAttribute is not implemented by the fake driver"));
+    assert_non_null(strstr(text, "called, not implemented by the fake (CUDA_ERROR_NOT_SUPPORTED): cuCoredumpGetAttribute (1)"));
 }
 
 /* The child of `symbols`: one call of a function the fake does not implement, and a clean exit otherwise. */
 static int symbols_child(void)
 {
     void *lib = dlopen(getenv("GPUSHIM_LIBCUDA"), RTLD_NOW | RTLD_NOLOAD);
-    void *sym = lib ? dlsym(lib, "cuLinkCreate_v2") : NULL;
+    void *sym = lib ? dlsym(lib, "cuCoredumpGetAttribute") : NULL;
     cuabi_result (*fn)(void) = NULL;
 
     if (!sym || cuInit(0) != CUABI_SUCCESS)

@@ -255,25 +255,6 @@ static void malformed(void **state)
     assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_DEVICE_ALLOCS), 0);
 }
 
-/* A fatbin of one entry of `kind` whose payload is `data`, as nvcc lays it out (an 80-byte entry header). */
-static size_t make_fatbin(unsigned char *out, unsigned kind, uint64_t flags, const char *data)
-{
-    size_t len = strlen(data) + 1, padded = (len + 7) / 8 * 8, total = 16 + 80 + padded;
-    uint32_t magic = 0xba55ed50u, version = 1u | 16u << 16, header = 80, kind16 = kind | 0x0101u << 16;
-    uint64_t entries = 80 + padded, payload = padded;
-
-    memset(out, 0, total);
-    memcpy(out, &magic, 4);
-    memcpy(out + 4, &version, 4);
-    memcpy(out + 8, &entries, 8);
-    memcpy(out + 16, &kind16, 4);
-    memcpy(out + 20, &header, 4);
-    memcpy(out + 24, &payload, 8);
-    memcpy(out + 16 + 40, &flags, 8);
-    memcpy(out + 96, data, len);
-    return total;
-}
-
 static void fatbins(void **state)
 {
     static const char text[] = ".version 8.0\n.target sm_90\n.entry k(.param .u64 p) { ret; }\n";
@@ -286,7 +267,7 @@ static void fatbins(void **state)
     size_t n;
 
     (void)state;
-    n = make_fatbin(fb, 1, 0x11, text);
+    n = ft_make_fatbin(fb, 1, 0x11, text);
     FT_OK(gpu_module_load_data(NULL, fb, n, &m));
     assert_layout(m, "k", 1, (const size_t[]){8}, 8);
     gpu_module_destroy(m);
@@ -296,14 +277,14 @@ static void fatbins(void **state)
     FT_INVALID(gpu_module_load_data(NULL, &wrapper, sizeof(wrapper), &m),
                "a fatbin wrapper (__fatBinC_Wrapper_t) holds a pointer, not an image");
     /* PTX in the fatbin is read: an error in it is a PTX error. */
-    n = make_fatbin(fb, 1, 0x11, ".version 8.0\nnonsense\n");
+    n = ft_make_fatbin(fb, 1, 0x11, ".version 8.0\nnonsense\n");
     FT_FAIL(gpu_module_load_data(NULL, fb, n, &m), GPU_ERR_MODULE_LOAD, CUABI_ERROR_INVALID_PTX,
             "line 2: unexpected \"nonsense\"");
-    n = make_fatbin(fb, 1, 0x8011, text);
+    n = ft_make_fatbin(fb, 1, 0x8011, text);
     FT_FAIL(gpu_module_load_data(NULL, fb, n, &m), GPU_ERR_NOT_SUPPORTED, CUABI_ERROR_NOT_SUPPORTED,
             "not supported by the fake: this fatbin's PTX is compressed (nvcc compresses fatbins by default); build it "
             "with nvcc --no-compress");
-    n = make_fatbin(fb, 2, 0x11, "\x7f" "ELF");
+    n = ft_make_fatbin(fb, 2, 0x11, "\x7f" "ELF");
     FT_FAIL(gpu_module_load_data(NULL, fb, n, &m), GPU_ERR_NOT_SUPPORTED, CUABI_ERROR_NOT_SUPPORTED,
             "not supported by the fake: a fatbin without PTX has only machine code; the fake runs kernels from PTX: "
             "embed it with nvcc -gencode arch=compute_XX,code=compute_XX");

@@ -1,0 +1,396 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fake's JIT linker and context-independent loading, as a CUDA program
+ * calls them (no gpushim). One case per process (argv[1]):
+ *
+ *   link          two PTX units, one calling a function only the other
+ *                 defines, linked (from memory, from a file, from a fatbin),
+ *                 loaded and run; the info log and the wall time written
+ *                 where the options said
+ *   link-errors   an unresolved function named with its unit in the error
+ *                 log (and by cuGetErrorString without a log); inputs the fake
+ *                 cannot read (cubin, a fatbin without PTX or compressed, a
+ *                 host object, NVVM) each with its reason; bad PTX; bad handles
+ *   link-sweep    each driver call of a link, load and run failed in turn:
+ *                 nothing is left alive
+ *   attributes    cuFuncGetAttribute of entries of PTX: the static shared,
+ *                 local and constant memory, the bound on a block's threads,
+ *                 the versions, as the PTX says; the occupancy they allow
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fake_test.h"
+
+#define CU_OK(call) assert_int_equal((call), CUABI_SUCCESS)
+
+enum { N = 200, LOG = 2048 };
+
+/* A kernel that calls twice(), which it only declares. */
+static const char main_ptx[] = ".version 8.0\n"
+                               ".target sm_75\n"
+                               ".address_size 64\n"
+                               ".extern .func (.param .b32 r) twice(.param .b32 x);\n"
+                               ".visible .entry apply(.param .u64 p, .param .u32 n)\n"
+                               "{\n"
+                               "  .reg .pred %p<2>;\n"
+                               "  .reg .b32 %r<8>;\n"
+                               "  .reg .b64 %rd<4>;\n"
+                               "  ld.param.u64 %rd1, [p];\n"
+                               "  ld.param.u32 %r1, [n];\n"
+                               "  mov.u32 %r2, %tid.x;\n"
+                               "  setp.ge.u32 %p1, %r2, %r1;\n"
+                               "  @%p1 bra DONE;\n"
+                               "  cvta.to.global.u64 %rd1, %rd1;\n"
+                               "  mul.wide.u32 %rd2, %r2, 4;\n"
+                               "  add.s64 %rd3, %rd1, %rd2;\n"
+                               "  ld.global.u32 %r3, [%rd3];\n"
+                               "  {\n"
+                               "  .param .b32 a;\n"
+                               "  .param .b32 r;\n"
+                               "  st.param.b32 [a], %r3;\n"
+                               "  call.uni (r), twice, (a);\n"
+                               "  ld.param.b32 %r4, [r];\n"
+                               "  }\n"
+                               "  st.global.u32 [%rd3], %r4;\n"
+                               "DONE:\n"
+                               "  ret;\n"
+                               "}\n";
+
+/* twice() itself, plus one. */
+static const char lib_ptx[] = ".version 8.0\n"
+                              ".target sm_75\n"
+                              ".address_size 64\n"
+                              ".visible .func (.param .b32 r) twice(.param .b32 x)\n"
+                              "{\n"
+                              "  .reg .b32 %r<4>;\n"
+                              "  ld.param.b32 %r1, [x];\n"
+                              "  add.s32 %r2, %r1, %r1;\n"
+                              "  add.s32 %r3, %r2, 1;\n"
+                              "  st.param.b32 [r], %r3;\n"
+                              "  ret;\n"
+                              "}\n";
+
+/* An entry with static shared, local and constant memory and a bound on its block, and one with none. */
+static const char attrs_ptx[] = ".version 8.3\n"
+                                ".target sm_75\n"
+                                ".address_size 64\n"
+                                ".const .align 4 .b8 table[64];\n"
+                                ".shared .align 4 .b8 tile[1024];\n"
+                                ".shared .align 4 .b8 unused[512];\n"
+                                ".visible .entry heavy(.param .u64 p)\n"
+                                ".maxntid 128, 1, 1\n"
+                                "{\n"
+                                "  .local .align 4 .b8 buf[40];\n"
+                                "  .reg .b32 %r<4>;\n"
+                                "  mov.u32 %r1, %tid.x;\n"
+                                "  st.shared.u32 [tile], %r1;\n"
+                                "  st.local.u32 [buf], %r1;\n"
+                                "  ld.const.u32 %r2, [table];\n"
+                                "  ret;\n"
+                                "}\n"
+                                ".visible .entry light(.param .u64 p)\n"
+                                "{\n"
+                                "  ret;\n"
+                                "}\n";
+
+static char lib_path[64];
+
+static void retain_current(void)
+{
+    cuabi_context ctx = NULL;
+
+    CU_OK(cuInit(0));
+    CU_OK(cuDevicePrimaryCtxRetain(&ctx, 0));
+    CU_OK(cuCtxSetCurrent(ctx));
+}
+
+/* lib_ptx in a file of this user's, mode 0600. */
+static void write_lib_file(void)
+{
+    FILE *f;
+
+    snprintf(lib_path, sizeof(lib_path), "/tmp/gpushim-link-%d.ptx", (int)getpid());
+    f = fopen(lib_path, "w");
+    assert_non_null(f);
+    assert_int_equal(fputs(lib_ptx, f) >= 0, 1);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(chmod(lib_path, 0600), 0);
+}
+
+/* Runs `apply` of the module over N values and checks each became 2x + 1. */
+static cuabi_result run_apply(cuabi_module m)
+{
+    static uint32_t host[N];
+    cuabi_function f = NULL;
+    cuabi_deviceptr d = 0;
+    unsigned n = N;
+    void *args[] = {&d, &n};
+    cuabi_result rc = cuModuleGetFunction(&f, m, "apply");
+
+    for (unsigned i = 0; i < N; i++)
+        host[i] = i * 7;
+    if (rc == CUABI_SUCCESS)
+        rc = cuMemAlloc_v2(&d, sizeof(host));
+    if (rc == CUABI_SUCCESS)
+        rc = cuMemcpyHtoD_v2(d, host, sizeof(host));
+    if (rc == CUABI_SUCCESS)
+        rc = cuLaunchKernel(f, 1, 1, 1, 256, 1, 1, 0, NULL, args, NULL);
+    if (rc == CUABI_SUCCESS)
+        rc = cuMemcpyDtoH_v2(host, d, sizeof(host));
+    for (unsigned i = 0; rc == CUABI_SUCCESS && i < N; i++)
+        assert_int_equal(host[i], i * 14 + 1);
+    if (d && cuMemFree_v2(d) != CUABI_SUCCESS)
+        cuMemFree_v2(d);
+    return rc;
+}
+
+static void link_units(void **state)
+{
+    char info[LOG], error[LOG] = "";
+    cuabi_jit_option options[] = {CUABI_JIT_INFO_LOG_BUFFER, CUABI_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                                  CUABI_JIT_ERROR_LOG_BUFFER, CUABI_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                                  CUABI_JIT_WALL_TIME};
+    void *values[] = {info, (void *)(uintptr_t)LOG, error, (void *)(uintptr_t)LOG, (void *)(uintptr_t)-1};
+    static unsigned char fb[sizeof(lib_ptx) + 128];
+    cuabi_link_state l = NULL;
+    cuabi_module m = NULL;
+    void *image = NULL;
+    size_t size = 0, fb_size;
+    float wall = -1;
+
+    (void)state;
+    retain_current();
+    write_lib_file();
+    memset(info, 'x', sizeof(info));
+    CU_OK(cuLinkCreate_v2(5, options, values, &l));
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_LINKS), 1);
+    CU_OK(cuLinkAddData_v2(l, CUABI_JIT_INPUT_PTX, (void *)main_ptx, sizeof(main_ptx), "main.ptx", 0, NULL, NULL));
+    CU_OK(cuLinkAddFile_v2(l, CUABI_JIT_INPUT_PTX, lib_path, 0, NULL, NULL));
+    CU_OK(cuLinkComplete(l, &image, &size));
+    assert_non_null(image);
+    assert_true(size > sizeof(main_ptx));
+    /* The logs: what was written, and its length with the NUL in the size option's slot. */
+    assert_non_null(strstr(info, "main.ptx"));
+    assert_non_null(strstr(info, lib_path));
+    assert_int_equal((size_t)(uintptr_t)values[1], strlen(info) + 1);
+    assert_string_equal(error, "");
+    memcpy(&wall, &values[4], sizeof(wall));
+    assert_true(isfinite(wall) && wall >= 0 && wall < 60000);
+    /* The image outlives nothing: loaded before the state is destroyed. */
+    CU_OK(cuModuleLoadData(&m, image));
+    CU_OK(cuLinkDestroy(l));
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_LINKS), 0);
+    CU_OK(run_apply(m));
+    CU_OK(cuModuleUnload(m));
+
+    /* The device function from a fatbin that carries its PTX. */
+    fb_size = ft_make_fatbin(fb, 1, 0x11, lib_ptx);
+    CU_OK(cuLinkCreate_v2(0, NULL, NULL, &l));
+    CU_OK(cuLinkAddData_v2(l, CUABI_JIT_INPUT_FATBINARY, fb, fb_size, "lib.fatbin", 0, NULL, NULL));
+    CU_OK(cuLinkAddData_v2(l, CUABI_JIT_INPUT_PTX, (void *)main_ptx, strlen(main_ptx), NULL, 0, NULL, NULL));
+    CU_OK(cuLinkComplete(l, &image, &size));
+    CU_OK(cuModuleLoadData(&m, image));
+    CU_OK(cuLinkDestroy(l));
+    CU_OK(run_apply(m));
+    CU_OK(cuModuleUnload(m));
+    unlink(lib_path);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_MODULES), 0);
+}
+
+/* Adds `data` of `type` to a new link and expects `want`, the error log holding `needle`. */
+static void add_fails(cuabi_jit_input_type type, const void *data, size_t size, cuabi_result want, const char *needle)
+{
+    char error[LOG] = "";
+    cuabi_jit_option options[] = {CUABI_JIT_ERROR_LOG_BUFFER, CUABI_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {error, (void *)(uintptr_t)LOG};
+    cuabi_link_state l = NULL;
+
+    CU_OK(cuLinkCreate_v2(2, options, values, &l));
+    assert_int_equal(cuLinkAddData_v2(l, type, (void *)data, size, "input.bin", 0, NULL, NULL), want);
+    if (!strstr(error, needle))
+        fail_msg("the error log \"%s\" does not say \"%s\"", error, needle);
+    assert_non_null(strstr(error, "input.bin"));
+    CU_OK(cuLinkDestroy(l));
+}
+
+static void link_errors(void **state)
+{
+    static const char bad_ptx[] = ".version 8.0\n.entry k(.param .u64 p { ret; }\n";
+    static const unsigned char cubin[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
+    static unsigned char fb[sizeof(lib_ptx) + 128];
+    char error[LOG] = "";
+    cuabi_jit_option options[] = {CUABI_JIT_ERROR_LOG_BUFFER, CUABI_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {error, (void *)(uintptr_t)LOG};
+    cuabi_link_state l = NULL;
+    void *image = NULL;
+    size_t size = 0;
+    const char *text = NULL;
+
+    (void)state;
+    retain_current();
+    /* A function no unit defines: named, with the unit that calls it. */
+    CU_OK(cuLinkCreate_v2(2, options, values, &l));
+    CU_OK(cuLinkAddData_v2(l, CUABI_JIT_INPUT_PTX, (void *)main_ptx, sizeof(main_ptx), "main.ptx", 0, NULL, NULL));
+    assert_int_equal(cuLinkComplete(l, &image, &size), CUABI_ERROR_INVALID_PTX);
+    assert_non_null(strstr(error, "Undefined reference to 'twice' in 'main.ptx'"));
+    assert_int_equal((size_t)(uintptr_t)values[1], strlen(error) + 1);
+    assert_null(image);
+    CU_OK(cuLinkDestroy(l));
+    /* Without an error log, cuGetErrorString tells it. */
+    CU_OK(cuLinkCreate_v2(0, NULL, NULL, &l));
+    CU_OK(cuLinkAddData_v2(l, CUABI_JIT_INPUT_PTX, (void *)main_ptx, sizeof(main_ptx), "main.ptx", 0, NULL, NULL));
+    assert_int_equal(cuLinkComplete(l, &image, &size), CUABI_ERROR_INVALID_PTX);
+    CU_OK(cuGetErrorString(CUABI_ERROR_INVALID_PTX, &text));
+    assert_non_null(strstr(text, "Undefined reference to 'twice'"));
+    /* Nothing to link; the state stays usable after a failure. */
+    CU_OK(cuLinkDestroy(l));
+    CU_OK(cuLinkCreate_v2(0, NULL, NULL, &l));
+    assert_int_equal(cuLinkComplete(l, &image, &size), CUABI_ERROR_INVALID_VALUE);
+    CU_OK(cuLinkDestroy(l));
+
+    /* Inputs the fake cannot read, each with its reason and the way out. */
+    add_fails(CUABI_JIT_INPUT_PTX, bad_ptx, sizeof(bad_ptx), CUABI_ERROR_INVALID_PTX, "line 2: expected , or )");
+    add_fails(CUABI_JIT_INPUT_CUBIN, cubin, sizeof(cubin), CUABI_ERROR_NOT_SUPPORTED, "a cubin has no PTX");
+    add_fails(CUABI_JIT_INPUT_FATBINARY, fb, ft_make_fatbin(fb, 1, 0x8011, lib_ptx), CUABI_ERROR_NOT_SUPPORTED,
+              "--no-compress");
+    add_fails(CUABI_JIT_INPUT_FATBINARY, fb, ft_make_fatbin(fb, 2, 0x11, "\x7f" "ELF"), CUABI_ERROR_NOT_SUPPORTED,
+              "a fatbin without PTX has only machine code");
+    add_fails(CUABI_JIT_INPUT_FATBINARY, fb, 40, CUABI_ERROR_INVALID_IMAGE, "whose header says");
+    add_fails(CUABI_JIT_INPUT_OBJECT, cubin, sizeof(cubin), CUABI_ERROR_NOT_SUPPORTED, "host object or library");
+    add_fails(CUABI_JIT_INPUT_LIBRARY, cubin, sizeof(cubin), CUABI_ERROR_NOT_SUPPORTED, "host object or library");
+    add_fails(CUABI_JIT_INPUT_NVVM, cubin, sizeof(cubin), CUABI_ERROR_NOT_SUPPORTED, "NVVM IR needs libNVVM");
+    add_fails(9, main_ptx, sizeof(main_ptx), CUABI_ERROR_INVALID_VALUE, "no CUjitInputType 9");
+
+    /* Arguments and handles. */
+    assert_int_equal(cuLinkCreate_v2(0, NULL, NULL, NULL), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuLinkCreate_v2(1, NULL, NULL, &l), CUABI_ERROR_INVALID_VALUE);
+    CU_OK(cuLinkCreate_v2(0, NULL, NULL, &l));
+    assert_int_equal(cuLinkAddData_v2(l, CUABI_JIT_INPUT_PTX, NULL, 10, "x", 0, NULL, NULL),
+                     CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuLinkAddData_v2(l, CUABI_JIT_INPUT_PTX, (void *)main_ptx, 0, "x", 0, NULL, NULL),
+                     CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuLinkAddFile_v2(l, CUABI_JIT_INPUT_PTX, "/nonexistent/gpushim.ptx", 0, NULL, NULL),
+                     CUABI_ERROR_FILE_NOT_FOUND);
+    assert_int_equal(cuLinkAddFile_v2(l, CUABI_JIT_INPUT_PTX, "/tmp", 0, NULL, NULL), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuLinkComplete(l, NULL, &size), CUABI_ERROR_INVALID_VALUE);
+    CU_OK(cuLinkDestroy(l));
+    assert_int_equal(cuLinkDestroy(l), CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuLinkComplete(l, &image, &size), CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuLinkAddData_v2(l, CUABI_JIT_INPUT_PTX, (void *)main_ptx, sizeof(main_ptx), "x", 0, NULL, NULL),
+                     CUABI_ERROR_INVALID_HANDLE);
+    /* No context current: the linker targets the current one. */
+    CU_OK(cuCtxSetCurrent(NULL));
+    assert_int_equal(cuLinkCreate_v2(0, NULL, NULL, &l), CUABI_ERROR_INVALID_CONTEXT);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_LINKS), 0);
+}
+
+/* A link, load and run as one sequence of driver calls, stopping at the first failure and cleaning up. */
+static cuabi_result link_sequence(void)
+{
+    cuabi_link_state l = NULL;
+    cuabi_module m = NULL;
+    void *image = NULL;
+    size_t size = 0;
+    cuabi_result rc = cuLinkCreate_v2(0, NULL, NULL, &l);
+
+    if (rc == CUABI_SUCCESS)
+        rc = cuLinkAddData_v2(l, CUABI_JIT_INPUT_PTX, (void *)main_ptx, sizeof(main_ptx), "main.ptx", 0, NULL, NULL);
+    if (rc == CUABI_SUCCESS)
+        rc = cuLinkAddFile_v2(l, CUABI_JIT_INPUT_PTX, lib_path, 0, NULL, NULL);
+    if (rc == CUABI_SUCCESS)
+        rc = cuLinkComplete(l, &image, &size);
+    if (rc == CUABI_SUCCESS)
+        rc = cuModuleLoadData(&m, image);
+    if (l && cuLinkDestroy(l) != CUABI_SUCCESS)
+        cuLinkDestroy(l); /* a failed destroy is tried again, as a careful program would */
+    if (rc == CUABI_SUCCESS)
+        rc = run_apply(m);
+    if (m && cuModuleUnload(m) != CUABI_SUCCESS)
+        cuModuleUnload(m);
+    return rc;
+}
+
+static void link_sweep(void **state)
+{
+    static const char *const calls[] = {"cuLinkCreate_v2", "cuLinkAddData_v2", "cuLinkAddFile_v2",
+                                        "cuLinkComplete",  "cuModuleLoadData", "cuModuleGetFunction",
+                                        "cuMemAlloc_v2",   "cuMemcpyHtoD_v2",  "cuLaunchKernel",
+                                        "cuMemcpyDtoH_v2"};
+    static const char *const destroys[] = {"cuLinkDestroy", "cuMemFree_v2", "cuModuleUnload"};
+
+    (void)state;
+    retain_current();
+    write_lib_file();
+    ft_driver_sweep(link_sequence, calls, sizeof(calls) / sizeof(calls[0]), CUABI_ERROR_UNKNOWN);
+    ft_driver_sweep(link_sequence, destroys, sizeof(destroys) / sizeof(destroys[0]), CUABI_SUCCESS);
+    unlink(lib_path);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_LINKS), 0);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_MODULES), 0);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_DEVICE_ALLOCS), 0);
+}
+
+static int func_attribute(cuabi_function f, cuabi_function_attribute attrib)
+{
+    int v = -12345;
+
+    CU_OK(cuFuncGetAttribute(&v, attrib, f));
+    return v;
+}
+
+static void attributes(void **state)
+{
+    cuabi_module m = NULL;
+    cuabi_function heavy = NULL, light = NULL;
+    int a = -1, b = -1;
+
+    (void)state;
+    retain_current();
+    CU_OK(cuModuleLoadData(&m, attrs_ptx));
+    CU_OK(cuModuleGetFunction(&heavy, m, "heavy"));
+    CU_OK(cuModuleGetFunction(&light, m, "light"));
+    /* Only the shared variable it uses counts; its local array, aligned as a frame is. */
+    assert_int_equal(func_attribute(heavy, CUABI_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES), 1024);
+    assert_int_equal(func_attribute(heavy, CUABI_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES), 48);
+    assert_int_equal(func_attribute(heavy, CUABI_FUNC_ATTRIBUTE_CONST_SIZE_BYTES), 64);
+    assert_int_equal(func_attribute(heavy, CUABI_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK), 128);
+    assert_int_equal(func_attribute(heavy, CUABI_FUNC_ATTRIBUTE_PTX_VERSION), 83);
+    assert_int_equal(func_attribute(heavy, CUABI_FUNC_ATTRIBUTE_BINARY_VERSION), 90);
+    assert_in_range(func_attribute(heavy, CUABI_FUNC_ATTRIBUTE_NUM_REGS), 8, 255);
+    assert_int_equal(func_attribute(light, CUABI_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES), 0);
+    assert_int_equal(func_attribute(light, CUABI_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES), 0);
+    assert_int_equal(func_attribute(light, CUABI_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK), 1024);
+    assert_int_equal(func_attribute(light, CUABI_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES), 48 * 1024);
+    assert_int_equal(cuFuncGetAttribute(&a, 99, light), CUABI_ERROR_INVALID_VALUE);
+    /* Occupancy: no block past its bound; its static shared memory counts with the dynamic. */
+    CU_OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&a, heavy, 256, 0));
+    assert_int_equal(a, 0);
+    CU_OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&a, heavy, 128, 100 * 1024 / 8));
+    CU_OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&b, light, 128, 100 * 1024 / 8));
+    assert_true(a > 0 && a < b);
+    CU_OK(cuModuleUnload(m));
+    assert_int_equal(cuFuncGetAttribute(&a, CUABI_FUNC_ATTRIBUTE_NUM_REGS, heavy), CUABI_ERROR_INVALID_HANDLE);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        struct CMUnitTest test;
+    } cases[] = {
+        {"link", cmocka_unit_test(link_units)},
+        {"link-errors", cmocka_unit_test(link_errors)},
+        {"link-sweep", cmocka_unit_test(link_sweep)},
+        {"attributes", cmocka_unit_test(attributes)},
+    };
+
+    for (size_t i = 0; argc == 2 && i < sizeof(cases) / sizeof(cases[0]); i++)
+        if (strcmp(argv[1], cases[i].name) == 0)
+            return _cmocka_run_group_tests(cases[i].name, &cases[i].test, 1, NULL, NULL);
+    fprintf(stderr, "usage: %s CASE\n", argv[0]);
+    return 2;
+}
