@@ -713,8 +713,17 @@ struct fake_module *fake_module_find(cuabi_module handle);
 /* Why the calling thread's last module load failed with `result` (its JIT error log), or NULL: cuGetErrorString's. */
 const char *fake_module_note(cuabi_result result);
 
-/* A live function, or NULL. */
+/* A live function, or NULL; a CUkernel (fake_library.c) is its function in the current context. */
 struct fake_function *fake_function_find(cuabi_function handle);
+
+/* A function's name: its built-in kernel's, or its entry's. */
+const char *fake_function_name(const struct fake_function *f);
+
+/* Attribute `attrib` (a CUfunction_attribute) of the function on `device`; INVALID_VALUE for one there is not. */
+cuabi_result fake_function_attribute(const struct fake_function *f, int device, unsigned attrib, int *value);
+
+/* Global NAME of the module: its address and size (either NULL: not wanted); NOT_FOUND, INVALID_VALUE. */
+cuabi_result fake_module_global(const struct fake_module *m, const char *name, cuabi_deviceptr *ptr, size_t *bytes);
 
 /* A live function's attributes and its module's context, or NULL. */
 struct fake_func_attrs *fake_function_attrs(cuabi_function f, struct fake_ctx **ctx);
@@ -731,6 +740,11 @@ cuabi_result fake_global_declare(struct fake_module *m, const char *text, size_t
 
 /* Frees the module's globals (at unload, or when its load failed). */
 void fake_globals_drop(const struct fake_module *m);
+
+/* ---- fake_library.c: context-independent loading (CUlibrary, CUkernel) ---- */
+
+/* The function a CUkernel is in the current context, its library loaded there at the first need; else NULL. */
+struct fake_function *fake_kernel_function(cuabi_kernel kernel);
 
 /* ---- fake_image.c: the module loader's reader of PTX and fatbins ---- */
 

@@ -407,7 +407,13 @@ struct fake_function *fake_function_find(cuabi_function handle)
         for (size_t i = 0; i < m->count; i++)
             if ((void *)&m->functions[i] == (void *)handle)
                 return &m->functions[i];
-    return NULL;
+    /* A CUkernel where a CUfunction is taken: its function in the current context. */
+    return fake_kernel_function((cuabi_kernel)(void *)handle);
+}
+
+const char *fake_function_name(const struct fake_function *f)
+{
+    return function_name(f);
 }
 
 struct fake_func_attrs *fake_function_attrs(cuabi_function f, struct fake_ctx **ctx)
@@ -440,11 +446,9 @@ static int max_threads(const struct fake_func_attrs *a, int device)
     return by_regs < (int)a->max_threads ? by_regs : (int)a->max_threads;
 }
 
-/* An attribute of a live function, with the context it was loaded in; INVALID_VALUE for one there is not. */
-static cuabi_result func_attribute(const struct fake_function *f, unsigned attrib, int *value)
+cuabi_result fake_function_attribute(const struct fake_function *f, int device, unsigned attrib, int *value)
 {
     const struct fake_func_attrs *a = &f->attrs;
-    int device = f->module->ctx->device;
 
     switch (attrib) {
     case CUABI_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = max_threads(a, device); break;
@@ -478,7 +482,7 @@ cuabi_result cuFuncGetAttribute(int *value, cuabi_function_attribute attrib, cua
         else if (!fn)
             rc = CUABI_ERROR_INVALID_HANDLE;
         else
-            rc = func_attribute(fn, attrib, value);
+            rc = fake_function_attribute(fn, fn->module->ctx->device, attrib, value);
     }
     return fake_end(rc);
 }
@@ -603,6 +607,21 @@ void fake_globals_drop(const struct fake_module *m)
     }
 }
 
+cuabi_result fake_module_global(const struct fake_module *m, const char *name, cuabi_deviceptr *ptr, size_t *bytes)
+{
+    const struct fake_global *g = name ? global_find(m, name, strlen(name)) : NULL;
+
+    if (!name)
+        return CUABI_ERROR_INVALID_VALUE;
+    if (!g)
+        return CUABI_ERROR_NOT_FOUND;
+    if (ptr)
+        *ptr = g->alloc->addr;
+    if (bytes)
+        *bytes = g->alloc->size;
+    return CUABI_SUCCESS;
+}
+
 cuabi_result cuModuleGetGlobal_v2(cuabi_deviceptr *ptr, size_t *bytes, cuabi_module module, const char *name)
 {
     cuabi_result rc = fake_begin(FAKE_E_cuModuleGetGlobal_v2, true);
@@ -612,18 +631,13 @@ cuabi_result cuModuleGetGlobal_v2(cuabi_deviceptr *ptr, size_t *bytes, cuabi_mod
         rc = fake_need_ctx(&c);
     if (rc == CUABI_SUCCESS) {
         const struct fake_module *m = fake_module_find(module);
-        const struct fake_global *g = m && name ? global_find(m, name, strlen(name)) : NULL;
 
         if (!name)
             rc = CUABI_ERROR_INVALID_VALUE;
         else if (!m)
             rc = CUABI_ERROR_INVALID_HANDLE;
-        else if (!g)
-            rc = CUABI_ERROR_NOT_FOUND;
-        if (rc == CUABI_SUCCESS && ptr)
-            *ptr = g->alloc->addr;
-        if (rc == CUABI_SUCCESS && bytes)
-            *bytes = g->alloc->size;
+        else
+            rc = fake_module_global(m, name, ptr, bytes);
     }
     return fake_end(rc);
 }

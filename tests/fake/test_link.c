@@ -13,6 +13,12 @@
  *                 host object, NVVM) each with its reason; bad PTX; bad handles
  *   link-sweep    each driver call of a link, load and run failed in turn:
  *                 nothing is left alive
+ *   library       a library loaded without a context: its kernels, their
+ *                 names, attributes and parameters; in each context its
+ *                 module, globals and functions; a kernel launched as a
+ *                 function; unloaded; what it refuses
+ *   library-sweep each driver call of a library's load, use and unload
+ *                 failed in turn: nothing is left alive
  *   attributes    cuFuncGetAttribute of entries of PTX: the static shared,
  *                 local and constant memory, the bound on a block's threads,
  *                 the versions, as the PTX says; the occupancy they allow
@@ -122,20 +128,17 @@ static void write_lib_file(void)
     assert_int_equal(chmod(lib_path, 0600), 0);
 }
 
-/* Runs `apply` of the module over N values and checks each became 2x + 1. */
-static cuabi_result run_apply(cuabi_module m)
+/* Runs `apply` (a function, or a CUkernel cast to one) over N values and checks each became 2x + 1. */
+static cuabi_result run_apply_function(cuabi_function f)
 {
     static uint32_t host[N];
-    cuabi_function f = NULL;
     cuabi_deviceptr d = 0;
     unsigned n = N;
     void *args[] = {&d, &n};
-    cuabi_result rc = cuModuleGetFunction(&f, m, "apply");
+    cuabi_result rc = cuMemAlloc_v2(&d, sizeof(host));
 
     for (unsigned i = 0; i < N; i++)
         host[i] = i * 7;
-    if (rc == CUABI_SUCCESS)
-        rc = cuMemAlloc_v2(&d, sizeof(host));
     if (rc == CUABI_SUCCESS)
         rc = cuMemcpyHtoD_v2(d, host, sizeof(host));
     if (rc == CUABI_SUCCESS)
@@ -147,6 +150,14 @@ static cuabi_result run_apply(cuabi_module m)
     if (d && cuMemFree_v2(d) != CUABI_SUCCESS)
         cuMemFree_v2(d);
     return rc;
+}
+
+static cuabi_result run_apply(cuabi_module m)
+{
+    cuabi_function f = NULL;
+    cuabi_result rc = cuModuleGetFunction(&f, m, "apply");
+
+    return rc == CUABI_SUCCESS ? run_apply_function(f) : rc;
 }
 
 static void link_units(void **state)
@@ -376,6 +387,146 @@ static void attributes(void **state)
     assert_int_equal(cuFuncGetAttribute(&a, CUABI_FUNC_ATTRIBUTE_NUM_REGS, heavy), CUABI_ERROR_INVALID_HANDLE);
 }
 
+/* One library: twice(), apply() calling it, a global. */
+static char library_text[sizeof(lib_ptx) + sizeof(main_ptx) + 64];
+
+static void library_text_make(void)
+{
+    snprintf(library_text, sizeof(library_text), "%s%s.global .align 4 .u32 counter = 5;\n", lib_ptx, main_ptx);
+}
+
+static void library(void **state)
+{
+    static const unsigned char cubin[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
+    char error[LOG] = "";
+    cuabi_jit_option options[] = {CUABI_JIT_ERROR_LOG_BUFFER, CUABI_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {error, (void *)(uintptr_t)LOG};
+    cuabi_library_option preserve = CUABI_LIBRARY_BINARY_IS_PRESERVED, bad = CUABI_LIBRARY_NUM_OPTIONS;
+    void *preserve_value = (void *)(uintptr_t)1;
+    cuabi_library lib = NULL, owner = NULL;
+    cuabi_kernel k = NULL, all[4] = {NULL};
+    cuabi_function f = NULL, f2 = NULL;
+    cuabi_module m = NULL;
+    cuabi_context ctx = NULL, other = NULL;
+    cuabi_deviceptr counter = 0;
+    size_t bytes = 0, offset = 0, psize = 0;
+    unsigned count = 0;
+    uint32_t value = 0;
+    const char *name = NULL;
+    int v = 0;
+
+    (void)state;
+    library_text_make();
+    CU_OK(cuInit(0));
+    /* No context current: loading and the kernels need none. */
+    CU_OK(cuLibraryLoadData(&lib, library_text, NULL, NULL, 0, &preserve, &preserve_value, 1));
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_LIBRARIES), 1);
+    CU_OK(cuLibraryGetKernelCount(&count, lib));
+    assert_int_equal(count, 1);
+    CU_OK(cuLibraryGetKernel(&k, lib, "apply"));
+    assert_int_equal(cuLibraryGetKernel(&k, lib, "twice"), CUABI_ERROR_NOT_FOUND);
+    CU_OK(cuLibraryEnumerateKernels(all, 4, lib));
+    assert_ptr_equal(all[0], k);
+    CU_OK(cuKernelGetName(&name, k));
+    assert_string_equal(name, "apply");
+    CU_OK(cuKernelGetLibrary(&owner, k));
+    assert_ptr_equal(owner, lib);
+    CU_OK(cuKernelGetAttribute(&v, CUABI_FUNC_ATTRIBUTE_PTX_VERSION, k, 0));
+    assert_int_equal(v, 80);
+    CU_OK(cuKernelGetParamInfo(k, 1, &offset, &psize));
+    assert_int_equal(offset, 8);
+    assert_int_equal(psize, 4);
+    assert_int_equal(cuKernelGetParamInfo(k, 2, &offset, &psize), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuKernelGetFunction(&f, k), CUABI_ERROR_INVALID_CONTEXT);
+
+    /* In a context: its module (the library's, not the client's), its global, its function. */
+    ctx = NULL;
+    CU_OK(cuDevicePrimaryCtxRetain(&ctx, 0));
+    CU_OK(cuCtxSetCurrent(ctx));
+    CU_OK(cuLibraryGetGlobal(&counter, &bytes, lib, "counter"));
+    assert_int_equal(bytes, 4);
+    CU_OK(cuMemcpyDtoH_v2(&value, counter, sizeof(value)));
+    assert_int_equal(value, 5);
+    assert_int_equal(cuLibraryGetManaged(&counter, &bytes, lib, "counter"), CUABI_ERROR_NOT_FOUND);
+    CU_OK(cuLibraryGetModule(&m, lib));
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_MODULES), 0);
+    assert_int_equal(cuModuleUnload(m), CUABI_ERROR_INVALID_HANDLE);
+    CU_OK(cuKernelGetFunction(&f, k));
+    CU_OK(run_apply_function(f));
+    CU_OK(run_apply_function((cuabi_function)(void *)k));
+    CU_OK(cuFuncGetAttribute(&v, CUABI_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, (cuabi_function)(void *)k));
+    assert_int_equal(v, 1024);
+    /* Another context has its own function of the same kernel, gone with that context. */
+    CU_OK(cuCtxCreate_v4(&other, NULL, 0, 0));
+    CU_OK(cuKernelGetFunction(&f2, k));
+    assert_ptr_not_equal(f2, f);
+    CU_OK(run_apply_function((cuabi_function)(void *)k));
+    CU_OK(cuCtxDestroy_v2(other));
+    CU_OK(cuCtxSetCurrent(ctx));
+    CU_OK(run_apply_function(f));
+    CU_OK(cuLibraryUnload(lib));
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_LIBRARIES), 0);
+    assert_int_equal(cuLibraryGetKernelCount(&count, lib), CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuKernelGetName(&name, k), CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL), CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuLibraryUnload(lib), CUABI_ERROR_INVALID_HANDLE);
+
+    /* What it refuses: machine code (the reason in the JIT error log), options it does not know, files. */
+    assert_int_equal(cuLibraryLoadData(&lib, cubin, options, values, 2, NULL, NULL, 0), CUABI_ERROR_NOT_SUPPORTED);
+    assert_non_null(strstr(error, "a cubin has no PTX"));
+    assert_int_equal(cuLibraryLoadData(&lib, library_text, NULL, NULL, 0, &bad, &preserve_value, 1),
+                     CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuLibraryLoadData(NULL, library_text, NULL, NULL, 0, NULL, NULL, 0), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuLibraryLoadFromFile(&lib, "/nonexistent/gpushim.ptx", NULL, NULL, 0, NULL, NULL, 0),
+                     CUABI_ERROR_FILE_NOT_FOUND);
+    write_lib_file();
+    CU_OK(cuLibraryLoadFromFile(&lib, lib_path, NULL, NULL, 0, NULL, NULL, 0));
+    CU_OK(cuLibraryGetKernelCount(&count, lib));
+    assert_int_equal(count, 0);
+    CU_OK(cuLibraryUnload(lib));
+    unlink(lib_path);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_LIBRARIES), 0);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_DEVICE_ALLOCS), 0);
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+}
+
+/* A library's load, use and unload as one sequence, stopping at the first failure and cleaning up. */
+static cuabi_result library_sequence(void)
+{
+    cuabi_library lib = NULL;
+    cuabi_kernel k = NULL;
+    cuabi_function f = NULL;
+    cuabi_deviceptr counter = 0;
+    cuabi_result rc = cuLibraryLoadData(&lib, library_text, NULL, NULL, 0, NULL, NULL, 0);
+
+    if (rc == CUABI_SUCCESS)
+        rc = cuLibraryGetKernel(&k, lib, "apply");
+    if (rc == CUABI_SUCCESS)
+        rc = cuKernelGetFunction(&f, k);
+    if (rc == CUABI_SUCCESS)
+        rc = cuLibraryGetGlobal(&counter, NULL, lib, "counter");
+    if (rc == CUABI_SUCCESS)
+        rc = run_apply_function((cuabi_function)(void *)k);
+    if (lib && cuLibraryUnload(lib) != CUABI_SUCCESS)
+        cuLibraryUnload(lib);
+    return rc;
+}
+
+static void library_sweep(void **state)
+{
+    static const char *const calls[] = {"cuLibraryLoadData", "cuLibraryGetKernel", "cuKernelGetFunction",
+                                        "cuLibraryGetGlobal", "cuLaunchKernel"};
+    static const char *const destroys[] = {"cuLibraryUnload"};
+
+    (void)state;
+    library_text_make();
+    retain_current();
+    ft_driver_sweep(library_sequence, calls, sizeof(calls) / sizeof(calls[0]), CUABI_ERROR_UNKNOWN);
+    ft_driver_sweep(library_sequence, destroys, sizeof(destroys) / sizeof(destroys[0]), CUABI_SUCCESS);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_LIBRARIES), 0);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_DEVICE_ALLOCS), 0);
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -386,6 +537,8 @@ int main(int argc, char **argv)
         {"link-errors", cmocka_unit_test(link_errors)},
         {"link-sweep", cmocka_unit_test(link_sweep)},
         {"attributes", cmocka_unit_test(attributes)},
+        {"library", cmocka_unit_test(library)},
+        {"library-sweep", cmocka_unit_test(library_sweep)},
     };
 
     for (size_t i = 0; argc == 2 && i < sizeof(cases) / sizeof(cases[0]); i++)
