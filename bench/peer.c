@@ -117,7 +117,7 @@ int main(void)
         BENCH_CHECK(gpu_device_get_info(d, &info));
         printf("peer: device %d: %s (sm_%d%d), PCI %s\n", d, info.name, info.compute_major, info.compute_minor,
                info.pci_bus_id[0] ? info.pci_bus_id : "-");
-        BENCH_CHECK(gpu_context_create(d, &ctx[d]));
+        BENCH_CHECK(gpu_context_retain_primary(d, &ctx[d]));
     }
     can01 = enable_peer(ctx, 0);
     can10 = enable_peer(ctx, 1);

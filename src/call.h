@@ -136,7 +136,7 @@ static inline bool gpu__call_object(struct gpu__call *c, gpu_context *ctx)
  * by gpu__legacy_enter() (false: refused, c->st says so, and the call is
  * ended) and gpu__legacy_leave(st), so that a capture waits for it to leave
  * the driver before it begins; other legacy-stream work (on
- * GPU_DEFAULT_STREAM) is only checked, when its call opens.
+ * GPU_DEVICE0_LEGACY_STREAM) is only checked, when its call opens.
  */
 extern atomic_uint gpu__ordered_captures;
 gpu_status gpu__legacy_refused(const char *func);
@@ -147,7 +147,7 @@ gpu_status gpu__legacy_leave(gpu_status st);
 #define GPU__LEGACY(c, func, call) (gpu__legacy_enter((c), (func)) ? gpu__legacy_leave(call) : (c)->st)
 
 /*
- * Opens a call on a stream (GPU_DEFAULT_STREAM: the legacy stream of device
+ * Opens a call on a stream (GPU_DEVICE0_LEGACY_STREAM: the legacy stream of device
  * 0's primary context) in its context; c->stream is its CUstream.
  */
 static inline bool gpu__call_stream(struct gpu__call *c, gpu_stream *stream)

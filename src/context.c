@@ -35,7 +35,7 @@ static gpu_status context_new(const struct gpu__driver *drv, int ordinal, gpu_co
     return GPU_OK;
 }
 
-gpu_status gpu_context_create(int device, gpu_context **out)
+gpu_status gpu_context_retain_primary(int device, gpu_context **out)
 {
     const struct gpu__driver *drv;
     gpu_status st;
@@ -47,6 +47,11 @@ gpu_status gpu_context_create(int device, gpu_context **out)
     if (st != GPU_OK)
         return st;
     return context_new(drv, device, out);
+}
+
+gpu_status gpu_context_create(int device, gpu_context **out)
+{
+    return gpu_context_retain_primary(device, out);
 }
 
 void gpu__context_ref(gpu_context *ctx)

@@ -101,24 +101,41 @@ gpu_status gpu_function_max_active_blocks(gpu_function *function, unsigned block
     return st;
 }
 
-gpu_status gpu_function_max_potential_block_size(gpu_function *function, size_t dynamic_shared_bytes,
-                                                 unsigned block_size_limit, unsigned *min_grid_size,
-                                                 unsigned *block_size)
+gpu_status gpu_function_occupancy_block_size(gpu_function *function, size_t dynamic_shared_bytes,
+                                             int block_size_limit, int *min_grid_size, int *block_size)
 {
     struct gpu__call c;
     int grid = 0, block = 0;
     gpu_status st;
 
     GPU__NOT_NULL(function, min_grid_size, block_size);
-    if (block_size_limit > 1024)
-        return GPU__FAIL(GPU_ERR_INVALID_ARG, "a block size limit of %u: 0 (none) to 1024", block_size_limit);
+    if (block_size_limit < 0 || block_size_limit > 1024)
+        return GPU__FAIL(GPU_ERR_INVALID_ARG, "a block size limit of %d: 0 (none) to 1024", block_size_limit);
     if (!function_call(&c, function))
         return c.st;
     st = GPU__INVOKE_END(&c, cuOccupancyMaxPotentialBlockSizeWithFlags, GPU_ERR_DRIVER, &grid, &block, function->cu,
-                         NULL, dynamic_shared_bytes, (int)block_size_limit, CUABI_OCCUPANCY_DEFAULT);
+                         NULL, dynamic_shared_bytes, block_size_limit, CUABI_OCCUPANCY_DEFAULT);
     if (st == GPU_OK && (grid < 0 || block <= 0))
         st = GPU__FAIL(GPU_ERR_DRIVER, "cuOccupancyMaxPotentialBlockSize answered a grid of %d blocks of %d", grid,
                        block);
+    if (st == GPU_OK) {
+        *min_grid_size = grid;
+        *block_size = block;
+    }
+    return st;
+}
+
+gpu_status gpu_function_max_potential_block_size(gpu_function *function, size_t dynamic_shared_bytes,
+                                                 unsigned block_size_limit, unsigned *min_grid_size,
+                                                 unsigned *block_size)
+{
+    int grid = 0, block = 0;
+    gpu_status st;
+
+    GPU__NOT_NULL(min_grid_size, block_size);
+    if (block_size_limit > 1024)
+        return GPU__FAIL(GPU_ERR_INVALID_ARG, "a block size limit of %u: 0 (none) to 1024", block_size_limit);
+    st = gpu_function_occupancy_block_size(function, dynamic_shared_bytes, (int)block_size_limit, &grid, &block);
     if (st == GPU_OK) {
         *min_grid_size = (unsigned)grid;
         *block_size = (unsigned)block;

@@ -138,14 +138,19 @@ gpu_status gpu_context_stream_priority_range(gpu_context *ctx, int *least, int *
 gpu_status gpu_stream_create(gpu_context *ctx, gpu_stream **out)
 {
     static atomic_flag warned = ATOMIC_FLAG_INIT;
-    const char *v = gpu__env(GPU_STREAM_NONBLOCKING_ENV);
+    const char *name = GPU_STREAM_NONBLOCKING_ENV;
+    const char *v = gpu__env(name);
 
+    /* aprender-gpu's programs set its own name for the same knob. */
+    if (!v) {
+        name = GPU_STREAM_NONBLOCKING_ENV_APRENDER;
+        v = gpu__env(name);
+    }
     if (v && strcmp(v, "0") != 0 && strcmp(v, "1") != 0) {
-        char warning[160];
+        char warning[192];
 
         snprintf(warning, sizeof(warning),
-                 GPU_STREAM_NONBLOCKING_ENV "=%.64s is neither 0 nor 1; streams stay ordered against the legacy stream",
-                 v);
+                 "%s=%.64s is neither 0 nor 1; streams stay ordered against the legacy stream", name, v);
         gpu__env_warn_once(&warned, warning);
     }
     return gpu_stream_create_with_flags(ctx, gpu_stream_create_flags(v), out);

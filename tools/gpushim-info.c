@@ -303,7 +303,7 @@ static void self_test(struct info *in)
 
     for (uint32_t i = 0; i < SELF_TEST_WORDS; i++)
         host[i] = i;
-    st = gpu_context_create(0, &ctx);
+    st = gpu_context_retain_primary(0, &ctx);
     if (st == GPU_OK)
         st = gpu_stream_create_non_blocking(ctx, &s);
     record(in, "stream", st, "created a non-blocking stream on device 0");

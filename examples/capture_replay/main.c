@@ -73,7 +73,7 @@ static int build(struct pipeline *p, const char *ptx)
     size_t bytes = (size_t)N * sizeof(uint32_t);
     gpu_status st;
 
-    if ((st = gpu_context_create(0, &p->ctx)) != GPU_OK ||
+    if ((st = gpu_context_retain_primary(0, &p->ctx)) != GPU_OK ||
         /* Capture belongs on a non-blocking stream: see gpu_stream_begin_capture(). */
         (st = gpu_stream_create_non_blocking(p->ctx, &p->stream)) != GPU_OK ||
         (st = gpu_module_load_file(p->ctx, ptx, &p->module)) != GPU_OK ||

@@ -185,7 +185,7 @@ static int run(struct work *w, struct options *o)
     gpu_status st;
     int rc;
 
-    if ((st = gpu_context_create(0, &w->ctx)) != GPU_OK || (st = gpu_device_get_info(0, &info)) != GPU_OK ||
+    if ((st = gpu_context_retain_primary(0, &w->ctx)) != GPU_OK || (st = gpu_device_get_info(0, &info)) != GPU_OK ||
         (st = gpu_stream_create(w->ctx, &w->stream)) != GPU_OK)
         return report("setting up", st);
     for (int k = 0; k < SIZE_OPTIONS; k++)

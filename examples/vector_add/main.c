@@ -49,8 +49,8 @@ static int run(const char *ptx, float *a, float *b, float *c)
     int rc = 1;
     gpu_status st;
 
-    if ((st = gpu_context_create(0, &ctx)) != GPU_OK) {
-        fail("gpu_context_create", st);
+    if ((st = gpu_context_retain_primary(0, &ctx)) != GPU_OK) {
+        fail("gpu_context_retain_primary", st);
         goto out;
     }
     if ((st = gpu_stream_create(ctx, &stream)) != GPU_OK || (st = gpu_module_load_file(ctx, ptx, &module)) != GPU_OK ||

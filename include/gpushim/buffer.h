@@ -138,7 +138,7 @@ GPU_API gpu_status gpu_buffer_memset(gpu_buffer *buffer, size_t offset, size_t c
  * @param count how many elements to write
  * @param element_size the size of one element in bytes: 1, 2 or 4
  * @param value the element's value; it must fit `element_size` bytes
- * @param stream the stream to queue the fill on; GPU_DEFAULT_STREAM: device 0's legacy stream
+ * @param stream the stream to queue the fill on; GPU_DEVICE0_LEGACY_STREAM: device 0's legacy stream
  * @return as gpu_buffer_memset()
  */
 GPU_API gpu_status gpu_buffer_memset_async(gpu_buffer *buffer, size_t offset, size_t count, unsigned element_size,
@@ -196,7 +196,7 @@ GPU_API size_t gpu_host_buffer_size(const gpu_host_buffer *buffer);
  * Allocates `bytes` (at least 1) of device memory on `stream` (cuMemAllocAsync),
  * from the default memory pool of the stream's device: the memory may be used
  * by work queued on the stream after this call (or on streams ordered after
- * it). GPU_DEFAULT_STREAM allocates on device 0's legacy stream. Free it with
+ * it). GPU_DEVICE0_LEGACY_STREAM allocates on device 0's legacy stream. Free it with
  * gpu_buffer_free_async() (or gpu_buffer_destroy(), which frees it at once,
  * waiting for the device). GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER,
  * GPU_ERR_NOT_SUPPORTED (no stream-ordered allocator), GPU_ERR_CONTEXT,
@@ -223,7 +223,7 @@ GPU_API GPU_NODISCARD gpu_status gpu_buffer_create_async(gpu_stream *stream, siz
  * @param buffer a buffer from gpu_buffer_create_async(); gone when this returns,
  *               unless it is NULL or of another kind
  * @param stream the stream to order the free on, of the buffer's device;
- *               GPU_DEFAULT_STREAM: device 0's legacy stream
+ *               GPU_DEVICE0_LEGACY_STREAM: device 0's legacy stream
  * @return GPU_OK (freed on the stream), or one of the codes above
  */
 GPU_API gpu_status gpu_buffer_free_async(gpu_buffer *buffer, gpu_stream *stream);
@@ -369,7 +369,7 @@ typedef enum gpu_memory_location {
  * managed access), GPU_ERR_CONTEXT, GPU_ERR_TRANSFER.
  * @param buffer a buffer from gpu_buffer_create_managed(); all of it moves
  * @param where where its pages go
- * @param stream the stream to queue the migration on; GPU_DEFAULT_STREAM: device 0's legacy stream
+ * @param stream the stream to queue the migration on; GPU_DEVICE0_LEGACY_STREAM: device 0's legacy stream
  * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_buffer_prefetch_async(gpu_buffer *buffer, gpu_memory_location where, gpu_stream *stream);

@@ -12,13 +12,22 @@
 #if defined(GPUSHIM_BUILDING) && defined(__GNUC__)
 #define GPU_API __attribute__((visibility("default")))
 #else
+/** Exports a public function from the shared library (empty outside its build). */
 #define GPU_API
 #endif
 
 #if defined(__GNUC__)
 #define GPU_NODISCARD __attribute__((warn_unused_result))
 #else
+/** A result the caller must not ignore (warn_unused_result under GCC and Clang). */
 #define GPU_NODISCARD
+#endif
+
+#if defined(__GNUC__) && !defined(GPUSHIM_BUILDING)
+#define GPU_DEPRECATED(message) __attribute__((deprecated(message)))
+#else
+/** Marks a name kept for existing code: a call warns, saying `message` (GCC and Clang, not the library's own build). */
+#define GPU_DEPRECATED(message)
 #endif
 
 #ifdef __cplusplus

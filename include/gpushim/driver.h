@@ -126,7 +126,7 @@ typedef struct gpu_load_report {
     uint64_t started_ns;          /**< when the load began (CLOCK_MONOTONIC ns); 0 before */
     /**
      * What the loaded library says it is when it is gpushim's fake driver
-     * (its gpu_fake_identify(), e.g. "gpushim-fakecuda 0.1.0"): a CUDA
+     * (its gpu_fake_identify(), e.g. "gpushim-fakecuda 0.2.0"): a CUDA
      * driver simulated in host memory, not a GPU. NULL for any other
      * library, and before the library is opened.
      */

@@ -548,7 +548,7 @@ int gpu_fake_managed_advice(uint64_t addr);
 /* ---- Identity ---- */
 
 /**
- * What this library is, e.g. "gpushim-fakecuda 0.1.0": gpushim's loader looks
+ * What this library is, e.g. "gpushim-fakecuda 0.2.0": gpushim's loader looks
  * this symbol up in the driver it loaded, so that its load report and
  * gpushim-info say "the gpushim fake driver, not a GPU".
  * @return a static string.

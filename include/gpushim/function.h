@@ -96,19 +96,33 @@ GPU_API gpu_status gpu_function_max_active_blocks(gpu_function *function, unsign
  * `dynamic_shared_bytes` per block, at most `block_size_limit` threads (0: no
  * limit), into *block_size, and the smallest grid that reaches that
  * occupancy on the whole device into *min_grid_size
- * (cuOccupancyMaxPotentialBlockSize). Both are written only on success.
- * GPU_ERR_INVALID_ARG (NULL, block_size_limit above 1024), GPU_ERR_NOT_SUPPORTED,
- * GPU_ERR_CONTEXT, GPU_ERR_DRIVER.
+ * (cuOccupancyMaxPotentialBlockSize, whose types these are). Both are written
+ * only on success. GPU_ERR_INVALID_ARG (NULL, block_size_limit outside 0 to
+ * 1024), GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT, GPU_ERR_DRIVER.
+ * @param function the function
+ * @param dynamic_shared_bytes dynamic shared memory a block, in bytes, whatever the block size
+ * @param block_size_limit the largest block size to consider, 1 to 1024; 0: no limit
+ * @param[out] min_grid_size the smallest grid, in blocks, that reaches the occupancy
+ * @param[out] block_size the block size, in threads
+ * @return GPU_OK, or one of the codes above
+ */
+GPU_API gpu_status gpu_function_occupancy_block_size(gpu_function *function, size_t dynamic_shared_bytes,
+                                                     int block_size_limit, int *min_grid_size, int *block_size);
+
+/**
+ * Deprecated: gpu_function_occupancy_block_size() with unsigned types where
+ * the driver has int. Same answers.
+ * @deprecated Use gpu_function_occupancy_block_size().
  * @param function the function
  * @param dynamic_shared_bytes dynamic shared memory a block, in bytes, whatever the block size
  * @param block_size_limit the largest block size to consider, at most 1024; 0: no limit
  * @param[out] min_grid_size the smallest grid, in blocks, that reaches the occupancy
  * @param[out] block_size the block size, in threads
- * @return GPU_OK, or one of the codes above
+ * @return as gpu_function_occupancy_block_size()
  */
-GPU_API gpu_status gpu_function_max_potential_block_size(gpu_function *function, size_t dynamic_shared_bytes,
-                                                         unsigned block_size_limit, unsigned *min_grid_size,
-                                                         unsigned *block_size);
+GPU_API GPU_DEPRECATED("use gpu_function_occupancy_block_size()") gpu_status
+gpu_function_max_potential_block_size(gpu_function *function, size_t dynamic_shared_bytes, unsigned block_size_limit,
+                                      unsigned *min_grid_size, unsigned *block_size);
 
 /**
  * How many clusters of `config->cluster` blocks, each block of `config->block`

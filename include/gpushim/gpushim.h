@@ -31,7 +31,7 @@
 #include "forward.h"
 
 #define GPUSHIM_VERSION_MAJOR 0 /**< the version of these headers: major */
-#define GPUSHIM_VERSION_MINOR 1 /**< minor */
+#define GPUSHIM_VERSION_MINOR 2 /**< minor */
 #define GPUSHIM_VERSION_PATCH 0 /**< patch */
 
 #endif

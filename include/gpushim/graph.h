@@ -19,21 +19,21 @@ typedef enum gpu_capture_mode {
 
 /**
  * Starts capturing the stream's work into a graph instead of running it.
- * Capture on GPU_DEFAULT_STREAM is impossible (GPU_ERR_INVALID_ARG). Capture on
+ * Capture on GPU_DEVICE0_LEGACY_STREAM is impossible (GPU_ERR_INVALID_ARG). Capture on
  * an ordered stream (gpu_stream_create) makes legacy-stream calls from any
  * thread fail with CUDA_ERROR_STREAM_CAPTURE_IMPLICIT while it is open: capture
  * on a gpu_stream_create_non_blocking() stream. While a GPU_CAPTURE_MODE_GLOBAL
  * capture of an ordered stream made here is open, gpushim itself gives every
  * legacy-stream operation asked of it (the synchronous copies and memsets,
  * gpu_stream_memcpy_dtod_sync(), a global's copies, work on
- * GPU_DEFAULT_STREAM) that answer, GPU_ERR_GRAPH_CAPTURE with CUresult 906,
+ * GPU_DEVICE0_LEGACY_STREAM) that answer, GPU_ERR_GRAPH_CAPTURE with CUresult 906,
  * without calling the driver: the capture is not invalidated behind its
  * user's back, and the driver's failing path (which has crashed under
  * concurrent copies) is not reached. The capture begins once the synchronous
  * legacy-stream operations already in the driver have returned.
  * GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT,
  * GPU_ERR_GRAPH_CAPTURE.
- * @param stream the stream to capture; not GPU_DEFAULT_STREAM
+ * @param stream the stream to capture; not GPU_DEVICE0_LEGACY_STREAM
  * @param mode which other threads' unsafe calls the capture forbids
  * @return GPU_OK, or one of the codes above
  */
@@ -111,7 +111,7 @@ GPU_API gpu_status gpu_graph_exec_update(gpu_graph_exec *exec, gpu_graph *graph)
  * GPU_ERR_INVALID_ARG (exec NULL, a stream of another device), GPU_ERR_NO_DRIVER,
  * GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT, GPU_ERR_GRAPH_LAUNCH.
  * @param exec the executable graph
- * @param stream the stream to upload on, of the graph's device; GPU_DEFAULT_STREAM: device 0's legacy stream
+ * @param stream the stream to upload on, of the graph's device; GPU_DEVICE0_LEGACY_STREAM: device 0's legacy stream
  * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_graph_exec_upload(gpu_graph_exec *exec, gpu_stream *stream);
@@ -126,10 +126,10 @@ typedef enum gpu_capture_status {
 /**
  * The stream's capture status and, while capturing, the capture's id, unique
  * in the process (cuStreamGetCaptureInfo, the 12.0 ABI); *id is 0 when not
- * capturing. `id` may be NULL. GPU_DEFAULT_STREAM is never captured: asking
+ * capturing. `id` may be NULL. GPU_DEVICE0_LEGACY_STREAM is never captured: asking
  * about it is GPU_ERR_INVALID_ARG.
  * GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT, GPU_ERR_GRAPH_CAPTURE.
- * @param stream the stream; not GPU_DEFAULT_STREAM
+ * @param stream the stream; not GPU_DEVICE0_LEGACY_STREAM
  * @param[out] status its capture status; written only on success
  * @param[out] id the capture's id, 0 when not capturing, or NULL to skip it; written only on success
  * @return GPU_OK, or one of the codes above

@@ -12,7 +12,7 @@
  * Stream-ordered copies (gpu_buffer_copy_*_async) on a non-blocking stream
  * are both correct and fast.
  *
- * Wherever a gpu_stream * is taken, GPU_DEFAULT_STREAM (NULL) means the legacy
+ * Wherever a gpu_stream * is taken, GPU_DEVICE0_LEGACY_STREAM (NULL) means the legacy
  * default stream of device 0's primary context.
  */
 #ifndef GPUSHIM_STREAM_H
@@ -24,18 +24,34 @@
 extern "C" {
 #endif
 
-/** The legacy default stream (CUDA's stream 0). */
-#define GPU_DEFAULT_STREAM ((gpu_stream *)0)
+/**
+ * The legacy default stream (CUDA's stream 0) of device 0's primary context,
+ * whatever context the calling thread holds. Another device's legacy stream
+ * has no constant: make a stream in its context instead.
+ */
+#define GPU_DEVICE0_LEGACY_STREAM ((gpu_stream *)0)
+
+/**
+ * Deprecated name of GPU_DEVICE0_LEGACY_STREAM, kept for existing code. It
+ * is not CUDA's default stream, which is the current context's.
+ */
+#define GPU_DEFAULT_STREAM GPU_DEVICE0_LEGACY_STREAM
 
 /* cuStreamCreate flags. */
 #define GPU_STREAM_DEFAULT 0x0u      /**< ordered against the legacy default stream */
 #define GPU_STREAM_NON_BLOCKING 0x1u /**< not ordered against it */
 
 /** The environment variable that opts gpu_stream_create() into the racy mode. */
-#define GPU_STREAM_NONBLOCKING_ENV "APR_STREAM_NONBLOCKING"
+#define GPU_STREAM_NONBLOCKING_ENV "GPUSHIM_STREAM_NONBLOCKING"
 
 /**
- * The flags gpu_stream_create() uses for a value of APR_STREAM_NONBLOCKING:
+ * aprender-gpu's name for GPU_STREAM_NONBLOCKING_ENV, which gpushim's stream
+ * module comes from; read only where GPUSHIM_STREAM_NONBLOCKING is unset.
+ */
+#define GPU_STREAM_NONBLOCKING_ENV_APRENDER "APR_STREAM_NONBLOCKING"
+
+/**
+ * The flags gpu_stream_create() uses for a value of GPUSHIM_STREAM_NONBLOCKING:
  * GPU_STREAM_NON_BLOCKING only for exactly "1", GPU_STREAM_DEFAULT for
  * anything else, NULL (unset) included. "true", "yes", " 1" and the like do
  * not select the racy mode. Pure; any thread.
@@ -46,10 +62,11 @@ GPU_API unsigned gpu_stream_create_flags(const char *nonblocking_env);
 
 /**
  * Creates a stream in `ctx` (NULL: device 0) that is ordered against the
- * legacy stream, unless APR_STREAM_NONBLOCKING is exactly "1": a measurement
- * knob that restores the faster, racy behaviour (see above). The variable is
- * read at each call (secure_getenv); a value other than "0" or "1" keeps the
- * ordered streams and is named in a warning on stderr, once a process.
+ * legacy stream, unless GPUSHIM_STREAM_NONBLOCKING (or, where it is unset,
+ * APR_STREAM_NONBLOCKING) is exactly "1": a measurement knob that restores the
+ * faster, racy behaviour (see above). The variable is read at each call
+ * (secure_getenv); a value other than "0" or "1" keeps the ordered streams and
+ * is named in a warning on stderr, once a process.
  * Returns GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_NO_DEVICE,
  * GPU_ERR_CONTEXT, GPU_ERR_STREAM_CREATE, GPU_ERR_OUT_OF_MEMORY.
  * @param ctx the context; NULL: device 0's primary context
@@ -89,7 +106,7 @@ GPU_API GPU_NODISCARD gpu_status gpu_stream_create_with_flags(gpu_context *ctx, 
 GPU_API void gpu_stream_destroy(gpu_stream *stream);
 
 /**
- * The CUstream; NULL for GPU_DEFAULT_STREAM. Valid while the stream lives.
+ * The CUstream; NULL for GPU_DEVICE0_LEGACY_STREAM. Valid while the stream lives.
  * @param stream the stream
  * @return the CUstream
  */
@@ -98,12 +115,12 @@ GPU_API void *gpu_stream_raw(const gpu_stream *stream);
 /**
  * The flags the stream was created with.
  * @param stream the stream
- * @return its GPU_STREAM_* flags; GPU_STREAM_DEFAULT for GPU_DEFAULT_STREAM
+ * @return its GPU_STREAM_* flags; GPU_STREAM_DEFAULT for GPU_DEVICE0_LEGACY_STREAM
  */
 GPU_API unsigned gpu_stream_flags(const gpu_stream *stream);
 
 /**
- * The stream's context (borrowed); NULL for GPU_DEFAULT_STREAM.
+ * The stream's context (borrowed); NULL for GPU_DEVICE0_LEGACY_STREAM.
  * @param stream the stream
  * @return the context, owned by the stream
  */
@@ -200,9 +217,9 @@ GPU_API GPU_NODISCARD gpu_status gpu_stream_create_with_priority(gpu_context *ct
                                                                  gpu_stream **out);
 
 /**
- * The stream's priority (cuStreamGetPriority); GPU_DEFAULT_STREAM's is 0.
+ * The stream's priority (cuStreamGetPriority); GPU_DEVICE0_LEGACY_STREAM's is 0.
  * GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT, GPU_ERR_STREAM_SYNC.
- * @param stream the stream; GPU_DEFAULT_STREAM: device 0's legacy stream
+ * @param stream the stream; GPU_DEVICE0_LEGACY_STREAM: device 0's legacy stream
  * @param[out] priority its priority; written only on success
  * @return GPU_OK, or one of the codes above
  */
@@ -228,7 +245,7 @@ typedef enum gpu_wait_condition {
  * GPU_ERR_CONTEXT, GPU_ERR_STREAM_SYNC.
  *
  * This one writes a 32-bit value.
- * @param stream the stream to queue the write on; GPU_DEFAULT_STREAM: device 0's legacy stream
+ * @param stream the stream to queue the write on; GPU_DEVICE0_LEGACY_STREAM: device 0's legacy stream
  * @param buffer the buffer holding the value
  * @param offset the value's place, in bytes from the buffer's start; a multiple of 4
  * @param value the value to write

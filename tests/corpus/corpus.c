@@ -1293,7 +1293,7 @@ int main(int argc, char **argv)
     snprintf(src, sizeof(src), "%s/%s", argv[1], checks ? "checks.cu" : "kernels.cu");
     want_nvcc = strcmp(mode, "nvrtc") != 0;
     want_nvrtc = strcmp(mode, "nvcc") != 0;
-    if (gpu_device_count(&count) != GPU_OK || count < 1 || gpu_context_create(0, &ctx) != GPU_OK) {
+    if (gpu_device_count(&count) != GPU_OK || count < 1 || gpu_context_retain_primary(0, &ctx) != GPU_OK) {
         printf("SKIP: no device: %s\n", gpu_last_error());
         return SKIP;
     }

@@ -23,7 +23,7 @@ g.gpu_context_raw.restype = ctypes.c_void_p
 g.gpu_buffer_device_ptr.restype = ctypes.c_uint64
 assert g.gpu_driver_load() == 0, g.gpu_last_error()
 ctx = ctypes.c_void_p()
-assert g.gpu_context_create(0, ctypes.byref(ctx)) == 0, g.gpu_last_error()
+assert g.gpu_context_retain_primary(0, ctypes.byref(ctx)) == 0, g.gpu_last_error()
 assert g.gpu_context_raw(ctx) == torch_ctx.value, "gpushim's device 0 context is not torch's primary context"
 
 n = 1024

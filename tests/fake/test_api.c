@@ -123,10 +123,10 @@ static void context_lifetime(void **state)
     uint32_t v = 41, r = 0;
 
     (void)state;
-    FT_INVALID(gpu_context_create(1, NULL), "out is NULL");
+    FT_INVALID(gpu_context_retain_primary(1, NULL), "out is NULL");
     gpu_context_destroy(NULL);
     assert_null(gpu_context_raw(NULL));
-    FT_OK(gpu_context_create(1, &c));
+    FT_OK(gpu_context_retain_primary(1, &c));
     assert_int_equal(gpu_fake_primary_retains(1), 1);
     FT_OK(gpu_stream_create(c, &s));
     FT_OK(gpu_event_create(c, &e));
@@ -155,6 +155,26 @@ static void context_lifetime(void **state)
     assert_int_equal(gpu_fake_anomalies(GPU_FAKE_ANOMALY_RELEASE_FREED), 0);
 }
 
+/* The deprecated name retains the same primary context, and is released the same way. */
+static void context_create_is_retain_primary(void **state)
+{
+    gpu_context *a = NULL, *b = NULL;
+
+    (void)state;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    FT_INVALID(gpu_context_create(1, NULL), "out is NULL");
+    FT_OK(gpu_context_create(1, &a));
+#pragma GCC diagnostic pop
+    FT_OK(gpu_context_retain_primary(1, &b));
+    assert_ptr_equal(gpu_context_raw(a), gpu_context_raw(b));
+    assert_int_equal(gpu_context_device(a), 1);
+    assert_int_equal(gpu_fake_primary_retains(1), 2);
+    gpu_context_destroy(a);
+    gpu_context_destroy(b);
+    assert_int_equal(gpu_fake_primary_retains(1), 0);
+}
+
 static void context_synchronize(void **state)
 {
     gpu_stream *s = NULL;
@@ -163,7 +183,7 @@ static void context_synchronize(void **state)
     (void)state;
     FT_OK(gpu_stream_create_non_blocking(NULL, &s));
     FT_OK(ft_add_one(s, mod, b, 8));
-    FT_OK(ft_add_one(GPU_DEFAULT_STREAM, mod, b, 8));
+    FT_OK(ft_add_one(GPU_DEVICE0_LEGACY_STREAM, mod, b, 8));
     assert_int_equal(gpu_fake_pending(), 2);
     FT_OK(gpu_context_synchronize(NULL));
     assert_int_equal(gpu_fake_pending(), 0);
@@ -210,7 +230,7 @@ static void stream_arguments(void **state)
     FT_OK(gpu_stream_memcpy_dtod_sync(s, gpu_buffer_device_ptr(b) + 8, gpu_buffer_device_ptr(b), 8));
     assert_int_equal(ft_peek(b, 2), 0);
     assert_int_equal(ft_peek(b, 3), 1);
-    FT_OK(gpu_stream_query(GPU_DEFAULT_STREAM, &idle));
+    FT_OK(gpu_stream_query(GPU_DEVICE0_LEGACY_STREAM, &idle));
     assert_true(idle);
     gpu_buffer_destroy(b);
     gpu_stream_destroy(s);
@@ -256,7 +276,7 @@ static void event_arguments(void **state)
     FT_INVALID(gpu_event_elapsed_ms(e, e, NULL), "an argument is NULL");
     FT_INVALID(gpu_event_elapsed_ms(e, e, &ms), "gpu_event_create_timed");
     /* Recorded on the legacy stream, which the default context's streams share. */
-    FT_OK(gpu_stream_record_event(GPU_DEFAULT_STREAM, e));
+    FT_OK(gpu_stream_record_event(GPU_DEVICE0_LEGACY_STREAM, e));
     FT_OK(gpu_event_synchronize(e));
     FT_OK(gpu_event_is_complete(e, &done));
     assert_true(done);
@@ -274,14 +294,14 @@ static void graph_arguments(void **state)
     bool capturing = true;
 
     (void)state;
-    FT_INVALID(gpu_stream_end_capture(GPU_DEFAULT_STREAM, &g), "legacy default stream");
+    FT_INVALID(gpu_stream_end_capture(GPU_DEVICE0_LEGACY_STREAM, &g), "legacy default stream");
     FT_INVALID(gpu_stream_end_capture(NULL, NULL), "out is NULL");
     FT_INVALID(gpu_stream_is_capturing(NULL, NULL), "capturing is NULL");
     FT_INVALID(gpu_graph_instantiate(NULL, &x), "graph is NULL");
     FT_INVALID(gpu_stream_launch_graph(NULL, NULL), "exec is NULL");
     gpu_graph_destroy(NULL);
     gpu_graph_exec_destroy(NULL);
-    FT_OK(gpu_stream_is_capturing(GPU_DEFAULT_STREAM, &capturing));
+    FT_OK(gpu_stream_is_capturing(GPU_DEVICE0_LEGACY_STREAM, &capturing));
     assert_false(capturing);
     FT_OK(gpu_stream_create_non_blocking(NULL, &s));
     FT_OK(gpu_stream_begin_capture(s, GPU_CAPTURE_MODE_THREAD_LOCAL));
@@ -290,8 +310,8 @@ static void graph_arguments(void **state)
     FT_INVALID(gpu_graph_instantiate(g, NULL), "out is NULL");
     FT_OK(gpu_graph_instantiate(g, &x));
     /* Replayed on the legacy stream: ordered like any legacy work. */
-    FT_OK(gpu_stream_launch_graph(GPU_DEFAULT_STREAM, x));
-    FT_OK(gpu_stream_synchronize(GPU_DEFAULT_STREAM));
+    FT_OK(gpu_stream_launch_graph(GPU_DEVICE0_LEGACY_STREAM, x));
+    FT_OK(gpu_stream_synchronize(GPU_DEVICE0_LEGACY_STREAM));
     assert_int_equal(ft_peek(b, 15), 16);
     gpu_graph_destroy(g);
     gpu_graph_exec_destroy(x);
@@ -333,12 +353,12 @@ static void launch_reaches_kernel(void **state)
     (void)state;
     FT_OK(gpu_buffer_create(NULL, sizeof(got), &b));
     ptr = gpu_buffer_device_ptr(b);
-    FT_OK(gpu_stream_launch_kernel(GPU_DEFAULT_STREAM, mod, "launch_info", &c, args));
+    FT_OK(gpu_stream_launch_kernel(GPU_DEVICE0_LEGACY_STREAM, mod, "launch_info", &c, args));
     FT_OK(gpu_buffer_copy_to_host(b, got, sizeof(got)));
     assert_memory_equal(got, want, sizeof(got));
     /* A kernel without parameters takes NULL. */
-    FT_OK(gpu_stream_launch_kernel(GPU_DEFAULT_STREAM, mod, "hold", &c, NULL));
-    FT_OK(gpu_stream_synchronize(GPU_DEFAULT_STREAM));
+    FT_OK(gpu_stream_launch_kernel(GPU_DEVICE0_LEGACY_STREAM, mod, "hold", &c, NULL));
+    FT_OK(gpu_stream_synchronize(GPU_DEVICE0_LEGACY_STREAM));
     gpu_buffer_destroy(b);
 }
 
@@ -720,6 +740,7 @@ int main(void)
         cmocka_unit_test(status_and_names),
         cmocka_unit_test(driver_queries),
         cmocka_unit_test(context_lifetime),
+        cmocka_unit_test(context_create_is_retain_primary),
         cmocka_unit_test(context_synchronize),
         cmocka_unit_test(stream_arguments),
         cmocka_unit_test(use_after_free),

@@ -24,12 +24,12 @@ static int setup(void **state)
     assert_int_equal(ndev, gpu_fake_device_count());
     assert_true(ndev >= 1 && ndev <= MAX_DEV);
     for (int d = 0; d < ndev; d++) {
-        FT_OK(gpu_context_create(d, &ctx[d]));
+        FT_OK(gpu_context_retain_primary(d, &ctx[d]));
         FT_OK(gpu_stream_create(ctx[d], &stream[d]));
         FT_OK(gpu_module_load_data(ctx[d], ft_ptx, strlen(ft_ptx), &mod[d]));
     }
     /* Device 0's default context, which gpushim then keeps for the process: one retain of its own. */
-    FT_OK(gpu_stream_synchronize(GPU_DEFAULT_STREAM));
+    FT_OK(gpu_stream_synchronize(GPU_DEVICE0_LEGACY_STREAM));
     assert_int_equal(gpu_fake_primary_retains(0), 2);
     return 0;
 }
@@ -94,13 +94,13 @@ static void contexts(void **state)
         for (int e = 0; e < d; e++)
             assert_ptr_not_equal(gpu_context_raw(ctx[d]), gpu_context_raw(ctx[e]));
         /* Two gpu_contexts of one device share the driver's primary context, retained twice. */
-        FT_OK(gpu_context_create(d, &again));
+        FT_OK(gpu_context_retain_primary(d, &again));
         assert_ptr_equal(gpu_context_raw(again), gpu_context_raw(ctx[d]));
         assert_int_equal(gpu_fake_primary_retains(d), d == 0 ? 3 : 2);
         gpu_context_destroy(again);
     }
-    FT_FAIL(gpu_context_create(ndev, &none), GPU_ERR_NO_DEVICE, CUABI_ERROR_INVALID_DEVICE, "cuDeviceGet");
-    FT_FAIL(gpu_context_create(-2, &none), GPU_ERR_INVALID_ARG, 0, "device -2");
+    FT_FAIL(gpu_context_retain_primary(ndev, &none), GPU_ERR_NO_DEVICE, CUABI_ERROR_INVALID_DEVICE, "cuDeviceGet");
+    FT_FAIL(gpu_context_retain_primary(-2, &none), GPU_ERR_INVALID_ARG, 0, "device -2");
     assert_ptr_equal(none, (gpu_context *)&again);
     assert_int_equal(gpu_context_device(NULL), -1);
 }
@@ -264,7 +264,7 @@ static void wrong_device(void **state)
             "gpu_buffer_copy_to_host_async: the buffer is device 0's, the stream device 1's");
     FT_FAIL(gpu_buffer_copy_async(b0, b1, sizeof(host), stream[1]), GPU_ERR_INVALID_ARG, 0,
             "gpu_buffer_copy_async: the buffer is device 0's, the stream device 1's");
-    FT_FAIL(gpu_buffer_copy_to_host_async(b1, host, sizeof(host), GPU_DEFAULT_STREAM), GPU_ERR_INVALID_ARG, 0,
+    FT_FAIL(gpu_buffer_copy_to_host_async(b1, host, sizeof(host), GPU_DEVICE0_LEGACY_STREAM), GPU_ERR_INVALID_ARG, 0,
             "the buffer is device 1's, the stream device 0's");
     FT_FAIL(gpu_stream_record_event(stream[1], e0), GPU_ERR_INVALID_ARG, 0,
             "gpu_stream_record_event: the event is device 0's, the stream device 1's");

@@ -156,8 +156,8 @@ static void lost_device(void **state)
     bool idle;
 
     (void)state;
-    FT_OK(gpu_context_create(0, &c0));
-    FT_OK(gpu_context_create(1, &c1));
+    FT_OK(gpu_context_retain_primary(0, &c0));
+    FT_OK(gpu_context_retain_primary(1, &c1));
     m = load_ptx();
     FT_OK(gpu_module_load_data(c1, ft_ptx, strlen(ft_ptx), &m1));
     b0 = ft_buffer_seq(c0, N, 100);

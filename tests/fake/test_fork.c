@@ -89,7 +89,7 @@ static int child_is_refused(void)
     CHILD_CHECK(1, forked_error(gpu_driver_load()));
     CHILD_CHECK(2, forked_error(gpu_device_count(&n)) && n == -1);
     CHILD_CHECK(3, forked_error(gpu_driver_version(&n)) && n == -1);
-    CHILD_CHECK(4, forked_error(gpu_context_create(0, &ctx)) && ctx == (gpu_context *)&calls);
+    CHILD_CHECK(4, forked_error(gpu_context_retain_primary(0, &ctx)) && ctx == (gpu_context *)&calls);
     CHILD_CHECK(5, forked_error(gpu_buffer_create(NULL, 4, &b)) && b == (gpu_buffer *)&calls);
     CHILD_CHECK(6, forked_error(gpu_buffer_copy_from_host(parent_buffer, &v, 4)));
     CHILD_CHECK(7, forked_error(gpu_stream_synchronize(parent_stream)));

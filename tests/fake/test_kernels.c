@@ -232,7 +232,8 @@ static void shared_memory_opt_in(void **state)
 static void occupancy(void **state)
 {
     gpu_launch_config c = {.grid = {2, 1, 1}, .block = {128, 1, 1}, .cluster = {2, 1, 1}};
-    unsigned grid = 0, block = 0;
+    int grid = 0, block = 0;
+    unsigned ugrid = 0, ublock = 0;
     int n = -1;
 
     (void)state;
@@ -249,12 +250,21 @@ static void occupancy(void **state)
     FT_OK(gpu_function_max_active_blocks(fill, 64, 100 * 1024, &n));
     assert_int_equal(n, 0); /* more than the function allows: none fits */
 
-    FT_OK(gpu_function_max_potential_block_size(fill, 0, 0, &grid, &block));
+    FT_OK(gpu_function_occupancy_block_size(fill, 0, 0, &grid, &block));
     assert_int_equal(block, 1024);
-    assert_int_equal(grid, 2u * (unsigned)sms());
-    FT_OK(gpu_function_max_potential_block_size(fill, 0, 100, &grid, &block));
+    assert_int_equal(grid, 2 * sms());
+    FT_OK(gpu_function_occupancy_block_size(fill, 0, 100, &grid, &block));
     assert_int_equal(block, 100);
-    assert_int_equal(grid, 16u * (unsigned)sms());
+    assert_int_equal(grid, 16 * sms());
+    /* The deprecated unsigned form gives the same answers. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    FT_OK(gpu_function_max_potential_block_size(fill, 0, 100, &ugrid, &ublock));
+    assert_int_equal(ublock, 100);
+    assert_int_equal(ugrid, 16u * (unsigned)sms());
+    FT_INVALID(gpu_function_max_potential_block_size(fill, 0, 0, NULL, &ublock), "min_grid_size is NULL");
+    FT_INVALID(gpu_function_max_potential_block_size(fill, 0, 2000, &ugrid, &ublock), "limit of 2000");
+#pragma GCC diagnostic pop
 
     FT_OK(gpu_function_max_active_clusters(ex_info, &c, &n));
     assert_int_equal(n, 16 * sms() / 2);
@@ -263,9 +273,10 @@ static void occupancy(void **state)
     FT_INVALID(gpu_function_max_active_blocks(fill, 32, 0, NULL), "out is NULL");
     FT_INVALID(gpu_function_max_active_blocks(fill, 0, 0, &n), "a block of 0 threads");
     FT_INVALID(gpu_function_max_active_blocks(fill, 1025, 0, &n), "a block of 1025 threads");
-    FT_INVALID(gpu_function_max_potential_block_size(fill, 0, 0, NULL, &block), "min_grid_size is NULL");
-    FT_INVALID(gpu_function_max_potential_block_size(fill, 0, 0, &grid, NULL), "block_size is NULL");
-    FT_INVALID(gpu_function_max_potential_block_size(fill, 0, 2000, &grid, &block), "limit of 2000");
+    FT_INVALID(gpu_function_occupancy_block_size(fill, 0, 0, NULL, &block), "min_grid_size is NULL");
+    FT_INVALID(gpu_function_occupancy_block_size(fill, 0, 0, &grid, NULL), "block_size is NULL");
+    FT_INVALID(gpu_function_occupancy_block_size(fill, 0, 2000, &grid, &block), "limit of 2000");
+    FT_INVALID(gpu_function_occupancy_block_size(fill, 0, -1, &grid, &block), "limit of -1");
     FT_INVALID(gpu_function_max_active_clusters(ex_info, &(gpu_launch_config){.grid = {2, 1, 1}, .block = {1, 1, 1}},
                                                 &n),
                "asks for no cluster");
@@ -448,7 +459,7 @@ static void memset_values(void **state)
     FT_INVALID(gpu_buffer_memset(b, 0, 1, 2, 0x10000), "value 0x10000 does not fit 2 byte");
     FT_INVALID(gpu_buffer_memset_async(b, 0, 1, 1, 0x100, stream), "does not fit");
     /* A stream of another device. */
-    FT_OK(gpu_context_create(1, &ctx1));
+    FT_OK(gpu_context_retain_primary(1, &ctx1));
     FT_OK(gpu_stream_create(ctx1, &s1));
     FT_INVALID(gpu_buffer_memset_async(b, 0, 1, 1, 0, s1), "device");
     FT_OK(gpu_buffer_create(ctx1, 16, &other));
@@ -523,7 +534,7 @@ static void context_limits(void **state)
     FT_OK(gpu_context_set_limit(NULL, GPU_LIMIT_STACK_SIZE, 1000));
     FT_OK(gpu_context_get_limit(NULL, GPU_LIMIT_STACK_SIZE, &v));
     assert_int_equal(v, 1008); /* the fake's rounding, read back */
-    FT_OK(gpu_context_create(1, &ctx1));
+    FT_OK(gpu_context_retain_primary(1, &ctx1));
     FT_OK(gpu_context_set_limit(ctx1, GPU_LIMIT_MALLOC_HEAP_SIZE, 64 << 20));
     FT_OK(gpu_context_get_limit(ctx1, GPU_LIMIT_MALLOC_HEAP_SIZE, &v));
     assert_int_equal(v, 64 << 20);

@@ -91,7 +91,7 @@ static void workload(bool optional)
         in[i] = 7 * i;
         want[i] = (7 * i + 1) * 3 + 1;
     }
-    FT_OK(gpu_context_create(0, &ctx));
+    FT_OK(gpu_context_retain_primary(0, &ctx));
     FT_OK(gpu_stream_create(ctx, &s));
     FT_OK(gpu_stream_create_non_blocking(ctx, &nb));
     FT_OK(gpu_event_create_timed(ctx, &e0));
@@ -272,8 +272,8 @@ static void optional_missing(void **state)
 
     (void)state;
     ft_mark_take(&mark);
-    FT_OK(gpu_context_create(0, &c0));
-    FT_OK(gpu_context_create(1, &c1));
+    FT_OK(gpu_context_retain_primary(0, &c0));
+    FT_OK(gpu_context_retain_primary(1, &c1));
     FT_OK(gpu_stream_create(c0, &s));
     FT_OK(gpu_stream_create(c1, &s1));
     FT_OK(gpu_buffer_create(c0, 64, &b0));
@@ -300,7 +300,7 @@ static void optional_missing(void **state)
     /* Everything else works. */
     FT_OK(gpu_buffer_copy_async(b0, b0, 64, s));
     FT_OK(gpu_stream_synchronize(s));
-    FT_OK(gpu_stream_is_capturing(GPU_DEFAULT_STREAM, &flag));
+    FT_OK(gpu_stream_is_capturing(GPU_DEVICE0_LEGACY_STREAM, &flag));
     assert_false(flag);
     gpu_buffer_destroy(b1);
     gpu_buffer_destroy(b0);
@@ -340,12 +340,12 @@ static void every_call_fails(const char *needle, int cuda)
     FT_FAIL(gpu_device_get_info(0, &info), GPU_ERR_NO_DRIVER, cuda, needle);
     assert_int_equal(info.multiprocessors, -5);
     FT_FAIL(gpu_device_can_access_peer(0, 1, &flag), GPU_ERR_NO_DRIVER, cuda, needle);
-    FT_FAIL(gpu_context_create(0, &ctx), GPU_ERR_NO_DRIVER, cuda, needle);
+    FT_FAIL(gpu_context_retain_primary(0, &ctx), GPU_ERR_NO_DRIVER, cuda, needle);
     FT_FAIL(gpu_context_synchronize(NULL), GPU_ERR_NO_DRIVER, cuda, needle);
     FT_FAIL(gpu_stream_create(NULL, &s), GPU_ERR_NO_DRIVER, cuda, needle);
-    FT_FAIL(gpu_stream_synchronize(GPU_DEFAULT_STREAM), GPU_ERR_NO_DRIVER, cuda, needle);
-    FT_FAIL(gpu_stream_query(GPU_DEFAULT_STREAM, &flag), GPU_ERR_NO_DRIVER, cuda, needle);
-    FT_FAIL(gpu_stream_is_capturing(GPU_DEFAULT_STREAM, &flag), GPU_ERR_NO_DRIVER, cuda, needle);
+    FT_FAIL(gpu_stream_synchronize(GPU_DEVICE0_LEGACY_STREAM), GPU_ERR_NO_DRIVER, cuda, needle);
+    FT_FAIL(gpu_stream_query(GPU_DEVICE0_LEGACY_STREAM, &flag), GPU_ERR_NO_DRIVER, cuda, needle);
+    FT_FAIL(gpu_stream_is_capturing(GPU_DEVICE0_LEGACY_STREAM, &flag), GPU_ERR_NO_DRIVER, cuda, needle);
     FT_FAIL(gpu_event_create(NULL, &e), GPU_ERR_NO_DRIVER, cuda, needle);
     FT_FAIL(gpu_buffer_create(NULL, 4, &b), GPU_ERR_NO_DRIVER, cuda, needle);
     FT_FAIL(gpu_host_buffer_create(NULL, 4, &h), GPU_ERR_NO_DRIVER, cuda, needle);

@@ -89,9 +89,9 @@ static void pool_threshold_and_trim(void **state)
     FT_OK(gpu_context_pool_set_release_threshold(NULL, 1u << 20));
     FT_OK(gpu_context_pool_release_threshold(NULL, &t));
     assert_int_equal(t, 1u << 20);
-    FT_OK(gpu_buffer_create_async(GPU_DEFAULT_STREAM, 4096, &b));
-    FT_OK(gpu_buffer_free_async(b, GPU_DEFAULT_STREAM));
-    FT_OK(gpu_stream_synchronize(GPU_DEFAULT_STREAM));
+    FT_OK(gpu_buffer_create_async(GPU_DEVICE0_LEGACY_STREAM, 4096, &b));
+    FT_OK(gpu_buffer_free_async(b, GPU_DEVICE0_LEGACY_STREAM));
+    FT_OK(gpu_stream_synchronize(GPU_DEVICE0_LEGACY_STREAM));
     /* Under the threshold: kept for reuse. */
     FT_OK(gpu_context_pool_usage(NULL, &reserved, NULL));
     assert_int_equal(reserved, 4096);
@@ -118,7 +118,7 @@ static void async_arguments(void **state)
     FT_INVALID(gpu_buffer_free_async(plain, NULL), "not from gpu_buffer_create_async");
     gpu_buffer_destroy(plain);
     /* A stream of another device: refused, and the buffer is still the caller's. */
-    FT_OK(gpu_context_create(1, &c1));
+    FT_OK(gpu_context_retain_primary(1, &c1));
     FT_OK(gpu_stream_create(c1, &s1));
     {
         long allocs = gpu_fake_live(GPU_FAKE_LIVE_DEVICE_ALLOCS);
@@ -150,7 +150,7 @@ static void pointer_info_and_view(void **state)
     int stack_thing = 0;
 
     (void)state;
-    FT_OK(gpu_context_create(0, &ctx));
+    FT_OK(gpu_context_retain_primary(0, &ctx));
     FT_OK(gpu_buffer_create(ctx, 1024, &b));
     FT_OK(gpu_pointer_get_info(gpu_buffer_device_ptr(b) + 100, &info));
     assert_int_equal(info.type, GPU_MEMORY_DEVICE);
@@ -285,7 +285,7 @@ static void priorities(void **state)
     FT_OK(gpu_stream_create_with_priority(NULL, 0, -100, &clamped));
     FT_OK(gpu_stream_priority(clamped, &p));
     assert_int_equal(p, greatest);
-    FT_OK(gpu_stream_priority(GPU_DEFAULT_STREAM, &p));
+    FT_OK(gpu_stream_priority(GPU_DEVICE0_LEGACY_STREAM, &p));
     assert_int_equal(p, 0);
     FT_INVALID(gpu_stream_create_with_priority(NULL, 8, 0, &hi), "unknown flags 0x8");
     FT_INVALID(gpu_stream_priority(hi, NULL), "priority is NULL");
@@ -371,7 +371,7 @@ static void graph_update(void **state)
             "cuGraphDebugDotPrint");
     FT_INVALID(gpu_graph_write_dot(g3, NULL, false), "path is NULL");
     FT_INVALID(gpu_graph_exec_update(NULL, g3), "exec is NULL");
-    FT_INVALID(gpu_stream_capture_info(GPU_DEFAULT_STREAM, &status, &id), "never captured");
+    FT_INVALID(gpu_stream_capture_info(GPU_DEVICE0_LEGACY_STREAM, &status, &id), "never captured");
     FT_INVALID(gpu_graph_exec_upload(NULL, s), "exec is NULL");
     gpu_graph_exec_destroy(x);
     gpu_graph_destroy(g1);

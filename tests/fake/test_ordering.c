@@ -150,6 +150,46 @@ static void env_knob(void **state)
         fail_msg("stderr said \"%s\"", said);
 }
 
+/*
+ * aprender-gpu's name for the knob, APR_STREAM_NONBLOCKING, is honoured where
+ * GPUSHIM_STREAM_NONBLOCKING is unset; where both are set, gpushim's wins.
+ */
+static void env_knob_aprender_name(void **state)
+{
+    static const struct {
+        const char *gpushim, *aprender;
+        unsigned flags;
+    } cases[] = {
+        {NULL, "1", GPU_STREAM_NON_BLOCKING},
+        {NULL, "0", GPU_STREAM_DEFAULT},
+        {"0", "1", GPU_STREAM_DEFAULT},
+        {"1", "0", GPU_STREAM_NON_BLOCKING},
+        {NULL, NULL, GPU_STREAM_DEFAULT},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        gpu_stream *s = NULL;
+
+        if (cases[i].gpushim)
+            setenv(GPU_STREAM_NONBLOCKING_ENV, cases[i].gpushim, 1);
+        else
+            unsetenv(GPU_STREAM_NONBLOCKING_ENV);
+        if (cases[i].aprender)
+            setenv(GPU_STREAM_NONBLOCKING_ENV_APRENDER, cases[i].aprender, 1);
+        else
+            unsetenv(GPU_STREAM_NONBLOCKING_ENV_APRENDER);
+        FT_OK(gpu_stream_create(NULL, &s));
+        if (gpu_stream_flags(s) != cases[i].flags)
+            fail_msg("case %zu: GPUSHIM_STREAM_NONBLOCKING=%s APR_STREAM_NONBLOCKING=%s gave flags %u", i,
+                     cases[i].gpushim ? cases[i].gpushim : "(unset)",
+                     cases[i].aprender ? cases[i].aprender : "(unset)", gpu_stream_flags(s));
+        gpu_stream_destroy(s);
+    }
+    unsetenv(GPU_STREAM_NONBLOCKING_ENV);
+    unsetenv(GPU_STREAM_NONBLOCKING_ENV_APRENDER);
+}
+
 /* The other hazard: a copy in while a kernel still reads the buffer. */
 static void copy_in_waits_for_kernel(void **state)
 {
@@ -212,12 +252,12 @@ static void legacy_stream_work(void **state)
         gpu_buffer *b = buffer_in();
 
         FT_OK(gpu_stream_create_with_flags(NULL, nb ? GPU_STREAM_NON_BLOCKING : GPU_STREAM_DEFAULT, &s));
-        FT_OK(ft_scale_add(GPU_DEFAULT_STREAM, mod, b, 2, 0, N));
+        FT_OK(ft_scale_add(GPU_DEVICE0_LEGACY_STREAM, mod, b, 2, 0, N));
         FT_OK(ft_add_one(s, mod, b, N));
         FT_OK(gpu_stream_synchronize(s));
         for (uint32_t i = 0; i < N; i++)
             assert_int_equal(ft_peek(b, i), nb ? in[i] + 1 : in[i] * 2 + 1);
-        FT_OK(gpu_stream_synchronize(GPU_DEFAULT_STREAM));
+        FT_OK(gpu_stream_synchronize(GPU_DEVICE0_LEGACY_STREAM));
         for (uint32_t i = 0; i < N; i++)
             assert_int_equal(ft_peek(b, i), nb ? (in[i] + 1) * 2 : in[i] * 2 + 1);
         gpu_buffer_destroy(b);
@@ -328,7 +368,7 @@ static void host_fn(void *user_data)
 
     seen->value = ft_peek(seen->b, 0);
     /* A host function must not call CUDA; the driver refuses, and gpushim says so. */
-    seen->st = gpu_stream_query(GPU_DEFAULT_STREAM, &idle);
+    seen->st = gpu_stream_query(GPU_DEVICE0_LEGACY_STREAM, &idle);
     strncpy(seen->message, gpu_last_error(), sizeof(seen->message) - 1);
 }
 
@@ -606,7 +646,7 @@ static void synchronizing_a_capture(void **state)
             "cuCtxSynchronize");
     FT_FAIL(gpu_stream_end_capture(s, &g), GPU_ERR_GRAPH_CAPTURE, CUABI_ERROR_STREAM_CAPTURE_INVALIDATED, NULL);
     FT_FAIL(gpu_stream_end_capture(s, &g), GPU_ERR_GRAPH_CAPTURE, CUABI_ERROR_ILLEGAL_STATE, NULL);
-    FT_FAIL(gpu_stream_begin_capture(GPU_DEFAULT_STREAM, GPU_CAPTURE_MODE_GLOBAL), GPU_ERR_INVALID_ARG, 0,
+    FT_FAIL(gpu_stream_begin_capture(GPU_DEVICE0_LEGACY_STREAM, GPU_CAPTURE_MODE_GLOBAL), GPU_ERR_INVALID_ARG, 0,
             "legacy default stream");
     FT_FAIL(gpu_stream_begin_capture(s, (gpu_capture_mode)7), GPU_ERR_INVALID_ARG, 0, "mode 7");
     gpu_stream_destroy(s);
@@ -618,6 +658,7 @@ int main(void)
         cmocka_unit_test(default_stream_is_ordered),
         cmocka_unit_test(non_blocking_stream_races),
         cmocka_unit_test(env_knob),
+        cmocka_unit_test(env_knob_aprender_name),
         cmocka_unit_test(copy_in_waits_for_kernel),
         cmocka_unit_test(async_copies_are_ordered),
         cmocka_unit_test(legacy_stream_work),

@@ -119,7 +119,7 @@ static gpu_status run_can_access_peer(void **made)
 static gpu_status run_context_create(void **made)
 {
     gpu_context *c = SENTINEL;
-    gpu_status st = gpu_context_create(0, &c);
+    gpu_status st = gpu_context_retain_primary(0, &c);
 
     if (st != GPU_OK)
         assert_ptr_equal(c, SENTINEL);
@@ -134,7 +134,7 @@ static void undo_context(void *made)
 
 static void prepare_context(void)
 {
-    FT_OK(gpu_context_create(0, (gpu_context **)&fx.tmp));
+    FT_OK(gpu_context_retain_primary(0, (gpu_context **)&fx.tmp));
 }
 
 static gpu_status run_context_destroy(void **made)
@@ -210,7 +210,7 @@ static gpu_status run_stream_synchronize(void **made)
 static gpu_status run_default_stream_synchronize(void **made)
 {
     (void)made;
-    return gpu_stream_synchronize(GPU_DEFAULT_STREAM);
+    return gpu_stream_synchronize(GPU_DEVICE0_LEGACY_STREAM);
 }
 
 static gpu_status run_stream_query(void **made)
@@ -757,14 +757,14 @@ static gpu_status run_max_active_blocks(void **made)
     return st;
 }
 
-static gpu_status run_max_potential_block_size(void **made)
+static gpu_status run_occupancy_block_size(void **made)
 {
-    unsigned grid = 7, block = 7;
+    int grid = 7, block = 7;
     gpu_status st;
 
     (void)made;
     kernels_setup();
-    st = gpu_function_max_potential_block_size(kx.info, 0, 0, &grid, &block);
+    st = gpu_function_occupancy_block_size(kx.info, 0, 0, &grid, &block);
     if (st == GPU_OK)
         assert_true(block >= 32 && block <= 1024 && grid > 0);
     else
@@ -1143,7 +1143,7 @@ static const op ops[] = {
       W("cuDeviceGetAttribute", GPU_ERR_DRIVER), W("cuDeviceGetPCIBusId", GPU_OK), W("cuDeviceGetUuid", GPU_OK)}},
     {"gpu_device_can_access_peer", 0, false, NULL, run_can_access_peer, NULL, NULL, NULL,
      {W("cuDeviceGet", GPU_ERR_NO_DEVICE), W("cuDeviceCanAccessPeer", GPU_ERR_DRIVER)}},
-    {"gpu_context_create", 0, false, NULL, run_context_create, undo_context, NULL, NULL,
+    {"gpu_context_retain_primary", 0, false, NULL, run_context_create, undo_context, NULL, NULL,
      {W("cuDeviceGet", GPU_ERR_NO_DEVICE), W("cuDevicePrimaryCtxRetain", GPU_ERR_CONTEXT)}},
     {"gpu_context_destroy", 0, true, prepare_context, run_context_destroy, NULL, NULL, NULL,
      {W("cuDevicePrimaryCtxRelease", GPU_OK)}},
@@ -1161,7 +1161,7 @@ static const op ops[] = {
      {W("cuStreamDestroy", GPU_OK)}},
     {"gpu_stream_synchronize", 0, false, NULL, run_stream_synchronize, NULL, NULL, NULL,
      {W("cuStreamSynchronize", GPU_ERR_STREAM_SYNC)}},
-    {"gpu_stream_synchronize(GPU_DEFAULT_STREAM)", 0, false, NULL, run_default_stream_synchronize, NULL, NULL, NULL,
+    {"gpu_stream_synchronize(GPU_DEVICE0_LEGACY_STREAM)", 0, false, NULL, run_default_stream_synchronize, NULL, NULL, NULL,
      {W("cuStreamSynchronize", GPU_ERR_STREAM_SYNC)}},
     {"gpu_stream_query", 0, false, NULL, run_stream_query, NULL, NULL, NULL,
      {W("cuStreamQuery", GPU_ERR_STREAM_SYNC)}},
@@ -1250,7 +1250,7 @@ static const op ops[] = {
      {W("cuFuncSetCacheConfig", GPU_ERR_DRIVER)}},
     {"gpu_function_max_active_blocks", 0, false, NULL, run_max_active_blocks, NULL, NULL, NULL,
      {W("cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", GPU_ERR_DRIVER)}},
-    {"gpu_function_max_potential_block_size", 0, false, NULL, run_max_potential_block_size, NULL, NULL, NULL,
+    {"gpu_function_occupancy_block_size", 0, false, NULL, run_occupancy_block_size, NULL, NULL, NULL,
      {W("cuOccupancyMaxPotentialBlockSizeWithFlags", GPU_ERR_DRIVER)}},
     {"gpu_function_max_active_clusters", 0, false, NULL, run_max_active_clusters, NULL, NULL, NULL,
      {W("cuOccupancyMaxActiveClusters", GPU_ERR_DRIVER)}},
@@ -1553,8 +1553,8 @@ static int setup(void **state)
     int fd;
 
     (void)state;
-    FT_OK(gpu_context_create(0, &fx.ctx[0]));
-    FT_OK(gpu_context_create(1, &fx.ctx[1]));
+    FT_OK(gpu_context_retain_primary(0, &fx.ctx[0]));
+    FT_OK(gpu_context_retain_primary(1, &fx.ctx[1]));
     FT_OK(gpu_stream_create(fx.ctx[0], &fx.s));
     FT_OK(gpu_stream_create_non_blocking(fx.ctx[0], &fx.nb));
     FT_OK(gpu_stream_create(fx.ctx[1], &fx.s1));

@@ -517,8 +517,8 @@ static void capture_guard_ends_with_the_stream(void **state)
 static int setup_contexts(void **state)
 {
     (void)state;
-    FT_OK(gpu_context_create(0, &ctx[0]));
-    FT_OK(gpu_context_create(1, &ctx[1]));
+    FT_OK(gpu_context_retain_primary(0, &ctx[0]));
+    FT_OK(gpu_context_retain_primary(1, &ctx[1]));
     FT_OK(gpu_module_load_data(ctx[0], ft_ptx, strlen(ft_ptx), &mod));
     return 0;
 }

@@ -1,6 +1,6 @@
 /*
  * The two environment values gpushim reads, fuzzed: GPUSHIM_LIBCUDA (the
- * bytes before the input's first NUL) and APR_STREAM_NONBLOCKING (the bytes
+ * bytes before the input's first NUL) and GPUSHIM_STREAM_NONBLOCKING (the bytes
  * after it). The load runs afresh for each input (gpu__driver_forget, in
  * this build only). So that the fuzzer opens nothing it should not, a value
  * that starts with '/' is looked up under /nonexistent-gpushim-fuzz, except

@@ -212,7 +212,7 @@ static void shared_200k(void **state)
 static void persistent_all_resident(void **state)
 {
     gpu_function *f = function("persistent");
-    unsigned min_grid = 0, block = 0;
+    int min_grid = 0, block = 0;
     int per_sm = 0;
     unsigned grid;
     gpu_buffer *arrived, *out;
@@ -225,8 +225,8 @@ static void persistent_all_resident(void **state)
     (void)state;
     if (no_wait("occupancy"))
         return;
-    assert_gpu_ok(gpu_function_max_potential_block_size(f, 0, 0, &min_grid, &block));
-    assert_gpu_ok(gpu_function_max_active_blocks(f, block, 0, &per_sm));
+    assert_gpu_ok(gpu_function_occupancy_block_size(f, 0, 0, &min_grid, &block));
+    assert_gpu_ok(gpu_function_max_active_blocks(f, (unsigned)block, 0, &per_sm));
     assert_true(per_sm > 0);
     grid = (unsigned)per_sm * (unsigned)dev.multiprocessors;
     arrived = zeroed(2);
@@ -234,7 +234,7 @@ static void persistent_all_resident(void **state)
     a = gpu_buffer_device_ptr(arrived);
     o = gpu_buffer_device_ptr(out);
     assert_gpu_ok(gpu_stream_launch_function(stream, f, &(gpu_launch_config){.grid = {grid, 1, 1},
-                                                                             .block = {block, 1, 1}},
+                                                                             .block = {(unsigned)block, 1, 1}},
                                              args));
     host = download(out, grid);
     seen = calloc(grid + 1, 1);
@@ -246,10 +246,10 @@ static void persistent_all_resident(void **state)
         else
             seen[host[b]] = 1;
     }
-    printf("KERNELS occupancy block=%u blocks_per_sm=%d sms=%d grid=%u min_grid=%u not_resident=%zu\n", block,
+    printf("KERNELS occupancy block=%d blocks_per_sm=%d sms=%d grid=%u min_grid=%d not_resident=%zu\n", block,
            per_sm, dev.multiprocessors, grid, min_grid, missing);
     assert_int_equal(missing, 0);
-    assert_true(min_grid <= grid);
+    assert_true((unsigned)min_grid <= grid);
     free(seen);
     free(host);
     gpu_buffer_destroy(out);

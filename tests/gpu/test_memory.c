@@ -87,7 +87,7 @@ static void pointers_and_views(void **state)
     int on_stack = 0;
 
     (void)state;
-    assert_gpu_ok(gpu_context_create(0, &ctx));
+    assert_gpu_ok(gpu_context_retain_primary(0, &ctx));
     assert_gpu_ok(gpu_buffer_create(ctx, BYTES, &b));
     assert_gpu_ok(gpu_pointer_get_info(gpu_buffer_device_ptr(b) + 4096, &info));
     printf("MEMORY pointer info of a gpushim buffer: type=%d device=%d managed=%d context=%s base=+%lld size=%zu\n",

@@ -7,7 +7,7 @@
  * every round, a long work kernel on the thread's stream, a legacy synchronous
  * copy out, and a check against the host's answer. Nothing else synchronises.
  * On streams from gpu_stream_create() the legacy copies are ordered against
- * the kernels, so no round may be wrong. With APR_STREAM_NONBLOCKING=1 the
+ * the kernels, so no round may be wrong. With GPUSHIM_STREAM_NONBLOCKING=1 the
  * streams are non-blocking and the copies race the kernels: that mode's wrong
  * rounds are printed (aprender-gpu saw 11 distinct answers of 40), not asserted.
  *

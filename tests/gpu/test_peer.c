@@ -62,9 +62,9 @@ static int setup(void **state)
 
     (void)state;
     for (int d = 0; d < 2; d++) {
-        st = gpu_context_create(d, &contexts[d]);
+        st = gpu_context_retain_primary(d, &contexts[d]);
         if (st != GPU_OK) {
-            printf("FAIL gpu_context_create(%d): %s: %s\n", d, gpu_status_name(st), gpu_last_error());
+            printf("FAIL gpu_context_retain_primary(%d): %s: %s\n", d, gpu_status_name(st), gpu_last_error());
             return -1;
         }
     }

@@ -46,7 +46,7 @@ def main():
     g.gpu_stream_create_non_blocking.argtypes = [vp, ctypes.POINTER(vp)]
     g.gpu_stream_synchronize.argtypes = [vp]
     g.gpu_stream_destroy.argtypes = [vp]
-    g.gpu_context_create.argtypes = [ctypes.c_int, ctypes.POINTER(vp)]
+    g.gpu_context_retain_primary.argtypes = [ctypes.c_int, ctypes.POINTER(vp)]
     g.gpu_context_raw.argtypes = [vp]
     g.gpu_context_raw.restype = vp
     g.gpu_context_destroy.argtypes = [vp]
@@ -65,7 +65,7 @@ def main():
     nbytes = x.numel() * x.element_size()
 
     ctx = vp()
-    ok(g.gpu_context_create(0, ctypes.byref(ctx)), "gpu_context_create")
+    ok(g.gpu_context_retain_primary(0, ctypes.byref(ctx)), "gpu_context_retain_primary")
     info = PointerInfo()
     ok(g.gpu_pointer_get_info(x.data_ptr(), ctypes.byref(info)), "gpu_pointer_get_info")
     same_ctx = info.context == g.gpu_context_raw(ctx)

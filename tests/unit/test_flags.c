@@ -28,7 +28,7 @@ static void nonblocking_is_opt_in_only(void **state)
     /* A truthy-looking value is the classic way an opt-in knob turns itself back on. */
     for (size_t i = 0; i < sizeof(not_one) / sizeof(not_one[0]); i++) {
         if (gpu_stream_create_flags(not_one[i]) != GPU_STREAM_DEFAULT)
-            fail_msg("APR_STREAM_NONBLOCKING=\"%s\" must not select the racy non-blocking path", not_one[i]);
+            fail_msg(GPU_STREAM_NONBLOCKING_ENV "=\"%s\" must not select the racy non-blocking path", not_one[i]);
     }
 }
 
@@ -45,8 +45,9 @@ static void the_two_flags_actually_differ(void **state)
 static void default_stream_is_null(void **state)
 {
     (void)state;
-    assert_null(GPU_DEFAULT_STREAM);
-    assert_null(gpu_stream_raw(GPU_DEFAULT_STREAM));
+    assert_null(GPU_DEVICE0_LEGACY_STREAM);
+    assert_null(GPU_DEFAULT_STREAM); /* the deprecated name */
+    assert_null(gpu_stream_raw(GPU_DEVICE0_LEGACY_STREAM));
 }
 
 int main(void)

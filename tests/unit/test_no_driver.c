@@ -68,7 +68,7 @@ static void report_before_any_call_says_not_started(void **state)
     assert_int_equal(gpu_last_cuda_result(), 0);
     /* Argument errors need no driver, and do not load it. */
     assert_invalid(gpu_driver_version(NULL));
-    assert_invalid(gpu_context_create(0, NULL));
+    assert_invalid(gpu_context_retain_primary(0, NULL));
     assert_int_equal(gpu_driver_report()->stage, GPU_LOAD_NOT_STARTED);
 }
 
@@ -127,9 +127,9 @@ static void context_calls(void **state)
     gpu_context *ctx = sentinel;
 
     (void)state;
-    assert_no_driver(gpu_context_create(0, &ctx));
+    assert_no_driver(gpu_context_retain_primary(0, &ctx));
     assert_ptr_equal(ctx, sentinel);
-    assert_invalid(gpu_context_create(-1, &ctx));
+    assert_invalid(gpu_context_retain_primary(-1, &ctx));
     assert_ptr_equal(ctx, sentinel);
     assert_no_driver(gpu_context_synchronize(NULL));
     assert_invalid(gpu_context_enable_peer_access(NULL, NULL));
@@ -159,16 +159,16 @@ static void stream_calls(void **state)
     assert_invalid(gpu_stream_create_with_flags(NULL, 0x8, &s));
     assert_ptr_equal(s, sentinel);
 
-    assert_no_driver(gpu_stream_synchronize(GPU_DEFAULT_STREAM));
-    assert_no_driver(gpu_stream_query(GPU_DEFAULT_STREAM, &flag));
+    assert_no_driver(gpu_stream_synchronize(GPU_DEVICE0_LEGACY_STREAM));
+    assert_no_driver(gpu_stream_query(GPU_DEVICE0_LEGACY_STREAM, &flag));
     assert_true(flag);
-    assert_invalid(gpu_stream_query(GPU_DEFAULT_STREAM, NULL));
-    assert_no_driver(gpu_stream_memcpy_dtod_sync(GPU_DEFAULT_STREAM, 0x1000, 0x2000, 16));
-    assert_invalid(gpu_stream_memcpy_dtod_sync(GPU_DEFAULT_STREAM, 0, 0x2000, 16));
-    assert_no_driver(gpu_stream_launch_host_func(GPU_DEFAULT_STREAM, host_fn, NULL));
-    assert_invalid(gpu_stream_launch_host_func(GPU_DEFAULT_STREAM, NULL, NULL));
-    assert_invalid(gpu_stream_record_event(GPU_DEFAULT_STREAM, NULL));
-    assert_invalid(gpu_stream_wait_event(GPU_DEFAULT_STREAM, NULL));
+    assert_invalid(gpu_stream_query(GPU_DEVICE0_LEGACY_STREAM, NULL));
+    assert_no_driver(gpu_stream_memcpy_dtod_sync(GPU_DEVICE0_LEGACY_STREAM, 0x1000, 0x2000, 16));
+    assert_invalid(gpu_stream_memcpy_dtod_sync(GPU_DEVICE0_LEGACY_STREAM, 0, 0x2000, 16));
+    assert_no_driver(gpu_stream_launch_host_func(GPU_DEVICE0_LEGACY_STREAM, host_fn, NULL));
+    assert_invalid(gpu_stream_launch_host_func(GPU_DEVICE0_LEGACY_STREAM, NULL, NULL));
+    assert_invalid(gpu_stream_record_event(GPU_DEVICE0_LEGACY_STREAM, NULL));
+    assert_invalid(gpu_stream_wait_event(GPU_DEVICE0_LEGACY_STREAM, NULL));
     gpu_stream_destroy(NULL);
     assert_int_equal(gpu_stream_flags(NULL), GPU_STREAM_DEFAULT);
     assert_null(gpu_stream_context(NULL));
@@ -203,16 +203,16 @@ static void graph_calls(void **state)
     bool flag = true;
 
     (void)state;
-    assert_invalid(gpu_stream_begin_capture(GPU_DEFAULT_STREAM, GPU_CAPTURE_MODE_GLOBAL));
+    assert_invalid(gpu_stream_begin_capture(GPU_DEVICE0_LEGACY_STREAM, GPU_CAPTURE_MODE_GLOBAL));
     assert_non_null(strstr(gpu_last_error(), "legacy default stream cannot be captured"));
-    assert_invalid(gpu_stream_begin_capture(GPU_DEFAULT_STREAM, (gpu_capture_mode)7));
-    assert_invalid(gpu_stream_end_capture(GPU_DEFAULT_STREAM, &g));
-    assert_invalid(gpu_stream_end_capture(GPU_DEFAULT_STREAM, NULL));
-    assert_no_driver(gpu_stream_is_capturing(GPU_DEFAULT_STREAM, &flag));
+    assert_invalid(gpu_stream_begin_capture(GPU_DEVICE0_LEGACY_STREAM, (gpu_capture_mode)7));
+    assert_invalid(gpu_stream_end_capture(GPU_DEVICE0_LEGACY_STREAM, &g));
+    assert_invalid(gpu_stream_end_capture(GPU_DEVICE0_LEGACY_STREAM, NULL));
+    assert_no_driver(gpu_stream_is_capturing(GPU_DEVICE0_LEGACY_STREAM, &flag));
     assert_true(flag);
-    assert_invalid(gpu_stream_is_capturing(GPU_DEFAULT_STREAM, NULL));
+    assert_invalid(gpu_stream_is_capturing(GPU_DEVICE0_LEGACY_STREAM, NULL));
     assert_invalid(gpu_graph_instantiate(NULL, &x));
-    assert_invalid(gpu_stream_launch_graph(GPU_DEFAULT_STREAM, NULL));
+    assert_invalid(gpu_stream_launch_graph(GPU_DEVICE0_LEGACY_STREAM, NULL));
     assert_ptr_equal(g, (gpu_graph *)(uintptr_t)0x1234);
     assert_ptr_equal(x, (gpu_graph_exec *)(uintptr_t)0x5678);
     gpu_graph_destroy(NULL);
@@ -238,12 +238,12 @@ static void module_calls(void **state)
     assert_ptr_equal(m, (gpu_module *)(uintptr_t)0x1234);
     assert_invalid(gpu_module_get_function(NULL, "k", &f));
     assert_ptr_equal(f, (gpu_function *)(uintptr_t)0x5678);
-    assert_invalid(gpu_stream_launch_kernel(GPU_DEFAULT_STREAM, NULL, "k", &cfg, NULL));
-    assert_invalid(gpu_stream_launch_function(GPU_DEFAULT_STREAM, NULL, &cfg, NULL));
+    assert_invalid(gpu_stream_launch_kernel(GPU_DEVICE0_LEGACY_STREAM, NULL, "k", &cfg, NULL));
+    assert_invalid(gpu_stream_launch_function(GPU_DEVICE0_LEGACY_STREAM, NULL, &cfg, NULL));
     /* An impossible configuration is refused before anything else looks at the function. */
-    assert_invalid(gpu_stream_launch_function(GPU_DEFAULT_STREAM, f, &bad, NULL));
+    assert_invalid(gpu_stream_launch_function(GPU_DEVICE0_LEGACY_STREAM, f, &bad, NULL));
     assert_non_null(strstr(gpu_last_error(), "2048"));
-    assert_invalid(gpu_stream_launch_function(GPU_DEFAULT_STREAM, f, NULL, NULL));
+    assert_invalid(gpu_stream_launch_function(GPU_DEVICE0_LEGACY_STREAM, f, NULL, NULL));
     gpu_module_destroy(NULL);
     assert_null(gpu_function_raw(NULL));
 }
@@ -261,9 +261,9 @@ static void buffer_calls(void **state)
     assert_ptr_equal(b, (gpu_buffer *)(uintptr_t)0x1234);
     assert_invalid(gpu_buffer_copy_from_host(NULL, host, sizeof(host)));
     assert_invalid(gpu_buffer_copy_to_host(NULL, host, sizeof(host)));
-    assert_invalid(gpu_buffer_copy_from_host_async(NULL, host, sizeof(host), GPU_DEFAULT_STREAM));
-    assert_invalid(gpu_buffer_copy_to_host_async(NULL, host, sizeof(host), GPU_DEFAULT_STREAM));
-    assert_invalid(gpu_buffer_copy_async(NULL, NULL, 16, GPU_DEFAULT_STREAM));
+    assert_invalid(gpu_buffer_copy_from_host_async(NULL, host, sizeof(host), GPU_DEVICE0_LEGACY_STREAM));
+    assert_invalid(gpu_buffer_copy_to_host_async(NULL, host, sizeof(host), GPU_DEVICE0_LEGACY_STREAM));
+    assert_invalid(gpu_buffer_copy_async(NULL, NULL, 16, GPU_DEVICE0_LEGACY_STREAM));
     assert_no_driver(gpu_host_buffer_create(NULL, 16, &h));
     assert_no_driver(gpu_host_buffer_register(NULL, host, sizeof(host), &h));
     assert_invalid(gpu_host_buffer_create(NULL, 0, &h));
