@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * NVRTC's cold compile against a warm cache hit, for the same kernel, in one
  * run: medians in ms and their ratio, for a cubin (sm_90) and PTX

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Dispatch overhead: what gpushim adds to a call, against the same loop
  * calling the driver directly. Three calls: a launch of an empty kernel

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fake driver's device memory, its costs as the live allocations grow:
  * with FEW and with MANY allocations alive (default 1,000 and 100,000) on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * First use: what loading the driver costs a fresh process, and what having
  * no driver costs.

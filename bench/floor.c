@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libbenchfloor (floor.h): each call of gpushim's hot path written as the
  * least a wrapper library can do, once plain and once with a thread-local

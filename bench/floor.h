@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libbenchfloor: the least that a wrapper library with gpushim's API can add
  * to a driver call, for bench/overhead's floor arms.

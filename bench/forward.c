@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/forward: what a call through libgpushim-cuda costs against the same
  * call through -lcuda's PLT, both in this process, paired rep by rep.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * One arm of bench/forward: the same loops of hot driver calls, made through
  * the PLT as any program linked with the driver makes them. Built three

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Graphs: 100 small kernels launched one by one, against the same 100
  * captured once into a graph and replayed with one launch. Each iteration

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libnullcuda: a CUDA driver whose calls cost next to nothing, for
  * bench/overhead. It exports what gpushim's loader needs (cuInit,

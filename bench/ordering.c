@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The cost of ordering, in aprender-gpu's serving shape: c worker
  * threads, each with its own stream, serve requests of copy in, kernel, copy

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What gpushim adds to each hot call, in nanoseconds: every call made
  * through gpushim's public API and made directly on the same driver (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Peer copies: 256 MiB from device 0 to device 1 with gpu_buffer_copy_async
  * (cuMemcpyPeerAsync, direct where peer access is enabled), against the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Stream-ordered allocation: a request that allocates a device
  * buffer, uses it (a copy in and a copy back of its first bytes) and frees

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fake driver's PTX interpreter: PTX instructions executed per second
  * (each counted once per thread that ran it), on one host thread and on

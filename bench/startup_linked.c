@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A trivial program linked with libgpushim that calls nothing that loads the
  * driver: first_use times its start-up against startup_plain's.

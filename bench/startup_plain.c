@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * startup_linked's twin without libgpushim: the start-up baseline.
  */

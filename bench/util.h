@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What gpushim's benchmarks add to tests/support (the clock, medians, knobs,
  * the kernels, shared with the gpu suite): the skip decision and checks that

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The docs suite: the man pages and README.md name what the code defines,
 and name nothing it does not.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # What run.sh and faults/test.sh share; sourced, with the mode (fake or gpu) in $1.
 #   on KERNELS CMD...   runs CMD on the mode's driver: on the fake, GPUSHIM_LIBCUDA
 #                       names it, GPUSHIM_FAKE_KERNELS=KERNELS (a host kernel

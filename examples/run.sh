@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds every example against the installed gpushim that pkg-config finds,
 # then runs each with its checks, on the fake driver or on a GPU:
 #   run.sh fake   GPUSHIM_LIBCUDA names gpushim-fakecuda; kernels run as their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fake's built-in kernels (`.fake_kernel NAME` in a module, see
  * gpushim/fake.h): host functions run when their stream reaches them, that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fake driver's contexts: one primary context per device, retained and
  * released by count, a per-thread stack of current contexts, peer access

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fake driver's copies and fills: synchronous ones on the legacy stream,
  * asynchronous ones queued on a stream, peer copies between devices.

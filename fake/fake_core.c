@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fake driver's core: its lock and configuration, fault injection, cuInit,
  * cuDriverGetVersion, cuGetProcAddress_v2, the error names, the legacy

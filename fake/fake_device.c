@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fake driver's devices: their count, names, memory, attributes (an
  * H200's values, each of which a test may change), UUIDs, PCI bus ids and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * One index per symbol of the CUDA driver (src/sys/cuda_symbols.h), for call
  * counts, fault rules and the report; and what a symbol the fake does not

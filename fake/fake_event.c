@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fake driver's events: recorded on a stream as an operation, done once
  * that stream has run up to it, and timed by the fake's clock.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Faults on demand, besides the per-call rules of fake_core.c: a
  * device that falls off the bus, out of memory past a limit, a stall of all

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fake driver's stream capture and graphs. A captured graph is its
  * operations in capture order, a chain; an executable graph is a copy of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Kernels as host functions: the registry of host implementations
  * by entry name, the launch's copy of its arguments, and the bridge that runs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fake driver's page-locked host memory: cuMemHostAlloc's and what
  * cuMemHostRegister registered, which copies may name as host memory.

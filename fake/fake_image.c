@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fake driver's module reader: PTX as nvcc and NVRTC emit it,
  * the fake's own lines (.fake_kernel, .fake_global, .fake_entry), and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fake driver's insides, shared by its source files: the state behind its
  * one lock and the helpers the entry points use. Every function here expects

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fake driver's launches: cuLaunchKernel, cooperative launches and
  * cuLaunchKernelEx's attributes (clusters, cooperative, programmatic

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fake driver's managed memory: allocations any device may reach, with
  * where the last prefetch moved them and the last advice given.

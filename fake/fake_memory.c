@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fake driver's device memory: allocations backed by host memory at
  * addresses that are not host pointers, looked up by address; pointer

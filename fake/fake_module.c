@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fake driver's modules, their functions and globals. A module's image is
  * read by fake_image.c: its functions are built-in kernels (`.fake_kernel`,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fake driver's occupancy calculators: blocks per multiprocessor as
  * threads, registers and shared memory bound them on the device.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fake driver's stream-ordered allocation: cuMemAllocAsync and
  * cuMemFreeAsync, and each device's one pool, which keeps freed memory for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The devices the fake can be: named profiles (GPUSHIM_FAKE_DEVICE, or
  * gpu_fake_device_profile()), each with the name, memory and every device

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the fake says about itself: its identity, which gpushim's loader looks
  * up to tell it from a real driver, and the report of what is still alive.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fake driver's streams and the work queued on them (events are
  * fake_event.c's, capture and graphs fake_graph.c's).

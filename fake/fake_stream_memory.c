@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fake driver's stream memory operations: cuStreamWriteValue32/64 and
  * cuStreamWaitValue32/64, whose waits hold their stream until the value is met.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Every symbol of the CUDA driver, so that a program linked against libcuda
  * finds each one here: a weak definition that says the fake does not

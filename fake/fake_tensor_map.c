@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fake driver's tensor maps: cuTensorMapEncodeTiled checks its arguments
  * as the driver does and writes the layout gpushim/fake.h documents.

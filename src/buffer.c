@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Device buffers, page-locked host buffers, and the copies between them.
  */

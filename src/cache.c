@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The on-disk cache of compiled programs: one file per entry, named by its
  * key, written to a temporary file and renamed into place, so readers see a

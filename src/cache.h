@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The on-disk cache of compiled programs (see program.h for what users see).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The call path's slow halves (call.h has the fast ones): making a context
  * current and putting the caller's back, the device check's message.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Contexts: reference-counted handles on a device's primary context.
  */

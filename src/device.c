@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Devices: counting and describing them.
  */

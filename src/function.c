@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A kernel function's attributes, and occupancy.
  */

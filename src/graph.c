@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Stream capture and graphs: capture, instantiation, and an executable
  * graph's launch and upload on a stream.

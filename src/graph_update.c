@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Graphs, further: updating an executable graph, a stream's
  * capture info, and DOT output.

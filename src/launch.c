@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Launch configurations, and kernel launches on streams.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What launch.c shares: the checks of a launch's configuration (the unit
  * suite reads them too), and launches that ask for more than cuLaunchKernel

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Memory beyond plain buffers: stream-ordered allocation and the
  * device's pool, what a foreign pointer is and views over it, memory info,

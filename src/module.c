@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Modules and the functions looked up in them.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The one lifecycle of objects made in a context (object.h).
  */

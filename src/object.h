@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * One lifecycle for every object made in a context (streams, events,
  * graphs, modules, buffers): made in one place, released in one place.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The objects' insides, shared by the modules above src/sys/.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Programs: CUDA C++ compiled by NVRTC, through the on-disk cache.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Whether a program's output may depend on files on disk, which its cache key
  * cannot cover: NVRTC reports no dependencies, so gpushim looks for every way

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Whether a program's compile may read files on disk (see program_disk.c).
  */

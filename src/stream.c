@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Streams. Ported from aprender-gpu's stream module; see stream.h for the
  * ordering facts it records.

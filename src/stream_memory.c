@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Stream memory operations: 32- and 64-bit writes and waits on a buffer's values.
  */

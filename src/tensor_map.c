@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tensor maps for Hopper's bulk tensor copies (cuTensorMapEncodeTiled).
  */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Runs gpu-capture's ordered case (a global capture on an ordered stream while
 # two threads make legacy copies) N times, each in a process of its own, and
 # prints how many runs failed, with the end of each failed run's output. Exit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the real driver does with the hot calls on a stream of context A while
  * no context, A itself, or another context B of the same device is current:

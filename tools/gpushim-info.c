@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gpushim-info: says whether a usable CUDA driver is here and, if not,
  * exactly why; with a device it runs a short self-test.

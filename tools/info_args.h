@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gpushim-info's command line, apart from the program so that it can be
  * tested and fuzzed on its own. Also the exit statuses, documented in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A small JSON writer for gpushim-info (and any tool section that prints
  * JSON): every string it writes is valid UTF-8 JSON, whatever bytes it is

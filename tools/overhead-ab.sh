@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/overhead of several revisions side by side, against the null driver:
 # builds each (release, no tests) and runs them in alternation, round after
 # round, so that drift on the machine moves all alike; then prints, per call

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """A stand-in for pkg-config where none is installed (the GPU machine).
 
 It reads NAME.pc from the folders in PKG_CONFIG_PATH and answers what

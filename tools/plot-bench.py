@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Turns a GPU run's benchmark logs into SVG plots for docs/benchmarks.md.
 
 usage: tools/plot-bench.py [--out DIR] LOG_OR_FOLDER...

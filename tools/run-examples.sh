@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds and runs examples/ against an INSTALLED gpushim, the way a user's
 # project does: a copy of examples/ outside the tree, pkg-config pointed at
 # PREFIX, the programs run with PREFIX's libgpushim.

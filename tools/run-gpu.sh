@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds gpushim on a CUDA machine and runs, in one call: the gpu test suite,
 # the suite under compute-sanitizer (memcheck, racecheck, synccheck), the
 # benchmarks and gpushim-info, then prints a summary table.

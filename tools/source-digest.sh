@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A digest of a gpushim tree's sources: the same for a checkout of a commit and
 # for a copy of it with a stale .git (the GPU machine's copy, where `git
 # rev-parse HEAD` names whatever commit its .git last had). tools/run-gpu.sh

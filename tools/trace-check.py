@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Reads a GPUSHIM_TRACE file with a strict JSON parser and prints what it holds:
 
   TRACE_JSON file=... valid=yes events=.. driver_calls=.. failed_calls=.. load_stages=..

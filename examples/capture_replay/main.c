@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * capture_replay: captures a pipeline (copy in, affine, mirror_add, copy out)
  * on a stream into a graph, instantiates it once and replays it, with new

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The pipeline's two kernels. extern "C" keeps their names unmangled.
 
 // x[i] = x[i] * mul + add for i < n (unsigned arithmetic: it wraps).

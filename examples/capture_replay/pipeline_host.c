@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Host implementations of pipeline.cu's kernels, for the fake driver: each
  * does the whole grid's work in one call. Built as libpipeline_host.so;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # check-module-file.sh PROGRAM PTX: PROGRAM (taking one PTX file as its argument, on a driver
 # that gets it as far as reading it) must refuse, with exit 1 and a message naming the file,
 # a symbolic link to PTX, a copy that others may write, a directory and a file that is not there.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # check-no-driver.sh PROGRAM [ARGUMENTS...]: with no driver to load (GPUSHIM_LIBCUDA
 # names none), PROGRAM must fail through its own error path at cuInit: exit 1,
 # with CUDA_ERROR_STUB_LIBRARY and gpushim's reason from cuGetErrorString. It

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # check-per-thread-names.sh PROGRAM: PROGRAM, built with -DCUDA_API_PER_THREAD_DEFAULT_STREAM,
 # must call the per-thread names (_ptsz, _ptds) of its stream-ordered calls, never the legacy ones.
 program=$1

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What every program here shares: the check of each driver call, and reading
  * a compiled module (PTX) from a file named on the command line.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # compare-lcuda.sh GPUSHIM_INFO GPUSHIM_BUILD LCUDA_BUILD [ARGUMENTS...]: on a real driver, the
 # program linked with gpushim-cuda and the same program linked with -lcuda must both succeed
 # and print the same lines. Exits 77 (skipped) where no driver is usable.

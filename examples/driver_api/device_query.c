@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * device_query: every device the driver sees, with its name, memory, UUID,
  * compute capability and the value of every CU_DEVICE_ATTRIBUTE_* below

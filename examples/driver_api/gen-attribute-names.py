@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Writes device_attribute_names.h: the name of every CU_DEVICE_ATTRIBUTE_* value
 that the given cuda.h declares, for device_query.c to print beside its value.
 

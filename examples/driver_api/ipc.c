@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ipc: device memory shared between two processes. The parent allocates and
  * fills a buffer, exports it (cuIpcGetMemHandle) and starts a second process

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * jit_link: two PTX units linked at run time by the driver's JIT linker
  * (cuLinkCreate, cuLinkAddData twice, cuLinkComplete), the linked image

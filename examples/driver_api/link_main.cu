@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A kernel that calls poly(), defined in link_lib.cu: compiled with -rdc=true,
 // it leaves poly() to the linker (cuLink* in jit_link.c).
 extern "C" __device__ float poly(float x);

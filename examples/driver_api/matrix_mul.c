@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * matrix_mul: a tiled matrix product with shared memory (matrix_mul.cu), its
  * occupancy per multiprocessor, cuLaunchKernel on a 2D grid, and the product

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // C = A * B (A: m x k, B: k x n, row-major), one TILE x TILE block of C per
 // thread block, through TILE x TILE tiles of A and B staged in shared memory.
 #define TILE 16

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * per_thread_stream: built with -DCUDA_API_PER_THREAD_DEFAULT_STREAM, so that
  * cuda.h maps the stream-ordered calls to their per-thread names (_ptsz, and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # run-on-fake.sh PROGRAM [ARGUMENTS...]: PROGRAM on the fake driver (GPUSHIM_LIBCUDA names it)
 # must succeed, its own checks included. Where it stopped at a function the fake does not
 # implement yet (the fake says so on stderr, and the call fails with CUDA_ERROR_NOT_SUPPORTED),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * runtime_mix: the runtime API (cudart) and the driver API in one program, as
  * programs that load their own modules do. The runtime makes the device's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * texture_2d: pitched device memory (cuMemAllocPitch) filled by cuMemcpy2D,
  * copied into a CUDA array and back out of it (cuArrayCreate, cuMemcpy2D),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // out(x, y) = 2 * t(width - 1 - x, y) + t(x, -3): a mirror image of the texture
 // read at texel centres, plus a read above its top edge that the texture's
 // clamp address mode brings back to row 0. out is pitched (pitch in bytes).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * vector_add: its own context (cuCtxCreate, in common.h), the kernel loaded from PTX
  * (cuModuleLoadData), a block size from cuOccupancyMaxPotentialBlockSize,

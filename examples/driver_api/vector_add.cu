@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // c[i] = a[i] + b[i] for i < n: vector_add, vmm, per_thread_stream and runtime_mix load it as PTX.
 extern "C" __global__ void vector_add(const float *a, const float *b, float *c, int n)
 {

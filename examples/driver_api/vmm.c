@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * vmm: virtual memory management. One range of addresses is reserved
  * (cuMemAddressReserve) and two physical allocations of the minimum

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * faults: a program that handles running out of device memory and losing
  * its device, as a GPU program should. It copies a block of data through two

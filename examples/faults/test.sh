@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # faults' test: the program's exit status and output when memory runs out and
 # when the device is lost. On the fake, the faults are injected (GPUSHIM_FAKE_FAIL,
 # GPUSHIM_FAKE_MEMORY_LIMIT, GPUSHIM_FAKE_LOSE); on a GPU, the normal path and a

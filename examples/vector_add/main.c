@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * vector_add: adds two vectors on the GPU with the kernel in vector_add.cu
  * and checks every element on the host.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * vector_add's host implementation, for the fake driver: the whole grid's
  * work in one call, element by element, as vector_add.cu does it per thread.

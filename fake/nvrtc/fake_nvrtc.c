@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A fake libnvrtc for the tests (tests/nvrtc): NVRTC's entry points (prototypes from
  * src/sys/nvrtc_entry_points.h), with a "compiler" that writes a PTX-like

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fake's PTX interpreter, as the rest of the fake sees it: a module's
  * PTX decoded once when it loads (ptx_parse.c), and a launch of one of its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The PTX executor: runs one block at a time on the calling host thread.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The PTX interpreter's insides: the decoded form of a module (a compact
  * array of instructions with resolved operands, ptx_parse.c writes it), the

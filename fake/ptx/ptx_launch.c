@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A launch on the interpreter: the entry's blocks spread over a pool of host
  * threads, one per core (GPUSHIM_FAKE_THREADS sets another count), started

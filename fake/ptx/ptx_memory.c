@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The interpreter's memory model for global memory: an address reaches
  * host memory only through a live allocation of a device the launch's

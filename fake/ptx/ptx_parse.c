@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The PTX decoder: turns a module's text into the interpreter's form once,
  * when the module loads. Every function becomes a range of one array of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Device printf (vprintf): the format string lives in global memory, and
  * nvcc packs the arguments in the thread's local memory, each at its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** @file
  * Device buffers, page-locked host buffers, and copies between them.
  */

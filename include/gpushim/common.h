@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** @file
  * gpushim: the CUDA driver API with no link-time dependency on it.
  * Shared declarations: export macro, opaque object types.

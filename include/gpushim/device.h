@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** @file
  * Devices: counting them, describing them, and whether they reach each
  * other's memory. Each call loads the driver if that has not happened yet.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** @file
  * Events: markers in a stream that the host can poll or wait for.
  */

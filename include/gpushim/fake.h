@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** @file
  * gpushim-fakecuda: a CUDA driver simulated in host memory, for CPU-only CI,
  * and its control API: what a program asks of the fake besides the CUDA entry

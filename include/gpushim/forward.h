@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** @file
  * libgpushim-cuda: the whole CUDA driver API for programs written against
  * the toolkit's own cuda.h, with no link-time dependency on libcuda.

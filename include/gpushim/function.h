@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** @file
  * A kernel function's attributes and occupancy: what it uses (registers,
  * shared, local and constant memory), the opt-in to more than 48 KiB of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** @file
  * gpushim: NVIDIA's CUDA driver API with no link-time dependency on it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** @file
  * Graphs: work captured from a stream, replayed with one launch.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** @file
  * Modules (PTX, cubin or fatbin images) and their functions; launch.h
  * launches the functions on streams.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** @file
  * Programs: CUDA C++ compiled at run time by NVRTC, with an on-disk cache.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** @file
  * Tensor maps: the descriptors Hopper's bulk tensor copies (TMA,
  * cp.async.bulk.tensor) read to move a tile of a tensor in device memory to

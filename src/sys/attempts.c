@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The loaders' record of what they tried to open (see attempts.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The libraries a loader tried to open, for its report: each path as given to
  * dlopen (or a label) and why it failed, in the loader's static buffers and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The NVRTC table (the compiler): what the modules above src/sys/ see of libnvrtc.
  */

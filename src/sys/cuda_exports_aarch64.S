@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libgpushim-cuda.so, for AArch64: every symbol of cuda_symbols.h, exported
  * under its own name as a load of its slot here and a branch to what it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libgpushim-cuda.so, for x86-64: every symbol of cuda_symbols.h, exported
  * under its own name as one instruction, a jump through its slot here. The

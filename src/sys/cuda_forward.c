@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libgpushim-cuda's forwarders (see cuda_forward.h): resolving every slot at
  * the first call, the answers when there is no driver, the traced calls'

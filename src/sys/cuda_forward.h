@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libgpushim-cuda's forwarders: every symbol of cuda_symbols.h, exported by
  * libgpushim-cuda.so as a jump through its own slot there

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the forwarders' thunks share on AArch64 (AAPCS64): the argument
  * registers x0 to x8 and q0 to q7 into a struct gpu__cuda_frame at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The traced stubs, for x86-64 (System V): what libgpushim-cuda's slots hold
  * while GPUSHIM_TRACE is on (cuda_forward.h). Each puts its symbol's index in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the forwarders' thunks share on x86-64 (System V): the argument
  * registers into a struct gpu__cuda_frame at `base`(%rsp) and back

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The driver table: what the modules above src/sys/ see of CUDA.
  */

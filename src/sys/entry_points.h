@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The driver entry points gpushim uses: the only place a driver function is
  * named. The table, the resolver, the diagnostics and the ABI checks all

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What both loaders (the driver's, NVRTC's) make of their X-macro lists of
  * entry points: the load report's rows, one gpu_entry_point an entry, in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Environment variables: one parser for every value gpushim reads (see env.h).
  */

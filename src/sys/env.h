@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The one reader of gpushim's environment variables (and the fake driver's).
  *

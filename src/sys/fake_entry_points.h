@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Driver entry points that the fake driver (fake/) implements beyond those
  * gpushim uses (entry_points.h), each with the prototype of its exported,

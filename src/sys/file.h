@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Files gpushim writes (the compile cache's entries, the trace): made under a
  * name no other user can guess or plant ahead, and written without letting a

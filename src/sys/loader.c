@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Loading libcuda.so.1 and resolving the table. The only file that touches dlfcn.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The part of NVIDIA's NVRTC ABI (libnvrtc) that gpushim uses, declared by
  * the project itself so that the build needs no CUDA toolkit. Names carry the

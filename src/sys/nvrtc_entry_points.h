@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The NVRTC entry points gpushim uses: the only place an NVRTC function is
  * named. The table, the resolver, the load report, the fake libnvrtc's checks

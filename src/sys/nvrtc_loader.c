@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Loading libnvrtc and resolving its table. With loader.c, the only files
  * that touch dlfcn.h.

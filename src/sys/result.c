@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * CUresult: names and descriptions (the driver's, else gpushim's own from
  * result_name.c), and the mapping to gpu_status.

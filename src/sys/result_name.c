@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gpushim's own names for CUresults, from the list in cuda_abi.h: what the
  * loader and result.c fall back on when the driver cannot name a result.

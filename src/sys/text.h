@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The loaders' report text, in static buffers (no heap: a plugin that embeds
  * libgpushim.a may be unloaded, and nothing may leak or dangle then). Text

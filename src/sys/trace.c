@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Call tracing (see trace.h): a wrapper of every entry point, generated from
  * entry_points.h, that times the call to the driver's pointer and keeps an

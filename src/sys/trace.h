@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Call tracing: what the process asked of the driver, as a Perfetto trace.
  *

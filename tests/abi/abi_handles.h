@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * For the abi suite: gpushim's opaque handle types and structs made the very
  * ones cuda.h declares, so that prototypes can be compared; then cuda_abi.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Stands in for the abi suite where no cuda.h was found: reported as skipped. */
 #include <stdio.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gpushim's own CUDA declarations (src/sys/cuda_abi.h, entry_points.h)
  * checked against the toolkit's cuda.h: every constant's value, every type's

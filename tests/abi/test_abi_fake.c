@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fake driver's own entry points (src/sys/fake_entry_points.h) against
  * the toolkit's cuda.h: each prototype is the one cuda.h declares for that

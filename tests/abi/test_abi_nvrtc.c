@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gpushim's own NVRTC declarations (src/sys/nvrtc_abi.h,
  * nvrtc_entry_points.h) checked against the toolkit's nvrtc.h: every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The consumer program: built against an installed gpushim by CMake,
  * pkg-config and Meson (see run.sh), then run.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fake driver's consumer: a test program as a user writes one, linked with
  * an installed gpushim and gpushim-fakecuda (see run.sh), and run with

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds and runs the consumer program (app.c) against an INSTALLED gpushim,
 # the way a user's project would:
 #   cmake       find_package(gpushim 0.1 CONFIG REQUIRED), gpushim::gpushim

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Kernels with the bugs the fake's checks catch, and a correct twin of the
  * racy one: run by corpus.c's "checks" mode on the fake driver only.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The kernel corpus (kernels.cu), compiled at test time and run through
  * gpushim, each result compared with a plain C reference: integer results

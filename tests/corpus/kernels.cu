@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * The interpreter's corpus: kernels of the kinds real programs run, each
  * checked against a plain C reference by corpus.c, on the fake driver and on

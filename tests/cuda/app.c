@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A driver-API program as users write them, compiled with the toolkit's own
  * cuda.h and linked with libgpushim-cuda instead of -lcuda: it copies a

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """A program linked with libgpushim-cuda, traced: its cu* calls are in the trace
 as gpushim's own are, by the symbol's name, with arguments by name.
 

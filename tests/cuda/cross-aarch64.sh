@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # libgpushim-cuda on AArch64, from this x86-64 machine: a cross build (gcc-aarch64-linux-gnu) and
 # tests/cuda/app.c, plain and with per-thread default streams, run under qemu-aarch64 with no
 # driver, on the cross-built fake driver, and traced (each call by name, with its arguments).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libgpushim-cuda's forwarders, from a program that loads it as a user's
  * program would link it: every symbol's answer with no driver, on the fake

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """libgpushim-cuda loaded into a PyTorch process, globally, before torch starts CUDA:
 torch's own CUDA work still runs and gives the right answer, and the cu* functions
 called through libgpushim-cuda reach the same driver, in torch's context.

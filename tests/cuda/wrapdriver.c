@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A "driver" built on libgpushim-cuda, as a tool that wraps libcuda by
  * linking it would be: its own cuInit and cuDriverGetVersion, and every other

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # No object may carry the STATIC_TLS flag (initial-exec TLS), which makes
 # dlopen fail once the static TLS block is spent.
 # usage: check-tls.sh OBJECT...

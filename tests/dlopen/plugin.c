@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A plugin as a host program sees one: a shared object that embeds
  * libgpushim.a whole (--whole-archive) and is itself dlopen'ed.

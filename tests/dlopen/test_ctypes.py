@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """libgpushim.so loaded by Python's ctypes: it opens, loads
 the driver GPUSHIM_LIBCUDA names (the fake) and reports an argument error.
 usage: GPUSHIM_LIBCUDA=fake python3 test_ctypes.py libgpushim.so"""

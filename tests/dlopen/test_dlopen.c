@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libgpushim loaded with dlopen by a program that does not link it:
  * argv[1] names the object, libgpushim.so or a plugin embedding

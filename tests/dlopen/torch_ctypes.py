@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """libgpushim.so loaded with ctypes into a PyTorch process on a GPU: it
 shares PyTorch's driver (one libcuda mapped) and device 0's
 primary context, and memory written by gpushim is read and changed by torch.

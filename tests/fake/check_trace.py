@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Call tracing on the fake driver: runs test-trace and test-trace-table with
 GPUSHIM_TRACE* set and checks what they leave: the JSON file parses (strictly),
 holds every call the fake saw, in order, with its result and arguments, from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Helpers shared by the fake suite's programs: assertions that say what
  * gpushim reported, leak marks over the fake's live counts, and the fake's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A library for GPUSHIM_FAKE_KERNELS (test_host_kernels.c's `plugin` case):
  * its constructor registers "vadd" as c = a + b + 1000, so that the test can

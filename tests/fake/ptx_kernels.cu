@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Kernels whose PTX the fake's reader is tested on (tests/fake/test_ptx.c).
 struct pod {
     unsigned long long base;

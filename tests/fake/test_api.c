@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Every public function's success and argument paths against the fake, and
  * the driver results gpushim treats specially (NOT_READY, NOT_FOUND, the JIT

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Several devices (GPUSHIM_FAKE_DEVICES = 1, 2 or 4): device descriptions,
  * contexts per device, peer queries and peer access, copies between devices,

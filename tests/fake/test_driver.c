@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fake as a program without gpushim sees it: driver calls made directly,
  * as a CUDA program makes them. One case per process (argv[1]), so that each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Faults on demand, through gpushim's API: a device that falls off
  * the bus, out of memory past a limit, a stall released from another thread,

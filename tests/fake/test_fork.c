@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fork(): a child of a process that loaded the driver gets GPU_ERR_FORKED
  * from every call, promptly and without touching the driver; a child forked

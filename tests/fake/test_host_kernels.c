@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Kernels as host functions through gpushim's own API: entries of
  * a module's PTX run their registered host implementations when their stream

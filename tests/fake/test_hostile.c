@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Hostile input that must not hurt the process: module "files" that are not
  * regular files or are far too large, and host ranges that

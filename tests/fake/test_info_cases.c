@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gpushim-info against the fake driver: a failing
  * cuDeviceGetCount has its own status and says why; every failed self-test

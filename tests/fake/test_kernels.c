@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What kernels need, against the fake: function attributes, the opt-in to more than
  * 48 KiB of dynamic shared memory, occupancy, extended launches (clusters,

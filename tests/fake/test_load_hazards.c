@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The load under hazard: a driver whose cuInit
  * is slow (GPUSHIM_FAKE_INIT_DELAY_MS) while another thread forks or reads the

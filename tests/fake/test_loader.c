@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The loader against the fake driver, one configuration per process (gpushim
  * loads once): argv[1] names the configuration that meson set up, and the

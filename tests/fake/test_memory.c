@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Memory and interop against the fake: stream-ordered allocation
  * and the pool, foreign pointers and views, memory info, managed memory,

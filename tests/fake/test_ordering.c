@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The ordering facts measured by aprender-gpu's stream module, made
  * deterministic by the fake's lazy queues: a kernel runs only when something

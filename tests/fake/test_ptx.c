@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fake's module reader (fake/fake_image.c): entries, their
  * parameter layouts and the module's globals, read from PTX, then used by

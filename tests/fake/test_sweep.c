@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Every public function that calls the driver, with every driver call it
  * makes failed in turn. For each operation the sweep first runs it and asks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gpushim from many threads: the first use from 64 threads at once loads the
  * driver once; a thread with no current context, or with another one, can

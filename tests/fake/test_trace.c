@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The work that check_trace.py traces: argv[1] names it, the checker sets
  * GPUSHIM_TRACE* and reads the file this process leaves at exit. Each mode

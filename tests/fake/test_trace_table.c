@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the table holds, tracing off and on: argv[1] is "off" or "on" (the
  * checker sets GPUSHIM_TRACE for "on"). Off, every pointer is the driver's

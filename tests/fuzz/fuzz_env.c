@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The two environment values gpushim reads, fuzzed: GPUSHIM_LIBCUDA (the
  * bytes before the input's first NUL) and GPUSHIM_STREAM_NONBLOCKING (the bytes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gpushim-info's command line (tools/info_args.c): the input split at NUL
  * bytes into up to 63 arguments. Any bytes: a usage error or options within

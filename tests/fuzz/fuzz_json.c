@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The JSON writer (tools/info_json.c): any bytes in, a valid JSON string out,
  * checked here by a decoder of its own: only the escapes JSON has, no raw

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Module images and kernel names through gpu_module_load_data and
  * gpu_module_get_function, against the fake driver (and so its PTX reader):

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Runs each libFuzzer target of a -Dfuzz=true build for SECONDS (default 30),
 # from the corpus in seeds/, and fails on any crash, leak, hang (10 s for one
 # input) or oversized memory use. Prints how many inputs each ran.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The gpu suite's start; see harness.h. The rest is tests/support.
  */

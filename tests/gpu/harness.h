@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What every program of the gpu suite shares: deciding whether to run at all
  * and cmocka checks that name the failing call with gpushim's own

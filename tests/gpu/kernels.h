@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the kernels in kernels.ptx compute: their names, the launch shape the
  * suite uses, and the host's reference for each. Shared by tests/gpu and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Kernels of the gpu-kernels test: dynamic shared memory past
 // 48 KiB, a persistent kernel, a grid-wide barrier, cluster ranks, a
 // programmatic-serialization pair and a __constant__ table. The checked-in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Stream-ordered copies and page-locked host memory: gpu_host_buffer_create,
  * gpu_host_buffer_register, the three _async copies, gpu_stream_query and

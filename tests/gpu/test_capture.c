@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Stream capture beside legacy-stream traffic, as aprender-gpu's
  * server does it.

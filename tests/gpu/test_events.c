@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Events: completion while a long kernel runs, ordering between streams, timing.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fake driver's H200 profile against the H200 it imitates: its name,
  * total memory and each of CUDA 13.0's device attributes as the real driver

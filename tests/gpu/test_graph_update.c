@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Graphs, further, on the GPU: capture info during a capture, an
  * update from a new capture of the same shape that changes a kernel argument

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * IPC across processes on the GPU. Two processes: this test is
  * the producer, and runs itself again (fork and exec, so the child starts

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What real kernels need, on the GPU: context limits read back,
  * device and function attributes, 200 KiB of dynamic shared memory (refused

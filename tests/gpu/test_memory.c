@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Memory and interop on the GPU: stream-ordered allocation and the
  * pool's threshold and trim, what a pointer is and a view over it, memory

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Modules and launches: PTX from memory and from a file, function lookup,
  * the driver's JIT log for bad PTX, and launch shapes refused before the

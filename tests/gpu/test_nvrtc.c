@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * NVRTC on the GPU: a templated kernel compiled from CUDA C++ (a cubin for
  * the device, and PTX), found through its name expression, launched, its data

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Stream ordering at gpushim's level: the race aprender-gpu measured, made to
  * show or not.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Two devices: what each is, peer access between them, peer copies both ways,
  * an event of device 0 ordering work on device 1, and the calls that must

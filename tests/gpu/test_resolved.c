@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The resolved table: every entry point found through cuGetProcAddress at the
  * pinned ABI version, and for each symbol the driver exports, the pointer

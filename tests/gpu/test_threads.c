@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Threads and contexts. Work submitted from threads that never set a context
  * runs, and leaves the object's context current there (as context.h says). A

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Call tracing on real hardware: a child process runs launches and copies
  * with GPUSHIM_TRACE and GPUSHIM_TRACE_GPU=1 set (gpushim reads them when it

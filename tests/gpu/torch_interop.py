@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """gpushim inside a PyTorch process: a torch tensor's device memory
 is identified by gpu_pointer_get_info (device memory, device 0, torch's
 context, the allocation's base and size), wrapped in a non-owning gpu_buffer,

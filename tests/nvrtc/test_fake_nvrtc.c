@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gpu_program_* and the cache against fake/nvrtc/, a fake libnvrtc.
  *

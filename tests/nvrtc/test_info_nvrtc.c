@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gpushim-info's NVRTC part, in text and JSON.
  * usage: test-info-nvrtc GPUSHIM_INFO missing|real

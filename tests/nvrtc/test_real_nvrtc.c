@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gpu_program_* against the real libnvrtc: CUDA C++ compiled to PTX (and a
  * cubin) on a machine with no driver and no GPU. Exits 77 (skipped) where no

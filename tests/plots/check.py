@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The plot-bench test: tools/plot-bench.py on a real run's summary and on
 fixtures, checking that each SVG parses and shows what its input had.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The gpu suite's and the benchmarks' shared helpers; see support.h.
  */

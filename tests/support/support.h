@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the gpu suite and the benchmarks share: a clock, medians, knobs read
  * from the environment, the decision whether there is a device, the kernels

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """No import cycle in src/: in libgpushim.a, which object's undefined symbols
 each other object defines (nm), and no two objects that reach each other.
 src/sys/ may use nothing above it but error.c (the thread's error), and error.c

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The shared library exports exactly the gpu_* functions listed in
 # exports.txt, and names no CUDA library among what it needs at load time.
 # usage: check-exports.sh libgpushim.so exports.txt

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # README's first command (between its setup-command markers) works as root
 # with no sudo installed, as in a fresh container, and as a user through sudo.
 # apt-get, sudo, id, meson and gpushim-info are stand-ins that record their

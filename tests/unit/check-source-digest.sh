@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tools/source-digest.sh names a tree by its sources alone: a copy with no .git
 # gives the checkout's digest, and a one-byte change to a source gives another.
 # usage: check-source-digest.sh SOURCE_ROOT   (77 where SOURCE_ROOT is no git checkout)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The ordering default at the flag level (the race aprender-gpu measured).
  * These cannot see a race (tests/gpu does); they pin that the default is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The hot calls' public wrappers start a cache line (GPU__HOT_ENTRY in
  * src/call.h), in the shared library as users load it: each is looked up

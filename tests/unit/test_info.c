@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gpushim-info without a driver: exit status 1, and output (text and JSON)
  * that names the path tried and why it failed. argv[1] is the program.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The launch configuration's checks against CUDA's limits, written plainly:
  * gpu_launch_config_check() (the public one, with its messages), and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * With no usable driver, every call that needs one returns GPU_ERR_NO_DRIVER
  * and says why; argument errors come first as GPU_ERR_INVALID_ARG; out

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Status names and sentences, CUresult names without a driver, launch
  * configuration checks: everything that needs no driver at all.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/support's host check of the work kernel's output: its shortcut (one
  * add an element, from work_input() and work_apply() being affine) must
