@@ -19,11 +19,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 pc_file=$(find "$prefix" -name gpushim.pc -path '*/pkgconfig/*' | head -n 1)
 [ -n "$pc_file" ] || { echo "run-examples.sh: no gpushim.pc under $prefix"; exit 1; }
 export PKG_CONFIG_PATH=$(dirname "$pc_file")
-# Where there is no pkg-config (or only tools/run-gpu.sh's stand-in for cmocka), a reader of .pc files.
-if ! pkg-config --exists gpushim 2>/dev/null; then
-    export PKG_CONFIG="python3 $root/tools/pkg-config-lite.py"
-    echo "examples: no pkg-config that finds gpushim here: using tools/pkg-config-lite.py"
-fi
+command -v "${PKG_CONFIG:-pkg-config}" >/dev/null 2>&1 || { echo "run-examples.sh: no pkg-config (install pkg-config or pkgconf)"; exit 1; }
 PKG_CONFIG=${PKG_CONFIG:-pkg-config}
 LD_LIBRARY_PATH=$($PKG_CONFIG --variable=libdir gpushim)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export LD_LIBRARY_PATH

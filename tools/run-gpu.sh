@@ -29,7 +29,8 @@
 #   GPUSHIM_RUN_PACK       1: pack every output but summary.txt into gpu-logs.tar.gz
 #   plus every knob the tests and benchmarks read (GPUSHIM_ORDERING_ROUNDS,
 #   GPUSHIM_BENCH_REPS, ...); values set by the caller win over the defaults here.
-# cmocka comes from .device/cmocka (carried: it is git-ignored), meson and
+# cmocka comes from .device/cmocka and pkg-config from .device/pkgconf (carried:
+# git-ignored), meson and
 # ninja from /opt/torch/.venv/bin.
 set -u
 
@@ -98,6 +99,19 @@ log "$(nvidia-smi -L 2>&1 || echo 'nvidia-smi -L failed')"
 log "$(nvidia-smi --query-gpu=name,driver_version,persistence_mode,clocks.sm,clocks.max.sm,temperature.gpu --format=csv 2>&1 || true)"
 log "$(uname -sr); $(${CC:-cc} --version 2>&1 | head -n1); meson $(meson --version 2>&1); ninja $(ninja --version 2>&1)"
 
+# ---- pkg-config from .device/pkgconf (carried: the machine has none; the pkgconf, pkgconf-bin,
+# libpkgconf3 and pkg-config .debs unpacked there with dpkg-deb -x), for meson and the examples. ----
+PKGCONF=$ROOT/.device/pkgconf/usr
+if ! command -v pkg-config >/dev/null 2>&1 && [ -x "$PKGCONF/bin/pkgconf" ]; then
+    export PATH=$PKGCONF/bin:$PATH
+    export LD_LIBRARY_PATH=$PKGCONF/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
+if command -v pkg-config >/dev/null 2>&1; then
+    log "pkg-config: $(command -v pkg-config) $(pkg-config --version 2>&1)"
+else
+    log "pkg-config: none here and .device/pkgconf is missing (carry it): meson cannot find cmocka"
+fi
+
 # ---- cmocka from .device/cmocka: its .pc says /usr, so write one that points here. ----
 CMOCKA=$ROOT/.device/cmocka/usr
 CMOCKA_LIB=$CMOCKA/lib/x86_64-linux-gnu
@@ -116,32 +130,6 @@ Cflags: -I\${includedir}
 EOF
     export PKG_CONFIG_PATH=$TMP/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
     export LD_LIBRARY_PATH=$CMOCKA_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-    # Without pkg-config meson cannot read a .pc at all: answer for cmocka alone.
-    if ! command -v pkg-config >/dev/null 2>&1 && ! command -v pkgconf >/dev/null 2>&1; then
-        cat >"$TMP/bin/pkg-config" <<EOF
-#!/bin/sh
-# A stand-in for pkg-config that knows one package, cmocka ($CMOCKA).
-out=""; known=0
-for a in "\$@"; do
-    case \$a in
-        --version) echo 0.29.2; exit 0 ;;
-        --modversion) out="1.1.5" ;;
-        --cflags) out="\$out -I$CMOCKA/include" ;;
-        --libs) out="\$out -L$CMOCKA_LIB -lcmocka" ;;
-        --variable=*) out="" ;;
-        --exists | --print-errors | --static | --short-errors) ;;
-        cmocka) known=1 ;;
-        -*) ;;
-        *) exit 1 ;;
-    esac
-done
-[ \$known = 1 ] || exit 1
-echo \$out
-EOF
-        chmod +x "$TMP/bin/pkg-config"
-        export PATH=$TMP/bin:$PATH
-        log "pkg-config: none installed; using a stand-in that knows cmocka"
-    fi
     log "cmocka: $CMOCKA_LIB"
 else
     log "cmocka: .device/cmocka is missing (carry it): the gpu suite will not be built"
