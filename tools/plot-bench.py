@@ -6,7 +6,7 @@ usage: tools/plot-bench.py [--out DIR] LOG_OR_FOLDER...
 
 Reads the machine-greppable lines the benchmarks print, from any mix of
 files and folders (a folder: its summary.txt and bench-*.log, as
-tools/run-gpu.sh writes them to $OUT; or a saved summary such as
+maint/run-gpu.sh writes them to $OUT; or a saved summary such as
 docs/logs/2026-12-03-0fe9647-gpu-run.txt). A line seen twice (summary.txt repeats the
 bench logs) counts once, the last one read winning.
 
@@ -334,7 +334,7 @@ def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--out', type=pathlib.Path, default=pathlib.Path(__file__).resolve().parent.parent / 'docs',
                     help='folder for the SVGs (default: docs/)')
-    ap.add_argument('logs', nargs='+', help="files or run folders ($OUT of tools/run-gpu.sh)")
+    ap.add_argument('logs', nargs='+', help="files or run folders ($OUT of maint/run-gpu.sh)")
     args = ap.parse_args(argv)
     run = Run()
     for path in inputs(args.logs):

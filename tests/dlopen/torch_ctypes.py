@@ -2,7 +2,7 @@
 """libgpushim.so loaded with ctypes into a PyTorch process on a GPU: it
 shares PyTorch's driver (one libcuda mapped) and device 0's
 primary context, and memory written by gpushim is read and changed by torch.
-usage: python torch_ctypes.py libgpushim.so   (tools/run-gpu.sh runs it)
+usage: python torch_ctypes.py libgpushim.so   (maint/run-gpu.sh runs it)
 Prints TORCH_DLOPEN ok ... on success; exits 77 without a GPU."""
 import ctypes
 import sys

@@ -11,7 +11,7 @@
  * GPU_ERR_GRAPH_CAPTURE with CUresult 906 from gpushim, without the driver
  * being called (the driver's own 906 comes with GPU_ERR_TRANSFER, and would
  * fail the test), so the capture is never invalidated: it ends in a graph,
- * and afterwards everything works. tools/capture-repeat.sh runs that case N
+ * and afterwards everything works. maint/capture-repeat.sh runs that case N
  * times and counts the runs that fail.
  *
  * A launch of a wrong shape during a capture is refused before the driver
@@ -480,7 +480,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(ordered_global_capture_is_guarded),
         cmocka_unit_test(bad_shape_keeps_capture),
     };
-    /* `gpu-capture ordered`: that case alone, as tools/capture-repeat.sh runs it again and again. */
+    /* `gpu-capture ordered`: that case alone, as maint/capture-repeat.sh runs it again and again. */
     const struct CMUnitTest ordered[] = {cmocka_unit_test(ordered_global_capture_is_guarded)};
     int rc = gpu_test_start(argc > 0 ? argv[0] : "gpu-capture");
 

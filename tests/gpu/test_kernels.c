@@ -7,7 +7,7 @@
  * the co-resident grid size, a 2x1x1 cluster launch writing cluster ranks, a
  * programmatic-serialization pair, memset, a __constant__ read by a kernel,
  * and a 2-D tile loaded through a tensor map (cp.async.bulk.tensor).
- * Figures go to lines that begin with "KERNELS" (tools/run-gpu.sh collects them).
+ * Figures go to lines that begin with "KERNELS" (maint/run-gpu.sh collects them).
  *
  * The kernels are tests/gpu/kernels_ex.ptx, generated from kernels_ex.cu.
  * GPUSHIM_KERNELS_NO_WAIT=1 leaves out the two tests whose blocks wait for

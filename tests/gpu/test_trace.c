@@ -7,7 +7,7 @@
  * events, one track per stream, that show the GPU's own durations (a spin
  * kernel of a known length) and never overlap on one stream.
  *
- * The file goes to GPUSHIM_TRACE_OUT where that is set (tools/run-gpu.sh puts
+ * The file goes to GPUSHIM_TRACE_OUT where that is set (maint/run-gpu.sh puts
  * it in $OUT, and checks it again with a strict JSON parser), else to a
  * temporary file that is removed. Prints a TRACE_GPU line for the summary.
  */

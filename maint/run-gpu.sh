@@ -4,7 +4,7 @@
 # the suite under compute-sanitizer (memcheck, racecheck, synccheck), the
 # benchmarks and gpushim-info, then prints a summary table.
 #
-# Run from the repository root: OUT=/some/folder tools/run-gpu.sh
+# Run from the repository root: OUT=/some/folder maint/run-gpu.sh
 # It keeps going after a failure (each step's exit status is recorded) and
 # stays inside a time budget, leaving out the steps that no longer fit.
 # It writes exactly these files to $OUT:
@@ -94,7 +94,7 @@ if [ "${GPUSHIM_RUN_SCALE:-}" = quick ]; then
 fi
 
 # ---- The machine. ----
-log "gpushim GPU run: $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(hostname), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git status --porcelain 2>/dev/null | grep -q . && echo ' (with local changes)'), $(bash tools/source-digest.sh) (tools/source-digest.sh in a checkout names the tree)"
+log "gpushim GPU run: $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(hostname), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git status --porcelain 2>/dev/null | grep -q . && echo ' (with local changes)'), $(bash maint/source-digest.sh) (maint/source-digest.sh in a checkout names the tree)"
 log "$(nvidia-smi -L 2>&1 || echo 'nvidia-smi -L failed')"
 log "$(nvidia-smi --query-gpu=name,driver_version,persistence_mode,clocks.sm,clocks.max.sm,temperature.gpu --format=csv 2>&1 || true)"
 log "$(uname -sr); $(${CC:-cc} --version 2>&1 | head -n1); meson $(meson --version 2>&1); ninja $(ninja --version 2>&1)"

@@ -4,9 +4,9 @@
 # two threads make legacy copies) N times, each in a process of its own, and
 # prints how many runs failed, with the end of each failed run's output. Exit
 # 0 when none failed, 1 when one did, 77 without a GPU.
-# usage: tools/capture-repeat.sh BUILD_DIR [N]    (N: 300 by default)
+# usage: maint/capture-repeat.sh BUILD_DIR [N]    (N: 300 by default)
 set -uo pipefail
-build=${1:?usage: tools/capture-repeat.sh BUILD_DIR [N]}
+build=${1:?usage: maint/capture-repeat.sh BUILD_DIR [N]}
 runs=${2:-300}
 exe=$build/tests/gpu/gpu-capture
 [ -x "$exe" ] || { echo "no $exe: build with tests enabled first" >&2; exit 1; }

@@ -5,7 +5,7 @@
 # round, so that drift on the machine moves all alike; then prints, per call
 # and revision, the median over rounds of each run's median delta_ns.
 #
-# usage: tools/overhead-ab.sh ROUNDS NAME=SOURCE...
+# usage: maint/overhead-ab.sh ROUNDS NAME=SOURCE...
 #   SOURCE is a folder holding a gpushim tree, or a tar of one
 #   (git archive REV -o x.tar), or "." for the working tree.
 # environment: GPUSHIM_BENCH_REPS (default 51) and the other knobs of
