@@ -14,6 +14,12 @@
  * are its accessible stretches: a mapped address is device memory once
  * cuMemSetAccess made it so; one not mapped, or not yet made accessible, is
  * not, and a copy, a fill or a kernel touching it fails as on unallocated memory.
+ *
+ * Where the fake is laxer than a GPU: read-only access (PROT_READ) is
+ * recorded and reported but writes through it are not refused; and a stretch
+ * belongs to one device (its memory's, when that device may reach it), so a
+ * context of another device granted access reaches it only with peer access
+ * enabled, as for cuMemAlloc memory.
  */
 #include <fcntl.h>
 #include <stdio.h>
