@@ -1,18 +1,54 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The fake driver's copies and fills: synchronous ones on the legacy stream,
- * asynchronous ones queued on a stream, peer copies between devices.
+ * asynchronous ones queued on a stream, peer copies between devices; 2D and
+ * 3D copies between host memory, device memory and CUDA arrays.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "fake_internal.h"
 
+/* Bytes a side of a copy in rows and slices spans from its first; checked against overflow when it was made. */
+static size_t side_span(const struct fake_copy *c, const struct fake_copy_side *s)
+{
+    return (c->slices - 1) * s->slice + (c->rows - 1) * s->pitch + c->bytes;
+}
+
+/* The memory of a side in rows and slices: its array's, its device memory's or its host pointer's; NULL if gone. */
+static unsigned char *side_bytes(uint64_t device, const void *host, const struct fake_copy_side *s, size_t span)
+{
+    if (s->array)
+        return fake_array_bytes(s->array, s->offset, span);
+    if (device)
+        return fake_device_bytes(device + s->offset, span);
+    return (unsigned char *)(uintptr_t)host + s->offset;
+}
+
+/* A copy in rows and slices, row by row; false when a side is no longer allocated. */
+static bool shaped_run(const struct fake_copy *c)
+{
+    const struct fake_copy_side *ds = &c->dst_side, *ss = &c->src_side;
+    unsigned char *dst = side_bytes(c->dst, c->host_dst, ds, side_span(c, ds));
+    const unsigned char *src = side_bytes(c->src, c->host_src, ss, side_span(c, ss));
+
+    if (!dst || !src)
+        return false;
+    for (size_t z = 0; z < c->slices; z++)
+        for (size_t y = 0; y < c->rows; y++)
+            memmove(dst + z * ds->slice + y * ds->pitch, src + z * ss->slice + y * ss->pitch, c->bytes);
+    return true;
+}
+
 bool fake_copy_run(const struct fake_copy *c)
 {
-    unsigned char *dst = c->dst ? fake_device_bytes(c->dst, c->bytes) : c->host_dst;
-    const unsigned char *src = c->src ? fake_device_bytes(c->src, c->bytes) : c->host_src;
+    unsigned char *dst;
+    const unsigned char *src;
 
+    if (c->rows)
+        return shaped_run(c);
+    dst = c->dst ? fake_device_bytes(c->dst, c->bytes) : c->host_dst;
+    src = c->src ? fake_device_bytes(c->src, c->bytes) : c->host_src;
     if (!dst || !src)
         return false;
     memmove(dst, src, c->bytes);
@@ -306,4 +342,372 @@ cuabi_result cuMemsetD2D32Async(cuabi_deviceptr dst, size_t pitch, unsigned int 
 {
     return memset_async(FAKE_E_cuMemsetD2D32Async,
                         &(struct fake_memset){dst, value, 4, height ? width : 0, pitch, height}, stream);
+}
+
+/* ---- Copies in rows and slices: cuMemcpy2D, cuMemcpy3D, and to and from CUDA arrays ---- */
+
+/* One end of such a copy as the caller gave it. */
+struct end {
+    unsigned type;        /* CU_MEMORYTYPE_* */
+    const void *host;
+    uint64_t device;
+    const void *array;
+    size_t x, y, z;       /* bytes, rows and slices before the first byte copied */
+    size_t pitch, height; /* host or device memory: bytes a row, rows a slice */
+    bool linear;          /* an array as one row of all its bytes (cuMemcpyHtoA and the like) */
+};
+
+/* What is copied: bytes a row, rows, slices. */
+struct shape {
+    size_t width, rows, slices;
+};
+
+/* a * b + c, false when it overflows. */
+static bool mul_add(size_t a, size_t b, size_t c, size_t *out)
+{
+    return !__builtin_mul_overflow(a, b, out) && !__builtin_add_overflow(*out, c, out);
+}
+
+/* An array end: the region within the array's rows and slices (or its bytes, linear), its context's device reachable. */
+static cuabi_result array_side(const struct fake_ctx *ctx, const struct end *e, const struct shape *sh,
+                               struct fake_copy_side *side)
+{
+    const struct fake_array *a = fake_array_find(e->array);
+
+    if (!a || !fake_ctx_reaches(ctx, a->ctx->device))
+        return CUABI_ERROR_INVALID_VALUE;
+    side->array = e->array;
+    if (e->linear) {
+        side->offset = e->x;
+        return e->x <= a->bytes && sh->width <= a->bytes - e->x ? CUABI_SUCCESS : CUABI_ERROR_INVALID_VALUE;
+    }
+    if (e->x > a->pitch || sh->width > a->pitch - e->x || e->y > a->rows || sh->rows > a->rows - e->y ||
+        e->z > a->slices || sh->slices > a->slices - e->z)
+        return CUABI_ERROR_INVALID_VALUE;
+    side->pitch = a->pitch;
+    side->slice = a->pitch * a->rows;
+    side->offset = e->z * side->slice + e->y * a->pitch + e->x;
+    return CUABI_SUCCESS;
+}
+
+/* Whether a host pointer is one of the fake's device addresses, which the host cannot touch. */
+static bool device_address(const void *host)
+{
+    uintptr_t p = (uintptr_t)host;
+
+    return p >= FAKE_ADDR_BASE && p - FAKE_ADDR_BASE < FAKE_ADDR_STRIDE * FAKE_MAX_DEVICES;
+}
+
+/*
+ * A host or device end: its pitch holds the row from x (and is no more than
+ * the device's maximum), its height the rows from y when there are slices;
+ * device memory allocated and reachable for all it spans.
+ */
+static cuabi_result linear_side(const struct fake_ctx *ctx, const struct end *e, const struct shape *sh,
+                                struct fake_copy_side *side)
+{
+    size_t span, last;
+
+    if (e->x > e->pitch || sh->width > e->pitch - e->x ||
+        e->pitch > (size_t)fake_attribute(ctx->device, CUABI_DEVICE_ATTRIBUTE_MAX_PITCH))
+        return CUABI_ERROR_INVALID_VALUE;
+    if (sh->slices > 1 && (e->y > e->height || sh->rows > e->height - e->y))
+        return CUABI_ERROR_INVALID_VALUE;
+    side->pitch = e->pitch;
+    if (__builtin_mul_overflow(e->pitch, e->height, &side->slice) || !mul_add(e->y, e->pitch, e->x, &side->offset) ||
+        !mul_add(e->z, side->slice, side->offset, &side->offset) || !mul_add(sh->rows - 1, e->pitch, sh->width, &last) ||
+        !mul_add(sh->slices - 1, side->slice, last, &span) || __builtin_add_overflow(span, side->offset, &last))
+        return CUABI_ERROR_INVALID_VALUE;
+    if (e->type == CUABI_MEMORYTYPE_HOST) {
+        if (!e->host || device_address(e->host) || (uintptr_t)e->host > UINTPTR_MAX - last)
+            return CUABI_ERROR_INVALID_VALUE;
+        return CUABI_SUCCESS;
+    }
+    if (e->device > UINT64_MAX - side->offset)
+        return CUABI_ERROR_INVALID_VALUE;
+    {
+        const struct fake_alloc *a = fake_alloc_find(e->device + side->offset, span);
+
+        return a && fake_ctx_reaches(ctx, a->device) ? CUABI_SUCCESS : CUABI_ERROR_INVALID_VALUE;
+    }
+}
+
+/* An end made a side of the copy: a unified address becomes the device memory or host memory it is. */
+static cuabi_result end_side(const struct fake_ctx *ctx, struct end *e, const struct shape *sh,
+                             struct fake_copy_side *side, uint64_t *device, const void **host)
+{
+    cuabi_result rc;
+
+    if (e->type == CUABI_MEMORYTYPE_UNIFIED) {
+        e->type = fake_alloc_find(e->device, 1) ? CUABI_MEMORYTYPE_DEVICE : CUABI_MEMORYTYPE_HOST;
+        e->host = (const void *)(uintptr_t)e->device;
+    }
+    if (e->type == CUABI_MEMORYTYPE_ARRAY)
+        return array_side(ctx, e, sh, side);
+    if (e->type != CUABI_MEMORYTYPE_HOST && e->type != CUABI_MEMORYTYPE_DEVICE)
+        return CUABI_ERROR_INVALID_VALUE;
+    rc = linear_side(ctx, e, sh, side);
+    if (rc == CUABI_SUCCESS && e->type == CUABI_MEMORYTYPE_DEVICE)
+        *device = e->device;
+    else if (rc == CUABI_SUCCESS)
+        *host = e->host;
+    return rc;
+}
+
+/* The copy from src to dst, both checked as the driver checks them. */
+static cuabi_result shaped_make(const struct fake_ctx *ctx, struct end dst, struct end src, const struct shape *sh,
+                                struct fake_copy *c)
+{
+    const void *host_dst = NULL;
+    cuabi_result rc;
+
+    *c = (struct fake_copy){.bytes = sh->width, .rows = sh->rows, .slices = sh->slices};
+    rc = end_side(ctx, &dst, sh, &c->dst_side, &c->dst, &host_dst);
+    if (rc == CUABI_SUCCESS)
+        rc = end_side(ctx, &src, sh, &c->src_side, &c->src, &c->host_src);
+    c->host_dst = (void *)(uintptr_t)host_dst;
+    return rc;
+}
+
+static bool shape_empty(const struct shape *sh)
+{
+    return sh->width == 0 || sh->rows == 0 || sh->slices == 0;
+}
+
+/* A synchronous copy in rows and slices: a legacy-stream operation, done before it returns. */
+static cuabi_result shaped_sync(enum fake_entry entry, const struct end *dst, const struct end *src,
+                                const struct shape *sh)
+{
+    cuabi_result rc = fake_begin(entry, true);
+    struct fake_ctx *ctx = NULL;
+    struct fake_copy c;
+
+    if (rc == CUABI_SUCCESS)
+        rc = fake_need_ctx(&ctx);
+    if (rc == CUABI_SUCCESS && !shape_empty(sh))
+        rc = shaped_make(ctx, *dst, *src, sh, &c);
+    if (rc == CUABI_SUCCESS)
+        rc = fake_legacy_sync(ctx);
+    if (rc == CUABI_SUCCESS && !shape_empty(sh) && !fake_copy_run(&c))
+        rc = CUABI_ERROR_INVALID_VALUE;
+    return fake_end(rc);
+}
+
+/* Queues a copy in rows and slices; host memory is read or written when the stream reaches it (queue_copy()). */
+static cuabi_result shaped_async(enum fake_entry entry, const struct end *dst, const struct end *src,
+                                 const struct shape *sh, cuabi_stream stream)
+{
+    cuabi_result rc = fake_begin(entry, true);
+    struct fake_stream *s = NULL;
+    struct fake_copy c;
+    struct fake_op *op;
+
+    if (rc == CUABI_SUCCESS)
+        rc = fake_stream_for_work(stream, &s);
+    if (rc == CUABI_SUCCESS && !shape_empty(sh))
+        rc = shaped_make(s->ctx, *dst, *src, sh, &c);
+    if (rc == CUABI_SUCCESS && !shape_empty(sh)) {
+        if (!(op = fake_op_new(FAKE_OP_COPY))) {
+            rc = CUABI_ERROR_OUT_OF_MEMORY;
+        } else {
+            op->u.copy = c;
+            rc = fake_enqueue(s, op);
+        }
+    }
+    return fake_end(rc);
+}
+
+/* ---- cuMemcpy2D and cuMemcpy3D ---- */
+
+static struct shape ends_2d(const cuabi_memcpy2d *p, struct end *dst, struct end *src)
+{
+    *src = (struct end){p->src_type, p->src_host, p->src_device, p->src_array, p->src_x, p->src_y, 0, p->src_pitch,
+                        0, false};
+    *dst = (struct end){p->dst_type, p->dst_host, p->dst_device, p->dst_array, p->dst_x, p->dst_y, 0, p->dst_pitch,
+                        0, false};
+    return (struct shape){p->width, p->height, 1};
+}
+
+/* A 3D copy's ends; false when a level of detail or a reserved field is not 0, as the driver requires. */
+static bool ends_3d(const cuabi_memcpy3d *p, struct end *dst, struct end *src, struct shape *sh)
+{
+    *src = (struct end){p->src_type, p->src_host, p->src_device, p->src_array, p->src_x, p->src_y, p->src_z,
+                        p->src_pitch, p->src_height, false};
+    *dst = (struct end){p->dst_type, p->dst_host, p->dst_device, p->dst_array, p->dst_x, p->dst_y, p->dst_z,
+                        p->dst_pitch, p->dst_height, false};
+    *sh = (struct shape){p->width, p->height, p->depth};
+    return p->src_lod == 0 && p->dst_lod == 0 && !p->reserved0 && !p->reserved1;
+}
+
+/* An argument refused before anything else: the call is still counted, and may be failed by a rule. */
+static cuabi_result refuse(enum fake_entry entry)
+{
+    cuabi_result rc = fake_begin(entry, true);
+
+    return fake_end(rc == CUABI_SUCCESS ? CUABI_ERROR_INVALID_VALUE : rc);
+}
+
+static cuabi_result copy_2d(enum fake_entry entry, const cuabi_memcpy2d *p, bool async, cuabi_stream stream)
+{
+    struct end dst, src;
+    struct shape sh;
+
+    if (!p)
+        return refuse(entry);
+    sh = ends_2d(p, &dst, &src);
+    return async ? shaped_async(entry, &dst, &src, &sh, stream) : shaped_sync(entry, &dst, &src, &sh);
+}
+
+static cuabi_result copy_3d(enum fake_entry entry, const cuabi_memcpy3d *p, bool async, cuabi_stream stream)
+{
+    struct end dst, src;
+    struct shape sh;
+
+    if (!p || !ends_3d(p, &dst, &src, &sh))
+        return refuse(entry);
+    return async ? shaped_async(entry, &dst, &src, &sh, stream) : shaped_sync(entry, &dst, &src, &sh);
+}
+
+/*
+ * The _ptds and _ptsz names run the same code: the stream they name is
+ * taken as the legacy names take it.
+ */
+
+cuabi_result cuMemcpy2D_v2(const cuabi_memcpy2d *copy)
+{
+    return copy_2d(FAKE_E_cuMemcpy2D_v2, copy, false, NULL);
+}
+
+/* The fake has no alignment the aligned form would need: both are the same copy. */
+cuabi_result cuMemcpy2DUnaligned_v2(const cuabi_memcpy2d *copy)
+{
+    return copy_2d(FAKE_E_cuMemcpy2DUnaligned_v2, copy, false, NULL);
+}
+
+cuabi_result cuMemcpy2DAsync_v2(const cuabi_memcpy2d *copy, cuabi_stream stream)
+{
+    return copy_2d(FAKE_E_cuMemcpy2DAsync_v2, copy, true, stream);
+}
+
+cuabi_result cuMemcpy3D_v2(const cuabi_memcpy3d *copy)
+{
+    return copy_3d(FAKE_E_cuMemcpy3D_v2, copy, false, NULL);
+}
+
+cuabi_result cuMemcpy3DAsync_v2(const cuabi_memcpy3d *copy, cuabi_stream stream)
+{
+    return copy_3d(FAKE_E_cuMemcpy3DAsync_v2, copy, true, stream);
+}
+
+cuabi_result cuMemcpy2D_v2_ptds(const cuabi_memcpy2d *copy)
+{
+    return copy_2d(FAKE_E_cuMemcpy2D_v2_ptds, copy, false, NULL);
+}
+
+cuabi_result cuMemcpy2DUnaligned_v2_ptds(const cuabi_memcpy2d *copy)
+{
+    return copy_2d(FAKE_E_cuMemcpy2DUnaligned_v2_ptds, copy, false, NULL);
+}
+
+cuabi_result cuMemcpy2DAsync_v2_ptsz(const cuabi_memcpy2d *copy, cuabi_stream stream)
+{
+    return copy_2d(FAKE_E_cuMemcpy2DAsync_v2_ptsz, copy, true, stream);
+}
+
+cuabi_result cuMemcpy3D_v2_ptds(const cuabi_memcpy3d *copy)
+{
+    return copy_3d(FAKE_E_cuMemcpy3D_v2_ptds, copy, false, NULL);
+}
+
+cuabi_result cuMemcpy3DAsync_v2_ptsz(const cuabi_memcpy3d *copy, cuabi_stream stream)
+{
+    return copy_3d(FAKE_E_cuMemcpy3DAsync_v2_ptsz, copy, true, stream);
+}
+
+/* ---- To and from CUDA arrays: an array's bytes at an offset, as one row ---- */
+
+#define ARRAY_END(a, offset) ((struct end){CUABI_MEMORYTYPE_ARRAY, NULL, 0, (a), (offset), 0, 0, 0, 0, true})
+#define HOST_END(p, bytes) ((struct end){CUABI_MEMORYTYPE_HOST, (p), 0, NULL, 0, 0, 0, (bytes), 0, false})
+#define DEVICE_END(d, bytes) ((struct end){CUABI_MEMORYTYPE_DEVICE, NULL, (d), NULL, 0, 0, 0, (bytes), 0, false})
+#define ROW(bytes) (&(struct shape){(bytes), 1, 1})
+
+cuabi_result cuMemcpyHtoA_v2(cuabi_array dst, size_t dst_offset, const void *src, size_t bytes)
+{
+    return shaped_sync(FAKE_E_cuMemcpyHtoA_v2, &ARRAY_END(dst, dst_offset), &HOST_END(src, bytes), ROW(bytes));
+}
+
+cuabi_result cuMemcpyAtoH_v2(void *dst, cuabi_array src, size_t src_offset, size_t bytes)
+{
+    return shaped_sync(FAKE_E_cuMemcpyAtoH_v2, &HOST_END(dst, bytes), &ARRAY_END(src, src_offset), ROW(bytes));
+}
+
+cuabi_result cuMemcpyDtoA_v2(cuabi_array dst, size_t dst_offset, cuabi_deviceptr src, size_t bytes)
+{
+    return shaped_sync(FAKE_E_cuMemcpyDtoA_v2, &ARRAY_END(dst, dst_offset), &DEVICE_END(src, bytes), ROW(bytes));
+}
+
+cuabi_result cuMemcpyAtoD_v2(cuabi_deviceptr dst, cuabi_array src, size_t src_offset, size_t bytes)
+{
+    return shaped_sync(FAKE_E_cuMemcpyAtoD_v2, &DEVICE_END(dst, bytes), &ARRAY_END(src, src_offset), ROW(bytes));
+}
+
+cuabi_result cuMemcpyAtoA_v2(cuabi_array dst, size_t dst_offset, cuabi_array src, size_t src_offset, size_t bytes)
+{
+    return shaped_sync(FAKE_E_cuMemcpyAtoA_v2, &ARRAY_END(dst, dst_offset), &ARRAY_END(src, src_offset), ROW(bytes));
+}
+
+cuabi_result cuMemcpyHtoAAsync_v2(cuabi_array dst, size_t dst_offset, const void *src, size_t bytes,
+                                  cuabi_stream stream)
+{
+    return shaped_async(FAKE_E_cuMemcpyHtoAAsync_v2, &ARRAY_END(dst, dst_offset), &HOST_END(src, bytes), ROW(bytes),
+                        stream);
+}
+
+cuabi_result cuMemcpyAtoHAsync_v2(void *dst, cuabi_array src, size_t src_offset, size_t bytes, cuabi_stream stream)
+{
+    return shaped_async(FAKE_E_cuMemcpyAtoHAsync_v2, &HOST_END(dst, bytes), &ARRAY_END(src, src_offset), ROW(bytes),
+                        stream);
+}
+
+cuabi_result cuMemcpyHtoA_v2_ptds(cuabi_array dst, size_t dst_offset, const void *src, size_t bytes)
+{
+    return shaped_sync(FAKE_E_cuMemcpyHtoA_v2_ptds, &ARRAY_END(dst, dst_offset), &HOST_END(src, bytes), ROW(bytes));
+}
+
+cuabi_result cuMemcpyAtoH_v2_ptds(void *dst, cuabi_array src, size_t src_offset, size_t bytes)
+{
+    return shaped_sync(FAKE_E_cuMemcpyAtoH_v2_ptds, &HOST_END(dst, bytes), &ARRAY_END(src, src_offset), ROW(bytes));
+}
+
+cuabi_result cuMemcpyDtoA_v2_ptds(cuabi_array dst, size_t dst_offset, cuabi_deviceptr src, size_t bytes)
+{
+    return shaped_sync(FAKE_E_cuMemcpyDtoA_v2_ptds, &ARRAY_END(dst, dst_offset), &DEVICE_END(src, bytes),
+                       ROW(bytes));
+}
+
+cuabi_result cuMemcpyAtoD_v2_ptds(cuabi_deviceptr dst, cuabi_array src, size_t src_offset, size_t bytes)
+{
+    return shaped_sync(FAKE_E_cuMemcpyAtoD_v2_ptds, &DEVICE_END(dst, bytes), &ARRAY_END(src, src_offset),
+                       ROW(bytes));
+}
+
+cuabi_result cuMemcpyAtoA_v2_ptds(cuabi_array dst, size_t dst_offset, cuabi_array src, size_t src_offset,
+                                  size_t bytes)
+{
+    return shaped_sync(FAKE_E_cuMemcpyAtoA_v2_ptds, &ARRAY_END(dst, dst_offset), &ARRAY_END(src, src_offset),
+                       ROW(bytes));
+}
+
+cuabi_result cuMemcpyHtoAAsync_v2_ptsz(cuabi_array dst, size_t dst_offset, const void *src, size_t bytes,
+                                       cuabi_stream stream)
+{
+    return shaped_async(FAKE_E_cuMemcpyHtoAAsync_v2_ptsz, &ARRAY_END(dst, dst_offset), &HOST_END(src, bytes),
+                        ROW(bytes), stream);
+}
+
+cuabi_result cuMemcpyAtoHAsync_v2_ptsz(void *dst, cuabi_array src, size_t src_offset, size_t bytes,
+                                       cuabi_stream stream)
+{
+    return shaped_async(FAKE_E_cuMemcpyAtoHAsync_v2_ptsz, &HOST_END(dst, bytes), &ARRAY_END(src, src_offset),
+                        ROW(bytes), stream);
 }

@@ -68,12 +68,24 @@ enum fake_op_kind {
 struct fake_kernel;
 struct fake_host_args;
 
-/* A copy: device addresses are nonzero, else the host pointer is the side. */
+/*
+ * One side of a copy in rows and slices (cuMemcpy2D/3D, copies to and from
+ * CUDA arrays): bytes from the side's start to the first one copied, and
+ * from a row to the next and a slice to the next.
+ */
+struct fake_copy_side {
+    const void *array; /* a CUDA array's handle, looked up when the copy runs; NULL: the address or host pointer */
+    size_t offset, pitch, slice;
+};
+
+/* A copy: device addresses are nonzero, else the host pointer (or an array) is the side. */
 struct fake_copy {
     uint64_t dst, src;
     void *host_dst;
     const void *host_src;
-    size_t bytes;
+    size_t bytes;        /* a plain copy's; a row's in rows and slices */
+    size_t rows, slices; /* 0: a plain copy */
+    struct fake_copy_side dst_side, src_side;
     bool peer; /* cuMemcpyPeerAsync: the devices need no peer access */
 };
 
@@ -210,6 +222,7 @@ struct fake_host {
     unsigned char *ptr;
     size_t size;
     bool registered;
+    unsigned flags; /* cuMemHostAlloc's or cuMemHostRegister's */
 };
 
 struct fake_rule {
@@ -460,6 +473,44 @@ bool fake_copy_run(const struct fake_copy *copy);
 
 /* Runs a queued memset; false when its memory is not (or no longer) allocated. */
 bool fake_memset_run(const struct fake_memset *m);
+
+/* ---- fake_array.c: CUDA arrays and mipmapped arrays, in host memory ---- */
+
+struct fake_mipmap;
+
+/* An array: its elements row after row, slice (or layer) after slice, packed. */
+struct fake_array {
+    struct fake_array *next_live;
+    struct fake_ctx *ctx;
+    uintptr_t handle;                /* its CUarray: a number never handed out again */
+    cuabi_array3d_descriptor desc;   /* as created (height and depth 0 for none) */
+    size_t elem;                     /* bytes an element */
+    size_t pitch, rows, slices;      /* bytes a row; rows and slices, at least 1 */
+    size_t bytes;
+    unsigned char *data;
+    const struct fake_mipmap *mipmap; /* the mipmapped array it is a level of, else NULL */
+};
+
+/* Bytes a channel of a format has; 0 for a format the fake does not store. */
+size_t fake_format_bytes(cuabi_array_format format);
+
+/* The live array a handle is, or NULL. */
+struct fake_array *fake_array_find(const void *handle);
+
+/* The array's memory for [offset, offset + bytes), or NULL when it is not live or that is past its end. */
+unsigned char *fake_array_bytes(const void *handle, size_t offset, size_t bytes);
+
+/* The live mipmapped array a handle is, or NULL. */
+struct fake_mipmap *fake_mipmap_find(const void *handle);
+
+/* Level `level` of a mipmapped array, or NULL past its last. */
+struct fake_array *fake_mipmap_level(const struct fake_mipmap *m, unsigned level);
+
+/* Destroys the context's arrays and mipmapped arrays; returns how many. */
+unsigned long fake_arrays_reset(const struct fake_ctx *ctx);
+
+/* The newest live array (GPU_FAKE_LIVE_ARRAYS) or mipmapped array's handle, or NULL. */
+void *fake_array_newest(int kind);
 
 /* ---- fake_host_memory.c: page-locked host memory ---- */
 

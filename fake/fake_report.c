@@ -42,6 +42,10 @@ static const struct {
     [GPU_FAKE_LIVE_VMM_RESERVATIONS] = {"address reservation", "address reservations"},
     [GPU_FAKE_LIVE_LINKS] = {"JIT linker state", "JIT linker states"},
     [GPU_FAKE_LIVE_LIBRARIES] = {"library", "libraries"},
+    [GPU_FAKE_LIVE_ARRAYS] = {"CUDA array", "CUDA arrays"},
+    [GPU_FAKE_LIVE_MIPMAPPED_ARRAYS] = {"mipmapped array", "mipmapped arrays"},
+    [GPU_FAKE_LIVE_TEXTURES] = {"texture object", "texture objects"},
+    [GPU_FAKE_LIVE_SURFACES] = {"surface object", "surface objects"},
 };
 
 void fake_report_configure(void)

@@ -833,6 +833,10 @@ FAKE_API void *gpu_fake_newest(gpu_fake_live_kind kind)
             if (g->exec == (kind == GPU_FAKE_LIVE_GRAPH_EXECS))
                 h = g;
         break;
+    case GPU_FAKE_LIVE_ARRAYS:
+    case GPU_FAKE_LIVE_MIPMAPPED_ARRAYS:
+        h = fake_array_newest(kind);
+        break;
     default:
         break;
     }

@@ -135,6 +135,10 @@ typedef enum gpu_fake_live_kind {
     GPU_FAKE_LIVE_VMM_RESERVATIONS, /**< cuMemAddressReserve ranges not yet freed */
     GPU_FAKE_LIVE_LINKS,           /**< JIT linker states cuLinkCreate_v2 made, not yet destroyed */
     GPU_FAKE_LIVE_LIBRARIES,       /**< libraries cuLibraryLoadData made, not yet unloaded */
+    GPU_FAKE_LIVE_ARRAYS,          /**< CUDA arrays not yet destroyed, mipmapped arrays' levels included */
+    GPU_FAKE_LIVE_MIPMAPPED_ARRAYS, /**< mipmapped arrays not yet destroyed */
+    GPU_FAKE_LIVE_TEXTURES,        /**< texture objects not yet destroyed */
+    GPU_FAKE_LIVE_SURFACES,        /**< surface objects not yet destroyed */
     GPU_FAKE_LIVE_KIND_COUNT       /**< not a kind: the number of them */
 } gpu_fake_live_kind;
 

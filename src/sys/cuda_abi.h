@@ -726,4 +726,148 @@ enum {
 #define CUABI_STREAM_LEGACY ((cuabi_stream)0x1)
 #define CUABI_STREAM_PER_THREAD ((cuabi_stream)0x2)
 
+/*
+ * 2D and 3D copies, CUDA arrays, texture and surface objects (the fake
+ * driver's): cuda.h's structs, field for field (the abi suite compares them).
+ */
+typedef struct cuabi_array_st *cuabi_array;
+typedef struct cuabi_mipmapped_array_st *cuabi_mipmapped_array;
+typedef unsigned long long cuabi_tex_object;
+typedef unsigned long long cuabi_surf_object;
+typedef unsigned int cuabi_array_format; /* CUarray_format */
+
+typedef struct cuabi_memcpy2d {
+    size_t src_x, src_y;
+    unsigned int src_type; /* CU_MEMORYTYPE_* */
+    const void *src_host;
+    cuabi_deviceptr src_device;
+    cuabi_array src_array;
+    size_t src_pitch;
+    size_t dst_x, dst_y;
+    unsigned int dst_type;
+    void *dst_host;
+    cuabi_deviceptr dst_device;
+    cuabi_array dst_array;
+    size_t dst_pitch;
+    size_t width, height; /* bytes, rows */
+} cuabi_memcpy2d;
+
+typedef struct cuabi_memcpy3d {
+    size_t src_x, src_y, src_z, src_lod;
+    unsigned int src_type;
+    const void *src_host;
+    cuabi_deviceptr src_device;
+    cuabi_array src_array;
+    void *reserved0;
+    size_t src_pitch, src_height;
+    size_t dst_x, dst_y, dst_z, dst_lod;
+    unsigned int dst_type;
+    void *dst_host;
+    cuabi_deviceptr dst_device;
+    cuabi_array dst_array;
+    void *reserved1;
+    size_t dst_pitch, dst_height;
+    size_t width, height, depth; /* bytes, rows, slices */
+} cuabi_memcpy3d;
+
+typedef struct cuabi_array_descriptor {
+    size_t width, height;
+    cuabi_array_format format;
+    unsigned int channels;
+} cuabi_array_descriptor;
+
+typedef struct cuabi_array3d_descriptor {
+    size_t width, height, depth;
+    cuabi_array_format format;
+    unsigned int channels;
+    unsigned int flags; /* CUDA_ARRAY3D_* */
+} cuabi_array3d_descriptor;
+
+typedef struct cuabi_resource_desc {
+    unsigned int type; /* CU_RESOURCE_TYPE_* */
+    union {
+        struct {
+            cuabi_array array;
+        } array;
+        struct {
+            cuabi_mipmapped_array mipmap;
+        } mipmap;
+        struct {
+            cuabi_deviceptr ptr;
+            cuabi_array_format format;
+            unsigned int channels;
+            size_t bytes;
+        } linear;
+        struct {
+            cuabi_deviceptr ptr;
+            cuabi_array_format format;
+            unsigned int channels;
+            size_t width, height, pitch;
+        } pitch2d;
+        struct {
+            int reserved[32];
+        } reserved;
+    } res;
+    unsigned int flags;
+} cuabi_resource_desc;
+
+typedef struct cuabi_texture_desc {
+    unsigned int address_mode[3]; /* CU_TR_ADDRESS_MODE_* */
+    unsigned int filter_mode;     /* CU_TR_FILTER_MODE_* */
+    unsigned int flags;           /* CU_TRSF_* */
+    unsigned int max_anisotropy;
+    unsigned int mipmap_filter_mode;
+    float mipmap_level_bias, min_mipmap_level_clamp, max_mipmap_level_clamp;
+    float border_color[4];
+    int reserved[12];
+} cuabi_texture_desc;
+
+typedef struct cuabi_resource_view_desc {
+    unsigned int format; /* CUresourceViewFormat */
+    size_t width, height, depth;
+    unsigned int first_mipmap_level, last_mipmap_level, first_layer, last_layer;
+    unsigned int reserved[16];
+} cuabi_resource_view_desc;
+
+enum {
+    CUABI_AD_FORMAT_UNSIGNED_INT8 = 0x01,
+    CUABI_AD_FORMAT_UNSIGNED_INT16 = 0x02,
+    CUABI_AD_FORMAT_UNSIGNED_INT32 = 0x03,
+    CUABI_AD_FORMAT_SIGNED_INT8 = 0x08,
+    CUABI_AD_FORMAT_SIGNED_INT16 = 0x09,
+    CUABI_AD_FORMAT_SIGNED_INT32 = 0x0a,
+    CUABI_AD_FORMAT_HALF = 0x10,
+    CUABI_AD_FORMAT_FLOAT = 0x20,
+    CUABI_ARRAY3D_LAYERED = 0x01,
+    CUABI_ARRAY3D_SURFACE_LDST = 0x02,
+    CUABI_ARRAY3D_CUBEMAP = 0x04,
+    CUABI_ARRAY3D_TEXTURE_GATHER = 0x08,
+    CUABI_ARRAY3D_DEPTH_TEXTURE = 0x10,
+    CUABI_ARRAY3D_COLOR_ATTACHMENT = 0x20,
+    CUABI_ARRAY3D_SPARSE = 0x40,
+    CUABI_ARRAY3D_DEFERRED_MAPPING = 0x80,
+    CUABI_ARRAY3D_VIDEO_ENCODE_DECODE = 0x100,
+    CUABI_RESOURCE_TYPE_ARRAY = 0,
+    CUABI_RESOURCE_TYPE_MIPMAPPED_ARRAY = 1,
+    CUABI_RESOURCE_TYPE_LINEAR = 2,
+    CUABI_RESOURCE_TYPE_PITCH2D = 3,
+    CUABI_TR_ADDRESS_MODE_WRAP = 0,
+    CUABI_TR_ADDRESS_MODE_CLAMP = 1,
+    CUABI_TR_ADDRESS_MODE_MIRROR = 2,
+    CUABI_TR_ADDRESS_MODE_BORDER = 3,
+    CUABI_TR_FILTER_MODE_POINT = 0,
+    CUABI_TR_FILTER_MODE_LINEAR = 1,
+    CUABI_TRSF_READ_AS_INTEGER = 0x01,
+    CUABI_TRSF_NORMALIZED_COORDINATES = 0x02,
+    CUABI_TRSF_SRGB = 0x10,
+    CUABI_TRSF_DISABLE_TRILINEAR_OPTIMIZATION = 0x20,
+    CUABI_TRSF_SEAMLESS_CUBEMAP = 0x40,
+    CUABI_MEMHOSTALLOC_DEVICEMAP = 0x02,
+    CUABI_MEMHOSTALLOC_WRITECOMBINED = 0x04,
+    CUABI_MEMHOSTREGISTER_DEVICEMAP = 0x02,
+    CUABI_MEMHOSTREGISTER_IOMEMORY = 0x04,
+    CUABI_MEMHOSTREGISTER_READ_ONLY = 0x08,
+};
+/* End of 2D and 3D copies, arrays, textures and surfaces. */
+
 #endif

@@ -112,3 +112,61 @@ GPU__FAKE_ENTRY(cuKernelGetName, (const char **name, cuabi_kernel kernel))
 GPU__FAKE_ENTRY(cuKernelGetAttribute, (int *value, cuabi_function_attribute attrib, cuabi_kernel kernel,
                                        cuabi_device dev))
 GPU__FAKE_ENTRY(cuKernelGetParamInfo, (cuabi_kernel kernel, size_t index, size_t *offset, size_t *size))
+
+/* 2D and 3D copies between host memory, device memory and CUDA arrays. */
+GPU__FAKE_ENTRY(cuMemcpy2D_v2, (const cuabi_memcpy2d *copy))
+GPU__FAKE_ENTRY(cuMemcpy2DUnaligned_v2, (const cuabi_memcpy2d *copy))
+GPU__FAKE_ENTRY(cuMemcpy2DAsync_v2, (const cuabi_memcpy2d *copy, cuabi_stream stream))
+GPU__FAKE_ENTRY(cuMemcpy3D_v2, (const cuabi_memcpy3d *copy))
+GPU__FAKE_ENTRY(cuMemcpy3DAsync_v2, (const cuabi_memcpy3d *copy, cuabi_stream stream))
+GPU__FAKE_ENTRY(cuMemcpy2D_v2_ptds, (const cuabi_memcpy2d *copy))
+GPU__FAKE_ENTRY(cuMemcpy2DUnaligned_v2_ptds, (const cuabi_memcpy2d *copy))
+GPU__FAKE_ENTRY(cuMemcpy2DAsync_v2_ptsz, (const cuabi_memcpy2d *copy, cuabi_stream stream))
+GPU__FAKE_ENTRY(cuMemcpy3D_v2_ptds, (const cuabi_memcpy3d *copy))
+GPU__FAKE_ENTRY(cuMemcpy3DAsync_v2_ptsz, (const cuabi_memcpy3d *copy, cuabi_stream stream))
+GPU__FAKE_ENTRY(cuMemcpyHtoA_v2, (cuabi_array dst, size_t dst_offset, const void *src, size_t bytes))
+GPU__FAKE_ENTRY(cuMemcpyAtoH_v2, (void *dst, cuabi_array src, size_t src_offset, size_t bytes))
+GPU__FAKE_ENTRY(cuMemcpyDtoA_v2, (cuabi_array dst, size_t dst_offset, cuabi_deviceptr src, size_t bytes))
+GPU__FAKE_ENTRY(cuMemcpyAtoD_v2, (cuabi_deviceptr dst, cuabi_array src, size_t src_offset, size_t bytes))
+GPU__FAKE_ENTRY(cuMemcpyAtoA_v2, (cuabi_array dst, size_t dst_offset, cuabi_array src, size_t src_offset,
+                                  size_t bytes))
+GPU__FAKE_ENTRY(cuMemcpyHtoAAsync_v2, (cuabi_array dst, size_t dst_offset, const void *src, size_t bytes,
+                                       cuabi_stream stream))
+GPU__FAKE_ENTRY(cuMemcpyAtoHAsync_v2, (void *dst, cuabi_array src, size_t src_offset, size_t bytes,
+                                       cuabi_stream stream))
+GPU__FAKE_ENTRY(cuMemcpyHtoA_v2_ptds, (cuabi_array dst, size_t dst_offset, const void *src, size_t bytes))
+GPU__FAKE_ENTRY(cuMemcpyAtoH_v2_ptds, (void *dst, cuabi_array src, size_t src_offset, size_t bytes))
+GPU__FAKE_ENTRY(cuMemcpyDtoA_v2_ptds, (cuabi_array dst, size_t dst_offset, cuabi_deviceptr src, size_t bytes))
+GPU__FAKE_ENTRY(cuMemcpyAtoD_v2_ptds, (cuabi_deviceptr dst, cuabi_array src, size_t src_offset, size_t bytes))
+GPU__FAKE_ENTRY(cuMemcpyAtoA_v2_ptds, (cuabi_array dst, size_t dst_offset, cuabi_array src, size_t src_offset,
+                                       size_t bytes))
+GPU__FAKE_ENTRY(cuMemcpyHtoAAsync_v2_ptsz, (cuabi_array dst, size_t dst_offset, const void *src, size_t bytes,
+                                            cuabi_stream stream))
+GPU__FAKE_ENTRY(cuMemcpyAtoHAsync_v2_ptsz, (void *dst, cuabi_array src, size_t src_offset, size_t bytes,
+                                            cuabi_stream stream))
+
+/* CUDA arrays and mipmapped arrays. */
+GPU__FAKE_ENTRY(cuArrayCreate_v2, (cuabi_array *array, const cuabi_array_descriptor *desc))
+GPU__FAKE_ENTRY(cuArray3DCreate_v2, (cuabi_array *array, const cuabi_array3d_descriptor *desc))
+GPU__FAKE_ENTRY(cuArrayDestroy, (cuabi_array array))
+GPU__FAKE_ENTRY(cuArrayGetDescriptor_v2, (cuabi_array_descriptor *desc, cuabi_array array))
+GPU__FAKE_ENTRY(cuArray3DGetDescriptor_v2, (cuabi_array3d_descriptor *desc, cuabi_array array))
+GPU__FAKE_ENTRY(cuMipmappedArrayCreate, (cuabi_mipmapped_array *mipmap, const cuabi_array3d_descriptor *desc,
+                                         unsigned int levels))
+GPU__FAKE_ENTRY(cuMipmappedArrayGetLevel, (cuabi_array *array, cuabi_mipmapped_array mipmap, unsigned int level))
+GPU__FAKE_ENTRY(cuMipmappedArrayDestroy, (cuabi_mipmapped_array mipmap))
+
+/* Texture and surface objects. */
+GPU__FAKE_ENTRY(cuTexObjectCreate, (cuabi_tex_object *tex, const cuabi_resource_desc *res,
+                                    const cuabi_texture_desc *desc, const cuabi_resource_view_desc *view))
+GPU__FAKE_ENTRY(cuTexObjectDestroy, (cuabi_tex_object tex))
+GPU__FAKE_ENTRY(cuTexObjectGetResourceDesc, (cuabi_resource_desc *res, cuabi_tex_object tex))
+GPU__FAKE_ENTRY(cuTexObjectGetTextureDesc, (cuabi_texture_desc *desc, cuabi_tex_object tex))
+GPU__FAKE_ENTRY(cuTexObjectGetResourceViewDesc, (cuabi_resource_view_desc *view, cuabi_tex_object tex))
+GPU__FAKE_ENTRY(cuSurfObjectCreate, (cuabi_surf_object *surf, const cuabi_resource_desc *res))
+GPU__FAKE_ENTRY(cuSurfObjectDestroy, (cuabi_surf_object surf))
+GPU__FAKE_ENTRY(cuSurfObjectGetResourceDesc, (cuabi_resource_desc *res, cuabi_surf_object surf))
+
+/* Page-locked host memory: its device address and flags. */
+GPU__FAKE_ENTRY(cuMemHostGetDevicePointer_v2, (cuabi_deviceptr *ptr, void *host, unsigned int flags))
+GPU__FAKE_ENTRY(cuMemHostGetFlags, (unsigned int *flags, void *host))

@@ -24,6 +24,8 @@
 #define cuabi_link_state_st CUlinkState_st
 #define cuabi_lib_st CUlib_st
 #define cuabi_kern_st CUkern_st
+#define cuabi_array_st CUarray_st
+#define cuabi_mipmapped_array_st CUmipmappedArray_st
 #include "cuda_abi.h"
 
 #endif

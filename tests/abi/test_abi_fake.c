@@ -57,7 +57,115 @@ SAME_VALUE(CUABI_MEM_ALLOCATION_TYPE_PINNED, CU_MEM_ALLOCATION_TYPE_PINNED);
 SAME_VALUE(CUABI_MEM_ALLOC_GRANULARITY_MINIMUM, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
 SAME_VALUE(CUABI_MEM_ALLOC_GRANULARITY_RECOMMENDED, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
 
+/* 2D and 3D copies, arrays, textures and surfaces. */
+#define SAME_SIZE(ours, theirs) _Static_assert(sizeof(ours) == sizeof(theirs), #theirs "'s size")
+SAME_SIZE(cuabi_memcpy2d, CUDA_MEMCPY2D);
+SAME_FIELD(cuabi_memcpy2d, CUDA_MEMCPY2D, src_x, srcXInBytes);
+SAME_FIELD(cuabi_memcpy2d, CUDA_MEMCPY2D, src_y, srcY);
+_Static_assert(offsetof(cuabi_memcpy2d, src_type) == offsetof(CUDA_MEMCPY2D, srcMemoryType), "srcMemoryType");
+SAME_FIELD(cuabi_memcpy2d, CUDA_MEMCPY2D, src_host, srcHost);
+SAME_FIELD(cuabi_memcpy2d, CUDA_MEMCPY2D, src_device, srcDevice);
+SAME_FIELD(cuabi_memcpy2d, CUDA_MEMCPY2D, src_array, srcArray);
+SAME_FIELD(cuabi_memcpy2d, CUDA_MEMCPY2D, src_pitch, srcPitch);
+SAME_FIELD(cuabi_memcpy2d, CUDA_MEMCPY2D, dst_x, dstXInBytes);
+SAME_FIELD(cuabi_memcpy2d, CUDA_MEMCPY2D, dst_y, dstY);
+_Static_assert(offsetof(cuabi_memcpy2d, dst_type) == offsetof(CUDA_MEMCPY2D, dstMemoryType), "dstMemoryType");
+SAME_FIELD(cuabi_memcpy2d, CUDA_MEMCPY2D, dst_host, dstHost);
+SAME_FIELD(cuabi_memcpy2d, CUDA_MEMCPY2D, dst_device, dstDevice);
+SAME_FIELD(cuabi_memcpy2d, CUDA_MEMCPY2D, dst_array, dstArray);
+SAME_FIELD(cuabi_memcpy2d, CUDA_MEMCPY2D, dst_pitch, dstPitch);
+SAME_FIELD(cuabi_memcpy2d, CUDA_MEMCPY2D, width, WidthInBytes);
+SAME_FIELD(cuabi_memcpy2d, CUDA_MEMCPY2D, height, Height);
+SAME_SIZE(cuabi_memcpy3d, CUDA_MEMCPY3D);
+SAME_FIELD(cuabi_memcpy3d, CUDA_MEMCPY3D, src_x, srcXInBytes);
+SAME_FIELD(cuabi_memcpy3d, CUDA_MEMCPY3D, src_z, srcZ);
+SAME_FIELD(cuabi_memcpy3d, CUDA_MEMCPY3D, src_lod, srcLOD);
+_Static_assert(offsetof(cuabi_memcpy3d, src_type) == offsetof(CUDA_MEMCPY3D, srcMemoryType), "srcMemoryType");
+SAME_FIELD(cuabi_memcpy3d, CUDA_MEMCPY3D, src_host, srcHost);
+SAME_FIELD(cuabi_memcpy3d, CUDA_MEMCPY3D, src_device, srcDevice);
+SAME_FIELD(cuabi_memcpy3d, CUDA_MEMCPY3D, src_array, srcArray);
+SAME_FIELD(cuabi_memcpy3d, CUDA_MEMCPY3D, reserved0, reserved0);
+SAME_FIELD(cuabi_memcpy3d, CUDA_MEMCPY3D, src_pitch, srcPitch);
+SAME_FIELD(cuabi_memcpy3d, CUDA_MEMCPY3D, src_height, srcHeight);
+SAME_FIELD(cuabi_memcpy3d, CUDA_MEMCPY3D, dst_x, dstXInBytes);
+SAME_FIELD(cuabi_memcpy3d, CUDA_MEMCPY3D, dst_z, dstZ);
+SAME_FIELD(cuabi_memcpy3d, CUDA_MEMCPY3D, dst_lod, dstLOD);
+_Static_assert(offsetof(cuabi_memcpy3d, dst_type) == offsetof(CUDA_MEMCPY3D, dstMemoryType), "dstMemoryType");
+SAME_FIELD(cuabi_memcpy3d, CUDA_MEMCPY3D, dst_host, dstHost);
+SAME_FIELD(cuabi_memcpy3d, CUDA_MEMCPY3D, dst_device, dstDevice);
+SAME_FIELD(cuabi_memcpy3d, CUDA_MEMCPY3D, dst_array, dstArray);
+SAME_FIELD(cuabi_memcpy3d, CUDA_MEMCPY3D, reserved1, reserved1);
+SAME_FIELD(cuabi_memcpy3d, CUDA_MEMCPY3D, dst_pitch, dstPitch);
+SAME_FIELD(cuabi_memcpy3d, CUDA_MEMCPY3D, dst_height, dstHeight);
+SAME_FIELD(cuabi_memcpy3d, CUDA_MEMCPY3D, width, WidthInBytes);
+SAME_FIELD(cuabi_memcpy3d, CUDA_MEMCPY3D, height, Height);
+SAME_FIELD(cuabi_memcpy3d, CUDA_MEMCPY3D, depth, Depth);
+SAME_SIZE(cuabi_array_descriptor, CUDA_ARRAY_DESCRIPTOR);
+SAME_FIELD(cuabi_array_descriptor, CUDA_ARRAY_DESCRIPTOR, width, Width);
+SAME_FIELD(cuabi_array_descriptor, CUDA_ARRAY_DESCRIPTOR, height, Height);
+_Static_assert(offsetof(cuabi_array_descriptor, format) == offsetof(CUDA_ARRAY_DESCRIPTOR, Format), "Format");
+SAME_FIELD(cuabi_array_descriptor, CUDA_ARRAY_DESCRIPTOR, channels, NumChannels);
+SAME_SIZE(cuabi_array3d_descriptor, CUDA_ARRAY3D_DESCRIPTOR);
+SAME_FIELD(cuabi_array3d_descriptor, CUDA_ARRAY3D_DESCRIPTOR, depth, Depth);
+_Static_assert(offsetof(cuabi_array3d_descriptor, format) == offsetof(CUDA_ARRAY3D_DESCRIPTOR, Format), "Format");
+SAME_FIELD(cuabi_array3d_descriptor, CUDA_ARRAY3D_DESCRIPTOR, channels, NumChannels);
+SAME_FIELD(cuabi_array3d_descriptor, CUDA_ARRAY3D_DESCRIPTOR, flags, Flags);
+SAME_SIZE(cuabi_resource_desc, CUDA_RESOURCE_DESC);
+_Static_assert(offsetof(cuabi_resource_desc, type) == offsetof(CUDA_RESOURCE_DESC, resType), "resType");
+SAME_FIELD(cuabi_resource_desc, CUDA_RESOURCE_DESC, res.array.array, res.array.hArray);
+SAME_FIELD(cuabi_resource_desc, CUDA_RESOURCE_DESC, res.mipmap.mipmap, res.mipmap.hMipmappedArray);
+SAME_FIELD(cuabi_resource_desc, CUDA_RESOURCE_DESC, res.linear.ptr, res.linear.devPtr);
+_Static_assert(offsetof(cuabi_resource_desc, res.linear.format) == offsetof(CUDA_RESOURCE_DESC, res.linear.format),
+               "res.linear.format");
+SAME_FIELD(cuabi_resource_desc, CUDA_RESOURCE_DESC, res.linear.channels, res.linear.numChannels);
+SAME_FIELD(cuabi_resource_desc, CUDA_RESOURCE_DESC, res.linear.bytes, res.linear.sizeInBytes);
+SAME_FIELD(cuabi_resource_desc, CUDA_RESOURCE_DESC, res.pitch2d.ptr, res.pitch2D.devPtr);
+SAME_FIELD(cuabi_resource_desc, CUDA_RESOURCE_DESC, res.pitch2d.channels, res.pitch2D.numChannels);
+SAME_FIELD(cuabi_resource_desc, CUDA_RESOURCE_DESC, res.pitch2d.width, res.pitch2D.width);
+SAME_FIELD(cuabi_resource_desc, CUDA_RESOURCE_DESC, res.pitch2d.height, res.pitch2D.height);
+SAME_FIELD(cuabi_resource_desc, CUDA_RESOURCE_DESC, res.pitch2d.pitch, res.pitch2D.pitchInBytes);
+SAME_FIELD(cuabi_resource_desc, CUDA_RESOURCE_DESC, flags, flags);
+SAME_SIZE(cuabi_texture_desc, CUDA_TEXTURE_DESC);
+_Static_assert(offsetof(cuabi_texture_desc, address_mode) == offsetof(CUDA_TEXTURE_DESC, addressMode), "addressMode");
+_Static_assert(offsetof(cuabi_texture_desc, filter_mode) == offsetof(CUDA_TEXTURE_DESC, filterMode), "filterMode");
+SAME_FIELD(cuabi_texture_desc, CUDA_TEXTURE_DESC, flags, flags);
+SAME_FIELD(cuabi_texture_desc, CUDA_TEXTURE_DESC, max_anisotropy, maxAnisotropy);
+_Static_assert(offsetof(cuabi_texture_desc, mipmap_filter_mode) == offsetof(CUDA_TEXTURE_DESC, mipmapFilterMode),
+               "mipmapFilterMode");
+SAME_FIELD(cuabi_texture_desc, CUDA_TEXTURE_DESC, mipmap_level_bias, mipmapLevelBias);
+SAME_FIELD(cuabi_texture_desc, CUDA_TEXTURE_DESC, min_mipmap_level_clamp, minMipmapLevelClamp);
+SAME_FIELD(cuabi_texture_desc, CUDA_TEXTURE_DESC, max_mipmap_level_clamp, maxMipmapLevelClamp);
+SAME_FIELD(cuabi_texture_desc, CUDA_TEXTURE_DESC, border_color, borderColor);
+SAME_SIZE(cuabi_resource_view_desc, CUDA_RESOURCE_VIEW_DESC);
+_Static_assert(offsetof(cuabi_resource_view_desc, format) == offsetof(CUDA_RESOURCE_VIEW_DESC, format), "format");
+SAME_FIELD(cuabi_resource_view_desc, CUDA_RESOURCE_VIEW_DESC, width, width);
+SAME_FIELD(cuabi_resource_view_desc, CUDA_RESOURCE_VIEW_DESC, depth, depth);
+SAME_FIELD(cuabi_resource_view_desc, CUDA_RESOURCE_VIEW_DESC, first_mipmap_level, firstMipmapLevel);
+SAME_FIELD(cuabi_resource_view_desc, CUDA_RESOURCE_VIEW_DESC, last_layer, lastLayer);
+SAME_TYPE(cuabi_tex_object, CUtexObject);
+SAME_TYPE(cuabi_surf_object, CUsurfObject);
+SAME_VALUE(CUABI_ARRAY3D_LAYERED, CUDA_ARRAY3D_LAYERED);
+SAME_VALUE(CUABI_ARRAY3D_CUBEMAP, CUDA_ARRAY3D_CUBEMAP);
+SAME_VALUE(CUABI_ARRAY3D_VIDEO_ENCODE_DECODE, CUDA_ARRAY3D_VIDEO_ENCODE_DECODE);
+SAME_VALUE(CUABI_AD_FORMAT_HALF, CU_AD_FORMAT_HALF);
+SAME_VALUE(CUABI_AD_FORMAT_FLOAT, CU_AD_FORMAT_FLOAT);
+SAME_VALUE(CUABI_AD_FORMAT_SIGNED_INT32, CU_AD_FORMAT_SIGNED_INT32);
+SAME_VALUE(CUABI_RESOURCE_TYPE_PITCH2D, CU_RESOURCE_TYPE_PITCH2D);
+SAME_VALUE(CUABI_TR_ADDRESS_MODE_BORDER, CU_TR_ADDRESS_MODE_BORDER);
+SAME_VALUE(CUABI_TR_FILTER_MODE_LINEAR, CU_TR_FILTER_MODE_LINEAR);
+SAME_VALUE(CUABI_TRSF_NORMALIZED_COORDINATES, CU_TRSF_NORMALIZED_COORDINATES);
+SAME_VALUE(CUABI_TRSF_SEAMLESS_CUBEMAP, CU_TRSF_SEAMLESS_CUBEMAP);
+SAME_VALUE(CUABI_MEMHOSTALLOC_WRITECOMBINED, CU_MEMHOSTALLOC_WRITECOMBINED);
+SAME_VALUE(CUABI_MEMHOSTREGISTER_READ_ONLY, CU_MEMHOSTREGISTER_READ_ONLY);
+
 /* The layouts being the same, the prototypes read gpushim's struct names as cuda.h's. */
+#define cuabi_memcpy2d CUDA_MEMCPY2D
+#define cuabi_memcpy3d CUDA_MEMCPY3D
+#define cuabi_array_descriptor CUDA_ARRAY_DESCRIPTOR
+#define cuabi_array3d_descriptor CUDA_ARRAY3D_DESCRIPTOR
+#define cuabi_resource_desc CUDA_RESOURCE_DESC
+#define cuabi_texture_desc CUDA_TEXTURE_DESC
+#define cuabi_resource_view_desc CUDA_RESOURCE_VIEW_DESC
 #define cuabi_uuid CUuuid
 #define cuabi_ctx_create_params CUctxCreateParams
 #define cuabi_mem_location CUmemLocation

@@ -53,7 +53,7 @@ void ft_mark_check_(const ft_mark *m, const char *file, int line)
     static const char *const kinds[GPU_FAKE_LIVE_KIND_COUNT] = {
         "device allocations", "host allocations", "host registrations", "streams",
         "events", "modules", "graphs", "graph execs", "context retains", "contexts", "physical allocations",
-        "address reservations",
+        "address reservations", "CUDA arrays", "mipmapped arrays", "texture objects", "surface objects",
     };
     static const char *const anomalies[GPU_FAKE_ANOMALY_COUNT] = {"bad releases", "objects freed by release",
                                                               "execution faults"};

@@ -280,15 +280,15 @@ static void symbols(void **state)
     assert_int_equal(gpu_fake_symbol_implemented("cuMemAlloc_v2"), 1);
     assert_int_equal(gpu_fake_symbol_implemented("cuNoSuchFunction"), -1);
     /* One the fake does not implement: it says so, and counts the call. */
-    assert_int_equal(gpu_fake_symbol_implemented("cuArrayCreate_v2"), 0);
+    assert_int_equal(gpu_fake_symbol_implemented("cuGraphicsMapResources"), 0);
     CU_OK(cuInit(0));
-    assert_int_equal(driver_function(lib, "cuArrayCreate_v2")(), CUABI_ERROR_NOT_SUPPORTED);
-    assert_int_equal(driver_function(lib, "cuArrayCreate_v2")(), CUABI_ERROR_NOT_SUPPORTED);
+    assert_int_equal(driver_function(lib, "cuGraphicsMapResources")(), CUABI_ERROR_NOT_SUPPORTED);
+    assert_int_equal(driver_function(lib, "cuGraphicsMapResources")(), CUABI_ERROR_NOT_SUPPORTED);
     assert_int_equal(gpu_fake_unimplemented_calls(), 2);
-    assert_int_equal(gpu_fake_calls("cuArrayCreate_v2"), 2);
+    assert_int_equal(gpu_fake_calls("cuGraphicsMapResources"), 2);
     /* A fault rule applies to it as to any entry point. */
-    assert_int_equal(gpu_fake_fail("cuArrayCreate_v2", 1, CUABI_ERROR_OUT_OF_MEMORY), 0);
-    assert_int_equal(driver_function(lib, "cuArrayCreate_v2")(), CUABI_ERROR_OUT_OF_MEMORY);
+    assert_int_equal(gpu_fake_fail("cuGraphicsMapResources", 1, CUABI_ERROR_OUT_OF_MEMORY), 0);
+    assert_int_equal(driver_function(lib, "cuGraphicsMapResources")(), CUABI_ERROR_OUT_OF_MEMORY);
     /* Under GPUSHIM_FAKE_REPORT=strict, a run that called one fails, naming it. */
     assert_int_equal(pipe(err), 0);
     pid = fork();
