@@ -90,7 +90,7 @@ cuabi_result cuDevicePrimaryCtxRetain(cuabi_context *ctx, cuabi_device dev)
 /* The last release destroys the context's resources, as the real driver does; each was a leak. */
 static void ctx_reset(struct fake_ctx *c)
 {
-    unsigned long freed = fake_streams_reset(c) + fake_modules_reset(c) +
+    unsigned long freed = fake_streams_reset(c) + fake_modules_reset(c) + fake_textures_reset(c) +
                           fake_arrays_reset(c) + fake_memory_reset(c->device);
 
     fake.anomalies[GPU_FAKE_ANOMALY_RELEASE_FREED] += freed;
@@ -202,6 +202,7 @@ cuabi_result cuCtxDestroy_v2(cuabi_context ctx)
         /* Its work finishes first, then what it owns goes with it. */
         fake_streams_reset(c);
         fake_modules_reset(c);
+        fake_textures_reset(c);
         fake_arrays_reset(c);
         fake_memory_reset_owner(c);
         c->retains = 0;

@@ -171,8 +171,8 @@ void fake_host_kernels_load(void)
 {
     if (in_host_kernel) {
         /* The fake's lock is this thread's already: say so rather than deadlock. */
-        fprintf(stderr, "gpushim-fakecuda: a host kernel called the fake's control API (only gpu_fake_memory and "
-                        "gpu_fake_param are allowed there)\n");
+        fprintf(stderr, "gpushim-fakecuda: a host kernel called the fake's control API (only gpu_fake_memory, "
+                        "gpu_fake_param, gpu_fake_texture_read and gpu_fake_surface_read/write are allowed there)\n");
         abort();
     }
     /* A constructor of a library being loaded that calls into the fake finds the load under way, and goes on. */
@@ -347,6 +347,16 @@ bool fake_host_kernel_run(struct fake_stream *s, const struct fake_op *op)
     if (result != 0 && !x.faulted && !s->fault)
         s->fault = (cuabi_result)result;
     return !x.faulted;
+}
+
+const struct fake_ctx *fake_launch_ctx(const gpu_fake_launch *launch)
+{
+    return launch && launch->exec ? launch->exec->ctx : NULL;
+}
+
+void fake_launch_fault(const gpu_fake_launch *launch)
+{
+    launch->exec->faulted = true; /* fake_host_kernel_run() makes it the stream's fault */
 }
 
 FAKE_API void *gpu_fake_memory(const gpu_fake_launch *launch, uint64_t address, size_t bytes)

@@ -512,6 +512,44 @@ unsigned long fake_arrays_reset(const struct fake_ctx *ctx);
 /* The newest live array (GPU_FAKE_LIVE_ARRAYS) or mipmapped array's handle, or NULL. */
 void *fake_array_newest(int kind);
 
+/* ---- fake_texture.c: texture and surface objects ---- */
+
+struct fake_texture {
+    struct fake_texture *next_live;
+    const struct fake_ctx *ctx;
+    uint64_t handle;               /* its CUtexObject or CUsurfObject: a number never handed out again */
+    bool surface;
+    cuabi_resource_desc res;
+    cuabi_texture_desc desc;       /* a texture's */
+    cuabi_resource_view_desc view; /* a texture's, zero when it was created without one */
+};
+
+/* The live texture (surface false) or surface object a handle is, or NULL. */
+const struct fake_texture *fake_texture_find(uint64_t handle, bool surface);
+
+/* ---- fake_sample.c: texture reads and surface accesses for kernel code ---- */
+
+/*
+ * A texel of texture object `tex` as kernel code of `ctx` reads it
+ * (gpu_fake_texture_read()); false on a fault, why in `why`.
+ */
+bool fake_texture_sample(const struct fake_ctx *ctx, uint64_t tex, const float coords[3], float lod,
+                         gpu_fake_texel *out, char *why, size_t why_size);
+
+/*
+ * `size` bytes of surface object `surf` at byte x, row y, slice z, read into
+ * or written from `bytes` (gpu_fake_surface_read() and _write()); false on a
+ * fault, why in `why`.
+ */
+bool fake_surface_access(const struct fake_ctx *ctx, uint64_t surf, const long long at[3], void *bytes, size_t size,
+                         int boundary, bool write, char *why, size_t why_size);
+
+/* Destroys the context's texture and surface objects; returns how many. */
+unsigned long fake_textures_reset(const struct fake_ctx *ctx);
+
+/* The newest live texture or surface object's handle, or NULL. */
+void *fake_texture_newest(int kind);
+
 /* ---- fake_host_memory.c: page-locked host memory ---- */
 
 /* The page-locked host memory holding `addr`, or NULL. */
@@ -850,6 +888,12 @@ bool fake_host_kernel_run(struct fake_stream *s, const struct fake_op *op);
 
 /* The calling thread's message for `result` from its last launch of an entry, or NULL: cuGetErrorString's. */
 const char *fake_host_kernel_note(cuabi_result result);
+
+/* The context a host kernel's launch runs in, or NULL for no launch being run. */
+const struct fake_ctx *fake_launch_ctx(const gpu_fake_launch *launch);
+
+/* Makes a launch being run fault: its stream reports CUDA_ERROR_ILLEGAL_ADDRESS (the caller printed why). */
+void fake_launch_fault(const gpu_fake_launch *launch);
 
 /* Loads GPUSHIM_FAKE_KERNELS's libraries once; called without the lock, before the fake's first use. */
 void fake_host_kernels_load(void);

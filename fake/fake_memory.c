@@ -18,7 +18,7 @@
 #include "ptx/ptx.h"
 
 enum {
-    ALLOC_ALIGN = 256,
+    ALLOC_ALIGN = 512,      /* as the driver aligns them: TEXTURE_ALIGNMENT, so a texture may start at any */
     ALLOC_GUARD = 4096,     /* unallocated addresses after each allocation */
     MAP_MIN = 64 << 10,     /* from this size up, an allocation is a mapping of its own */
     PITCH_ALIGN = 512,      /* cuMemAllocPitch's rows */

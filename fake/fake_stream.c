@@ -837,6 +837,10 @@ FAKE_API void *gpu_fake_newest(gpu_fake_live_kind kind)
     case GPU_FAKE_LIVE_MIPMAPPED_ARRAYS:
         h = fake_array_newest(kind);
         break;
+    case GPU_FAKE_LIVE_TEXTURES:
+    case GPU_FAKE_LIVE_SURFACES:
+        h = fake_texture_newest(kind);
+        break;
     default:
         break;
     }

@@ -594,7 +594,8 @@ typedef struct gpu_fake_launch {
  * (loop over blocks and threads as the kernel would). Runs on the thread that
  * made the fake run the stream's work, with the fake's lock held: it must not
  * call CUDA (such a call returns CUDA_ERROR_NOT_PERMITTED), and of this API
- * only gpu_fake_memory() and gpu_fake_param() (another stops the program
+ * only gpu_fake_memory(), gpu_fake_param(), gpu_fake_texture_read() and the
+ * surface accesses (another stops the program
  * with a message, rather than deadlock).
  * @param launch the launch being run.
  * @return 0 when the kernel completed; else a CUresult, which the stream then
@@ -658,6 +659,89 @@ void *gpu_fake_memory(const gpu_fake_launch *launch, uint64_t address, size_t by
  *         then faults as gpu_fake_memory() says, with a message naming both sizes).
  */
 int gpu_fake_param(const gpu_fake_launch *launch, unsigned index, void *out, size_t size);
+
+/* ---- Textures and surfaces, for host kernels ---- */
+
+/** A texel as a kernel's texture fetch returns it: up to four channels. */
+typedef struct gpu_fake_texel {
+    /**
+     * The channels as floats: float and half formats as stored, 8- and 16-bit
+     * integers promoted to [0, 1] (signed ones to [-1, 1]) unless the texture
+     * reads integers; when it does, the integers converted. A channel the
+     * format lacks is 0.
+     */
+    float f[4];
+    /** The channels as integers, when `integer`: sign-extended, or zero-extended for unsigned formats. */
+    int32_t i[4];
+    /** Whether the texture returns integers (CU_TRSF_READ_AS_INTEGER, or a 32-bit integer format). */
+    bool integer;
+} gpu_fake_texel;
+
+/**
+ * Reads a texture object as a kernel's tex1D/tex2D/tex3D (and their Lod and
+ * Layered forms) would, for a host implementation of that kernel (see
+ * gpu_fake_kernel_register()). The texture's descriptor decides: normalized
+ * coordinates or not, the address mode of each dimension (wrap, clamp,
+ * mirror, border; without normalized coordinates only clamp and border, as
+ * on a GPU), point or linear filtering (linear with the GPU's 8-bit
+ * fractional weights, so results match a GPU's), the read mode. A layered
+ * texture takes its layer as the coordinate after its dimensions. A
+ * mipmapped one reads level `lod` (plus the bias, within the clamps; the
+ * nearest level, or the two nearest blended with a linear mipmap filter).
+ * A texture over linear memory reads element (int)coords[0] as tex1Dfetch
+ * does, 0 in every channel outside the memory. Cubemaps are not read.
+ * A handle that is no live texture object, or memory no longer allocated, is
+ * a fault: the call prints why, returns -1, and the launch's stream reports
+ * CUDA_ERROR_ILLEGAL_ADDRESS (as gpu_fake_memory() says).
+ * @param launch the launch being run.
+ * @param texture the CUtexObject, as the kernel's parameter holds it.
+ * @param coords x, y and z (or the layer); those past the texture's dimensions are not read.
+ * @param lod the level of detail, for a mipmapped texture; else not read.
+ * @param[out] out the texel.
+ * @return 0, or -1 as said.
+ */
+int gpu_fake_texture_read(const gpu_fake_launch *launch, uint64_t texture, const float coords[3], float lod,
+                          gpu_fake_texel *out);
+
+/** What a surface access outside the surface does, as cudaSurfaceBoundaryMode says. */
+typedef enum gpu_fake_boundary {
+    GPU_FAKE_BOUNDARY_ZERO = 0,  /**< a read gives zeros, a write does nothing */
+    GPU_FAKE_BOUNDARY_CLAMP = 1, /**< the access is moved to the nearest element */
+    GPU_FAKE_BOUNDARY_TRAP = 2,  /**< a fault, as gpu_fake_memory() says */
+} gpu_fake_boundary;
+
+/**
+ * Reads `size` bytes of a surface object at byte x, row y, slice (or layer) z,
+ * as surf1Dread/surf2Dread/surf3Dread (and the Layered forms) do: x counts
+ * bytes, y and z elements; `size` is the element's size or a part of it.
+ * @param launch the launch being run.
+ * @param surface the CUsurfObject.
+ * @param x bytes from the start of the row.
+ * @param y the row (0 for a 1D surface).
+ * @param z the slice or layer (0 for a 1D or 2D one).
+ * @param[out] out where the bytes go.
+ * @param size how many, 1 to 16, within an element.
+ * @param boundary what an access outside the surface does.
+ * @return 0 (an access outside under GPU_FAKE_BOUNDARY_ZERO included), or -1 after a fault.
+ */
+int gpu_fake_surface_read(const gpu_fake_launch *launch, uint64_t surface, long long x, long long y, long long z,
+                          void *out, size_t size, gpu_fake_boundary boundary);
+
+/**
+ * Writes `size` bytes of a surface object, as surf1Dwrite/surf2Dwrite/
+ * surf3Dwrite do; the arguments as gpu_fake_surface_read() takes them.
+ * @param launch the launch being run.
+ * @param surface the CUsurfObject.
+ * @param x bytes from the start of the row.
+ * @param y the row.
+ * @param z the slice or layer.
+ * @param in the bytes.
+ * @param size how many, 1 to 16, within an element.
+ * @param boundary what an access outside the surface does.
+ * @return 0, or -1 after a fault.
+ */
+int gpu_fake_surface_write(const gpu_fake_launch *launch, uint64_t surface, long long x, long long y, long long z,
+                           const void *in, size_t size, gpu_fake_boundary boundary);
 
 /* ---- The PTX interpreter ---- */
 
