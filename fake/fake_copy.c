@@ -35,8 +35,13 @@ static bool shaped_run(const struct fake_copy *c)
     if (!dst || !src)
         return false;
     for (size_t z = 0; z < c->slices; z++)
-        for (size_t y = 0; y < c->rows; y++)
-            memmove(dst + z * ds->slice + y * ds->pitch, src + z * ss->slice + y * ss->pitch, c->bytes);
+        for (size_t y = 0; y < c->rows; y++) {
+            size_t at = ds->offset + z * ds->slice + y * ds->pitch;
+
+            memmove(dst + (at - ds->offset), src + z * ss->slice + y * ss->pitch, c->bytes);
+            if (c->dst)
+                fake_alloc_written(c->dst + at, c->bytes);
+        }
     return true;
 }
 
