@@ -374,6 +374,13 @@ FAKE_API void *gpu_fake_memory(const gpu_fake_launch *launch, uint64_t address, 
         fake_alloc_written(address, bytes);
         return a->data + (address - a->addr);
     }
+    /* Page-locked host memory is mapped at its host address (cuMemHostGetDevicePointer). */
+    if (!a && address <= UINT64_MAX - bytes) {
+        const struct fake_host *h = fake_host_find(address);
+
+        if (h && bytes <= h->size - (address - (uintptr_t)h->ptr))
+            return (void *)(uintptr_t)address;
+    }
     fprintf(stderr,
             "gpushim-fakecuda: kernel \"%s\" touched %zu bytes at device address 0x%" PRIx64
             ", outside the live allocations its context (device %d) may reach: an illegal address\n",

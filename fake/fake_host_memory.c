@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The fake driver's page-locked host memory: cuMemHostAlloc's and what
- * cuMemHostRegister registered, which copies may name as host memory.
+ * cuMemHostRegister registered, which copies may name as host memory, with
+ * their flags; its device address (the same, under unified addressing),
+ * which host kernels reach through gpu_fake_memory().
  */
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +63,7 @@ static cuabi_result host_alloc(cuabi_result rc, void **ptr, size_t bytes, unsign
             rc = CUABI_ERROR_OUT_OF_MEMORY;
         if (rc == CUABI_SUCCESS) {
             h->size = bytes;
+            h->flags = flags;
             h->next = fake.hosts;
             fake.hosts = h;
             fake.live[GPU_FAKE_LIVE_HOST_ALLOCS]++;
@@ -126,6 +129,7 @@ cuabi_result cuMemHostRegister_v2(void *ptr, size_t bytes, unsigned int flags)
         if (rc == CUABI_SUCCESS) {
             h->ptr = ptr;
             h->size = bytes;
+            h->flags = flags;
             h->registered = true;
             h->next = fake.hosts;
             fake.hosts = h;
@@ -149,5 +153,38 @@ cuabi_result cuMemHostUnregister(void *ptr)
             fake.live[GPU_FAKE_LIVE_HOST_REGISTERED]--;
         }
     }
+    return fake_end(rc);
+}
+
+/*
+ * With unified addressing, as on every GPU the fake plays, page-locked memory
+ * is mapped into every context at its host address, whatever the flags
+ * (DEVICEMAP is implied): its device pointer is its host pointer.
+ */
+cuabi_result cuMemHostGetDevicePointer_v2(cuabi_deviceptr *ptr, void *host, unsigned int flags)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuMemHostGetDevicePointer_v2, true);
+    struct fake_ctx *c = NULL;
+
+    if (rc == CUABI_SUCCESS)
+        rc = fake_need_ctx(&c);
+    /* Flags are for a later release: 0 now. */
+    if (rc == CUABI_SUCCESS && (!ptr || flags != 0 || !fake_host_find((uintptr_t)host)))
+        rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc == CUABI_SUCCESS)
+        *ptr = (uintptr_t)host;
+    return fake_end(rc);
+}
+
+/* The flags page-locked memory holding `host` was allocated (or registered) with. */
+cuabi_result cuMemHostGetFlags(unsigned int *flags, void *host)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuMemHostGetFlags, true);
+    struct fake_host *h = rc == CUABI_SUCCESS ? fake_host_find((uintptr_t)host) : NULL;
+
+    if (rc == CUABI_SUCCESS && (!flags || !h))
+        rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc == CUABI_SUCCESS)
+        *flags = h->flags;
     return fake_end(rc);
 }

@@ -636,7 +636,9 @@ int gpu_fake_kernel_register(const char *name, gpu_fake_kernel_fn fn, void *user
 /**
  * The host memory behind `bytes` bytes of device memory at `address`, for a
  * host implementation: checked against the live allocations that the
- * launching context may reach (its device's, and peers' it enabled). Memory
+ * launching context may reach (its device's, and peers' it enabled), and
+ * page-locked host memory at its device address (cuMemHostGetDevicePointer's,
+ * the host address itself). Memory
  * outside them is not a segfault: the call returns NULL, prints what was
  * touched on stderr, counts GPU_FAKE_ANOMALY_EXEC_FAULT, and the launch's
  * stream reports CUDA_ERROR_ILLEGAL_ADDRESS at its next synchronisation.

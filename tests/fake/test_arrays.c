@@ -2,8 +2,9 @@
 /*
  * The fake's 2D and 3D copies, CUDA arrays and mipmapped arrays, as a CUDA
  * program calls them (no gpushim): every memory type, the driver's argument
- * checks, queued copies that outlive their array, and each driver call of a
- * sequence failed in turn with nothing left alive.
+ * checks, queued copies that outlive their array, page-locked memory's
+ * flags and device address, and each driver call of a sequence failed in
+ * turn with nothing left alive.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -437,6 +438,44 @@ static void context_end(void **state)
     CU_OK(cuCtxSetCurrent(primary));
 }
 
+/* Page-locked memory's flags and device address, and a 2D copy naming it by its unified address. */
+static void host_memory(void **state)
+{
+    unsigned char *p = NULL, rows[2][8];
+    static unsigned char reg[64];
+    cuabi_deviceptr d = 0, dev = 0;
+    unsigned flags = 99;
+    cuabi_memcpy2d c;
+
+    (void)state;
+    assert_int_equal(cuMemHostAlloc((void **)&p, 64, 8), CUABI_ERROR_INVALID_VALUE); /* no such flag */
+    CU_OK(cuMemHostAlloc((void **)&p, 64, CUABI_MEMHOSTALLOC_PORTABLE | CUABI_MEMHOSTALLOC_WRITECOMBINED));
+    CU_OK(cuMemHostGetFlags(&flags, p + 10));
+    assert_int_equal(flags, CUABI_MEMHOSTALLOC_PORTABLE | CUABI_MEMHOSTALLOC_WRITECOMBINED);
+    CU_OK(cuMemHostGetDevicePointer_v2(&d, p + 3, 0));
+    assert_true(d == (uintptr_t)(p + 3));
+    assert_int_equal(cuMemHostGetDevicePointer_v2(&d, p, 1), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuMemHostGetDevicePointer_v2(&d, rows, 0), CUABI_ERROR_INVALID_VALUE); /* pageable */
+    assert_int_equal(cuMemHostGetFlags(&flags, rows), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuMemHostGetFlags(NULL, p), CUABI_ERROR_INVALID_VALUE);
+    CU_OK(cuMemHostRegister_v2(reg, sizeof(reg), CUABI_MEMHOSTREGISTER_READ_ONLY));
+    CU_OK(cuMemHostGetFlags(&flags, reg));
+    assert_int_equal(flags, CUABI_MEMHOSTREGISTER_READ_ONLY);
+    CU_OK(cuMemHostUnregister(reg));
+    /* Two rows of 8 from page-locked memory (pitch 32) to device memory and back, by unified addresses. */
+    for (int i = 0; i < 64; i++)
+        p[i] = (unsigned char)i;
+    CU_OK(cuMemAlloc_v2(&dev, 16));
+    c = plain_2d(CUABI_MEMORYTYPE_UNIFIED, p, 32, CUABI_MEMORYTYPE_UNIFIED, DEV(dev), 8, 8, 2);
+    CU_OK(cuMemcpy2D_v2(&c));
+    CU_OK(cuMemcpyDtoH_v2(rows, dev, sizeof(rows)));
+    assert_memory_equal(rows[0], p, 8);
+    assert_memory_equal(rows[1], p + 32, 8);
+    CU_OK(cuMemFree_v2(dev));
+    CU_OK(cuMemFreeHost(p));
+    assert_int_equal(cuMemHostGetFlags(&flags, p), CUABI_ERROR_INVALID_VALUE);
+}
+
 /* A program's use of arrays and 2D copies as one sequence, stopping at the first failure and cleaning up. */
 static cuabi_result sequence(void)
 {
@@ -518,6 +557,7 @@ int main(void)
         cmocka_unit_test(queued_copy_outlived),
         cmocka_unit_test(mipmaps),
         cmocka_unit_test(context_end),
+        cmocka_unit_test(host_memory),
         cmocka_unit_test(sweep),
     };
 

@@ -17,7 +17,8 @@
 
 static const char ptx[] = ".version 8.0\n.target sm_90\n.address_size 64\n\n"
                           ".visible .entry sample(.param .u64 t, .param .u64 in, .param .u64 out, .param .u32 n) { ret; }\n"
-                          ".visible .entry surface(.param .u64 s, .param .u64 ops, .param .u32 n) { ret; }\n";
+                          ".visible .entry surface(.param .u64 s, .param .u64 ops, .param .u32 n) { ret; }\n"
+                          ".visible .entry store(.param .u64 dst, .param .u32 v) { ret; }\n";
 
 /* One read: coordinates and level of detail in; the texel out. */
 struct read {
@@ -68,8 +69,20 @@ static int surface_kernel(const gpu_fake_launch *l)
     return 0;
 }
 
+/* *dst = v, where dst may be page-locked host memory's device address. */
+static int store_kernel(const gpu_fake_launch *l)
+{
+    uint64_t dst;
+    uint32_t v, *p;
+
+    if (gpu_fake_param(l, 0, &dst, 8) || gpu_fake_param(l, 1, &v, 4) || !(p = gpu_fake_memory(l, dst, 4)))
+        return 700;
+    *p = v;
+    return 0;
+}
+
 static cuabi_module module;
-static cuabi_function sample_fn, surface_fn;
+static cuabi_function sample_fn, surface_fn, store_fn;
 
 static int setup(void **state)
 {
@@ -78,12 +91,14 @@ static int setup(void **state)
     (void)state;
     gpu_fake_kernel_register("sample", sample_kernel, NULL);
     gpu_fake_kernel_register("surface", surface_kernel, NULL);
+    gpu_fake_kernel_register("store", store_kernel, NULL);
     CU_OK(cuInit(0));
     CU_OK(cuDevicePrimaryCtxRetain(&ctx, 0));
     CU_OK(cuCtxSetCurrent(ctx));
     CU_OK(cuModuleLoadData(&module, ptx));
     CU_OK(cuModuleGetFunction(&sample_fn, module, "sample"));
     CU_OK(cuModuleGetFunction(&surface_fn, module, "surface"));
+    CU_OK(cuModuleGetFunction(&store_fn, module, "store"));
     return 0;
 }
 
@@ -517,6 +532,26 @@ static void surfaces(void **state)
     CU_OK(cuArrayDestroy(plain));
 }
 
+/* A host kernel writes page-locked memory through its device address; past its end is a fault. */
+static void mapped_host_memory(void **state)
+{
+    uint32_t *p = NULL, v = 0xfeedf00d;
+    cuabi_deviceptr d = 0;
+    void *params[] = {&d, &v};
+
+    (void)state;
+    CU_OK(cuMemHostAlloc((void **)&p, 8, CUABI_MEMHOSTALLOC_DEVICEMAP));
+    CU_OK(cuMemHostGetDevicePointer_v2(&d, p, 0));
+    d += 4;
+    CU_OK(cuLaunchKernel(store_fn, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
+    CU_OK(cuCtxSynchronize());
+    assert_int_equal(p[1], 0xfeedf00d);
+    d += 4;
+    CU_OK(cuLaunchKernel(store_fn, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
+    assert_int_equal(cuCtxSynchronize(), CUABI_ERROR_ILLEGAL_ADDRESS);
+    CU_OK(cuMemFreeHost(p));
+}
+
 /* Destroying a context destroys its texture and surface objects. */
 static void context_end(void **state)
 {
@@ -601,7 +636,7 @@ int main(void)
         cmocka_unit_test(point_modes),     cmocka_unit_test(linear_filter), cmocka_unit_test(formats),
         cmocka_unit_test(resources),       cmocka_unit_test(mipmap_levels), cmocka_unit_test(texture_objects),
         cmocka_unit_test(read_faults),     cmocka_unit_test(surfaces),      cmocka_unit_test(context_end),
-        cmocka_unit_test(sweep),
+        cmocka_unit_test(mapped_host_memory), cmocka_unit_test(sweep),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the driver answers to edge cases of 2D and 3D copies, CUDA arrays,
+ * texture and surface objects and page-locked memory, against the answers
+ * the fake driver gives: written against the toolkit's cuda.h, linked with
+ * gpushim-cuda, run on the fake (suite fake) and on a GPU (suite gpu), so
+ * that the real driver judges the fake's choices. Prints each case's
+ * answer; exits 1 if any differs from the table, 77 without a device.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cuda.h>
+
+static int wrong;
+
+static void expect(const char *what, CUresult got, CUresult want)
+{
+    const char *g = NULL, *w = NULL;
+
+    cuGetErrorName(got, &g);
+    cuGetErrorName(want, &w);
+    printf("%-58s %s%s%s\n", what, g ? g : "?", got == want ? "" : ", expected ", got == want ? "" : (w ? w : "?"));
+    wrong += got != want;
+}
+
+static CUDA_MEMCPY2D host_to_device(const void *src, size_t src_pitch, CUdeviceptr dst, size_t dst_pitch,
+                                    size_t width, size_t height)
+{
+    CUDA_MEMCPY2D c;
+
+    memset(&c, 0, sizeof(c));
+    c.srcMemoryType = CU_MEMORYTYPE_HOST;
+    c.srcHost = src;
+    c.srcPitch = src_pitch;
+    c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+    c.dstDevice = dst;
+    c.dstPitch = dst_pitch;
+    c.WidthInBytes = width;
+    c.Height = height;
+    return c;
+}
+
+static void copies(CUdeviceptr d)
+{
+    static unsigned char host[4][64];
+    CUDA_MEMCPY2D c = host_to_device(host, 64, d, 64, 64, 4);
+    CUDA_MEMCPY3D c3;
+    int max_pitch = 0;
+
+    expect("cuMemcpy2D: a plain copy", cuMemcpy2D(&c), CUDA_SUCCESS);
+    c.srcPitch = 32;
+    expect("cuMemcpy2D: source pitch under the width", cuMemcpy2D(&c), CUDA_ERROR_INVALID_VALUE);
+    c = host_to_device(host, 0, d, 64, 64, 1);
+    expect("cuMemcpy2D: one row, source pitch 0", cuMemcpy2D(&c), CUDA_ERROR_INVALID_VALUE);
+    c = host_to_device(host, 64, d, 64, 0, 4);
+    expect("cuMemcpy2D: width 0", cuMemcpy2D(&c), CUDA_SUCCESS);
+    c = host_to_device(host, 64, d, 64, 64, 4);
+    c.dstXInBytes = 1;
+    expect("cuMemcpy2D: destination x + width past the pitch", cuMemcpy2D(&c), CUDA_ERROR_INVALID_VALUE);
+    cuDeviceGetAttribute(&max_pitch, CU_DEVICE_ATTRIBUTE_MAX_PITCH, 0);
+    c = host_to_device(host, 64, d, (size_t)max_pitch + 1, 64, 1);
+    expect("cuMemcpy2D: destination pitch past MAX_PITCH", cuMemcpy2D(&c), CUDA_ERROR_INVALID_VALUE);
+    c = host_to_device(host, 64, d, 64, 64, 4);
+    c.srcMemoryType = (CUmemorytype)0;
+    expect("cuMemcpy2D: memory type 0", cuMemcpy2D(&c), CUDA_ERROR_INVALID_VALUE);
+    memset(&c3, 0, sizeof(c3));
+    c3.srcMemoryType = CU_MEMORYTYPE_HOST;
+    c3.srcHost = host;
+    c3.srcPitch = 64;
+    c3.srcHeight = 2;
+    c3.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+    c3.dstDevice = d;
+    c3.dstPitch = 64;
+    c3.dstHeight = 2;
+    c3.WidthInBytes = 64;
+    c3.Height = 2;
+    c3.Depth = 2;
+    expect("cuMemcpy3D: a plain copy", cuMemcpy3D(&c3), CUDA_SUCCESS);
+    c3.srcLOD = 1;
+    expect("cuMemcpy3D: srcLOD 1", cuMemcpy3D(&c3), CUDA_ERROR_INVALID_VALUE);
+    c3.srcLOD = 0;
+    c3.reserved0 = &c3;
+    expect("cuMemcpy3D: reserved0 not NULL", cuMemcpy3D(&c3), CUDA_ERROR_INVALID_VALUE);
+    c3.reserved0 = NULL;
+    c3.srcHeight = 1;
+    expect("cuMemcpy3D: source height under the rows, 2 slices", cuMemcpy3D(&c3), CUDA_ERROR_INVALID_VALUE);
+}
+
+static CUresult array_3d(size_t w, size_t h, size_t depth, unsigned channels, unsigned flags, CUarray *a)
+{
+    CUDA_ARRAY3D_DESCRIPTOR d = {w, h, depth, CU_AD_FORMAT_UNSIGNED_INT8, channels, flags};
+
+    return cuArray3DCreate(a, &d);
+}
+
+static void arrays(void)
+{
+    static unsigned char host[256];
+    CUDA_ARRAY3D_DESCRIPTOR md = {16, 16, 0, CU_AD_FORMAT_FLOAT, 1, 0};
+    CUarray a = NULL, level = NULL;
+    CUmipmappedArray m = NULL;
+    CUDA_MEMCPY2D c;
+
+    expect("cuArray3DCreate: 3 channels", array_3d(8, 8, 0, 3, 0, &a), CUDA_ERROR_INVALID_VALUE);
+    expect("cuArray3DCreate: a depth without a height", array_3d(8, 0, 8, 1, 0, &a), CUDA_ERROR_INVALID_VALUE);
+    expect("cuArray3DCreate: a cubemap of 7 faces", array_3d(8, 8, 7, 1, CUDA_ARRAY3D_CUBEMAP, &a),
+           CUDA_ERROR_INVALID_VALUE);
+    expect("cuArray3DCreate: 16 x 8 bytes", array_3d(16, 8, 0, 1, 0, &a), CUDA_SUCCESS);
+    expect("cuMemcpyHtoA: past the array's 128 bytes", cuMemcpyHtoA(a, 100, host, 29), CUDA_ERROR_INVALID_VALUE);
+    memset(&c, 0, sizeof(c));
+    c.srcMemoryType = CU_MEMORYTYPE_HOST;
+    c.srcHost = host;
+    c.srcPitch = 32;
+    c.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+    c.dstArray = a;
+    c.WidthInBytes = 17;
+    c.Height = 1;
+    expect("cuMemcpy2D: a row wider than the array", cuMemcpy2D(&c), CUDA_ERROR_INVALID_VALUE);
+    c.WidthInBytes = 16;
+    c.dstY = 8;
+    expect("cuMemcpy2D: a row below the array", cuMemcpy2D(&c), CUDA_ERROR_INVALID_VALUE);
+    cuArrayDestroy(a);
+    expect("cuMipmappedArrayCreate: 6 levels of 16 x 16", cuMipmappedArrayCreate(&m, &md, 6),
+           CUDA_ERROR_INVALID_VALUE);
+    expect("cuMipmappedArrayCreate: 5 levels of 16 x 16", cuMipmappedArrayCreate(&m, &md, 5), CUDA_SUCCESS);
+    cuMipmappedArrayGetLevel(&level, m, 1);
+    expect("cuMipmappedArrayGetLevel: level 5 of 5", cuMipmappedArrayGetLevel(&a, m, 5), CUDA_ERROR_INVALID_VALUE);
+    cuMipmappedArrayDestroy(m);
+}
+
+static void textures(CUdeviceptr d)
+{
+    CUDA_ARRAY3D_DESCRIPTOR ad = {4, 4, 0, CU_AD_FORMAT_SIGNED_INT32, 1, 0};
+    CUDA_RESOURCE_DESC res;
+    CUDA_TEXTURE_DESC td;
+    CUtexObject t = 0;
+    CUsurfObject s = 0;
+    CUarray a = NULL;
+
+    cuArray3DCreate(&a, &ad);
+    memset(&res, 0, sizeof(res));
+    res.resType = CU_RESOURCE_TYPE_ARRAY;
+    res.res.array.hArray = a;
+    memset(&td, 0, sizeof(td));
+    td.filterMode = CU_TR_FILTER_MODE_LINEAR;
+    expect("cuTexObjectCreate: linear filtering of 32-bit integers", cuTexObjectCreate(&t, &res, &td, NULL),
+           CUDA_ERROR_INVALID_VALUE);
+    td.filterMode = CU_TR_FILTER_MODE_POINT;
+    expect("cuTexObjectCreate: an array", cuTexObjectCreate(&t, &res, &td, NULL), CUDA_SUCCESS);
+    expect("cuTexObjectDestroy", cuTexObjectDestroy(t), CUDA_SUCCESS);
+    expect("cuSurfObjectCreate: an array without SURFACE_LDST", cuSurfObjectCreate(&s, &res),
+           CUDA_ERROR_INVALID_VALUE);
+    cuArrayDestroy(a);
+    memset(&res, 0, sizeof(res));
+    res.resType = CU_RESOURCE_TYPE_PITCH2D;
+    res.res.pitch2D.devPtr = d;
+    res.res.pitch2D.format = CU_AD_FORMAT_FLOAT;
+    res.res.pitch2D.numChannels = 1;
+    res.res.pitch2D.width = 8;
+    res.res.pitch2D.height = 4;
+    res.res.pitch2D.pitchInBytes = 48;
+    expect("cuTexObjectCreate: a pitch of 48 bytes", cuTexObjectCreate(&t, &res, &td, NULL),
+           CUDA_ERROR_INVALID_VALUE);
+    res.res.pitch2D.pitchInBytes = 64;
+    res.res.pitch2D.devPtr = d + 4;
+    expect("cuTexObjectCreate: memory 4 bytes past an allocation's start", cuTexObjectCreate(&t, &res, &td, NULL),
+           CUDA_ERROR_INVALID_VALUE);
+}
+
+static void host_memory(void)
+{
+    void *p = NULL;
+    unsigned flags = 0;
+    CUdeviceptr d = 0;
+
+    cuMemHostAlloc(&p, 64, CU_MEMHOSTALLOC_PORTABLE);
+    expect("cuMemHostGetFlags of PORTABLE memory", cuMemHostGetFlags(&flags, p), CUDA_SUCCESS);
+    printf("%-58s %u\n", "  its flags (the fake: 1)", flags);
+    wrong += flags != CU_MEMHOSTALLOC_PORTABLE;
+    expect("cuMemHostGetDevicePointer: flags 1", cuMemHostGetDevicePointer(&d, p, 1), CUDA_ERROR_INVALID_VALUE);
+    expect("cuMemHostGetDevicePointer", cuMemHostGetDevicePointer(&d, p, 0), CUDA_SUCCESS);
+    printf("%-58s %s\n", "  the device pointer is the host pointer", d == (CUdeviceptr)(uintptr_t)p ? "yes" : "no");
+    wrong += d != (CUdeviceptr)(uintptr_t)p;
+    cuMemFreeHost(p);
+}
+
+int main(void)
+{
+    CUdevice dev;
+    CUcontext ctx;
+    CUdeviceptr d = 0;
+
+    if (cuInit(0) != CUDA_SUCCESS || cuDeviceGet(&dev, 0) != CUDA_SUCCESS) {
+        printf("skipped: no CUDA device\n");
+        return 77;
+    }
+    if (cuDevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS || cuCtxSetCurrent(ctx) != CUDA_SUCCESS ||
+        cuMemAlloc(&d, 4096) != CUDA_SUCCESS) {
+        printf("failed: no context or memory\n");
+        return 1;
+    }
+    copies(d);
+    arrays();
+    textures(d);
+    host_memory();
+    cuMemFree(d);
+    cuDevicePrimaryCtxRelease(dev);
+    printf("%d answers differ from the fake's\n", wrong);
+    return wrong ? 1 : 0;
+}
