@@ -507,6 +507,7 @@ static cuabi_result sequence(void)
         rc = cuMipmappedArrayCreate(&m, &d, 3);
     if (rc == CUABI_SUCCESS)
         rc = cuMemcpyAtoH_v2(host, a, 0, sizeof(host));
+    cuCtxSynchronize(); /* the queued copy done before its array goes */
     if (m)
         cuMipmappedArrayDestroy(m);
     if (a)
@@ -521,10 +522,10 @@ static void sweep(void **state)
     static const char *const calls[] = {"cuMemAllocPitch_v2", "cuMemcpy2D_v2",         "cuArray3DCreate_v2",
                                         "cuMemcpy2DAsync_v2", "cuMipmappedArrayCreate", "cuMemcpyAtoH_v2",
                                         "cuMipmappedArrayDestroy", "cuArrayDestroy",    "cuMemFree_v2"};
-    gpu_fake_live_counts before, after;
+    ft_mark mark;
 
     (void)state;
-    gpu_fake_live_get(&before);
+    ft_mark_take(&mark);
     CU_OK(sequence());
     for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
         bool destroy = strstr(calls[i], "Destroy") || strstr(calls[i], "Free");
@@ -539,10 +540,8 @@ static void sweep(void **state)
             CU_OK(cuArrayDestroy((cuabi_array)gpu_fake_newest(GPU_FAKE_LIVE_ARRAYS)));
         if (strcmp(calls[i], "cuMemFree_v2") == 0)
             CU_OK(cuMemFree_v2((cuabi_deviceptr)(uintptr_t)gpu_fake_newest(GPU_FAKE_LIVE_DEVICE_ALLOCS)));
-        gpu_fake_live_get(&after);
-        for (int k = 0; k < GPU_FAKE_LIVE_KIND_COUNT; k++)
-            if (after.count[k] != before.count[k])
-                fail_msg("%s failed: live kind %d went from %ld to %ld", calls[i], k, before.count[k], after.count[k]);
+        print_message("%s failed in turn\n", calls[i]);
+        FT_MARK_CHECK(&mark);
     }
 }
 
