@@ -573,11 +573,6 @@ static cuabi_result copy_3d(enum fake_entry entry, const cuabi_memcpy3d *p, bool
     return async ? shaped_async(entry, &dst, &src, &sh, stream) : shaped_sync(entry, &dst, &src, &sh);
 }
 
-/*
- * The _ptds and _ptsz names run the same code: the stream they name is
- * taken as the legacy names take it.
- */
-
 cuabi_result cuMemcpy2D_v2(const cuabi_memcpy2d *copy)
 {
     return copy_2d(FAKE_E_cuMemcpy2D_v2, copy, false, NULL);
@@ -602,31 +597,6 @@ cuabi_result cuMemcpy3D_v2(const cuabi_memcpy3d *copy)
 cuabi_result cuMemcpy3DAsync_v2(const cuabi_memcpy3d *copy, cuabi_stream stream)
 {
     return copy_3d(FAKE_E_cuMemcpy3DAsync_v2, copy, true, stream);
-}
-
-cuabi_result cuMemcpy2D_v2_ptds(const cuabi_memcpy2d *copy)
-{
-    return copy_2d(FAKE_E_cuMemcpy2D_v2_ptds, copy, false, NULL);
-}
-
-cuabi_result cuMemcpy2DUnaligned_v2_ptds(const cuabi_memcpy2d *copy)
-{
-    return copy_2d(FAKE_E_cuMemcpy2DUnaligned_v2_ptds, copy, false, NULL);
-}
-
-cuabi_result cuMemcpy2DAsync_v2_ptsz(const cuabi_memcpy2d *copy, cuabi_stream stream)
-{
-    return copy_2d(FAKE_E_cuMemcpy2DAsync_v2_ptsz, copy, true, stream);
-}
-
-cuabi_result cuMemcpy3D_v2_ptds(const cuabi_memcpy3d *copy)
-{
-    return copy_3d(FAKE_E_cuMemcpy3D_v2_ptds, copy, false, NULL);
-}
-
-cuabi_result cuMemcpy3DAsync_v2_ptsz(const cuabi_memcpy3d *copy, cuabi_stream stream)
-{
-    return copy_3d(FAKE_E_cuMemcpy3DAsync_v2_ptsz, copy, true, stream);
 }
 
 /* ---- To and from CUDA arrays: an array's bytes at an offset, as one row ---- */
@@ -674,45 +644,3 @@ cuabi_result cuMemcpyAtoHAsync_v2(void *dst, cuabi_array src, size_t src_offset,
                         stream);
 }
 
-cuabi_result cuMemcpyHtoA_v2_ptds(cuabi_array dst, size_t dst_offset, const void *src, size_t bytes)
-{
-    return shaped_sync(FAKE_E_cuMemcpyHtoA_v2_ptds, &ARRAY_END(dst, dst_offset), &HOST_END(src, bytes), ROW(bytes));
-}
-
-cuabi_result cuMemcpyAtoH_v2_ptds(void *dst, cuabi_array src, size_t src_offset, size_t bytes)
-{
-    return shaped_sync(FAKE_E_cuMemcpyAtoH_v2_ptds, &HOST_END(dst, bytes), &ARRAY_END(src, src_offset), ROW(bytes));
-}
-
-cuabi_result cuMemcpyDtoA_v2_ptds(cuabi_array dst, size_t dst_offset, cuabi_deviceptr src, size_t bytes)
-{
-    return shaped_sync(FAKE_E_cuMemcpyDtoA_v2_ptds, &ARRAY_END(dst, dst_offset), &DEVICE_END(src, bytes),
-                       ROW(bytes));
-}
-
-cuabi_result cuMemcpyAtoD_v2_ptds(cuabi_deviceptr dst, cuabi_array src, size_t src_offset, size_t bytes)
-{
-    return shaped_sync(FAKE_E_cuMemcpyAtoD_v2_ptds, &DEVICE_END(dst, bytes), &ARRAY_END(src, src_offset),
-                       ROW(bytes));
-}
-
-cuabi_result cuMemcpyAtoA_v2_ptds(cuabi_array dst, size_t dst_offset, cuabi_array src, size_t src_offset,
-                                  size_t bytes)
-{
-    return shaped_sync(FAKE_E_cuMemcpyAtoA_v2_ptds, &ARRAY_END(dst, dst_offset), &ARRAY_END(src, src_offset),
-                       ROW(bytes));
-}
-
-cuabi_result cuMemcpyHtoAAsync_v2_ptsz(cuabi_array dst, size_t dst_offset, const void *src, size_t bytes,
-                                       cuabi_stream stream)
-{
-    return shaped_async(FAKE_E_cuMemcpyHtoAAsync_v2_ptsz, &ARRAY_END(dst, dst_offset), &HOST_END(src, bytes),
-                        ROW(bytes), stream);
-}
-
-cuabi_result cuMemcpyAtoHAsync_v2_ptsz(void *dst, cuabi_array src, size_t src_offset, size_t bytes,
-                                       cuabi_stream stream)
-{
-    return shaped_async(FAKE_E_cuMemcpyAtoHAsync_v2_ptsz, &HOST_END(dst, bytes), &ARRAY_END(src, src_offset),
-                        ROW(bytes), stream);
-}

@@ -119,11 +119,6 @@ GPU__FAKE_ENTRY(cuMemcpy2DUnaligned_v2, (const cuabi_memcpy2d *copy))
 GPU__FAKE_ENTRY(cuMemcpy2DAsync_v2, (const cuabi_memcpy2d *copy, cuabi_stream stream))
 GPU__FAKE_ENTRY(cuMemcpy3D_v2, (const cuabi_memcpy3d *copy))
 GPU__FAKE_ENTRY(cuMemcpy3DAsync_v2, (const cuabi_memcpy3d *copy, cuabi_stream stream))
-GPU__FAKE_ENTRY(cuMemcpy2D_v2_ptds, (const cuabi_memcpy2d *copy))
-GPU__FAKE_ENTRY(cuMemcpy2DUnaligned_v2_ptds, (const cuabi_memcpy2d *copy))
-GPU__FAKE_ENTRY(cuMemcpy2DAsync_v2_ptsz, (const cuabi_memcpy2d *copy, cuabi_stream stream))
-GPU__FAKE_ENTRY(cuMemcpy3D_v2_ptds, (const cuabi_memcpy3d *copy))
-GPU__FAKE_ENTRY(cuMemcpy3DAsync_v2_ptsz, (const cuabi_memcpy3d *copy, cuabi_stream stream))
 GPU__FAKE_ENTRY(cuMemcpyHtoA_v2, (cuabi_array dst, size_t dst_offset, const void *src, size_t bytes))
 GPU__FAKE_ENTRY(cuMemcpyAtoH_v2, (void *dst, cuabi_array src, size_t src_offset, size_t bytes))
 GPU__FAKE_ENTRY(cuMemcpyDtoA_v2, (cuabi_array dst, size_t dst_offset, cuabi_deviceptr src, size_t bytes))
@@ -134,16 +129,6 @@ GPU__FAKE_ENTRY(cuMemcpyHtoAAsync_v2, (cuabi_array dst, size_t dst_offset, const
                                        cuabi_stream stream))
 GPU__FAKE_ENTRY(cuMemcpyAtoHAsync_v2, (void *dst, cuabi_array src, size_t src_offset, size_t bytes,
                                        cuabi_stream stream))
-GPU__FAKE_ENTRY(cuMemcpyHtoA_v2_ptds, (cuabi_array dst, size_t dst_offset, const void *src, size_t bytes))
-GPU__FAKE_ENTRY(cuMemcpyAtoH_v2_ptds, (void *dst, cuabi_array src, size_t src_offset, size_t bytes))
-GPU__FAKE_ENTRY(cuMemcpyDtoA_v2_ptds, (cuabi_array dst, size_t dst_offset, cuabi_deviceptr src, size_t bytes))
-GPU__FAKE_ENTRY(cuMemcpyAtoD_v2_ptds, (cuabi_deviceptr dst, cuabi_array src, size_t src_offset, size_t bytes))
-GPU__FAKE_ENTRY(cuMemcpyAtoA_v2_ptds, (cuabi_array dst, size_t dst_offset, cuabi_array src, size_t src_offset,
-                                       size_t bytes))
-GPU__FAKE_ENTRY(cuMemcpyHtoAAsync_v2_ptsz, (cuabi_array dst, size_t dst_offset, const void *src, size_t bytes,
-                                            cuabi_stream stream))
-GPU__FAKE_ENTRY(cuMemcpyAtoHAsync_v2_ptsz, (void *dst, cuabi_array src, size_t src_offset, size_t bytes,
-                                            cuabi_stream stream))
 
 /* CUDA arrays and mipmapped arrays. */
 GPU__FAKE_ENTRY(cuArrayCreate_v2, (cuabi_array *array, const cuabi_array_descriptor *desc))
