@@ -46,17 +46,18 @@ static void thread_exit(void *value)
     bool again = true;
 
     fake_lock();
+    /* A freed stream's link is never read: after a free the walk starts over. */
     while (again) {
         again = false;
-        for (struct fake_stream *s = fake.streams; s && !again; s = s->next_live) {
+        for (struct fake_stream *s = fake.streams; s; s = s->next_live) {
             if (!s->per_thread || s->owner != number)
                 continue;
             if (fake_stream_done(s, s->last_seq) && s->capture == FAKE_CAPTURE_NONE) {
                 fake_stream_free(s);
                 again = true;
-            } else {
-                s->owner = 0;
+                break;
             }
+            s->owner = 0;
         }
     }
     fake_unlock();

@@ -503,32 +503,38 @@ void fake_event_free(struct fake_event *e)
 unsigned long fake_streams_reset(struct fake_ctx *ctx)
 {
     unsigned long n = 0;
-    bool again = true;
 
     fake_stream_drain(&ctx->legacy, ctx->legacy.last_seq);
     ctx->legacy.fault = CUABI_SUCCESS;
-    while (again) {
-        again = false;
-        for (struct fake_stream *s = fake.streams; s && !again; s = s->next_live)
-            if (s->ctx == ctx) {
-                n += !s->per_thread; /* a thread's per-thread stream goes with its context: no leak */
-                fake_stream_free(s);
-                again = true;
-            }
-        for (struct fake_event *e = fake.events; e && !again; e = e->next_live)
-            if (e->ctx == ctx) {
-                fake_event_free(e);
-                again = true;
-                n++;
-            }
-        for (struct fake_graph *g = fake.graphs; g && !again; g = g->next_live)
-            if (g->ctx == ctx) {
-                fake_graph_unlink(g);
-                again = true;
-                n++;
-            }
+    /* Each pass frees at most one object and then starts over: a freed one's link is never read. */
+    for (;;) {
+        struct fake_stream *s = fake.streams;
+        struct fake_event *e = fake.events;
+        struct fake_graph *g = fake.graphs;
+
+        while (s && s->ctx != ctx)
+            s = s->next_live;
+        if (s) {
+            n += !s->per_thread; /* a thread's per-thread stream goes with its context: no leak */
+            fake_stream_free(s);
+            continue;
+        }
+        while (e && e->ctx != ctx)
+            e = e->next_live;
+        if (e) {
+            fake_event_free(e);
+            n++;
+            continue;
+        }
+        while (g && g->ctx != ctx)
+            g = g->next_live;
+        if (g) {
+            fake_graph_unlink(g);
+            n++;
+            continue;
+        }
+        return n;
     }
-    return n;
 }
 
 /* ---- Streams ---- */
