@@ -369,8 +369,9 @@ cuabi_result cuMipmappedArrayCreate(cuabi_mipmapped_array *mipmap, const cuabi_a
         rc = format_check(desc);
     if (rc == CUABI_SUCCESS)
         rc = desc_check(c->device, desc);
+    /* More levels than the extents allow make as many as they allow: an H200 takes 6 levels of 16 x 16. */
     if (rc == CUABI_SUCCESS && levels > levels_most(desc))
-        rc = CUABI_ERROR_INVALID_VALUE;
+        levels = levels_most(desc);
     if (rc == CUABI_SUCCESS)
         rc = mipmap_new(c, desc, levels, &m);
     if (rc == CUABI_SUCCESS) {

@@ -404,17 +404,20 @@ static bool device_address(const void *host)
 }
 
 /*
- * A host or device end: its pitch holds the row from x (and is no more than
- * the device's maximum), its height the rows from y when there are slices;
- * device memory allocated and reachable for all it spans.
+ * A host or device end: where there is more than one row, its pitch holds the
+ * row from x (and is no more than the device's maximum); a single row's pitch
+ * is not looked at, as the driver does not (an H200 copies one row with a
+ * pitch of 0 or past the maximum); its height the rows from y when there are
+ * slices; device memory allocated and reachable for all it spans.
  */
 static cuabi_result linear_side(const struct fake_ctx *ctx, const struct end *e, const struct shape *sh,
                                 struct fake_copy_side *side)
 {
     size_t span, last;
 
-    if (e->x > e->pitch || sh->width > e->pitch - e->x ||
-        e->pitch > (size_t)fake_attribute(ctx->device, CUABI_DEVICE_ATTRIBUTE_MAX_PITCH))
+    if ((sh->rows > 1 || sh->slices > 1) &&
+        (e->x > e->pitch || sh->width > e->pitch - e->x ||
+         e->pitch > (size_t)fake_attribute(ctx->device, CUABI_DEVICE_ATTRIBUTE_MAX_PITCH)))
         return CUABI_ERROR_INVALID_VALUE;
     if (sh->slices > 1 && (e->y > e->height || sh->rows > e->height - e->y))
         return CUABI_ERROR_INVALID_VALUE;
@@ -533,15 +536,18 @@ static struct shape ends_2d(const cuabi_memcpy2d *p, struct end *dst, struct end
     return (struct shape){p->width, p->height, 1};
 }
 
-/* A 3D copy's ends; false when a level of detail or a reserved field is not 0, as the driver requires. */
-static bool ends_3d(const cuabi_memcpy3d *p, struct end *dst, struct end *src, struct shape *sh)
+/*
+ * A 3D copy's ends. The levels of detail and the reserved fields are not
+ * looked at: an H200 copies with srcLOD 1 or reserved0 set, though cuda.h
+ * says they must be 0.
+ */
+static void ends_3d(const cuabi_memcpy3d *p, struct end *dst, struct end *src, struct shape *sh)
 {
     *src = (struct end){p->src_type, p->src_host, p->src_device, p->src_array, p->src_x, p->src_y, p->src_z,
                         p->src_pitch, p->src_height, false};
     *dst = (struct end){p->dst_type, p->dst_host, p->dst_device, p->dst_array, p->dst_x, p->dst_y, p->dst_z,
                         p->dst_pitch, p->dst_height, false};
     *sh = (struct shape){p->width, p->height, p->depth};
-    return p->src_lod == 0 && p->dst_lod == 0 && !p->reserved0 && !p->reserved1;
 }
 
 /* An argument refused before anything else: the call is still counted, and may be failed by a rule. */
@@ -568,8 +574,9 @@ static cuabi_result copy_3d(enum fake_entry entry, const cuabi_memcpy3d *p, bool
     struct end dst, src;
     struct shape sh;
 
-    if (!p || !ends_3d(p, &dst, &src, &sh))
+    if (!p)
         return refuse(entry);
+    ends_3d(p, &dst, &src, &sh);
     return async ? shaped_async(entry, &dst, &src, &sh, stream) : shaped_sync(entry, &dst, &src, &sh);
 }
 

@@ -176,7 +176,11 @@ cuabi_result cuMemHostGetDevicePointer_v2(cuabi_deviceptr *ptr, void *host, unsi
     return fake_end(rc);
 }
 
-/* The flags page-locked memory holding `host` was allocated (or registered) with. */
+/*
+ * The flags page-locked memory holding `host` was allocated (or registered)
+ * with, and DEVICEMAP always: under unified addressing all of it is mapped
+ * (an H200 answers PORTABLE | DEVICEMAP for memory allocated PORTABLE).
+ */
 cuabi_result cuMemHostGetFlags(unsigned int *flags, void *host)
 {
     cuabi_result rc = fake_begin(FAKE_E_cuMemHostGetFlags, true);
@@ -185,6 +189,6 @@ cuabi_result cuMemHostGetFlags(unsigned int *flags, void *host)
     if (rc == CUABI_SUCCESS && (!flags || !h))
         rc = CUABI_ERROR_INVALID_VALUE;
     if (rc == CUABI_SUCCESS)
-        *flags = h->flags;
+        *flags = h->flags | CUABI_MEMHOSTALLOC_DEVICEMAP;
     return fake_end(rc);
 }

@@ -190,13 +190,17 @@ static void texel_at(const struct image *im, const struct fake_texture *t, const
     element_decode(im, im->data + (idx[2] + layer) * im->slice + idx[1] * im->pitch + idx[0] * im->elem, integer, out);
 }
 
-/* A texel of one image at coordinates in its own texels (after normalization): point or linear. */
+/*
+ * A texel of one image at coordinates in its own texels (after normalization):
+ * point or linear; linear filtering of integers is point filtering, since a GPU
+ * filters only what it returns as floats.
+ */
 static void image_sample(const struct image *im, const struct fake_texture *t, const float xyz[3], size_t layer,
                          bool integer, gpu_fake_texel *out)
 {
     long long base[3] = {0, 0, 0};
     float frac[3] = {0, 0, 0};
-    bool linear = t->desc.filter_mode == CUABI_TR_FILTER_MODE_LINEAR;
+    bool linear = t->desc.filter_mode == CUABI_TR_FILTER_MODE_LINEAR && !integer;
 
     for (unsigned d = 0; d < im->ndims && d < 3; d++) {
         float x = linear ? xyz[d] - 0.5f : xyz[d];

@@ -81,8 +81,9 @@ static cuabi_result pitch2d_check(const struct fake_ctx *ctx, const cuabi_resour
 
 /*
  * A resource the driver takes: flags 0; a live array or mipmapped array, or
- * device memory as the device's limits allow. A surface takes only an
- * array made for surface access (CUDA_ARRAY3D_SURFACE_LDST).
+ * device memory as the device's limits allow. A surface takes an array (an
+ * H200 makes one over an array created without CUDA_ARRAY3D_SURFACE_LDST
+ * too).
  */
 static cuabi_result resource_check(const struct fake_ctx *ctx, const cuabi_resource_desc *r, bool surface)
 {
@@ -93,7 +94,7 @@ static cuabi_result resource_check(const struct fake_ctx *ctx, const cuabi_resou
     switch (r->type) {
     case CUABI_RESOURCE_TYPE_ARRAY:
         a = fake_array_find(r->res.array.array);
-        if (!a || (surface && !(a->desc.flags & CUABI_ARRAY3D_SURFACE_LDST)))
+        if (!a)
             return CUABI_ERROR_INVALID_VALUE;
         return CUABI_SUCCESS;
     case CUABI_RESOURCE_TYPE_MIPMAPPED_ARRAY:
@@ -127,17 +128,15 @@ static const struct fake_array *resource_array(const cuabi_resource_desc *r, uns
 }
 
 /*
- * Modes and flags cuda.h names; linear filtering only of what is read as
- * floats; normalized coordinates for a mipmapped array; a seamless cubemap
- * only of a cubemap.
+ * Modes and flags cuda.h names; normalized coordinates for a mipmapped array;
+ * a seamless cubemap only of a cubemap. Linear filtering of what is read as
+ * integers is taken, as an H200 takes it, and samples as point filtering
+ * (fake_sample.c).
  */
 static cuabi_result desc_check(const cuabi_resource_desc *r, const cuabi_texture_desc *d)
 {
     const struct fake_array *a;
-    unsigned levels, format = r->type == CUABI_RESOURCE_TYPE_LINEAR    ? r->res.linear.format
-                              : r->type == CUABI_RESOURCE_TYPE_PITCH2D ? r->res.pitch2d.format
-                                                                       : 0;
-    bool integer;
+    unsigned levels;
 
     for (int i = 0; i < 3; i++)
         if (d->address_mode[i] > CUABI_TR_ADDRESS_MODE_BORDER)
@@ -151,12 +150,6 @@ static cuabi_result desc_check(const cuabi_resource_desc *r, const cuabi_texture
         return CUABI_ERROR_NOT_SUPPORTED;
     }
     a = resource_array(r, &levels);
-    if (a)
-        format = a->desc.format;
-    integer = fake_format_bytes(format) == 4 ? format != CUABI_AD_FORMAT_FLOAT
-                                             : format != CUABI_AD_FORMAT_HALF && (d->flags & CUABI_TRSF_READ_AS_INTEGER);
-    if (d->filter_mode == CUABI_TR_FILTER_MODE_LINEAR && integer && r->type != CUABI_RESOURCE_TYPE_LINEAR)
-        return CUABI_ERROR_INVALID_VALUE;
     if (r->type == CUABI_RESOURCE_TYPE_MIPMAPPED_ARRAY && !(d->flags & CUABI_TRSF_NORMALIZED_COORDINATES))
         return CUABI_ERROR_INVALID_VALUE;
     if ((d->flags & CUABI_TRSF_SEAMLESS_CUBEMAP) && !(a && (a->desc.flags & CUABI_ARRAY3D_CUBEMAP)))

@@ -403,10 +403,13 @@ static struct mapping *mapping_at(uint64_t addr, struct reservation **out)
 }
 
 /*
- * Whether [addr, addr + size) is whole mappings side by side, none cut: what
- * cuMemUnmap and cuMemSetAccess take. The first of them in *first.
+ * Whether [addr, addr + size) starts at a mapping, lies in its reservation
+ * and cuts none: whole mappings side by side (what cuMemSetAccess takes), or
+ * with unmapped stretches between and after them where `gaps` (what
+ * cuMemUnmap takes: an H200 unmaps a mapping and the unmapped granule after
+ * it in one call). The first of them in *first.
  */
-static bool mapped_whole(uint64_t addr, size_t size, struct reservation **r, struct mapping **first)
+static bool mapped_whole(uint64_t addr, size_t size, struct reservation **r, struct mapping **first, bool gaps)
 {
     struct mapping *m;
     uint64_t end;
@@ -416,9 +419,11 @@ static bool mapped_whole(uint64_t addr, size_t size, struct reservation **r, str
     *first = m;
     end = addr + size;
     for (uint64_t at = addr; at < end; m = m->next) {
-        if (!m || m->addr != at || m->size > end - at)
+        if (gaps && (!m || m->addr >= end))
+            return true;
+        if (!m || (m->addr != at && !gaps) || m->size > end - m->addr)
             return false;
-        at += m->size;
+        at = m->addr + m->size;
     }
     return true;
 }
@@ -441,13 +446,21 @@ static void mapping_link(struct reservation *r, struct mapping *n)
     *at = n;
 }
 
-/* What cuMemMap checks before it maps: CUDA_SUCCESS with the reservation in *out. */
+/*
+ * What cuMemMap checks before it maps: CUDA_SUCCESS with the reservation in
+ * *out. An offset into the allocation, or a part of it, is
+ * CUDA_ERROR_NOT_SUPPORTED, as cuda.h says ("currently must be zero") and an
+ * H200 answers, even past its end: a mapping is a whole allocation.
+ */
 static cuabi_result map_check(uint64_t ptr, size_t size, size_t offset, const struct phys *p,
                               struct reservation **out)
 {
-    if (!p || p->refs == 0 || size == 0 || ptr % GRANULARITY || size % GRANULARITY || offset % GRANULARITY ||
-        offset > p->size || size > p->size - offset)
+    if (offset)
+        return CUABI_ERROR_NOT_SUPPORTED;
+    if (!p || p->refs == 0 || size == 0 || ptr % GRANULARITY || size % GRANULARITY || size > p->size)
         return CUABI_ERROR_INVALID_VALUE;
+    if (size < p->size)
+        return CUABI_ERROR_NOT_SUPPORTED;
     *out = reservation_holding(ptr, size);
     if (!*out || mapping_overlaps(*out, ptr, size))
         return CUABI_ERROR_INVALID_VALUE;
@@ -490,7 +503,7 @@ cuabi_result cuMemUnmap(cuabi_deviceptr ptr, size_t size)
     struct reservation *r = NULL;
     struct mapping *m = NULL;
 
-    if (rc == CUABI_SUCCESS && !mapped_whole(ptr, size, &r, &m))
+    if (rc == CUABI_SUCCESS && !mapped_whole(ptr, size, &r, &m, true))
         rc = CUABI_ERROR_INVALID_VALUE;
     if (rc == CUABI_SUCCESS) {
         struct mapping **at = &r->maps;
@@ -543,7 +556,7 @@ cuabi_result cuMemSetAccess(cuabi_deviceptr ptr, size_t size, const cuabi_mem_ac
         rc = CUABI_ERROR_INVALID_VALUE;
     if (rc == CUABI_SUCCESS)
         rc = access_parse(desc, count, flags);
-    if (rc == CUABI_SUCCESS && !mapped_whole(ptr, size, &r, &first))
+    if (rc == CUABI_SUCCESS && !mapped_whole(ptr, size, &r, &first, false))
         rc = CUABI_ERROR_INVALID_VALUE;
     if (rc == CUABI_SUCCESS) {
         for (struct mapping *m = first; m && m->addr < ptr + size; m = m->next)

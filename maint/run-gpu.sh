@@ -27,6 +27,7 @@
 #   GPUSHIM_RUN_SCALE      "quick" shrinks every test and benchmark (a smoke run)
 #   GPUSHIM_BUILD_DIR      build folder (default build-gpu; wiped first)
 #   GPUSHIM_RUN_PACK       1: pack every output but summary.txt into gpu-logs.tar.gz
+#   GPUSHIM_RUN_ONLY       names of gpu-suite tests: build, run only those, and stop
 #   plus every knob the tests and benchmarks read (GPUSHIM_ORDERING_ROUNDS,
 #   GPUSHIM_BENCH_REPS, ...); values set by the caller win over the defaults here.
 # cmocka comes from .device/cmocka and pkg-config from .device/pkgconf (carried:
@@ -150,6 +151,13 @@ step "ninja" "$BUILD_LOG" 240 ninja -C "$BUILD" -k 0
 # ---- The gpu suite. ----
 TESTS_LOG=$OUT/gpu-tests.log
 : >"$TESTS_LOG"
+if [ -n "${GPUSHIM_RUN_ONLY:-}" ]; then
+    # shellcheck disable=SC2086 # test names, split on purpose
+    step "meson test $GPUSHIM_RUN_ONLY" "$TESTS_LOG" 420 meson test -C "$BUILD" --print-errorlogs --no-rebuild \
+        --num-processes 1 -v $GPUSHIM_RUN_ONLY
+    printf '%s\n' "${STEPS[@]}" | tee -a "$SUMMARY"
+    exit 0
+fi
 step "meson test --suite gpu" "$TESTS_LOG" 420 env GPUSHIM_TRACE_OUT="$OUT/trace-h200.json" \
     meson test -C "$BUILD" --suite gpu --print-errorlogs --no-rebuild --num-processes 1
 if [ -f "$BUILD/meson-logs/testlog.txt" ]; then

@@ -57,11 +57,15 @@ int main(int argc, char **argv)
     CHECK(cuMemCreate(&plain, g, &prop, 0));
     CHECK(cuMemAddressReserve(&r, 4 * g, 0, 0, 0));
     expect("cuMemMap a page past a granule", cuMemMap(r + 4096, g, 0, h, 0), CUDA_ERROR_INVALID_VALUE);
-    expect("cuMemMap past the allocation's end", cuMemMap(r, g, g, h, 0), CUDA_ERROR_INVALID_VALUE);
+    expect("cuMemMap at an offset past the allocation's end", cuMemMap(r, g, g, h, 0), CUDA_ERROR_NOT_SUPPORTED);
     expect("cuMemMap past the reservation's end", cuMemMap(r + 4 * g, g, 0, h, 0), CUDA_ERROR_INVALID_VALUE);
     expect("cuMemMap", cuMemMap(r, g, 0, h, 0), CUDA_SUCCESS);
     expect("cuMemMap over a mapping", cuMemMap(r, g, 0, plain, 0), CUDA_ERROR_INVALID_VALUE);
-    expect("cuMemMap of an allocation's second granule", cuMemMap(r + g, g, g, two, 0), CUDA_SUCCESS);
+    expect("cuMemMap of an allocation's second granule (an offset)", cuMemMap(r + g, g, g, two, 0),
+           CUDA_ERROR_NOT_SUPPORTED);
+    expect("cuMemMap of an allocation's first granule of two", cuMemMap(r + g, g, 0, two, 0),
+           CUDA_ERROR_NOT_SUPPORTED);
+    expect("cuMemMap of a second allocation beside the first", cuMemMap(r + g, g, 0, plain, 0), CUDA_SUCCESS);
     expect("cuMemGetAccess before cuMemSetAccess", cuMemGetAccess(&flags, &here, r), CUDA_SUCCESS);
     printf("vmm_rules: access before cuMemSetAccess: %llu\n", flags);
     expect("cuMemUnmap of half a mapping", cuMemUnmap(r, g / 2), CUDA_ERROR_INVALID_VALUE);
@@ -72,6 +76,8 @@ int main(int argc, char **argv)
            CUDA_ERROR_INVALID_VALUE);
     expect("cuMemAddressFree of a range still mapped", cuMemAddressFree(r, 4 * g), CUDA_ERROR_INVALID_VALUE);
     expect("cuMemUnmap of two mappings side by side", cuMemUnmap(r, 2 * g), CUDA_SUCCESS);
+    CHECK(cuMemMap(r, g, 0, h, 0));
+    expect("cuMemUnmap of a mapping and the unmapped granule after it", cuMemUnmap(r, 2 * g), CUDA_SUCCESS);
     expect("cuMemAddressFree of part of a reservation", cuMemAddressFree(r, 2 * g), CUDA_ERROR_INVALID_VALUE);
     CHECK(cuMemRelease(h));
     CHECK(cuMemRelease(two));

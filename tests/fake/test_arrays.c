@@ -351,12 +351,11 @@ static void copy_3d(void **state)
 
                 assert_int_equal(back[z][y][x], in ? host[z - 1][y - 1][x - 1] : 0);
             }
-    /* What a 3D copy must have: levels of detail and reserved fields 0, a source height holding its rows. */
+    /* Levels of detail and reserved fields are not looked at (as on an H200); a source height must hold its rows. */
     c.src_lod = 1;
-    assert_int_equal(cuMemcpy3D_v2(&c), CUABI_ERROR_INVALID_VALUE);
-    c.src_lod = 0;
     c.reserved1 = &c;
-    assert_int_equal(cuMemcpy3D_v2(&c), CUABI_ERROR_INVALID_VALUE);
+    CU_OK(cuMemcpy3D_v2(&c));
+    c.src_lod = 0;
     c.reserved1 = NULL;
     c.dst_height = H;
     assert_int_equal(cuMemcpy3D_v2(&c), CUABI_ERROR_INVALID_VALUE);
@@ -395,7 +394,10 @@ static void mipmaps(void **state)
     static float texels[16 * 4];
 
     (void)state;
-    assert_int_equal(cuMipmappedArrayCreate(&m, &d, 6), CUABI_ERROR_INVALID_VALUE); /* 16 has 5 levels */
+    CU_OK(cuMipmappedArrayCreate(&m, &d, 6)); /* 16 has 5 levels: 5 are made */
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_ARRAYS), 5);
+    assert_int_equal(cuMipmappedArrayGetLevel(&level, m, 5), CUABI_ERROR_INVALID_VALUE);
+    CU_OK(cuMipmappedArrayDestroy(m));
     assert_int_equal(cuMipmappedArrayCreate(&m, &d, 0), CUABI_ERROR_INVALID_VALUE);
     CU_OK(cuMipmappedArrayCreate(&m, &d, 5));
     assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_MIPMAPPED_ARRAYS), 1);
@@ -451,7 +453,7 @@ static void host_memory(void **state)
     assert_int_equal(cuMemHostAlloc((void **)&p, 64, 8), CUABI_ERROR_INVALID_VALUE); /* no such flag */
     CU_OK(cuMemHostAlloc((void **)&p, 64, CUABI_MEMHOSTALLOC_PORTABLE | CUABI_MEMHOSTALLOC_WRITECOMBINED));
     CU_OK(cuMemHostGetFlags(&flags, p + 10));
-    assert_int_equal(flags, CUABI_MEMHOSTALLOC_PORTABLE | CUABI_MEMHOSTALLOC_WRITECOMBINED);
+    assert_int_equal(flags, CUABI_MEMHOSTALLOC_PORTABLE | CUABI_MEMHOSTALLOC_WRITECOMBINED | CUABI_MEMHOSTALLOC_DEVICEMAP);
     CU_OK(cuMemHostGetDevicePointer_v2(&d, p + 3, 0));
     assert_true(d == (uintptr_t)(p + 3));
     assert_int_equal(cuMemHostGetDevicePointer_v2(&d, p, 1), CUABI_ERROR_INVALID_VALUE);
@@ -460,7 +462,7 @@ static void host_memory(void **state)
     assert_int_equal(cuMemHostGetFlags(NULL, p), CUABI_ERROR_INVALID_VALUE);
     CU_OK(cuMemHostRegister_v2(reg, sizeof(reg), CUABI_MEMHOSTREGISTER_READ_ONLY));
     CU_OK(cuMemHostGetFlags(&flags, reg));
-    assert_int_equal(flags, CUABI_MEMHOSTREGISTER_READ_ONLY);
+    assert_int_equal(flags, CUABI_MEMHOSTREGISTER_READ_ONLY | CUABI_MEMHOSTALLOC_DEVICEMAP);
     CU_OK(cuMemHostUnregister(reg));
     /* Two rows of 8 from page-locked memory (pitch 32) to device memory and back, by unified addresses. */
     for (int i = 0; i < 64; i++)

@@ -143,7 +143,7 @@ static void map_errors(cuabi_deviceptr r, cuabi_mem_handle h)
 {
     CU_IS(cuMemMap(r + 4096, G, 0, h, 0), CUABI_ERROR_INVALID_VALUE);     /* not at a granule */
     CU_IS(cuMemMap(r, G / 2, 0, h, 0), CUABI_ERROR_INVALID_VALUE);        /* not granules */
-    CU_IS(cuMemMap(r, G, G, h, 0), CUABI_ERROR_INVALID_VALUE);            /* past the allocation */
+    CU_IS(cuMemMap(r, G, G, h, 0), CUABI_ERROR_NOT_SUPPORTED);            /* an offset, here past the allocation */
     CU_IS(cuMemMap(r, G, 0, h, 1), CUABI_ERROR_INVALID_VALUE);            /* flags */
     CU_IS(cuMemMap(r, G, 0, 999, 0), CUABI_ERROR_INVALID_VALUE);          /* no such handle */
     CU_IS(cuMemMap(r + 3 * G, G, 0, h, 0), CUABI_ERROR_INVALID_VALUE);    /* past the reservation */
@@ -175,17 +175,24 @@ static cuabi_result add_one(cuabi_module m, cuabi_deviceptr at, unsigned n)
 }
 
 /*
- * Three granules reserved at r: h1 (one granule) at r, h2 (two granules)
- * from its second granule at r + G, h1 again at r + 2G.
+ * Three granules reserved at r: h1 at r, h2 at r + G, h1 again at r + 2G
+ * (each one granule). A mapping is a whole allocation: not a part of one,
+ * nor from an offset.
  */
 static void mappings(cuabi_deviceptr r, cuabi_mem_handle h1, cuabi_mem_handle h2)
 {
     unsigned long long flags = 9;
     cuabi_mem_location loc = {CUABI_MEM_LOCATION_TYPE_DEVICE, 0};
+    cuabi_mem_allocation_prop prop = device_prop(0, 0);
+    cuabi_mem_handle big = 0;
 
     CU_OK(cuMemMap(r, G, 0, h1, 0));
     CU_IS(cuMemMap(r, G, 0, h2, 0), CUABI_ERROR_INVALID_VALUE); /* mapped already */
-    CU_OK(cuMemMap(r + G, G, G, h2, 0));
+    CU_OK(cuMemCreate(&big, 2 * G, &prop, 0));
+    CU_IS(cuMemMap(r + G, G, G, big, 0), CUABI_ERROR_NOT_SUPPORTED); /* an offset */
+    CU_IS(cuMemMap(r + G, G, 0, big, 0), CUABI_ERROR_NOT_SUPPORTED); /* a part */
+    CU_OK(cuMemRelease(big));
+    CU_OK(cuMemMap(r + G, G, 0, h2, 0));
     CU_OK(cuMemMap(r + 2 * G, G, 0, h1, 0));
     /* Mapped, not yet accessible: still not device memory. */
     CU_OK(cuMemGetAccess(&flags, &loc, r));
@@ -271,8 +278,8 @@ static void vmm(void **state)
     assert_int_equal(r % G, 0);
     reserved_only(r);
     CU_OK(cuMemCreate(&h1, G, &prop, 0));
-    CU_OK(cuMemCreate(&h2, 2 * G, &prop, 0));
-    assert_int_equal(free_memory(), before - 3 * G);
+    CU_OK(cuMemCreate(&h2, G, &prop, 0));
+    assert_int_equal(free_memory(), before - 2 * G);
     map_errors(r, h1);
     mappings(r, h1, h2);
     /* Released while mapped: the mappings keep the memory. */
