@@ -22,7 +22,7 @@
  * it): while the library's whole TLS block fits the surplus glibc keeps for
  * dlopen'ed libraries, an access is one indirect call that returns an offset,
  * without __tls_get_addr. So all of gpushim's TLS together stays a few dozen
- * bytes; the error buffer is not in it (error.c). In an executable the linker
+ * bytes; the error buffer is not in it (status.c). In an executable the linker
  * relaxes this to the static model.
  */
 #if defined(__GNUC__) && defined(__PIC__)

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Events: completion markers the host can poll without blocking.
+ * Events: completion markers the host can poll without blocking, and
+ * events shared between processes.
  */
+#include <string.h>
+
 #include "object.h"
 
-GPU__RELEASE(gpu__event_release, gpu_event, cuEventDestroy, cu)
+static GPU__RELEASE(event_release, gpu_event, cuEventDestroy, cu)
 
-static const struct gpu__kind event_kind = GPU__KIND(cuEventCreate, cuEventDestroy, gpu__event_release, NULL);
+static const struct gpu__kind event_kind = GPU__KIND(cuEventCreate, cuEventDestroy, event_release, NULL);
 
 static gpu_status event_create(gpu_context *ctx, bool timed, gpu_event **out, const char *func)
 {
@@ -95,4 +98,44 @@ gpu_status gpu_event_elapsed_ms(gpu_event *start, gpu_event *end, float *ms)
     if (!start->timed || !end->timed)
         return GPU__INVALID("an event was not created with gpu_event_create_timed()");
     return GPU__OBJECT_GET(start->obj.ctx, cuEventElapsedTime, GPU_ERR_EVENT, ms, start->cu, end->cu);
+}
+
+/* ---- Events shared between processes ---- */
+
+static const struct gpu__kind interprocess_kind = GPU__KIND(cuEventCreate, cuEventDestroy, event_release, NULL);
+/* An opened event is destroyed like any other. */
+static const struct gpu__kind opened_kind = GPU__KIND(cuIpcOpenEventHandle, cuEventDestroy, event_release, NULL);
+
+_Static_assert(sizeof(((gpu_ipc_event_handle *)0)->cuda) == sizeof(cuabi_ipc_event_handle), "the handle's size");
+
+gpu_status gpu_event_create_interprocess(gpu_context *ctx, gpu_event **out)
+{
+    struct gpu__call c;
+    gpu_event *e;
+
+    GPU__NOT_NULL(out);
+    e = gpu__object_new(&c, ctx, &interprocess_kind, sizeof(*e));
+    return GPU__OBJECT_MAKE(&c, e, out, cuEventCreate, GPU_ERR_EVENT, &e->cu,
+                            CUABI_EVENT_INTERPROCESS | CUABI_EVENT_DISABLE_TIMING);
+}
+
+gpu_status gpu_event_ipc_handle(const gpu_event *event, gpu_ipc_event_handle *out)
+{
+    GPU__NOT_NULL(event, out);
+    if (event->obj.kind != &interprocess_kind)
+        return GPU__INVALID("the event is not from gpu_event_create_interprocess()");
+    return GPU__OBJECT_GET(event->obj.ctx, cuIpcGetEventHandle, GPU_ERR_EVENT,
+                           (cuabi_ipc_event_handle *)(void *)out->cuda, event->cu);
+}
+
+gpu_status gpu_event_open_ipc(gpu_context *ctx, const gpu_ipc_event_handle *handle, gpu_event **out)
+{
+    cuabi_ipc_event_handle h;
+    struct gpu__call c;
+    gpu_event *e;
+
+    GPU__NOT_NULL(handle, out);
+    memcpy(&h, handle->cuda, sizeof(h));
+    e = gpu__object_new(&c, ctx, &opened_kind, sizeof(*e));
+    return GPU__OBJECT_MAKE(&c, e, out, cuIpcOpenEventHandle, GPU_ERR_EVENT, &e->cu, h);
 }

@@ -62,12 +62,6 @@ struct gpu_event {
     bool timed;
 };
 
-/* Releases an event's driver object: every event kind's release (event.c, event_ipc.c). */
-cuabi_result gpu__event_release(const struct gpu__driver *drv, struct gpu__object *obj);
-
-/* Frees a device buffer's memory with cuMemFree: the release of every kind of buffer allocated (buffer.c, memory.c). */
-cuabi_result gpu__buffer_release(const struct gpu__driver *drv, struct gpu__object *obj);
-
 struct gpu_graph {
     struct gpu__object obj;
     cuabi_graph cu;

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """No import cycle in src/: in libgpushim.a, which object's undefined symbols
 each other object defines (nm), and no two objects that reach each other.
-src/sys/ may use nothing above it but error.c (the thread's error), and error.c
+src/sys/ may use nothing above it but status.c (the thread's error), and status.c
 nothing of src/sys/. Prints each cycle or layering break found; exit 1 if any. A module's assembly
 half (X_<cpu>.S beside X.c) counts as part of X.c: the two call each other.
 
@@ -60,12 +60,12 @@ def main():
     for a in objects:
         if a.startswith('sys_'):
             for b in sorted(uses.get(a, ())):
-                if not b.startswith('sys_') and not b.startswith('error.c'):
+                if not b.startswith('sys_') and not b.startswith('status.c'):
                     print(f'layering: {a} (src/sys) uses {b}')
                     bad += 1
     if bad:
         return 1
-    print(f'{len(objects)} objects, no import cycle, src/sys uses only error.c above it')
+    print(f'{len(objects)} objects, no import cycle, src/sys uses only status.c above it')
     return 0
 
 
