@@ -75,7 +75,7 @@ int main(void)
     rc = 0;
     for (unsigned i = 0; i < N; i++) {
         if (host[i] != 3.0f * (float)i) {
-            printf("quick_start: x[%u] = %g, want %g\n", i, host[i], 3.0f * (float)i);
+            fprintf(stderr, "quick_start: x[%u] = %g, want %g\n", i, host[i], 3.0f * (float)i);
             rc = 1;
             break;
         }
