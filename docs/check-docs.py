@@ -20,7 +20,10 @@ and name nothing it does not.
     STATUS and in README.md's exit status table, and no other;
   - every public header has a @file block, without which Doxygen documents
     none of its functions and so warns about none of them;
-  - the built pages render with no groff warning (where groff is installed).
+  - the built pages render with no groff warning (where groff is installed);
+  - each program README.md shows between <!-- example: PATH --> and
+    <!-- /example --> is the file PATH, byte for byte, and the quick start
+    (examples/quick_start/main.c) is one of them.
 
 usage: check-docs.py SOURCE_ROOT BUILT_PAGE...
 """
@@ -40,6 +43,33 @@ def section(page, name):
 def bold_words(text):
     """The first word of each .B / .BR line: what a page sets in bold."""
     return set(re.findall(r'^\.BR? "?([A-Za-z_][A-Za-z0-9_]*)', text, re.M))
+
+
+QUICK_START = 'examples/quick_start/main.c'
+
+
+def shown_programs(root, readme):
+    """Problems with the programs README.md shows: each block between
+    <!-- example: PATH --> markers must be PATH's bytes, and the quick start must be one."""
+    problems = []
+    markers = re.findall(r'^<!-- example: (\S+) -->$', readme, re.M)
+    blocks = re.findall(r'^<!-- example: (\S+) -->\n```c\n(.*?)^```\n<!-- /example -->$', readme, re.M | re.S)
+    if len(blocks) != len(markers):
+        problems.append('README.md: an <!-- example: PATH --> marker is not followed by one ```c block '
+                        'and <!-- /example -->')
+    if QUICK_START not in markers:
+        problems.append(f'README.md does not show {QUICK_START} between <!-- example: {QUICK_START} --> markers')
+    for path, code in blocks:
+        f = root / path
+        if not f.is_file():
+            problems.append(f'README.md shows {path}, which does not exist')
+            continue
+        want = f.read_bytes()
+        if code.encode() != want:
+            lines, shown = want.decode(errors='replace').split('\n'), code.split('\n')
+            line = next((i + 1 for i, (a, b) in enumerate(zip(lines, shown)) if a != b), min(len(lines), len(shown)))
+            problems.append(f'README.md: the block of {path} differs from the file, from its line {line}')
+    return problems
 
 
 def main():
@@ -131,6 +161,8 @@ def main():
     for h in sorted((root / 'include' / 'gpushim').glob('*.h')):
         if not re.search(r'[@\\]file\b', h.read_text()):
             problems.append(f'{h.relative_to(root)} has no @file block: Doxygen would skip it')
+
+    problems += shown_programs(root, readme)
 
     groff = shutil.which('groff')
     for page in built:

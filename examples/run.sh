@@ -8,7 +8,8 @@
 #   run.sh gpu    the real driver, the same binaries and the same checks
 # Each program's NEEDED libraries are checked too: libgpushim, never CUDA's or the fake.
 # Exits 0 when every check passed, 1 when one failed, 77 when the fake run left
-# out the examples with kernels because there is no nvcc (faults still runs).
+# out the examples with kernels in .cu files because there is no nvcc (quick_start
+# and faults still run).
 # Environment: NVCC (default: nvcc in PATH, else /usr/local/cuda/bin/nvcc), CC, PKG_CONFIG_PATH.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -47,6 +48,11 @@ if [ ! -x "$NVCC" ] && ! command -v "$NVCC" >/dev/null; then
 fi
 
 cd "$here"
+# quick_start carries its kernel's PTX in main.c, so it needs no nvcc.
+if built quick_start; then
+    expect "quick_start (README.md's example)" 0 "^quick_start: ok: 1000 floats times 3, $driver_seen" \
+        on "" quick_start/quick_start
+fi
 if [ -z "$skipped" ]; then
     if built vector_add; then
         expect "vector_add" 0 "^vector_add: ok: 1048579 elements, .*$driver_seen" \
@@ -71,7 +77,7 @@ if [ "$failures" -ne 0 ]; then
     exit 1
 fi
 if [ -n "$skipped" ]; then
-    echo "examples ($mode): faults passed; skipped for want of nvcc: $skipped"
+    echo "examples ($mode): quick_start and faults passed; skipped for want of nvcc: $skipped"
     exit 77
 fi
 echo "examples ($mode): all passed"
