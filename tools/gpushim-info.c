@@ -501,6 +501,9 @@ static void print_text(const struct info *in)
         if (r->stage != GPU_LOAD_OPEN)
             printf("  %s\n", r->message);
         print_attempts_text(r->attempts, r->attempt_count);
+        if (r->stage == GPU_LOAD_OPEN)
+            printf("  next: install NVIDIA's driver, which provides libcuda.so.1, or set GPUSHIM_LIBCUDA to a driver's "
+                   "file (libgpushim-fakecuda.so, installed with gpushim, simulates a GPU for tests)\n");
     } else {
         printf("driver: %s\n  CUDA %d.%d (%d)\n", r->file, r->driver_version / 1000, r->driver_version % 1000 / 10,
                r->driver_version);

@@ -156,7 +156,7 @@ static void *open_driver(void)
         return gpu__attempt_open_env(&tried, LIBCUDA_ENV, env, RTLD_NOW | RTLD_LOCAL);
     /* A driver the process already has (the CUDA runtime's, PyTorch's) is the one to share. */
     handle = gpu__attempt_open(&tried, LIBCUDA_SONAME, RTLD_NOW | RTLD_NOLOAD, LIBCUDA_SONAME " (already loaded)",
-                               LIBCUDA_SONAME " is not loaded in this process yet");
+                               LIBCUDA_SONAME " (already loaded): none in this process, so it is looked for on disk");
     if (handle)
         return handle;
     handle = gpu__attempt_open(&tried, LIBCUDA_SONAME, RTLD_NOW | RTLD_LOCAL, NULL, NULL);

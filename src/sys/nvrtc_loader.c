@@ -157,7 +157,7 @@ static void *open_nvrtc(char *opened_dir, size_t opened_size)
         char label[TEXT_MAX], why[TEXT_MAX];
 
         snprintf(label, sizeof(label), "%s (already loaded)", sonames[i]);
-        snprintf(why, sizeof(why), "%s is not loaded in this process yet", sonames[i]);
+        snprintf(why, sizeof(why), "%s (already loaded): none in this process, so it is looked for on disk", sonames[i]);
         handle = gpu__attempt_open(&tried, sonames[i], RTLD_NOW | RTLD_NOLOAD, label, why);
     }
     for (size_t i = 0; !handle && i < sizeof(sonames) / sizeof(sonames[0]); i++)
