@@ -20,11 +20,13 @@ ifneq ($(shell $(PKG_CONFIG) --exists gpushim && echo found),found)
 $(error pkg-config finds no gpushim: install it, or set PKG_CONFIG_PATH to the folder holding gpushim.pc)
 endif
 GPUSHIM_CFLAGS := $(shell $(PKG_CONFIG) --cflags gpushim)
-GPUSHIM_LIBS := $(shell $(PKG_CONFIG) --libs gpushim)
+# The library's folder as the run path too: a gpushim installed under a prefix is not where the
+# dynamic loader looks, and the program must start all the same.
+GPUSHIM_LIBS := $(shell $(PKG_CONFIG) --libs gpushim) -Wl,-rpath,$(shell $(PKG_CONFIG) --variable=libdir gpushim)
 endif
 # Only the host kernels need the fake's flags, so they are looked up only when built.
 FAKE_CFLAGS = $(shell $(PKG_CONFIG) --cflags gpushim-fakecuda)
-FAKE_LIBS = $(shell $(PKG_CONFIG) --libs gpushim-fakecuda)
+FAKE_LIBS = $(shell $(PKG_CONFIG) --libs gpushim-fakecuda) -Wl,-rpath,$(shell $(PKG_CONFIG) --variable=libdir gpushim-fakecuda)
 
 all: gpu fake
 gpu: $(PROGRAM) $(KERNELS:=.ptx)

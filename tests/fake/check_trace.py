@@ -292,7 +292,23 @@ for name, d in folders.items():
     if os.path.isfile(path) and not os.path.islink(path):
         check(os.stat(path).st_mode & 0o777 == 0o600, f"{name}: the trace's mode is {oct(os.stat(path).st_mode & 0o777)}")
         load(path)
-if ROOT:
+
+
+def reachable_by_others(path):
+    """Whether another user may walk to path: every folder above it searchable by others."""
+    parent = os.path.dirname(os.path.realpath(path))
+    while True:
+        if not os.stat(parent).st_mode & 0o001:
+            return False
+        if parent == "/":
+            return True
+        parent = os.path.dirname(parent)
+
+
+if ROOT and not reachable_by_others(TRACE):
+    # A build under root's 0700 home: the user could not start the program at all.
+    print(f"  (root, but {TRACE} is in a folder other users cannot enter: the run as another user is not tried)")
+elif ROOT:
     # As a user: root's link at the temporary name in a sticky folder, the user's own file as the victim.
     d = folders["sticky 1777"]
     path = os.path.join(d, "user.json")
