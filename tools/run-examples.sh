@@ -21,8 +21,7 @@ pc_file=$(find "$prefix" -name gpushim.pc -path '*/pkgconfig/*' | head -n 1)
 export PKG_CONFIG_PATH=$(dirname "$pc_file")
 command -v "${PKG_CONFIG:-pkg-config}" >/dev/null 2>&1 || { echo "run-examples.sh: no pkg-config (install pkg-config or pkgconf)"; exit 1; }
 PKG_CONFIG=${PKG_CONFIG:-pkg-config}
-LD_LIBRARY_PATH=$($PKG_CONFIG --variable=libdir gpushim)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export LD_LIBRARY_PATH
+# No LD_LIBRARY_PATH: the examples find the prefix's libgpushim by their run path, as a user's would.
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp -r "$root/examples" "$work/"
