@@ -544,6 +544,13 @@ bool fake_texture_sample(const struct fake_ctx *ctx, uint64_t tex, const float c
 bool fake_surface_access(const struct fake_ctx *ctx, uint64_t surf, const long long at[3], void *bytes, size_t size,
                          int boundary, bool write, char *why, size_t why_size);
 
+/*
+ * The level of detail tex.grad's gradients (of `n` coordinates) make for
+ * texture object `tex`: log2 of the longer gradient in texels of its first
+ * level; 0 for a texture without mipmaps (or no live texture).
+ */
+float fake_texture_gradient_lod(uint64_t tex, unsigned n, const float dx[3], const float dy[3]);
+
 /* Destroys the context's texture and surface objects; returns how many. */
 unsigned long fake_textures_reset(const struct fake_ctx *ctx);
 

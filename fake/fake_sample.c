@@ -331,6 +331,25 @@ bool fake_texture_sample(const struct fake_ctx *ctx, uint64_t tex, const float c
     return ok;
 }
 
+float fake_texture_gradient_lod(uint64_t tex, unsigned n, const float dx[3], const float dy[3])
+{
+    const struct fake_texture *t = fake_texture_find(tex, false);
+    const struct fake_array *a;
+    float lx = 0.0f, ly = 0.0f;
+
+    if (!t || t->res.type != CUABI_RESOURCE_TYPE_MIPMAPPED_ARRAY ||
+        !(a = fake_mipmap_level(fake_mipmap_find(t->res.res.mipmap.mipmap), t->view.first_mipmap_level)))
+        return 0.0f;
+    for (unsigned d = 0; d < n && d < 3; d++) {
+        size_t extent = d == 0 ? a->desc.width : d == 1 ? a->rows : a->slices;
+        float scale = t->desc.flags & CUABI_TRSF_NORMALIZED_COORDINATES ? (float)extent : 1.0f;
+
+        lx += dx[d] * scale * dx[d] * scale;
+        ly += dy[d] * scale * dy[d] * scale;
+    }
+    return lx > 0.0f || ly > 0.0f ? 0.5f * log2f(fmaxf(lx, ly)) : 0.0f;
+}
+
 /* ---- Surfaces ---- */
 
 /* at[] moved as the boundary mode says; false when the access is outside under ZERO (or TRAP). */

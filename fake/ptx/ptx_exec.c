@@ -25,7 +25,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "fake_internal.h"
 #include "ptx_internal.h"
+
+_Static_assert((int)SU_ZERO == (int)GPU_FAKE_BOUNDARY_ZERO && (int)SU_CLAMP == (int)GPU_FAKE_BOUNDARY_CLAMP &&
+                   (int)SU_TRAP == (int)GPU_FAKE_BOUNDARY_TRAP,
+               "suld/sust's boundary modes are gpu_fake_boundary's");
 
 enum {
     LOCAL_STACK = 16 * 1024,
@@ -1214,6 +1219,91 @@ static uint64_t call_vprintf(struct ptx_block *b, struct warp *w, unsigned l, co
 /* ---- A warp ---- */
 
 /* A full barrier of the host's memory (a locked instruction), in a form the thread sanitizer also follows. */
+/* ---- Textures and surfaces ---- */
+
+/*
+ * tex for lane l: the coordinates (a layered geometry's layer first, an
+ * integer), the level of detail (tex.level's, or what tex.grad's gradients
+ * make), read through fake_texture_sample() as host kernels read; four
+ * channels into the destination, an integer texture's as its integers, a
+ * float texture's as floats. False after a fault.
+ */
+static bool run_tex(struct ptx_block *b, struct warp *w, unsigned l, const struct ptx_inst *in)
+{
+    const struct ptx_opd *c = &in->o[2];
+    bool layered = in->geom == G_A1D || in->geom == G_A2D;
+    unsigned n = in->geom == G_A1D ? 1 : in->geom == G_A2D ? 2 : in->geom == G_3D ? 3 : in->geom;
+    float coords[3] = {0, 0, 0}, lod = 0.0f;
+    uint64_t handle = w->regs[(size_t)in->o[1].reg * PTX_WARP + l];
+    gpu_fake_texel t;
+    char why[200];
+
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t v = vec_elem(b, w, c, i + layered, l);
+
+        coords[i] = in->type2 == T_F32 ? f32_of(v) : (float)(int32_t)v;
+    }
+    if (layered)
+        coords[n] = (float)(int32_t)vec_elem(b, w, c, 0, l);
+    if (in->cmp == TX_LEVEL) {
+        lod = f32_of(val(b, w, &in->o[3], l));
+    } else if (in->cmp == TX_GRAD) {
+        float dx[3] = {0, 0, 0}, dy[3] = {0, 0, 0};
+
+        for (unsigned i = 0; i < n; i++) {
+            dx[i] = f32_of(vec_elem(b, w, &in->o[3], i, l));
+            dy[i] = f32_of(vec_elem(b, w, &in->o[4], i, l));
+        }
+        lod = fake_texture_gradient_lod(handle, n, dx, dy);
+    }
+    if (!fake_texture_sample(b->mem.ctx, handle, coords, lod, &t, why, sizeof(why))) {
+        fault(b, w, l, in, CUABI_ERROR_ILLEGAL_ADDRESS, "tex: %s", why);
+        return false;
+    }
+    for (unsigned i = 0; i < 4; i++)
+        put_reg(w, in->o[0].v[i], l, t.integer ? (uint64_t)(uint32_t)t.i[i] : bits_f32(t.f[i]));
+    return true;
+}
+
+/*
+ * suld.b / sust.b for lane l: x in bytes, then y, then z or the layer (a
+ * layered geometry gives its layer first), through fake_surface_access() in
+ * the instruction's boundary mode. False after a fault.
+ */
+static bool run_surface(struct ptx_block *b, struct warp *w, unsigned l, const struct ptx_inst *in)
+{
+    bool load = in->op == X_SULD;
+    const struct ptx_opd *c = &in->o[load ? 2 : 1], *v = &in->o[load ? 0 : 2];
+    bool layered = in->geom == G_A1D || in->geom == G_A2D;
+    unsigned n = in->geom == G_A1D ? 1 : in->geom == G_A2D ? 2 : in->geom == G_3D ? 3 : in->geom;
+    unsigned es = ptx_types[in->type].size;
+    long long at[3] = {0, 0, 0};
+    uint64_t handle = w->regs[(size_t)in->o[load ? 1 : 0].reg * PTX_WARP + l];
+    unsigned char bytes[32];
+    char why[200];
+
+    for (unsigned i = 0; i < n; i++)
+        at[i] = (int32_t)vec_elem(b, w, c, i + layered, l);
+    if (layered)
+        at[2] = (int32_t)vec_elem(b, w, c, 0, l);
+    for (unsigned i = 0; i < in->vec && !load; i++) {
+        uint64_t e = vec_elem(b, w, v, i, l);
+
+        memcpy(bytes + i * es, &e, es);
+    }
+    if (!fake_surface_access(b->mem.ctx, handle, at, bytes, (size_t)es * in->vec, in->cmp, !load, why, sizeof(why))) {
+        fault(b, w, l, in, CUABI_ERROR_ILLEGAL_ADDRESS, "%s: %s", load ? "suld" : "sust", why);
+        return false;
+    }
+    for (unsigned i = 0; i < in->vec && load; i++) {
+        uint64_t e = 0;
+
+        memcpy(&e, bytes + i * es, es);
+        put_reg(w, v->v[i], l, e);
+    }
+    return true;
+}
+
 static void host_fence(void)
 {
     static atomic_uint fence;
@@ -1893,6 +1983,20 @@ reschedule:
             EACH(active & ~g, l) w->pc[l] = pc + 1;
             goto reschedule;
         }
+        case X_TEX:
+            EACH(g, l) {
+                if (!run_tex(b, w, l, in))
+                    goto stopped;
+            }
+            break;
+        case X_SULD:
+        case X_SUST:
+            b->progress += in->op == X_SUST;
+            EACH(g, l) {
+                if (!run_surface(b, w, l, in))
+                    goto stopped;
+            }
+            break;
         case X_BAR:
             if (g) {
                 w->waiting |= g;

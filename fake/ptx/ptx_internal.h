@@ -49,7 +49,8 @@ enum ptx_opd_kind {
     O_REG,    /* reg */
     O_IMM,    /* imm: the value's bits */
     O_SREG,   /* a special register: imm is its enum ptx_sreg */
-    O_ADDR,   /* [base + imm]: base is a register (reg >= 0) or a symbol (sym >= 0) */
+    O_ADDR,   /* [base + imm]: base is a register (reg >= 0) or a symbol (sym >= 0); tex/suld/sust:
+                 [handle, {coordinates}], the handle's register, the coordinates the next operand */
     O_SYM,    /* a symbol's address as a value: sym */
     O_VEC,    /* {v[0], ..., v[n-1]}: registers, or ~index of a constant in imm (one only) */
     O_LABEL,  /* imm: instruction index */
@@ -95,7 +96,7 @@ enum ptx_op {
     X_SETP, X_SELP, X_CVT, X_SQRT, X_RSQRT, X_RCP, X_SIN, X_COS, X_LG2, X_EX2, X_TANH, X_COPYSIGN,
     X_BRA, X_CALL, X_RET, X_EXIT, X_BAR, X_BAR_WARP, X_MEMBAR, X_ATOM, X_RED,
     X_SHFL, X_VOTE, X_MATCH, X_ACTIVEMASK, X_REDUX, X_TRAP, X_TESTP, X_BFIND, X_SHF,
-    X_CLUSTER_ARRIVE, X_CLUSTER_WAIT, X_MAPA, X_NANOSLEEP, X_SET,
+    X_CLUSTER_ARRIVE, X_CLUSTER_WAIT, X_MAPA, X_NANOSLEEP, X_SET, X_TEX, X_SULD, X_SUST,
     X_COUNT
 };
 
@@ -122,18 +123,28 @@ enum { A_ADD, A_MIN, A_MAX, A_INC, A_DEC, A_AND, A_OR, A_XOR, A_EXCH, A_CAS };
 enum { SH_UP, SH_DOWN, SH_BFLY, SH_IDX };
 enum { V_ALL, V_ANY, V_UNI, V_BALLOT };
 
+/*
+ * Texture and surface instructions: the geometry; tex's form (a level of
+ * detail given, or gradients); suld/sust's boundary mode, numbered as
+ * gpu_fake_boundary numbers it.
+ */
+enum { G_NONE, G_1D, G_2D, G_3D, G_A1D, G_A2D };
+enum { TX_PLAIN, TX_LEVEL, TX_GRAD };
+enum { SU_ZERO, SU_CLAMP, SU_TRAP };
+
 struct ptx_inst {
     unsigned char op;       /* enum ptx_op */
     unsigned char type;     /* the instruction's type (cvt: the destination's) */
     unsigned char type2;    /* cvt: the source's type; setp: unused */
     unsigned char space;    /* ld/st/atom/cvta: enum ptx_space */
     unsigned char rnd;      /* rounding */
-    unsigned char cmp;      /* setp: C_*; atom: A_*; shfl: SH_*; vote: V_* */
+    unsigned char cmp;      /* setp: C_*; atom: A_*; shfl: SH_*; vote: V_*; tex: TX_*; suld/sust: SU_* */
     unsigned char boolop;   /* setp: B_*; bfe/bfi none */
     unsigned char vec;      /* ld/st: elements (1, 2, 4) */
     unsigned char nopd;
     unsigned char guard_neg;
     unsigned char fast;     /* F_*: a form the executor runs on whole registers */
+    unsigned char geom;     /* tex/suld/sust: G_* */
     uint16_t mods;
     int32_t guard;          /* a predicate register, or -1 */
     int32_t target;         /* bra: an instruction; call: a function index */

@@ -495,12 +495,28 @@ static const struct {
     {"vote", X_VOTE}, {"match", X_MATCH}, {"activemask", X_ACTIVEMASK}, {"redux", X_REDUX}, {"trap", X_TRAP},
     {"testp", X_TESTP}, {"bfind", X_BFIND}, {"shf", X_SHF}, {"prefetch", X_NOP},
     {"prefetchu", X_NOP}, {"nanosleep", X_NANOSLEEP}, {"mapa", X_MAPA}, {"set", X_SET}, {"griddepcontrol", X_NOP}, {"pmevent", X_NOP},
+    {"tex", X_TEX}, {"suld", X_SULD}, {"sust", X_SUST},
 };
 
 static const char *const cmp_names[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs",
                                         "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
 static const char *const atom_names[] = {"add", "min", "max", "inc", "dec", "and", "or", "xor", "exch", "cas"};
 static const char *const rnd_names[] = {"", "rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", "rna"};
+static const char *const geom_names[] = {"", "1d", "2d", "3d", "a1d", "a2d"};
+static const char *const boundary_names[] = {"zero", "clamp", "trap"};
+
+static bool image_op(unsigned op)
+{
+    return op == X_TEX || op == X_SULD || op == X_SUST;
+}
+
+/* The coordinates a geometry reads: x, y, z, the layer counted with them. */
+static unsigned geom_coords(unsigned geom)
+{
+    static const unsigned char n[] = {0, 1, 2, 3, 2, 3};
+
+    return n[geom];
+}
 
 /* Modifiers that change nothing the interpreter models (caching, ordering, scope, alignment). */
 static bool ignorable(const char *s, size_t len)
@@ -525,7 +541,7 @@ static bool decode_opcode(struct decoder *d, const char *s, size_t len, struct p
     size_t blen = dot ? (size_t)(dot - s) : len;
     unsigned ntypes = 0;
     enum ptx_type types[2] = {T_NONE, T_NONE};
-    bool found = false, cluster = false;
+    bool found = false, cluster = false, surface_b = false;
 
     for (size_t i = 0; i < sizeof(op_names) / sizeof(op_names[0]); i++)
         if (is(s, blen, op_names[i].name)) {
@@ -597,6 +613,21 @@ static bool decode_opcode(struct decoder *d, const char *s, size_t len, struct p
             in->cmp = is(m, ml, "l") ? 0 : 1;
         } else if (in->op == X_SHF && (is(m, ml, "wrap") || is(m, ml, "clamp"))) {
             in->boolop = is(m, ml, "wrap");
+        } else if (image_op(in->op) && !in->geom && ml <= 3 && (m[0] == 'a' || (m[0] >= '1' && m[0] <= '3'))) {
+            for (unsigned g = G_1D; g <= G_A2D && !in->geom; g++)
+                if (is(m, ml, geom_names[g]))
+                    in->geom = (unsigned char)g;
+            if (!in->geom)
+                return false; /* cube, acube, 2dms, a2dms */
+        } else if (in->op == X_TEX && in->cmp == 0xff && (is(m, ml, "level") || is(m, ml, "grad"))) {
+            in->cmp = is(m, ml, "level") ? TX_LEVEL : TX_GRAD;
+        } else if ((in->op == X_SULD || in->op == X_SUST) && is(m, ml, "b")) {
+            surface_b = true;
+        } else if ((in->op == X_SULD || in->op == X_SUST) && in->cmp == 0xff &&
+                   (is(m, ml, "zero") || is(m, ml, "clamp") || is(m, ml, "trap"))) {
+            for (unsigned c = 0; c < 3; c++)
+                if (is(m, ml, boundary_names[c]))
+                    in->cmp = (unsigned char)c;
         } else if (in->op == X_BAR && (is(m, ml, "warp"))) {
             in->op = X_BAR_WARP;
         } else if (in->op == X_BAR && is(m, ml, "cluster")) {
@@ -671,6 +702,20 @@ static bool decode_opcode(struct decoder *d, const char *s, size_t len, struct p
         return in->cmp != 0xff && ntypes == 1;
     case X_SHF:
         return in->cmp != 0xff && ntypes == 1 && ptx_types[in->type].size == 4;
+    case X_TEX:
+        /* tex.geom.v4.dtype.ctype: the float and 32-bit integer forms nvcc and NVRTC write */
+        if (in->cmp == 0xff)
+            in->cmp = TX_PLAIN;
+        return ntypes == 2 && in->geom && in->vec == 4 &&
+               (in->type == T_F32 || in->type == T_S32 || in->type == T_U32) &&
+               (in->type2 == T_F32 || in->type2 == T_S32);
+    case X_SULD:
+    case X_SUST:
+        /* suld.b / sust.b (unformatted): trap when no boundary mode is given, as PTX says */
+        if (in->cmp == 0xff)
+            in->cmp = SU_TRAP;
+        return ntypes == 1 && surface_b && in->geom && ptx_types[in->type].kind == K_BITS &&
+               ptx_types[in->type].size <= 8;
     case X_BRA:
     case X_CALL:
     case X_RET:
@@ -831,7 +876,8 @@ static bool read_operand(struct decoder *d, struct ptx_inst *in, struct ptx_opd 
     if (s[0] >= '0' && s[0] <= '9') {
         unsigned long long v;
         uint64_t bits;
-        enum ptx_type t = in->op == X_CVT || in->op == X_SET ? (enum ptx_type)in->type2 : (enum ptx_type)in->type;
+        enum ptx_type t = in->op == X_CVT || in->op == X_SET || in->op == X_TEX ? (enum ptx_type)in->type2
+                                                                                 : (enum ptx_type)in->type;
 
         o->kind = O_IMM;
         if (ptx_types[t].kind == K_FLOAT && in->op != X_SHFL && in->op != X_PRMT) {
@@ -984,6 +1030,45 @@ static bool is_value(const struct ptx_opd *o)
     return o->kind == O_REG || o->kind == O_IMM || o->kind == O_SREG || o->kind == O_SYM;
 }
 
+/*
+ * A texture or surface operand, [handle, {coordinates}], into two operands:
+ * the handle's register (an O_ADDR), then the coordinates (an O_VEC). A name
+ * that is no register is a texture or surface reference, which CUDA 12 no
+ * longer has; a separate sampler is the same references' form.
+ */
+static bool read_image_address(struct decoder *d, struct ptx_inst *in, const char *op, size_t oplen, unsigned line)
+{
+    struct ptx_opd *a = &in->o[in->nopd];
+    const char *s;
+    size_t len;
+    uint32_t index;
+    const struct name *n;
+
+    if (in->nopd + 2 > PTX_MAX_OPDS)
+        return errf(d, line, "too many operands");
+    memset(a, 0, sizeof(*a));
+    a->kind = O_ADDR;
+    a->reg = a->sym = a->v[0] = -1;
+    d->p++;
+    len = word(d, &s);
+    n = len ? name_find(d, s, len, &index) : NULL;
+    if (!n || n->kind == N_SYM || is(s, len, "_"))
+        return errf(d, line, "\"%.*s\" of texture or surface reference \"%.*s\": only texture and surface objects "
+                    "(a .u64 handle) run", (int)oplen, op, (int)len, s);
+    a->reg = (int32_t)index;
+    if (!accept(d, ','))
+        return errf(d, line, "expected , after the handle of \"%.*s\"", (int)oplen, op);
+    skip_space(d);
+    if (*d->p != '{')
+        return errf(d, line, "\"%.*s\" with a separate sampler: only texture objects run", (int)oplen, op);
+    if (!read_operand(d, in, &in->o[in->nopd + 1], line))
+        return false;
+    if (!accept(d, ']'))
+        return errf(d, line, "expected ] after the coordinates of \"%.*s\"", (int)oplen, op);
+    in->nopd += 2;
+    return true;
+}
+
 /* Operand counts of the instructions whose operands are a register, then values. */
 static const unsigned char value_shape[X_COUNT] = {
     [X_NEG] = 2, [X_ABS] = 2, [X_NOT] = 2, [X_CNOT] = 2, [X_POPC] = 2, [X_CLZ] = 2, [X_BREV] = 2,
@@ -993,6 +1078,12 @@ static const unsigned char value_shape[X_COUNT] = {
     [X_COPYSIGN] = 3, [X_MATCH] = 3, [X_REDUX] = 3, [X_MAD] = 4, [X_FMA] = 4, [X_BFE] = 4, [X_PRMT] = 4,
     [X_SELP] = 4, [X_SHF] = 4, [X_BFI] = 5, [X_SHFL] = 5, [X_ACTIVEMASK] = 1, [X_MAPA] = 3,
 };
+
+/* A texture or surface operand read by read_image_address(), with the coordinates its geometry needs. */
+static bool image_fits(const struct ptx_inst *in, const struct ptx_opd *handle, const struct ptx_opd *coords)
+{
+    return handle->kind == O_ADDR && handle->reg >= 0 && coords->kind == O_VEC && coords->n >= geom_coords(in->geom);
+}
 
 /* Whether the operands fit the instruction, so that the executor needs no checks. */
 static bool operands_fit(const struct ptx_inst *in)
@@ -1036,6 +1127,15 @@ static bool operands_fit(const struct ptx_inst *in)
     case X_SETP:
     case X_SET:
         return (n == 3 || (n == 4 && in->boolop != B_NONE)) && is_reg(&o[0]) && srcs;
+    case X_TEX:
+        return o[0].kind == O_VEC && o[0].n == 4 && image_fits(in, &o[1], &o[2]) &&
+               ((in->cmp == TX_PLAIN && n == 3) || (in->cmp == TX_LEVEL && n == 4 && is_value(&o[3])) ||
+                (in->cmp == TX_GRAD && n == 5 && o[3].kind == O_VEC && o[4].kind == O_VEC &&
+                 o[3].n >= geom_coords(in->geom) && o[4].n >= geom_coords(in->geom)));
+    case X_SULD:
+        return n == 3 && o[0].kind == O_VEC && o[0].n == in->vec && image_fits(in, &o[1], &o[2]);
+    case X_SUST:
+        return n == 3 && image_fits(in, &o[0], &o[1]) && o[2].kind == O_VEC && o[2].n == in->vec;
     case X_CVT:
         /* cvt.rn.f16x2.f32 d, a, b packs two: a in the upper half */
         return is_reg(&o[0]) && srcs &&
@@ -1123,6 +1223,12 @@ static bool read_instruction(struct decoder *d, int32_t guard, bool guard_neg, u
         do {
             if (in->nopd == PTX_MAX_OPDS)
                 return errf(d, line, "too many operands");
+            skip_space(d);
+            if (image_op(in->op) && *d->p == '[') {
+                if (!read_image_address(d, in, s, len, line))
+                    return false;
+                continue;
+            }
             if (!read_operand(d, in, &in->o[in->nopd], line))
                 return false;
             in->nopd++;
