@@ -93,6 +93,9 @@ static void ctx_reset(struct fake_ctx *c)
     unsigned long freed = fake_streams_reset(c) + fake_modules_reset(c) + fake_textures_reset(c) +
                           fake_arrays_reset(c) + fake_memory_reset(c->device);
 
+    c->id = 0; /* retained again, it is a new context, with an ID of its own */
+    c->cache_config = 0;
+
     fake.anomalies[GPU_FAKE_ANOMALY_RELEASE_FREED] += freed;
     for (int i = 0; i < fake.device_count; i++) {
         c->peer_enabled[i] = false;
@@ -441,6 +444,45 @@ cuabi_result cuCtxGetStreamPriorityRange(int *least, int *greatest)
         *least = FAKE_PRIORITY_LEAST;
     if (rc == CUABI_SUCCESS && greatest)
         *greatest = FAKE_PRIORITY_GREATEST;
+    return fake_end(rc);
+}
+
+/*
+ * A context's unique ID: numbered at the first ask, from the counter that
+ * numbers streams too, so that no two contexts ever share one in a process.
+ */
+cuabi_result cuCtxGetId(cuabi_context ctx, unsigned long long *id)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuCtxGetId, true);
+    struct fake_ctx *c = NULL;
+
+    if (rc == CUABI_SUCCESS && !id)
+        rc = CUABI_ERROR_INVALID_VALUE;
+    else if (rc == CUABI_SUCCESS && !ctx)
+        rc = fake_need_ctx(&c);
+    else if (rc == CUABI_SUCCESS && !(c = fake_ctx_from(ctx)))
+        rc = CUABI_ERROR_INVALID_CONTEXT;
+    if (rc == CUABI_SUCCESS) {
+        if (!c->id)
+            c->id = ++fake.last_id;
+        *id = c->id;
+    }
+    return fake_end(rc);
+}
+
+/* The primary context's flags (kept while it is inactive too) and whether it is retained. */
+cuabi_result cuDevicePrimaryCtxGetState(cuabi_device dev, unsigned int *flags, int *active)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuDevicePrimaryCtxGetState, true);
+
+    if (rc == CUABI_SUCCESS && !fake_device_valid(dev))
+        rc = CUABI_ERROR_INVALID_DEVICE;
+    else if (rc == CUABI_SUCCESS && (!flags || !active))
+        rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc == CUABI_SUCCESS) {
+        *flags = fake.devices[dev].ctx.flags;
+        *active = fake.devices[dev].ctx.retains > 0;
+    }
     return fake_end(rc);
 }
 

@@ -198,6 +198,82 @@ cuabi_result cuMemcpyPeerAsync(cuabi_deviceptr dst, cuabi_context dst_ctx, cuabi
     return fake_end(rc);
 }
 
+/*
+ * A unified address as cuMemcpy reads it: device memory when an allocation
+ * holds it (managed memory at its host address included), or when it lies in
+ * the fake's device range, where check_copy() refuses it unless allocated;
+ * any other address is host memory, pageable or page-locked, as with unified
+ * addressing on the real driver.
+ */
+static void unified_side(cuabi_deviceptr p, uint64_t *device, const void **host)
+{
+    if (p && (p >= FAKE_ADDR_BASE || fake_alloc_find(p, 1)))
+        *device = p;
+    else
+        *host = (const void *)(uintptr_t)p;
+}
+
+static struct fake_copy unified_copy(cuabi_deviceptr dst, cuabi_deviceptr src, size_t bytes)
+{
+    struct fake_copy c = {.bytes = bytes};
+    const void *host_dst = NULL;
+
+    unified_side(dst, &c.dst, &host_dst);
+    unified_side(src, &c.src, &c.host_src);
+    c.host_dst = (void *)(uintptr_t)host_dst;
+    return c;
+}
+
+/* Either direction, host or device on each side: a legacy-stream operation like cuMemcpyHtoD_v2. */
+cuabi_result cuMemcpy(cuabi_deviceptr dst, cuabi_deviceptr src, size_t bytes)
+{
+    struct fake_copy c = unified_copy(dst, src, bytes);
+
+    return copy_sync(FAKE_E_cuMemcpy, &c);
+}
+
+cuabi_result cuMemcpyAsync(cuabi_deviceptr dst, cuabi_deviceptr src, size_t bytes, cuabi_stream stream)
+{
+    struct fake_copy c = unified_copy(dst, src, bytes);
+
+    return copy_async(FAKE_E_cuMemcpyAsync, &c, stream);
+}
+
+/*
+ * cuMemcpyPeerAsync's checks, done now: ordered after the legacy stream's
+ * work of the current context and of both contexts (the driver serialises it
+ * with all three), and finished before it returns.
+ */
+cuabi_result cuMemcpyPeer(cuabi_deviceptr dst, cuabi_context dst_ctx, cuabi_deviceptr src, cuabi_context src_ctx,
+                          size_t bytes)
+{
+    struct fake_copy c = {.dst = dst, .src = src, .bytes = bytes, .peer = true};
+    cuabi_result rc = fake_begin(FAKE_E_cuMemcpyPeer, true);
+    struct fake_ctx *cur = NULL, *dc = NULL, *sc = NULL;
+
+    if (rc == CUABI_SUCCESS)
+        rc = fake_need_ctx(&cur);
+    if (rc == CUABI_SUCCESS) {
+        struct fake_alloc *da = fake_alloc_find(dst, bytes), *sa = fake_alloc_find(src, bytes);
+
+        dc = fake_ctx_from(dst_ctx);
+        sc = fake_ctx_from(src_ctx);
+        if (!dc || !sc)
+            rc = CUABI_ERROR_INVALID_CONTEXT;
+        else if (bytes && (!da || !sa || da->device != dc->device || sa->device != sc->device))
+            rc = CUABI_ERROR_INVALID_VALUE;
+    }
+    if (rc == CUABI_SUCCESS)
+        rc = fake_legacy_sync(cur);
+    if (rc == CUABI_SUCCESS && dc != cur)
+        rc = fake_legacy_sync(dc);
+    if (rc == CUABI_SUCCESS && sc != cur && sc != dc)
+        rc = fake_legacy_sync(sc);
+    if (rc == CUABI_SUCCESS && bytes && !fake_copy_run(&c))
+        rc = CUABI_ERROR_INVALID_VALUE;
+    return fake_end(rc);
+}
+
 /* ---- Fills ---- */
 
 /* The bytes a fill spans, first row to the end of the last; SIZE_MAX when that overflows. */

@@ -70,11 +70,14 @@ cuabi_result cuEventDestroy_v2(cuabi_event event)
     return fake_end(rc);
 }
 
-cuabi_result cuEventRecord(cuabi_event event, cuabi_stream stream)
+/* cuEventRecord, and cuEventRecordWithFlags with flags it accepts. */
+static cuabi_result event_record(enum fake_entry entry, cuabi_event event, cuabi_stream stream, unsigned flags)
 {
-    cuabi_result rc = fake_begin(FAKE_E_cuEventRecord, true);
+    cuabi_result rc = fake_begin(entry, true);
     struct fake_stream *s = NULL;
 
+    if (rc == CUABI_SUCCESS && (flags & ~(unsigned)CUABI_EVENT_RECORD_EXTERNAL))
+        rc = CUABI_ERROR_INVALID_VALUE;
     if (rc == CUABI_SUCCESS)
         rc = fake_stream_for_work(stream, &s);
     if (rc == CUABI_SUCCESS) {
@@ -94,6 +97,21 @@ cuabi_result cuEventRecord(cuabi_event event, cuabi_stream stream)
             fake_ipc_event_recorded(e);
     }
     return fake_end(rc);
+}
+
+cuabi_result cuEventRecord(cuabi_event event, cuabi_stream stream)
+{
+    return event_record(FAKE_E_cuEventRecord, event, stream, 0);
+}
+
+/*
+ * CU_EVENT_RECORD_EXTERNAL only changes what a capture records (an event
+ * record node rather than an internal dependency); the fake's captures
+ * record a record either way, so it is a plain record here.
+ */
+cuabi_result cuEventRecordWithFlags(cuabi_event event, cuabi_stream stream, unsigned int flags)
+{
+    return event_record(FAKE_E_cuEventRecordWithFlags, event, stream, flags);
 }
 
 static bool event_done(const struct fake_event *e)

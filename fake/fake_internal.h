@@ -120,6 +120,8 @@ struct fake_op {
         struct {
             cuabi_host_fn fn;
             void *user_data;
+            cuabi_stream_callback callback; /* cuStreamAddCallback's, called instead of fn when set */
+            cuabi_stream handle;            /* the stream as the client named it, told to the callback */
         } host;
         struct fake_event *event; /* RECORD and WAIT */
         struct {
@@ -154,6 +156,7 @@ struct fake_stream {
     int priority;        /* cuStreamCreateWithPriority's, clamped */
     bool per_thread;     /* a thread's per-thread default stream (fake_per_thread.c): not the client's */
     uint64_t owner;      /* that thread's number; 0 once it exited with work still queued */
+    uint64_t id;         /* cuStreamGetId's, numbered at the first ask; 0 until then */
 };
 
 struct fake_event {
@@ -177,6 +180,8 @@ struct fake_ctx {
     struct fake_ctx *next_created;
     struct fake_stream legacy;
     bool peer_enabled[FAKE_MAX_DEVICES];
+    uint64_t id;               /* cuCtxGetId's, numbered at the first ask; 0 until then */
+    unsigned cache_config;     /* cuCtxSetCacheConfig's CUfunc_cache */
 };
 
 struct fake_device {
@@ -266,6 +271,7 @@ struct fake_state {
 
     uint64_t seq;
     uint64_t clock_ns;
+    uint64_t last_id;     /* the last stream or context ID handed out (cuStreamGetId, cuCtxGetId) */
     bool gate_closed;
     bool lenient_context; /* stream work needs no current context, as on the real driver (gpu_fake_strict_context()) */
 };

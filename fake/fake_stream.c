@@ -153,7 +153,10 @@ static void run_op(struct fake_stream *s, struct fake_op *op)
         s->running_seq = op->seq;
         fake_in_callback = true;
         pthread_mutex_unlock(&fake.lock);
-        op->u.host.fn(op->u.host.user_data);
+        if (op->u.host.callback)
+            op->u.host.callback(op->u.host.handle, s->fault, op->u.host.user_data); /* the fault so far */
+        else
+            op->u.host.fn(op->u.host.user_data);
         pthread_mutex_lock(&fake.lock);
         fake_in_callback = false;
         s->running_seq = 0;
@@ -689,6 +692,109 @@ cuabi_result cuLaunchHostFunc(cuabi_stream stream, cuabi_host_fn fn, void *user_
             op->u.host.user_data = user_data;
             rc = fake_enqueue(s, op);
         }
+    }
+    return fake_end(rc);
+}
+
+/*
+ * A callback after the stream's earlier work, told the stream as the client
+ * named it and the stream's error: CUDA_SUCCESS, or the fault its work met
+ * (a persistent error on the real driver). Flags must be 0. A capturing
+ * stream refuses it, as the driver does (a callback is no graph node; use
+ * cuLaunchHostFunc), and the capture is invalidated.
+ */
+cuabi_result cuStreamAddCallback(cuabi_stream stream, cuabi_stream_callback callback, void *user_data,
+                                 unsigned int flags)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuStreamAddCallback, true);
+    struct fake_stream *s = NULL;
+    struct fake_op *op = NULL;
+
+    if (rc == CUABI_SUCCESS)
+        rc = fake_stream_for_work(stream, &s);
+    if (rc == CUABI_SUCCESS && (!callback || flags))
+        rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc == CUABI_SUCCESS && s->capture != FAKE_CAPTURE_NONE) {
+        s->capture = FAKE_CAPTURE_INVALIDATED;
+        rc = CUABI_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    }
+    if (rc == CUABI_SUCCESS && !(op = fake_op_new(FAKE_OP_HOST_FN)))
+        rc = CUABI_ERROR_OUT_OF_MEMORY;
+    if (rc == CUABI_SUCCESS) {
+        op->u.host.callback = callback;
+        op->u.host.user_data = user_data;
+        op->u.host.handle = stream;
+        rc = fake_enqueue(s, op);
+    }
+    return fake_end(rc);
+}
+
+/* ---- What a stream says of itself ---- */
+
+/* The stream's context; the default streams' is the current one. A live stream needs no current context. */
+cuabi_result cuStreamGetCtx(cuabi_stream stream, cuabi_context *ctx)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuStreamGetCtx, true);
+    struct fake_stream *s = NULL;
+
+    if (rc == CUABI_SUCCESS && !ctx)
+        rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc == CUABI_SUCCESS)
+        rc = fake_stream_get(stream, &s);
+    if (rc == CUABI_SUCCESS)
+        *ctx = (cuabi_context)(void *)s->ctx;
+    return fake_end(rc);
+}
+
+/* As cuStreamGetCtx: the fake has no green contexts, so `green` is always NULL. */
+cuabi_result cuStreamGetCtx_v2(cuabi_stream stream, cuabi_context *ctx, cuabi_green_ctx *green)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuStreamGetCtx_v2, true);
+    struct fake_stream *s = NULL;
+
+    if (rc == CUABI_SUCCESS && (!ctx || !green))
+        rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc == CUABI_SUCCESS)
+        rc = fake_stream_get(stream, &s);
+    if (rc == CUABI_SUCCESS) {
+        *ctx = (cuabi_context)(void *)s->ctx;
+        *green = NULL;
+    }
+    return fake_end(rc);
+}
+
+/* The flags it was created with; a default stream's are 0. */
+cuabi_result cuStreamGetFlags(cuabi_stream stream, unsigned int *flags)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuStreamGetFlags, true);
+    struct fake_stream *s = NULL;
+
+    if (rc == CUABI_SUCCESS && !flags)
+        rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc == CUABI_SUCCESS)
+        rc = fake_stream_get(stream, &s);
+    if (rc == CUABI_SUCCESS)
+        *flags = s->legacy || s->per_thread ? 0 : s->flags;
+    return fake_end(rc);
+}
+
+/*
+ * A unique ID of the stream in the process: numbered at the first ask, from
+ * a counter no stream or context shares, so two streams never have one alike.
+ */
+cuabi_result cuStreamGetId(cuabi_stream stream, unsigned long long *id)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuStreamGetId, true);
+    struct fake_stream *s = NULL;
+
+    if (rc == CUABI_SUCCESS && !id)
+        rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc == CUABI_SUCCESS)
+        rc = fake_stream_get(stream, &s);
+    if (rc == CUABI_SUCCESS) {
+        if (!s->id)
+            s->id = ++fake.last_id;
+        *id = s->id;
     }
     return fake_end(rc);
 }

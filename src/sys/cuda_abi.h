@@ -49,6 +49,13 @@ typedef struct cuabi_graph_st *cuabi_graph;
 typedef struct cuabi_graph_exec_st *cuabi_graph_exec;
 typedef struct cuabi_graph_node_st *cuabi_graph_node;
 typedef void (*cuabi_host_fn)(void *user_data);
+/* CUstreamCallback: cuStreamAddCallback's, told the stream and its status. */
+typedef void (*cuabi_stream_callback)(cuabi_stream stream, cuabi_result status, void *user_data);
+typedef struct cuabi_green_ctx_st *cuabi_green_ctx;
+enum {
+    CUABI_EVENT_RECORD_DEFAULT = 0x0,
+    CUABI_EVENT_RECORD_EXTERNAL = 0x1,
+};
 
 /* CUDA's enums hold only non-negative values, so gcc and clang give them the
  * type unsigned int; declaring them so keeps the prototypes compatible. */

@@ -155,3 +155,22 @@ GPU__FAKE_ENTRY(cuSurfObjectGetResourceDesc, (cuabi_resource_desc *res, cuabi_su
 /* Page-locked host memory: its device address and flags. */
 GPU__FAKE_ENTRY(cuMemHostGetDevicePointer_v2, (cuabi_deviceptr *ptr, void *host, unsigned int flags))
 GPU__FAKE_ENTRY(cuMemHostGetFlags, (unsigned int *flags, void *host))
+
+/* Copies between unified addresses, and the synchronous peer copy. */
+GPU__FAKE_ENTRY(cuMemcpy, (cuabi_deviceptr dst, cuabi_deviceptr src, size_t bytes))
+GPU__FAKE_ENTRY(cuMemcpyAsync, (cuabi_deviceptr dst, cuabi_deviceptr src, size_t bytes, cuabi_stream stream))
+GPU__FAKE_ENTRY(cuMemcpyPeer, (cuabi_deviceptr dst, cuabi_context dst_ctx, cuabi_deviceptr src,
+                               cuabi_context src_ctx, size_t bytes))
+
+/* What a stream, a context and a primary context say of themselves. */
+GPU__FAKE_ENTRY(cuStreamGetCtx, (cuabi_stream stream, cuabi_context *ctx))
+GPU__FAKE_ENTRY(cuStreamGetCtx_v2, (cuabi_stream stream, cuabi_context *ctx, cuabi_green_ctx *green))
+GPU__FAKE_ENTRY(cuStreamGetFlags, (cuabi_stream stream, unsigned int *flags))
+GPU__FAKE_ENTRY(cuStreamGetId, (cuabi_stream stream, unsigned long long *id))
+GPU__FAKE_ENTRY(cuCtxGetId, (cuabi_context ctx, unsigned long long *id))
+GPU__FAKE_ENTRY(cuDevicePrimaryCtxGetState, (cuabi_device dev, unsigned int *flags, int *active))
+
+/* Stream callbacks and records with flags. */
+GPU__FAKE_ENTRY(cuStreamAddCallback, (cuabi_stream stream, cuabi_stream_callback callback, void *user_data,
+                                      unsigned int flags))
+GPU__FAKE_ENTRY(cuEventRecordWithFlags, (cuabi_event event, cuabi_stream stream, unsigned int flags))

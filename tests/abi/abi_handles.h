@@ -11,6 +11,7 @@
 #define cuabi_mod_st CUmod_st
 #define cuabi_func_st CUfunc_st
 #define cuabi_stream_st CUstream_st
+#define cuabi_green_ctx_st CUgreenCtx_st
 #define cuabi_event_st CUevent_st
 #define cuabi_graph_st CUgraph_st
 #define cuabi_graph_exec_st CUgraphExec_st
