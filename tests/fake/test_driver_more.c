@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Host-side driver calls that CUDA programs make often, called directly as
+ * such a program calls them. One case per process (argv[1]).
+ *
+ *   copies     cuMemcpy and cuMemcpyAsync between unified addresses in every
+ *              direction, cuMemcpyPeer between two devices' contexts; their
+ *              errors
+ *   queries    cuStreamGetCtx (and _v2), cuStreamGetFlags, cuStreamGetId,
+ *              cuCtxGetId, cuDevicePrimaryCtxGetState; their errors
+ *   callbacks  cuStreamAddCallback after earlier work, told the stream and
+ *              status; cuEventRecordWithFlags; their errors
+ *   sweep      each driver call of those operations failed in turn: nothing
+ *              is left alive
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "fake_test.h"
+
+#define CU_OK(call) assert_int_equal((call), CUABI_SUCCESS)
+
+static cuabi_context retain_current(int device)
+{
+    cuabi_context ctx = NULL;
+
+    CU_OK(cuInit(0));
+    CU_OK(cuDevicePrimaryCtxRetain(&ctx, device));
+    CU_OK(cuCtxSetCurrent(ctx));
+    return ctx;
+}
+
+static void copies(void **state)
+{
+    enum { N = 256 };
+    unsigned char in[N], out[N];
+    cuabi_context c0, c1;
+    cuabi_deviceptr a = 0, b = 0, p1 = 0;
+    cuabi_stream s = NULL;
+
+    (void)state;
+    for (int i = 0; i < N; i++)
+        in[i] = (unsigned char)(i * 3 + 1);
+    c1 = retain_current(1);
+    CU_OK(cuMemAlloc_v2(&p1, N));
+    c0 = retain_current(0);
+    CU_OK(cuMemAlloc_v2(&a, N));
+    CU_OK(cuMemAlloc_v2(&b, N));
+    /* Host to device, device to device, device to host: the addresses say which. */
+    CU_OK(cuMemcpy(a, (cuabi_deviceptr)(uintptr_t)in, N));
+    CU_OK(cuMemcpy(b, a, N));
+    memset(out, 0, N);
+    CU_OK(cuMemcpy((cuabi_deviceptr)(uintptr_t)out, b, N));
+    assert_memory_equal(in, out, N);
+    /* Host to host too, as unified addressing allows. */
+    memset(out, 0, N);
+    CU_OK(cuMemcpy((cuabi_deviceptr)(uintptr_t)out, (cuabi_deviceptr)(uintptr_t)in, N));
+    assert_memory_equal(in, out, N);
+    /* Asynchronous: nothing read back until the stream ran. */
+    CU_OK(cuStreamCreate(&s, 0));
+    CU_OK(cuMemsetD8_v2(a, 0, N));
+    CU_OK(cuMemcpyAsync(a + 16, (cuabi_deviceptr)(uintptr_t)in, 32, s));
+    memset(out, 0xee, N);
+    CU_OK(cuMemcpyAsync((cuabi_deviceptr)(uintptr_t)out, a, N, s));
+    CU_OK(cuStreamSynchronize(s));
+    for (int i = 0; i < N; i++)
+        assert_int_equal(out[i], i >= 16 && i < 48 ? in[i - 16] : 0);
+    CU_OK(cuMemcpyAsync(b, a, N, NULL));
+    /* Errors: past an allocation's end, an unallocated device address, NULL, a bad stream. */
+    assert_int_equal(cuMemcpy(a + 1, b, N), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuMemcpy(b, 0xa0000000000ull + 0x7000000000000ull, 16), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuMemcpy(0, a, 16), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuMemcpyAsync(a, b, 16, (cuabi_stream)(uintptr_t)0x1234), CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuMemcpy(a, p1, 16), CUABI_ERROR_INVALID_VALUE); /* device 1's, no peer access */
+    CU_OK(cuMemcpy(a, b, 0));
+    /* Peer: each address its own context's device's. */
+    CU_OK(cuMemcpyPeer(p1, c1, a, c0, N));
+    memset(out, 0, N);
+    CU_OK(cuCtxSetCurrent(c1));
+    CU_OK(cuMemcpyDtoH_v2(out, p1, N));
+    CU_OK(cuCtxSetCurrent(c0));
+    for (int i = 0; i < N; i++)
+        assert_int_equal(out[i], i >= 16 && i < 48 ? in[i - 16] : 0);
+    assert_int_equal(cuMemcpyPeer(p1, c0, a, c0, N), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuMemcpyPeer(p1, (cuabi_context)(uintptr_t)0x99, a, c0, N), CUABI_ERROR_INVALID_CONTEXT);
+    assert_int_equal(cuMemcpyPeer(p1, c1, a, c0, N + 1), CUABI_ERROR_INVALID_VALUE);
+    CU_OK(cuStreamDestroy_v2(s));
+    CU_OK(cuMemFree_v2(a));
+    CU_OK(cuMemFree_v2(b));
+    CU_OK(cuCtxSetCurrent(NULL));
+    assert_int_equal(cuMemcpy((cuabi_deviceptr)(uintptr_t)out, (cuabi_deviceptr)(uintptr_t)in, N),
+                     CUABI_ERROR_INVALID_CONTEXT);
+    assert_int_equal(cuMemcpyPeer(p1, c1, p1, c1, N), CUABI_ERROR_INVALID_CONTEXT);
+    CU_OK(cuDevicePrimaryCtxRelease_v2(1));
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_DEVICE_ALLOCS), 0);
+}
+
+static void queries(void **state)
+{
+    cuabi_context c0 = NULL, mine = NULL, got = NULL;
+    cuabi_green_ctx green = (cuabi_green_ctx)(uintptr_t)1;
+    cuabi_stream s = NULL, t = NULL;
+    unsigned flags = 99;
+    unsigned long long id_s = 0, id_t = 0, id_l = 0, again = 0, ctx_a = 0, ctx_b = 0, ctx_again = 0;
+    int active = -1;
+
+    (void)state;
+    CU_OK(cuInit(0));
+    /* A primary context not yet retained: inactive, flags 0. */
+    CU_OK(cuDevicePrimaryCtxGetState(0, &flags, &active));
+    assert_int_equal(flags, 0);
+    assert_int_equal(active, 0);
+    c0 = retain_current(0);
+    CU_OK(cuCtxSetFlags(4));
+    CU_OK(cuDevicePrimaryCtxGetState(0, &flags, &active));
+    assert_int_equal(flags, 4);
+    assert_int_equal(active, 1);
+    assert_int_equal(cuDevicePrimaryCtxGetState(9, &flags, &active), CUABI_ERROR_INVALID_DEVICE);
+    assert_int_equal(cuDevicePrimaryCtxGetState(0, NULL, &active), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuDevicePrimaryCtxGetState(0, &flags, NULL), CUABI_ERROR_INVALID_VALUE);
+
+    CU_OK(cuStreamCreate(&s, CUABI_STREAM_NON_BLOCKING));
+    CU_OK(cuStreamCreate(&t, 0));
+    CU_OK(cuStreamGetCtx(s, &got));
+    assert_ptr_equal(got, c0);
+    got = NULL;
+    CU_OK(cuStreamGetCtx(NULL, &got));
+    assert_ptr_equal(got, c0);
+    got = NULL;
+    CU_OK(cuStreamGetCtx_v2(t, &got, &green));
+    assert_ptr_equal(got, c0);
+    assert_null(green);
+    CU_OK(cuStreamGetFlags(s, &flags));
+    assert_int_equal(flags, CUABI_STREAM_NON_BLOCKING);
+    CU_OK(cuStreamGetFlags(t, &flags));
+    assert_int_equal(flags, 0);
+    CU_OK(cuStreamGetFlags(CUABI_STREAM_LEGACY, &flags));
+    assert_int_equal(flags, 0);
+    /* IDs: distinct, and the same at every ask. */
+    CU_OK(cuStreamGetId(s, &id_s));
+    CU_OK(cuStreamGetId(t, &id_t));
+    CU_OK(cuStreamGetId(NULL, &id_l));
+    CU_OK(cuStreamGetId(s, &again));
+    assert_true(id_s != 0 && id_t != 0 && id_l != 0);
+    assert_true(id_s != id_t && id_s != id_l && id_t != id_l);
+    assert_true(again == id_s);
+    CU_OK(cuCtxGetId(NULL, &ctx_a));
+    CU_OK(cuCtxGetId(c0, &ctx_again));
+    assert_true(ctx_a == ctx_again);
+    /* A created context: its own ID; the stream of another context says its context, not the current one. */
+    CU_OK(cuCtxCreate_v2(&mine, 0, 0));
+    CU_OK(cuCtxGetId(mine, &ctx_b));
+    assert_true(ctx_b != ctx_a);
+    CU_OK(cuStreamGetCtx(s, &got));
+    assert_ptr_equal(got, c0);
+    CU_OK(cuCtxDestroy_v2(mine));
+    assert_int_equal(cuCtxGetId(mine, &ctx_b), CUABI_ERROR_INVALID_CONTEXT);
+    CU_OK(cuCtxSetCurrent(c0));
+    /* Errors. */
+    assert_int_equal(cuStreamGetCtx(s, NULL), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamGetCtx_v2(s, &got, NULL), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamGetFlags(s, NULL), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamGetId(s, NULL), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuCtxGetId(c0, NULL), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuCtxGetId((cuabi_context)(uintptr_t)0x99, &ctx_b), CUABI_ERROR_INVALID_CONTEXT);
+    CU_OK(cuStreamDestroy_v2(t));
+    assert_int_equal(cuStreamGetCtx(t, &got), CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuStreamGetFlags(t, &flags), CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuStreamGetId(t, &id_t), CUABI_ERROR_INVALID_HANDLE);
+    CU_OK(cuStreamDestroy_v2(s));
+    CU_OK(cuCtxSetCurrent(NULL));
+    assert_int_equal(cuStreamGetCtx(NULL, &got), CUABI_ERROR_INVALID_CONTEXT);
+    assert_int_equal(cuCtxGetId(NULL, &ctx_b), CUABI_ERROR_INVALID_CONTEXT);
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+    CU_OK(cuDevicePrimaryCtxGetState(0, &flags, &active));
+    assert_int_equal(active, 0);
+}
+
+struct told {
+    cuabi_stream stream;
+    cuabi_result status;
+    int calls;
+    unsigned char seen;
+    const unsigned char *watch;
+};
+
+static void on_done(cuabi_stream stream, cuabi_result status, void *user_data)
+{
+    struct told *t = user_data;
+
+    t->stream = stream;
+    t->status = status;
+    t->seen = *t->watch;
+    t->calls++;
+}
+
+static void callbacks(void **state)
+{
+    static unsigned char host[64];
+    static const unsigned char src[64] = {42};
+    cuabi_stream s = NULL;
+    cuabi_event e = NULL;
+    cuabi_deviceptr d = 0;
+    cuabi_graph g = NULL;
+    struct told t = {.watch = host, .status = 77};
+
+    (void)state;
+    retain_current(0);
+    CU_OK(cuStreamCreate(&s, 0));
+    CU_OK(cuMemAlloc_v2(&d, sizeof(host)));
+    CU_OK(cuMemcpyHtoDAsync_v2(d, src, sizeof(src), s));
+    CU_OK(cuMemcpyDtoHAsync_v2(host, d, sizeof(host), s));
+    /* After the copies it follows: it sees their result. */
+    CU_OK(cuStreamAddCallback(s, on_done, &t, 0));
+    CU_OK(cuStreamSynchronize(s));
+    assert_int_equal(t.calls, 1);
+    assert_ptr_equal(t.stream, s);
+    assert_int_equal(t.status, CUABI_SUCCESS);
+    assert_int_equal(t.seen, 42);
+    /* On the legacy stream, told the handle it was given. */
+    t.stream = s;
+    CU_OK(cuStreamAddCallback(NULL, on_done, &t, 0));
+    CU_OK(cuCtxSynchronize());
+    assert_int_equal(t.calls, 2);
+    assert_null(t.stream);
+    assert_int_equal(cuStreamAddCallback(s, NULL, &t, 0), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamAddCallback(s, on_done, &t, 1), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamAddCallback((cuabi_stream)(uintptr_t)0x1234, on_done, &t, 0),
+                     CUABI_ERROR_INVALID_HANDLE);
+    /* A capturing stream refuses it, and the capture is broken. */
+    CU_OK(cuStreamBeginCapture_v2(s, CUABI_STREAM_CAPTURE_MODE_RELAXED));
+    assert_int_equal(cuStreamAddCallback(s, on_done, &t, 0), CUABI_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+    assert_int_equal(cuStreamEndCapture(s, &g), CUABI_ERROR_STREAM_CAPTURE_INVALIDATED);
+    assert_int_equal(t.calls, 2);
+
+    /* Records with flags: default and external are plain records. */
+    CU_OK(cuEventCreate(&e, 0));
+    CU_OK(cuEventRecordWithFlags(e, s, CUABI_EVENT_RECORD_DEFAULT));
+    CU_OK(cuEventSynchronize(e));
+    CU_OK(cuMemcpyHtoDAsync_v2(d, src, sizeof(src), s));
+    CU_OK(cuEventRecordWithFlags(e, s, CUABI_EVENT_RECORD_EXTERNAL));
+    CU_OK(cuEventSynchronize(e));
+    CU_OK(cuEventQuery(e));
+    assert_int_equal(cuEventRecordWithFlags(e, s, 2), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuEventRecordWithFlags(NULL, s, 0), CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuEventRecordWithFlags(e, (cuabi_stream)(uintptr_t)0x1234, 0), CUABI_ERROR_INVALID_HANDLE);
+    CU_OK(cuEventDestroy_v2(e));
+    CU_OK(cuStreamDestroy_v2(s));
+    CU_OK(cuMemFree_v2(d));
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+}
+
+static void on_nothing(cuabi_stream stream, cuabi_result status, void *user_data)
+{
+    (void)stream;
+    (void)status;
+    ++*(int *)user_data;
+}
+
+/* The operations above as one sequence of driver calls, stopping at the first failure and cleaning up. */
+static cuabi_result sequence(void)
+{
+    static unsigned char host[64];
+    cuabi_context ctx = NULL, got = NULL, c1 = NULL;
+    cuabi_green_ctx green = NULL;
+    cuabi_stream s = NULL;
+    cuabi_event e = NULL;
+    cuabi_deviceptr d = 0, p1 = 0;
+    unsigned flags = 0;
+    unsigned long long id = 0;
+    int active = 0, called = 0;
+    cuabi_result rc = cuCtxCreate_v2(&c1, 0, 1);
+
+    if (rc == CUABI_SUCCESS)
+        rc = cuMemAlloc_v2(&p1, sizeof(host));
+    if (rc == CUABI_SUCCESS)
+        rc = cuCtxCreate_v2(&ctx, 0, 0);
+    if (rc == CUABI_SUCCESS)
+        rc = cuStreamCreate(&s, 0);
+    if (rc == CUABI_SUCCESS)
+        rc = cuEventCreate(&e, 0);
+    if (rc == CUABI_SUCCESS)
+        rc = cuMemAlloc_v2(&d, sizeof(host));
+    if (rc == CUABI_SUCCESS)
+        rc = cuMemcpy(d, (cuabi_deviceptr)(uintptr_t)host, sizeof(host));
+    if (rc == CUABI_SUCCESS)
+        rc = cuMemcpyAsync((cuabi_deviceptr)(uintptr_t)host, d, sizeof(host), s);
+    if (rc == CUABI_SUCCESS)
+        rc = cuMemcpyPeer(p1, c1, d, ctx, sizeof(host));
+    if (rc == CUABI_SUCCESS)
+        rc = cuStreamAddCallback(s, on_nothing, &called, 0);
+    if (rc == CUABI_SUCCESS)
+        rc = cuEventRecordWithFlags(e, s, CUABI_EVENT_RECORD_EXTERNAL);
+    if (rc == CUABI_SUCCESS)
+        rc = cuStreamGetCtx(s, &got);
+    if (rc == CUABI_SUCCESS)
+        rc = cuStreamGetCtx_v2(s, &got, &green);
+    if (rc == CUABI_SUCCESS)
+        rc = cuStreamGetFlags(s, &flags);
+    if (rc == CUABI_SUCCESS)
+        rc = cuStreamGetId(s, &id);
+    if (rc == CUABI_SUCCESS)
+        rc = cuCtxGetId(ctx, &id);
+    if (rc == CUABI_SUCCESS)
+        rc = cuDevicePrimaryCtxGetState(0, &flags, &active);
+    if (rc == CUABI_SUCCESS)
+        rc = cuStreamSynchronize(s);
+    if (e)
+        cuEventDestroy_v2(e);
+    if (s)
+        cuStreamDestroy_v2(s);
+    if (d)
+        cuMemFree_v2(d);
+    if (ctx && cuCtxDestroy_v2(ctx) != CUABI_SUCCESS)
+        cuCtxDestroy_v2(ctx); /* a failed destroy is tried again, as a careful program would */
+    if (c1 && cuCtxDestroy_v2(c1) != CUABI_SUCCESS)
+        cuCtxDestroy_v2(c1);
+    return rc;
+}
+
+static void sweep(void **state)
+{
+    static const char *const calls[] = {
+        "cuCtxCreate_v2", "cuMemAlloc_v2",    "cuStreamCreate",          "cuEventCreate",
+        "cuMemcpy",       "cuMemcpyAsync",    "cuMemcpyPeer",            "cuStreamAddCallback",
+        "cuEventRecordWithFlags", "cuStreamGetCtx", "cuStreamGetCtx_v2", "cuStreamGetFlags",
+        "cuStreamGetId",  "cuCtxGetId",       "cuDevicePrimaryCtxGetState", "cuStreamSynchronize",
+        "cuEventDestroy_v2", "cuStreamDestroy_v2", "cuMemFree_v2",       "cuCtxDestroy_v2"};
+    gpu_fake_live_counts before, after;
+
+    (void)state;
+    CU_OK(cuInit(0));
+    CU_OK(sequence());
+    gpu_fake_live_get(&before);
+    for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+        assert_int_equal(gpu_fake_fail(calls[i], 1, CUABI_ERROR_UNKNOWN), 0);
+        assert_int_equal(sequence(), i < 16 ? CUABI_ERROR_UNKNOWN : CUABI_SUCCESS);
+        gpu_fake_fail_reset();
+        gpu_fake_live_get(&after);
+        for (int k = 0; k < GPU_FAKE_LIVE_KIND_COUNT; k++)
+            if (after.count[k] != before.count[k])
+                fail_msg("%s failed: live kind %d went from %ld to %ld", calls[i], k, before.count[k], after.count[k]);
+    }
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_CONTEXTS), 0);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        struct CMUnitTest test;
+    } cases[] = {
+        {"copies", cmocka_unit_test(copies)},
+        {"queries", cmocka_unit_test(queries)},
+        {"callbacks", cmocka_unit_test(callbacks)},
+        {"sweep", cmocka_unit_test(sweep)},
+    };
+
+    for (size_t i = 0; argc == 2 && i < sizeof(cases) / sizeof(cases[0]); i++)
+        if (strcmp(argv[1], cases[i].name) == 0)
+            return _cmocka_run_group_tests(cases[i].name, &cases[i].test, 1, NULL, NULL);
+    fprintf(stderr, "usage: %s CASE\n", argv[0]);
+    return 2;
+}
