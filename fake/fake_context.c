@@ -470,6 +470,35 @@ cuabi_result cuCtxGetId(cuabi_context ctx, unsigned long long *id)
     return fake_end(rc);
 }
 
+/* The current context's preference between L1 and shared memory: kept and told, as the fake has no caches. */
+cuabi_result cuCtxSetCacheConfig(cuabi_func_cache config)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuCtxSetCacheConfig, true);
+    struct fake_ctx *c = NULL;
+
+    if (rc == CUABI_SUCCESS)
+        rc = fake_need_ctx(&c);
+    if (rc == CUABI_SUCCESS && (unsigned)config > CUABI_FUNC_CACHE_PREFER_EQUAL)
+        rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc == CUABI_SUCCESS)
+        c->cache_config = config;
+    return fake_end(rc);
+}
+
+cuabi_result cuCtxGetCacheConfig(cuabi_func_cache *config)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuCtxGetCacheConfig, true);
+    struct fake_ctx *c = NULL;
+
+    if (rc == CUABI_SUCCESS && !config)
+        rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc == CUABI_SUCCESS)
+        rc = fake_need_ctx(&c);
+    if (rc == CUABI_SUCCESS)
+        *config = (cuabi_func_cache)c->cache_config;
+    return fake_end(rc);
+}
+
 /* The primary context's flags (kept while it is inactive too) and whether it is retained. */
 cuabi_result cuDevicePrimaryCtxGetState(cuabi_device dev, unsigned int *flags, int *active)
 {

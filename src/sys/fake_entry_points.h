@@ -169,6 +169,8 @@ GPU__FAKE_ENTRY(cuStreamGetFlags, (cuabi_stream stream, unsigned int *flags))
 GPU__FAKE_ENTRY(cuStreamGetId, (cuabi_stream stream, unsigned long long *id))
 GPU__FAKE_ENTRY(cuCtxGetId, (cuabi_context ctx, unsigned long long *id))
 GPU__FAKE_ENTRY(cuDevicePrimaryCtxGetState, (cuabi_device dev, unsigned int *flags, int *active))
+GPU__FAKE_ENTRY(cuCtxSetCacheConfig, (cuabi_func_cache config))
+GPU__FAKE_ENTRY(cuCtxGetCacheConfig, (cuabi_func_cache *config))
 
 /* Stream callbacks and records with flags. */
 GPU__FAKE_ENTRY(cuStreamAddCallback, (cuabi_stream stream, cuabi_stream_callback callback, void *user_data,
