@@ -499,6 +499,17 @@ cuabi_result cuCtxGetCacheConfig(cuabi_func_cache *config)
     return fake_end(rc);
 }
 
+/* The fake keeps no L2 lines, persisting or not: only the current context is checked. */
+cuabi_result cuCtxResetPersistingL2Cache(void)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuCtxResetPersistingL2Cache, true);
+    struct fake_ctx *c = NULL;
+
+    if (rc == CUABI_SUCCESS)
+        rc = fake_need_ctx(&c);
+    return fake_end(rc);
+}
+
 /* The primary context's flags (kept while it is inactive too) and whether it is retained. */
 cuabi_result cuDevicePrimaryCtxGetState(cuabi_device dev, unsigned int *flags, int *active)
 {

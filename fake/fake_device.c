@@ -12,6 +12,7 @@
 #include "fake_internal.h"
 
 enum { ATTRIBUTE_MAX = 256 }; /* attribute values the overrides cover: CUDA 13's and later ones' */
+enum { MAX_TEXTURE1D_LINEAR_WIDTH = 69 }; /* CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH */
 
 /* What a test changed: a value, or (known false) an attribute the driver does not know. */
 static struct {
@@ -265,6 +266,139 @@ cuabi_result cuDeviceCanAccessPeer(int *can_access, cuabi_device dev, cuabi_devi
         else
             *can_access = fake.devices[dev].peer_allowed[peer];
     }
+    return fake_end(rc);
+}
+
+/* Up to 8 hex digits, either case, at *p, moving past them; false when there are none or more. */
+static bool hex_field(const char **p, unsigned *value)
+{
+    int digits = 0;
+
+    *value = 0;
+    for (;; (*p)++, digits++) {
+        char c = **p;
+        unsigned d;
+
+        if (c >= '0' && c <= '9')
+            d = (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            d = (unsigned)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            d = (unsigned)(c - 'A' + 10);
+        else
+            break;
+        if (digits == 8)
+            return false;
+        *value = *value << 4 | d;
+    }
+    return digits > 0;
+}
+
+/*
+ * A PCI bus ID in one of the forms the driver takes: domain:bus:device.function,
+ * domain:bus:device (function 0), bus:device.function (domain 0). Hexadecimal,
+ * either case. Its four numbers into id[]; false when it is none of those.
+ */
+static bool pci_parse(const char *text, unsigned id[4])
+{
+    unsigned f[3], n = 0;
+    bool function;
+
+    do {
+        if (!hex_field(&text, &f[n++]))
+            return false;
+    } while (n < 3 && *text == ':' && text++);
+    function = *text == '.';
+    if (function && (text++, !hex_field(&text, &id[3])))
+        return false;
+    if (*text || n < 2 || (n == 2 && !function))
+        return false;
+    id[0] = n == 3 ? f[0] : 0;
+    id[1] = f[n - 2];
+    id[2] = f[n - 1];
+    if (!function)
+        id[3] = 0;
+    return true;
+}
+
+/* The inverse of cuDeviceGetPCIBusId: the device whose bus ID names the same domain, bus, device and function. */
+cuabi_result cuDeviceGetByPCIBusId(cuabi_device *dev, const char *pci_bus_id)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuDeviceGetByPCIBusId, true);
+    unsigned want[4], have[4];
+
+    if (rc == CUABI_SUCCESS && (!dev || !pci_bus_id || !pci_parse(pci_bus_id, want)))
+        rc = CUABI_ERROR_INVALID_VALUE;
+    else if (rc == CUABI_SUCCESS) {
+        rc = CUABI_ERROR_INVALID_DEVICE;
+        for (int i = 0; rc != CUABI_SUCCESS && i < fake.device_count; i++)
+            if (pci_parse(fake.devices[i].desc.pci_bus_id, have) && memcmp(want, have, sizeof(want)) == 0) {
+                *dev = i;
+                rc = CUABI_SUCCESS;
+            }
+    }
+    return fake_end(rc);
+}
+
+/*
+ * The link from src to dst as cuDeviceCanAccessPeer sees it: access, native
+ * atomics and arrays over it where src may reach dst's memory (the fake's
+ * memory is the host's, where every atomic works), none where it may not.
+ * The fake's links are all alike: performance rank 0.
+ */
+cuabi_result cuDeviceGetP2PAttribute(int *value, cuabi_p2p_attribute attrib, cuabi_device src, cuabi_device dst)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuDeviceGetP2PAttribute, true);
+    if (rc == CUABI_SUCCESS)
+        rc = fake_device_lost(src) ? fake_device_lost(src) : fake_device_lost(dst);
+
+    if (rc == CUABI_SUCCESS) {
+        if (!value)
+            rc = CUABI_ERROR_INVALID_VALUE;
+        else if (!fake_device_valid(src) || !fake_device_valid(dst) || src == dst)
+            rc = CUABI_ERROR_INVALID_DEVICE;
+        else if (attrib < CUABI_P2P_ATTRIBUTE_PERFORMANCE_RANK ||
+                 attrib > CUABI_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED)
+            rc = CUABI_ERROR_INVALID_VALUE;
+    }
+    if (rc == CUABI_SUCCESS) {
+        bool access = fake.devices[src].peer_allowed[dst];
+
+        switch (attrib) {
+        case CUABI_P2P_ATTRIBUTE_PERFORMANCE_RANK:
+        case CUABI_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED:
+            *value = 0;
+            break;
+        default:
+            *value = access;
+            break;
+        }
+    }
+    return fake_end(rc);
+}
+
+/*
+ * The widest 1D texture over linear memory, in elements, of a format and 1, 2
+ * or 4 channels: the profile's CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH,
+ * whatever the element's size.
+ */
+cuabi_result cuDeviceGetTexture1DLinearMaxWidth(size_t *max_width, cuabi_array_format format, unsigned num_channels,
+                                                cuabi_device dev)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuDeviceGetTexture1DLinearMaxWidth, true);
+    int width = 0;
+
+    if (rc == CUABI_SUCCESS)
+        rc = fake_device_lost(dev);
+    if (rc == CUABI_SUCCESS && (!max_width || !fake_format_bytes(format) ||
+                                (num_channels != 1 && num_channels != 2 && num_channels != 4)))
+        rc = CUABI_ERROR_INVALID_VALUE;
+    else if (rc == CUABI_SUCCESS && !fake_device_valid(dev))
+        rc = CUABI_ERROR_INVALID_DEVICE;
+    else if (rc == CUABI_SUCCESS && (!fake_device_attribute(dev, MAX_TEXTURE1D_LINEAR_WIDTH, &width) || width <= 0))
+        rc = CUABI_ERROR_INVALID_VALUE; /* a test made the profile forget it */
+    if (rc == CUABI_SUCCESS)
+        *max_width = (size_t)width;
     return fake_end(rc);
 }
 

@@ -81,6 +81,28 @@ static struct fake_op *op_clone(const struct fake_op *node)
 
 /* ---- Capture ---- */
 
+/*
+ * The calling thread's capture mode (CU_STREAM_CAPTURE_MODE_GLOBAL until it
+ * exchanges it): kept and told. The fake does not refuse the calls a mode
+ * makes unsafe during a capture.
+ */
+static _Thread_local cuabi_stream_capture_mode thread_capture_mode = CUABI_STREAM_CAPTURE_MODE_GLOBAL;
+
+cuabi_result cuThreadExchangeStreamCaptureMode(cuabi_stream_capture_mode *mode)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuThreadExchangeStreamCaptureMode, true);
+
+    if (rc == CUABI_SUCCESS && (!mode || *mode > CUABI_STREAM_CAPTURE_MODE_RELAXED))
+        rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc == CUABI_SUCCESS) {
+        cuabi_stream_capture_mode old = thread_capture_mode;
+
+        thread_capture_mode = *mode;
+        *mode = old;
+    }
+    return fake_end(rc);
+}
+
 cuabi_result cuStreamBeginCapture_v2(cuabi_stream stream, cuabi_stream_capture_mode mode)
 {
     cuabi_result rc = fake_begin(FAKE_E_cuStreamBeginCapture_v2, true);

@@ -642,3 +642,85 @@ cuabi_result cuModuleGetGlobal_v2(cuabi_deviceptr *ptr, size_t *bytes, cuabi_mod
     }
     return fake_end(rc);
 }
+
+/* ---- What a module and its functions say of themselves ---- */
+
+/* The kernel's name, kept by its module: valid while the module is loaded. */
+cuabi_result cuFuncGetName(const char **name, cuabi_function hfunc)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuFuncGetName, true);
+    struct fake_function *f = NULL;
+
+    if (rc == CUABI_SUCCESS && (!name || !hfunc))
+        rc = CUABI_ERROR_INVALID_VALUE;
+    else if (rc == CUABI_SUCCESS && !(f = fake_function_find(hfunc)))
+        rc = CUABI_ERROR_INVALID_HANDLE;
+    if (rc == CUABI_SUCCESS)
+        *name = function_name(f);
+    return fake_end(rc);
+}
+
+/*
+ * The module the function was got from. A library's function (cuKernelGetFunction)
+ * lives in a module the client never loaded and cannot unload: NOT_FOUND.
+ */
+cuabi_result cuFuncGetModule(cuabi_module *hmod, cuabi_function hfunc)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuFuncGetModule, true);
+    struct fake_function *f = NULL;
+
+    if (rc == CUABI_SUCCESS && (!hmod || !hfunc))
+        rc = CUABI_ERROR_INVALID_VALUE;
+    else if (rc == CUABI_SUCCESS && !(f = fake_function_find(hfunc)))
+        rc = CUABI_ERROR_INVALID_HANDLE;
+    else if (rc == CUABI_SUCCESS && f->module->library)
+        rc = CUABI_ERROR_NOT_FOUND;
+    if (rc == CUABI_SUCCESS)
+        *hmod = (cuabi_module)(void *)f->module;
+    return fake_end(rc);
+}
+
+cuabi_result cuModuleGetFunctionCount(unsigned int *count, cuabi_module mod)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuModuleGetFunctionCount, true);
+    struct fake_module *m = NULL;
+
+    if (rc == CUABI_SUCCESS && !count)
+        rc = CUABI_ERROR_INVALID_VALUE;
+    else if (rc == CUABI_SUCCESS && !(m = module_lookup(mod)))
+        rc = CUABI_ERROR_INVALID_HANDLE;
+    if (rc == CUABI_SUCCESS)
+        *count = (unsigned)m->count; /* at most MAX_MODULE_FUNCTIONS */
+    return fake_end(rc);
+}
+
+/* The module's first numFunctions functions (all of them when it has fewer), in the order the image declares them. */
+cuabi_result cuModuleEnumerateFunctions(cuabi_function *functions, unsigned int num_functions, cuabi_module mod)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuModuleEnumerateFunctions, true);
+    struct fake_module *m = NULL;
+
+    if (rc == CUABI_SUCCESS && !functions)
+        rc = CUABI_ERROR_INVALID_VALUE;
+    else if (rc == CUABI_SUCCESS && !(m = module_lookup(mod)))
+        rc = CUABI_ERROR_INVALID_HANDLE;
+    for (size_t i = 0; rc == CUABI_SUCCESS && i < m->count && i < num_functions; i++)
+        functions[i] = (cuabi_function)(void *)&m->functions[i];
+    return fake_end(rc);
+}
+
+/*
+ * Eager: the fake reads a whole image and prepares each of its functions
+ * when the module is loaded (a bad entry fails the load), whatever
+ * CUDA_MODULE_LOADING says, so no function is loaded later, at its first use.
+ */
+cuabi_result cuModuleGetLoadingMode(cuabi_module_loading_mode *mode)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuModuleGetLoadingMode, true);
+
+    if (rc == CUABI_SUCCESS && !mode)
+        rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc == CUABI_SUCCESS)
+        *mode = CUABI_MODULE_EAGER_LOADING;
+    return fake_end(rc);
+}

@@ -89,6 +89,20 @@ cuabi_result cuDeviceGetDefaultMemPool(cuabi_mem_pool *pool, cuabi_device dev)
     return fake_end(rc);
 }
 
+/* The device's current pool: its default one, as the fake has no other (no cuDeviceSetMemPool, no cuMemPoolCreate). */
+cuabi_result cuDeviceGetMemPool(cuabi_mem_pool *pool, cuabi_device dev)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuDeviceGetMemPool, true);
+
+    if (rc == CUABI_SUCCESS && !pool)
+        rc = CUABI_ERROR_INVALID_VALUE;
+    else if (rc == CUABI_SUCCESS && !fake_device_valid(dev))
+        rc = CUABI_ERROR_INVALID_DEVICE;
+    else if (rc == CUABI_SUCCESS)
+        *pool = (cuabi_mem_pool)(void *)&pools[dev];
+    return fake_end(rc);
+}
+
 cuabi_result cuMemPoolSetAttribute(cuabi_mem_pool pool, cuabi_mem_pool_attribute attr, void *value)
 {
     cuabi_result rc = fake_begin(FAKE_E_cuMemPoolSetAttribute, true);

@@ -52,6 +52,19 @@ typedef void (*cuabi_host_fn)(void *user_data);
 /* CUstreamCallback: cuStreamAddCallback's, told the stream and its status. */
 typedef void (*cuabi_stream_callback)(cuabi_stream stream, cuabi_result status, void *user_data);
 typedef struct cuabi_green_ctx_st *cuabi_green_ctx;
+typedef unsigned int cuabi_module_loading_mode; /* CUmoduleLoadingMode */
+enum {
+    CUABI_MODULE_EAGER_LOADING = 0x1,
+    CUABI_MODULE_LAZY_LOADING = 0x2,
+};
+typedef unsigned int cuabi_p2p_attribute; /* CUdevice_P2PAttribute */
+enum {
+    CUABI_P2P_ATTRIBUTE_PERFORMANCE_RANK = 0x01,
+    CUABI_P2P_ATTRIBUTE_ACCESS_SUPPORTED = 0x02,
+    CUABI_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED = 0x03,
+    CUABI_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED = 0x04,
+    CUABI_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED = 0x05,
+};
 enum {
     CUABI_EVENT_RECORD_DEFAULT = 0x0,
     CUABI_EVENT_RECORD_EXTERNAL = 0x1,

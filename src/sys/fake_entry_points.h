@@ -176,3 +176,19 @@ GPU__FAKE_ENTRY(cuCtxGetCacheConfig, (cuabi_func_cache *config))
 GPU__FAKE_ENTRY(cuStreamAddCallback, (cuabi_stream stream, cuabi_stream_callback callback, void *user_data,
                                       unsigned int flags))
 GPU__FAKE_ENTRY(cuEventRecordWithFlags, (cuabi_event event, cuabi_stream stream, unsigned int flags))
+
+/* What a module and its functions say of themselves. */
+GPU__FAKE_ENTRY(cuFuncGetName, (const char **name, cuabi_function hfunc))
+GPU__FAKE_ENTRY(cuFuncGetModule, (cuabi_module *hmod, cuabi_function hfunc))
+GPU__FAKE_ENTRY(cuModuleGetFunctionCount, (unsigned int *count, cuabi_module mod))
+GPU__FAKE_ENTRY(cuModuleEnumerateFunctions, (cuabi_function *functions, unsigned int num_functions, cuabi_module mod))
+GPU__FAKE_ENTRY(cuModuleGetLoadingMode, (cuabi_module_loading_mode *mode))
+
+/* Devices by PCI bus ID, their links, limits and current pool; the L2 persisting lines; a thread's capture mode. */
+GPU__FAKE_ENTRY(cuDeviceGetByPCIBusId, (cuabi_device *dev, const char *pci_bus_id))
+GPU__FAKE_ENTRY(cuDeviceGetP2PAttribute, (int *value, cuabi_p2p_attribute attrib, cuabi_device src, cuabi_device dst))
+GPU__FAKE_ENTRY(cuDeviceGetTexture1DLinearMaxWidth, (size_t *max_width, cuabi_array_format format,
+                                                     unsigned num_channels, cuabi_device dev))
+GPU__FAKE_ENTRY(cuDeviceGetMemPool, (cuabi_mem_pool *pool, cuabi_device dev))
+GPU__FAKE_ENTRY(cuCtxResetPersistingL2Cache, (void))
+GPU__FAKE_ENTRY(cuThreadExchangeStreamCaptureMode, (cuabi_stream_capture_mode *mode))
