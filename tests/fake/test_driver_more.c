@@ -11,6 +11,12 @@
  *              their errors
  *   callbacks  cuStreamAddCallback after earlier work, told the stream and
  *              status; cuEventRecordWithFlags; their errors
+ *   modules    cuFuncGetName, cuFuncGetModule, cuModuleGetFunctionCount,
+ *              cuModuleEnumerateFunctions, cuModuleGetLoadingMode; their errors
+ *   devices    cuDeviceGetByPCIBusId in each form, cuDeviceGetP2PAttribute,
+ *              cuDeviceGetTexture1DLinearMaxWidth, cuDeviceGetMemPool,
+ *              cuCtxResetPersistingL2Cache, cuThreadExchangeStreamCaptureMode;
+ *              their errors
  *   sweep      each driver call of those operations failed in turn: nothing
  *              is left alive
  */
@@ -263,6 +269,175 @@ static void callbacks(void **state)
     CU_OK(cuDevicePrimaryCtxRelease_v2(0));
 }
 
+static const char two_kernels[] = ".version 8.0\n.fake_kernel add_one\n.fake_kernel scale_add\n";
+
+static void modules(void **state)
+{
+    cuabi_module m = NULL, got = NULL;
+    cuabi_function f = NULL, g = NULL, all[3] = {NULL, NULL, NULL};
+    const char *name = NULL;
+    unsigned count = 0;
+    cuabi_module_loading_mode mode = 0;
+
+    (void)state;
+    retain_current(0);
+    CU_OK(cuModuleLoadData(&m, two_kernels));
+    CU_OK(cuModuleGetFunctionCount(&count, m));
+    assert_int_equal(count, 2);
+    /* Up to numFunctions handles, in the image's order: those cuModuleGetFunction gives. */
+    CU_OK(cuModuleGetFunction(&f, m, "add_one"));
+    CU_OK(cuModuleGetFunction(&g, m, "scale_add"));
+    CU_OK(cuModuleEnumerateFunctions(all, 1, m));
+    assert_ptr_equal(all[0], f);
+    assert_null(all[1]);
+    CU_OK(cuModuleEnumerateFunctions(all, 3, m));
+    assert_ptr_equal(all[0], f);
+    assert_ptr_equal(all[1], g);
+    assert_null(all[2]);
+    CU_OK(cuFuncGetName(&name, g));
+    assert_string_equal(name, "scale_add");
+    CU_OK(cuFuncGetName(&name, all[0]));
+    assert_string_equal(name, "add_one");
+    CU_OK(cuFuncGetModule(&got, f));
+    assert_ptr_equal(got, m);
+    CU_OK(cuModuleGetLoadingMode(&mode));
+    assert_int_equal(mode, CUABI_MODULE_EAGER_LOADING);
+    /* Errors. */
+    assert_int_equal(cuFuncGetName(NULL, f), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuFuncGetName(&name, NULL), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuFuncGetName(&name, (cuabi_function)(uintptr_t)0x99), CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuFuncGetModule(NULL, f), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuFuncGetModule(&got, NULL), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuFuncGetModule(&got, (cuabi_function)(uintptr_t)0x99), CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuModuleGetFunctionCount(NULL, m), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuModuleGetFunctionCount(&count, NULL), CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuModuleEnumerateFunctions(NULL, 2, m), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuModuleEnumerateFunctions(all, 2, (cuabi_module)(uintptr_t)0x99), CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuModuleGetLoadingMode(NULL), CUABI_ERROR_INVALID_VALUE);
+    /* Unloaded: its handles are no longer known. */
+    CU_OK(cuModuleUnload(m));
+    assert_int_equal(cuModuleGetFunctionCount(&count, m), CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuModuleEnumerateFunctions(all, 2, m), CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuFuncGetName(&name, f), CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuFuncGetModule(&got, f), CUABI_ERROR_INVALID_HANDLE);
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_MODULES), 0);
+}
+
+static void devices(void **state)
+{
+    static const char *const forms[] = {"0000:29:00.0", "0000:29:00", "29:00.0", "0:29:0.0", "0000:29:00.0",
+                                        "00000000:29:00.0"};
+    static const char *const bad[] = {"", "29", "29:00", "0000:29:00.", "0000:29:00.0 ", "0000:29:00:00",
+                                      "g:29:00.0", "000000000:29:00.0", ":29:00.0", "0x29:00.0", "+29:00.0"};
+    char id[32], upper[32];
+    cuabi_device dev = -1;
+    int value = -1, can = -1;
+    size_t width = 0;
+    cuabi_mem_pool pool = NULL, def = NULL;
+    cuabi_stream_capture_mode mode = CUABI_STREAM_CAPTURE_MODE_RELAXED;
+
+    (void)state;
+    CU_OK(cuInit(0));
+    /* Each device's own bus ID names it, in either case, and in each form the driver takes. */
+    for (int d = 0; d < 2; d++) {
+        CU_OK(cuDeviceGetPCIBusId(id, (int)sizeof(id), d));
+        CU_OK(cuDeviceGetByPCIBusId(&dev, id));
+        assert_int_equal(dev, d);
+        for (size_t i = 0; i <= strlen(id); i++)
+            upper[i] = (char)(id[i] >= 'a' && id[i] <= 'f' ? id[i] - 'a' + 'A' : id[i]);
+        dev = -1;
+        CU_OK(cuDeviceGetByPCIBusId(&dev, upper));
+        assert_int_equal(dev, d);
+    }
+    CU_OK(cuDeviceGetPCIBusId(id, (int)sizeof(id), 1));
+    assert_string_equal(id, "0000:29:00.0");
+    for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+        dev = -1;
+        CU_OK(cuDeviceGetByPCIBusId(&dev, forms[i]));
+        assert_int_equal(dev, 1);
+    }
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        if (cuDeviceGetByPCIBusId(&dev, bad[i]) != CUABI_ERROR_INVALID_VALUE)
+            fail_msg("\"%s\" was taken", bad[i]);
+    assert_int_equal(cuDeviceGetByPCIBusId(&dev, "0000:39:00.0"), CUABI_ERROR_INVALID_DEVICE);
+    assert_int_equal(cuDeviceGetByPCIBusId(&dev, "0001:19:00.0"), CUABI_ERROR_INVALID_DEVICE);
+    assert_int_equal(cuDeviceGetByPCIBusId(&dev, "19:00.1"), CUABI_ERROR_INVALID_DEVICE);
+    assert_int_equal(cuDeviceGetByPCIBusId(NULL, "19:00.0"), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuDeviceGetByPCIBusId(&dev, NULL), CUABI_ERROR_INVALID_VALUE);
+
+    /* The link, as cuDeviceCanAccessPeer tells it. */
+    CU_OK(cuDeviceCanAccessPeer(&can, 0, 1));
+    CU_OK(cuDeviceGetP2PAttribute(&value, CUABI_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 1));
+    assert_int_equal(value, can);
+    CU_OK(cuDeviceGetP2PAttribute(&value, CUABI_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED, 0, 1));
+    assert_int_equal(value, can);
+    CU_OK(cuDeviceGetP2PAttribute(&value, CUABI_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED, 0, 1));
+    assert_int_equal(value, can);
+    CU_OK(cuDeviceGetP2PAttribute(&value, CUABI_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED, 0, 1));
+    assert_int_equal(value, 0);
+    CU_OK(cuDeviceGetP2PAttribute(&value, CUABI_P2P_ATTRIBUTE_PERFORMANCE_RANK, 1, 0));
+    assert_int_equal(value, 0);
+    gpu_fake_peer_set(0, 1, false);
+    CU_OK(cuDeviceGetP2PAttribute(&value, CUABI_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 1));
+    assert_int_equal(value, 0);
+    CU_OK(cuDeviceCanAccessPeer(&can, 0, 1));
+    assert_int_equal(can, 0);
+    gpu_fake_peer_set(0, 1, true);
+    CU_OK(cuDeviceGetP2PAttribute(&value, CUABI_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 1));
+    assert_int_equal(value, 1);
+    assert_int_equal(cuDeviceGetP2PAttribute(&value, CUABI_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 0),
+                     CUABI_ERROR_INVALID_DEVICE);
+    assert_int_equal(cuDeviceGetP2PAttribute(&value, CUABI_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 2),
+                     CUABI_ERROR_INVALID_DEVICE);
+    assert_int_equal(cuDeviceGetP2PAttribute(&value, 0, 0, 1), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuDeviceGetP2PAttribute(&value, 6, 0, 1), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuDeviceGetP2PAttribute(NULL, CUABI_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 1),
+                     CUABI_ERROR_INVALID_VALUE);
+
+    /* The profile's attribute, for each format and channel count. */
+    CU_OK(cuDeviceGetAttribute(&value, 69, 0)); /* CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH */
+    CU_OK(cuDeviceGetTexture1DLinearMaxWidth(&width, CUABI_AD_FORMAT_FLOAT, 4, 0));
+    assert_true(value > 0 && width == (size_t)value);
+    CU_OK(cuDeviceGetTexture1DLinearMaxWidth(&width, CUABI_AD_FORMAT_UNSIGNED_INT8, 1, 1));
+    assert_true(width == (size_t)value);
+    assert_int_equal(cuDeviceGetTexture1DLinearMaxWidth(&width, CUABI_AD_FORMAT_FLOAT, 3, 0), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuDeviceGetTexture1DLinearMaxWidth(&width, 0x77, 1, 0), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuDeviceGetTexture1DLinearMaxWidth(NULL, CUABI_AD_FORMAT_FLOAT, 1, 0), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuDeviceGetTexture1DLinearMaxWidth(&width, CUABI_AD_FORMAT_FLOAT, 1, 2), CUABI_ERROR_INVALID_DEVICE);
+
+    /* The current pool is the default one. */
+    CU_OK(cuDeviceGetMemPool(&pool, 1));
+    CU_OK(cuDeviceGetDefaultMemPool(&def, 1));
+    assert_non_null(pool);
+    assert_ptr_equal(pool, def);
+    CU_OK(cuDeviceGetMemPool(&pool, 0));
+    assert_ptr_not_equal(pool, def);
+    assert_int_equal(cuDeviceGetMemPool(NULL, 0), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuDeviceGetMemPool(&pool, 2), CUABI_ERROR_INVALID_DEVICE);
+    assert_int_equal(cuDeviceGetMemPool(&pool, -1), CUABI_ERROR_INVALID_DEVICE);
+
+    /* Persisting L2 lines: nothing to reset, but a context is needed. */
+    assert_int_equal(cuCtxResetPersistingL2Cache(), CUABI_ERROR_INVALID_CONTEXT);
+    retain_current(0);
+    CU_OK(cuCtxResetPersistingL2Cache());
+
+    /* The thread's capture mode: global at first, then what it was given. */
+    CU_OK(cuThreadExchangeStreamCaptureMode(&mode));
+    assert_int_equal(mode, CUABI_STREAM_CAPTURE_MODE_GLOBAL);
+    mode = CUABI_STREAM_CAPTURE_MODE_THREAD_LOCAL;
+    CU_OK(cuThreadExchangeStreamCaptureMode(&mode));
+    assert_int_equal(mode, CUABI_STREAM_CAPTURE_MODE_RELAXED);
+    mode = 3;
+    assert_int_equal(cuThreadExchangeStreamCaptureMode(&mode), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(mode, 3);
+    assert_int_equal(cuThreadExchangeStreamCaptureMode(NULL), CUABI_ERROR_INVALID_VALUE);
+    mode = CUABI_STREAM_CAPTURE_MODE_GLOBAL;
+    CU_OK(cuThreadExchangeStreamCaptureMode(&mode));
+    assert_int_equal(mode, CUABI_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+}
+
 static void on_nothing(cuabi_stream stream, cuabi_result status, void *user_data)
 {
     (void)stream;
@@ -283,6 +458,15 @@ static cuabi_result sequence(void)
     unsigned long long id = 0;
     int active = 0, called = 0;
     cuabi_func_cache cache = CUABI_FUNC_CACHE_PREFER_NONE;
+    cuabi_module m = NULL, owner = NULL;
+    cuabi_function f = NULL;
+    const char *name = NULL;
+    unsigned count = 0;
+    cuabi_module_loading_mode loading = 0;
+    cuabi_device dev = 0;
+    size_t width = 0;
+    cuabi_mem_pool pool = NULL;
+    cuabi_stream_capture_mode mode = CUABI_STREAM_CAPTURE_MODE_GLOBAL;
     cuabi_result rc = cuCtxCreate_v2(&c1, 0, 1);
 
     if (rc == CUABI_SUCCESS)
@@ -322,7 +506,33 @@ static cuabi_result sequence(void)
     if (rc == CUABI_SUCCESS)
         rc = cuCtxGetCacheConfig(&cache);
     if (rc == CUABI_SUCCESS)
+        rc = cuModuleLoadData(&m, two_kernels);
+    if (rc == CUABI_SUCCESS)
+        rc = cuModuleGetFunctionCount(&count, m);
+    if (rc == CUABI_SUCCESS)
+        rc = cuModuleEnumerateFunctions(&f, 1, m);
+    if (rc == CUABI_SUCCESS)
+        rc = cuFuncGetName(&name, f);
+    if (rc == CUABI_SUCCESS)
+        rc = cuFuncGetModule(&owner, f);
+    if (rc == CUABI_SUCCESS)
+        rc = cuModuleGetLoadingMode(&loading);
+    if (rc == CUABI_SUCCESS)
+        rc = cuDeviceGetByPCIBusId(&dev, "0000:29:00.0");
+    if (rc == CUABI_SUCCESS)
+        rc = cuDeviceGetP2PAttribute(&active, CUABI_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 1);
+    if (rc == CUABI_SUCCESS)
+        rc = cuDeviceGetTexture1DLinearMaxWidth(&width, CUABI_AD_FORMAT_FLOAT, 2, 0);
+    if (rc == CUABI_SUCCESS)
+        rc = cuDeviceGetMemPool(&pool, 0);
+    if (rc == CUABI_SUCCESS)
+        rc = cuCtxResetPersistingL2Cache();
+    if (rc == CUABI_SUCCESS)
+        rc = cuThreadExchangeStreamCaptureMode(&mode);
+    if (rc == CUABI_SUCCESS)
         rc = cuStreamSynchronize(s);
+    if (m)
+        cuModuleUnload(m);
     if (e)
         cuEventDestroy_v2(e);
     if (s)
@@ -343,8 +553,11 @@ static void sweep(void **state)
         "cuMemcpy",       "cuMemcpyAsync",    "cuMemcpyPeer",            "cuStreamAddCallback",
         "cuEventRecordWithFlags", "cuStreamGetCtx", "cuStreamGetCtx_v2", "cuStreamGetFlags",
         "cuStreamGetId",  "cuCtxGetId",       "cuDevicePrimaryCtxGetState", "cuCtxSetCacheConfig",
-        "cuCtxGetCacheConfig", "cuStreamSynchronize",
-        "cuEventDestroy_v2", "cuStreamDestroy_v2", "cuMemFree_v2",       "cuCtxDestroy_v2"};
+        "cuCtxGetCacheConfig", "cuModuleLoadData", "cuModuleGetFunctionCount", "cuModuleEnumerateFunctions",
+        "cuFuncGetName",  "cuFuncGetModule",  "cuModuleGetLoadingMode",  "cuDeviceGetByPCIBusId",
+        "cuDeviceGetP2PAttribute", "cuDeviceGetTexture1DLinearMaxWidth", "cuDeviceGetMemPool",
+        "cuCtxResetPersistingL2Cache", "cuThreadExchangeStreamCaptureMode", "cuStreamSynchronize",
+        "cuModuleUnload", "cuEventDestroy_v2", "cuStreamDestroy_v2", "cuMemFree_v2", "cuCtxDestroy_v2"};
     gpu_fake_live_counts before, after;
     bool cleaning = false;
 
@@ -355,7 +568,7 @@ static void sweep(void **state)
     for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
         assert_int_equal(gpu_fake_fail(calls[i], 1, CUABI_ERROR_UNKNOWN), 0);
         /* A failed call fails the sequence, up to the clean-up, whose failures it rides over. */
-        cleaning = cleaning || strcmp(calls[i], "cuEventDestroy_v2") == 0;
+        cleaning = cleaning || strcmp(calls[i], "cuModuleUnload") == 0;
         assert_int_equal(sequence(), cleaning ? CUABI_SUCCESS : CUABI_ERROR_UNKNOWN);
         gpu_fake_fail_reset();
         gpu_fake_live_get(&after);
@@ -375,6 +588,8 @@ int main(int argc, char **argv)
         {"copies", cmocka_unit_test(copies)},
         {"queries", cmocka_unit_test(queries)},
         {"callbacks", cmocka_unit_test(callbacks)},
+        {"modules", cmocka_unit_test(modules)},
+        {"devices", cmocka_unit_test(devices)},
         {"sweep", cmocka_unit_test(sweep)},
     };
 
