@@ -12,7 +12,6 @@
 #include "fake_internal.h"
 
 enum { ATTRIBUTE_MAX = 256 }; /* attribute values the overrides cover: CUDA 13's and later ones' */
-enum { MAX_TEXTURE1D_LINEAR_WIDTH = 69 }; /* CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH */
 
 /* What a test changed: a value, or (known false) an attribute the driver does not know. */
 static struct {
@@ -349,9 +348,9 @@ cuabi_result cuDeviceGetByPCIBusId(cuabi_device *dev, const char *pci_bus_id)
 cuabi_result cuDeviceGetP2PAttribute(int *value, cuabi_p2p_attribute attrib, cuabi_device src, cuabi_device dst)
 {
     cuabi_result rc = fake_begin(FAKE_E_cuDeviceGetP2PAttribute, true);
+
     if (rc == CUABI_SUCCESS)
         rc = fake_device_lost(src) ? fake_device_lost(src) : fake_device_lost(dst);
-
     if (rc == CUABI_SUCCESS) {
         if (!value)
             rc = CUABI_ERROR_INVALID_VALUE;
@@ -395,7 +394,8 @@ cuabi_result cuDeviceGetTexture1DLinearMaxWidth(size_t *max_width, cuabi_array_f
         rc = CUABI_ERROR_INVALID_VALUE;
     else if (rc == CUABI_SUCCESS && !fake_device_valid(dev))
         rc = CUABI_ERROR_INVALID_DEVICE;
-    else if (rc == CUABI_SUCCESS && (!fake_device_attribute(dev, MAX_TEXTURE1D_LINEAR_WIDTH, &width) || width <= 0))
+    else if (rc == CUABI_SUCCESS &&
+             (!fake_device_attribute(dev, CUABI_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH, &width) || width <= 0))
         rc = CUABI_ERROR_INVALID_VALUE; /* a test made the profile forget it */
     if (rc == CUABI_SUCCESS)
         *max_width = (size_t)width;
