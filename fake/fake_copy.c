@@ -539,16 +539,16 @@ static cuabi_result end_side(const struct fake_ctx *ctx, struct end *e, const st
 }
 
 /* The copy from src to dst, both checked as the driver checks them. */
-static cuabi_result shaped_make(const struct fake_ctx *ctx, struct end dst, struct end src, const struct shape *sh,
-                                struct fake_copy *c)
+static cuabi_result shaped_make(const struct fake_ctx *dst_ctx, const struct fake_ctx *src_ctx, struct end dst,
+                                struct end src, const struct shape *sh, struct fake_copy *c)
 {
     const void *host_dst = NULL;
     cuabi_result rc;
 
     *c = (struct fake_copy){.bytes = sh->width, .rows = sh->rows, .slices = sh->slices};
-    rc = end_side(ctx, &dst, sh, &c->dst_side, &c->dst, &host_dst);
+    rc = end_side(dst_ctx, &dst, sh, &c->dst_side, &c->dst, &host_dst);
     if (rc == CUABI_SUCCESS)
-        rc = end_side(ctx, &src, sh, &c->src_side, &c->src, &c->host_src);
+        rc = end_side(src_ctx, &src, sh, &c->src_side, &c->src, &c->host_src);
     c->host_dst = (void *)(uintptr_t)host_dst;
     return rc;
 }
@@ -569,7 +569,7 @@ static cuabi_result shaped_sync(enum fake_entry entry, const struct end *dst, co
     if (rc == CUABI_SUCCESS)
         rc = fake_need_ctx(&ctx);
     if (rc == CUABI_SUCCESS && !shape_empty(sh))
-        rc = shaped_make(ctx, *dst, *src, sh, &c);
+        rc = shaped_make(ctx, ctx, *dst, *src, sh, &c);
     if (rc == CUABI_SUCCESS)
         rc = fake_legacy_sync(ctx);
     if (rc == CUABI_SUCCESS && !shape_empty(sh) && !fake_copy_run(&c))
@@ -589,7 +589,7 @@ static cuabi_result shaped_async(enum fake_entry entry, const struct end *dst, c
     if (rc == CUABI_SUCCESS)
         rc = fake_stream_for_work(stream, &s);
     if (rc == CUABI_SUCCESS && !shape_empty(sh))
-        rc = shaped_make(s->ctx, *dst, *src, sh, &c);
+        rc = shaped_make(s->ctx, s->ctx, *dst, *src, sh, &c);
     if (rc == CUABI_SUCCESS && !shape_empty(sh)) {
         if (!(op = fake_op_new(FAKE_OP_COPY))) {
             rc = CUABI_ERROR_OUT_OF_MEMORY;
@@ -680,6 +680,110 @@ cuabi_result cuMemcpy3D_v2(const cuabi_memcpy3d *copy)
 cuabi_result cuMemcpy3DAsync_v2(const cuabi_memcpy3d *copy, cuabi_stream stream)
 {
     return copy_3d(FAKE_E_cuMemcpy3DAsync_v2, copy, true, stream);
+}
+
+/* ---- cuMemcpy3DPeer: a 3D copy whose ends each name their context ---- */
+
+/*
+ * An end's context: the one it names, or an array's own (the named one is
+ * ignored for an array); NULL when neither is known.
+ */
+static struct fake_ctx *peer_end_ctx(const struct end *e, cuabi_context named)
+{
+    if (e->type == CUABI_MEMORYTYPE_ARRAY) {
+        struct fake_array *a = fake_array_find(e->array);
+
+        return a ? a->ctx : NULL;
+    }
+    return fake_ctx_from(named);
+}
+
+/* Both ends' contexts: INVALID_VALUE for an unknown array, INVALID_CONTEXT for an unknown context. */
+static cuabi_result peer_ctxs(const cuabi_memcpy3d_peer *p, const struct end *dst, const struct end *src,
+                              struct fake_ctx **dc, struct fake_ctx **sc)
+{
+    *dc = peer_end_ctx(dst, p->dst_context);
+    *sc = peer_end_ctx(src, p->src_context);
+    if (*dc && *sc)
+        return CUABI_SUCCESS;
+    return (!*dc && dst->type == CUABI_MEMORYTYPE_ARRAY) || (!*sc && src->type == CUABI_MEMORYTYPE_ARRAY)
+               ? CUABI_ERROR_INVALID_VALUE
+               : CUABI_ERROR_INVALID_CONTEXT;
+}
+
+static void ends_3d_peer(const cuabi_memcpy3d_peer *p, struct end *dst, struct end *src, struct shape *sh)
+{
+    *src = (struct end){p->src_type, p->src_host, p->src_device, p->src_array, p->src_x, p->src_y, p->src_z,
+                        p->src_pitch, p->src_height, false};
+    *dst = (struct end){p->dst_type, p->dst_host, p->dst_device, p->dst_array, p->dst_x, p->dst_y, p->dst_z,
+                        p->dst_pitch, p->dst_height, false};
+    *sh = (struct shape){p->width, p->height, p->depth};
+}
+
+/*
+ * Each end checked against its own context; done before it returns, ordered
+ * after the legacy stream's work of the current context and of both
+ * contexts, as cuMemcpyPeer is.
+ */
+cuabi_result cuMemcpy3DPeer(const cuabi_memcpy3d_peer *copy)
+{
+    cuabi_result rc;
+    struct fake_ctx *cur = NULL, *dc = NULL, *sc = NULL;
+    struct end dst, src;
+    struct shape sh;
+    struct fake_copy c;
+
+    if (!copy)
+        return refuse(FAKE_E_cuMemcpy3DPeer);
+    rc = fake_begin(FAKE_E_cuMemcpy3DPeer, true);
+    ends_3d_peer(copy, &dst, &src, &sh);
+    if (rc == CUABI_SUCCESS)
+        rc = fake_need_ctx(&cur);
+    if (rc == CUABI_SUCCESS)
+        rc = peer_ctxs(copy, &dst, &src, &dc, &sc);
+    if (rc == CUABI_SUCCESS && !shape_empty(&sh))
+        rc = shaped_make(dc, sc, dst, src, &sh, &c);
+    if (rc == CUABI_SUCCESS)
+        rc = fake_legacy_sync(cur);
+    if (rc == CUABI_SUCCESS && dc != cur)
+        rc = fake_legacy_sync(dc);
+    if (rc == CUABI_SUCCESS && sc != cur && sc != dc)
+        rc = fake_legacy_sync(sc);
+    if (rc == CUABI_SUCCESS && !shape_empty(&sh) && !fake_copy_run(&c))
+        rc = CUABI_ERROR_INVALID_VALUE;
+    return fake_end(rc);
+}
+
+/* Queued on a stream; host memory is read or written when the stream reaches it (queue_copy()). */
+cuabi_result cuMemcpy3DPeerAsync(const cuabi_memcpy3d_peer *copy, cuabi_stream stream)
+{
+    cuabi_result rc;
+    struct fake_stream *s = NULL;
+    struct fake_ctx *dc = NULL, *sc = NULL;
+    struct end dst, src;
+    struct shape sh;
+    struct fake_copy c;
+    struct fake_op *op;
+
+    if (!copy)
+        return refuse(FAKE_E_cuMemcpy3DPeerAsync);
+    rc = fake_begin(FAKE_E_cuMemcpy3DPeerAsync, true);
+    ends_3d_peer(copy, &dst, &src, &sh);
+    if (rc == CUABI_SUCCESS)
+        rc = fake_stream_for_work(stream, &s);
+    if (rc == CUABI_SUCCESS)
+        rc = peer_ctxs(copy, &dst, &src, &dc, &sc);
+    if (rc == CUABI_SUCCESS && !shape_empty(&sh))
+        rc = shaped_make(dc, sc, dst, src, &sh, &c);
+    if (rc == CUABI_SUCCESS && !shape_empty(&sh)) {
+        if (!(op = fake_op_new(FAKE_OP_COPY))) {
+            rc = CUABI_ERROR_OUT_OF_MEMORY;
+        } else {
+            op->u.copy = c;
+            rc = fake_enqueue(s, op);
+        }
+    }
+    return fake_end(rc);
 }
 
 /* ---- To and from CUDA arrays: an array's bytes at an offset, as one row ---- */

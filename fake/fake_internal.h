@@ -157,6 +157,8 @@ struct fake_stream {
     bool per_thread;     /* a thread's per-thread default stream (fake_per_thread.c): not the client's */
     uint64_t owner;      /* that thread's number; 0 once it exited with work still queued */
     uint64_t id;         /* cuStreamGetId's, numbered at the first ask; 0 until then */
+    cuabi_access_policy_window window; /* cuStreamSetAttribute's; zero until set */
+    unsigned sync_policy;              /* cuStreamSetAttribute's CUsynchronizationPolicy; 0 until set (auto) */
 };
 
 struct fake_event {

@@ -801,6 +801,13 @@ cuabi_result cuStreamGetId(cuabi_stream stream, unsigned long long *id)
 
 /* ---- Priorities ---- */
 
+/* Into cuCtxGetStreamPriorityRange's range. */
+static int clamp_priority(int priority)
+{
+    return priority < FAKE_PRIORITY_GREATEST ? FAKE_PRIORITY_GREATEST
+           : priority > FAKE_PRIORITY_LEAST  ? FAKE_PRIORITY_LEAST
+                                             : priority;
+}
 
 cuabi_result cuStreamCreateWithPriority(cuabi_stream *stream, unsigned int flags, int priority)
 {
@@ -815,9 +822,7 @@ cuabi_result cuStreamCreateWithPriority(cuabi_stream *stream, unsigned int flags
     if (rc == CUABI_SUCCESS)
         rc = fake_stream_new(c, flags, &s);
     if (rc == CUABI_SUCCESS) {
-        s->priority = priority < FAKE_PRIORITY_GREATEST ? FAKE_PRIORITY_GREATEST
-                      : priority > FAKE_PRIORITY_LEAST  ? FAKE_PRIORITY_LEAST
-                                                   : priority;
+        s->priority = clamp_priority(priority);
         *stream = (cuabi_stream)(void *)s;
     }
     return fake_end(rc);
@@ -834,6 +839,95 @@ cuabi_result cuStreamGetPriority(cuabi_stream stream, int *priority)
         rc = fake_stream_for_work(stream, &s);
     if (rc == CUABI_SUCCESS)
         *priority = s->priority;
+    return fake_end(rc);
+}
+
+/* ---- Attributes ---- */
+
+/*
+ * Those a stream keeps: its access policy window, synchronization policy
+ * (auto until set) and priority; any other is not a stream's.
+ */
+cuabi_result cuStreamGetAttribute(cuabi_stream stream, cuabi_launch_attribute_id attr,
+                                  cuabi_launch_attribute_value *value)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuStreamGetAttribute, true);
+    struct fake_stream *s = NULL;
+
+    if (rc == CUABI_SUCCESS && !value)
+        rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc == CUABI_SUCCESS)
+        rc = fake_stream_get(stream, &s);
+    if (rc == CUABI_SUCCESS && attr != CUABI_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW &&
+        attr != CUABI_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY && attr != CUABI_LAUNCH_ATTRIBUTE_PRIORITY)
+        rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc == CUABI_SUCCESS) {
+        memset(value, 0, sizeof(*value));
+        if (attr == CUABI_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW)
+            value->access_policy_window = s->window;
+        else if (attr == CUABI_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY)
+            value->sync_policy = s->sync_policy ? s->sync_policy : CUABI_SYNC_POLICY_AUTO;
+        else
+            value->priority = s->priority;
+    }
+    return fake_end(rc);
+}
+
+/* A window's hit ratio is in [0, 1] and its properties are CUaccessProperty's; a priority is clamped to the range. */
+cuabi_result cuStreamSetAttribute(cuabi_stream stream, cuabi_launch_attribute_id attr,
+                                  const cuabi_launch_attribute_value *value)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuStreamSetAttribute, true);
+    struct fake_stream *s = NULL;
+
+    if (rc == CUABI_SUCCESS && !value)
+        rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc == CUABI_SUCCESS)
+        rc = fake_stream_get(stream, &s);
+    if (rc != CUABI_SUCCESS)
+        return fake_end(rc);
+    switch (attr) {
+    case CUABI_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW: {
+        const cuabi_access_policy_window *w = &value->access_policy_window;
+
+        if (!(w->hit_ratio >= 0.0f && w->hit_ratio <= 1.0f) || w->hit_prop > CUABI_ACCESS_PROPERTY_PERSISTING ||
+            w->miss_prop > CUABI_ACCESS_PROPERTY_PERSISTING)
+            rc = CUABI_ERROR_INVALID_VALUE;
+        else
+            s->window = *w;
+        break;
+    }
+    case CUABI_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY:
+        if (value->sync_policy < CUABI_SYNC_POLICY_AUTO || value->sync_policy > CUABI_SYNC_POLICY_BLOCKING_SYNC)
+            rc = CUABI_ERROR_INVALID_VALUE;
+        else
+            s->sync_policy = value->sync_policy;
+        break;
+    case CUABI_LAUNCH_ATTRIBUTE_PRIORITY:
+        s->priority = clamp_priority(value->priority);
+        break;
+    default:
+        rc = CUABI_ERROR_INVALID_VALUE;
+        break;
+    }
+    return fake_end(rc);
+}
+
+/* Each attribute a stream keeps, from src to dst. */
+cuabi_result cuStreamCopyAttributes(cuabi_stream dst, cuabi_stream src)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuStreamCopyAttributes, true);
+    struct fake_stream *d = NULL, *s = NULL;
+
+    if (rc == CUABI_SUCCESS)
+        rc = fake_stream_get(dst, &d);
+    if (rc == CUABI_SUCCESS)
+        rc = fake_stream_get(src, &s);
+    if (rc == CUABI_SUCCESS) {
+        d->window = s->window;
+        d->sync_policy = s->sync_policy;
+        d->priority = s->priority;
+    }
     return fake_end(rc);
 }
 

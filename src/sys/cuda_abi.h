@@ -264,10 +264,21 @@ struct cuabi_uuid {
 };
 typedef struct cuabi_uuid cuabi_uuid;
 
-/* CUlaunchAttributeValue: a 64-byte union; gpushim sets only these members. */
+typedef struct cuabi_access_policy_window { /* CUaccessPolicyWindow */
+    void *base_ptr;
+    size_t num_bytes;
+    float hit_ratio;
+    unsigned int hit_prop, miss_prop; /* CUaccessProperty */
+} cuabi_access_policy_window;
+enum { CUABI_ACCESS_PROPERTY_PERSISTING = 2 };                             /* the last CUaccessProperty */
+enum { CUABI_SYNC_POLICY_AUTO = 1, CUABI_SYNC_POLICY_BLOCKING_SYNC = 4 }; /* CUsynchronizationPolicy's range */
+
+/* CUlaunchAttributeValue (CUstreamAttrValue): a 64-byte union; gpushim and its fake use only these members. */
 typedef union cuabi_launch_attribute_value {
     char pad[64];
+    cuabi_access_policy_window access_policy_window;
     int cooperative;
+    unsigned int sync_policy; /* CUsynchronizationPolicy */
     struct {
         unsigned int x, y, z;
     } cluster_dim;
@@ -324,7 +335,9 @@ enum {
 };
 
 enum {
+    CUABI_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW = 1,
     CUABI_LAUNCH_ATTRIBUTE_COOPERATIVE = 2,
+    CUABI_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY = 3,
     CUABI_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
     CUABI_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6,
     CUABI_LAUNCH_ATTRIBUTE_PRIORITY = 8,
@@ -789,6 +802,25 @@ typedef struct cuabi_memcpy3d {
     size_t dst_pitch, dst_height;
     size_t width, height, depth; /* bytes, rows, slices */
 } cuabi_memcpy3d;
+
+/* CUDA_MEMCPY3D_PEER: cuabi_memcpy3d with each end's context where it has reserved fields. */
+typedef struct cuabi_memcpy3d_peer {
+    size_t src_x, src_y, src_z, src_lod;
+    unsigned int src_type;
+    const void *src_host;
+    cuabi_deviceptr src_device;
+    cuabi_array src_array;
+    cuabi_context src_context;
+    size_t src_pitch, src_height;
+    size_t dst_x, dst_y, dst_z, dst_lod;
+    unsigned int dst_type;
+    void *dst_host;
+    cuabi_deviceptr dst_device;
+    cuabi_array dst_array;
+    cuabi_context dst_context;
+    size_t dst_pitch, dst_height;
+    size_t width, height, depth; /* bytes, rows, slices */
+} cuabi_memcpy3d_peer;
 
 typedef struct cuabi_array_descriptor {
     size_t width, height;

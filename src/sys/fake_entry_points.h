@@ -192,3 +192,14 @@ GPU__FAKE_ENTRY(cuDeviceGetTexture1DLinearMaxWidth, (size_t *max_width, cuabi_ar
 GPU__FAKE_ENTRY(cuDeviceGetMemPool, (cuabi_mem_pool *pool, cuabi_device dev))
 GPU__FAKE_ENTRY(cuCtxResetPersistingL2Cache, (void))
 GPU__FAKE_ENTRY(cuThreadExchangeStreamCaptureMode, (cuabi_stream_capture_mode *mode))
+
+/* 3D copies whose ends each name their context. */
+GPU__FAKE_ENTRY(cuMemcpy3DPeer, (const cuabi_memcpy3d_peer *copy))
+GPU__FAKE_ENTRY(cuMemcpy3DPeerAsync, (const cuabi_memcpy3d_peer *copy, cuabi_stream stream))
+
+/* A stream's attributes: its access policy window, synchronization policy and priority. */
+GPU__FAKE_ENTRY(cuStreamGetAttribute, (cuabi_stream stream, cuabi_launch_attribute_id attr,
+                                       cuabi_launch_attribute_value *value))
+GPU__FAKE_ENTRY(cuStreamSetAttribute, (cuabi_stream stream, cuabi_launch_attribute_id attr,
+                                       const cuabi_launch_attribute_value *value))
+GPU__FAKE_ENTRY(cuStreamCopyAttributes, (cuabi_stream dst, cuabi_stream src))

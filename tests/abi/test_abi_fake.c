@@ -100,6 +100,45 @@ SAME_FIELD(cuabi_memcpy3d, CUDA_MEMCPY3D, dst_height, dstHeight);
 SAME_FIELD(cuabi_memcpy3d, CUDA_MEMCPY3D, width, WidthInBytes);
 SAME_FIELD(cuabi_memcpy3d, CUDA_MEMCPY3D, height, Height);
 SAME_FIELD(cuabi_memcpy3d, CUDA_MEMCPY3D, depth, Depth);
+SAME_SIZE(cuabi_memcpy3d_peer, CUDA_MEMCPY3D_PEER);
+SAME_TYPE(cuabi_launch_attribute_id, CUstreamAttrID);
+SAME_VALUE(CUABI_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW);
+SAME_VALUE(CUABI_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY);
+SAME_VALUE(CUABI_ACCESS_PROPERTY_PERSISTING, CU_ACCESS_PROPERTY_PERSISTING);
+SAME_VALUE(CUABI_SYNC_POLICY_AUTO, CU_SYNC_POLICY_AUTO);
+SAME_VALUE(CUABI_SYNC_POLICY_BLOCKING_SYNC, CU_SYNC_POLICY_BLOCKING_SYNC);
+SAME_SIZE(cuabi_access_policy_window, CUaccessPolicyWindow);
+SAME_FIELD(cuabi_access_policy_window, CUaccessPolicyWindow, base_ptr, base_ptr);
+SAME_FIELD(cuabi_access_policy_window, CUaccessPolicyWindow, num_bytes, num_bytes);
+SAME_FIELD(cuabi_access_policy_window, CUaccessPolicyWindow, hit_ratio, hitRatio);
+_Static_assert(offsetof(cuabi_access_policy_window, hit_prop) == offsetof(CUaccessPolicyWindow, hitProp), "hitProp");
+_Static_assert(offsetof(cuabi_access_policy_window, miss_prop) == offsetof(CUaccessPolicyWindow, missProp), "missProp");
+SAME_SIZE(cuabi_launch_attribute_value, CUstreamAttrValue);
+_Static_assert(offsetof(cuabi_launch_attribute_value, access_policy_window) ==
+                   offsetof(CUlaunchAttributeValue, accessPolicyWindow), "accessPolicyWindow");
+_Static_assert(offsetof(cuabi_launch_attribute_value, sync_policy) == offsetof(CUlaunchAttributeValue, syncPolicy),
+               "syncPolicy");
+SAME_FIELD(cuabi_memcpy3d_peer, CUDA_MEMCPY3D_PEER, src_x, srcXInBytes);
+SAME_FIELD(cuabi_memcpy3d_peer, CUDA_MEMCPY3D_PEER, src_lod, srcLOD);
+_Static_assert(offsetof(cuabi_memcpy3d_peer, src_type) == offsetof(CUDA_MEMCPY3D_PEER, srcMemoryType), "srcMemoryType");
+SAME_FIELD(cuabi_memcpy3d_peer, CUDA_MEMCPY3D_PEER, src_host, srcHost);
+SAME_FIELD(cuabi_memcpy3d_peer, CUDA_MEMCPY3D_PEER, src_device, srcDevice);
+SAME_FIELD(cuabi_memcpy3d_peer, CUDA_MEMCPY3D_PEER, src_array, srcArray);
+SAME_FIELD(cuabi_memcpy3d_peer, CUDA_MEMCPY3D_PEER, src_context, srcContext);
+SAME_FIELD(cuabi_memcpy3d_peer, CUDA_MEMCPY3D_PEER, src_pitch, srcPitch);
+SAME_FIELD(cuabi_memcpy3d_peer, CUDA_MEMCPY3D_PEER, src_height, srcHeight);
+SAME_FIELD(cuabi_memcpy3d_peer, CUDA_MEMCPY3D_PEER, dst_x, dstXInBytes);
+SAME_FIELD(cuabi_memcpy3d_peer, CUDA_MEMCPY3D_PEER, dst_lod, dstLOD);
+_Static_assert(offsetof(cuabi_memcpy3d_peer, dst_type) == offsetof(CUDA_MEMCPY3D_PEER, dstMemoryType), "dstMemoryType");
+SAME_FIELD(cuabi_memcpy3d_peer, CUDA_MEMCPY3D_PEER, dst_host, dstHost);
+SAME_FIELD(cuabi_memcpy3d_peer, CUDA_MEMCPY3D_PEER, dst_device, dstDevice);
+SAME_FIELD(cuabi_memcpy3d_peer, CUDA_MEMCPY3D_PEER, dst_array, dstArray);
+SAME_FIELD(cuabi_memcpy3d_peer, CUDA_MEMCPY3D_PEER, dst_context, dstContext);
+SAME_FIELD(cuabi_memcpy3d_peer, CUDA_MEMCPY3D_PEER, dst_pitch, dstPitch);
+SAME_FIELD(cuabi_memcpy3d_peer, CUDA_MEMCPY3D_PEER, dst_height, dstHeight);
+SAME_FIELD(cuabi_memcpy3d_peer, CUDA_MEMCPY3D_PEER, width, WidthInBytes);
+SAME_FIELD(cuabi_memcpy3d_peer, CUDA_MEMCPY3D_PEER, height, Height);
+SAME_FIELD(cuabi_memcpy3d_peer, CUDA_MEMCPY3D_PEER, depth, Depth);
 SAME_SIZE(cuabi_array_descriptor, CUDA_ARRAY_DESCRIPTOR);
 SAME_FIELD(cuabi_array_descriptor, CUDA_ARRAY_DESCRIPTOR, width, Width);
 SAME_FIELD(cuabi_array_descriptor, CUDA_ARRAY_DESCRIPTOR, height, Height);
@@ -161,6 +200,8 @@ SAME_VALUE(CUABI_MEMHOSTREGISTER_READ_ONLY, CU_MEMHOSTREGISTER_READ_ONLY);
 /* The layouts being the same, the prototypes read gpushim's struct names as cuda.h's. */
 #define cuabi_memcpy2d CUDA_MEMCPY2D
 #define cuabi_memcpy3d CUDA_MEMCPY3D
+#define cuabi_memcpy3d_peer CUDA_MEMCPY3D_PEER
+#define cuabi_launch_attribute_value CUlaunchAttributeValue
 #define cuabi_array_descriptor CUDA_ARRAY_DESCRIPTOR
 #define cuabi_array3d_descriptor CUDA_ARRAY3D_DESCRIPTOR
 #define cuabi_resource_desc CUDA_RESOURCE_DESC
