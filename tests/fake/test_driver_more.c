@@ -17,6 +17,11 @@
  *              cuDeviceGetTexture1DLinearMaxWidth, cuDeviceGetMemPool,
  *              cuCtxResetPersistingL2Cache, cuThreadExchangeStreamCaptureMode;
  *              their errors
+ *   attributes cuStreamGetAttribute, cuStreamSetAttribute and
+ *              cuStreamCopyAttributes: access policy window, synchronization
+ *              policy, priority; their errors
+ *   peer3d     cuMemcpy3DPeer and cuMemcpy3DPeerAsync between host memory and
+ *              two devices' contexts, in rows and slices; their errors
  *   sweep      each driver call of those operations failed in turn: nothing
  *              is left alive
  */
@@ -438,6 +443,190 @@ static void devices(void **state)
     CU_OK(cuDevicePrimaryCtxRelease_v2(0));
 }
 
+static void attributes(void **state)
+{
+    cuabi_stream s = NULL, t = NULL;
+    cuabi_deviceptr d = 0;
+    cuabi_launch_attribute_value v, w;
+    int priority = 1;
+
+    (void)state;
+    retain_current(0);
+    CU_OK(cuMemAlloc_v2(&d, 4096));
+    CU_OK(cuStreamCreateWithPriority(&s, 0, -2));
+    CU_OK(cuStreamCreate(&t, 0));
+    /* At first: the stream's priority, an automatic policy, no window. */
+    memset(&v, 0x5a, sizeof(v));
+    CU_OK(cuStreamGetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_PRIORITY, &v));
+    assert_int_equal(v.priority, -2);
+    CU_OK(cuStreamGetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, &v));
+    assert_int_equal(v.sync_policy, CUABI_SYNC_POLICY_AUTO);
+    CU_OK(cuStreamGetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, &v));
+    assert_null(v.access_policy_window.base_ptr);
+    assert_int_equal(v.access_policy_window.num_bytes, 0);
+    CU_OK(cuStreamGetAttribute(NULL, CUABI_LAUNCH_ATTRIBUTE_PRIORITY, &v));
+    assert_int_equal(v.priority, 0);
+    /* What was set is told back. */
+    memset(&v, 0, sizeof(v));
+    v.access_policy_window = (cuabi_access_policy_window){(void *)(uintptr_t)d, 4096, 0.5f,
+                                                          CUABI_ACCESS_PROPERTY_PERSISTING, 1};
+    CU_OK(cuStreamSetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, &v));
+    memset(&w, 0, sizeof(w));
+    CU_OK(cuStreamGetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, &w));
+    assert_ptr_equal(w.access_policy_window.base_ptr, (void *)(uintptr_t)d);
+    assert_int_equal(w.access_policy_window.num_bytes, 4096);
+    assert_true(w.access_policy_window.hit_ratio == 0.5f);
+    assert_int_equal(w.access_policy_window.hit_prop, CUABI_ACCESS_PROPERTY_PERSISTING);
+    assert_int_equal(w.access_policy_window.miss_prop, 1);
+    v.sync_policy = CUABI_SYNC_POLICY_BLOCKING_SYNC;
+    CU_OK(cuStreamSetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, &v));
+    CU_OK(cuStreamGetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, &w));
+    assert_int_equal(w.sync_policy, CUABI_SYNC_POLICY_BLOCKING_SYNC);
+    /* A priority past the range is clamped to it, as at creation. */
+    v.priority = -100;
+    CU_OK(cuStreamSetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_PRIORITY, &v));
+    CU_OK(cuStreamGetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_PRIORITY, &w));
+    assert_int_equal(w.priority, -5);
+    CU_OK(cuStreamGetPriority(s, &priority));
+    assert_int_equal(priority, -5);
+    /* All of them to another stream. */
+    CU_OK(cuStreamCopyAttributes(t, s));
+    CU_OK(cuStreamGetAttribute(t, CUABI_LAUNCH_ATTRIBUTE_PRIORITY, &w));
+    assert_int_equal(w.priority, -5);
+    CU_OK(cuStreamGetAttribute(t, CUABI_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, &w));
+    assert_int_equal(w.sync_policy, CUABI_SYNC_POLICY_BLOCKING_SYNC);
+    CU_OK(cuStreamGetAttribute(t, CUABI_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, &w));
+    assert_int_equal(w.access_policy_window.num_bytes, 4096);
+    /* Errors: NULL, a bad stream, an attribute not a stream's, values out of range; nothing changed. */
+    assert_int_equal(cuStreamGetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_PRIORITY, NULL), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamSetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_PRIORITY, NULL), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamGetAttribute((cuabi_stream)(uintptr_t)0x1234, CUABI_LAUNCH_ATTRIBUTE_PRIORITY, &w),
+                     CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuStreamSetAttribute((cuabi_stream)(uintptr_t)0x1234, CUABI_LAUNCH_ATTRIBUTE_PRIORITY, &v),
+                     CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuStreamCopyAttributes(t, (cuabi_stream)(uintptr_t)0x1234), CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuStreamCopyAttributes((cuabi_stream)(uintptr_t)0x1234, s), CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuStreamGetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_COOPERATIVE, &w), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamSetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_COOPERATIVE, &v), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamGetAttribute(s, 99, &w), CUABI_ERROR_INVALID_VALUE);
+    v.access_policy_window.hit_ratio = 1.5f;
+    assert_int_equal(cuStreamSetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, &v),
+                     CUABI_ERROR_INVALID_VALUE);
+    v.access_policy_window.hit_ratio = 1.0f;
+    v.access_policy_window.miss_prop = 3;
+    assert_int_equal(cuStreamSetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, &v),
+                     CUABI_ERROR_INVALID_VALUE);
+    CU_OK(cuStreamGetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, &w));
+    assert_true(w.access_policy_window.hit_ratio == 0.5f);
+    memset(&v, 0, sizeof(v));
+    assert_int_equal(cuStreamSetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, &v),
+                     CUABI_ERROR_INVALID_VALUE);
+    v.sync_policy = 5;
+    assert_int_equal(cuStreamSetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, &v),
+                     CUABI_ERROR_INVALID_VALUE);
+    CU_OK(cuStreamGetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, &w));
+    assert_int_equal(w.sync_policy, CUABI_SYNC_POLICY_BLOCKING_SYNC);
+    CU_OK(cuStreamDestroy_v2(t));
+    CU_OK(cuStreamDestroy_v2(s));
+    CU_OK(cuMemFree_v2(d));
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+}
+
+static void peer3d(void **state)
+{
+    enum { SRC_PITCH = 16, SRC_HEIGHT = 6, DST_PITCH = 32, DST_HEIGHT = 4, W = 8, H = 4, D = 2 };
+    unsigned char in[SRC_PITCH * SRC_HEIGHT * D], out[DST_PITCH * DST_HEIGHT * D];
+    cuabi_context c0, c1;
+    cuabi_deviceptr p1 = 0, p0 = 0;
+    cuabi_stream s = NULL;
+    cuabi_memcpy3d_peer p;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(in); i++)
+        in[i] = (unsigned char)(i * 7 + 3);
+    c1 = retain_current(1);
+    CU_OK(cuMemAlloc_v2(&p1, sizeof(out)));
+    CU_OK(cuMemsetD8_v2(p1, 0, sizeof(out)));
+    c0 = retain_current(0);
+    CU_OK(cuMemAlloc_v2(&p0, sizeof(out)));
+    CU_OK(cuStreamCreate(&s, 0));
+    /* Host memory (in context 0's name) to device 1: W bytes of H rows of D slices, at offsets. */
+    memset(&p, 0, sizeof(p));
+    p.src_type = CUABI_MEMORYTYPE_HOST;
+    p.src_host = in;
+    p.src_context = c0;
+    p.src_x = 2;
+    p.src_y = 1;
+    p.src_pitch = SRC_PITCH;
+    p.src_height = SRC_HEIGHT;
+    p.dst_type = CUABI_MEMORYTYPE_DEVICE;
+    p.dst_device = p1;
+    p.dst_context = c1;
+    p.dst_x = 4;
+    p.dst_pitch = DST_PITCH;
+    p.dst_height = DST_HEIGHT;
+    p.width = W;
+    p.height = H;
+    p.depth = D;
+    CU_OK(cuMemcpy3DPeer(&p));
+    /* Device 1 to device 0, all its bytes as one row, on a stream of context 0. */
+    memset(&p, 0, sizeof(p));
+    p.src_type = CUABI_MEMORYTYPE_DEVICE;
+    p.src_device = p1;
+    p.src_context = c1;
+    p.dst_type = CUABI_MEMORYTYPE_DEVICE;
+    p.dst_device = p0;
+    p.dst_context = c0;
+    p.width = sizeof(out);
+    p.height = 1;
+    p.depth = 1;
+    CU_OK(cuMemcpy3DPeerAsync(&p, s));
+    CU_OK(cuStreamSynchronize(s));
+    CU_OK(cuMemcpyDtoH_v2(out, p0, sizeof(out)));
+    for (size_t z = 0; z < D; z++)
+        for (size_t y = 0; y < DST_HEIGHT; y++)
+            for (size_t x = 0; x < DST_PITCH; x++) {
+                size_t at = z * DST_PITCH * DST_HEIGHT + y * DST_PITCH + x;
+                unsigned char want = x >= 4 && x < 4 + W && y < H ? in[z * SRC_PITCH * SRC_HEIGHT +
+                                                                         (y + 1) * SRC_PITCH + 2 + (x - 4)]
+                                                                   : 0;
+
+                if (out[at] != want)
+                    fail_msg("byte %zu is %u, not %u", at, out[at], want);
+            }
+    /* Nothing to copy: nothing done, the contexts still checked. */
+    p.width = 0;
+    CU_OK(cuMemcpy3DPeer(&p));
+    CU_OK(cuMemcpy3DPeerAsync(&p, s));
+    p.dst_context = NULL;
+    assert_int_equal(cuMemcpy3DPeer(&p), CUABI_ERROR_INVALID_CONTEXT);
+    p.width = sizeof(out);
+    /* Errors: NULL, a context unknown, an address not its context's device's, a bad type, a bad stream. */
+    assert_int_equal(cuMemcpy3DPeer(NULL), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuMemcpy3DPeerAsync(NULL, s), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuMemcpy3DPeer(&p), CUABI_ERROR_INVALID_CONTEXT);
+    assert_int_equal(cuMemcpy3DPeerAsync(&p, s), CUABI_ERROR_INVALID_CONTEXT);
+    p.dst_context = (cuabi_context)(uintptr_t)0x99;
+    assert_int_equal(cuMemcpy3DPeer(&p), CUABI_ERROR_INVALID_CONTEXT);
+    p.dst_context = c0;
+    p.src_context = c0;
+    assert_int_equal(cuMemcpy3DPeer(&p), CUABI_ERROR_INVALID_VALUE);
+    p.src_context = c1;
+    p.dst_device = p0 + 1;
+    assert_int_equal(cuMemcpy3DPeer(&p), CUABI_ERROR_INVALID_VALUE);
+    p.dst_device = p0;
+    p.src_type = 7;
+    assert_int_equal(cuMemcpy3DPeerAsync(&p, s), CUABI_ERROR_INVALID_VALUE);
+    p.src_type = CUABI_MEMORYTYPE_DEVICE;
+    assert_int_equal(cuMemcpy3DPeerAsync(&p, (cuabi_stream)(uintptr_t)0x1234), CUABI_ERROR_INVALID_HANDLE);
+    CU_OK(cuStreamDestroy_v2(s));
+    CU_OK(cuMemFree_v2(p0));
+    CU_OK(cuCtxSetCurrent(c1));
+    CU_OK(cuMemFree_v2(p1));
+    CU_OK(cuDevicePrimaryCtxRelease_v2(1));
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+}
+
 static void on_nothing(cuabi_stream stream, cuabi_result status, void *user_data)
 {
     (void)stream;
@@ -467,6 +656,10 @@ static cuabi_result sequence(void)
     size_t width = 0;
     cuabi_mem_pool pool = NULL;
     cuabi_stream_capture_mode mode = CUABI_STREAM_CAPTURE_MODE_GLOBAL;
+    cuabi_launch_attribute_value value = {.priority = -1};
+    cuabi_memcpy3d_peer peer = {.src_type = CUABI_MEMORYTYPE_HOST, .src_host = host, .src_pitch = sizeof(host),
+                                .dst_type = CUABI_MEMORYTYPE_DEVICE, .dst_pitch = sizeof(host),
+                                .width = sizeof(host), .height = 1, .depth = 1};
     cuabi_result rc = cuCtxCreate_v2(&c1, 0, 1);
 
     if (rc == CUABI_SUCCESS)
@@ -530,6 +723,23 @@ static cuabi_result sequence(void)
     if (rc == CUABI_SUCCESS)
         rc = cuThreadExchangeStreamCaptureMode(&mode);
     if (rc == CUABI_SUCCESS)
+        rc = cuStreamSetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_PRIORITY, &value);
+    if (rc == CUABI_SUCCESS)
+        rc = cuStreamGetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, &value);
+    if (rc == CUABI_SUCCESS)
+        rc = cuStreamCopyAttributes(s, NULL);
+    if (rc == CUABI_SUCCESS) {
+        peer.src_context = ctx;
+        peer.dst_context = c1;
+        peer.dst_device = p1;
+        rc = cuMemcpy3DPeer(&peer);
+    }
+    if (rc == CUABI_SUCCESS) {
+        peer.dst_context = ctx;
+        peer.dst_device = d;
+        rc = cuMemcpy3DPeerAsync(&peer, s);
+    }
+    if (rc == CUABI_SUCCESS)
         rc = cuStreamSynchronize(s);
     if (m)
         cuModuleUnload(m);
@@ -556,7 +766,8 @@ static void sweep(void **state)
         "cuCtxGetCacheConfig", "cuModuleLoadData", "cuModuleGetFunctionCount", "cuModuleEnumerateFunctions",
         "cuFuncGetName",  "cuFuncGetModule",  "cuModuleGetLoadingMode",  "cuDeviceGetByPCIBusId",
         "cuDeviceGetP2PAttribute", "cuDeviceGetTexture1DLinearMaxWidth", "cuDeviceGetMemPool",
-        "cuCtxResetPersistingL2Cache", "cuThreadExchangeStreamCaptureMode", "cuStreamSynchronize",
+        "cuCtxResetPersistingL2Cache", "cuThreadExchangeStreamCaptureMode", "cuStreamSetAttribute",
+        "cuStreamGetAttribute", "cuStreamCopyAttributes", "cuMemcpy3DPeer", "cuMemcpy3DPeerAsync", "cuStreamSynchronize",
         "cuModuleUnload", "cuEventDestroy_v2", "cuStreamDestroy_v2", "cuMemFree_v2", "cuCtxDestroy_v2"};
     gpu_fake_live_counts before, after;
     bool cleaning = false;
@@ -590,6 +801,8 @@ int main(int argc, char **argv)
         {"callbacks", cmocka_unit_test(callbacks)},
         {"modules", cmocka_unit_test(modules)},
         {"devices", cmocka_unit_test(devices)},
+        {"attributes", cmocka_unit_test(attributes)},
+        {"peer3d", cmocka_unit_test(peer3d)},
         {"sweep", cmocka_unit_test(sweep)},
     };
 
