@@ -207,6 +207,10 @@ struct fake_alloc {
     unsigned ipc_opens; /* cuIpcOpenMemHandle mappings of it not yet closed */
     int location;       /* managed memory: where the last prefetch moved it (a device, or -1 the host) */
     int advice;         /* managed memory: the last cuMemAdvise advice, 0 for none */
+    bool prefetched;    /* managed memory: `location` is a prefetch's, not the start's */
+    bool read_mostly;   /* managed memory: CU_MEM_ADVISE_SET_READ_MOSTLY, not unset since */
+    int preferred;      /* managed memory: the preferred location, a device or -1 the host; -2 for none */
+    unsigned accessed_by; /* managed memory: a bit a device CU_MEM_ADVISE_SET_ACCESSED_BY named, the host's last */
     struct fake_ctx *owner; /* the created context it was allocated in, freed with it; NULL: the primary one */
     unsigned char *written; /* GPUSHIM_FAKE_CHECK=init: a bit a byte, set once a copy, memset or kernel wrote it;
                                NULL: not tracked (the check off at allocation, managed memory, a module's global) */

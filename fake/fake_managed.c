@@ -21,8 +21,10 @@ cuabi_result cuMemAllocManaged(cuabi_deviceptr *ptr, size_t bytes, unsigned int 
         rc = fake_need_ctx(&c);
     if (rc == CUABI_SUCCESS)
         rc = fake_alloc_new(c->device, bytes, FAKE_ALLOC_MANAGED, &a);
-    if (rc == CUABI_SUCCESS)
+    if (rc == CUABI_SUCCESS) {
+        a->preferred = CUABI_DEVICE_INVALID;
         *ptr = a->addr; /* its host address (fake_alloc_new()): the host reaches it directly, as on a real machine */
+    }
     return fake_end(rc);
 }
 
@@ -49,8 +51,10 @@ cuabi_result cuMemPrefetchAsync(cuabi_deviceptr ptr, size_t bytes, cuabi_device 
         rc = fake_stream_for_work(stream, &s);
     if (rc == CUABI_SUCCESS)
         rc = managed_range(ptr, bytes, dst, &a);
-    if (rc == CUABI_SUCCESS)
+    if (rc == CUABI_SUCCESS) {
         a->location = dst == CUABI_DEVICE_CPU ? -1 : dst;
+        a->prefetched = true;
+    }
     return fake_end(rc);
 }
 
@@ -66,8 +70,115 @@ cuabi_result cuMemAdvise(cuabi_deviceptr ptr, size_t bytes, cuabi_mem_advise adv
         rc = managed_range(ptr, bytes, dev, &a);
     if (rc == CUABI_SUCCESS && (advice < CUABI_MEM_ADVISE_SET_READ_MOSTLY || advice > CUABI_MEM_ADVISE_UNSET_ACCESSED_BY))
         rc = CUABI_ERROR_INVALID_VALUE;
-    if (rc == CUABI_SUCCESS)
+    if (rc == CUABI_SUCCESS) {
+        unsigned bit = 1u << (dev == CUABI_DEVICE_CPU ? FAKE_MAX_DEVICES : dev);
+
         a->advice = (int)advice;
+        if (advice == CUABI_MEM_ADVISE_SET_READ_MOSTLY || advice == CUABI_MEM_ADVISE_UNSET_READ_MOSTLY)
+            a->read_mostly = advice == CUABI_MEM_ADVISE_SET_READ_MOSTLY;
+        else if (advice == CUABI_MEM_ADVISE_SET_PREFERRED_LOCATION)
+            a->preferred = dev;
+        else if (advice == CUABI_MEM_ADVISE_UNSET_PREFERRED_LOCATION)
+            a->preferred = CUABI_DEVICE_INVALID;
+        else if (advice == CUABI_MEM_ADVISE_SET_ACCESSED_BY)
+            a->accessed_by |= bit;
+        else
+            a->accessed_by &= ~bit;
+    }
+    return fake_end(rc);
+}
+
+/* ---- What advice and prefetches left on a range ---- */
+
+/*
+ * One attribute of a managed allocation's range into `data`: an int, or for
+ * CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY as many as `size` holds (the devices
+ * advised, the host last, then CU_DEVICE_INVALID); written only when `write`.
+ * The fake keeps advice and prefetches for a whole allocation, so any range
+ * of it has the allocation's.
+ */
+static cuabi_result range_attribute(const struct fake_alloc *a, cuabi_mem_range_attribute attribute, void *data,
+                                    size_t size, bool write)
+{
+    int value;
+
+    if (!data)
+        return CUABI_ERROR_INVALID_VALUE;
+    if (attribute == CUABI_MEM_RANGE_ATTRIBUTE_ACCESSED_BY) {
+        size_t n = 0;
+
+        if (size == 0 || size % sizeof(int))
+            return CUABI_ERROR_INVALID_VALUE;
+        for (int d = 0; write && d <= FAKE_MAX_DEVICES; d++)
+            if (a->accessed_by & (1u << d) && n < size / sizeof(int)) {
+                value = d == FAKE_MAX_DEVICES ? CUABI_DEVICE_CPU : d;
+                memcpy((int *)data + n++, &value, sizeof(value));
+            }
+        for (value = CUABI_DEVICE_INVALID; write && n < size / sizeof(int); n++)
+            memcpy((int *)data + n, &value, sizeof(value));
+        return CUABI_SUCCESS;
+    }
+    if (size != sizeof(int))
+        return CUABI_ERROR_INVALID_VALUE;
+    switch (attribute) {
+    case CUABI_MEM_RANGE_ATTRIBUTE_READ_MOSTLY:
+        value = a->read_mostly;
+        break;
+    case CUABI_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION:
+        value = a->preferred;
+        break;
+    case CUABI_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION:
+        value = a->prefetched ? a->location : CUABI_DEVICE_INVALID;
+        break;
+    default:
+        return CUABI_ERROR_INVALID_VALUE;
+    }
+    if (write)
+        memcpy(data, &value, sizeof(value));
+    return CUABI_SUCCESS;
+}
+
+/* The managed allocation holding all of [ptr, ptr + bytes). */
+static cuabi_result managed_only(cuabi_deviceptr ptr, size_t bytes, struct fake_alloc **out)
+{
+    struct fake_alloc *a = bytes ? fake_alloc_find(ptr, bytes) : NULL;
+
+    if (!a || a->kind != FAKE_ALLOC_MANAGED)
+        return CUABI_ERROR_INVALID_VALUE;
+    *out = a;
+    return CUABI_SUCCESS;
+}
+
+cuabi_result cuMemRangeGetAttribute(void *data, size_t data_size, cuabi_mem_range_attribute attribute,
+                                    cuabi_deviceptr ptr, size_t bytes)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuMemRangeGetAttribute, true);
+    struct fake_alloc *a = NULL;
+
+    if (rc == CUABI_SUCCESS)
+        rc = managed_only(ptr, bytes, &a);
+    if (rc == CUABI_SUCCESS)
+        rc = range_attribute(a, attribute, data, data_size, false);
+    if (rc == CUABI_SUCCESS)
+        range_attribute(a, attribute, data, data_size, true);
+    return fake_end(rc);
+}
+
+/* Each attribute checked before any is written: all of them, or none. */
+cuabi_result cuMemRangeGetAttributes(void **data, size_t *data_sizes, cuabi_mem_range_attribute *attributes,
+                                     size_t count, cuabi_deviceptr ptr, size_t bytes)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuMemRangeGetAttributes, true);
+    struct fake_alloc *a = NULL;
+
+    if (rc == CUABI_SUCCESS && (!data || !data_sizes || !attributes || count == 0))
+        rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc == CUABI_SUCCESS)
+        rc = managed_only(ptr, bytes, &a);
+    for (size_t i = 0; rc == CUABI_SUCCESS && i < count; i++)
+        rc = range_attribute(a, attributes[i], data[i], data_sizes[i], false);
+    for (size_t i = 0; rc == CUABI_SUCCESS && i < count; i++)
+        range_attribute(a, attributes[i], data[i], data_sizes[i], true);
     return fake_end(rc);
 }
 

@@ -648,6 +648,16 @@ enum {
 
 /* CU_DEVICE_CPU: the host, where a CUdevice names a location. */
 #define CUABI_DEVICE_CPU ((cuabi_device)-1)
+/* CU_DEVICE_INVALID: no location, or no one location. */
+#define CUABI_DEVICE_INVALID ((cuabi_device)-2)
+
+typedef unsigned int cuabi_mem_range_attribute; /* CUmem_range_attribute */
+enum {
+    CUABI_MEM_RANGE_ATTRIBUTE_READ_MOSTLY = 1,
+    CUABI_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION = 2,
+    CUABI_MEM_RANGE_ATTRIBUTE_ACCESSED_BY = 3,
+    CUABI_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION = 4,
+};
 
 enum {
     CUABI_EVENT_INTERPROCESS = 0x4,

@@ -203,3 +203,9 @@ GPU__FAKE_ENTRY(cuStreamGetAttribute, (cuabi_stream stream, cuabi_launch_attribu
 GPU__FAKE_ENTRY(cuStreamSetAttribute, (cuabi_stream stream, cuabi_launch_attribute_id attr,
                                        const cuabi_launch_attribute_value *value))
 GPU__FAKE_ENTRY(cuStreamCopyAttributes, (cuabi_stream dst, cuabi_stream src))
+
+/* What advice and prefetches left on a range of managed memory. */
+GPU__FAKE_ENTRY(cuMemRangeGetAttribute, (void *data, size_t data_size, cuabi_mem_range_attribute attribute,
+                                         cuabi_deviceptr ptr, size_t bytes))
+GPU__FAKE_ENTRY(cuMemRangeGetAttributes, (void **data, size_t *data_sizes, cuabi_mem_range_attribute *attributes,
+                                          size_t count, cuabi_deviceptr ptr, size_t bytes))
