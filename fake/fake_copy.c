@@ -101,6 +101,17 @@ static cuabi_result copy_sync(enum fake_entry entry, const struct fake_copy *cop
     return fake_end(rc);
 }
 
+/* Queues a copy made and checked on stream s. */
+static cuabi_result copy_enqueue(struct fake_stream *s, const struct fake_copy *c)
+{
+    struct fake_op *op = fake_op_new(FAKE_OP_COPY);
+
+    if (!op)
+        return CUABI_ERROR_OUT_OF_MEMORY;
+    op->u.copy = *c;
+    return fake_enqueue(s, op);
+}
+
 /*
  * Queues a copy on a stream. The host side is read or written when the
  * stream reaches the copy, as for page-locked memory: the strictest reading
@@ -109,18 +120,13 @@ static cuabi_result copy_sync(enum fake_entry entry, const struct fake_copy *cop
 static cuabi_result queue_copy(const struct fake_copy *copy, cuabi_stream stream)
 {
     struct fake_stream *s = NULL;
-    struct fake_op *op;
     cuabi_result rc = fake_stream_for_work(stream, &s);
 
     if (rc == CUABI_SUCCESS && !copy->peer)
         rc = check_copy(s->ctx, copy);
     if (rc != CUABI_SUCCESS || copy->bytes == 0)
         return rc;
-    op = fake_op_new(FAKE_OP_COPY);
-    if (!op)
-        return CUABI_ERROR_OUT_OF_MEMORY;
-    op->u.copy = *copy;
-    return fake_enqueue(s, op);
+    return copy_enqueue(s, copy);
 }
 
 static cuabi_result copy_async(enum fake_entry entry, const struct fake_copy *copy, cuabi_stream stream)
@@ -584,20 +590,13 @@ static cuabi_result shaped_async(enum fake_entry entry, const struct end *dst, c
     cuabi_result rc = fake_begin(entry, true);
     struct fake_stream *s = NULL;
     struct fake_copy c;
-    struct fake_op *op;
 
     if (rc == CUABI_SUCCESS)
         rc = fake_stream_for_work(stream, &s);
     if (rc == CUABI_SUCCESS && !shape_empty(sh))
         rc = shaped_make(s->ctx, s->ctx, *dst, *src, sh, &c);
-    if (rc == CUABI_SUCCESS && !shape_empty(sh)) {
-        if (!(op = fake_op_new(FAKE_OP_COPY))) {
-            rc = CUABI_ERROR_OUT_OF_MEMORY;
-        } else {
-            op->u.copy = c;
-            rc = fake_enqueue(s, op);
-        }
-    }
+    if (rc == CUABI_SUCCESS && !shape_empty(sh))
+        rc = copy_enqueue(s, &c);
     return fake_end(rc);
 }
 
@@ -763,7 +762,6 @@ cuabi_result cuMemcpy3DPeerAsync(const cuabi_memcpy3d_peer *copy, cuabi_stream s
     struct end dst, src;
     struct shape sh;
     struct fake_copy c;
-    struct fake_op *op;
 
     if (!copy)
         return refuse(FAKE_E_cuMemcpy3DPeerAsync);
@@ -775,14 +773,8 @@ cuabi_result cuMemcpy3DPeerAsync(const cuabi_memcpy3d_peer *copy, cuabi_stream s
         rc = peer_ctxs(copy, &dst, &src, &dc, &sc);
     if (rc == CUABI_SUCCESS && !shape_empty(&sh))
         rc = shaped_make(dc, sc, dst, src, &sh, &c);
-    if (rc == CUABI_SUCCESS && !shape_empty(&sh)) {
-        if (!(op = fake_op_new(FAKE_OP_COPY))) {
-            rc = CUABI_ERROR_OUT_OF_MEMORY;
-        } else {
-            op->u.copy = c;
-            rc = fake_enqueue(s, op);
-        }
-    }
+    if (rc == CUABI_SUCCESS && !shape_empty(&sh))
+        rc = copy_enqueue(s, &c);
     return fake_end(rc);
 }
 

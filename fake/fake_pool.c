@@ -76,9 +76,10 @@ cuabi_result cuMemFreeAsync(cuabi_deviceptr ptr, cuabi_stream stream)
     return fake_end(rc);
 }
 
-cuabi_result cuDeviceGetDefaultMemPool(cuabi_mem_pool *pool, cuabi_device dev)
+/* The device's default pool, for the entry that asks. */
+static cuabi_result default_pool(enum fake_entry entry, cuabi_mem_pool *pool, cuabi_device dev)
 {
-    cuabi_result rc = fake_begin(FAKE_E_cuDeviceGetDefaultMemPool, true);
+    cuabi_result rc = fake_begin(entry, true);
 
     if (rc == CUABI_SUCCESS && !pool)
         rc = CUABI_ERROR_INVALID_VALUE;
@@ -89,18 +90,15 @@ cuabi_result cuDeviceGetDefaultMemPool(cuabi_mem_pool *pool, cuabi_device dev)
     return fake_end(rc);
 }
 
+cuabi_result cuDeviceGetDefaultMemPool(cuabi_mem_pool *pool, cuabi_device dev)
+{
+    return default_pool(FAKE_E_cuDeviceGetDefaultMemPool, pool, dev);
+}
+
 /* The device's current pool: its default one, as the fake has no other (no cuDeviceSetMemPool, no cuMemPoolCreate). */
 cuabi_result cuDeviceGetMemPool(cuabi_mem_pool *pool, cuabi_device dev)
 {
-    cuabi_result rc = fake_begin(FAKE_E_cuDeviceGetMemPool, true);
-
-    if (rc == CUABI_SUCCESS && !pool)
-        rc = CUABI_ERROR_INVALID_VALUE;
-    else if (rc == CUABI_SUCCESS && !fake_device_valid(dev))
-        rc = CUABI_ERROR_INVALID_DEVICE;
-    else if (rc == CUABI_SUCCESS)
-        *pool = (cuabi_mem_pool)(void *)&pools[dev];
-    return fake_end(rc);
+    return default_pool(FAKE_E_cuDeviceGetMemPool, pool, dev);
 }
 
 cuabi_result cuMemPoolSetAttribute(cuabi_mem_pool pool, cuabi_mem_pool_attribute attr, void *value)

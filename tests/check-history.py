@@ -5,7 +5,8 @@
 Scans every tracked text file (git ls-files; a copy without .git: every file
 outside build folders) and every tracked path for words that tell the order
 the work was done in: sessions, issue numbers, references to another
-tracker's issues, "the seed", run logs tagged by session. Prints each
+tracker's issues, the starting tree called by its origin's name, run logs
+tagged by session. Prints each
 offending line as PATH:LINE: TEXT and exits 1 when there is any.
 
 usage: check-history.py SOURCE_ROOT
@@ -19,7 +20,7 @@ PATTERNS = [
     (re.compile(r'\bsessions?\b', re.I), 'a session'),
     (re.compile(r'\bissues? #?[0-9]+', re.I), 'an issue number'),
     (re.compile(r'\b[A-Za-z][\w.-]*#[0-9]{2,}\b'), "another tracker's issue"),
-    (re.compile(r'\bthe seed\b', re.I), '"the seed"'),
+    (re.compile(r'\bthe\s+seed\b', re.I), 'the starting tree by its origin\'s name'),
     (re.compile(r'\b20[0-9]{2}-[0-9]{2}-[0-9]{2}-s[0-9]+\b', re.I), 'a session-tagged name'),
     (re.compile(r'\b(filed by|as submitted)\b', re.I), 'how the work was done'),
 ]
