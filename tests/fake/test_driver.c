@@ -7,6 +7,9 @@
  *   big-memory  64 GiB allocated on the default device in a machine with far
  *               less memory, a few pages touched and read back, the rest
  *               zero, freed; the process grew by the pages touched only
+ *   host-memory two devices by default on this host: together they report no
+ *               more memory than the host has, each no more than its board;
+ *               with GPUSHIM_FAKE_DEVICE_MEMORY=board, each the board's
  *   profiles    each profile (GPUSHIM_FAKE_DEVICE=h200,a100,l4,rtx4090, one a
  *               device) against its board's published figures; every
  *               attribute of CUDA 13.0 answered; gpu_fake_device_profile()
@@ -56,6 +59,40 @@ static size_t resident_bytes(void)
     assert_int_equal(fscanf(f, "%lu %lu", &size, &resident), 2);
     fclose(f);
     return (size_t)resident * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* The host's memory in bytes (MemTotal), or 0 where /proc/meminfo cannot say. */
+static size_t host_total(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    unsigned long long kib = 0;
+
+    if (!f)
+        return 0;
+    if (fscanf(f, "MemTotal: %llu kB", &kib) != 1)
+        kib = 0;
+    fclose(f);
+    return (size_t)kib << 10;
+}
+
+/* Two devices: by default no more memory together than the host has; with "board" each the board's. */
+static void host_memory(void **state)
+{
+    const size_t board = 150109880320; /* the H200 profile's */
+    const char *asked = getenv("GPUSHIM_FAKE_DEVICE_MEMORY");
+    size_t total[2] = {0, 0}, host = host_total();
+
+    (void)state;
+    CU_OK(cuInit(0));
+    for (int d = 0; d < 2; d++) {
+        CU_OK(cuDeviceTotalMem_v2(&total[d], d));
+        if (asked && strcmp(asked, "board") == 0)
+            assert_int_equal(total[d], board);
+        else
+            assert_true(total[d] > 0 && total[d] <= board);
+    }
+    if (host && !asked)
+        assert_true(total[0] + total[1] <= host);
 }
 
 static void big_memory(void **state)
@@ -595,6 +632,8 @@ int main(int argc, char **argv)
         struct CMUnitTest test;
     } cases[] = {
         {"big-memory", cmocka_unit_test(big_memory)},
+        {"host-memory", cmocka_unit_test(host_memory)},
+        {"host-memory-board", cmocka_unit_test(host_memory)},
         {"profiles", cmocka_unit_test(profiles)},
         {"attributes", cmocka_unit_test(attributes)},
         {"symbols", cmocka_unit_test(symbols)},
