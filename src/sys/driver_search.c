@@ -86,18 +86,26 @@ GPU__PRINTF(3, 4) static void record(struct search *s, const char *label, const 
     va_end(ap);
 }
 
-/* The label a file was opened under before, or NULL: the first time it is seen. */
-static const char *seen_as(const struct search *s, const struct stat *st, bool *seen)
+/* The label of the attempt that tried the file `st` before, or NULL: the first time it is seen. */
+static const char *seen_as(const struct search *s, const struct stat *st)
 {
     for (size_t i = 0; i < s->seen_count; i++)
-        if (s->seen[i].dev == st->st_dev && s->seen[i].ino == st->st_ino) {
-            *seen = true;
+        if (s->seen[i].dev == st->st_dev && s->seen[i].ino == st->st_ino)
             /* Past the report's room an attempt is not recorded, and has no label to name. */
             return s->seen[i].attempt < *s->tried->count ? s->tried->items[s->seen[i].attempt].path
                                                           : "a candidate tried above";
-        }
-    *seen = false;
     return NULL;
+}
+
+/* Remembers the file `st` as the one the next attempt recorded is about. */
+static void remember(struct search *s, const struct stat *st)
+{
+    if (s->seen_count == MAX_SEEN)
+        return;
+    s->seen[s->seen_count].dev = st->st_dev;
+    s->seen[s->seen_count].ino = st->st_ino;
+    s->seen[s->seen_count].attempt = *s->tried->count;
+    s->seen_count++;
 }
 
 /* The file an open library was mapped from (its link map's name), and that file's identity. */
@@ -138,13 +146,16 @@ static void *try_candidate(struct search *s, const char *path, int flags, const 
 {
     struct stat st;
     const char *same, *file, *why;
-    bool seen, known;
+    bool known = path[0] == '/' && stat(path, &st) == 0, mapped;
     void *handle;
 
-    if (path[0] == '/' && stat(path, &st) == 0 && (same = seen_as(s, &st, &seen), seen)) {
+    /* A file tried already, under another name or through a link, is not tried again. */
+    if (known && (same = seen_as(s, &st))) {
         record(s, label, "%s: skipped: the same file as %s, tried above", label, same);
         return NULL;
     }
+    if (known)
+        remember(s, &st);
     dlerror();
     handle = dlopen(path, flags);
     if (!handle) {
@@ -155,21 +166,18 @@ static void *try_candidate(struct search *s, const char *path, int flags, const 
         else
             gpu__attempt_add(s->tried, label, err ? err : "dlopen failed");
         /* A file that is there and does not open (another machine's, damaged) is found, if not usable. */
-        s->other += path[0] == '/';
+        s->other += known;
         return NULL;
     }
     /* Opened handles stay open, as the driver's does: closing runs a library's destructors, which gain nothing here. */
-    file = mapped_file(handle, &st, &known);
-    if (known && (same = seen_as(s, &st, &seen), seen)) {
+    file = mapped_file(handle, &st, &mapped);
+    /* Opened by name, the file is known only now. */
+    if (!known && mapped && (same = seen_as(s, &st))) {
         record(s, label, "%s: skipped: %s, the same file as %s, tried above", label, file, same);
         return NULL;
     }
-    if (known && s->seen_count < MAX_SEEN) {
-        s->seen[s->seen_count].dev = st.st_dev;
-        s->seen[s->seen_count].ino = st.st_ino;
-        s->seen[s->seen_count].attempt = *s->tried->count; /* the attempt recorded next, below */
-        s->seen_count++;
-    }
+    if (!known && mapped)
+        remember(s, &st);
     why = refusal(s, handle);
     if (why) {
         record(s, label, "%s: skipped: %s %s", label, file, why);
@@ -179,7 +187,7 @@ static void *try_candidate(struct search *s, const char *path, int flags, const 
     return handle;
 }
 
-/* `name` in the folder `dir`, as a candidate; false (nothing tried) when there is no such file. */
+/* libcuda.so.1 in the folder `dir`, as a candidate; NULL with *absent set (nothing tried) when there is none. */
 static void *try_in_folder(struct search *s, const char *dir, bool *absent)
 {
     char path[PATH_MAX];
@@ -192,7 +200,7 @@ static void *try_in_folder(struct search *s, const char *dir, bool *absent)
                dir);
         return NULL;
     }
-    if (stat(path, &st) != 0 && errno == ENOENT) {
+    if (stat(path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR)) {
         *absent = true;
         return NULL;
     }

@@ -9,6 +9,9 @@
  *   driver FAKE WORDS...  the calls reach FAKE (found in GPUSHIM_LIBCUDA_DIRS),
  *                         and the load report names it, says why, and has each
  *                         WORDS in an attempt's reason
+ *   system WORDS...       the machine's driver (the gpu suite): calls succeed,
+ *                         and the report names a file that is no gpushim's,
+ *                         found by full path past gpushim
  *   none WORDS...         no driver but gpushim's own: calls return
  *                         CUDA_ERROR_STUB_LIBRARY, and cuGetErrorString says
  *                         only gpushim was found, with each WORDS
@@ -77,14 +80,15 @@ int main(int argc, char **argv)
     const char *text = NULL;
     int count = -1;
     unsigned rc;
-    bool driver;
+    bool driver, machine;
 
-    if (argc < 2 || (strcmp(argv[1], "driver") != 0 && strcmp(argv[1], "none") != 0) ||
+    if (argc < 2 || (strcmp(argv[1], "driver") != 0 && strcmp(argv[1], "none") != 0 && strcmp(argv[1], "system") != 0) ||
         (strcmp(argv[1], "driver") == 0 && argc < 3)) {
-        fprintf(stderr, "usage: %s driver FAKE [WORDS...] | none [WORDS...]\n", argv[0]);
+        fprintf(stderr, "usage: %s driver FAKE [WORDS...] | system [WORDS...] | none [WORDS...]\n", argv[0]);
         return 2;
     }
     driver = strcmp(argv[1], "driver") == 0;
+    machine = strcmp(argv[1], "system") == 0;
     cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
     if (!cuda) {
         fprintf(stderr, "%s\n", dlerror());
@@ -118,6 +122,16 @@ int main(int argc, char **argv)
             memcpy(&calls, &(void *){dlsym(fake, "gpu_fake_calls")}, sizeof(calls));
             CHECK(calls && calls("cuDeviceGetCount") == 1, "the fake did not count the call");
         }
+    } else if (machine) {
+        void *own = dlopen(r->file ? r->file : "/", RTLD_NOW | RTLD_NOLOAD);
+
+        CHECK(rc == SUCCESS, "cuInit returned %u: %s", rc, r->message);
+        CHECK(CALL_AS(unsigned (*)(int *), "cuDeviceGetCount")(&count) == SUCCESS && count >= 1, "count %d", count);
+        CHECK(r->stage == GPU_LOAD_READY, "stage %d", (int)r->stage);
+        CHECK(r->fake == NULL, "the machine's driver is the fake");
+        CHECK(own && !dlsym(own, "gpu_cuda_forwarder"), "the report's file %s is gpushim's", r->file ? r->file : "");
+        CHECK(r->choice && (strstr(r->choice, "/etc/ld.so.cache") || strstr(r->choice, "usual driver folders")),
+              "choice: %s", r->choice ? r->choice : "(none)");
     } else {
         CHECK(rc == STUB_LIBRARY, "cuInit returned %u", rc);
         CHECK(r->stage == GPU_LOAD_OPEN, "stage %d", (int)r->stage);
