@@ -381,6 +381,7 @@ def family_cmp():
                 int(sa < sb and ua != 7), int(sa < sb or ua == 5), int(sa < sb) ^ 1]
         cases.append(('s32', 1, 1, [w32(a), w32(b)], [w32(x) for x in out]))
         cases.append(('u32', 1, 1, [w32(a), w32(b)], [w32(int(icmp(op, ua, ub))) for op in CMPS_U]))
+    cases += family_cmp_testp()
     fpairs = [(1.0, 2.0), (2.0, 1.0), (1.5, 1.5), (-0.0, 0.0), (NAN, 1.0), (1.0, NAN), (NAN, NAN), (-INF, INF),
               (INF, INF), (1e-45, 0.0), (-3.0, -2.0)]
     for fmt, name in [(F32, 'f32'), (F64, 'f64')]:
@@ -546,8 +547,238 @@ def family_cvt():
     return cases
 
 
+# ---- testp (in the cmp family) ----
+
+def family_cmp_testp():
+    cases = []
+    for x in [1.0, 0.0, -0.0, 1e-40, -1e-45, INF, -INF, NAN, 3.4e38, -1.17549435e-38]:
+        x = flt(x)
+        fin = not math.isinf(x) and not math.isnan(x)
+        sub = fin and x != 0 and abs(x) < 2.0 ** -126
+        out = [fin, math.isinf(x), not math.isnan(x), math.isnan(x), fin and x != 0 and not sub, sub]
+        cases.append(('testp', 1, 1, [ftok(x)], [w32(int(v)) for v in out]))
+    return cases
+
+
+# ---- Memory ----
+
+def words(bs):
+    """Little-endian 32-bit tokens of a byte string."""
+    return [w32(int.from_bytes(bs[k:k + 4], 'little')) for k in range(0, len(bs), 4)]
+
+
+def family_memory():
+    cases = []
+    lo, hi = 0x8899aabbccddeeff, 0x0011223344556677
+    b = lo.to_bytes(8, 'little') + hi.to_bytes(8, 'little')
+    u16 = lambda k: int.from_bytes(b[k:k + 2], 'little')
+    u32 = lambda k: int.from_bytes(b[k:k + 4], 'little')
+    f32 = struct.unpack('<f', b[4:8])[0]
+    out = [w32(b[0]), w32(s32(b[0] - 256 if b[0] & 0x80 else b[0])), w32(u16(2)),
+           w32(u16(2) - 0x10000 if u16(2) & 0x8000 else u16(2)), w32(u32(4)), '0', w64(hi),
+           w32(u32(0)), w32(u32(4)), '0', '0'] + [w32(u32(k)) for k in range(0, 16, 4)]
+    out += [w32(u16(k)) for k in range(8, 16, 2)] + [w64(lo), w64(hi), ftok(f32, F64), w64(hi)] + words(b)
+    cases.append(('global', 1, 1, [w64(lo), w64(hi)], out))
+    sh = [(63 - t) * 3 + 1 for t in range(64)]
+    cases.append(('shared', 1, 64, [], [w32(x) for x in sh + sh + [t * 3 + 1 for t in range(8)]]))
+    for k in range(8):
+        l = [i * i + k for i in range(8)]
+        cases.append(('local', 1, 1, [w32(k)], [w32(l[7 - n]) for n in range(8)] + [w32(l[k]), '0', w32(k), w32(~k)]))
+    table = [10, 20, 30, 40, 0xfffffff0, 0x80000000, 7, 8]
+    for k in [0, 3, 5, 7]:
+        out = [w32(table[k]), '0', w32(table[4]), w32(table[5]), w32(table[k]), '0', w64(0x0123456789abcdef)]
+        out += [w32(s32(0xffff8001)), w32(2), w32(M32), w32(4), w32(1), w32(1)]
+        cases.append(('consts', 1, 1, [w32(k)], out))
+    return cases
+
+
+# ---- Atomics ----
+
+def atom_op(op, old, b, c, width):
+    m = (1 << width) - 1
+    sg = s32 if width == 32 else s64
+    return {'add': old + b, 'min.u': min(old, b), 'max.u': max(old, b), 'min.s': min(sg(old), sg(b)),
+            'max.s': max(sg(old), sg(b)), 'inc': 0 if old >= b else old + 1,
+            'dec': b if old == 0 or old > b else old - 1, 'and': old & b, 'or': old | b, 'xor': old ^ b,
+            'exch': b, 'cas': c if old == b else old}[op] & m
+
+
+def family_atomics():
+    cases = []
+    ops32 = ['add', 'min.u', 'max.u', 'min.s', 'max.s', 'inc', 'dec', 'and', 'or', 'xor', 'exch', 'cas']
+    for a, b, c in [(5, 3, 9), (3, 5, 9), (0xfffffffe, 0xfffffffe, 1), (0, 7, 0x1234), (0x80000000, 1, 0xffffffff),
+                    (100, 100, 42), (0xf0f0f0f0, 0x0ff00ff0, 0)]:
+        cases.append(('atom32', 1, 1, [w32(a), w32(b), w32(c)],
+                      [w32(atom_op(op, a, b, c, 32)) for op in ops32] + [w32(a)] * len(ops32)))
+    ops64 = ['add', 'min.u', 'max.u', 'min.s', 'max.s', 'and', 'or', 'xor', 'exch', 'cas']
+    for a, b, c in [(5, 3, 9), (0xffffffffffffffff, 1, 2), (0x8000000000000000, 0x7fffffffffffffff, 0),
+                    (0x123456789, 0x123456789, 0xabcdef)]:
+        cases.append(('atom64', 1, 1, [w64(a), w64(b), w64(c)],
+                      [w64(atom_op(op, a, b, c, 64)) for op in ops64] + [w64(a)] * len(ops64)))
+    for a, b, x, y in [(1.5, 2.25, 1e300, 1e300), (-0.5, 0.5, 0.1, 0.2), (3e38, 3e38, -1.0, 1.0)]:
+        cases.append(('atomf', 1, 1, [ftok(a), ftok(b), ftok(x, F64), ftok(y, F64)],
+                      [ftok(fadd(a, b, F32)), '0', ftok(fadd(x, y, F64), F64), ftok(a), '0', ftok(x, F64)]))
+    for grid, block in [(1, 1), (1, 64), (2, 64), (4, 96)]:
+        n = grid * block
+        xor = 0
+        orv = 0
+        for t in range(n):
+            xor ^= t + 1
+            orv |= 1 << (t % block % 20)
+        dec = 0
+        for _ in range(n):
+            dec = 1000 if dec == 0 or dec > 1000 else dec - 1
+        out = [w32(n), w32(n * (n - 1) // 2), w32((grid - 1) * 1000 + block - 1), w32(-((grid - 1) * 100 + block - 1)),
+               w32(orv), w32(xor), w32(n % 1001), w32(dec), w64(n << 33), ftok(n * 0.5), w32(n),
+               w32(n * (n - 1) // 2), '0', ftok(n * 0.25, F64)]
+        cases.append(('contend', grid, block, [], out))
+    for block in [1, 32, 100, 256]:
+        orv = 0
+        for t in range(block):
+            orv |= 1 << (t % 20)
+        out = [block, block * (block - 1) // 2, block - 1, -(block - 1), orv, block % 1001, 1, 1]
+        cases.append(('shared', 1, block, [], [w32(x) for x in out] + [ftok(block * 0.5), w32(1)]))
+    return cases
+
+
+# ---- Warp operations ----
+
+def shfl(mode, vals, b_of, c):
+    d, p = [], []
+    for lane in range(32):
+        b = b_of(lane) & 0x1f
+        cval, mask = c & 0x1f, (c >> 8) & 0x1f
+        max_lane = (lane & mask) | (cval & ~mask)
+        min_lane = lane & mask
+        if mode == 'up':
+            j = lane - b
+            ok = j >= max_lane
+        elif mode == 'down':
+            j = lane + b
+            ok = j <= max_lane
+        elif mode == 'bfly':
+            j = lane ^ b
+            ok = j <= max_lane
+        else:
+            j = min_lane | (b & ~mask)
+            ok = j <= max_lane
+        d.append(vals[j] if ok else vals[lane])
+        p.append(int(ok))
+    return d + p
+
+
+def family_warp():
+    cases = []
+    configs = [('idx', lambda l: (l * 7 + 3) & 31, 0x1f), ('up', lambda l: 3, 0), ('down', lambda l: 5, 0x1f),
+               ('bfly', lambda l: 6, 0x1f), ('idx', lambda l: l + 1, 0x181f), ('up', lambda l: 2, 0x1800),
+               ('down', lambda l: 3, 0x181f), ('bfly', lambda l: 5, 0x1c1f), ('idx', lambda l: 40, 0x1f),
+               ('down', lambda l: 1, 0x0f)]
+    for vals in [[0x100 + l for l in range(32)], [(l * 2654435761) & M32 for l in range(32)]]:
+        out = []
+        for mode, b_of, c in configs:
+            out += shfl(mode, vals, b_of, c)
+        cases.append(('shfl', 1, 32, [w32(v) for v in vals], [w32(x) for x in out]))
+    for xs in [[1] * 32, [2] * 32, list(range(32)), [l % 3 for l in range(32)], [0xffffffff - l % 2 for l in range(32)],
+               [0x80000000 if l == 7 else 5 for l in range(32)]]:
+        ps = [x & 1 for x in xs]
+        ballot = sum(p << l for l, p in enumerate(ps))
+        out = [int(all(ps)), int(any(ps)), int(all(ps) or not any(ps)), ballot, M32]
+        out += [sum(1 << k for k in range(32) if xs[k] == xs[l]) for l in range(32)]
+        same = all(x == xs[0] for x in xs)
+        out += [M32 if same else 0] * 32 + [int(same)] * 32
+        sx = [s32(x) for x in xs]
+        andv, orv, xorv = M32, 0, 0
+        for x in xs:
+            andv, orv, xorv = andv & x, orv | x, xorv ^ x
+        out += [sum(xs), min(xs), max(xs), min(sx), max(sx), andv, orv, xorv]
+        cases.append(('vote', 1, 32, [w32(x) for x in xs], [w32(x) for x in out]))
+    out, red = [], []
+    for tid in range(40):
+        warp_n = 32 if tid < 32 else 8
+        m = (1 << warp_n) - 1
+        out += [m, 0xaaaaaaaa & m]
+        red.append(sum(range(warp_n)))
+    cases.append(('partial', 1, 40, [], [w32(x) for x in out + red]))
+    return cases
+
+
+# ---- Barriers ----
+
+def family_barrier():
+    cases = [('sync', 1, 128, [], [w32((127 - t) ** 2 + (t + 32) % 128 + 1000) for t in range(128)]),
+             ('arrive', 1, 128, [], [w32(t * 5 + 1) for t in range(64)] + [w32(t) for t in range(64)])]
+    for k in [1, 2, 3, 7, 96, 200]:
+        ps = [t % k == 0 for t in range(96)]
+        cases.append(('red', 1, 96, [w32(k)], [w32(sum(ps)), w32(int(all(ps))), w32(int(any(ps))), w32(96 - sum(ps))]))
+    return cases
+
+
+# ---- Control flow ----
+
+def family_control():
+    cases = []
+    out = []
+    for t in range(64):
+        v = t * 3 if t % 2 else t + 100
+        out.append(v + sum(i * i for i in range(t)) + (7 if t < 10 else 1))
+    cases.append(('diverge', 1, 64, [], [w32(x) for x in out]))
+    for k in [0, 1, 31, 33, 64]:
+        cases.append(('early_exit', 1, 64, [w32(k)], [w32(t + 1 if t < k else 0) for t in range(64)]))
+    for a, b, c, v in [(3, 4, 5, 0x0807060504030201), (20, 19, 0xffffffff, 0xff000000ff0000ff), (41, 25, 7, 0),
+                       (0, 1, 2, 0x1122334455667788)]:
+        bs = v.to_bytes(8, 'little')
+        cases.append(('calls', 1, 1, [w32(a), w32(b), w32(c), '0', w64(v)],
+                      [w32(a * b + c), w32(c * a + b), w64(bs[0] + bs[3] + bs[7]), w64(math.factorial(a % 21)),
+                       w32(fib(b % 20))]))
+    return cases
+
+
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+
+def family_sreg():
+    cases = []
+    for grid, block in [(1, 32), (3, 40), (2, 100)]:
+        out = []
+        for cta in range(grid):
+            for tid in range(block):
+                lane = tid % 32
+                out += [tid, block, cta, grid, lane, 1 << lane, (1 << lane) - 1, (2 << lane) - 1,
+                        M32 & ~((2 << lane) - 1), M32 & ~((1 << lane) - 1), 1, 0, 1, 1]
+        cases.append(('sreg', grid, block, [], [w32(x) for x in out]))
+    cases.append(('warp_sz', 1, 1, [], [w32(32)]))
+    return cases
+
+
+def family_extended():
+    cases = []
+    for x, y in [(1, 2), ((1 << 128) - 1, 1), (0xffffffff, 0xffffffff), (0x123456789abcdef0fedcba9876543210, 0x0f0f0f0f),
+                 (0, 1), (1 << 96, 1 << 64)]:
+        xs = [(x >> (32 * k)) & M32 for k in range(4)]
+        ys = [(y >> (32 * k)) & M32 for k in range(4)]
+        s, d = x + y, x - y
+        p = xs[0] * ys[0]
+        m0 = (p & M32) + xs[1]
+        m1 = (p >> 32) + ys[1] + (m0 >> 32)
+        out = [(s >> (32 * k)) & M32 for k in range(4)] + [s >> 128, 0, 0, 0]
+        out += [(d >> (32 * k)) & M32 for k in range(4)] + [M32 if d < 0 else 0, 0, 0, 0]
+        out += [m0 & M32, m1 & M32, m0 & M32, m1 & M32, m1 >> 32]
+        cases.append(('carry', 1, 1, [w32(v) for v in xs + ys], [w32(v) for v in out]))
+    for a, b, c in [(7, 3, 1), (3, 7, 1), (0xffffffff, 1, 0), (0x00fffffe, 0x00800001, 5), (0x12345678, 0x9abcdef0, 0)]:
+        a24, b24 = a & 0xffffff, b & 0xffffff
+        sa24 = a24 - (1 << 24) if a24 >> 23 else a24
+        sb24 = b24 - (1 << 24) if b24 >> 23 else b24
+        cases.append(('sad', 1, 1, [w32(a), w32(b), w32(c)], [w32(c + abs(a - b)), w32(c + abs(s32(a) - s32(b)))]))
+        out = [a24 * b24, (a24 * b24) >> 16, sa24 * sb24, a24 * b24 + c]
+        cases.append(('int24', 1, 1, [w32(a), w32(b), w32(c)], [w32(v) for v in out]))
+    return cases
+
+
 FAMILIES = {'int_arith': family_int_arith, 'bits': family_bits, 'cmp': family_cmp, 'f32': family_f32,
-            'f64': family_f64, 'f16': family_f16, 'cvt': family_cvt}
+            'f64': family_f64, 'f16': family_f16, 'cvt': family_cvt, 'memory': family_memory,
+            'atomics': family_atomics, 'warp': family_warp, 'barrier': family_barrier, 'control': family_control,
+            'sreg': family_sreg, 'extended': family_extended}
 
 
 def render(name, cases):
