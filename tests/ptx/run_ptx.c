@@ -64,7 +64,7 @@ struct side {
     size_t n, size;
 };
 
-static const char *family;
+static const char *family, *where; /* the family's name; the .expect file's */
 static char *known;
 static gpu_stream *stream;
 static gpu_module *module;
@@ -103,7 +103,7 @@ static bool parse_value(struct side *s, const char *tok, int line)
     if (star && star > tok && strspn(tok, "0123456789") == (size_t)(star - tok)) {
         repeat = strtoul(tok, &end, 10);
         if (end != star || repeat == 0 || repeat > MAX_VALUES) {
-            fprintf(stderr, "%s.expect:%d: bad repeat \"%s\"\n", family, line, tok);
+            fprintf(stderr, "%s:%d: bad repeat \"%s\"\n", where, line, tok);
             return false;
         }
         tok = star + 1;
@@ -155,7 +155,7 @@ static bool parse_value(struct side *s, const char *tok, int line)
     }
     for (unsigned long r = 0; r < repeat; r++) {
         if (s->n == MAX_VALUES || s->size + v.size > MAX_BYTES) {
-            fprintf(stderr, "%s.expect:%d: too many values\n", family, line);
+            fprintf(stderr, "%s:%d: too many values\n", where, line);
             return false;
         }
         v.at = s->size;
@@ -165,7 +165,7 @@ static bool parse_value(struct side *s, const char *tok, int line)
     }
     return true;
 bad:
-    fprintf(stderr, "%s.expect:%d: bad value \"%s\"\n", family, line, tok);
+    fprintf(stderr, "%s:%d: bad value \"%s\"\n", where, line, tok);
     return false;
 }
 
@@ -277,7 +277,7 @@ static bool run_case(int line, const char *entry, unsigned grid, unsigned block,
             st = gpu_buffer_copy_to_host(bout, got, want->size);
     }
     if (st != GPU_OK) {
-        fprintf(stderr, "%s.expect:%d: %s (%s): %s: %s\n", family, line, entry, inputs, gpu_status_name(st),
+        fprintf(stderr, "%s:%d: %s (%s): %s: %s\n", where, line, entry, inputs, gpu_status_name(st),
                 module ? gpu_last_error() : "the module did not load");
     } else {
         ok = true;
@@ -286,7 +286,7 @@ static bool run_case(int line, const char *entry, unsigned grid, unsigned block,
 
             if (value_matches(v, got + v->at, want->bytes + v->at))
                 continue;
-            fprintf(stderr, "%s.expect:%d: %s (%s): output %zu (byte %zu): got ", family, line, entry, inputs, i, v->at);
+            fprintf(stderr, "%s:%d: %s (%s): output %zu (byte %zu): got ", where, line, entry, inputs, i, v->at);
             print_value(v, got + v->at);
             fprintf(stderr, ", want ");
             print_value(v, want->bytes + v->at);
@@ -315,7 +315,7 @@ static bool run_line(int line, char *text)
     arrow = strstr(text, "->");
     if (!colon || !arrow || arrow < colon || sscanf(text, "%127s %u %u %n", entry, &grid, &block, &used) != 3 ||
         text + used != colon) {
-        fprintf(stderr, "%s.expect:%d: not ENTRY GRID BLOCK : INPUT... -> OUTPUT...\n", family, line);
+        fprintf(stderr, "%s:%d: not ENTRY GRID BLOCK : INPUT... -> OUTPUT...\n", where, line);
         return false;
     }
     *arrow = '\0';
@@ -331,7 +331,7 @@ static bool run_line(int line, char *text)
         if (!parse_value(&want, tok, line))
             return false;
     if (want.n == 0) {
-        fprintf(stderr, "%s.expect:%d: no expected value\n", family, line);
+        fprintf(stderr, "%s:%d: no expected value\n", where, line);
         return false;
     }
     ok = run_case(line, entry, grid, block, &in, &want, inputs);
@@ -342,7 +342,7 @@ static bool run_line(int line, char *text)
         known_failed++;
         fprintf(stderr, "  (a known failure)\n");
     } else if (ok) {
-        fprintf(stderr, "%s.expect:%d: passes: remove \"%s %s %s\" from the known failures\n", family, line, family,
+        fprintf(stderr, "%s:%d: passes: remove \"%s %s %s\" from the known failures\n", where, line, family,
                 entry, inputs);
         failed++;
     } else {
@@ -370,6 +370,7 @@ int main(int argc, char **argv)
     if ((dot = strrchr(name, '.')))
         name[dot - name] = '\0';
     family = name;
+    where = (slash = strrchr(argv[2], '/')) ? slash + 1 : argv[2];
     if (!(expect = read_text(argv[2])) || (argc == 4 && !(known = read_text(argv[3])))) {
         fprintf(stderr, "cannot read %s\n", argc == 4 && expect ? argv[3] : argv[2]);
         return 1;
