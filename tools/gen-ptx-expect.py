@@ -405,22 +405,26 @@ MODES = ['rn', 'rz', 'rm', 'rp']
 
 
 def float_family(fmt, triples):
-    """Entries rn, rz, rm, rp: add sub mul fma div in that rounding mode; misc: the rest."""
+    """Entries rn, rz, rm, rp: add sub mul fma div sqrt rcp in that rounding mode; misc: the rest."""
     cases = []
     for a, b, c in triples:
         a, b, c = flt(a, fmt), flt(b, fmt), flt(c, fmt)
         ins = [ftok(a, fmt), ftok(b, fmt), ftok(c, fmt)]
         for m in MODES:
-            out = [fadd(a, b, fmt, m), fadd(a, -b, fmt, m), fmul(a, b, fmt, m), ffma(a, b, c, fmt, m), fdiv(a, b, fmt, m)]
+            out = [fadd(a, b, fmt, m), fadd(a, -b, fmt, m), fmul(a, b, fmt, m), ffma(a, b, c, fmt, m), fdiv(a, b, fmt, m),
+                   fsqrt(abs(a), fmt, m), fdiv(1.0, b, fmt, m)]
             cases.append((m, 1, 1, ins, [ftok(x, fmt) for x in out]))
-        out = [ftok(fsqrt(abs(a), fmt), fmt), ftok(fdiv(1.0, b, fmt), fmt), either_zero(fminmax(a, b, False), fmt),
-               either_zero(fminmax(a, b, True), fmt), ftok(abs(a), fmt), ftok(-a, fmt),
-               ftok(math.copysign(b, a) if not math.isnan(b) else NAN, fmt)]
+        out = [either_zero(fminmax(a, b, False), fmt), either_zero(fminmax(a, b, True), fmt), ftok(abs(a), fmt),
+               ftok(-a, fmt), ftok(math.copysign(b, a) if not math.isnan(b) else NAN, fmt), ftok(ffma(a, b, c, fmt), fmt)]
         if fmt is F32:
             out += [either_zero(fsat(x), fmt) for x in [fadd(a, b, fmt), fmul(a, b, fmt), ffma(a, b, c, fmt)]]
             fa, fb, fc = ftz(a), ftz(b), ftz(c)
             out += [ftok(ftz(fadd(fa, fb, fmt)), fmt), ftok(ftz(fmul(fa, fb, fmt)), fmt),
                     ftok(ftz(ffma(fa, fb, fc, fmt)), fmt)]
+            # div.full: within 2 units in the last place for |b| in [2^-126, 2^126]; any value outside.
+            q = fdiv(a, b, fmt)
+            full_ok = 2.0 ** -126 <= abs(b) <= 2.0 ** 126 and not math.isinf(q) and q != 0 and abs(q) >= 2.0 ** -126
+            out.append(ftok(q, fmt, 2) if full_ok else ftok(q, fmt) if math.isnan(q) else '*')
         cases.append(('misc', 1, 1, ins, out))
     return cases
 
@@ -545,6 +549,19 @@ def family_cvt():
                                                                  ftok(i2f(s64(n), F32, 'rn'))]
         out += [w32(n & M32), w32(max(-2 ** 31, min(2 ** 31 - 1, s64(n)))), w32(min(M32, n & M64))]
         cases.append(('i64', 1, 1, [w64(n)], out))
+    for n in [0xff, 0x7fff, 0x3c00, 0xfbff, 0x7e00, 0x3f800001, 0x477fe000, 0x477ff000, 0xc77ff000, 0x33800000,
+              0x33000000, 0x80000001, 0x12345678, 0xfc00, 0xbe00]:
+        b8, h = n & 0xff, n & 0xffff
+        sh = h - 0x10000 if h >> 15 else h
+        hv = struct.unpack('<e', h.to_bytes(2, 'little'))[0]
+        x = struct.unpack('<f', n.to_bytes(4, 'little'))[0]
+        out = [ftok(float(b8 - 256 if b8 >> 7 else b8)), ftok(float(b8)), ftok(float(sh)), ftok(float(h)),
+               ftok(float(sh), F64), w16(bits(i2f(s32(n), F16, 'rn'), F16)), w16(bits(i2f(n, F16, 'rn'), F16)),
+               ftok(hv), w32(f2i(hv, 'rni', *INT_RANGES['s32'])), w32(f2i(hv, 'rzi', *INT_RANGES['u32'])),
+               ftok(hv, F64)]
+        cases.append(('small', 1, 1, [w32(n)], out))
+        out = [w16(bits(x if math.isnan(x) or math.isinf(x) or x == 0 else rnd(Q(x), F16, m), F16)) for m in MODES]
+        cases.append(('f16round', 1, 1, [w32(n)], out))
     return cases
 
 
