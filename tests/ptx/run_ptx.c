@@ -65,30 +65,38 @@ struct side {
 };
 
 static const char *family, *where; /* the family's name; the .expect file's */
-static char *known;
+static char **known; /* the known-failure list's lines */
+static size_t known_count;
 static gpu_stream *stream;
 static gpu_module *module;
 static int passed, failed, known_failed;
 
-static char *read_text(const char *path)
+/* The lines of the known-failure list, without their newlines. */
+static char **read_lines(const char *path, size_t *count)
 {
-    FILE *f = fopen(path, "rb");
-    char *text = NULL;
-    long n;
+    FILE *f = fopen(path, "r");
+    char **lines = NULL, *line = NULL;
+    size_t cap = 0, n = 0;
+    ssize_t len;
 
     if (!f)
         return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (text = malloc((size_t)n + 1))) {
-        if (fread(text, 1, (size_t)n, f) != (size_t)n) {
-            free(text);
-            text = NULL;
-        } else {
-            text[n] = '\0';
-        }
+    while ((len = getline(&line, &cap, f)) >= 0) {
+        char **grown = realloc(lines, (n + 1) * sizeof(*lines));
+
+        if (!grown)
+            break;
+        lines = grown;
+        if (len > 0 && line[len - 1] == '\n')
+            line[len - 1] = '\0';
+        lines[n++] = line;
+        line = NULL;
+        cap = 0;
     }
+    free(line);
     fclose(f);
-    return text;
+    *count = n;
+    return lines ? lines : calloc(1, sizeof(*lines));
 }
 
 /* Appends the value `tok` to `s`; false (with a message) if it is not one. */
@@ -169,47 +177,44 @@ bad:
     return false;
 }
 
-/* The distance in units in the last place between two floats of one sign (else huge). */
-static uint64_t ulp_distance(int64_t a, int64_t b)
+/* A float's bits as an integer that orders as the values do, both zeros 0 (so 0 apart); sets *nan. */
+static int64_t ordered(const struct value *v, const unsigned char *p, bool *nan)
 {
-    if ((a < 0) != (b < 0))
-        return a == b ? 0 : UINT64_MAX;
-    return a > b ? (uint64_t)(a - b) : (uint64_t)(b - a);
+    if (v->kind == V_F32) {
+        float f;
+        int32_t i;
+
+        memcpy(&f, p, 4);
+        memcpy(&i, p, 4);
+        *nan = isnan(f);
+        return i < 0 ? INT32_MIN - (int64_t)i : i;
+    } else {
+        double d;
+        int64_t i;
+
+        memcpy(&d, p, 8);
+        memcpy(&i, p, 8);
+        *nan = isnan(d);
+        return i < 0 ? INT64_MIN - i : i;
+    }
 }
 
 static bool value_matches(const struct value *v, const unsigned char *got, const unsigned char *want)
 {
+    int64_t g, w;
+    bool got_nan, want_nan;
+
     if (v->any)
         return true;
-    if (v->kind == V_F32) {
-        float g, w;
-        int32_t gi, wi;
-
-        memcpy(&g, got, 4);
-        memcpy(&w, want, 4);
-        if (v->any_nan)
-            return isnan(g);
-        memcpy(&gi, got, 4);
-        memcpy(&wi, want, 4);
-        if (isnan(g))
-            return false;
-        return gi == wi || (v->ulps && ulp_distance(gi < 0 ? INT32_MIN - (int64_t)gi : gi,
-                                                    wi < 0 ? INT32_MIN - (int64_t)wi : wi) <= v->ulps);
-    }
-    if (v->kind == V_F64) {
-        double g;
-        int64_t gi, wi;
-
-        memcpy(&g, got, 8);
-        if (v->any_nan)
-            return isnan(g);
-        memcpy(&gi, got, 8);
-        memcpy(&wi, want, 8);
-        if (isnan(g))
-            return false;
-        return gi == wi || (v->ulps && ulp_distance(gi < 0 ? INT64_MIN - gi : gi, wi < 0 ? INT64_MIN - wi : wi) <= v->ulps);
-    }
-    return memcmp(got, want, v->size) == 0;
+    if (v->kind == V_INT)
+        return memcmp(got, want, v->size) == 0;
+    g = ordered(v, got, &got_nan);
+    w = ordered(v, want, &want_nan);
+    if (v->any_nan || got_nan)
+        return v->any_nan && got_nan;
+    /* The same bits, or within the tolerance (of one sign, so the difference cannot overflow). */
+    return memcmp(got, want, v->size) == 0 ||
+           (v->ulps && (g < 0) == (w < 0) && (uint64_t)(g > w ? g - w : w - g) <= v->ulps);
 }
 
 static void print_value(const struct value *v, const unsigned char *p)
@@ -239,15 +244,14 @@ static int is_known(const char *entry, const char *inputs)
     char key[1200];
 
     snprintf(key, sizeof(key), "%s %s %s", family, entry, inputs);
-    for (const char *p = known; p && *p;) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    for (size_t k = 0; k < known_count; k++) {
+        const char *p = known[k];
+        size_t len = strlen(p);
 
-        if (len == strlen(key) && memcmp(p, key, len) == 0)
+        if (strcmp(p, key) == 0)
             return 1;
-        if (len >= 2 && memcmp(p + len - 2, " *", 2) == 0 && strncmp(key, p, len - 1) == 0)
+        if (len >= 2 && strcmp(p + len - 2, " *") == 0 && strncmp(key, p, len - 1) == 0)
             return 2;
-        p = nl ? nl + 1 : p + len;
     }
     return 0;
 }
@@ -354,12 +358,15 @@ static bool run_line(int line, char *text)
 
 int main(int argc, char **argv)
 {
-    char *expect, *line, *save = NULL;
+    char *line = NULL;
     const char *slash, *dot;
     static char name[256];
     gpu_context *ctx = NULL;
+    size_t cap = 0;
+    ssize_t len;
     int count = 0, lineno = 0;
     bool bad = false;
+    FILE *expect;
 
     if (argc != 3 && argc != 4) {
         fprintf(stderr, "usage: %s FAMILY.ptx FAMILY.expect [KNOWN_FAILURES]\n", argv[0]);
@@ -371,8 +378,12 @@ int main(int argc, char **argv)
         name[dot - name] = '\0';
     family = name;
     where = (slash = strrchr(argv[2], '/')) ? slash + 1 : argv[2];
-    if (!(expect = read_text(argv[2])) || (argc == 4 && !(known = read_text(argv[3])))) {
-        fprintf(stderr, "cannot read %s\n", argc == 4 && expect ? argv[3] : argv[2]);
+    if (argc == 4 && !(known = read_lines(argv[3], &known_count))) {
+        fprintf(stderr, "cannot read %s\n", argv[3]);
+        return 1;
+    }
+    if (!(expect = fopen(argv[2], "r"))) {
+        fprintf(stderr, "cannot read %s\n", argv[2]);
         return 1;
     }
     if (gpu_device_count(&count) != GPU_OK || count < 1 || gpu_context_retain_primary(0, &ctx) != GPU_OK) {
@@ -380,32 +391,34 @@ int main(int argc, char **argv)
         return SKIP;
     }
     if (gpu_stream_create(ctx, &stream) != GPU_OK) {
-        fprintf(stderr, "gpu_stream_create: %s\n", gpu_last_error());
+        fprintf(stderr, "%s: no stream: %s\n", family, gpu_last_error());
+        gpu_context_destroy(ctx);
         return 1;
     }
     if (gpu_module_load_file(ctx, argv[1], &module) != GPU_OK) {
         fprintf(stderr, "%s: %s\n", argv[1], gpu_last_error());
         module = NULL;
     }
-    for (line = expect; line && *line; line = save) {
-        char *hash, *nl = strchr(line, '\n');
+    while ((len = getline(&line, &cap, expect)) >= 0) {
+        char *text = line, *hash;
 
-        save = nl ? nl + 1 : NULL;
-        if (nl)
-            *nl = '\0';
-        if ((hash = strchr(line, '#')))
-            *hash = '\0';
         lineno++;
-        while (*line && isspace((unsigned char)*line))
-            line++;
-        if (*line && !run_line(lineno, line))
+        if ((hash = strchr(text, '#')))
+            *hash = '\0';
+        text[strcspn(text, "\n")] = '\0';
+        while (*text && isspace((unsigned char)*text))
+            text++;
+        if (*text && !run_line(lineno, text))
             bad = true;
     }
     printf("%s: %d passed, %d failed, %d known failures\n", family, passed, failed, known_failed);
     gpu_module_destroy(module);
     gpu_stream_destroy(stream);
     gpu_context_destroy(ctx);
-    free(expect);
+    free(line);
+    fclose(expect);
+    for (size_t k = 0; k < known_count; k++)
+        free(known[k]);
     free(known);
     return bad || failed || passed + known_failed == 0 ? 1 : 0;
 }
