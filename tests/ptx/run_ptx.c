@@ -270,7 +270,7 @@ static bool run_case(int line, const char *entry, unsigned grid, unsigned block,
     if (module && (st = gpu_buffer_create(ctx, in->size ? in->size : 4, &bin)) == GPU_OK &&
         (st = gpu_buffer_create(ctx, want->size, &bout)) == GPU_OK &&
         (in->size == 0 || (st = gpu_buffer_copy_from_host(bin, in->bytes, in->size)) == GPU_OK) &&
-        (st = gpu_buffer_memset(bout, 0, want->size, 1, 0)) == GPU_OK) {
+        (st = gpu_buffer_memset_async(bout, 0, want->size, 1, 0, stream)) == GPU_OK) {
         uint64_t pin = gpu_buffer_device_ptr(bin), pout = gpu_buffer_device_ptr(bout);
         void *args[] = {&pin, &pout};
 
@@ -298,6 +298,8 @@ static bool run_case(int line, const char *entry, unsigned grid, unsigned block,
             ok = false;
         }
     }
+    /* The fill may still be queued when the launch fails: the buffers outlive it. */
+    (void)gpu_stream_synchronize(stream);
     gpu_buffer_destroy(bin);
     gpu_buffer_destroy(bout);
     return ok;
