@@ -458,7 +458,7 @@ def family_f64():
 
 
 def family_f16():
-    cases = []
+    cases, extra = [], []
     for fmt, name in [(F16, 'f16'), (BF16, 'bf16')]:
         for a, b, c in [(1.5, 2.25, -0.5), (0.1, 0.2, 0.3), (1.0, 2.0 ** -11, 0.0), (60000.0, 2.0, 1.0),
                         (-0.0, 0.0, -0.0), (2.0 ** -14, 0.5, 2.0 ** -24), (NAN, 1.0, 1.0), (INF, 1.0, -INF),
@@ -476,8 +476,27 @@ def family_f16():
             toks.append('h:0')
             toks.append(w32(bits(ffma(a, b, c, fmt), fmt) | (bits(ffma(b, c, a, fmt), fmt) << 16)))
             toks += [ftok(a, F32), w16(bits(flt(ffma(a, b, c, F32), fmt), fmt))]
+            x2 = [(a, b), (b, c)]
+
+            def pack(lo, hi):
+                return w32(bits(lo, fmt) | bits(hi, fmt) << 16)
+
+            def lanes(fn):
+                return pack(*[fn(*pair) for pair in zip(*x2)])
+
+            def minmax(is_max):
+                if any(p == 0 and q == 0 for p, q in zip(*x2)):
+                    return '*'
+                return lanes(lambda p, q: fminmax(p, q, is_max))
+
+            sign = [bits(a, fmt) | bits(b, fmt) << 16]
+            x2toks = [lanes(lambda p, q: fadd(p, q, fmt)), lanes(lambda p, q: fmul(p, q, fmt)), minmax(False),
+                      minmax(True)]
+            x2toks += ['*', '*'] if math.isnan(a) or math.isnan(b) else [w32(sign[0] ^ 0x80008000),
+                                                                         w32(sign[0] & 0x7fff7fff)]
+            extra.append((name + 'x2', 1, 1, [w16(bits(a, fmt)), w16(bits(b, fmt)), w16(bits(c, fmt)), 'h:0'], x2toks))
             cases.append((name, 1, 1, [w16(bits(a, fmt)), w16(bits(b, fmt)), w16(bits(c, fmt)), 'h:0'], toks))
-    return cases
+    return cases + extra
 
 
 # ---- Conversions ----
