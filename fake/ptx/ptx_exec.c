@@ -17,6 +17,7 @@
  * the caller's frame), the callee's parameters, locals and call parameters,
  * and the values its registers had, so that recursion works.
  */
+#include <fenv.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -158,7 +159,7 @@ static uint16_t f32_to_half(float f)
     float a = fabsf(f);
 
     if (a != a)
-        return (uint16_t)(sign | 0x7e00);
+        return 0x7fff; /* the canonical NaN */
     if (a >= 65520.0f)
         return (uint16_t)(sign | 0x7c00);
     if (a < 0x1p-14f) {
@@ -185,7 +186,7 @@ static uint16_t f32_to_bf16(float f)
     uint32_t x = (uint32_t)bits_f32(f);
 
     if (f != f)
-        return (uint16_t)((x >> 16) | 0x40);
+        return 0x7fff; /* the canonical NaN */
     x += 0x7fff + ((x >> 16) & 1);
     return (uint16_t)(x >> 16);
 }
@@ -206,6 +207,80 @@ static float round_f32(double v, unsigned rnd)
             f = nextafterf(f, INFINITY);
     }
     return f;
+}
+
+/* h, the half or bfloat16 nearest to v, moved one step where a directed rounding asks. */
+static uint16_t round_half(uint16_t h, double v, unsigned rnd, bool bf)
+{
+    double g = bf ? bf16_to_f32(h) : half_to_f32(h);
+    bool neg = h >> 15;
+
+    if (v != v || g == v)
+        return h;
+    if (rnd == RND_RZ && fabs(g) > fabs(v))
+        return (uint16_t)(h - 1);
+    if (rnd == RND_RM && g > v)
+        return (uint16_t)(neg ? h + 1 : h == 0 ? 0x8001 : h - 1);
+    if (rnd == RND_RP && g < v)
+        return (uint16_t)(!neg ? h + 1 : h == 0x8000 ? 0x0001 : h - 1);
+    return h;
+}
+
+/*
+ * The host's rounding mode for a directed PTX rounding. An operation rounded
+ * so runs with the host's mode set around it, on volatile operands and
+ * result, so that it rounds once, as the device does, and stays between the
+ * mode's changes.
+ */
+static int host_rounding(unsigned rnd)
+{
+    return rnd == RND_RZ ? FE_TOWARDZERO : rnd == RND_RM ? FE_DOWNWARD : FE_UPWARD;
+}
+
+static double f64_directed(unsigned op, unsigned rnd, double x, double y, double z)
+{
+    volatile double vx = x, vy = y, vz = z, vr;
+    int keep = fegetround();
+
+    fesetround(host_rounding(rnd));
+    switch (op) {
+    case X_ADD: vr = vx + vy; break;
+    case X_SUB: vr = vx - vy; break;
+    case X_MUL: vr = vx * vy; break;
+    case X_DIV: vr = vx / vy; break;
+    case X_SQRT: vr = sqrt(vx); break;
+    case X_RCP: vr = 1.0 / vx; break;
+    default: vr = fma(vx, vy, vz); break;
+    }
+    fesetround(keep);
+    return vr;
+}
+
+static float f32_directed(unsigned op, unsigned rnd, float x, float y, float z)
+{
+    volatile float vx = x, vy = y, vz = z, vr;
+    int keep = fegetround();
+
+    fesetround(host_rounding(rnd));
+    switch (op) {
+    case X_ADD: vr = vx + vy; break;
+    case X_SUB: vr = vx - vy; break;
+    case X_MUL: vr = vx * vy; break;
+    case X_DIV: vr = vx / vy; break;
+    case X_SQRT: vr = sqrtf(vx); break;
+    case X_RCP: vr = 1.0f / vx; break;
+    default: vr = fmaf(vx, vy, vz); break;
+    }
+    fesetround(keep);
+    return vr;
+}
+
+/* Whether op rounds its result as a directed rounding mode asks (the rest are exact or approximate). */
+static bool rounds(unsigned op, unsigned rnd)
+{
+    return (rnd == RND_RZ || rnd == RND_RM || rnd == RND_RP) &&
+           (op == X_ADD || op == X_SUB || op == X_MUL || op == X_DIV || op == X_MAD || op == X_FMA ||
+            op == X_SQRT || op == X_RCP);
 }
 
 /* The value of a special register for lane l. */
@@ -679,6 +754,8 @@ static uint64_t float_op(unsigned op, unsigned t, unsigned rnd, uint16_t mods, u
     if (t == T_F64) {
         double x = f64_of(a), y = f64_of(b), z = f64_of(c), r;
 
+        if (rounds(op, rnd))
+            return bits_f64(f64_directed(op, rnd, x, y, z));
         switch (op) {
         case X_ADD: r = x + y; break;
         case X_SUB: r = x - y; break;
@@ -700,8 +777,6 @@ static uint64_t float_op(unsigned op, unsigned t, unsigned rnd, uint16_t mods, u
     }
     {
         float x, y, z, r;
-        double e = 0;
-        bool directed = rnd == RND_RZ || rnd == RND_RM || rnd == RND_RP;
 
         if (t == T_F16) {
             x = half_to_f32((uint16_t)a);
@@ -716,30 +791,29 @@ static uint64_t float_op(unsigned op, unsigned t, unsigned rnd, uint16_t mods, u
             y = f32_of(b);
             z = f32_of(c);
         }
-        switch (op) {
-        case X_ADD: e = (double)x + y; r = x + y; break;
-        case X_SUB: e = (double)x - y; r = x - y; break;
-        case X_MUL: e = (double)x * y; r = x * y; break;
-        case X_DIV: e = (double)x / y; r = x / y; break;
+        switch (rounds(op, rnd) ? X_COUNT : op) {
+        case X_COUNT: r = f32_directed(op, rnd, x, y, z); break;
+        case X_ADD: r = x + y; break;
+        case X_SUB: r = x - y; break;
+        case X_MUL: r = x * y; break;
+        case X_DIV: r = x / y; break;
         case X_MAD:
-        case X_FMA: e = fma((double)x, (double)y, (double)z); r = fmaf(x, y, z); break;
-        case X_MIN: r = fminf(x, y); directed = false; break;
-        case X_MAX: r = fmaxf(x, y); directed = false; break;
-        case X_ABS: r = fabsf(x); directed = false; break;
-        case X_NEG: r = -x; directed = false; break;
-        case X_SQRT: e = sqrt((double)x); r = sqrtf(x); break;
-        case X_RSQRT: r = 1.0f / sqrtf(x); directed = false; break;
-        case X_RCP: e = 1.0 / (double)x; r = 1.0f / x; break;
-        case X_SIN: r = sinf(x); directed = false; break;
-        case X_COS: r = cosf(x); directed = false; break;
-        case X_LG2: r = log2f(x); directed = false; break;
-        case X_EX2: r = exp2f(x); directed = false; break;
-        case X_TANH: r = tanhf(x); directed = false; break;
-        case X_COPYSIGN: r = copysignf(y, x); directed = false; break;
-        default: r = 0; directed = false; break;
+        case X_FMA: r = fmaf(x, y, z); break;
+        case X_MIN: r = fminf(x, y); break;
+        case X_MAX: r = fmaxf(x, y); break;
+        case X_ABS: r = fabsf(x); break;
+        case X_NEG: r = -x; break;
+        case X_SQRT: r = sqrtf(x); break;
+        case X_RSQRT: r = 1.0f / sqrtf(x); break;
+        case X_RCP: r = 1.0f / x; break;
+        case X_SIN: r = sinf(x); break;
+        case X_COS: r = cosf(x); break;
+        case X_LG2: r = log2f(x); break;
+        case X_EX2: r = exp2f(x); break;
+        case X_TANH: r = tanhf(x); break;
+        case X_COPYSIGN: r = copysignf(y, x); break;
+        default: r = 0; break;
         }
-        if (directed && r == r && isfinite(e))
-            r = round_f32(e, rnd);
         if ((mods & M_FTZ) && fabsf(r) < 0x1p-126f)
             r = copysignf(0.0f, r);
         if (mods & M_SAT)
@@ -843,6 +917,27 @@ static double round_integral(double v, unsigned rnd)
     }
 }
 
+/* A 64-bit integer's bits as f32 or f64, rounded once in the mode asked (to nearest even when unsaid). */
+static uint64_t int64_to_float(uint64_t a, bool sign, bool f32, unsigned rnd)
+{
+    volatile int64_t vs = (int64_t)a;
+    volatile uint64_t vu = a;
+    volatile double vd;
+    volatile float vf;
+    int keep = fegetround();
+    bool directed = rnd == RND_RZ || rnd == RND_RM || rnd == RND_RP;
+
+    if (directed)
+        fesetround(host_rounding(rnd));
+    if (f32)
+        vf = sign ? (float)vs : (float)vu;
+    else
+        vd = sign ? (double)vs : (double)vu;
+    if (directed)
+        fesetround(keep);
+    return f32 ? bits_f32(vf) : bits_f64(vd);
+}
+
 /* cvt: every pair of types nvcc emits, with saturation and rounding. */
 static uint64_t convert(const struct ptx_inst *in, uint64_t a)
 {
@@ -863,8 +958,8 @@ static uint64_t convert(const struct ptx_inst *in, uint64_t a)
                 v = copysign(0.0, v);
             switch (dt) {
             case T_F64: return bits_f64(v);
-            case T_F16: return f32_to_half(st == T_F64 ? (float)v : (float)v);
-            case T_BF16: return f32_to_bf16((float)v);
+            case T_F16: return round_half(f32_to_half((float)v), v, in->rnd, false);
+            case T_BF16: return round_half(f32_to_bf16((float)v), v, in->rnd, true);
             default: return bits_f32(st == T_F64 && in->rnd >= RND_RZ && in->rnd <= RND_RP ? round_f32(v, in->rnd)
                                                                                           : (float)v);
             }
@@ -898,17 +993,15 @@ static uint64_t convert(const struct ptx_inst *in, uint64_t a)
         float f;
 
         if (ss == 8) {
-            /* A 64-bit integer rounds once, straight to the target type. */
-            if (dt == T_F32) {
-                f = sk == K_SIGNED ? (float)(int64_t)a : (float)a;
-                return bits_f32(f);
-            }
+            /* A 64-bit integer rounds once, straight to the target type, in the rounding mode asked. */
+            if (dt == T_F32 || dt == T_F64)
+                return int64_to_float(a, sk == K_SIGNED, dt == T_F32, in->rnd);
             v = sk == K_SIGNED ? (double)(int64_t)a : (double)a;
         }
         switch (dt) {
         case T_F64: return bits_f64(v);
-        case T_F16: return f32_to_half((float)v);
-        case T_BF16: return f32_to_bf16((float)v);
+        case T_F16: return round_half(f32_to_half((float)v), v, in->rnd, false);
+        case T_BF16: return round_half(f32_to_bf16((float)v), v, in->rnd, true);
         default:
             f = in->rnd >= RND_RZ && in->rnd <= RND_RP ? round_f32(v, in->rnd) : (float)v;
             return bits_f32(f);
@@ -947,17 +1040,20 @@ static uint64_t bfe(unsigned t, uint64_t a, uint32_t pos, uint32_t len)
     bool sign = ptx_types[t].kind == K_SIGNED;
     uint64_t d;
     bool sbit;
+    unsigned have;
 
     pos &= 0xff;
     len &= 0xff;
     if (len == 0)
         return 0;
     sbit = sign && ((pos + len - 1 >= bits) ? (a >> (bits - 1)) & 1 : (a >> (pos + len - 1)) & 1);
-    d = pos >= bits ? 0 : (a & mask_of(bits / 8)) >> pos;
-    if (len < 64)
-        d &= (1ull << len) - 1;
-    if (sign && sbit && len < bits)
-        d |= ~0ull << len;
+    /* The field's bits that lie in the source; a signed field's bits past them take its sign bit. */
+    have = pos >= bits ? 0 : bits - pos < len ? bits - pos : len;
+    d = have == 0 ? 0 : (a & mask_of(bits / 8)) >> pos;
+    if (have < 64)
+        d &= (1ull << have) - 1;
+    if (sbit && have < 64)
+        d |= ~0ull << have;
     return d & mask_of(bits / 8);
 }
 
@@ -1726,8 +1822,10 @@ reschedule:
         }
         case X_TESTP:
             EACH(g, l) {
-                double v = float_value(in->type, val(b, w, &in->o[1], l));
-                int c = fpclassify(v);
+                uint64_t x = val(b, w, &in->o[1], l);
+                double v = float_value(in->type, x);
+                /* An f32 subnormal is a normal double: classify it as the f32 it is. */
+                int c = in->type == T_F32 ? fpclassify(f32_of(x)) : fpclassify(v);
                 bool r = in->cmp == 0 ? isfinite(v) : in->cmp == 1 ? isinf(v) : in->cmp == 2 ? !isnan(v)
                          : in->cmp == 3 ? isnan(v) : in->cmp == 4 ? c == FP_NORMAL : c == FP_SUBNORMAL;
 

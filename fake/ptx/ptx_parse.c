@@ -581,9 +581,9 @@ static bool decode_opcode(struct decoder *d, const char *s, size_t len, struct p
             in->space = S_CONST;
         } else if (is(m, ml, "v2") || is(m, ml, "v4")) {
             in->vec = (unsigned char)(m[1] - '0');
-        } else if (is(m, ml, "hi")) {
+        } else if (is(m, ml, "hi") && in->op != X_SETP && in->op != X_SET) {
             in->mods |= M_HI;
-        } else if (is(m, ml, "lo")) {
+        } else if (is(m, ml, "lo") && in->op != X_SETP && in->op != X_SET) {
             in->mods |= M_LO;
         } else if (is(m, ml, "wide")) {
             in->mods |= M_WIDE;
