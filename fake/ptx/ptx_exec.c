@@ -50,6 +50,8 @@ struct warp {
     uint32_t live, waiting;
     uint32_t carrived;          /* lanes that arrived at the cluster barrier and have not waited yet */
     uint32_t cphase[PTX_WARP];  /* the cluster barrier's phase each of them arrived in */
+    uint32_t carry;             /* each lane's carry flag (CC.CF) */
+    uint32_t redwait;           /* lanes waiting at bar.red, to take its result when the barrier opens */
     unsigned index;
 };
 
@@ -87,6 +89,8 @@ struct ptx_block {
     /* The block's own memory: registers, local stacks, shared memory and its race shadow. */
     uint64_t *regs;
     size_t nregs;
+    /* bar.red: the threads that arrived and how many of them had a true predicate, in this phase and the last. */
+    uint32_t red_n, red_true, red_last_n, red_last_true;
 };
 
 /* ---- Values ---- */
@@ -1057,6 +1061,49 @@ static uint64_t bfe(unsigned t, uint64_t a, uint32_t pos, uint32_t len)
     return d & mask_of(bits / 8);
 }
 
+/* addc, subc, madc and their .cc forms: d and the carry out (for subtraction, a borrow), at the type's size. */
+static uint64_t carry_op(const struct ptx_inst *in, uint64_t a, uint64_t b, uint64_t c, bool cin, bool *cout)
+{
+    uint64_t m = mask_of(ptx_types[in->type].size), d, t;
+
+    a &= m;
+    b &= m;
+    if (in->op == X_SUBC) {
+        t = (a - b) & m;
+        d = (t - cin) & m;
+        *cout = a < b || t < (uint64_t)cin;
+        return d;
+    }
+    if (in->op == X_MADC) {
+        a = int_binary(X_MUL, in->type, in->mods & (M_HI | M_LO), a, b) & m;
+        b = c & m;
+    }
+    t = (a + b) & m;
+    d = (t + cin) & m;
+    *cout = t < a || d < t;
+    return d;
+}
+
+/* sad, mul24, mad24: 32-bit (sad: any size) integer forms. */
+static uint64_t int24_op(const struct ptx_inst *in, uint64_t a, uint64_t b, uint64_t c)
+{
+    unsigned size = ptx_types[in->type].size;
+    bool sign = ptx_types[in->type].kind == K_SIGNED;
+    int64_t p;
+
+    if (in->op == X_SAD) {
+        int64_t sa = sext(a, size), sb = sext(b, size);
+        uint64_t ua = a & mask_of(size), ub = b & mask_of(size);
+
+        return c + (sign ? (sa > sb ? (uint64_t)sa - (uint64_t)sb : (uint64_t)sb - (uint64_t)sa)
+                         : (ua > ub ? ua - ub : ub - ua));
+    }
+    /* The 48-bit product of the operands' low 24 bits; .hi is its bits 47..16. */
+    p = sign ? sext(a, 3) * sext(b, 3) : (int64_t)((a & 0xffffff) * (b & 0xffffff));
+    p = (in->mods & M_HI) ? (int64_t)((uint64_t)p >> 16) : p;
+    return (uint64_t)p + (in->op == X_MAD24 ? c : 0);
+}
+
 static uint64_t bfi(unsigned t, uint64_t a, uint64_t b, uint32_t pos, uint32_t len)
 {
     unsigned bits = ptx_types[t].size * 8;
@@ -1547,9 +1594,62 @@ reschedule:
         case X_NOP:
         case X_MEMBAR:
         case X_BAR_WARP:
-            if (in->op == X_MEMBAR)
+        case X_BAR_ARRIVE:
+            /*
+             * The block's barriers open when every thread that has not exited waits at one, so a
+             * thread that arrives without waiting holds no barrier back: bar.arrive only orders memory.
+             */
+            if (in->op == X_MEMBAR || in->op == X_BAR_ARRIVE)
                 host_fence();
             break;
+        case X_ADDC:
+        case X_SUBC:
+        case X_MADC:
+            EACH(g, l) {
+                bool cout;
+                uint64_t d = carry_op(in, val(b, w, &in->o[1], l), val(b, w, &in->o[2], l),
+                                      in->op == X_MADC ? val(b, w, &in->o[3], l) : 0,
+                                      (in->mods & M_CI) && (w->carry >> l & 1), &cout);
+
+                put(w, &in->o[0], l, d);
+                if (in->mods & M_CC)
+                    w->carry = (w->carry & ~(1u << l)) | (uint32_t)cout << l;
+            }
+            break;
+        case X_SAD:
+        case X_MUL24:
+        case X_MAD24:
+            EACH(g, l) put(w, &in->o[0], l,
+                           int24_op(in, val(b, w, &in->o[1], l), val(b, w, &in->o[2], l),
+                                    in->op == X_MUL24 ? 0 : val(b, w, &in->o[3], l)));
+            break;
+        case X_BAR_RED: {
+            /*
+             * A lane counts its predicate and waits at the barrier, at this instruction; when the
+             * barrier has opened it runs it again and takes the block's result.
+             */
+            uint32_t back = g & w->redwait, arrive = g & ~w->redwait;
+
+            EACH(back, l) {
+                uint32_t n = b->red_last_n, t = b->red_last_true;
+
+                put(w, &in->o[0], l, in->cmp == BR_POPC ? t : in->cmp == BR_AND ? t == n : t != 0);
+            }
+            w->redwait &= ~back;
+            if (arrive) {
+                EACH(arrive, l) {
+                    b->red_n++;
+                    b->red_true += pred(b, w, &in->o[in->nopd - 1], l);
+                    w->pc[l] = pc;
+                }
+                w->redwait |= arrive;
+                w->waiting |= arrive;
+                active &= ~arrive;
+                if (!active)
+                    goto reschedule;
+            }
+            break;
+        }
         case X_MOV:
             if (in->o[1].kind == O_VEC) {
                 unsigned es = ptx_types[in->type].size / in->o[1].n;
@@ -2146,6 +2246,7 @@ static void block_start(struct ptx_block *b, const unsigned ctaid[3], struct clu
     b->done = false;
     b->yielded = false;
     b->epoch = 1;
+    b->red_n = b->red_true = 0;
     memset(b->shared, 0, b->shared_bytes);
     if (b->sinit)
         memset(b->sinit, 0, b->shared_bytes);
@@ -2160,6 +2261,8 @@ static void block_start(struct ptx_block *b, const unsigned ctaid[3], struct clu
         w->live = left >= PTX_WARP ? 0xffffffffu : (1u << left) - 1;
         w->waiting = 0;
         w->carrived = 0;
+        w->carry = 0;
+        w->redwait = 0;
         for (unsigned l = 0; l < PTX_WARP; l++) {
             w->pc[l] = f->start;
             w->fbase[l] = 0;
@@ -2195,6 +2298,9 @@ static int block_step(struct ptx_block *b)
         /* Every warp waits at the barrier (or has exited): it opens. */
         for (unsigned wi = 0; wi < b->nwarps; wi++)
             b->warps[wi].waiting = 0;
+        b->red_last_n = b->red_n;
+        b->red_last_true = b->red_true;
+        b->red_n = b->red_true = 0;
         b->epoch++;
         b->progress++;
     }

@@ -97,6 +97,7 @@ enum ptx_op {
     X_BRA, X_CALL, X_RET, X_EXIT, X_BAR, X_BAR_WARP, X_MEMBAR, X_ATOM, X_RED,
     X_SHFL, X_VOTE, X_MATCH, X_ACTIVEMASK, X_REDUX, X_TRAP, X_TESTP, X_BFIND, X_SHF,
     X_CLUSTER_ARRIVE, X_CLUSTER_WAIT, X_MAPA, X_NANOSLEEP, X_SET, X_TEX, X_SULD, X_SUST,
+    X_ADDC, X_SUBC, X_MADC, X_SAD, X_MUL24, X_MAD24, X_BAR_ARRIVE, X_BAR_RED,
     X_COUNT
 };
 
@@ -108,6 +109,7 @@ enum {
     M_HI = 1 << 0, M_WIDE = 1 << 1, M_SAT = 1 << 2, M_FTZ = 1 << 3, M_APPROX = 1 << 4,
     M_LO = 1 << 5, M_CC = 1 << 6, M_NC = 1 << 7, M_RELU = 1 << 8, M_SHIFTAMT = 1 << 9, M_ACQUIRE = 1 << 10,
     M_RELEASE = 1 << 11,
+    M_CI = 1 << 12, /* addc, subc, madc: the carry flag is an input */
 };
 
 /* Rounding: none given, to nearest even, toward zero, down, up; the integral forms for cvt. */
@@ -122,6 +124,8 @@ enum { B_NONE, B_AND, B_OR, B_XOR };
 enum { A_ADD, A_MIN, A_MAX, A_INC, A_DEC, A_AND, A_OR, A_XOR, A_EXCH, A_CAS };
 enum { SH_UP, SH_DOWN, SH_BFLY, SH_IDX };
 enum { V_ALL, V_ANY, V_UNI, V_BALLOT };
+/* bar.red's operations. */
+enum { BR_POPC, BR_AND, BR_OR };
 
 /*
  * Texture and surface instructions: the geometry; tex's form (a level of

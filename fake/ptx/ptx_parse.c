@@ -496,6 +496,7 @@ static const struct {
     {"testp", X_TESTP}, {"bfind", X_BFIND}, {"shf", X_SHF}, {"prefetch", X_NOP},
     {"prefetchu", X_NOP}, {"nanosleep", X_NANOSLEEP}, {"mapa", X_MAPA}, {"set", X_SET}, {"griddepcontrol", X_NOP}, {"pmevent", X_NOP},
     {"tex", X_TEX}, {"suld", X_SULD}, {"sust", X_SUST},
+    {"addc", X_ADDC}, {"subc", X_SUBC}, {"madc", X_MADC}, {"sad", X_SAD}, {"mul24", X_MUL24}, {"mad24", X_MAD24},
 };
 
 static const char *const cmp_names[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs",
@@ -635,7 +636,9 @@ static bool decode_opcode(struct decoder *d, const char *s, size_t len, struct p
         } else if (in->op == X_BAR && cluster && (is(m, ml, "arrive") || is(m, ml, "wait"))) {
             in->op = is(m, ml, "arrive") ? X_CLUSTER_ARRIVE : X_CLUSTER_WAIT;
         } else if (in->op == X_BAR && (is(m, ml, "arrive") || is(m, ml, "red"))) {
-            return false;
+            in->op = m[0] == 'a' ? X_BAR_ARRIVE : X_BAR_RED;
+        } else if (in->op == X_BAR_RED && in->cmp == 0xff && (is(m, ml, "popc") || is(m, ml, "and") || is(m, ml, "or"))) {
+            in->cmp = m[0] == 'p' ? BR_POPC : m[0] == 'a' ? BR_AND : BR_OR;
         } else if (is(m, ml, "acquire") || is(m, ml, "release") || is(m, ml, "acq_rel")) {
             /* Ordering: loads that acquire and stores that release fence the host's memory too. */
             in->mods |= (uint16_t)(m[1] == 'c' ? M_ACQUIRE | M_RELEASE : m[0] == 'a' ? M_ACQUIRE : M_RELEASE);
@@ -680,6 +683,11 @@ static bool decode_opcode(struct decoder *d, const char *s, size_t len, struct p
     /* barrier.cluster says which half: arrive or wait. */
     if (cluster && in->op == X_BAR)
         return false;
+    /* Extended precision: add.cc, sub.cc and mad.cc write the carry flag; addc, subc and madc read it. */
+    if (in->op == X_ADDC || in->op == X_SUBC || in->op == X_MADC)
+        in->mods |= M_CI;
+    if ((in->mods & M_CC) && (in->op == X_ADD || in->op == X_SUB || in->op == X_MAD))
+        in->op = in->op == X_ADD ? X_ADDC : in->op == X_SUB ? X_SUBC : X_MADC;
     /* Which instructions need what: a type, a mode. */
     switch (in->op) {
     case X_CVT:
@@ -729,7 +737,21 @@ static bool decode_opcode(struct decoder *d, const char *s, size_t len, struct p
     case X_TESTP:
     case X_CLUSTER_ARRIVE:
     case X_CLUSTER_WAIT:
+    case X_BAR_ARRIVE:
         return true;
+    case X_BAR_RED:
+        /* bar.red.popc.u32, bar.red.and.pred, bar.red.or.pred */
+        return in->cmp != 0xff && ntypes == 1 && (in->cmp == BR_POPC ? in->type == T_U32 : in->type == T_PRED);
+    case X_ADDC:
+    case X_SUBC:
+    case X_MADC:
+        return ntypes == 1 && (ptx_types[in->type].kind == K_SIGNED || ptx_types[in->type].kind == K_UNSIGNED) &&
+               ptx_types[in->type].size >= 4;
+    case X_SAD:
+    case X_MUL24:
+    case X_MAD24:
+        return ntypes == 1 && (ptx_types[in->type].kind == K_SIGNED || ptx_types[in->type].kind == K_UNSIGNED) &&
+               (in->op == X_SAD || ptx_types[in->type].size == 4);
     default:
         return ntypes == 1 && (in->op != X_PRMT || in->type == T_B32);
     }
@@ -913,6 +935,12 @@ static bool read_operand(struct decoder *d, struct ptx_inst *in, struct ptx_opd 
     }
     if (negative)
         return errf(d, line, "unexpected -");
+    if (is(s, len, "WARP_SZ")) {
+        /* The warp's size, a constant. */
+        o->kind = O_IMM;
+        o->imm = PTX_WARP;
+        return true;
+    }
     if (is(s, len, "_")) {
         if (d->sink < 0)
             d->sink = (int32_t)(d->m->nregs++);
@@ -1077,6 +1105,7 @@ static const unsigned char value_shape[X_COUNT] = {
     [X_REM] = 3, [X_MIN] = 3, [X_MAX] = 3, [X_AND] = 3, [X_OR] = 3, [X_XOR] = 3, [X_SHL] = 3, [X_SHR] = 3,
     [X_COPYSIGN] = 3, [X_MATCH] = 3, [X_REDUX] = 3, [X_MAD] = 4, [X_FMA] = 4, [X_BFE] = 4, [X_PRMT] = 4,
     [X_SELP] = 4, [X_SHF] = 4, [X_BFI] = 5, [X_SHFL] = 5, [X_ACTIVEMASK] = 1, [X_MAPA] = 3,
+    [X_ADDC] = 3, [X_SUBC] = 3, [X_MADC] = 4, [X_SAD] = 4, [X_MUL24] = 3, [X_MAD24] = 4,
 };
 
 /* A texture or surface operand read by read_image_address(), with the coordinates its geometry needs. */
@@ -1116,7 +1145,11 @@ static bool operands_fit(const struct ptx_inst *in)
         return n == 1 && o[0].kind == O_LABEL;
     case X_BAR:
     case X_BAR_WARP:
+    case X_BAR_ARRIVE:
         return n <= 2 && srcs && (n == 0 || is_value(&o[0]));
+    case X_BAR_RED:
+        /* d, barrier, {count,} predicate */
+        return (n == 3 || n == 4) && is_reg(&o[0]) && srcs;
     case X_CLUSTER_ARRIVE:
     case X_CLUSTER_WAIT:
         return n == 0;
