@@ -809,6 +809,15 @@ def family_extended():
         cases.append(('sad', 1, 1, [w32(a), w32(b), w32(c)], [w32(c + abs(a - b)), w32(c + abs(s32(a) - s32(b)))]))
         out = [a24 * b24, (a24 * b24) >> 16, sa24 * sb24, a24 * b24 + c]
         cases.append(('int24', 1, 1, [w32(a), w32(b), w32(c)], [w32(v) for v in out]))
+    for x, y in [(3, 5), (M64, M64), (0x123456789abcdef0, 0xfedcba9876543210), (1 << 63, 1 << 63), (0, 1),
+                 (0xffffffff, 0x100000001)]:
+        p, s, d = x * y, x + y, x - y
+        a24, b24 = x & 0xffffff, y & 0xffffff
+        sa24 = a24 - (1 << 24) if a24 >> 23 else a24
+        sb24 = b24 - (1 << 24) if b24 >> 23 else b24
+        out = [w32(p >> (32 * k)) for k in range(4)] + [w64(s), w64(s >> 64), w64(d), w64(M64 if d < 0 else 0)]
+        out += [w32((sa24 * sb24) >> 16), w32(((a24 * b24) >> 16) + (x >> 32)), w64(y + abs(x - y))]
+        cases.append(('wide', 1, 1, [w64(x), w64(y)], out))
     return cases
 
 
