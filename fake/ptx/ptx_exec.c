@@ -795,6 +795,7 @@ static uint64_t float_op(unsigned op, unsigned t, unsigned rnd, uint16_t mods, u
             y = f32_of(b);
             z = f32_of(c);
         }
+        /* X_COUNT stands for any operation rounded in a directed mode. */
         switch (rounds(op, rnd) ? X_COUNT : op) {
         case X_COUNT: r = f32_directed(op, rnd, x, y, z); break;
         case X_ADD: r = x + y; break;
