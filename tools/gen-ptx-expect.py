@@ -747,6 +747,9 @@ def family_barrier():
     for k in [1, 2, 3, 7, 96, 200]:
         ps = [t % k == 0 for t in range(96)]
         cases.append(('red', 1, 96, [w32(k)], [w32(sum(ps)), w32(int(all(ps))), w32(int(any(ps))), w32(96 - sum(ps))]))
+    for k in [1, 2, 97]:
+        ps = [t % k == 0 for t in range(96)]
+        cases.append(('red_count', 1, 96, [w32(k)], [w32(96 - sum(ps)), w32(int(not any(ps)))] * 96))
     return cases
 
 
