@@ -241,9 +241,17 @@ static int host_rounding(unsigned rnd)
     return rnd == RND_RZ ? FE_TOWARDZERO : rnd == RND_RM ? FE_DOWNWARD : FE_UPWARD;
 }
 
-static double f64_directed(unsigned op, unsigned rnd, double x, double y, double z)
+/*
+ * op in the directed rounding rnd, in f64, or in f32 when f32 is set: computed
+ * as a double in that mode and then converted to float in it, which rounds as
+ * once, since the f32 values are doubles too and rounding toward zero, down or
+ * up to a coarser set of values after a finer one gives what rounding to the
+ * coarser does.
+ */
+static double directed(unsigned op, unsigned rnd, bool f32, double x, double y, double z)
 {
     volatile double vx = x, vy = y, vz = z, vr;
+    volatile float vf = 0;
     int keep = fegetround();
 
     fesetround(host_rounding(rnd));
@@ -256,27 +264,10 @@ static double f64_directed(unsigned op, unsigned rnd, double x, double y, double
     case X_RCP: vr = 1.0 / vx; break;
     default: vr = fma(vx, vy, vz); break;
     }
+    if (f32)
+        vf = (float)vr;
     fesetround(keep);
-    return vr;
-}
-
-static float f32_directed(unsigned op, unsigned rnd, float x, float y, float z)
-{
-    volatile float vx = x, vy = y, vz = z, vr;
-    int keep = fegetround();
-
-    fesetround(host_rounding(rnd));
-    switch (op) {
-    case X_ADD: vr = vx + vy; break;
-    case X_SUB: vr = vx - vy; break;
-    case X_MUL: vr = vx * vy; break;
-    case X_DIV: vr = vx / vy; break;
-    case X_SQRT: vr = sqrtf(vx); break;
-    case X_RCP: vr = 1.0f / vx; break;
-    default: vr = fmaf(vx, vy, vz); break;
-    }
-    fesetround(keep);
-    return vr;
+    return f32 ? vf : vr;
 }
 
 /* Whether op rounds its result as a directed rounding mode asks (the rest are exact or approximate). */
@@ -759,7 +750,7 @@ static uint64_t float_op(unsigned op, unsigned t, unsigned rnd, uint16_t mods, u
         double x = f64_of(a), y = f64_of(b), z = f64_of(c), r;
 
         if (rounds(op, rnd))
-            return bits_f64(f64_directed(op, rnd, x, y, z));
+            return bits_f64(directed(op, rnd, false, x, y, z));
         switch (op) {
         case X_ADD: r = x + y; break;
         case X_SUB: r = x - y; break;
@@ -797,7 +788,7 @@ static uint64_t float_op(unsigned op, unsigned t, unsigned rnd, uint16_t mods, u
         }
         /* X_COUNT stands for any operation rounded in a directed mode. */
         switch (rounds(op, rnd) ? X_COUNT : op) {
-        case X_COUNT: r = f32_directed(op, rnd, x, y, z); break;
+        case X_COUNT: r = (float)directed(op, rnd, true, x, y, z); break;
         case X_ADD: r = x + y; break;
         case X_SUB: r = x - y; break;
         case X_MUL: r = x * y; break;
