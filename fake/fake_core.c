@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The fake driver's core: its lock and configuration, fault injection, cuInit,
- * cuDriverGetVersion, cuGetProcAddress_v2, the error names, the legacy
- * unversioned symbols (which abort), and the control API's counters.
+ * cuDriverGetVersion, cuGetProcAddress in its forms (answered by version from
+ * src/sys/cuda_proc_versions.h), the error names, and the control API's
+ * counters.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -14,7 +15,7 @@
 #include "fake_internal.h"
 
 /* What cuDriverGetVersion says unless GPUSHIM_FAKE_VERSION says otherwise. */
-#define FAKE_DEFAULT_VERSION 12080
+#define FAKE_DEFAULT_VERSION 13000
 /* A build without cuGetProcAddress_v2 plays a driver from before it (CUDA 11.3). */
 #define FAKE_OLD_VERSION 11020
 
@@ -25,6 +26,9 @@ struct fake_state fake = {
 
 /* Set while this thread runs a host function; see fake_begin(). */
 _Thread_local bool fake_in_callback;
+
+/* The entry the next fake_begin() on this thread counts its call as; -1 for its own. */
+static _Thread_local int counted_as = -1;
 
 /* Every symbol's name, by entry. */
 static const char *const symbol_names[FAKE_E_COUNT] = {
@@ -333,6 +337,10 @@ cuabi_result fake_begin(enum fake_entry entry, bool needs_init)
         return CUABI_ERROR_NOT_PERMITTED;
     if (fake_per_thread_call() >= 0)
         entry = (enum fake_entry)fake_per_thread_call();
+    if (counted_as >= 0) {
+        entry = (enum fake_entry)counted_as;
+        counted_as = -1;
+    }
     fake_lock();
     n = ++fake.calls[entry];
     fake_faults_on_call();
@@ -342,6 +350,11 @@ cuabi_result fake_begin(enum fake_entry entry, bool needs_init)
     if (needs_init && !fake.initialized)
         return CUABI_ERROR_NOT_INITIALIZED;
     return CUABI_SUCCESS;
+}
+
+void fake_count_as(int entry)
+{
+    counted_as = entry;
 }
 
 cuabi_result fake_end(cuabi_result rc)
@@ -418,86 +431,67 @@ cuabi_result cuDriverGetVersion(int *version)
     return fake_end(rc);
 }
 
-/* ---- The legacy ABI: present, as in the real driver, and never to be called ---- */
-
-static _Noreturn void legacy_called(const char *name)
-{
-    fprintf(stderr,
-            "gpushim-fakecuda: %s called: that is the legacy (pre-_v2) ABI, which gpushim must never use\n", name);
-    abort();
-}
-
-#define FAKE_LEGACY(name) \
-    FAKE_API cuabi_result name(void); \
-    cuabi_result name(void) \
-    { \
-        legacy_called(#name); \
-    }
-
-FAKE_LEGACY(cuMemAlloc)
-FAKE_LEGACY(cuMemFree)
-FAKE_LEGACY(cuMemcpyHtoD)
-FAKE_LEGACY(cuMemcpyDtoH)
-FAKE_LEGACY(cuMemcpyDtoD)
-FAKE_LEGACY(cuMemcpyHtoDAsync)
-FAKE_LEGACY(cuMemcpyDtoHAsync)
-FAKE_LEGACY(cuMemcpyDtoDAsync)
-FAKE_LEGACY(cuStreamDestroy)
-FAKE_LEGACY(cuEventDestroy)
-FAKE_LEGACY(cuCtxPushCurrent)
-FAKE_LEGACY(cuCtxPopCurrent)
-FAKE_LEGACY(cuDevicePrimaryCtxRelease)
-FAKE_LEGACY(cuDeviceTotalMem)
-FAKE_LEGACY(cuStreamBeginCapture)
-FAKE_LEGACY(cuMemHostRegister)
-
-typedef cuabi_result (*legacy_fn)(void);
-
-/*
- * When each entry point appeared, and for the renamed ones when the current
- * revision did: asked for an older cudaVersion, cuGetProcAddress answers
- * "version not sufficient", or hands out the legacy function, as the real
- * driver does. Entries not listed date from before CUDA 4.0.
- */
-static const struct {
-    const char *base;
-    int since;
-    int revised;
-    legacy_fn legacy;
-} versions[] = {
-    {"cuMemAlloc", 2000, 3020, cuMemAlloc},
-    {"cuMemFree", 2000, 3020, cuMemFree},
-    {"cuMemcpyHtoD", 2000, 3020, cuMemcpyHtoD},
-    {"cuMemcpyDtoH", 2000, 3020, cuMemcpyDtoH},
-    {"cuMemcpyDtoD", 2000, 3020, cuMemcpyDtoD},
-    {"cuMemcpyHtoDAsync", 2000, 3020, cuMemcpyHtoDAsync},
-    {"cuMemcpyDtoHAsync", 2000, 3020, cuMemcpyDtoHAsync},
-    {"cuMemcpyDtoDAsync", 3000, 3020, cuMemcpyDtoDAsync},
-    {"cuDeviceTotalMem", 2000, 3020, cuDeviceTotalMem},
-    {"cuStreamDestroy", 2000, 4000, cuStreamDestroy},
-    {"cuEventDestroy", 2000, 4000, cuEventDestroy},
-    {"cuCtxPushCurrent", 2000, 4000, cuCtxPushCurrent},
-    {"cuCtxPopCurrent", 2000, 4000, cuCtxPopCurrent},
-    {"cuMemHostRegister", 4000, 6050, cuMemHostRegister},
-    {"cuDevicePrimaryCtxRelease", 7000, 11000, cuDevicePrimaryCtxRelease},
-    {"cuStreamBeginCapture", 10000, 10010, cuStreamBeginCapture},
-    {"cuDevicePrimaryCtxRetain", 7000, 0, NULL},
-    {"cuGetErrorName", 6000, 0, NULL},
-    {"cuGetErrorString", 6000, 0, NULL},
-    {"cuLaunchHostFunc", 10000, 0, NULL},
-    {"cuStreamEndCapture", 10000, 0, NULL},
-    {"cuStreamIsCapturing", 10000, 0, NULL},
-    {"cuGraphLaunch", 10000, 0, NULL},
-    {"cuGraphDestroy", 10000, 0, NULL},
-    {"cuGraphExecDestroy", 10000, 0, NULL},
-    {"cuGraphInstantiateWithFlags", 11040, 0, NULL},
-    {"cuGetProcAddress", 11030, 0, NULL},
-};
-
 /* A second function behind cuStreamQuery, so that cuGetProcAddress can hand out a pointer that is not the export. */
 static cuabi_result stream_query_twin(cuabi_stream stream)
 {
     return cuStreamQuery(stream);
+}
+
+/* Every version of every driver function, by base name (src/sys/cuda_proc_versions.h). */
+static const struct proc_version {
+    const char *base;
+    int version;
+    bool per_thread;
+    const char *symbol;
+} proc_versions[] = {
+#define GPU__CUDA_PROC(base, version, per_thread, symbol) {#base, version, per_thread, #symbol},
+#include "cuda_proc_versions.h"
+#undef GPU__CUDA_PROC
+};
+
+static int proc_version_compare(const void *key, const void *row)
+{
+    return strcmp(key, ((const struct proc_version *)row)->base);
+}
+
+static int symbol_compare(const void *key, const void *name)
+{
+    return strcmp(key, *(const char *const *)name);
+}
+
+/* The entry of a symbol of the driver; -1 for a name the list lacks (the graphics interop). */
+static int symbol_entry(const char *symbol)
+{
+    const char *const *found = bsearch(symbol, symbol_names, FAKE_E_COUNT, sizeof(symbol_names[0]), symbol_compare);
+
+    return found ? (int)(found - symbol_names) : -1;
+}
+
+/*
+ * The symbol the driver hands out for `base` at `version`: the row of the
+ * newest version <= `version`, a per-thread one where asked and there is one.
+ * NULL for a name the table lacks (*known false) or a version before its first.
+ */
+static const char *proc_symbol(const char *base, int version, bool per_thread, bool *known)
+{
+    const struct proc_version *row = bsearch(base, proc_versions, sizeof(proc_versions) / sizeof(proc_versions[0]),
+                                             sizeof(proc_versions[0]), proc_version_compare);
+    const struct proc_version *end = proc_versions + sizeof(proc_versions) / sizeof(proc_versions[0]);
+    const char *best = NULL, *best_per_thread = NULL;
+
+    *known = row != NULL;
+    if (!row)
+        return NULL;
+    while (row > proc_versions && strcmp(row[-1].base, base) == 0)
+        row--;
+    for (; row < end && strcmp(row->base, base) == 0; row++)
+        if (row->version <= version) {
+            if (row->per_thread)
+                best_per_thread = row->symbol;
+            else
+                best = row->symbol;
+        }
+    return per_thread && best_per_thread ? best_per_thread : best;
 }
 
 /*
@@ -505,42 +499,29 @@ static cuabi_result stream_query_twin(cuabi_stream stream)
  * driver, a name it has no answer for is still CUDA_SUCCESS, with *pfn NULL
  * and the reason in the status.
  */
-static void gpa_lookup(const char *symbol, void **pfn, int cuda_version, cuabi_uint64 flags,
+static void gpa_lookup(const char *base, void **pfn, int cuda_version, cuabi_uint64 flags,
                        cuabi_proc_address_query_result *status)
 {
     bool per_thread = (flags & CUABI_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
-    int entry = -1;
+    bool known = false;
+    const char *symbol = proc_symbol(base, cuda_version, per_thread, &known);
+    int asked = known ? fake_entry_find(base) : -1;
+    int entry = symbol ? symbol_entry(symbol) : -1;
     void *fn;
 
-    *status = CUABI_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
     /* Base names only, as the real driver: "cuMemAlloc_v2" is not a name it knows. */
-    for (int i = 0; i < FAKE_E_COUNT && entry < 0; i++) {
-        bool pt;
-
-        if (base_length(symbol_names[i], &pt) == strlen(symbol) && strncmp(symbol_names[i], symbol, strlen(symbol)) == 0)
-            entry = per_thread && entry_of_base(symbol, true) >= 0 ? entry_of_base(symbol, true)
-                                                                  : entry_of_base(symbol, false);
-    }
-    if (entry < 0)
+    *status = CUABI_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    if (asked < 0)
         return;
-    fake.gpa_asked[entry]++;
-    if (fake.omit[entry])
+    fake.gpa_asked[asked]++;
+    if (fake.omit[asked] || (entry >= 0 && fake.omit[entry]))
         return;
-    for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++) {
-        if (strcmp(versions[i].base, symbol) != 0)
-            continue;
-        if (cuda_version < versions[i].since) {
-            *status = CUABI_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
-            return;
-        }
-        if (cuda_version < versions[i].revised) {
-            memcpy(pfn, &versions[i].legacy, sizeof(*pfn));
-            *status = CUABI_GET_PROC_ADDRESS_SUCCESS;
-            return;
-        }
+    if (!symbol) {
+        *status = CUABI_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
+        return;
     }
     /* What this build does not export, it does not have: the variants leave symbols out. */
-    fn = self_handle() ? dlsym(self_handle(), symbol_names[entry]) : NULL;
+    fn = entry >= 0 && self_handle() ? dlsym(self_handle(), symbol) : NULL;
     if (!fn)
         return;
     if (entry == FAKE_E_cuStreamQuery && fake.twin_stream_query) {
@@ -552,10 +533,11 @@ static void gpa_lookup(const char *symbol, void **pfn, int cuda_version, cuabi_u
     *status = CUABI_GET_PROC_ADDRESS_SUCCESS;
 }
 
-cuabi_result cuGetProcAddress_v2(const char *symbol, void **pfn, int cuda_version, cuabi_uint64 flags,
-                                 cuabi_proc_address_query_result *status)
+/* cuGetProcAddress in every form: counted as `entry`, the status only where the form has one. */
+static cuabi_result get_proc_address(enum fake_entry entry, const char *symbol, void **pfn, int cuda_version,
+                                     cuabi_uint64 flags, cuabi_proc_address_query_result *status)
 {
-    cuabi_result rc = fake_begin(FAKE_E_cuGetProcAddress_v2, false);
+    cuabi_result rc = fake_begin(entry, false);
     cuabi_proc_address_query_result st = CUABI_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
 
     if (rc == CUABI_SUCCESS) {
@@ -579,6 +561,18 @@ cuabi_result cuGetProcAddress_v2(const char *symbol, void **pfn, int cuda_versio
             *status = st;
     }
     return fake_end(rc);
+}
+
+cuabi_result cuGetProcAddress_v2(const char *symbol, void **pfn, int cuda_version, cuabi_uint64 flags,
+                                 cuabi_proc_address_query_result *status)
+{
+    return get_proc_address(FAKE_E_cuGetProcAddress_v2, symbol, pfn, cuda_version, flags, status);
+}
+
+/* CUDA 11.3's form, without the status: a name it has no answer for is only a NULL pointer. */
+cuabi_result cuGetProcAddress(const char *symbol, void **pfn, int cuda_version, cuabi_uint64 flags)
+{
+    return get_proc_address(FAKE_E_cuGetProcAddress, symbol, pfn, cuda_version, flags, NULL);
 }
 
 /* ---- Error names ---- */

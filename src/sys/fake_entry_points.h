@@ -209,3 +209,45 @@ GPU__FAKE_ENTRY(cuMemRangeGetAttribute, (void *data, size_t data_size, cuabi_mem
                                          cuabi_deviceptr ptr, size_t bytes))
 GPU__FAKE_ENTRY(cuMemRangeGetAttributes, (void **data, size_t *data_sizes, cuabi_mem_range_attribute *attributes,
                                           size_t count, cuabi_deviceptr ptr, size_t bytes))
+
+/* cuGetProcAddress as CUDA 11.3 made it, without the status (fake_core.c). */
+GPU__FAKE_ENTRY(cuGetProcAddress, (const char *symbol, void **pfn, int cuda_version, cuabi_uint64 flags))
+
+/* CUDA 13's forms that name their context, and CUDA 12.8's elapsed time. */
+GPU__FAKE_ENTRY(cuCtxGetDevice_v2, (cuabi_device *device, cuabi_context ctx))
+GPU__FAKE_ENTRY(cuCtxSynchronize_v2, (cuabi_context ctx))
+GPU__FAKE_ENTRY(cuEventElapsedTime_v2, (float *ms, cuabi_event start, cuabi_event end))
+
+/* The primary context's reset and flags, in CUDA 7.0's form and 11.0's. */
+GPU__FAKE_ENTRY(cuDevicePrimaryCtxReset, (cuabi_device dev))
+GPU__FAKE_ENTRY(cuDevicePrimaryCtxReset_v2, (cuabi_device dev))
+GPU__FAKE_ENTRY(cuDevicePrimaryCtxSetFlags, (cuabi_device dev, unsigned int flags))
+GPU__FAKE_ENTRY(cuDevicePrimaryCtxSetFlags_v2, (cuabi_device dev, unsigned int flags))
+
+/*
+ * The legacy ABI (fake_legacy.c): the pre-_v2 forms, each served by its
+ * successor. `unsigned int` for a device address or a size is cuda.h's
+ * CUdeviceptr_v1 and its 32-bit sizes.
+ */
+GPU__FAKE_ENTRY(cuCtxCreate, (cuabi_context *ctx, unsigned int flags, cuabi_device dev))
+GPU__FAKE_ENTRY(cuCtxDestroy, (cuabi_context ctx))
+GPU__FAKE_ENTRY(cuCtxPushCurrent, (cuabi_context ctx))
+GPU__FAKE_ENTRY(cuCtxPopCurrent, (cuabi_context *ctx))
+GPU__FAKE_ENTRY(cuDevicePrimaryCtxRelease, (cuabi_device dev))
+GPU__FAKE_ENTRY(cuStreamDestroy, (cuabi_stream stream))
+GPU__FAKE_ENTRY(cuEventDestroy, (cuabi_event event))
+GPU__FAKE_ENTRY(cuStreamBeginCapture, (cuabi_stream stream))
+GPU__FAKE_ENTRY(cuMemHostRegister, (void *ptr, size_t bytes, unsigned int flags))
+GPU__FAKE_ENTRY(cuDeviceTotalMem, (unsigned int *bytes, cuabi_device dev))
+GPU__FAKE_ENTRY(cuMemGetInfo, (unsigned int *free_bytes, unsigned int *total_bytes))
+GPU__FAKE_ENTRY(cuMemAlloc, (unsigned int *ptr, unsigned int bytes))
+GPU__FAKE_ENTRY(cuMemFree, (unsigned int ptr))
+GPU__FAKE_ENTRY(cuMemcpyHtoD, (unsigned int dst, const void *src, unsigned int bytes))
+GPU__FAKE_ENTRY(cuMemcpyDtoH, (void *dst, unsigned int src, unsigned int bytes))
+GPU__FAKE_ENTRY(cuMemcpyDtoD, (unsigned int dst, unsigned int src, unsigned int bytes))
+GPU__FAKE_ENTRY(cuMemcpyHtoDAsync, (unsigned int dst, const void *src, unsigned int bytes, cuabi_stream stream))
+GPU__FAKE_ENTRY(cuMemcpyDtoHAsync, (void *dst, unsigned int src, unsigned int bytes, cuabi_stream stream))
+GPU__FAKE_ENTRY(cuMemcpyDtoDAsync, (unsigned int dst, unsigned int src, unsigned int bytes, cuabi_stream stream))
+GPU__FAKE_ENTRY(cuMemsetD8, (unsigned int dst, unsigned char value, unsigned int count))
+GPU__FAKE_ENTRY(cuMemsetD16, (unsigned int dst, unsigned short value, unsigned int count))
+GPU__FAKE_ENTRY(cuMemsetD32, (unsigned int dst, unsigned int value, unsigned int count))
