@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The table of src/sys/cuda_proc_versions.h against the real driver: for
+ * every row, the driver's cuGetProcAddress_v2 at the row's version (with the
+ * per-thread flag for a per-thread row) must hand out the very function that
+ * dlsym finds for the row's symbol; one version below a function's first it
+ * must say "version not sufficient"; at the driver's own version, the newest
+ * row. Prints one PROCTABLE line per mismatch (dladdr names what the driver
+ * handed out instead) and a summary; fails on any mismatch.
+ *
+ * Also prints, without asserting, what the driver's legacy 32-bit forms do on
+ * this device (PROCTABLE legacy), which the fake's fake_legacy.c plays.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+static const struct row {
+    const char *base;
+    int version;
+    int per_thread;
+    const char *symbol;
+} rows[] = {
+#define GPU__CUDA_PROC(base, version, per_thread, symbol) {#base, version, per_thread, #symbol},
+#include "cuda_proc_versions.h"
+#undef GPU__CUDA_PROC
+};
+
+/* cuGetProcAddress_v2's prototype, as of CUDA 12.0. */
+typedef int (*get_proc_address_fn)(const char *symbol, void **pfn, int cuda_version, uint64_t flags, int *status);
+
+enum { PER_THREAD_FLAG = 2, SUCCESS = 0, VERSION_NOT_SUFFICIENT = 2 };
+
+struct walk {
+    void *driver;
+    get_proc_address_fn gpa;
+    size_t asks, mismatches;
+};
+
+/* Asks for `base` at `version`; `symbol` NULL expects "version not sufficient". */
+static void ask(struct walk *w, const char *base, int version, bool per_thread, const char *symbol)
+{
+    void *fn = NULL, *want = symbol ? dlsym(w->driver, symbol) : NULL;
+    int status = -1;
+    int rc = w->gpa(base, &fn, version, per_thread ? PER_THREAD_FLAG : 0, &status);
+    Dl_info info;
+    const char *got = fn && dladdr(fn, &info) && info.dli_sname ? info.dli_sname : "?";
+
+    w->asks++;
+    if (symbol ? rc == 0 && status == SUCCESS && want && fn == want
+               : rc == 0 && status == VERSION_NOT_SUFFICIENT && !fn)
+        return;
+    w->mismatches++;
+    printf("PROCTABLE mismatch %s at %d%s: want %s%s, driver rc=%d status=%d pfn=%p (%s)\n", base, version,
+           per_thread ? " per-thread" : "", symbol ? symbol : "version not sufficient",
+           symbol && !want ? " (not exported)" : "", rc, status, fn, fn ? got : "NULL");
+}
+
+/* What the legacy 32-bit forms do on this device: printed for the fake to follow. */
+static void legacy_report(void *driver)
+{
+    void *total_sym = dlsym(driver, "cuDeviceTotalMem"), *alloc_sym = dlsym(driver, "cuMemAlloc");
+    int (*total_fn)(unsigned int *, int);
+    int (*alloc_fn)(unsigned int *, unsigned int);
+    unsigned int bytes = 0, ptr = 0;
+
+    if (total_sym) {
+        memcpy(&total_fn, &total_sym, sizeof(total_sym));
+        printf("PROCTABLE legacy cuDeviceTotalMem(unsigned *, 0): rc=%d bytes=%u\n", total_fn(&bytes, 0), bytes);
+    }
+    if (alloc_sym) {
+        memcpy(&alloc_fn, &alloc_sym, sizeof(alloc_sym));
+        printf("PROCTABLE legacy cuMemAlloc(unsigned *, 256): rc=%d ptr=0x%x\n", alloc_fn(&ptr, 256), ptr);
+    }
+}
+
+static void proc_table(void **state)
+{
+    const gpu_load_report *r = gpu_driver_report();
+    size_t n = sizeof(rows) / sizeof(rows[0]), skipped = 0;
+    struct walk w = {0};
+    int version = 0;
+    void *sym;
+
+    (void)state;
+    assert_non_null(r->file);
+    w.driver = dlopen(r->file, RTLD_NOW | RTLD_NOLOAD);
+    if (!w.driver)
+        w.driver = dlopen(r->file, RTLD_NOW);
+    assert_non_null(w.driver);
+    sym = dlsym(w.driver, "cuGetProcAddress_v2");
+    assert_non_null(sym);
+    memcpy(&w.gpa, &sym, sizeof(sym));
+    assert_gpu_ok(gpu_driver_version(&version));
+    printf("PROCTABLE driver %s, version %d, %zu rows\n", r->file, version, n);
+
+    for (size_t i = 0; i < n; i++) {
+        bool first = i == 0 || strcmp(rows[i - 1].base, rows[i].base) != 0;
+        bool last = i + 1 == n || strcmp(rows[i + 1].base, rows[i].base) != 0;
+
+        if (rows[i].version > version) {
+            skipped++;
+            continue;
+        }
+        ask(&w, rows[i].base, rows[i].version, rows[i].per_thread, rows[i].symbol);
+        if (first)
+            ask(&w, rows[i].base, rows[i].version - 1, false, NULL);
+        if (last) {
+            size_t d = i;
+
+            while (rows[d].per_thread)
+                d--;
+            if (rows[d].version <= version)
+                ask(&w, rows[i].base, version, false, rows[d].symbol);
+            if (rows[i].per_thread)
+                ask(&w, rows[i].base, version, true, rows[i].symbol);
+        }
+    }
+    printf("PROCTABLE summary: %zu rows (%zu newer than the driver, skipped), %zu asks, %zu mismatches\n", n,
+           skipped, w.asks, w.mismatches);
+    legacy_report(w.driver);
+    assert_int_equal(w.mismatches, 0);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(proc_table),
+    };
+    int rc = gpu_test_start(argc > 0 ? argv[0] : "gpu-proc-table");
+
+    if (rc != 0)
+        return rc;
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
