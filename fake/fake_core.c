@@ -111,6 +111,14 @@ static const struct {
 #undef GPU__ENTRY
 };
 
+/*
+ * The fake's one fatal path: a GPUSHIM_FAKE_* value it cannot read, or no
+ * memory to keep it, found while the environment is read (configure(),
+ * before any call returns). It ends the process, naming the variable and the
+ * value, because a test that asked for a configuration must not run against
+ * another: every call failing instead would read as the driver's answer.
+ * Everything a program passes at run time is answered with an error instead.
+ */
 static _Noreturn void die(const char *what, const char *detail)
 {
     fprintf(stderr, "gpushim-fakecuda: %s: %s\n", what, detail);
@@ -177,18 +185,20 @@ static bool env_switch(const char *var, bool fallback)
     return on;
 }
 
-static void add_rule(enum fake_entry entry, unsigned nth, bool onward, cuabi_result result)
+/* A fault rule; false when there is no memory for it. */
+static bool add_rule(enum fake_entry entry, unsigned nth, bool onward, cuabi_result result)
 {
     struct fake_rule *r = calloc(1, sizeof(*r));
 
     if (!r)
-        die("fault rule", "out of memory");
+        return false;
     r->entry = entry;
     r->at = fake.calls[entry] + nth;
     r->onward = onward;
     r->result = result;
     r->next = fake.rules;
     fake.rules = r;
+    return true;
 }
 
 /* GPUSHIM_FAKE_FAIL=name:nth:result[,...], nth written "3+" for "the third and every later call". */
@@ -217,8 +227,9 @@ static void parse_fail_rules(const char *spec)
         onward = len > 0 && nth[len - 1] == '+';
         if (onward)
             nth[len - 1] = '\0';
-        add_rule((enum fake_entry)entry, (unsigned)parse_number("GPUSHIM_FAKE_FAIL nth", nth, 1, 1000000), onward,
-                 (cuabi_result)parse_number("GPUSHIM_FAKE_FAIL result", result, 1, 100000));
+        if (!add_rule((enum fake_entry)entry, (unsigned)parse_number("GPUSHIM_FAKE_FAIL nth", nth, 1, 1000000),
+                      onward, (cuabi_result)parse_number("GPUSHIM_FAKE_FAIL result", result, 1, 100000)))
+            die("GPUSHIM_FAKE_FAIL", "out of memory");
     }
     free(copy);
 }
@@ -371,7 +382,7 @@ cuabi_result fake_end(cuabi_result rc)
  * sleeps and calls the named function of the process without the lock, as
  * a real driver's cuInit holds none of its client's.
  */
-static void init_hazards(void)
+static cuabi_result init_hazards(void)
 {
     long delay = fake.init_delay_ms;
     const char *callback = fake.init_callback;
@@ -388,8 +399,14 @@ static void init_hazards(void)
         int (*fn)(void);
         int status;
 
-        if (!sym)
-            die("GPUSHIM_FAKE_INIT_CALLBACK names no function of the process", callback);
+        if (!sym) {
+            fprintf(stderr,
+                    "gpushim-fakecuda: GPUSHIM_FAKE_INIT_CALLBACK names no function of the process: %s: "
+                    "cuInit returns CUDA_ERROR_NOT_FOUND\n",
+                    callback);
+            fake_lock();
+            return CUABI_ERROR_NOT_FOUND;
+        }
         memcpy(&fn, &sym, sizeof(sym));
         status = fn();
         fake_lock();
@@ -397,6 +414,7 @@ static void init_hazards(void)
         fake_unlock();
     }
     fake_lock();
+    return CUABI_SUCCESS;
 }
 
 cuabi_result cuInit(unsigned int flags)
@@ -404,7 +422,7 @@ cuabi_result cuInit(unsigned int flags)
     cuabi_result rc = fake_begin(FAKE_E_cuInit, false);
 
     if (rc == CUABI_SUCCESS && (fake.init_delay_ms > 0 || fake.init_callback))
-        init_hazards();
+        rc = init_hazards();
     if (rc == CUABI_SUCCESS) {
         if (flags != 0)
             rc = CUABI_ERROR_INVALID_VALUE;
@@ -765,13 +783,14 @@ FAKE_API unsigned long gpu_fake_anomalies(gpu_fake_anomaly kind)
 static int fail_rule(const char *entry, unsigned nth, bool onward, int result)
 {
     int i = fake_entry_find(entry);
+    bool added;
 
     if (i < 0 || nth == 0)
         return -1;
     fake_lock();
-    add_rule((enum fake_entry)i, nth, onward, (cuabi_result)result);
+    added = add_rule((enum fake_entry)i, nth, onward, (cuabi_result)result);
     fake_unlock();
-    return 0;
+    return added ? 0 : -1;
 }
 
 FAKE_API int gpu_fake_fail(const char *entry, unsigned nth, int result)

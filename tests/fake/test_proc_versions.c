@@ -4,6 +4,8 @@
  * pre-_v2 forms it hands out at old versions, and CUDA 13's _v2 forms, called
  * on the fake as a CUDA program calls them. Run with two devices, and once
  * more with device memory that 32 bits can express (GPUSHIM_FAKE_DEVICE_MEMORY).
+ * With the argument no-callback: cuInit's answer when GPUSHIM_FAKE_INIT_CALLBACK
+ * names no function.
  */
 #include <dlfcn.h>
 #include <stdint.h>
@@ -393,7 +395,7 @@ static int setup(void **state)
     return 0;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(default_version),   cmocka_unit_test(versions_examples), cmocka_unit_test(versions_whole_table),
@@ -401,5 +403,8 @@ int main(void)
         cmocka_unit_test(primary_v2),
     };
 
+    /* GPUSHIM_FAKE_INIT_CALLBACK naming no function: cuInit's error, not the end of the process. */
+    if (argc == 2 && strcmp(argv[1], "no-callback") == 0)
+        return cuInit(0) == CUABI_ERROR_NOT_FOUND && cuInit(0) == CUABI_ERROR_NOT_FOUND ? 0 : 1;
     return cmocka_run_group_tests_name("proc-versions", tests, setup, NULL);
 }
