@@ -218,6 +218,15 @@ GPU__FAKE_ENTRY(cuCtxGetDevice_v2, (cuabi_device *device, cuabi_context ctx))
 GPU__FAKE_ENTRY(cuCtxSynchronize_v2, (cuabi_context ctx))
 GPU__FAKE_ENTRY(cuEventElapsedTime_v2, (float *ms, cuabi_event start, cuabi_event end))
 
+/* CUDA 12's forms: managed memory's location as a CUmemLocation, a capture's edges with their data. */
+GPU__FAKE_ENTRY(cuMemPrefetchAsync_v2, (cuabi_deviceptr ptr, size_t bytes, cuabi_mem_location location,
+                                        unsigned int flags, cuabi_stream stream))
+GPU__FAKE_ENTRY(cuMemAdvise_v2, (cuabi_deviceptr ptr, size_t bytes, cuabi_mem_advise advice,
+                                 cuabi_mem_location location))
+GPU__FAKE_ENTRY(cuStreamGetCaptureInfo_v3, (cuabi_stream stream, cuabi_stream_capture_status *status, cuabi_uint64 *id,
+                                            cuabi_graph *graph, const cuabi_graph_node **deps,
+                                            const cuabi_graph_edge_data **edges, size_t *ndeps))
+
 /* The primary context's reset and flags, in CUDA 7.0's form and 11.0's. */
 GPU__FAKE_ENTRY(cuDevicePrimaryCtxReset, (cuabi_device dev))
 GPU__FAKE_ENTRY(cuDevicePrimaryCtxReset_v2, (cuabi_device dev))

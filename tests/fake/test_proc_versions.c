@@ -386,6 +386,59 @@ static void primary_v2(void **state)
     ft_no_context();
 }
 
+/* CUDA 12's _v2 and _v3 forms that cuda.h names: a CUmemLocation for managed memory, a capture's edge data. */
+static void revisions_v2(void **state)
+{
+    const cuabi_mem_location dev1 = {CUABI_MEM_LOCATION_TYPE_DEVICE, 1}, host = {CUABI_MEM_LOCATION_TYPE_HOST, 0};
+    const cuabi_mem_location numa = {CUABI_MEM_LOCATION_TYPE_HOST + 1, 0};
+    const cuabi_graph_edge_data *edges = (const cuabi_graph_edge_data *)&edges;
+    const cuabi_graph_node *deps = NULL;
+    cuabi_stream_capture_status status = 9;
+    cuabi_context c = NULL;
+    cuabi_stream s = NULL;
+    cuabi_deviceptr p = 0;
+    cuabi_graph g = NULL;
+    size_t ndeps = 9;
+    int where = 9;
+
+    (void)state;
+    CU_OK(cuDevicePrimaryCtxRetain(&c, 0));
+    CU_OK(cuCtxSetCurrent(c));
+    CU_OK(cuMemAllocManaged(&p, 4096, CUABI_MEM_ATTACH_GLOBAL));
+    CU_OK(cuMemAdvise_v2(p, 4096, CUABI_MEM_ADVISE_SET_PREFERRED_LOCATION, dev1));
+    CU_OK(cuMemRangeGetAttribute(&where, sizeof(where), CUABI_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION, p, 4096));
+    assert_int_equal(where, 1);
+    CU_OK(cuMemAdvise_v2(p, 4096, CUABI_MEM_ADVISE_SET_PREFERRED_LOCATION, host));
+    CU_OK(cuMemRangeGetAttribute(&where, sizeof(where), CUABI_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION, p, 4096));
+    assert_int_equal(where, CUABI_DEVICE_CPU);
+    assert_int_equal(cuMemAdvise_v2(p, 4096, CUABI_MEM_ADVISE_SET_PREFERRED_LOCATION, numa),
+                     CUABI_ERROR_INVALID_VALUE);
+    CU_OK(cuMemPrefetchAsync_v2(p, 4096, dev1, 0, NULL));
+    CU_OK(cuCtxSynchronize_v2(NULL));
+    CU_OK(cuMemRangeGetAttribute(&where, sizeof(where), CUABI_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION, p, 4096));
+    assert_int_equal(where, 1);
+    assert_int_equal(cuMemPrefetchAsync_v2(p, 4096, dev1, 1, NULL), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(gpu_fake_calls("cuMemAdvise_v2"), 3);
+    assert_int_equal(gpu_fake_calls("cuMemPrefetchAsync_v2"), 2);
+    CU_OK(cuMemFree_v2(p));
+
+    CU_OK(cuStreamCreate(&s, 0));
+    CU_OK(cuStreamGetCaptureInfo_v3(s, &status, NULL, NULL, NULL, NULL, NULL));
+    assert_int_equal(status, CUABI_STREAM_CAPTURE_STATUS_NONE);
+    CU_OK(cuStreamBeginCapture_v2(s, CUABI_STREAM_CAPTURE_MODE_RELAXED));
+    CU_OK(cuStreamGetCaptureInfo_v3(s, &status, NULL, &g, &deps, &edges, &ndeps));
+    assert_int_equal(status, CUABI_STREAM_CAPTURE_STATUS_ACTIVE);
+    assert_non_null(g);
+    assert_null(edges);
+    assert_int_equal(ndeps, 0);
+    assert_int_equal(cuStreamGetCaptureInfo_v3(s, NULL, NULL, NULL, NULL, NULL, NULL), CUABI_ERROR_INVALID_VALUE);
+    CU_OK(cuStreamEndCapture(s, &g));
+    CU_OK(cuGraphDestroy(g));
+    CU_OK(cuStreamDestroy_v2(s));
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+    ft_no_context();
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -400,7 +453,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(default_version),   cmocka_unit_test(versions_examples), cmocka_unit_test(versions_whole_table),
         cmocka_unit_test(legacy_unserved_answer), cmocka_unit_test(legacy_served), cmocka_unit_test(context_v2),
-        cmocka_unit_test(primary_v2),
+        cmocka_unit_test(primary_v2),        cmocka_unit_test(revisions_v2),
     };
 
     /* GPUSHIM_FAKE_INIT_CALLBACK naming no function: cuInit's error, not the end of the process. */
