@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cuda_proc_rows.h"
 #include "env.h"
 #include "fake_internal.h"
 
@@ -455,21 +456,9 @@ static cuabi_result stream_query_twin(cuabi_stream stream)
     return cuStreamQuery(stream);
 }
 
-/* Every version of every driver function, by base name (src/sys/cuda_proc_versions.h). */
-static const struct proc_version {
-    const char *base;
-    int version;
-    bool per_thread;
-    const char *symbol;
-} proc_versions[] = {
-#define GPU__CUDA_PROC(base, version, per_thread, symbol) {#base, version, per_thread, #symbol},
-#include "cuda_proc_versions.h"
-#undef GPU__CUDA_PROC
-};
-
 static int proc_version_compare(const void *key, const void *row)
 {
-    return strcmp(key, ((const struct proc_version *)row)->base);
+    return strcmp(key, ((const struct gpu__cuda_proc *)row)->base);
 }
 
 static int symbol_compare(const void *key, const void *name)
@@ -492,15 +481,15 @@ static int symbol_entry(const char *symbol)
  */
 static const char *proc_symbol(const char *base, int version, bool per_thread, bool *known)
 {
-    const struct proc_version *row = bsearch(base, proc_versions, sizeof(proc_versions) / sizeof(proc_versions[0]),
-                                             sizeof(proc_versions[0]), proc_version_compare);
-    const struct proc_version *end = proc_versions + sizeof(proc_versions) / sizeof(proc_versions[0]);
+    const struct gpu__cuda_proc *row =
+        bsearch(base, gpu__cuda_procs, GPU__CUDA_PROC_COUNT, sizeof(gpu__cuda_procs[0]), proc_version_compare);
+    const struct gpu__cuda_proc *end = gpu__cuda_procs + GPU__CUDA_PROC_COUNT;
     const char *best = NULL, *best_per_thread = NULL;
 
     *known = row != NULL;
     if (!row)
         return NULL;
-    while (row > proc_versions && strcmp(row[-1].base, base) == 0)
+    while (row > gpu__cuda_procs && strcmp(row[-1].base, base) == 0)
         row--;
     for (; row < end && strcmp(row->base, base) == 0; row++)
         if (row->version <= version) {

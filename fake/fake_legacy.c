@@ -37,62 +37,50 @@ static cuabi_result refused(const char *name, const char *what, cuabi_result rc)
     return rc;
 }
 
-/* ---- Handles: the same arguments as their successors ---- */
+/*
+ * A legacy form its successor serves as it is: the arguments passed on (a
+ * 32-bit address or size widened, which always fits), the call counted as
+ * the legacy form's.
+ */
+#define FAKE_SERVED(name, successor, params, args) \
+    cuabi_result name params \
+    { \
+        fake_count_as(FAKE_E_##name); \
+        return served(successor args); \
+    }
 
-cuabi_result cuCtxCreate(cuabi_context *ctx, unsigned int flags, cuabi_device dev)
-{
-    fake_count_as(FAKE_E_cuCtxCreate);
-    return served(cuCtxCreate_v2(ctx, flags, dev));
-}
-
-cuabi_result cuCtxDestroy(cuabi_context ctx)
-{
-    fake_count_as(FAKE_E_cuCtxDestroy);
-    return served(cuCtxDestroy_v2(ctx));
-}
-
-cuabi_result cuCtxPushCurrent(cuabi_context ctx)
-{
-    fake_count_as(FAKE_E_cuCtxPushCurrent);
-    return served(cuCtxPushCurrent_v2(ctx));
-}
-
-cuabi_result cuCtxPopCurrent(cuabi_context *ctx)
-{
-    fake_count_as(FAKE_E_cuCtxPopCurrent);
-    return served(cuCtxPopCurrent_v2(ctx));
-}
-
-cuabi_result cuDevicePrimaryCtxRelease(cuabi_device dev)
-{
-    fake_count_as(FAKE_E_cuDevicePrimaryCtxRelease);
-    return served(cuDevicePrimaryCtxRelease_v2(dev));
-}
-
-cuabi_result cuStreamDestroy(cuabi_stream stream)
-{
-    fake_count_as(FAKE_E_cuStreamDestroy);
-    return served(cuStreamDestroy_v2(stream));
-}
-
-cuabi_result cuEventDestroy(cuabi_event event)
-{
-    fake_count_as(FAKE_E_cuEventDestroy);
-    return served(cuEventDestroy_v2(event));
-}
-
+/* Handles: the same arguments as their successors. */
+FAKE_SERVED(cuCtxCreate, cuCtxCreate_v2, (cuabi_context *ctx, unsigned int flags, cuabi_device dev), (ctx, flags, dev))
+FAKE_SERVED(cuCtxDestroy, cuCtxDestroy_v2, (cuabi_context ctx), (ctx))
+FAKE_SERVED(cuCtxPushCurrent, cuCtxPushCurrent_v2, (cuabi_context ctx), (ctx))
+FAKE_SERVED(cuCtxPopCurrent, cuCtxPopCurrent_v2, (cuabi_context *ctx), (ctx))
+FAKE_SERVED(cuDevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease_v2, (cuabi_device dev), (dev))
+FAKE_SERVED(cuStreamDestroy, cuStreamDestroy_v2, (cuabi_stream stream), (stream))
+FAKE_SERVED(cuEventDestroy, cuEventDestroy_v2, (cuabi_event event), (event))
+FAKE_SERVED(cuMemHostRegister, cuMemHostRegister_v2, (void *ptr, size_t bytes, unsigned int flags),
+            (ptr, bytes, flags))
 /* CUDA 10.0's capture had no mode: what 10.1 calls the global one. */
-cuabi_result cuStreamBeginCapture(cuabi_stream stream)
-{
-    fake_count_as(FAKE_E_cuStreamBeginCapture);
-    return served(cuStreamBeginCapture_v2(stream, CUABI_STREAM_CAPTURE_MODE_GLOBAL));
-}
+FAKE_SERVED(cuStreamBeginCapture, cuStreamBeginCapture_v2, (cuabi_stream stream),
+            (stream, CUABI_STREAM_CAPTURE_MODE_GLOBAL))
 
-cuabi_result cuMemHostRegister(void *ptr, size_t bytes, unsigned int flags)
-{
-    fake_count_as(FAKE_E_cuMemHostRegister);
-    return served(cuMemHostRegister_v2(ptr, bytes, flags));
-}
+/* 32-bit device addresses and sizes going in. */
+FAKE_SERVED(cuMemFree, cuMemFree_v2, (unsigned int ptr), (ptr))
+FAKE_SERVED(cuMemcpyHtoD, cuMemcpyHtoD_v2, (unsigned int dst, const void *src, unsigned int bytes), (dst, src, bytes))
+FAKE_SERVED(cuMemcpyDtoH, cuMemcpyDtoH_v2, (void *dst, unsigned int src, unsigned int bytes), (dst, src, bytes))
+FAKE_SERVED(cuMemcpyDtoD, cuMemcpyDtoD_v2, (unsigned int dst, unsigned int src, unsigned int bytes),
+            (dst, src, bytes))
+FAKE_SERVED(cuMemcpyHtoDAsync, cuMemcpyHtoDAsync_v2,
+            (unsigned int dst, const void *src, unsigned int bytes, cuabi_stream stream), (dst, src, bytes, stream))
+FAKE_SERVED(cuMemcpyDtoHAsync, cuMemcpyDtoHAsync_v2,
+            (void *dst, unsigned int src, unsigned int bytes, cuabi_stream stream), (dst, src, bytes, stream))
+FAKE_SERVED(cuMemcpyDtoDAsync, cuMemcpyDtoDAsync_v2,
+            (unsigned int dst, unsigned int src, unsigned int bytes, cuabi_stream stream), (dst, src, bytes, stream))
+FAKE_SERVED(cuMemsetD8, cuMemsetD8_v2, (unsigned int dst, unsigned char value, unsigned int count),
+            (dst, value, count))
+FAKE_SERVED(cuMemsetD16, cuMemsetD16_v2, (unsigned int dst, unsigned short value, unsigned int count),
+            (dst, value, count))
+FAKE_SERVED(cuMemsetD32, cuMemsetD32_v2, (unsigned int dst, unsigned int value, unsigned int count),
+            (dst, value, count))
 
 /* ---- Sizes coming out ---- */
 
@@ -126,7 +114,7 @@ cuabi_result cuMemGetInfo(unsigned int *free_bytes, unsigned int *total_bytes)
     return rc;
 }
 
-/* ---- Device addresses ---- */
+/* ---- A device address coming out ---- */
 
 /* The arguments as cuMemAlloc_v2 checks them, then no 32-bit address to give: out of memory. */
 cuabi_result cuMemAlloc(unsigned int *ptr, unsigned int bytes)
@@ -142,64 +130,4 @@ cuabi_result cuMemAlloc(unsigned int *ptr, unsigned int bytes)
     if (rc == CUABI_SUCCESS)
         rc = refused("cuMemAlloc", "a device address of the fake (above 4 GiB)", CUABI_ERROR_OUT_OF_MEMORY);
     return fake_end(rc);
-}
-
-cuabi_result cuMemFree(unsigned int ptr)
-{
-    fake_count_as(FAKE_E_cuMemFree);
-    return served(cuMemFree_v2(ptr));
-}
-
-cuabi_result cuMemcpyHtoD(unsigned int dst, const void *src, unsigned int bytes)
-{
-    fake_count_as(FAKE_E_cuMemcpyHtoD);
-    return served(cuMemcpyHtoD_v2(dst, src, bytes));
-}
-
-cuabi_result cuMemcpyDtoH(void *dst, unsigned int src, unsigned int bytes)
-{
-    fake_count_as(FAKE_E_cuMemcpyDtoH);
-    return served(cuMemcpyDtoH_v2(dst, src, bytes));
-}
-
-cuabi_result cuMemcpyDtoD(unsigned int dst, unsigned int src, unsigned int bytes)
-{
-    fake_count_as(FAKE_E_cuMemcpyDtoD);
-    return served(cuMemcpyDtoD_v2(dst, src, bytes));
-}
-
-cuabi_result cuMemcpyHtoDAsync(unsigned int dst, const void *src, unsigned int bytes, cuabi_stream stream)
-{
-    fake_count_as(FAKE_E_cuMemcpyHtoDAsync);
-    return served(cuMemcpyHtoDAsync_v2(dst, src, bytes, stream));
-}
-
-cuabi_result cuMemcpyDtoHAsync(void *dst, unsigned int src, unsigned int bytes, cuabi_stream stream)
-{
-    fake_count_as(FAKE_E_cuMemcpyDtoHAsync);
-    return served(cuMemcpyDtoHAsync_v2(dst, src, bytes, stream));
-}
-
-cuabi_result cuMemcpyDtoDAsync(unsigned int dst, unsigned int src, unsigned int bytes, cuabi_stream stream)
-{
-    fake_count_as(FAKE_E_cuMemcpyDtoDAsync);
-    return served(cuMemcpyDtoDAsync_v2(dst, src, bytes, stream));
-}
-
-cuabi_result cuMemsetD8(unsigned int dst, unsigned char value, unsigned int count)
-{
-    fake_count_as(FAKE_E_cuMemsetD8);
-    return served(cuMemsetD8_v2(dst, value, count));
-}
-
-cuabi_result cuMemsetD16(unsigned int dst, unsigned short value, unsigned int count)
-{
-    fake_count_as(FAKE_E_cuMemsetD16);
-    return served(cuMemsetD16_v2(dst, value, count));
-}
-
-cuabi_result cuMemsetD32(unsigned int dst, unsigned int value, unsigned int count)
-{
-    fake_count_as(FAKE_E_cuMemsetD32);
-    return served(cuMemsetD32_v2(dst, value, count));
 }

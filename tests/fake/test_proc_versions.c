@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda_proc_rows.h"
 #include "fake_test.h"
 
 #define CU_OK(call) assert_int_equal((call), CUABI_SUCCESS)
@@ -19,16 +20,7 @@
 static void *lib;
 
 /* Every row of the table, as the fake's answer must follow it. */
-static const struct row {
-    const char *base;
-    int version;
-    int per_thread;
-    const char *symbol;
-} rows[] = {
-#define GPU__CUDA_PROC(base, version, per_thread, symbol) {#base, version, per_thread, #symbol},
-#include "cuda_proc_versions.h"
-#undef GPU__CUDA_PROC
-};
+static const struct gpu__cuda_proc *const rows = gpu__cuda_procs;
 
 /*
  * Asks both forms of cuGetProcAddress for `base` at `version`: the answer is
@@ -148,7 +140,7 @@ static void versions_examples(void **state)
 /* Every row at its own version, and the newest of each base at the driver's version. */
 static void versions_whole_table(void **state)
 {
-    size_t n = sizeof(rows) / sizeof(rows[0]);
+    size_t n = GPU__CUDA_PROC_COUNT;
 
     (void)state;
     assert_true(n > 600);
@@ -185,7 +177,7 @@ static void default_version(void **state)
  */
 static void legacy_unserved_answer(void **state)
 {
-    size_t n = sizeof(rows) / sizeof(rows[0]), tried = 0;
+    size_t n = GPU__CUDA_PROC_COUNT, tried = 0;
 
     (void)state;
     for (size_t i = 0; i + 1 < n; i++) {

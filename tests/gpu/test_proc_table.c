@@ -16,18 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda_proc_rows.h"
 #include "harness.h"
 
-static const struct row {
-    const char *base;
-    int version;
-    int per_thread;
-    const char *symbol;
-} rows[] = {
-#define GPU__CUDA_PROC(base, version, per_thread, symbol) {#base, version, per_thread, #symbol},
-#include "cuda_proc_versions.h"
-#undef GPU__CUDA_PROC
-};
+static const struct gpu__cuda_proc *const rows = gpu__cuda_procs;
 
 /* cuGetProcAddress_v2's prototype, as of CUDA 12.0. */
 typedef int (*get_proc_address_fn)(const char *symbol, void **pfn, int cuda_version, uint64_t flags, int *status);
@@ -80,7 +72,7 @@ static void legacy_report(void *driver)
 static void proc_table(void **state)
 {
     const gpu_load_report *r = gpu_driver_report();
-    size_t n = sizeof(rows) / sizeof(rows[0]), skipped = 0;
+    size_t n = GPU__CUDA_PROC_COUNT, skipped = 0;
     struct walk w = {0};
     int version = 0;
     void *sym;
