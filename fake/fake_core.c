@@ -139,17 +139,42 @@ int fake_entry_find(const char *name)
     return entry_of_base(name, false);
 }
 
+/*
+ * A function of the OpenGL, EGL or VDPAU interop: the fake has no graphics
+ * API to share resources with, as a driver with no such context current.
+ */
+static bool graphics_interop(const char *name)
+{
+    static const char *const prefixes[] = {"cuGL", "cuGraphicsGL", "cuWGL", "cuEGL", "cuGraphicsEGL",
+                                           "cuEventCreateFromEGLSync", "cuGraphicsResourceGetMappedEglFrame",
+                                           "cuVDPAU", "cuGraphicsVDPAU"};
+
+    for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+        if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+            return true;
+    return false;
+}
+
 cuabi_result fake_unimplemented(enum fake_entry entry)
 {
     cuabi_result rc = fake_begin(entry, false);
+    const char *name = symbol_names[entry];
 
-    if (rc == CUABI_SUCCESS) {
+    if (rc == CUABI_SUCCESS && graphics_interop(name)) {
+        /* cuGLInit is documented as no longer needed: it does nothing, and succeeds. */
+        rc = strcmp(name, "cuGLInit") == 0 ? CUABI_SUCCESS : CUABI_ERROR_INVALID_GRAPHICS_CONTEXT;
+        if (rc != CUABI_SUCCESS && fake.unimplemented[entry]++ == 0)
+            fprintf(stderr,
+                    "gpushim-fakecuda: %s: the fake driver has no OpenGL, EGL or VDPAU to share resources with: "
+                    "it returns CUDA_ERROR_INVALID_GRAPHICS_CONTEXT (219)\n",
+                    name);
+    } else if (rc == CUABI_SUCCESS) {
         rc = CUABI_ERROR_NOT_SUPPORTED;
         if (fake.unimplemented[entry]++ == 0)
             fprintf(stderr,
                     "gpushim-fakecuda: %s is not implemented by the fake driver: it returns "
                     "CUDA_ERROR_NOT_SUPPORTED (801)\n",
-                    symbol_names[entry]);
+                    name);
     }
     return fake_end(rc);
 }

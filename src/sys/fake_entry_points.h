@@ -210,6 +210,17 @@ GPU__FAKE_ENTRY(cuMemRangeGetAttribute, (void *data, size_t data_size, cuabi_mem
 GPU__FAKE_ENTRY(cuMemRangeGetAttributes, (void **data, size_t *data_sizes, cuabi_mem_range_attribute *attributes,
                                           size_t count, cuabi_deviceptr ptr, size_t bytes))
 
+/* The legacy launch API: a function's block shape, shared size and parameter buffer, then a launch. */
+GPU__FAKE_ENTRY(cuFuncSetBlockShape, (cuabi_function f, int x, int y, int z))
+GPU__FAKE_ENTRY(cuFuncSetSharedSize, (cuabi_function f, unsigned int bytes))
+GPU__FAKE_ENTRY(cuParamSetSize, (cuabi_function f, unsigned int bytes))
+GPU__FAKE_ENTRY(cuParamSeti, (cuabi_function f, int offset, unsigned int value))
+GPU__FAKE_ENTRY(cuParamSetf, (cuabi_function f, int offset, float value))
+GPU__FAKE_ENTRY(cuParamSetv, (cuabi_function f, int offset, void *ptr, unsigned int bytes))
+GPU__FAKE_ENTRY(cuLaunch, (cuabi_function f))
+GPU__FAKE_ENTRY(cuLaunchGrid, (cuabi_function f, int grid_width, int grid_height))
+GPU__FAKE_ENTRY(cuLaunchGridAsync, (cuabi_function f, int grid_width, int grid_height, cuabi_stream stream))
+
 /* cuGetProcAddress as CUDA 11.3 made it, without the status (fake_core.c). */
 GPU__FAKE_ENTRY(cuGetProcAddress, (const char *symbol, void **pfn, int cuda_version, cuabi_uint64 flags))
 
