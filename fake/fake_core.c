@@ -372,12 +372,12 @@ cuabi_result fake_begin(enum fake_entry entry, bool needs_init)
     /* The real driver refuses CUDA calls from a host function, too. */
     if (fake_in_callback)
         return CUABI_ERROR_NOT_PERMITTED;
+    /* A per-thread variant's name is the most particular, even for a legacy form it calls. */
+    if (counted_as >= 0)
+        entry = (enum fake_entry)counted_as;
+    counted_as = -1;
     if (fake_per_thread_call() >= 0)
         entry = (enum fake_entry)fake_per_thread_call();
-    if (counted_as >= 0) {
-        entry = (enum fake_entry)counted_as;
-        counted_as = -1;
-    }
     fake_lock();
     n = ++fake.calls[entry];
     fake_faults_on_call();

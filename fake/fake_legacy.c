@@ -63,6 +63,37 @@ FAKE_SERVED(cuMemHostRegister, cuMemHostRegister_v2, (void *ptr, size_t bytes, u
 FAKE_SERVED(cuStreamBeginCapture, cuStreamBeginCapture_v2, (cuabi_stream stream),
             (stream, CUABI_STREAM_CAPTURE_MODE_GLOBAL))
 
+/* CUDA 5.5's linker and 4.1's IPC, 8.0's and 9.0's memory operations: the arguments of their successors. */
+FAKE_SERVED(cuLinkCreate, cuLinkCreate_v2,
+            (unsigned int num_options, cuabi_jit_option *options, void **option_values, cuabi_link_state *state),
+            (num_options, options, option_values, state))
+FAKE_SERVED(cuLinkAddData, cuLinkAddData_v2,
+            (cuabi_link_state state, cuabi_jit_input_type type, void *data, size_t size, const char *name,
+             unsigned int num_options, cuabi_jit_option *options, void **option_values),
+            (state, type, data, size, name, num_options, options, option_values))
+FAKE_SERVED(cuLinkAddFile, cuLinkAddFile_v2,
+            (cuabi_link_state state, cuabi_jit_input_type type, const char *path, unsigned int num_options,
+             cuabi_jit_option *options, void **option_values),
+            (state, type, path, num_options, options, option_values))
+FAKE_SERVED(cuIpcOpenMemHandle, cuIpcOpenMemHandle_v2,
+            (cuabi_deviceptr *ptr, cuabi_ipc_mem_handle handle, unsigned int flags), (ptr, handle, flags))
+FAKE_SERVED(cuStreamWriteValue32, cuStreamWriteValue32_v2,
+            (cuabi_stream stream, cuabi_deviceptr addr, cuabi_uint32 value, unsigned int flags),
+            (stream, addr, value, flags))
+FAKE_SERVED(cuStreamWaitValue32, cuStreamWaitValue32_v2,
+            (cuabi_stream stream, cuabi_deviceptr addr, cuabi_uint32 value, unsigned int flags),
+            (stream, addr, value, flags))
+FAKE_SERVED(cuStreamWriteValue64, cuStreamWriteValue64_v2,
+            (cuabi_stream stream, cuabi_deviceptr addr, cuabi_uint64 value, unsigned int flags),
+            (stream, addr, value, flags))
+FAKE_SERVED(cuStreamWaitValue64, cuStreamWaitValue64_v2,
+            (cuabi_stream stream, cuabi_deviceptr addr, cuabi_uint64 value, unsigned int flags),
+            (stream, addr, value, flags))
+/* CUDA 10.1's capture information: the status and the ID, no graph. */
+FAKE_SERVED(cuStreamGetCaptureInfo, cuStreamGetCaptureInfo_v2,
+            (cuabi_stream stream, cuabi_stream_capture_status *status, cuabi_uint64 *id),
+            (stream, status, id, NULL, NULL, NULL))
+
 /* 32-bit device addresses and sizes going in. */
 FAKE_SERVED(cuMemFree, cuMemFree_v2, (unsigned int ptr), (ptr))
 FAKE_SERVED(cuMemcpyHtoD, cuMemcpyHtoD_v2, (unsigned int dst, const void *src, unsigned int bytes), (dst, src, bytes))
@@ -79,8 +110,57 @@ FAKE_SERVED(cuMemsetD8, cuMemsetD8_v2, (unsigned int dst, unsigned char value, u
             (dst, value, count))
 FAKE_SERVED(cuMemsetD16, cuMemsetD16_v2, (unsigned int dst, unsigned short value, unsigned int count),
             (dst, value, count))
+FAKE_SERVED(cuMemAllocHost, cuMemAllocHost_v2, (void **ptr, unsigned int bytes), (ptr, bytes))
 FAKE_SERVED(cuMemsetD32, cuMemsetD32_v2, (unsigned int dst, unsigned int value, unsigned int count),
             (dst, value, count))
+
+/* ---- Graphs before CUDA 12's forms ---- */
+
+/*
+ * CUDA 10.0's and 11.0's instantiation (alike): cuGraphInstantiateWithFlags
+ * without flags; no node to blame and an empty log where it succeeds.
+ */
+static cuabi_result graph_instantiate(enum fake_entry entry, cuabi_graph_exec *exec, cuabi_graph graph,
+                                      cuabi_graph_node *error_node, char *log, size_t log_size)
+{
+    cuabi_result rc;
+
+    fake_count_as(entry);
+    rc = served(cuGraphInstantiateWithFlags(exec, graph, 0));
+    if (rc == CUABI_SUCCESS && error_node)
+        *error_node = NULL;
+    if (rc == CUABI_SUCCESS && log && log_size)
+        log[0] = '\0';
+    return rc;
+}
+
+cuabi_result cuGraphInstantiate(cuabi_graph_exec *exec, cuabi_graph graph, cuabi_graph_node *error_node, char *log,
+                                size_t log_size)
+{
+    return graph_instantiate(FAKE_E_cuGraphInstantiate, exec, graph, error_node, log, log_size);
+}
+
+cuabi_result cuGraphInstantiate_v2(cuabi_graph_exec *exec, cuabi_graph graph, cuabi_graph_node *error_node,
+                                   char *log, size_t log_size)
+{
+    return graph_instantiate(FAKE_E_cuGraphInstantiate_v2, exec, graph, error_node, log, log_size);
+}
+
+/* CUDA 10.2's update: the result and the node to blame in two places, as _v2 gives them in one. */
+cuabi_result cuGraphExecUpdate(cuabi_graph_exec exec, cuabi_graph graph, cuabi_graph_node *error_node,
+                               cuabi_graph_exec_update_result *result)
+{
+    cuabi_graph_exec_update_result_info info = {0};
+    cuabi_result rc;
+
+    fake_count_as(FAKE_E_cuGraphExecUpdate);
+    rc = served(cuGraphExecUpdate_v2(exec, graph, error_node && result ? &info : NULL));
+    if (error_node && result) {
+        *error_node = info.error_node;
+        *result = info.result;
+    }
+    return rc;
+}
 
 /* ---- Sizes coming out ---- */
 
@@ -114,7 +194,55 @@ cuabi_result cuMemGetInfo(unsigned int *free_bytes, unsigned int *total_bytes)
     return rc;
 }
 
-/* ---- A device address coming out ---- */
+/* ---- Device addresses coming out ---- */
+
+cuabi_result cuMemGetAddressRange(unsigned int *base, unsigned int *size, unsigned int ptr)
+{
+    cuabi_deviceptr base64 = 0;
+    size_t size64 = 0;
+    cuabi_result rc;
+
+    fake_count_as(FAKE_E_cuMemGetAddressRange);
+    rc = served(cuMemGetAddressRange_v2(base ? &base64 : NULL, size ? &size64 : NULL, ptr));
+    if (rc == CUABI_SUCCESS && (base64 > UINT32_MAX || size64 > UINT32_MAX))
+        return refused("cuMemGetAddressRange", "the allocation's range", CUABI_ERROR_INVALID_VALUE);
+    if (rc == CUABI_SUCCESS && base)
+        *base = (unsigned int)base64;
+    if (rc == CUABI_SUCCESS && size)
+        *size = (unsigned int)size64;
+    return rc;
+}
+
+cuabi_result cuModuleGetGlobal(unsigned int *ptr, unsigned int *bytes, cuabi_module module, const char *name)
+{
+    cuabi_deviceptr ptr64 = 0;
+    size_t bytes64 = 0;
+    cuabi_result rc;
+
+    fake_count_as(FAKE_E_cuModuleGetGlobal);
+    rc = served(cuModuleGetGlobal_v2(ptr ? &ptr64 : NULL, bytes ? &bytes64 : NULL, module, name));
+    if (rc == CUABI_SUCCESS && (ptr64 > UINT32_MAX || bytes64 > UINT32_MAX))
+        return refused("cuModuleGetGlobal", "the global's address", CUABI_ERROR_INVALID_VALUE);
+    if (rc == CUABI_SUCCESS && ptr)
+        *ptr = (unsigned int)ptr64;
+    if (rc == CUABI_SUCCESS && bytes)
+        *bytes = (unsigned int)bytes64;
+    return rc;
+}
+
+cuabi_result cuMemHostGetDevicePointer(unsigned int *ptr, void *host, unsigned int flags)
+{
+    cuabi_deviceptr ptr64 = 0;
+    cuabi_result rc;
+
+    fake_count_as(FAKE_E_cuMemHostGetDevicePointer);
+    rc = served(cuMemHostGetDevicePointer_v2(ptr ? &ptr64 : NULL, host, flags));
+    if (rc == CUABI_SUCCESS && ptr64 > UINT32_MAX)
+        return refused("cuMemHostGetDevicePointer", "the memory's device address", CUABI_ERROR_INVALID_VALUE);
+    if (rc == CUABI_SUCCESS)
+        *ptr = (unsigned int)ptr64;
+    return rc;
+}
 
 /* The arguments as cuMemAlloc_v2 checks them, then no 32-bit address to give: out of memory. */
 cuabi_result cuMemAlloc(unsigned int *ptr, unsigned int bytes)

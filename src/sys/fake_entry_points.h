@@ -271,3 +271,30 @@ GPU__FAKE_ENTRY(cuMemcpyDtoDAsync, (unsigned int dst, unsigned int src, unsigned
 GPU__FAKE_ENTRY(cuMemsetD8, (unsigned int dst, unsigned char value, unsigned int count))
 GPU__FAKE_ENTRY(cuMemsetD16, (unsigned int dst, unsigned short value, unsigned int count))
 GPU__FAKE_ENTRY(cuMemsetD32, (unsigned int dst, unsigned int value, unsigned int count))
+GPU__FAKE_ENTRY(cuMemAllocHost, (void **ptr, unsigned int bytes))
+GPU__FAKE_ENTRY(cuMemGetAddressRange, (unsigned int *base, unsigned int *size, unsigned int ptr))
+GPU__FAKE_ENTRY(cuModuleGetGlobal, (unsigned int *ptr, unsigned int *bytes, cuabi_module module, const char *name))
+GPU__FAKE_ENTRY(cuMemHostGetDevicePointer, (unsigned int *ptr, void *host, unsigned int flags))
+GPU__FAKE_ENTRY(cuLinkCreate, (unsigned int num_options, cuabi_jit_option *options, void **option_values,
+                               cuabi_link_state *state))
+GPU__FAKE_ENTRY(cuLinkAddData, (cuabi_link_state state, cuabi_jit_input_type type, void *data, size_t size,
+                                const char *name, unsigned int num_options, cuabi_jit_option *options,
+                                void **option_values))
+GPU__FAKE_ENTRY(cuLinkAddFile, (cuabi_link_state state, cuabi_jit_input_type type, const char *path,
+                                unsigned int num_options, cuabi_jit_option *options, void **option_values))
+GPU__FAKE_ENTRY(cuIpcOpenMemHandle, (cuabi_deviceptr *ptr, cuabi_ipc_mem_handle handle, unsigned int flags))
+GPU__FAKE_ENTRY(cuStreamWriteValue32, (cuabi_stream stream, cuabi_deviceptr addr, cuabi_uint32 value,
+                                       unsigned int flags))
+GPU__FAKE_ENTRY(cuStreamWaitValue32, (cuabi_stream stream, cuabi_deviceptr addr, cuabi_uint32 value,
+                                      unsigned int flags))
+GPU__FAKE_ENTRY(cuStreamWriteValue64, (cuabi_stream stream, cuabi_deviceptr addr, cuabi_uint64 value,
+                                       unsigned int flags))
+GPU__FAKE_ENTRY(cuStreamWaitValue64, (cuabi_stream stream, cuabi_deviceptr addr, cuabi_uint64 value,
+                                      unsigned int flags))
+GPU__FAKE_ENTRY(cuStreamGetCaptureInfo, (cuabi_stream stream, cuabi_stream_capture_status *status, cuabi_uint64 *id))
+GPU__FAKE_ENTRY(cuGraphInstantiate, (cuabi_graph_exec *exec, cuabi_graph graph, cuabi_graph_node *error_node,
+                                     char *log, size_t log_size))
+GPU__FAKE_ENTRY(cuGraphInstantiate_v2, (cuabi_graph_exec *exec, cuabi_graph graph, cuabi_graph_node *error_node,
+                                        char *log, size_t log_size))
+GPU__FAKE_ENTRY(cuGraphExecUpdate, (cuabi_graph_exec exec, cuabi_graph graph, cuabi_graph_node *error_node,
+                                    cuabi_graph_exec_update_result *result))

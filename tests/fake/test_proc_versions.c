@@ -304,6 +304,80 @@ static void legacy_served(void **state)
     gpu_fake_fail_reset();
 }
 
+/* The legacy forms of the linker, memory operations, capture, graphs and host memory. */
+static void legacy_served_more(void **state)
+{
+    cuabi_context c = NULL;
+    cuabi_stream s = NULL;
+    cuabi_deviceptr d = 0, mapped = 0;
+    cuabi_link_state link = NULL;
+    cuabi_stream_capture_status status = 9;
+    cuabi_uint64 id = 0, values[2] = {0, 0};
+    cuabi_graph g = NULL;
+    cuabi_graph_exec exec = NULL, exec2 = NULL;
+    cuabi_graph_node blamed = (cuabi_graph_node)(void *)&blamed;
+    cuabi_graph_exec_update_result result = 99;
+    cuabi_graph_exec_update_result_info info = {0};
+    cuabi_ipc_mem_handle handle;
+    char log[16] = "x";
+    void *host = NULL;
+    unsigned int p32 = 0, size32 = 0;
+    cuabi_result rc;
+
+    (void)state;
+    CU_OK(cuDevicePrimaryCtxRetain(&c, 0));
+    CU_OK(cuCtxSetCurrent(c));
+    CU_OK(cuLinkCreate(0, NULL, NULL, &link));
+    CU_OK(cuLinkDestroy(link));
+    assert_int_equal(gpu_fake_calls("cuLinkCreate"), 1);
+    assert_int_equal(gpu_fake_calls("cuLinkCreate_v2"), 0);
+
+    CU_OK(cuMemAlloc_v2(&d, sizeof(values)));
+    CU_OK(cuStreamCreate(&s, 0));
+    CU_OK(cuStreamWriteValue32(s, d, 7, 0));
+    CU_OK(cuStreamWriteValue64(s, d + 8, 9, 0));
+    CU_OK(cuStreamWaitValue32(s, d, 7, 0));
+    CU_OK(cuStreamWaitValue64(s, d + 8, 9, 0));
+    CU_OK(cuStreamSynchronize(s));
+    CU_OK(cuMemcpyDtoH_v2(values, d, sizeof(values)));
+    assert_int_equal(values[0] & 0xffffffffu, 7);
+    assert_int_equal(values[1], 9);
+    assert_int_equal(gpu_fake_calls("cuStreamWriteValue32_v2"), 0);
+
+    CU_OK(cuStreamBeginCapture_v2(s, CUABI_STREAM_CAPTURE_MODE_RELAXED));
+    CU_OK(cuMemsetD32Async(d, 1, 2, s));
+    CU_OK(cuStreamGetCaptureInfo(s, &status, &id));
+    assert_int_equal(status, CUABI_STREAM_CAPTURE_STATUS_ACTIVE);
+    assert_true(id != 0);
+    CU_OK(cuStreamEndCapture(s, &g));
+    CU_OK(cuGraphInstantiate(&exec, g, &blamed, log, sizeof(log)));
+    assert_null(blamed);
+    assert_string_equal(log, "");
+    CU_OK(cuGraphInstantiate_v2(&exec2, g, NULL, NULL, 0));
+    rc = cuGraphExecUpdate_v2(exec2, g, &info);
+    assert_int_equal(cuGraphExecUpdate(exec, g, &blamed, &result), rc);
+    assert_int_equal(result, info.result);
+    assert_int_equal(gpu_fake_calls("cuGraphInstantiate"), 1);
+    assert_int_equal(gpu_fake_calls("cuGraphInstantiate_v2"), 1);
+    CU_OK(cuGraphExecDestroy(exec));
+    CU_OK(cuGraphExecDestroy(exec2));
+    CU_OK(cuGraphDestroy(g));
+    CU_OK(cuStreamDestroy_v2(s));
+
+    /* Host memory: allocated with a 32-bit size; its device address is the host's, above 4 GiB or not. */
+    CU_OK(cuMemAllocHost(&host, 4096));
+    CU_OK(cuMemHostGetDevicePointer_v2(&mapped, host, 0));
+    rc = cuMemHostGetDevicePointer(&p32, host, 0);
+    assert_int_equal(rc, mapped > UINT32_MAX ? CUABI_ERROR_INVALID_VALUE : CUABI_SUCCESS);
+    CU_OK(cuMemFreeHost(host));
+    assert_int_not_equal(cuMemGetAddressRange(&p32, &size32, 0x1000), CUABI_SUCCESS);
+    memset(&handle, 0, sizeof(handle));
+    assert_int_not_equal(cuIpcOpenMemHandle(&mapped, handle, 1), CUABI_SUCCESS);
+    CU_OK(cuMemFree_v2(d));
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+    ft_no_context();
+}
+
 /* CUDA 13's forms that name their context: NULL is the current one. */
 static void context_v2(void **state)
 {
@@ -455,7 +529,8 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(default_version),   cmocka_unit_test(versions_examples), cmocka_unit_test(versions_whole_table),
-        cmocka_unit_test(legacy_unserved_answer), cmocka_unit_test(legacy_served), cmocka_unit_test(context_v2),
+        cmocka_unit_test(legacy_unserved_answer), cmocka_unit_test(legacy_served),
+        cmocka_unit_test(legacy_served_more), cmocka_unit_test(context_v2),
         cmocka_unit_test(primary_v2),        cmocka_unit_test(revisions_v2),
     };
 
