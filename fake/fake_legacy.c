@@ -77,18 +77,14 @@ FAKE_SERVED(cuLinkAddFile, cuLinkAddFile_v2,
             (state, type, path, num_options, options, option_values))
 FAKE_SERVED(cuIpcOpenMemHandle, cuIpcOpenMemHandle_v2,
             (cuabi_deviceptr *ptr, cuabi_ipc_mem_handle handle, unsigned int flags), (ptr, handle, flags))
-FAKE_SERVED(cuStreamWriteValue32, cuStreamWriteValue32_v2,
-            (cuabi_stream stream, cuabi_deviceptr addr, cuabi_uint32 value, unsigned int flags),
-            (stream, addr, value, flags))
-FAKE_SERVED(cuStreamWaitValue32, cuStreamWaitValue32_v2,
-            (cuabi_stream stream, cuabi_deviceptr addr, cuabi_uint32 value, unsigned int flags),
-            (stream, addr, value, flags))
-FAKE_SERVED(cuStreamWriteValue64, cuStreamWriteValue64_v2,
-            (cuabi_stream stream, cuabi_deviceptr addr, cuabi_uint64 value, unsigned int flags),
-            (stream, addr, value, flags))
-FAKE_SERVED(cuStreamWaitValue64, cuStreamWaitValue64_v2,
-            (cuabi_stream stream, cuabi_deviceptr addr, cuabi_uint64 value, unsigned int flags),
-            (stream, addr, value, flags))
+/* A memory operation's CUDA 8.0 or 9.0 form, with the arguments of its _v2. */
+#define FAKE_SERVED_MEMORY_OP(name, value_type) \
+    FAKE_SERVED(name, name##_v2, (cuabi_stream stream, cuabi_deviceptr addr, value_type value, unsigned int flags), \
+                (stream, addr, value, flags))
+FAKE_SERVED_MEMORY_OP(cuStreamWriteValue32, cuabi_uint32)
+FAKE_SERVED_MEMORY_OP(cuStreamWaitValue32, cuabi_uint32)
+FAKE_SERVED_MEMORY_OP(cuStreamWriteValue64, cuabi_uint64)
+FAKE_SERVED_MEMORY_OP(cuStreamWaitValue64, cuabi_uint64)
 /* CUDA 10.1's capture information: the status and the ID, no graph. */
 FAKE_SERVED(cuStreamGetCaptureInfo, cuStreamGetCaptureInfo_v2,
             (cuabi_stream stream, cuabi_stream_capture_status *status, cuabi_uint64 *id),
