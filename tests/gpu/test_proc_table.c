@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The table of src/sys/cuda_proc_versions.h against the real driver: for
- * every row, the driver's cuGetProcAddress_v2 at the row's version (with the
- * per-thread flag for a per-thread row) must hand out the very function that
+ * every row, the driver's cuGetProcAddress_v2 and its plain form at the row's
+ * version (with the per-thread flag for a per-thread row, with no flag and
+ * with the legacy stream's for another) must hand out the very function that
  * dlsym finds for the row's symbol; one version below a function's first it
  * must say "version not sufficient"; at the driver's own version, the newest
  * row. Prints one PROCTABLE line per mismatch (dladdr names what the driver
@@ -21,34 +22,56 @@
 
 static const struct gpu__cuda_proc *const rows = gpu__cuda_procs;
 
-/* cuGetProcAddress_v2's prototype, as of CUDA 12.0. */
+/* cuGetProcAddress_v2's prototype, as of CUDA 12.0, and the plain form's, as of CUDA 11.3. */
 typedef int (*get_proc_address_fn)(const char *symbol, void **pfn, int cuda_version, uint64_t flags, int *status);
+typedef int (*get_proc_address_plain_fn)(const char *symbol, void **pfn, int cuda_version, uint64_t flags);
 
-enum { PER_THREAD_FLAG = 2, SUCCESS = 0, VERSION_NOT_SUFFICIENT = 2 };
+enum { LEGACY_STREAM_FLAG = 1, PER_THREAD_FLAG = 2, SUCCESS = 0, VERSION_NOT_SUFFICIENT = 2 };
 
 struct walk {
     void *driver;
     get_proc_address_fn gpa;
+    get_proc_address_plain_fn plain;
     size_t asks, mismatches;
 };
 
-/* Asks for `base` at `version`; `symbol` NULL expects "version not sufficient". */
-static void ask(struct walk *w, const char *base, int version, bool per_thread, const char *symbol)
+static const char *symbol_at(void *fn)
 {
-    void *fn = NULL, *want = symbol ? dlsym(w->driver, symbol) : NULL;
-    int status = -1;
-    int rc = w->gpa(base, &fn, version, per_thread ? PER_THREAD_FLAG : 0, &status);
     Dl_info info;
-    const char *got = fn && dladdr(fn, &info) && info.dli_sname ? info.dli_sname : "?";
+
+    return !fn ? "NULL" : dladdr(fn, &info) && info.dli_sname ? info.dli_sname : "?";
+}
+
+/* Asks both forms for `base` at `version` with `flags`; `symbol` NULL expects "version not sufficient". */
+static void ask_flags(struct walk *w, const char *base, int version, uint64_t flags, const char *symbol)
+{
+    void *fn = NULL, *plain_fn = NULL, *want = symbol ? dlsym(w->driver, symbol) : NULL;
+    int status = -1;
+    int rc = w->gpa(base, &fn, version, flags, &status);
+    int plain_rc = w->plain ? w->plain(base, &plain_fn, version, flags) : 0;
 
     w->asks++;
-    if (symbol ? rc == 0 && status == SUCCESS && want && fn == want
-               : rc == 0 && status == VERSION_NOT_SUFFICIENT && !fn)
+    if ((symbol ? rc == 0 && status == SUCCESS && want && fn == want
+                : rc == 0 && status == VERSION_NOT_SUFFICIENT && !fn) &&
+        (!w->plain || (plain_rc == 0 && plain_fn == want)))
         return;
     w->mismatches++;
-    printf("PROCTABLE mismatch %s at %d%s: want %s%s, driver rc=%d status=%d pfn=%p (%s)\n", base, version,
-           per_thread ? " per-thread" : "", symbol ? symbol : "version not sufficient",
-           symbol && !want ? " (not exported)" : "", rc, status, fn, fn ? got : "NULL");
+    printf("PROCTABLE mismatch %s at %d flags %llu: want %s%s, driver rc=%d status=%d pfn=%p (%s); "
+           "plain form rc=%d pfn=%p (%s)\n",
+           base, version, (unsigned long long)flags, symbol ? symbol : "version not sufficient",
+           symbol && !want ? " (not exported)" : "", rc, status, fn, symbol_at(fn), plain_rc, plain_fn,
+           symbol_at(plain_fn));
+}
+
+/* A per-thread row with its flag; a default one with no flag and with CU_GET_PROC_ADDRESS_LEGACY_STREAM. */
+static void ask(struct walk *w, const char *base, int version, bool per_thread, const char *symbol)
+{
+    if (per_thread) {
+        ask_flags(w, base, version, PER_THREAD_FLAG, symbol);
+        return;
+    }
+    ask_flags(w, base, version, 0, symbol);
+    ask_flags(w, base, version, LEGACY_STREAM_FLAG, symbol);
 }
 
 /* What the legacy 32-bit forms do on this device: printed for the fake to follow. */
@@ -86,6 +109,9 @@ static void proc_table(void **state)
     sym = dlsym(w.driver, "cuGetProcAddress_v2");
     assert_non_null(sym);
     memcpy(&w.gpa, &sym, sizeof(sym));
+    sym = dlsym(w.driver, "cuGetProcAddress");
+    if (sym)
+        memcpy(&w.plain, &sym, sizeof(sym));
     assert_gpu_ok(gpu_driver_version(&version));
     printf("PROCTABLE driver %s, version %d, %zu rows\n", r->file, version, n);
 
