@@ -491,7 +491,7 @@ static int symbol_compare(const void *key, const void *name)
     return strcmp(key, *(const char *const *)name);
 }
 
-/* The entry of a symbol of the driver; -1 for a name the list lacks (the graphics interop). */
+/* The entry of a symbol of the driver; -1 for a name the list lacks. */
 static int symbol_entry(const char *symbol)
 {
     const char *const *found = bsearch(symbol, symbol_names, FAKE_E_COUNT, sizeof(symbol_names[0]), symbol_compare);
