@@ -113,12 +113,15 @@ static const struct {
 };
 
 /*
- * The fake's one fatal path: a GPUSHIM_FAKE_* value it cannot read, or no
+ * The fake's one fatal path: a GPUSHIM_FAKE_* value it cannot read or act on
+ * (a GPUSHIM_FAKE_KERNELS library that does not load among them), or no
  * memory to keep it, found while the environment is read (configure(),
- * before any call returns). It ends the process, naming the variable and the
- * value, because a test that asked for a configuration must not run against
- * another: every call failing instead would read as the driver's answer.
- * Everything a program passes at run time is answered with an error instead.
+ * before any call returns); and a host kernel of the test's own that calls
+ * the control API, which would deadlock. It ends the process, naming the
+ * variable and the value, because a test that asked for a configuration must
+ * not run against another: every call failing instead would read as the
+ * driver's answer. Everything a program passes at run time is answered with
+ * an error instead.
  */
 static _Noreturn void die(const char *what, const char *detail)
 {
