@@ -269,16 +269,22 @@ def main():
         with open(a.out, "w") as f:
             f.write(text)
         return
-    with open(a.check) as f:
-        old = f.read()
-    if old != text:
-        new_names = set(re.findall(r"GPU__CUDA_SYMBOL\((\w+)", text))
-        old_names = set(re.findall(r"GPU__CUDA_SYMBOL\((\w+)", old))
-        print(f"{a.check} differs from what tools/gen-cuda-symbols.py writes from {a.stub} and {', '.join(headers)}")
-        print("  only in the toolkit:", " ".join(sorted(new_names - old_names)) or "-")
-        print("  only in the list:", " ".join(sorted(old_names - new_names)) or "-")
-        sys.exit(1)
+    check(a.check, text, r"GPU__CUDA_SYMBOL\((\w+)", f"tools/gen-cuda-symbols.py from {a.stub} and {', '.join(headers)}")
     print(f"{a.check}: {text.count('GPU__CUDA_SYMBOL(cu')} symbols, the same as the toolkit's")
+
+
+def check(path, text, row, source):
+    """Exits 1, naming the rows (the regex `row`'s group) on each side only, when the file at `path` is not `text`."""
+    with open(path) as f:
+        old = f.read()
+    if old == text:
+        return
+    new_rows = set(re.findall(row, text, re.M))
+    old_rows = set(re.findall(row, old, re.M))
+    print(f"{path} differs from what {source} writes")
+    print("  only in the toolkit:", "; ".join(sorted(new_rows - old_rows)) or "-")
+    print("  only in the file:", "; ".join(sorted(old_rows - new_rows)) or "-")
+    sys.exit(1)
 
 
 if __name__ == "__main__":
