@@ -581,6 +581,11 @@ def family_cvt():
         cases.append(('small', 1, 1, [w32(n)], out))
         out = [w16(bits(x if math.isnan(x) or math.isinf(x) or x == 0 else rnd(Q(x), F16, m), F16)) for m in MODES]
         cases.append(('f16round', 1, 1, [w32(n)], out))
+    # Just past a midpoint of f16 values, by less than an f32 can hold: a rounding through f32 lands on it.
+    for x in [1 + 2 ** -11 + 2 ** -40, -(1 + 2 ** -11 + 2 ** -40), 65520 - 2 ** -30, 65520.0, 2 ** -25 + 2 ** -60,
+              -2 ** -25, 1e-30, 1e6, -1e6, 3.141592653589793, -0.0, INF, NAN]:
+        out = [w16(bits(x if math.isnan(x) or math.isinf(x) or x == 0 else rnd(Q(x), F16, m), F16)) for m in MODES]
+        cases.append(('f16of64', 1, 1, [ftok(x, F64)], out))
     return cases
 
 

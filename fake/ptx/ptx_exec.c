@@ -213,21 +213,40 @@ static float round_f32(double v, unsigned rnd)
     return f;
 }
 
-/* h, the half or bfloat16 nearest to v, moved one step where a directed rounding asks. */
+/* A half's or bfloat16's value; infinity as the power of two past the largest finite value, where rounding puts it. */
+static double half_grid(uint16_t h, bool bf)
+{
+    if ((h & 0x7fff) == (bf ? 0x7f80 : 0x7c00))
+        return copysign(ldexp(1.0, bf ? 128 : 16), h >> 15 ? -1.0 : 1.0);
+    return bf ? bf16_to_f32(h) : half_to_f32(h);
+}
+
+/*
+ * v as a half or bfloat16 rounded once in mode rnd (to nearest even unless
+ * directed), from h, v rounded through f32: one of the two values around v.
+ */
 static uint16_t round_half(uint16_t h, double v, unsigned rnd, bool bf)
 {
-    double g = bf ? bf16_to_f32(h) : half_to_f32(h);
+    double g = bf ? bf16_to_f32(h) : half_to_f32(h), m;
     bool neg = h >> 15;
+    uint16_t n;
 
     if (v != v || g == v)
         return h;
-    if (rnd == RND_RZ && fabs(g) > fabs(v))
-        return (uint16_t)(h - 1);
-    if (rnd == RND_RM && g > v)
-        return (uint16_t)(neg ? h + 1 : h == 0 ? 0x8001 : h - 1);
-    if (rnd == RND_RP && g < v)
-        return (uint16_t)(!neg ? h + 1 : h == 0x8000 ? 0x0001 : h - 1);
-    return h;
+    /* n: the value on v's other side. */
+    n = (uint16_t)(g < v ? (!neg ? h + 1 : h == 0x8000 ? 0x0001 : h - 1) : (neg ? h + 1 : h == 0 ? 0x8001 : h - 1));
+    if (rnd == RND_RZ)
+        return fabs(g) > fabs(v) ? n : h;
+    if (rnd == RND_RM)
+        return g > v ? n : h;
+    if (rnd == RND_RP)
+        return g < v ? n : h;
+    /* To nearest: past the midpoint (exact in a double), or on it with an even n. */
+    if (fabs(v) >= ldexp(1.0, bf ? 128 : 16))
+        return h;
+    g = half_grid(h, bf);
+    m = (g + half_grid(n, bf)) / 2;
+    return (g < v ? v > m : v < m) || (v == m && !(n & 1)) ? n : h;
 }
 
 /*
