@@ -5,54 +5,54 @@
  * libgpushim-cuda and run on the fake driver (GPUSHIM_LIBCUDA).
  *
  * usage: proc-address traced|untraced K
+ *        proc-address exit N | signal
  * traced: every pointer handed out is libgpushim-cuda's own export of the
  * name the driver chose, so the calls through it are traced; untraced: the
  * driver's own export. Then each function is called K times, and the fake's
  * call counters of the phase are printed as JSON, one line, with the calls
  * the program made by name, for check-proc-address.py to compare with the
- * trace.
+ * trace. `exit N` makes one call and returns N; `signal` makes one and ends
+ * by SIGTERM (no exit handlers run, so no trace is written), for
+ * gpushim-trace's exit status.
  */
 #include <dlfcn.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The driver's prototypes, in plain C types (what cuda.h's come down to on Linux). */
 typedef int cu_result;
-cu_result cuDriverGetVersion(int *version);
-cu_result cuGetProcAddress_v2(const char *symbol, void **pfn, int version, unsigned long long flags, int *status);
-cu_result cuDeviceGet(int *device, int ordinal);
-cu_result cuDeviceGetCount(int *count);
-cu_result cuDeviceTotalMem_v2(size_t *bytes, int device);
-cu_result cuDevicePrimaryCtxRetain(void **ctx, int device);
-cu_result cuDevicePrimaryCtxRelease_v2(int device);
-cu_result cuCtxSetCurrent(void *ctx);
-cu_result cuCtxSynchronize(void);
-cu_result cuStreamQuery_ptsz(void *stream);
-cu_result cuInit(unsigned flags);
 
 enum { PER_THREAD_DEFAULT_STREAM = 2, VERSION = 12000 };
 
-/* One function to resolve: the base name asked, the flags, the export expected, and this program's own of it. */
+/* One function to resolve: the base name asked, the flags, the export expected, the pointer handed out. */
 struct wanted {
     const char *base;
     unsigned long long flags;
     const char *symbol;
-    void *own;
     void *pfn;
     long calls;
 };
 
-/* A function's address as a data pointer, from a variable holding it (`fp`: that variable's address). */
-static void *fn_ptr(const void *fp)
+/*
+ * Where the driver's exports are looked up: built with PROC_ADDRESS_DLOPEN,
+ * the libcuda.so.1 the dynamic loader finds, opened as the CUDA runtime
+ * opens it; else the program's own, those of the libgpushim-cuda it links.
+ */
+static void *driver_exports(void)
 {
-    void *p;
-
-    memcpy(&p, fp, sizeof(p));
-    return p;
+#ifdef PROC_ADDRESS_DLOPEN
+    return dlopen("libcuda.so.1", RTLD_NOW);
+#else
+    return RTLD_DEFAULT;
+#endif
 }
 
-#define OWN(f) fn_ptr(&(__typeof__(&(f))){&(f)})
+#ifndef PROC_ADDRESS_DLOPEN
+/* A reference that keeps libgpushim-cuda among the program's libraries (the link is --as-needed). */
+cu_result cuInit(unsigned flags);
+cu_result (*volatile proc_address_linked)(unsigned) = cuInit;
+#endif
 
 static int fail(const char *what, int rc)
 {
@@ -63,16 +63,16 @@ static int fail(const char *what, int rc)
 int main(int argc, char **argv)
 {
     struct wanted w[] = {
-        {"cuInit", 0, "cuInit", OWN(cuInit), NULL, 0},
-        {"cuDriverGetVersion", 0, "cuDriverGetVersion", OWN(cuDriverGetVersion), NULL, 0},
-        {"cuDeviceGetCount", 0, "cuDeviceGetCount", OWN(cuDeviceGetCount), NULL, 0},
-        {"cuDeviceGet", 0, "cuDeviceGet", OWN(cuDeviceGet), NULL, 0},
-        {"cuDeviceTotalMem", 0, "cuDeviceTotalMem_v2", OWN(cuDeviceTotalMem_v2), NULL, 0},
-        {"cuDevicePrimaryCtxRetain", 0, "cuDevicePrimaryCtxRetain", OWN(cuDevicePrimaryCtxRetain), NULL, 0},
-        {"cuDevicePrimaryCtxRelease", 0, "cuDevicePrimaryCtxRelease_v2", OWN(cuDevicePrimaryCtxRelease_v2), NULL, 0},
-        {"cuCtxSetCurrent", 0, "cuCtxSetCurrent", OWN(cuCtxSetCurrent), NULL, 0},
-        {"cuStreamQuery", PER_THREAD_DEFAULT_STREAM, "cuStreamQuery_ptsz", OWN(cuStreamQuery_ptsz), NULL, 0},
-        {"cuGetProcAddress", 0, "cuGetProcAddress_v2", OWN(cuGetProcAddress_v2), NULL, 0},
+        {"cuInit", 0, "cuInit", NULL, 0},
+        {"cuDriverGetVersion", 0, "cuDriverGetVersion", NULL, 0},
+        {"cuDeviceGetCount", 0, "cuDeviceGetCount", NULL, 0},
+        {"cuDeviceGet", 0, "cuDeviceGet", NULL, 0},
+        {"cuDeviceTotalMem", 0, "cuDeviceTotalMem_v2", NULL, 0},
+        {"cuDevicePrimaryCtxRetain", 0, "cuDevicePrimaryCtxRetain", NULL, 0},
+        {"cuDevicePrimaryCtxRelease", 0, "cuDevicePrimaryCtxRelease_v2", NULL, 0},
+        {"cuCtxSetCurrent", 0, "cuCtxSetCurrent", NULL, 0},
+        {"cuStreamQuery", PER_THREAD_DEFAULT_STREAM, "cuStreamQuery_ptsz", NULL, 0},
+        {"cuGetProcAddress", 0, "cuGetProcAddress_v2", NULL, 0},
     };
     enum { N = sizeof(w) / sizeof(w[0]) };
     const char *driver = getenv("GPUSHIM_LIBCUDA");
@@ -80,9 +80,28 @@ int main(int argc, char **argv)
     long (*fake_calls)(const char *);
     long before[N + 1], direct_gpa;
     int traced, k, version = 0, rc;
+    void *exports = driver_exports();
+    cu_result (*cuDriverGetVersion)(int *) = NULL;
+    cu_result (*cuGetProcAddress_v2)(const char *, void **, int, unsigned long long, int *) = NULL;
 
+#ifdef PROC_ADDRESS_DLOPEN
+    if (!exports)
+        return fail("libcuda.so.1 does not open", 0);
+#endif
+    *(void **)&cuDriverGetVersion = dlsym(exports, "cuDriverGetVersion");
+    *(void **)&cuGetProcAddress_v2 = dlsym(exports, "cuGetProcAddress_v2");
+    if (!cuDriverGetVersion || !cuGetProcAddress_v2)
+        return fail("no cuDriverGetVersion or cuGetProcAddress_v2", 0);
+
+    if (argc == 3 && strcmp(argv[1], "exit") == 0)
+        return cuDriverGetVersion(&version) == 0 ? atoi(argv[2]) : 1;
+    if (argc == 2 && strcmp(argv[1], "signal") == 0) {
+        cuDriverGetVersion(&version);
+        raise(SIGTERM);
+        return 1;
+    }
     if (argc != 3 || (strcmp(argv[1], "traced") != 0 && strcmp(argv[1], "untraced") != 0) || atoi(argv[2]) < 1) {
-        fprintf(stderr, "usage: proc-address traced|untraced K\n");
+        fprintf(stderr, "usage: proc-address traced|untraced K | exit N | signal\n");
         return 2;
     }
     traced = strcmp(argv[1], "traced") == 0;
@@ -102,7 +121,7 @@ int main(int argc, char **argv)
 
     for (int i = 0; i < N; i++) {
         int status = -1;
-        void *expected = traced ? w[i].own : dlsym(fake, w[i].symbol);
+        void *expected = dlsym(traced ? exports : fake, w[i].symbol);
 
         rc = cuGetProcAddress_v2(w[i].base, &w[i].pfn, VERSION, w[i].flags, &status);
         if (rc != 0 || status != 0 || !w[i].pfn)
