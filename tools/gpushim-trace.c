@@ -410,7 +410,7 @@ static void summary_free(struct summary *s)
 struct options {
     const char *output;
     const char *read;
-    bool json, fake, gpu;
+    bool json, fake, gpu, help;
     char **program;
 };
 
@@ -452,12 +452,12 @@ static bool parse_args(int argc, char **argv, struct options *o)
         else if (strcmp(a, "--gpu") == 0)
             o->gpu = true;
         else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
-            return usage(stdout), exit(0), false;
+            o->help = true;
         else
             return fprintf(stderr, "gpushim-trace: unknown option %s\n", a), false;
     }
     o->program = i < argc ? argv + i : NULL;
-    return (o->program != NULL) != (o->read != NULL);
+    return o->help || (o->program != NULL) != (o->read != NULL);
 }
 
 /* This program's folder, from /proc/self/exe. */
@@ -649,6 +649,10 @@ int main(int argc, char **argv)
     if (!parse_args(argc, argv, &o)) {
         usage(stderr);
         return EXIT_OWN_ERROR;
+    }
+    if (o.help) {
+        usage(stdout);
+        return 0;
     }
     if (o.read) {
         if (!read_trace(&s, o.read)) {
