@@ -123,6 +123,7 @@ static const void *slots_seen; /* libgpushim-cuda's slots, from its first gpu_cu
 static void *exports[GPU__CUDA_SYMBOL_COUNT];
 static uint16_t by_address[GPU__CUDA_SYMBOL_COUNT];
 static size_t by_address_count;
+_Static_assert(GPU__CUDA_SYMBOL_COUNT <= UINT16_MAX, "a symbol's index fits by_address");
 
 static int address_order(const void *a, const void *b)
 {
@@ -144,7 +145,7 @@ static bool exports_find(void)
         return false;
     for (size_t i = 0; i < GPU__CUDA_SYMBOL_COUNT; i++)
         exports[i] = dlsym(self, symbol_names[i]);
-    /* It stays loaded: the references the program holds keep it so; this one adds nothing. */
+    /* Only the reference this dlopen added goes: the library stays, held by the program. */
     dlclose(self);
     return true;
 }
