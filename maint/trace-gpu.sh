@@ -6,7 +6,8 @@
 # machine's driver and without it (gpushim-cuda finds the driver past itself). Prints one
 # line per run: ok or FAILED, the driver calls traced, and the check made:
 #   runtime   the program launches its kernel K times and copies C times: the trace holds
-#             exactly K cuLaunchKernel* and C cuMemcpy* calls, and its output is right
+#             exactly K cuLaunchKernel* calls and at least C cuMemcpy* ones (cudart may stage
+#             a copy in pieces), and its output is right
 #   driver    the same program on the fake driver: the trace on the GPU holds the same
 #             calls, function by function
 #   torch     M matmuls: at least M kernel launches traced, the product right
@@ -109,7 +110,7 @@ if check == "runtime":
     m = re.search(r"correct launches=(\d+) copies=(\d+)", out)
     if not m:
         problems.append("the output is not right")
-    elif (launches, copies) != (int(m[1]), int(m[2])):
+    elif launches != int(m[1]) or copies < int(m[2]):
         problems.append(f"{launches} launches and {copies} copies traced, {m[1]} and {m[2]} made")
 elif check == "driver":
     fake = {f["name"]: f["calls"] for f in json.loads(open(work + "/fake.summary").read())["functions"]}
