@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A program that, as the CUDA runtime does, resolves driver functions through
- * cuGetProcAddress_v2 and calls them through those pointers, linked with
- * libgpushim-cuda and run on the fake driver (GPUSHIM_LIBCUDA).
+ * cuGetProcAddress_v2 and calls them through those pointers, run on the fake
+ * driver (GPUSHIM_LIBCUDA): linked with libgpushim-cuda, or built with
+ * PROC_ADDRESS_DLOPEN, opening libcuda.so.1 itself as the runtime does.
  *
  * usage: proc-address traced|untraced K
  *        proc-address exit N | signal
