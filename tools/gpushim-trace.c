@@ -70,13 +70,12 @@ static const char *field(const char *line, const char *end, const char *key)
 {
     char pattern[64];
     size_t n = (size_t)snprintf(pattern, sizeof(pattern), "\"%s\":", key);
-    const char *p = line;
+    const char *p;
 
     if (n >= sizeof(pattern))
         return NULL;
-    while ((p = memmem(p, (size_t)(end - p), pattern, n)))
-        return p + n;
-    return NULL;
+    p = memmem(line, (size_t)(end - line), pattern, n);
+    return p ? p + n : NULL;
 }
 
 /* A JSON string at `p` (escapes decoded; other than ASCII as '?'), cut to fit `out`; false if it is not one. */
@@ -330,6 +329,9 @@ static void print_text(FILE *out, const struct summary *s, const char *trace, in
         fprintf(out, "gpushim-trace: %llu lines of the trace were not events gpushim writes; skipped\n", s->bad_lines);
     if (s->gpu_spans)
         fprintf(out, "gpushim-trace: %llu GPU spans\n", s->gpu_spans);
+    if (s->calls_unnamed)
+        fprintf(out, "gpushim-trace: %llu calls of functions past the first %d are counted, not listed\n",
+                s->calls_unnamed, FUNCTIONS_MAX);
     if (list && s->function_count) {
         fprintf(out, "%10s %8s %14s %12s  %-36s %s\n", "Calls", "Errors", "Total (us)", "Mean (us)", "Function",
                 "First error");
