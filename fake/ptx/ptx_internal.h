@@ -224,7 +224,7 @@ struct ptx_shadow {
 enum { CHECK_RACE = 1, CHECK_INIT = 2, CHECK_INIT_STRICT = 4 };
 unsigned ptx_checks(void);
 
-/* GPUSHIM_FAKE_WATCHDOG: seconds without progress before a launch is stopped; 0: never. */
+/* GPUSHIM_FAKE_WATCHDOG: seconds with no block ended before a launch is stopped; 0: never. */
 unsigned ptx_watchdog_seconds(void);
 
 /* ---- ptx_exec.c ---- */
@@ -256,7 +256,7 @@ struct ptx_run {
     unsigned nthreads;
     atomic_uint next_thread;
     unsigned char workspace[PTX_GRID_WORKSPACE] __attribute__((aligned(16)));
-    /* The watchdog: a count every host thread bumps when its blocks progressed, and its limit. */
+    /* The watchdog: the blocks that ended, which every host thread counts, and the seconds it waits for one. */
     atomic_ullong progress;
     double watchdog;           /* seconds; 0: off */
 };

@@ -1,0 +1,532 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Kernels with bugs, on the fake's PTX interpreter: each must end as a CUDA
+ * error with a message (or run as a GPU runs it), never touch the host's
+ * memory or hang. A device function that writes its local array at a
+ * negative index; calls past the thread's stack; spins the watchdog must
+ * end (GPUSHIM_FAKE_WATCHDOG is 1 s here); a printf format with a `*` width
+ * after many flags; cvt of floats out of an integer's range; launch shapes
+ * over the limits the device reports.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fake_test.h"
+
+#define CU_OK(call) assert_int_equal((call), CUABI_SUCCESS)
+
+#define HEAD ".version 7.8\n.target sm_75\n.address_size 64\n\n"
+
+static const char calls_ptx[] =
+    HEAD
+    /* int a[4]; a[i] = v; in a __noinline__ function, as nvcc writes it */
+    ".func store(.param .b32 store_i, .param .b32 store_v)\n{\n"
+    "\t.local .align 4 .b8 __local_depot0[16];\n\t.reg .b64 %SPL;\n\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<4>;\n"
+    "\tmov.u64 %SPL, __local_depot0;\n\tld.param.u32 %r1, [store_i];\n\tld.param.u32 %r2, [store_v];\n"
+    "\tmul.wide.s32 %rd1, %r1, 4;\n\tadd.s64 %rd2, %SPL, %rd1;\n\tst.local.u32 [%rd2], %r2;\n\tret;\n}\n"
+    ".visible .entry negative_index(.param .u64 out, .param .u32 i, .param .u32 v)\n{\n"
+    "\t.reg .b32 %r<5>;\n\t.reg .b64 %rd<4>;\n"
+    "\tld.param.u64 %rd1, [out];\n\tld.param.u32 %r1, [i];\n\tld.param.u32 %r2, [v];\n"
+    "\t{\n\t.param .b32 param0;\n\tst.param.b32 [param0], %r1;\n\t.param .b32 param1;\n"
+    "\tst.param.b32 [param1], %r2;\n\tcall store, (param0, param1);\n\t}\n"
+    "\tmov.u32 %r3, %tid.x;\n\tmul.wide.u32 %rd2, %r3, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n"
+    "\tmov.u32 %r4, 42;\n\tst.global.u32 [%rd3], %r4;\n\tret;\n}\n"
+    /* a frame larger than the whole stack */
+    ".func big()\n{\n\t.local .align 4 .b8 __local_depot1[65536];\n\t.reg .b64 %SPL;\n\t.reg .b32 %r<2>;\n"
+    "\tmov.u64 %SPL, __local_depot1;\n\tmov.u32 %r1, 1;\n\tst.local.u32 [%SPL], %r1;\n\tret;\n}\n"
+    ".visible .entry call_big()\n{\n\tcall big, ();\n\tret;\n}\n"
+    /* recursion without end, with a result and a parameter, and with no frame at all */
+    ".func (.param .b32 rv) down(.param .b32 n)\n{\n\t.reg .b32 %r<4>;\n\tld.param.u32 %r1, [n];\n"
+    "\tadd.s32 %r2, %r1, 1;\n\t{\n\t.param .b32 p0;\n\tst.param.b32 [p0], %r2;\n\t.param .b32 r0;\n"
+    "\tcall (r0), down, (p0);\n\tld.param.b32 %r3, [r0];\n\t}\n\tst.param.b32 [rv], %r3;\n\tret;\n}\n"
+    ".visible .entry recurse()\n{\n\t.reg .b32 %r<2>;\n\tmov.u32 %r1, 0;\n"
+    "\t{\n\t.param .b32 p0;\n\tst.param.b32 [p0], %r1;\n\t.param .b32 r0;\n\tcall (r0), down, (p0);\n\t}\n\tret;\n}\n"
+    ".func again()\n{\n\tcall again, ();\n\tret;\n}\n"
+    ".visible .entry recurse_bare()\n{\n\tcall again, ();\n\tret;\n}\n";
+
+/* stdout or stderr into a file while a launch runs, to read what the fake said. */
+struct capture {
+    FILE *file;
+    int fd, saved;
+    char text[8192];
+};
+
+static void capture_begin(struct capture *c, int fd)
+{
+    fflush(fd == 1 ? stdout : stderr);
+    c->fd = fd;
+    c->file = tmpfile();
+    assert_non_null(c->file);
+    c->saved = dup(fd);
+    assert_true(c->saved >= 0);
+    assert_true(dup2(fileno(c->file), fd) >= 0);
+}
+
+static const char *capture_end(struct capture *c)
+{
+    size_t n;
+
+    fflush(c->fd == 1 ? stdout : stderr);
+    assert_true(dup2(c->saved, c->fd) >= 0);
+    close(c->saved);
+    rewind(c->file);
+    n = fread(c->text, 1, sizeof(c->text) - 1, c->file);
+    c->text[n] = '\0';
+    fclose(c->file);
+    return c->text;
+}
+
+static cuabi_module module;
+
+static int setup(void **state)
+{
+    cuabi_context ctx;
+
+    (void)state;
+    /* A kernel that hangs is a failure here, not a test that never ends. */
+    alarm(100);
+    CU_OK(cuInit(0));
+    CU_OK(cuDevicePrimaryCtxRetain(&ctx, 0));
+    CU_OK(cuCtxSetCurrent(ctx));
+    CU_OK(cuModuleLoadData(&module, calls_ptx));
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    CU_OK(cuModuleUnload(module));
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+    return 0;
+}
+
+/* Launches `name` of `m` on `threads` threads of `blocks` blocks; the result at synchronisation, what stderr got in *c. */
+static cuabi_result run(cuabi_module m, const char *name, unsigned blocks, unsigned threads, void **params,
+                        struct capture *c)
+{
+    cuabi_function f = NULL;
+    cuabi_result rc;
+
+    CU_OK(cuModuleGetFunction(&f, m, name));
+    capture_begin(c, 2);
+    rc = cuLaunchKernel(f, blocks, 1, 1, threads, 1, 1, 0, NULL, params, NULL);
+    if (rc == CUABI_SUCCESS)
+        rc = cuCtxSynchronize();
+    capture_end(c);
+    return rc;
+}
+
+#define ASSERT_SAID(c, needle) \
+    do { \
+        if (!strstr((c)->text, (needle))) \
+            fail_msg("the fake said \"%s\", not \"%s\"", (c)->text, (needle)); \
+    } while (0)
+
+/* ---- Calls ---- */
+
+/*
+ * A device function writes its local array at a negative index: small ones
+ * land below its frame, in the caller's part of the lane's stack, as on a
+ * GPU; the return still comes back to the caller. One past the stack's
+ * start is an illegal address.
+ */
+static void local_negative_index(void **state)
+{
+    static const int32_t indices[] = {-1, -2, -3, -4, -5, -6, -7, -8, 0, 3, 4};
+    cuabi_deviceptr out = 0;
+    uint32_t got[64];
+    struct capture c;
+
+    (void)state;
+    CU_OK(cuMemAlloc_v2(&out, sizeof(got)));
+    for (size_t k = 0; k < sizeof(indices) / sizeof(indices[0]); k++) {
+        int32_t i = indices[k];
+        uint32_t v = 0xffffffffu;
+        void *params[] = {&out, &i, &v};
+
+        CU_OK(cuMemsetD8_v2(out, 0, sizeof(got)));
+        if (run(module, "negative_index", 1, 64, params, &c) != CUABI_SUCCESS)
+            fail_msg("index %d: %s", (int)i, c.text);
+        CU_OK(cuMemcpyDtoH_v2(got, out, sizeof(got)));
+        for (unsigned t = 0; t < 64; t++)
+            assert_int_equal(got[t], 42);
+    }
+    {
+        int32_t i = -100000;
+        uint32_t v = 1;
+        void *params[] = {&out, &i, &v};
+
+        assert_int_equal(run(module, "negative_index", 1, 32, params, &c), CUABI_ERROR_ILLEGAL_ADDRESS);
+        ASSERT_SAID(&c, "is outside the thread's local memory: an illegal address");
+    }
+    CU_OK(cuMemFree_v2(out));
+}
+
+/* A frame larger than the stack, and recursion without end: a stack overflow that names the stack's size. */
+static void stack_overflow(void **state)
+{
+    static const char *const entries[] = {"call_big", "recurse", "recurse_bare"};
+    struct capture c;
+
+    (void)state;
+    for (size_t k = 0; k < sizeof(entries) / sizeof(entries[0]); k++) {
+        assert_int_equal(run(module, entries[k], 1, 32, NULL, &c), CUABI_ERROR_HARDWARE_STACK_ERROR);
+        ASSERT_SAID(&c, "stack overflow");
+        ASSERT_SAID(&c, "16384 bytes for calls");
+    }
+}
+
+/*
+ * A call to a kernel with more registers than the stack can save. The
+ * module may be refused (ptxas refuses a call to an .entry); if it loads,
+ * its launch fails with a stack overflow.
+ */
+static void call_entry(void **state)
+{
+    static const char ptx[] = HEAD ".visible .entry wide()\n{\n\t.reg .b32 %r<4000>;\n\tmov.u32 %r3999, 1;\n\tret;\n}\n"
+                                   ".visible .entry calls_wide()\n{\n\tcall wide, ();\n\tret;\n}\n";
+    cuabi_module m = NULL;
+    cuabi_result rc = cuModuleLoadData(&m, ptx);
+    struct capture c;
+
+    (void)state;
+    if (rc != CUABI_SUCCESS) {
+        assert_int_equal(rc, CUABI_ERROR_INVALID_PTX);
+        return;
+    }
+    assert_int_equal(run(m, "calls_wide", 1, 64, NULL, &c), CUABI_ERROR_HARDWARE_STACK_ERROR);
+    ASSERT_SAID(&c, "stack overflow");
+    CU_OK(cuModuleUnload(m));
+}
+
+/* ---- The watchdog ---- */
+
+#define SPIN(name, body) \
+    ".visible .entry " name "(.param .u64 p)\n{\n\t.reg .pred %p<2>;\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<2>;\n" \
+    "\tld.param.u64 %rd1, [p];\n\tmov.u32 %r1, %tid.x;\n\tmov.u32 %r3, 0;\n\tsetp.ne.u32 %p1, %r3, 0;\n" \
+    "$L_spin:\n" body "\tbra.uni $L_spin;\n$L_end:\n\tret;\n}\n"
+
+static const char spin_ptx[] =
+    HEAD SPIN("spin_pred_store", "\t@%p1 st.global.u32 [%rd1], %r1;\n")
+    SPIN("spin_store", "\tst.global.u32 [%rd1], %r1;\n")
+    SPIN("spin_atomic", "\tatom.global.add.u32 %r2, [%rd1], 1;\n")
+    SPIN("spin_exch", "\tadd.u32 %r3, %r3, 1;\n\tatom.global.exch.b32 %r2, [%rd1], %r3;\n")
+    SPIN("spin_barrier", "\tbar.sync 0;\n")
+    /* block 0 spins, the others end */
+    SPIN("spin_one_block", "\tmov.u32 %r2, %ctaid.x;\n\tsetp.ne.u32 %p1, %r2, 0;\n\t@%p1 bra $L_end;\n")
+    /* a loop that ends: 20000 stores a thread */
+    ".visible .entry loop_ends(.param .u64 p)\n{\n\t.reg .pred %p<2>;\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<4>;\n"
+    "\tld.param.u64 %rd1, [p];\n\tmov.u32 %r1, %tid.x;\n\tmul.wide.u32 %rd2, %r1, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n"
+    "\tmov.u32 %r2, 0;\n$L_loop:\n\tst.global.u32 [%rd3], %r2;\n\tadd.u32 %r2, %r2, 1;\n"
+    "\tsetp.lt.u32 %p1, %r2, 20000;\n\t@%p1 bra $L_loop;\n\tret;\n}\n";
+
+/* Each spin ends with CUDA_ERROR_LAUNCH_TIMEOUT after the watchdog's second; a loop that ends runs. */
+static void watchdog(void **state)
+{
+    static const char *const spins[] = {"spin_pred_store", "spin_store", "spin_atomic", "spin_exch", "spin_barrier"};
+    cuabi_module m = NULL;
+    cuabi_deviceptr d = 0;
+    void *params[] = {&d};
+    uint32_t got[64];
+    struct capture c;
+
+    (void)state;
+    CU_OK(cuModuleLoadData(&m, spin_ptx));
+    CU_OK(cuMemAlloc_v2(&d, sizeof(got)));
+    for (size_t k = 0; k < sizeof(spins) / sizeof(spins[0]); k++) {
+        assert_int_equal(run(m, spins[k], 1, 64, params, &c), CUABI_ERROR_LAUNCH_TIMEOUT);
+        ASSERT_SAID(&c, "no progress in the launch for 1 s (GPUSHIM_FAKE_WATCHDOG)");
+    }
+    assert_int_equal(run(m, "spin_one_block", 4, 32, params, &c), CUABI_ERROR_LAUNCH_TIMEOUT);
+    ASSERT_SAID(&c, "block (0,0,0)");
+    CU_OK(run(m, "loop_ends", 8, 64, params, &c));
+    CU_OK(cuMemcpyDtoH_v2(got, d, sizeof(got)));
+    for (unsigned t = 0; t < 64; t++)
+        assert_int_equal(got[t], 19999);
+    CU_OK(cuMemFree_v2(d));
+    CU_OK(cuModuleUnload(m));
+}
+
+/* ---- printf ---- */
+
+/*
+ * printf("%" 28 flags "*.*d", INT_MIN, 3, 7): the format's flags are kept
+ * once and the width is capped at a line's length; the line printed is 007
+ * left-justified, cut at the line's end.
+ */
+static void printf_star_width(void **state)
+{
+    char ptx[4096], bytes[256] = "";
+    const char *fmt = "%----------------------------*.*d\n";
+    cuabi_module m = NULL;
+    struct capture c, out;
+    const char *text;
+
+    (void)state;
+    for (size_t i = 0; i <= strlen(fmt); i++)
+        snprintf(bytes + strlen(bytes), sizeof(bytes) - strlen(bytes), "%s%d", i ? ", " : "", fmt[i]);
+    snprintf(ptx, sizeof(ptx),
+             HEAD ".extern .func (.param .b32 func_retval0) vprintf(.param .b64 vprintf_param_0, .param .b64 "
+                  "vprintf_param_1);\n"
+                  ".global .align 1 .b8 fmt[%zu] = {%s};\n"
+                  ".visible .entry print_star()\n{\n\t.local .align 8 .b8 __local_depot0[16];\n\t.reg .b64 %%SP;\n"
+                  "\t.reg .b64 %%SPL;\n\t.reg .b32 %%r<4>;\n\t.reg .b64 %%rd<4>;\n"
+                  "\tmov.u64 %%SPL, __local_depot0;\n\tcvta.local.u64 %%SP, %%SPL;\n"
+                  "\tmov.u32 %%r1, -2147483648;\n\tst.local.u32 [%%SPL], %%r1;\n\tmov.u32 %%r2, 3;\n"
+                  "\tst.local.u32 [%%SPL+4], %%r2;\n\tmov.u32 %%r3, 7;\n\tst.local.u32 [%%SPL+8], %%r3;\n"
+                  "\tmov.u64 %%rd1, fmt;\n\tcvta.global.u64 %%rd2, %%rd1;\n\tadd.u64 %%rd3, %%SP, 0;\n"
+                  "\t{\n\t.param .b64 param0;\n\tst.param.b64 [param0], %%rd2;\n\t.param .b64 param1;\n"
+                  "\tst.param.b64 [param1], %%rd3;\n\t.param .b32 retval0;\n"
+                  "\tcall.uni (retval0), vprintf, (param0, param1);\n\t}\n\tret;\n}\n",
+             strlen(fmt) + 1, bytes);
+    CU_OK(cuModuleLoadData(&m, ptx));
+    capture_begin(&out, 1);
+    CU_OK(run(m, "print_star", 1, 1, NULL, &c));
+    text = capture_end(&out);
+    if (strncmp(text, "007 ", 4) != 0 || strspn(text + 3, " ") != strlen(text + 3) || strlen(text) < 1000)
+        fail_msg("printed \"%.60s\" (%zu bytes)", text, strlen(text));
+    CU_OK(cuModuleUnload(m));
+}
+
+/* ---- cvt, float to integer ---- */
+
+enum { RNI, RZI, RMI, RPI, NRND };
+static const char *const rnd_names[NRND] = {"rni", "rzi", "rmi", "rpi"};
+static const char *const src_names[3] = {"f16", "f32", "f64"};
+static const struct {
+    const char *name;
+    unsigned bits;
+    bool sign;
+} dsts[] = {{"s8", 8, true},   {"s16", 16, true},  {"s32", 32, true},  {"s64", 64, true},
+            {"u8", 8, false},  {"u16", 16, false}, {"u32", 32, false}, {"u64", 64, false}};
+#define NDST (sizeof(dsts) / sizeof(dsts[0]))
+
+/* Values at the edges of every integer type, and halves around them. */
+static const double edges[] = {
+    NAN, INFINITY, -INFINITY, 0.0, -0.0, 0.4, 0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 127.5, 128.0, -128.5, -129.0, 255.5,
+    256.0, -1.0, 32767.5, 32768.0, -32768.5, 65535.5, 65536.0, 2147483647.5, 2147483648.0, -2147483648.5,
+    -2147483649.0, 4294967295.5, 4294967296.0, 9223372036854774784.0, 9223372036854775808.0, -9223372036854775808.0,
+    -9223372036854777856.0, 1e19, -1e19, 18446744073709549568.0, 18446744073709551616.0, 3e38, -3e38, 1e300,
+};
+/* The same for halves, as bits: NaN, infinities, zeros, halves, 127.5, 128, -128.5, 255.5, 256, the largest, a subnormal. */
+static const uint16_t half_edges[] = {0x7e00, 0x7c00, 0xfc00, 0x0000, 0x8000, 0x3800, 0x3e00, 0x4100, 0xb800,
+                                      0xbe00, 0xc100, 0x57f8, 0x5800, 0xd804, 0x5bfc, 0x5c00, 0x7bff, 0xfbff,
+                                      0x0001, 0x8001, 0x7800, 0xf800};
+#define NEDGE (sizeof(edges) / sizeof(edges[0]))
+
+/* 2^e, without libm. */
+static double pow2(int e)
+{
+    double v = 1.0;
+
+    for (; e > 0; e--)
+        v *= 2.0;
+    for (; e < 0; e++)
+        v /= 2.0;
+    return v;
+}
+
+static double half_value(uint16_t h)
+{
+    int e = (h >> 10) & 31, man = h & 1023;
+    double v = e == 0 ? man * pow2(-24) : e == 31 ? (man ? NAN : INFINITY) : (1024 + man) * pow2(e - 25);
+
+    return h >> 15 ? -v : v;
+}
+
+/* v rounded to an integer as `rnd` says (v finite); at 2^52 and beyond every double is one. */
+static double integral(double v, unsigned rnd)
+{
+    double t, frac;
+
+    if (v >= 4503599627370496.0 || v <= -4503599627370496.0)
+        return v;
+    t = (double)(int64_t)v;
+    frac = v - t;
+    switch (rnd) {
+    case RZI: return t;
+    case RMI: return frac < 0 ? t - 1 : t;
+    case RPI: return frac > 0 ? t + 1 : t;
+    default:
+        if (frac > 0.5 || (frac == 0.5 && (int64_t)t % 2))
+            return t + 1;
+        if (frac < -0.5 || (frac == -0.5 && (int64_t)t % 2))
+            return t - 1;
+        return t;
+    }
+}
+
+/* What PTX specifies: rounded as asked, NaN to 0, saturated to the destination's range; its bits. */
+static uint64_t cvt_expected(double v, unsigned rnd, unsigned bits, bool sign)
+{
+    uint64_t mask = bits == 64 ? ~0ull : (1ull << bits) - 1;
+    double r, lim;
+
+    if (v != v)
+        return 0;
+    r = v - v != 0 ? v : integral(v, rnd); /* infinities as they are */
+    if (sign) {
+        lim = pow2((int)bits - 1);
+        if (r >= lim)
+            return mask >> 1;
+        if (r < -lim)
+            return (mask >> 1) + 1;
+        return (uint64_t)(int64_t)r & mask;
+    }
+    lim = pow2((int)bits);
+    if (r <= 0)
+        return 0;
+    return r >= lim ? mask : (uint64_t)r;
+}
+
+static void cvt_saturates(void **state)
+{
+    size_t size = 96 * 1024, n = 0;
+    char *ptx = malloc(size);
+    cuabi_module m = NULL;
+    cuabi_deviceptr din = 0, dout = 0;
+    uint64_t in[64], got[64];
+    void *params[] = {&din, &dout};
+    unsigned failures = 0;
+
+    (void)state;
+    assert_non_null(ptx);
+    n += (size_t)snprintf(ptx + n, size - n, HEAD);
+    for (unsigned s = 0; s < 3; s++)
+        for (size_t d = 0; d < NDST; d++)
+            for (unsigned r = 0; r < NRND; r++) {
+                unsigned bits = dsts[d].bits;
+                const char *reg = bits <= 16 ? "%rs2" : bits == 32 ? "%r2" : "%rd9";
+                const char *src = s == 0 ? "%rs1" : s == 1 ? "%f1" : "%fd1";
+
+                n += (size_t)snprintf(
+                    ptx + n, size - n,
+                    ".visible .entry cvt_%s_%s_%s(.param .u64 in, .param .u64 out)\n{\n\t.reg .b16 %%rs<3>;\n"
+                    "\t.reg .b32 %%r<3>;\n\t.reg .f32 %%f<2>;\n\t.reg .f64 %%fd<2>;\n\t.reg .b64 %%rd<10>;\n"
+                    "\tld.param.u64 %%rd1, [in];\n\tld.param.u64 %%rd2, [out];\n\tmov.u32 %%r1, %%tid.x;\n"
+                    "\tmul.wide.u32 %%rd3, %%r1, 8;\n\tadd.s64 %%rd4, %%rd1, %%rd3;\n\tadd.s64 %%rd5, %%rd2, %%rd3;\n"
+                    "\tld.global.%s %s, [%%rd4];\n\tcvt.%s.%s.%s %s, %s;\n\tst.global.b%u [%%rd5], %s;\n\tret;\n}\n",
+                    dsts[d].name, src_names[s], rnd_names[r], s == 0 ? "b16" : s == 1 ? "f32" : "f64", src,
+                    rnd_names[r], dsts[d].name, src_names[s], reg, src, bits, reg);
+                assert_true(n < size);
+            }
+    CU_OK(cuModuleLoadData(&m, ptx));
+    CU_OK(cuMemAlloc_v2(&din, sizeof(in)));
+    CU_OK(cuMemAlloc_v2(&dout, sizeof(got)));
+    for (unsigned s = 0; s < 3; s++) {
+        size_t count = s == 0 ? sizeof(half_edges) / sizeof(half_edges[0]) : NEDGE;
+        double value[64];
+
+        memset(in, 0, sizeof(in));
+        for (size_t i = 0; i < count; i++) {
+            if (s == 0) {
+                in[i] = half_edges[i];
+                value[i] = half_value(half_edges[i]);
+            } else if (s == 1) {
+                float f = (float)edges[i];
+                uint32_t b;
+
+                memcpy(&b, &f, 4);
+                in[i] = b;
+                value[i] = f;
+            } else {
+                memcpy(&in[i], &edges[i], 8);
+                value[i] = edges[i];
+            }
+        }
+        CU_OK(cuMemcpyHtoD_v2(din, in, sizeof(in)));
+        for (size_t d = 0; d < NDST; d++)
+            for (unsigned r = 0; r < NRND; r++) {
+                char name[64];
+                cuabi_function f = NULL;
+                uint64_t mask = dsts[d].bits == 64 ? ~0ull : (1ull << dsts[d].bits) - 1;
+
+                snprintf(name, sizeof(name), "cvt_%s_%s_%s", dsts[d].name, src_names[s], rnd_names[r]);
+                CU_OK(cuModuleGetFunction(&f, m, name));
+                CU_OK(cuMemsetD8_v2(dout, 0, sizeof(got)));
+                CU_OK(cuLaunchKernel(f, 1, 1, 1, (unsigned)count, 1, 1, 0, NULL, params, NULL));
+                CU_OK(cuCtxSynchronize());
+                CU_OK(cuMemcpyDtoH_v2(got, dout, sizeof(got)));
+                for (size_t i = 0; i < count; i++) {
+                    uint64_t want = cvt_expected(value[i], r, dsts[d].bits, dsts[d].sign);
+
+                    if ((got[i] & mask) != want) {
+                        print_error("%s of %.17g: 0x%llx, expected 0x%llx\n", name, value[i],
+                                    (unsigned long long)(got[i] & mask), (unsigned long long)want);
+                        failures++;
+                    }
+                }
+            }
+    }
+    assert_int_equal(failures, 0);
+    CU_OK(cuMemFree_v2(din));
+    CU_OK(cuMemFree_v2(dout));
+    CU_OK(cuModuleUnload(m));
+    free(ptx);
+}
+
+/* ---- Launch limits ---- */
+
+/* Every dimension one past what the device reports, and blocks and shared memory over theirs: CUDA_ERROR_INVALID_VALUE. */
+static void launch_limits(void **state)
+{
+    static const char ptx[] = HEAD ".visible .entry stop()\n{\n\ttrap;\n}\n";
+    static const unsigned attrs[6] = {CUABI_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X,  CUABI_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
+                                      CUABI_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z,  CUABI_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X,
+                                      CUABI_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, CUABI_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z};
+    cuabi_module m = NULL;
+    cuabi_function f = NULL;
+    struct capture c;
+    int max_shared = 0;
+
+    (void)state;
+    CU_OK(cuModuleLoadData(&m, ptx));
+    CU_OK(cuModuleGetFunction(&f, m, "stop"));
+    for (unsigned i = 0; i < 6; i++) {
+        unsigned dim[6] = {1, 1, 1, 1, 1, 1};
+        int limit = 0;
+
+        CU_OK(cuDeviceGetAttribute(&limit, (int)attrs[i], 0));
+        dim[i] = (unsigned)limit + 1;
+        capture_begin(&c, 2);
+        assert_int_equal(cuLaunchKernel(f, dim[0], dim[1], dim[2], dim[3], dim[4], dim[5], 0, NULL, NULL, NULL),
+                         CUABI_ERROR_INVALID_VALUE);
+        capture_end(&c);
+        ASSERT_SAID(&c, "CU_DEVICE_ATTRIBUTE_MAX_");
+    }
+    capture_begin(&c, 2);
+    assert_int_equal(cuLaunchKernel(f, 4294967295u, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL), CUABI_ERROR_INVALID_VALUE);
+    capture_end(&c);
+    ASSERT_SAID(&c, "gridDim.x 4294967295, over the device's limit of 2147483647 (CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)");
+    capture_begin(&c, 2);
+    assert_int_equal(cuLaunchKernel(f, 1, 1, 1, 32, 32, 2, 0, NULL, NULL, NULL), CUABI_ERROR_INVALID_VALUE);
+    capture_end(&c);
+    ASSERT_SAID(&c, "CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK");
+    CU_OK(cuFuncGetAttribute(&max_shared, CUABI_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f));
+    capture_begin(&c, 2);
+    assert_int_equal(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, (unsigned)max_shared + 1, NULL, NULL, NULL),
+                     CUABI_ERROR_INVALID_VALUE);
+    capture_end(&c);
+    CU_OK(cuModuleUnload(m));
+}
+
+/* An argument runs only the tests whose name matches it (cmocka's pattern). */
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(local_negative_index),
+        cmocka_unit_test(stack_overflow),
+        cmocka_unit_test(call_entry),
+        cmocka_unit_test(watchdog),
+        cmocka_unit_test(printf_star_width),
+        cmocka_unit_test(cvt_saturates),
+        cmocka_unit_test(launch_limits),
+    };
+
+    if (argc > 1)
+        cmocka_set_test_filter(argv[1]);
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
