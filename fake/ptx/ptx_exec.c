@@ -2102,6 +2102,158 @@ stopped:
     b->stop = true;
 }
 
+/* ---- The code a launch runs ---- */
+
+/* Where a check of the code found something the executor cannot run safely: the PTX line and why, in `why`. */
+static bool code_bad(char *why, size_t size, const struct ptx_function *f, const struct ptx_inst *in, const char *what)
+{
+    if (in)
+        snprintf(why, size, "function \"%s\", PTX line %u: %s", f->name ? f->name : "?", in->line, what);
+    else
+        snprintf(why, size, "function \"%s\": %s", f->name ? f->name : "?", what);
+    return false;
+}
+
+/* Whether operand o of `in` names only the function's own registers, symbols and constants; n elements read of a vector. */
+static bool operand_ok(const struct ptx_module *m, const struct ptx_function *f, const struct ptx_opd *o, unsigned need)
+{
+    uint64_t lo = f->reg_base, hi = (uint64_t)f->reg_base + f->nregs;
+
+#define OWN(r) ((r) >= 0 && (uint64_t)(r) >= lo && (uint64_t)(r) < hi)
+    switch (o->kind) {
+    case O_REG: return OWN(o->reg) && (o->v[0] == -1 || OWN(o->v[0]));
+    case O_ADDR: return (o->reg == -1 || OWN(o->reg)) && (o->sym == -1 || (o->sym >= 0 && (size_t)o->sym < m->nsyms));
+    case O_SYM: return o->sym >= 0 && (size_t)o->sym < m->nsyms;
+    case O_VEC:
+        if (o->n < 1 || o->n > 4 || o->n < need)
+            return false;
+        for (unsigned i = 0; i < o->n; i++)
+            if (!(o->v[i] == -1 || OWN(o->v[i]) || (o->v[i] <= -2 && (uint64_t)(-2 - (int64_t)o->v[i]) < m->nconsts)))
+                return false;
+        return true;
+    default: return true;
+    }
+#undef OWN
+}
+
+/* Whether `in` of f keeps its accesses to f's registers and its control to f's code; why not in `why`. */
+static bool inst_ok(const struct ptx_module *m, const struct ptx_function *f, const struct ptx_inst *in, char *why,
+                    size_t size)
+{
+    static const unsigned char coords[] = {0, 1, 2, 3, 2, 3}; /* a geometry's coordinates, a layer's included */
+    unsigned need[PTX_MAX_OPDS] = {0};
+    bool writes = true; /* whether o[0] is a register the instruction writes */
+
+    if (in->nopd > PTX_MAX_OPDS || in->type >= T_COUNT || in->type2 >= T_COUNT || in->space > S_FRAME ||
+        in->vec > 4 || (in->vec < 1 && (in->op == X_LD || in->op == X_ST || in->op == X_SULD || in->op == X_SUST)) ||
+        in->geom >= sizeof(coords) ||
+        (in->guard != -1 && !operand_ok(m, f, &(struct ptx_opd){.kind = O_REG, .reg = in->guard, .v = {-1}}, 0)))
+        return code_bad(why, size, f, in, "an instruction the decoder left inconsistent");
+    switch (in->op) {
+    case X_NOP: case X_ST: case X_BRA: case X_CALL: case X_RET: case X_EXIT: case X_BAR: case X_BAR_WARP:
+    case X_MEMBAR: case X_RED: case X_TRAP: case X_CLUSTER_ARRIVE: case X_CLUSTER_WAIT: case X_NANOSLEEP:
+        writes = false;
+        break;
+    case X_LD:
+    case X_MOV:
+        writes = in->o[0].kind != O_VEC;
+        need[0] = in->op == X_LD ? in->vec : 1;
+        break;
+    case X_TEX:
+    case X_SULD:
+        writes = false;
+        need[0] = in->op == X_TEX ? 4 : in->vec;
+        need[2] = coords[in->geom];
+        need[3] = need[4] = in->cmp == TX_GRAD ? coords[in->geom] : 0;
+        if (in->o[1].kind != O_ADDR || in->o[1].reg < 0 || in->o[2].kind != O_VEC || in->o[0].kind != O_VEC ||
+            (in->op == X_SULD && (size_t)ptx_types[in->type].size * in->vec > 32))
+            return code_bad(why, size, f, in, "a texture or surface instruction without its handle or vectors");
+        break;
+    case X_SUST:
+        writes = false;
+        need[1] = coords[in->geom];
+        need[2] = in->vec;
+        if (in->o[0].kind != O_ADDR || in->o[0].reg < 0 || in->o[1].kind != O_VEC || in->o[2].kind != O_VEC ||
+            (size_t)ptx_types[in->type].size * in->vec > 32)
+            return code_bad(why, size, f, in, "a surface store without its handle or vectors");
+        break;
+    default: break;
+    }
+    if (in->op == X_ST && in->vec > 1 && in->o[1].kind != O_VEC)
+        return code_bad(why, size, f, in, "a vector store without its vector");
+    if (in->op == X_ST)
+        need[1] = in->vec;
+    if (writes && (in->nopd < 1 || in->o[0].kind != O_REG))
+        return code_bad(why, size, f, in, "an instruction whose destination is not a register");
+    for (unsigned i = 0; i < in->nopd; i++)
+        if (!operand_ok(m, f, &in->o[i], need[i]))
+            return code_bad(why, size, f, in, "an operand outside the function's registers, variables or constants");
+    if (in->op == X_BRA && (in->target < (int32_t)f->start || (uint32_t)in->target >= f->end))
+        return code_bad(why, size, f, in, "a branch out of the function");
+    if (in->op == X_CALL) {
+        const struct ptx_call *c;
+
+        if (in->target < 0 || (size_t)in->target >= m->nfuncs || in->o[0].imm < 0 || (uint64_t)in->o[0].imm >= m->ncalls)
+            return code_bad(why, size, f, in, "a call to no function of the module");
+        c = &m->calls[in->o[0].imm];
+        if (c->nargs > 16 || c->nrets > 4)
+            return code_bad(why, size, f, in, "a call with too many arguments");
+        for (unsigned i = 0; i < c->nargs + c->nrets; i++) {
+            int32_t s = i < c->nargs ? c->args[i] : c->rets[i - c->nargs];
+
+            if (s < 0 || (size_t)s >= m->nsyms)
+                return code_bad(why, size, f, in, "a call's argument is no variable of the module");
+        }
+    }
+    return true;
+}
+
+cuabi_result ptx_code_check(const struct ptx_module *m, const struct ptx_function *entry, char *why, size_t size)
+{
+    size_t *todo = malloc(m->nfuncs * sizeof(*todo)), n = 0;
+    unsigned char *seen = calloc(m->nfuncs ? m->nfuncs : 1, 1);
+    bool ok = true;
+
+    if (!todo || !seen) {
+        free(todo);
+        free(seen);
+        snprintf(why, size, "no host memory to check the kernel's code");
+        return CUABI_ERROR_OUT_OF_MEMORY;
+    }
+    todo[n++] = (size_t)(entry - m->funcs);
+    seen[todo[0]] = 1;
+    /* Every function the entry reaches, by a list rather than recursion: a chain of calls may be as long as the text. */
+    while (ok && n) {
+        const struct ptx_function *f = &m->funcs[todo[--n]];
+        const struct ptx_inst *last;
+
+        if (f->builtin_vprintf && !f->defined)
+            continue;
+        if (!f->defined || f->error || f->start >= f->end || f->end > m->ncode) {
+            ok = code_bad(why, size, f, NULL, f->error ? f->error : "no code the interpreter read");
+            break;
+        }
+        last = &m->code[f->end - 1];
+        /* The last instruction does not fall through: the program counter stays inside the function. */
+        if (last->guard != -1 || (last->op != X_RET && last->op != X_EXIT && last->op != X_BRA && last->op != X_TRAP)) {
+            ok = code_bad(why, size, f, last, "the function can run past its last instruction (no ret, exit or bra ends it)");
+            break;
+        }
+        for (uint32_t i = f->start; ok && i < f->end; i++) {
+            const struct ptx_inst *in = &m->code[i];
+
+            ok = inst_ok(m, f, in, why, size);
+            if (ok && in->op == X_CALL && !seen[in->target]) {
+                seen[in->target] = 1;
+                todo[n++] = (size_t)in->target;
+            }
+        }
+    }
+    free(todo);
+    free(seen);
+    return ok ? CUABI_SUCCESS : CUABI_ERROR_INVALID_PTX;
+}
+
 /* ---- A block ---- */
 
 enum { STEP_RUNNING, STEP_DONE, STEP_STOPPED };

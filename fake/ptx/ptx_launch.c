@@ -106,6 +106,14 @@ cuabi_result ptx_launch_run(const struct ptx_launch *l)
             r.f = &m->funcs[i];
     if (!r.f)
         return CUABI_ERROR_NOT_FOUND;
+    {
+        char why[400];
+
+        if ((rc = ptx_code_check(m, r.f, why, sizeof(why))) != CUABI_SUCCESS) {
+            fprintf(stderr, "gpushim-fakecuda: kernel \"%s\": %s: the interpreter does not run it\n", l->entry, why);
+            return rc;
+        }
+    }
     if (!(seen = calloc(m->nfuncs, 1)))
         return CUABI_ERROR_OUT_OF_MEMORY;
     r.reg_lo = UINT32_MAX;

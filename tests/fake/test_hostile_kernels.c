@@ -202,6 +202,29 @@ static void call_entry(void **state)
     CU_OK(cuModuleUnload(m));
 }
 
+/*
+ * A module whose text ends inside a function (an unbalanced `(` in a
+ * .pragma): refused at load, or its launch fails with CUDA_ERROR_INVALID_PTX
+ * and a message, before the program counter or a register leaves its array.
+ */
+static void unterminated_body(void **state)
+{
+    static const char ptx[] = HEAD ".visible .entry cut()\n{\n\t.reg .b32 %r<2>;\n\tmov.u32 %r1, 1;\n.pragma (\n}\n";
+    cuabi_module m = NULL;
+    cuabi_result rc = cuModuleLoadData(&m, ptx);
+    struct capture c;
+
+    (void)state;
+    if (rc != CUABI_SUCCESS) {
+        assert_int_equal(rc, CUABI_ERROR_INVALID_PTX);
+        return;
+    }
+    assert_int_equal(run(m, "cut", 1, 32, NULL, &c), CUABI_ERROR_INVALID_PTX);
+    ASSERT_SAID(&c, "kernel \"cut\": function \"cut\"");
+    ASSERT_SAID(&c, "the interpreter does not run it");
+    CU_OK(cuModuleUnload(m));
+}
+
 /* ---- The watchdog ---- */
 
 #define SPIN(name, body) \
@@ -264,6 +287,7 @@ static void printf_star_width(void **state)
     cuabi_module m = NULL;
     struct capture c, out;
     const char *text;
+    size_t len;
 
     (void)state;
     for (size_t i = 0; i <= strlen(fmt); i++)
@@ -285,9 +309,11 @@ static void printf_star_width(void **state)
     CU_OK(cuModuleLoadData(&m, ptx));
     capture_begin(&out, 1);
     CU_OK(run(m, "print_star", 1, 1, NULL, &c));
-    text = capture_end(&out);
-    if (strncmp(text, "007 ", 4) != 0 || strspn(text + 3, " ") != strlen(text + 3) || strlen(text) < 1000)
-        fail_msg("printed \"%.60s\" (%zu bytes)", text, strlen(text));
+    capture_end(&out);
+    text = out.text;
+    len = strlen(text);
+    if (len < 1000 || strncmp(text, "007 ", 4) != 0 || strspn(text, "07 ") != len)
+        fail_msg("printed \"%.60s\" (%zu bytes)", text, len);
     CU_OK(cuModuleUnload(m));
 }
 
@@ -461,11 +487,11 @@ static void cvt_saturates(void **state)
                 }
             }
     }
+    free(ptx);
     assert_int_equal(failures, 0);
     CU_OK(cuMemFree_v2(din));
     CU_OK(cuMemFree_v2(dout));
     CU_OK(cuModuleUnload(m));
-    free(ptx);
 }
 
 /* ---- Launch limits ---- */
@@ -520,6 +546,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(local_negative_index),
         cmocka_unit_test(stack_overflow),
         cmocka_unit_test(call_entry),
+        cmocka_unit_test(unterminated_body),
         cmocka_unit_test(watchdog),
         cmocka_unit_test(printf_star_width),
         cmocka_unit_test(cvt_saturates),
