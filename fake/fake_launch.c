@@ -162,7 +162,7 @@ static bool has_cluster(const struct fake_launch_ex *ex)
 /* A cluster shape the device takes for the grid. */
 cuabi_result fake_cluster_check(const unsigned grid[3], const struct fake_launch_ex *ex)
 {
-    unsigned size = 1;
+    unsigned long long size = 1; /* a product of three 32-bit dimensions, which would wrap in 32 bits */
 
     for (int i = 0; i < 3; i++) {
         if (ex->cluster[i] == 0 || (grid && grid[i] % ex->cluster[i]))

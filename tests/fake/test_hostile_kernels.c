@@ -496,7 +496,11 @@ static void cvt_saturates(void **state)
 
 /* ---- Launch limits ---- */
 
-/* Every dimension one past what the device reports, and blocks and shared memory over theirs: CUDA_ERROR_INVALID_VALUE. */
+/*
+ * Every dimension one past what the device reports, and blocks and shared
+ * memory over theirs: CUDA_ERROR_INVALID_VALUE; a cluster over the limit,
+ * however its dimensions multiply: CUDA_ERROR_INVALID_CLUSTER_SIZE.
+ */
 static void launch_limits(void **state)
 {
     static const char ptx[] = HEAD ".visible .entry stop()\n{\n\ttrap;\n}\n";
@@ -531,6 +535,18 @@ static void launch_limits(void **state)
     assert_int_equal(cuLaunchKernel(f, 1, 1, 1, 32, 32, 2, 0, NULL, NULL, NULL), CUABI_ERROR_INVALID_VALUE);
     capture_end(&c);
     ASSERT_SAID(&c, "CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK");
+    {
+        /* A cluster of 2^32 blocks, whose size would wrap to 0 in 32 bits. */
+        cuabi_launch_attribute at;
+        cuabi_launch_config config = {131072, 32768, 1, 1, 1, 1, 0, NULL, &at, 1};
+
+        memset(&at, 0, sizeof(at));
+        at.id = CUABI_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        at.value.cluster_dim.x = 131072;
+        at.value.cluster_dim.y = 32768;
+        at.value.cluster_dim.z = 1;
+        assert_int_equal(cuLaunchKernelEx(&config, f, NULL, NULL), CUABI_ERROR_INVALID_CLUSTER_SIZE);
+    }
     CU_OK(cuFuncGetAttribute(&max_shared, CUABI_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f));
     capture_begin(&c, 2);
     assert_int_equal(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, (unsigned)max_shared + 1, NULL, NULL, NULL),
