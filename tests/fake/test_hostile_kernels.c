@@ -47,38 +47,6 @@ static const char calls_ptx[] =
     ".func again()\n{\n\tcall again, ();\n\tret;\n}\n"
     ".visible .entry recurse_bare()\n{\n\tcall again, ();\n\tret;\n}\n";
 
-/* stdout or stderr into a file while a launch runs, to read what the fake said. */
-struct capture {
-    FILE *file;
-    int fd, saved;
-    char text[8192];
-};
-
-static void capture_begin(struct capture *c, int fd)
-{
-    fflush(fd == 1 ? stdout : stderr);
-    c->fd = fd;
-    c->file = tmpfile();
-    assert_non_null(c->file);
-    c->saved = dup(fd);
-    assert_true(c->saved >= 0);
-    assert_true(dup2(fileno(c->file), fd) >= 0);
-}
-
-static const char *capture_end(struct capture *c)
-{
-    size_t n;
-
-    fflush(c->fd == 1 ? stdout : stderr);
-    assert_true(dup2(c->saved, c->fd) >= 0);
-    close(c->saved);
-    rewind(c->file);
-    n = fread(c->text, 1, sizeof(c->text) - 1, c->file);
-    c->text[n] = '\0';
-    fclose(c->file);
-    return c->text;
-}
-
 static cuabi_module module;
 
 static int setup(void **state)
@@ -98,24 +66,22 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    CU_OK(cuModuleUnload(module));
-    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
-    return 0;
+    return cuModuleUnload(module) == CUABI_SUCCESS && cuDevicePrimaryCtxRelease_v2(0) == CUABI_SUCCESS ? 0 : -1;
 }
 
 /* Launches `name` of `m` on `threads` threads of `blocks` blocks; the result at synchronisation, what stderr got in *c. */
 static cuabi_result run(cuabi_module m, const char *name, unsigned blocks, unsigned threads, void **params,
-                        struct capture *c)
+                        ft_capture *c)
 {
     cuabi_function f = NULL;
     cuabi_result rc;
 
     CU_OK(cuModuleGetFunction(&f, m, name));
-    capture_begin(c, 2);
+    ft_capture_begin(c, 2);
     rc = cuLaunchKernel(f, blocks, 1, 1, threads, 1, 1, 0, NULL, params, NULL);
     if (rc == CUABI_SUCCESS)
         rc = cuCtxSynchronize();
-    capture_end(c);
+    ft_capture_end(c);
     return rc;
 }
 
@@ -138,7 +104,7 @@ static void local_negative_index(void **state)
     static const int32_t indices[] = {-1, -2, -3, -4, -5, -6, -7, -8, 0, 3, 4};
     cuabi_deviceptr out = 0;
     uint32_t got[64];
-    struct capture c;
+    ft_capture c;
 
     (void)state;
     CU_OK(cuMemAlloc_v2(&out, sizeof(got)));
@@ -169,7 +135,7 @@ static void local_negative_index(void **state)
 static void stack_overflow(void **state)
 {
     static const char *const entries[] = {"call_big", "recurse", "recurse_bare"};
-    struct capture c;
+    ft_capture c;
 
     (void)state;
     for (size_t k = 0; k < sizeof(entries) / sizeof(entries[0]); k++) {
@@ -180,49 +146,44 @@ static void stack_overflow(void **state)
 }
 
 /*
- * A call to a kernel with more registers than the stack can save. The
- * module may be refused (ptxas refuses a call to an .entry); if it loads,
- * its launch fails with a stack overflow.
+ * A module that ptxas would refuse: refused at load, or, if it loads, the
+ * launch of `entry` fails with `want` and says `needle`.
  */
-static void call_entry(void **state)
+static void refused_or_fails(const char *ptx, const char *entry, cuabi_result want, const char *needle)
 {
-    static const char ptx[] = HEAD ".visible .entry wide()\n{\n\t.reg .b32 %r<4000>;\n\tmov.u32 %r3999, 1;\n\tret;\n}\n"
-                                   ".visible .entry calls_wide()\n{\n\tcall wide, ();\n\tret;\n}\n";
     cuabi_module m = NULL;
     cuabi_result rc = cuModuleLoadData(&m, ptx);
-    struct capture c;
+    ft_capture c;
 
-    (void)state;
     if (rc != CUABI_SUCCESS) {
         assert_int_equal(rc, CUABI_ERROR_INVALID_PTX);
         return;
     }
-    assert_int_equal(run(m, "calls_wide", 1, 64, NULL, &c), CUABI_ERROR_HARDWARE_STACK_ERROR);
-    ASSERT_SAID(&c, "stack overflow");
+    assert_int_equal(run(m, entry, 1, 64, NULL, &c), want);
+    ASSERT_SAID(&c, needle);
     CU_OK(cuModuleUnload(m));
+}
+
+/* A call to a kernel with more registers than the stack can save (ptxas refuses a call to an .entry). */
+static void call_entry(void **state)
+{
+    (void)state;
+    refused_or_fails(HEAD ".visible .entry wide()\n{\n\t.reg .b32 %r<4000>;\n\tmov.u32 %r3999, 1;\n\tret;\n}\n"
+                          ".visible .entry calls_wide()\n{\n\tcall wide, ();\n\tret;\n}\n",
+                     "calls_wide", CUABI_ERROR_HARDWARE_STACK_ERROR, "stack overflow");
 }
 
 /*
  * A module whose text ends inside a function (an unbalanced `(` in a
- * .pragma): refused at load, or its launch fails with CUDA_ERROR_INVALID_PTX
- * and a message, before the program counter or a register leaves its array.
+ * .pragma): the launch fails before the program counter or a register
+ * leaves its array.
  */
 static void unterminated_body(void **state)
 {
-    static const char ptx[] = HEAD ".visible .entry cut()\n{\n\t.reg .b32 %r<2>;\n\tmov.u32 %r1, 1;\n.pragma (\n}\n";
-    cuabi_module m = NULL;
-    cuabi_result rc = cuModuleLoadData(&m, ptx);
-    struct capture c;
-
     (void)state;
-    if (rc != CUABI_SUCCESS) {
-        assert_int_equal(rc, CUABI_ERROR_INVALID_PTX);
-        return;
-    }
-    assert_int_equal(run(m, "cut", 1, 32, NULL, &c), CUABI_ERROR_INVALID_PTX);
-    ASSERT_SAID(&c, "kernel \"cut\": function \"cut\"");
-    ASSERT_SAID(&c, "the interpreter does not run it");
-    CU_OK(cuModuleUnload(m));
+    refused_or_fails(HEAD ".visible .entry cut()\n{\n\t.reg .b32 %r<2>;\n\tmov.u32 %r1, 1;\n.pragma (\n}\n", "cut",
+                     CUABI_ERROR_INVALID_PTX, "kernel \"cut\": function \"cut\": no code the interpreter read: the "
+                                              "interpreter does not run it");
 }
 
 /* ---- The watchdog ---- */
@@ -254,7 +215,7 @@ static void watchdog(void **state)
     cuabi_deviceptr d = 0;
     void *params[] = {&d};
     uint32_t got[64];
-    struct capture c;
+    ft_capture c;
 
     (void)state;
     CU_OK(cuModuleLoadData(&m, spin_ptx));
@@ -285,7 +246,7 @@ static void printf_star_width(void **state)
     char ptx[4096], bytes[256] = "";
     const char *fmt = "%----------------------------*.*d\n";
     cuabi_module m = NULL;
-    struct capture c, out;
+    ft_capture c, out;
     const char *text;
     size_t len;
 
@@ -307,9 +268,9 @@ static void printf_star_width(void **state)
                   "\tcall.uni (retval0), vprintf, (param0, param1);\n\t}\n\tret;\n}\n",
              strlen(fmt) + 1, bytes);
     CU_OK(cuModuleLoadData(&m, ptx));
-    capture_begin(&out, 1);
+    ft_capture_begin(&out, 1);
     CU_OK(run(m, "print_star", 1, 1, NULL, &c));
-    capture_end(&out);
+    ft_capture_end(&out);
     text = out.text;
     len = strlen(text);
     if (len < 1000 || strncmp(text, "007 ", 4) != 0 || strspn(text, "07 ") != len)
@@ -509,7 +470,7 @@ static void launch_limits(void **state)
                                       CUABI_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, CUABI_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z};
     cuabi_module m = NULL;
     cuabi_function f = NULL;
-    struct capture c;
+    ft_capture c;
     int max_shared = 0;
 
     (void)state;
@@ -521,19 +482,19 @@ static void launch_limits(void **state)
 
         CU_OK(cuDeviceGetAttribute(&limit, (int)attrs[i], 0));
         dim[i] = (unsigned)limit + 1;
-        capture_begin(&c, 2);
+        ft_capture_begin(&c, 2);
         assert_int_equal(cuLaunchKernel(f, dim[0], dim[1], dim[2], dim[3], dim[4], dim[5], 0, NULL, NULL, NULL),
                          CUABI_ERROR_INVALID_VALUE);
-        capture_end(&c);
+        ft_capture_end(&c);
         ASSERT_SAID(&c, "CU_DEVICE_ATTRIBUTE_MAX_");
     }
-    capture_begin(&c, 2);
+    ft_capture_begin(&c, 2);
     assert_int_equal(cuLaunchKernel(f, 4294967295u, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL), CUABI_ERROR_INVALID_VALUE);
-    capture_end(&c);
+    ft_capture_end(&c);
     ASSERT_SAID(&c, "gridDim.x 4294967295, over the device's limit of 2147483647 (CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)");
-    capture_begin(&c, 2);
+    ft_capture_begin(&c, 2);
     assert_int_equal(cuLaunchKernel(f, 1, 1, 1, 32, 32, 2, 0, NULL, NULL, NULL), CUABI_ERROR_INVALID_VALUE);
-    capture_end(&c);
+    ft_capture_end(&c);
     ASSERT_SAID(&c, "CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK");
     {
         /* A cluster of 2^32 blocks, whose size would wrap to 0 in 32 bits. */
@@ -548,10 +509,10 @@ static void launch_limits(void **state)
         assert_int_equal(cuLaunchKernelEx(&config, f, NULL, NULL), CUABI_ERROR_INVALID_CLUSTER_SIZE);
     }
     CU_OK(cuFuncGetAttribute(&max_shared, CUABI_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f));
-    capture_begin(&c, 2);
+    ft_capture_begin(&c, 2);
     assert_int_equal(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, (unsigned)max_shared + 1, NULL, NULL, NULL),
                      CUABI_ERROR_INVALID_VALUE);
-    capture_end(&c);
+    ft_capture_end(&c);
     CU_OK(cuModuleUnload(m));
 }
 
