@@ -2208,7 +2208,8 @@ static bool inst_ok(const struct ptx_module *m, const struct ptx_function *f, co
     return true;
 }
 
-cuabi_result ptx_code_check(const struct ptx_module *m, const struct ptx_function *entry, char *why, size_t size)
+cuabi_result ptx_code_check(const struct ptx_module *m, const struct ptx_function *entry, uint32_t *reg_lo,
+                            uint32_t *reg_hi, char *why, size_t size)
 {
     size_t *todo = malloc(m->nfuncs * sizeof(*todo)), n = 0;
     unsigned char *seen = calloc(m->nfuncs ? m->nfuncs : 1, 1);
@@ -2222,6 +2223,8 @@ cuabi_result ptx_code_check(const struct ptx_module *m, const struct ptx_functio
     }
     todo[n++] = (size_t)(entry - m->funcs);
     seen[todo[0]] = 1;
+    *reg_lo = UINT32_MAX;
+    *reg_hi = 0;
     /* Every function the entry reaches, by a list rather than recursion: a chain of calls may be as long as the text. */
     while (ok && n) {
         const struct ptx_function *f = &m->funcs[todo[--n]];
@@ -2233,6 +2236,14 @@ cuabi_result ptx_code_check(const struct ptx_module *m, const struct ptx_functio
             ok = code_bad(why, size, f, NULL, f->error ? f->error : "no code the interpreter read");
             break;
         }
+        if (f->reg_base < *reg_lo)
+            *reg_lo = f->reg_base;
+        if ((uint64_t)f->reg_base + f->nregs > UINT32_MAX) {
+            ok = code_bad(why, size, f, NULL, "more registers than the interpreter holds");
+            break;
+        }
+        if (f->reg_base + f->nregs > *reg_hi)
+            *reg_hi = f->reg_base + f->nregs;
         last = &m->code[f->end - 1];
         /* The last instruction does not fall through: the program counter stays inside the function. */
         if (last->guard != -1 || (last->op != X_RET && last->op != X_EXIT && last->op != X_BRA && last->op != X_TRAP)) {

@@ -265,9 +265,11 @@ struct ptx_run {
  * Whether the code of `entry` and of every function it calls keeps the
  * executor's program counter inside each function and its accesses inside
  * each function's registers and the module's symbols and constants, whatever
- * the decoder made of the text; CUDA_ERROR_INVALID_PTX, and why in `why`, if not.
+ * the decoder made of the text; CUDA_ERROR_INVALID_PTX, and why in `why`, if
+ * not. The span of registers of those functions in [*reg_lo, *reg_hi).
  */
-cuabi_result ptx_code_check(const struct ptx_module *m, const struct ptx_function *entry, char *why, size_t size);
+cuabi_result ptx_code_check(const struct ptx_module *m, const struct ptx_function *entry, uint32_t *reg_lo,
+                            uint32_t *reg_hi, char *why, size_t size);
 
 /* Runs blocks of the launch until none is left or one faulted; the worker's share. */
 void ptx_run_blocks(struct ptx_run *r);
