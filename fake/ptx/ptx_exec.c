@@ -555,7 +555,8 @@ static unsigned char *address(struct ptx_block *b, const struct warp *w, unsigne
         /* a .func's parameters are in its frame */
         __attribute__((fallthrough));
     case S_LOCAL:
-        if (addr >= b->local_per_lane || bytes > b->local_per_lane - addr)
+        /* Inside the frames the lane is in: past the innermost one is memory no live function owns. */
+        if (addr >= w->ftop[l] || bytes > w->ftop[l] - addr)
             break;
         return b->local + (size_t)(w->index * PTX_WARP + l) * b->local_per_lane + addr;
     default:

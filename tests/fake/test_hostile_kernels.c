@@ -96,8 +96,8 @@ static cuabi_result run(cuabi_module m, const char *name, unsigned blocks, unsig
 /*
  * A device function writes its local array at a negative index: small ones
  * land below its frame, in the caller's part of the lane's stack, as on a
- * GPU; the return still comes back to the caller. One past the stack's
- * start is an illegal address.
+ * GPU; the return still comes back to the caller. Below the stack's start,
+ * or past the innermost frame, is an illegal address.
  */
 static void local_negative_index(void **state)
 {
@@ -120,8 +120,8 @@ static void local_negative_index(void **state)
         for (unsigned t = 0; t < 64; t++)
             assert_int_equal(got[t], 42);
     }
-    {
-        int32_t i = -100000;
+    /* Below the stack, and past the innermost frame (inside the stack, but no live function's). */
+    for (int32_t i = -100000; i <= 1000; i += 101000) {
         uint32_t v = 1;
         void *params[] = {&out, &i, &v};
 
