@@ -1157,21 +1157,19 @@ static unsigned char *lane_local(const struct ptx_block *b, const struct warp *w
     return b->local + (size_t)(w->index * PTX_WARP + l) * b->local_per_lane + off;
 }
 
-/* Room for one more of `size` bytes at index n of the array at *p of *cap; false when out of memory. */
-static bool reserve(void **p, uint32_t *cap, uint64_t n, size_t size)
+/* The array p of *cap elements of `size` bytes, grown to hold index n; NULL when out of memory (p stays). */
+static void *reserve(void *p, uint32_t *cap, uint64_t n, size_t size)
 {
     uint64_t c = *cap ? *cap : 8;
-    void *q;
 
     if (n < *cap)
-        return true;
+        return p;
     while (c <= n)
         c *= 2;
-    if (c > UINT32_MAX || !(q = realloc(*p, (size_t)c * size)))
-        return false;
-    *p = q;
+    if (c > UINT32_MAX || !(p = realloc(p, (size_t)c * size)))
+        return NULL;
     *cap = (uint32_t)c;
-    return true;
+    return p;
 }
 
 /* Pushes lane l into the callee of call `in` at pc; false after a fault (a stack overflow). */
@@ -1182,6 +1180,8 @@ static bool call_push(struct ptx_block *b, struct warp *w, unsigned l, const str
     struct lane_calls *lc = &b->calls[w->index * PTX_WARP + l];
     uint64_t base = ((uint64_t)w->ftop[l] + 15) / 16 * 16 + FRAME_HEADER;
     unsigned char *lane = b->local + (size_t)(w->index * PTX_WARP + l) * b->local_per_lane;
+    struct call_rec *rec;
+    uint64_t *saved;
 
     /* The registers a call saves count against the stack as they would on a GPU, though they are kept apart. */
     if (base + f->frame_size > b->local_per_lane || ((uint64_t)lc->nsaved + f->nregs) * 8 > LOCAL_STACK) {
@@ -1191,8 +1191,11 @@ static bool call_push(struct ptx_block *b, struct warp *w, unsigned l, const str
               f->name ? f->name : "?", w->depth[l] + 1, f->frame_size, f->nregs, b->local_per_lane, LOCAL_STACK);
         return false;
     }
-    if (!reserve((void **)&lc->rec, &lc->caprec, lc->nrec, sizeof(*lc->rec)) ||
-        !reserve((void **)&lc->saved, &lc->capsaved, (uint64_t)lc->nsaved + f->nregs, sizeof(*lc->saved))) {
+    if ((rec = reserve(lc->rec, &lc->caprec, lc->nrec, sizeof(*rec))))
+        lc->rec = rec;
+    if ((saved = reserve(lc->saved, &lc->capsaved, (uint64_t)lc->nsaved + f->nregs, sizeof(*saved))))
+        lc->saved = saved;
+    if (!rec || !saved) {
         fault(b, w, l, in, CUABI_ERROR_LAUNCH_OUT_OF_RESOURCES, "call to \"%s\": no host memory for the call stack",
               f->name ? f->name : "?");
         return false;
