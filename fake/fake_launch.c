@@ -21,6 +21,14 @@ static cuabi_result over_limit(const char *what, unsigned long long value, unsig
     return CUABI_ERROR_INVALID_VALUE;
 }
 
+/* What the device reports for `attribute` (a profile's value, else the fake's default); 0 when it has none. */
+static int device_limit(int device, unsigned attribute)
+{
+    int limit = 0;
+
+    return fake_device_attribute(device, attribute, &limit) ? limit : fake_attribute(device, attribute);
+}
+
 /* The launch's shape against what the device reports (cuDeviceGetAttribute) and the function allows. */
 static cuabi_result check_launch(int device, const unsigned grid[3], const unsigned block[3], unsigned shared,
                                  const struct fake_func_attrs *a)
@@ -38,7 +46,8 @@ static cuabi_result check_launch(int device, const unsigned grid[3], const unsig
         {"blockDim.y", "CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y", CUABI_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, false, 1},
         {"blockDim.z", "CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z", CUABI_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, false, 2},
     };
-    unsigned long long threads = 1, max_threads = (unsigned)fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+    int max_threads = device_limit(device, CUABI_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+    unsigned long long threads = 1;
 
     for (int i = 0; i < 3; i++) {
         if (grid[i] == 0 || block[i] == 0)
@@ -47,15 +56,13 @@ static cuabi_result check_launch(int device, const unsigned grid[3], const unsig
     }
     for (size_t i = 0; i < sizeof(dims) / sizeof(dims[0]); i++) {
         unsigned v = dims[i].is_grid ? grid[dims[i].axis] : block[dims[i].axis];
-        int limit = 0;
+        int limit = device_limit(device, dims[i].id);
 
-        if (!fake_device_attribute(device, dims[i].id, &limit))
-            limit = fake_attribute(device, dims[i].id);
         if (limit > 0 && v > (unsigned)limit)
             return over_limit(dims[i].what, v, (unsigned)limit, dims[i].attribute);
     }
-    if (threads > max_threads)
-        return over_limit("a block of threads", threads, max_threads, "CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK");
+    if (max_threads > 0 && threads > (unsigned)max_threads)
+        return over_limit("a block of threads", threads, (unsigned)max_threads, "CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK");
     if (a->max_threads && threads > a->max_threads)
         return over_limit("a block of threads", threads, a->max_threads, "the function's CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK");
     if (shared > (unsigned)a->max_dynamic_shared)

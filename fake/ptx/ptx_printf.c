@@ -46,9 +46,9 @@ static void device_string(struct ptx_mem *mem, uint64_t addr, char *buf, size_t 
 }
 
 /*
- * A width or a precision at *f, a number or `*` (the next argument), as at
- * most MAX_FIELD digits of text in `out` (room for 8); its length. A negative
- * `*` width is left-justified, as C's is; a negative precision is none.
+ * A width or a precision at *f, a number or `*` (the next argument), capped
+ * at MAX_FIELD either way, as text in `out` (room for 8); its length. A
+ * negative `*` width is left-justified, as C's is; a negative precision is none.
  */
 static size_t field(const char **f, const unsigned char *args, size_t args_max, size_t *at, char *out)
 {
