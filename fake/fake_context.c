@@ -26,8 +26,8 @@ cuabi_result fake_need_ctx(struct fake_ctx **out)
 
     if (!c || c->retains == 0)
         return CUABI_ERROR_INVALID_CONTEXT;
-    if (fake_device_lost(c->device))
-        return fake_device_lost(c->device);
+    if (fake_ctx_error(c))
+        return fake_ctx_error(c);
     *out = c;
     return CUABI_SUCCESS;
 }
@@ -95,6 +95,7 @@ static void ctx_reset(struct fake_ctx *c)
 
     c->id = 0; /* retained again, it is a new context, with an ID of its own */
     c->cache_config = 0;
+    c->sticky = CUABI_SUCCESS;
 
     fake.anomalies[GPU_FAKE_ANOMALY_RELEASE_FREED] += freed;
     for (int i = 0; i < fake.device_count; i++) {

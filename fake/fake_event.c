@@ -128,8 +128,8 @@ cuabi_result cuEventQuery(cuabi_event event)
 
         if (!e)
             rc = CUABI_ERROR_INVALID_HANDLE;
-        else if (fake_device_lost(e->ctx->device))
-            rc = fake_device_lost(e->ctx->device);
+        else if (fake_ctx_error(e->ctx))
+            rc = fake_ctx_error(e->ctx);
         else if (!event_done(e))
             rc = CUABI_ERROR_NOT_READY;
     }
@@ -145,12 +145,15 @@ cuabi_result cuEventSynchronize(cuabi_event event)
 
         if (!e)
             rc = CUABI_ERROR_INVALID_HANDLE;
-        else if (fake_device_lost(e->ctx->device))
-            rc = fake_device_lost(e->ctx->device);
+        else if (fake_ctx_error(e->ctx))
+            rc = fake_ctx_error(e->ctx);
         else if (e->stream)
             fake_stream_drain(e->stream, e->seq);
         if (rc == CUABI_SUCCESS && e && fake_event_find(e) && e->shared)
             fake_ipc_event_wait(e);
+        /* The work it waited for may have corrupted the context (the event lives on, with its context). */
+        if (rc == CUABI_SUCCESS && e && fake_event_find(e))
+            rc = e->ctx->sticky;
     }
     return fake_end(rc);
 }

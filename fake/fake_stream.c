@@ -121,18 +121,64 @@ cuabi_result fake_stream_for_work(cuabi_stream handle, struct fake_stream **out)
         return CUABI_ERROR_INVALID_HANDLE;
     if (!fake.lenient_context && s->ctx != c)
         return CUABI_ERROR_INVALID_CONTEXT;
-    if (fake_device_lost(s->ctx->device))
-        return fake_device_lost(s->ctx->device);
+    if (fake_ctx_error(s->ctx))
+        return fake_ctx_error(s->ctx);
     *out = s;
     return CUABI_SUCCESS;
 }
 
 /* ---- Running work ---- */
 
+void fake_stream_configure(void)
+{
+    fake.faults_told_once = !fake_env_switch("GPUSHIM_FAKE_STICKY", true);
+}
+
+bool fake_result_sticky(cuabi_result rc)
+{
+    switch (rc) {
+    case CUABI_ERROR_ILLEGAL_ADDRESS:
+    case CUABI_ERROR_LAUNCH_TIMEOUT:
+    case CUABI_ERROR_ASSERT:
+    case CUABI_ERROR_HARDWARE_STACK_ERROR:
+    case CUABI_ERROR_ILLEGAL_INSTRUCTION:
+    case CUABI_ERROR_MISALIGNED_ADDRESS:
+    case CUABI_ERROR_INVALID_ADDRESS_SPACE:
+    case CUABI_ERROR_INVALID_PC:
+    case CUABI_ERROR_LAUNCH_FAILED:
+        return true;
+    default:
+        return false;
+    }
+}
+
+cuabi_result fake_ctx_error(const struct fake_ctx *ctx)
+{
+    cuabi_result rc = fake_device_lost(ctx->device);
+
+    return rc != CUABI_SUCCESS ? rc : ctx->sticky;
+}
+
+/* Whether an operation does device work, which a corrupted context no longer does. */
+static bool device_work(const struct fake_op *op)
+{
+    return op->kind == FAKE_OP_KERNEL || op->kind == FAKE_OP_COPY || op->kind == FAKE_OP_MEMSET ||
+           op->kind == FAKE_OP_WRITE_VALUE || op->kind == FAKE_OP_WAIT_VALUE;
+}
+
+/* Whether the head of a queue cannot run yet: a wait on a value not met, in a context that still works. */
+static bool head_blocked(const struct fake_stream *q)
+{
+    return !q->ctx->sticky && fake_op_blocked(q->head);
+}
+
 static void run_op(struct fake_stream *s, struct fake_op *op)
 {
+    cuabi_result before = s->fault;
     bool ok = true;
 
+    if (s->ctx->sticky && device_work(op))
+        return;
     switch (op->kind) {
     case FAKE_OP_KERNEL:
         ok = op->u.k.host ? fake_host_kernel_run(s, op) : fake_kernel_run(s->ctx, op);
@@ -154,7 +200,8 @@ static void run_op(struct fake_stream *s, struct fake_op *op)
         fake_in_callback = true;
         pthread_mutex_unlock(&fake.lock);
         if (op->u.host.callback)
-            op->u.host.callback(op->u.host.handle, s->fault, op->u.host.user_data); /* the fault so far */
+            op->u.host.callback(op->u.host.handle, s->ctx->sticky ? s->ctx->sticky : s->fault,
+                                op->u.host.user_data); /* the error so far */
         else
             op->u.host.fn(op->u.host.user_data);
         pthread_mutex_lock(&fake.lock);
@@ -185,6 +232,12 @@ static void run_op(struct fake_stream *s, struct fake_op *op)
         if (!s->fault)
             s->fault = CUABI_ERROR_ILLEGAL_ADDRESS;
     }
+    if (fake.faults_told_once || s->ctx->sticky)
+        return;
+    if (!ok)
+        s->ctx->sticky = CUABI_ERROR_ILLEGAL_ADDRESS;
+    else if (s->fault != before && fake_result_sticky(s->fault))
+        s->ctx->sticky = s->fault;
 }
 
 
@@ -202,7 +255,7 @@ static void oldest_other(struct fake_stream *q, void *arg)
 {
     struct other *o = arg;
 
-    if (q != o->held && q->head && !fake_op_blocked(q->head) && !(fake_kernel_holds(q->head) && fake.gate_closed) &&
+    if (q != o->held && q->head && !head_blocked(q) && !(fake_kernel_holds(q->head) && fake.gate_closed) &&
         (!o->best || q->head->seq < o->best->head->seq))
         o->best = q;
 }
@@ -256,7 +309,7 @@ void fake_stream_drain(struct fake_stream *s, uint64_t upto)
             pthread_cond_wait(&fake.cond, &fake.lock);
             continue;
         }
-        if (fake_op_blocked(op)) {
+        if (head_blocked(s)) {
             if (!run_other(s))
                 pthread_cond_wait(&fake.cond, &fake.lock);
             continue;
@@ -287,6 +340,33 @@ static void drain_ctx(struct fake_ctx *ctx, bool blocking_only, uint64_t upto)
     /* Looked up again each time: draining may wait, and the list may change meanwhile. */
     while ((s = stream_with_work(ctx, blocking_only, upto)))
         fake_stream_drain(s, upto);
+}
+
+struct behind {
+    uint64_t upto;
+    struct fake_stream *found;
+};
+
+static void queue_behind(struct fake_stream *q, void *arg)
+{
+    struct behind *b = arg;
+
+    if (!b->found && !fake_stream_done(q, b->upto))
+        b->found = q;
+}
+
+void fake_work_drain(void)
+{
+    struct behind b = {fake.seq, NULL};
+
+    /* Looked up again each time: draining may wait, and the queues may change meanwhile. */
+    for (;;) {
+        b.found = NULL;
+        each_queue(queue_behind, &b);
+        if (!b.found)
+            return;
+        fake_stream_drain(b.found, b.upto);
+    }
 }
 
 /* Whether a blocking stream of the context is capturing; with `invalidate`, that capture is broken. */
@@ -346,7 +426,10 @@ static cuabi_result legacy_sync(struct fake_ctx *ctx)
 
 cuabi_result fake_legacy_sync(struct fake_ctx *ctx)
 {
-    return fake_per_thread_call() >= 0 ? per_thread_sync(ctx) : legacy_sync(ctx);
+    cuabi_result rc = fake_per_thread_call() >= 0 ? per_thread_sync(ctx) : legacy_sync(ctx);
+
+    /* The work it waited for may have corrupted the context: the operation is not done then. */
+    return rc != CUABI_SUCCESS ? rc : ctx->sticky;
 }
 
 static cuabi_result take_fault(struct fake_stream *s)
@@ -369,7 +452,7 @@ cuabi_result fake_ctx_drain(struct fake_ctx *ctx)
         if (rc == CUABI_SUCCESS)
             rc = f;
     }
-    return rc;
+    return ctx->sticky ? ctx->sticky : rc;
 }
 
 /* ---- Queueing work ---- */
@@ -604,8 +687,8 @@ cuabi_result cuStreamSynchronize(cuabi_stream stream)
         if (rc == CUABI_SUCCESS)
             rc = take_fault(s);
     } else if (rc == CUABI_SUCCESS) {
-        if (fake_device_lost(s->ctx->device)) {
-            rc = fake_device_lost(s->ctx->device);
+        if (fake_ctx_error(s->ctx)) {
+            rc = fake_ctx_error(s->ctx);
         } else if (s->capture != FAKE_CAPTURE_NONE) {
             s->capture = FAKE_CAPTURE_INVALIDATED;
             rc = CUABI_ERROR_STREAM_CAPTURE_UNSUPPORTED;
@@ -614,6 +697,8 @@ cuabi_result cuStreamSynchronize(cuabi_stream stream)
             rc = take_fault(s);
         }
     }
+    if (rc == CUABI_SUCCESS && s->ctx->sticky)
+        rc = s->ctx->sticky;
     return fake_end(rc);
 }
 
@@ -630,8 +715,8 @@ cuabi_result cuStreamQuery(cuabi_stream stream)
             s = NULL;
         }
     } else if (rc == CUABI_SUCCESS) {
-        if (fake_device_lost(s->ctx->device)) {
-            rc = fake_device_lost(s->ctx->device);
+        if (fake_ctx_error(s->ctx)) {
+            rc = fake_ctx_error(s->ctx);
             s = NULL;
         } else if (s->capture != FAKE_CAPTURE_NONE) {
             s->capture = FAKE_CAPTURE_INVALIDATED;
@@ -639,7 +724,9 @@ cuabi_result cuStreamQuery(cuabi_stream stream)
             s = NULL;
         }
     }
-    if (rc == CUABI_SUCCESS && s)
+    if (rc == CUABI_SUCCESS && s && s->ctx->sticky)
+        rc = s->ctx->sticky;
+    else if (rc == CUABI_SUCCESS && s)
         rc = !fake_stream_done(s, s->last_seq) ? CUABI_ERROR_NOT_READY : take_fault(s);
     return fake_end(rc);
 }
@@ -953,7 +1040,7 @@ static void oldest_head(struct fake_stream *q, void *arg)
 {
     struct fake_stream **best = arg;
 
-    if (q->head && !fake_op_blocked(q->head) && (!*best || q->head->seq < (*best)->head->seq))
+    if (q->head && !head_blocked(q) && (!*best || q->head->seq < (*best)->head->seq))
         *best = q;
 }
 

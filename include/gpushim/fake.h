@@ -40,6 +40,8 @@
  *   GPUSHIM_FAKE_LOSE=d:nth:r   device d falls off the bus at the nth call into the fake, see
  *                            gpu_fake_device_lose()
  *   GPUSHIM_FAKE_STALL=1        start stalled, see gpu_fake_stall()
+ *   GPUSHIM_FAKE_STICKY=0       a kernel's fault is told once and its context goes on (default: the
+ *                            context is corrupted, every later call on it returns the fault, as on the driver)
  *   GPUSHIM_FAKE_REPORT=1|strict  the live objects, and the calls of functions the fake does not
  *                            implement, on stderr at exit; see gpu_fake_report()
  *   GPUSHIM_FAKE_KERNELS=/a.so:/b.so  libraries loaded (dlopen, never closed) at the first call, whose

@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ordering and error semantics of the fake's queued work, as a CUDA
+ * program sees them through the driver API. One case per process (argv[1]).
+ *
+ *   sticky      a kernel that faults corrupts its context: the next copy, and
+ *               every later call on that context, returns the fault until the
+ *               context is destroyed (a primary one: released to zero); other
+ *               contexts go on
+ *   told-once   GPUSHIM_FAKE_STICKY=0: the fault is told once by the stream's
+ *               synchronisation, and the context goes on
+ *   free-queued freeing memory, page-locked memory, an array or a module
+ *               that queued work still uses: the work runs first, on the live
+ *               memory; cuMemFree with no context current
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_test.h"
+
+#define CU_OK(call) assert_int_equal((call), CUABI_SUCCESS)
+#define CU_IS(call, want) assert_int_equal((call), (want))
+
+enum { N = 64 };
+
+static const char kernels[] = ".version 8.0\n.fake_kernel fill_u32\n.fake_kernel add_one\n";
+
+static cuabi_context retain_current(int device)
+{
+    cuabi_context ctx = NULL;
+
+    CU_OK(cuInit(0));
+    CU_OK(cuDevicePrimaryCtxRetain(&ctx, device));
+    CU_OK(cuCtxSetCurrent(ctx));
+    return ctx;
+}
+
+static cuabi_function function(cuabi_module *m, const char *name)
+{
+    cuabi_function f = NULL;
+
+    CU_OK(cuModuleLoadData(m, kernels));
+    CU_OK(cuModuleGetFunction(&f, *m, name));
+    return f;
+}
+
+/* Queues fill_u32(p, value, n) on the stream. */
+static cuabi_result fill(cuabi_function f, cuabi_stream s, cuabi_deviceptr p, uint32_t value, uint32_t n)
+{
+    void *params[] = {&p, &value, &n};
+
+    return cuLaunchKernel(f, 1, 1, 1, n, 1, 1, 0, s, params, NULL);
+}
+
+/* ---- sticky ---- */
+
+static void sticky(void **state)
+{
+    uint32_t host[N], back[N];
+    cuabi_context primary, other = NULL, cur = NULL;
+    cuabi_module m = NULL;
+    cuabi_function f;
+    cuabi_deviceptr p = 0, q = 0;
+    cuabi_stream s = NULL;
+    cuabi_event e = NULL;
+    void *pinned = NULL;
+
+    (void)state;
+    primary = retain_current(0);
+    f = function(&m, "fill_u32");
+    CU_OK(cuMemAlloc_v2(&p, sizeof(host)));
+    CU_OK(cuStreamCreate(&s, CUABI_STREAM_NON_BLOCKING));
+    CU_OK(cuEventCreate(&e, 0));
+    for (int i = 0; i < N; i++)
+        host[i] = (uint32_t)i;
+    CU_OK(cuMemcpyHtoD_v2(p, host, sizeof(host)));
+    /* Far past the allocation: an illegal address when the kernel runs. */
+    CU_OK(fill(f, NULL, p + (1u << 20), 5, N));
+    memset(back, 0xee, sizeof(back));
+    CU_IS(cuMemcpyDtoH_v2(back, p, sizeof(back)), CUABI_ERROR_ILLEGAL_ADDRESS);
+    assert_int_equal(back[0], 0xeeeeeeeeu); /* not copied: no stale data passed off as the result */
+    /* Every later call on the context returns it, however often. */
+    CU_IS(cuCtxSynchronize(), CUABI_ERROR_ILLEGAL_ADDRESS);
+    CU_IS(cuCtxSynchronize(), CUABI_ERROR_ILLEGAL_ADDRESS);
+    CU_IS(cuMemcpyDtoH_v2(back, p, sizeof(back)), CUABI_ERROR_ILLEGAL_ADDRESS);
+    CU_IS(cuMemcpyHtoD_v2(p, host, sizeof(host)), CUABI_ERROR_ILLEGAL_ADDRESS);
+    CU_IS(cuMemsetD32_v2(p, 1, N), CUABI_ERROR_ILLEGAL_ADDRESS);
+    CU_IS(cuMemAlloc_v2(&q, 16), CUABI_ERROR_ILLEGAL_ADDRESS);
+    CU_IS(cuMemAllocHost_v2(&pinned, 16), CUABI_ERROR_ILLEGAL_ADDRESS);
+    CU_IS(fill(f, s, p, 1, N), CUABI_ERROR_ILLEGAL_ADDRESS);
+    CU_IS(fill(f, NULL, p, 1, N), CUABI_ERROR_ILLEGAL_ADDRESS);
+    CU_IS(cuMemcpyHtoDAsync_v2(p, host, sizeof(host), s), CUABI_ERROR_ILLEGAL_ADDRESS);
+    CU_IS(cuStreamSynchronize(s), CUABI_ERROR_ILLEGAL_ADDRESS);
+    CU_IS(cuStreamQuery(s), CUABI_ERROR_ILLEGAL_ADDRESS);
+    CU_IS(cuStreamSynchronize(NULL), CUABI_ERROR_ILLEGAL_ADDRESS);
+    CU_IS(cuEventRecord(e, s), CUABI_ERROR_ILLEGAL_ADDRESS);
+    CU_IS(cuEventSynchronize(e), CUABI_ERROR_ILLEGAL_ADDRESS);
+    CU_IS(cuEventQuery(e), CUABI_ERROR_ILLEGAL_ADDRESS);
+    CU_IS(cuMemFree_v2(p), CUABI_ERROR_ILLEGAL_ADDRESS);
+    /* A context of its own on the same device is another context: it goes on. */
+    CU_OK(cuCtxCreate_v2(&other, 0, 0));
+    CU_OK(cuMemAlloc_v2(&q, sizeof(host)));
+    CU_OK(cuMemcpyHtoD_v2(q, host, sizeof(host)));
+    CU_OK(cuMemcpyDtoH_v2(back, q, sizeof(back)));
+    assert_memory_equal(host, back, sizeof(host));
+    CU_OK(cuCtxDestroy_v2(other));
+    CU_OK(cuCtxGetCurrent(&cur));
+    assert_ptr_equal(cur, primary);
+    /* Destroying the corrupted context ends it: the primary one released to zero, then retained afresh. */
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+    primary = retain_current(0);
+    CU_OK(cuMemAlloc_v2(&p, sizeof(host)));
+    CU_OK(cuMemcpyHtoD_v2(p, host, sizeof(host)));
+    CU_OK(cuMemcpyDtoH_v2(back, p, sizeof(back)));
+    assert_memory_equal(host, back, sizeof(host));
+    CU_OK(cuCtxSynchronize());
+    CU_OK(cuMemFree_v2(p));
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+    (void)primary;
+}
+
+/* A created context that faults: destroying it ends the error; the primary context never had it. */
+static void sticky_created(void **state)
+{
+    cuabi_context c = NULL;
+    cuabi_module m = NULL;
+    cuabi_function f;
+    cuabi_deviceptr p = 0;
+    uint32_t v = 0;
+
+    (void)state;
+    retain_current(0);
+    CU_OK(cuCtxCreate_v2(&c, 0, 0));
+    f = function(&m, "fill_u32");
+    CU_OK(cuMemAlloc_v2(&p, 4));
+    CU_OK(fill(f, NULL, p + 4096, 1, 1));
+    CU_IS(cuCtxSynchronize(), CUABI_ERROR_ILLEGAL_ADDRESS);
+    CU_IS(cuMemcpyDtoH_v2(&v, p, 4), CUABI_ERROR_ILLEGAL_ADDRESS);
+    CU_OK(cuCtxDestroy_v2(c));
+    CU_OK(cuMemAlloc_v2(&p, 4));
+    CU_OK(cuMemcpyDtoH_v2(&v, p, 4));
+    CU_OK(cuMemFree_v2(p));
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+}
+
+/* GPUSHIM_FAKE_STICKY=0: told once by the stream's synchronisation, then the context goes on. */
+static void told_once(void **state)
+{
+    cuabi_module m = NULL;
+    cuabi_function f;
+    cuabi_deviceptr p = 0;
+    uint32_t v = 0;
+
+    (void)state;
+    retain_current(0);
+    f = function(&m, "fill_u32");
+    CU_OK(cuMemAlloc_v2(&p, 4));
+    CU_OK(fill(f, NULL, p + 4096, 1, 1));
+    CU_IS(cuStreamSynchronize(NULL), CUABI_ERROR_ILLEGAL_ADDRESS);
+    CU_OK(cuStreamSynchronize(NULL));
+    CU_OK(fill(f, NULL, p, 9, 1));
+    CU_OK(cuMemcpyDtoH_v2(&v, p, 4));
+    assert_int_equal(v, 9);
+    CU_OK(cuMemFree_v2(p));
+    CU_OK(cuModuleUnload(m));
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+}
+
+/* ---- free-queued ---- */
+
+static void free_queued(void **state)
+{
+    unsigned long faults = gpu_fake_anomalies(GPU_FAKE_ANOMALY_EXEC_FAULT);
+    cuabi_context ctx, cur = NULL;
+    cuabi_module m = NULL;
+    cuabi_function f;
+    cuabi_deviceptr p = 0;
+    cuabi_stream s = NULL;
+    uint32_t *pinned = NULL, v = 0;
+
+    (void)state;
+    ctx = retain_current(0);
+    f = function(&m, "fill_u32");
+    CU_OK(cuStreamCreate(&s, CUABI_STREAM_NON_BLOCKING));
+    /* A kernel queued on the buffer, the buffer freed before any synchronisation: it ran on the live buffer. */
+    CU_OK(cuMemAlloc_v2(&p, N * 4));
+    CU_OK(fill(f, s, p, 3, N));
+    assert_int_equal(gpu_fake_pending(), 1);
+    CU_OK(cuMemFree_v2(p));
+    assert_int_equal(gpu_fake_pending(), 0);
+    CU_OK(cuStreamSynchronize(s));
+    CU_OK(cuCtxSynchronize());
+    assert_int_equal(gpu_fake_anomalies(GPU_FAKE_ANOMALY_EXEC_FAULT), faults);
+    /* A copy into page-locked memory freed before it ran: the copy ran first. */
+    CU_OK(cuMemAlloc_v2(&p, 4));
+    CU_OK(cuMemAllocHost_v2((void **)&pinned, 4));
+    CU_OK(fill(f, s, p, 42, 1));
+    CU_OK(cuMemcpyDtoHAsync_v2(pinned, p, 4, s));
+    CU_OK(cuMemFreeHost(pinned));
+    assert_int_equal(gpu_fake_pending(), 0);
+    CU_OK(cuStreamSynchronize(s));
+    /* A module unloaded while its launch is queued: the launch ran first. */
+    CU_OK(fill(f, s, p, 7, 1));
+    CU_OK(cuModuleUnload(m));
+    assert_int_equal(gpu_fake_pending(), 0);
+    CU_OK(cuMemcpyDtoH_v2(&v, p, 4));
+    assert_int_equal(v, 7);
+    assert_int_equal(gpu_fake_anomalies(GPU_FAKE_ANOMALY_EXEC_FAULT), faults);
+    /* With no context current, a valid pointer is still freed (its context's); an unknown one is not. */
+    CU_OK(cuCtxSetCurrent(NULL));
+    CU_OK(cuCtxGetCurrent(&cur));
+    assert_null(cur);
+    CU_OK(cuMemFree_v2(p));
+    CU_IS(cuMemFree_v2(p), CUABI_ERROR_INVALID_CONTEXT);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_DEVICE_ALLOCS), 0);
+    CU_OK(cuCtxSetCurrent(ctx));
+    CU_OK(cuStreamDestroy_v2(s));
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+}
+
+int main(int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        struct CMUnitTest test;
+    } cases[] = {
+        {"sticky", cmocka_unit_test(sticky)},
+        {"sticky-created", cmocka_unit_test(sticky_created)},
+        {"told-once", cmocka_unit_test(told_once)},
+        {"free-queued", cmocka_unit_test(free_queued)},
+    };
+
+    for (size_t i = 0; argc == 2 && i < sizeof(cases) / sizeof(cases[0]); i++)
+        if (strcmp(argv[1], cases[i].name) == 0)
+            return _cmocka_run_group_tests(cases[i].name, &cases[i].test, 1, NULL, NULL);
+    fprintf(stderr, "usage: %s CASE\n", argv[0]);
+    return 2;
+}
