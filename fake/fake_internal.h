@@ -87,6 +87,7 @@ struct fake_copy {
     size_t rows, slices; /* 0: a plain copy */
     struct fake_copy_side dst_side, src_side;
     bool peer; /* cuMemcpyPeerAsync: the devices need no peer access */
+    void *staged; /* a queued copy's own copy of its pageable host source, which host_src names; freed with it */
 };
 
 struct fake_op {

@@ -36,6 +36,8 @@ void fake_op_free(struct fake_op *op)
 {
     if (op->kind == FAKE_OP_KERNEL)
         fake_host_args_release(op->u.k.host);
+    if (op->kind == FAKE_OP_COPY)
+        free(op->u.copy.staged);
     free(op->deps);
     free(op);
 }

@@ -512,7 +512,15 @@ int gpu_fake_device_attribute_forget(int ordinal, int attribute);
  *    device has is its total memory (or GPUSHIM_FAKE_MEMORY_LIMIT), counted
  *    in bytes asked for, not touched. Addresses are never reused: a freed one
  *    stays an illegal address. Finding an address's allocation costs O(log n)
- *    in the live allocations (bench/fake_memory.c).
+ *    in the live allocations (bench/fake_memory.c). cuMemFree, cuMemFreeHost,
+ *    the array destroys and cuModuleUnload run the work queued before them
+ *    first, so queued work never loses its memory.
+ *  - A kernel's illegal address, trap or other exception corrupts its context
+ *    (GPUSHIM_FAKE_STICKY): every later call on it returns the error until the
+ *    context is destroyed, a primary one released to zero.
+ *  - Asynchronous copies: a pageable host source is staged at the call, a copy
+ *    into pageable host memory has completed when the call returns; page-locked
+ *    memory is read or written when the stream reaches the copy.
  *  - Stream-ordered allocation: cuMemAllocAsync allocates at once;
  *    cuMemFreeAsync is queued, and when it runs the bytes stay reserved by the
  *    device's one pool up to its release threshold (0 at start), beyond which

@@ -12,6 +12,9 @@
  *   free-queued freeing memory, page-locked memory, an array or a module
  *               that queued work still uses: the work runs first, on the live
  *               memory; cuMemFree with no context current
+ *   pageable    asynchronous copies from pageable memory staged at the call,
+ *               into pageable memory done at the call; page-locked memory
+ *               read and written when the stream reaches the copy
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,6 +222,79 @@ static void free_queued(void **state)
     CU_OK(cuDevicePrimaryCtxRelease_v2(0));
 }
 
+/* ---- pageable ---- */
+
+/*
+ * Asynchronous copies and host memory, as CUDA documents them: from pageable
+ * memory the source is staged when the call returns; into pageable memory
+ * the copy has completed when it returns; page-locked memory waits for the stream.
+ */
+static void pageable(void **state)
+{
+    cuabi_module m = NULL;
+    cuabi_function f;
+    cuabi_deviceptr p = 0;
+    cuabi_stream s = NULL;
+    uint32_t *src = malloc(N * 4), dst[N], *pinned = NULL, v = 0;
+    cuabi_memcpy2d c2;
+
+    (void)state;
+    assert_non_null(src);
+    retain_current(0);
+    f = function(&m, "fill_u32");
+    CU_OK(cuStreamCreate(&s, CUABI_STREAM_NON_BLOCKING));
+    CU_OK(cuMemAlloc_v2(&p, N * 4));
+    /* Host to device, behind a kernel: the source may be reused, even freed, as soon as the call returns. */
+    for (int i = 0; i < N; i++)
+        src[i] = (uint32_t)(i * 5 + 1);
+    CU_OK(fill(f, s, p, 0, N));
+    CU_OK(cuMemcpyHtoDAsync_v2(p, src, N * 4, s));
+    assert_int_equal(gpu_fake_pending(), 2);
+    memset(src, 0xff, N * 4);
+    free(src);
+    /* Device to host, behind a kernel: done when the call returns, with no synchronisation. */
+    CU_OK(fill(f, s, p + 8, 77, 1));
+    memset(dst, 0, sizeof(dst));
+    CU_OK(cuMemcpyDtoHAsync_v2(dst, p, sizeof(dst), s));
+    assert_int_equal(gpu_fake_pending(), 0);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(dst[i], i == 2 ? 77u : (uint32_t)(i * 5 + 1));
+    /* The same for cuMemcpyAsync and a 2D copy into pageable memory. */
+    CU_OK(fill(f, s, p, 9, 1));
+    CU_OK(cuMemcpyAsync((cuabi_deviceptr)(uintptr_t)&v, p, 4, s));
+    assert_int_equal(v, 9);
+    memset(&c2, 0, sizeof(c2));
+    c2.src_type = CUABI_MEMORYTYPE_DEVICE;
+    c2.src_device = p;
+    c2.src_pitch = 8;
+    c2.dst_type = CUABI_MEMORYTYPE_HOST;
+    c2.dst_host = dst;
+    c2.dst_pitch = 4;
+    c2.width = 4;
+    c2.height = 2;
+    CU_OK(fill(f, s, p + 8, 31, 1));
+    CU_OK(cuMemcpy2DAsync_v2(&c2, s));
+    assert_int_equal(dst[0], 9);
+    assert_int_equal(dst[1], 31);
+    /* Page-locked memory is the stream's: read and written when the stream reaches the copy. */
+    CU_OK(cuMemAllocHost_v2((void **)&pinned, 4));
+    *pinned = 1;
+    CU_OK(cuMemcpyHtoDAsync_v2(p, pinned, 4, s));
+    *pinned = 2;
+    CU_OK(cuMemcpyDtoHAsync_v2(pinned, p + 8, 4, s));
+    assert_int_equal(*pinned, 2);
+    assert_int_equal(gpu_fake_pending(), 2);
+    CU_OK(cuStreamSynchronize(s));
+    assert_int_equal(*pinned, 31);
+    CU_OK(cuMemcpyDtoH_v2(&v, p, 4));
+    assert_int_equal(v, 2);
+    CU_OK(cuMemFreeHost(pinned));
+    CU_OK(cuMemFree_v2(p));
+    CU_OK(cuStreamDestroy_v2(s));
+    CU_OK(cuModuleUnload(m));
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -229,6 +305,7 @@ int main(int argc, char **argv)
         {"sticky-created", cmocka_unit_test(sticky_created)},
         {"told-once", cmocka_unit_test(told_once)},
         {"free-queued", cmocka_unit_test(free_queued)},
+        {"pageable", cmocka_unit_test(pageable)},
     };
 
     for (size_t i = 0; argc == 2 && i < sizeof(cases) / sizeof(cases[0]); i++)
