@@ -130,8 +130,14 @@ cuabi_result cuEventQuery(cuabi_event event)
             rc = CUABI_ERROR_INVALID_HANDLE;
         else if (fake_ctx_error(e->ctx))
             rc = fake_ctx_error(e->ctx);
-        else if (!event_done(e))
-            rc = CUABI_ERROR_NOT_READY;
+        if (rc == CUABI_SUCCESS && !event_done(e)) {
+            fake_event_poll(e);
+            /* Its host functions may have dropped the lock: the event may be gone, the context corrupted. */
+            rc = !fake_event_find(event)       ? CUABI_ERROR_INVALID_HANDLE
+                 : fake_ctx_error(e->ctx)      ? fake_ctx_error(e->ctx)
+                 : !event_done(e)              ? CUABI_ERROR_NOT_READY
+                                               : CUABI_SUCCESS;
+        }
     }
     return fake_end(rc);
 }

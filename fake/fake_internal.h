@@ -283,6 +283,7 @@ struct fake_state {
     bool gate_closed;
     bool lenient_context; /* stream work needs no current context, as on the real driver (gpu_fake_strict_context()) */
     bool faults_told_once; /* GPUSHIM_FAKE_STICKY=0: a fault is its stream's, told once, and never corrupts a context */
+    bool lazy;             /* GPUSHIM_FAKE_PROGRESS=0 or gpu_fake_progress(false): work runs only when needed */
 };
 
 extern struct fake_state fake;
@@ -648,7 +649,7 @@ void fake_stream_drain(struct fake_stream *s, uint64_t seq);
  */
 cuabi_result fake_legacy_sync(struct fake_ctx *ctx);
 
-/* Reads the queues' variables: GPUSHIM_FAKE_STICKY. */
+/* Reads the queues' variables: GPUSHIM_FAKE_STICKY, GPUSHIM_FAKE_PROGRESS. */
 void fake_stream_configure(void);
 
 /*
@@ -688,6 +689,9 @@ void fake_stream_drop_work(struct fake_stream *s);
 
 /* A new stream of the context (cuStreamCreate without its checks); OUT_OF_MEMORY. */
 cuabi_result fake_stream_new(struct fake_ctx *ctx, unsigned flags, struct fake_stream **out);
+
+/* What cuEventQuery does outside lazy mode when the event's record is pending: its stream runs what it can up to it. */
+void fake_event_poll(struct fake_event *e);
 
 /* Frees an event, forgetting it in every queue and graph that names it. */
 void fake_event_free(struct fake_event *e);

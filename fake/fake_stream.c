@@ -4,8 +4,13 @@
  * fake_event.c's, capture and graphs fake_graph.c's).
  *
  * Work is queued, not run: each stream is a FIFO of operations, and an
- * operation runs only when something needs it done (a synchronisation, a
- * legacy-stream operation ordered after it, gpu_fake_run()). That makes the
+ * operation runs when something needs it done (a synchronisation, a
+ * legacy-stream operation ordered after it, gpu_fake_run()), or on its own:
+ * a query that finds it pending runs what can run without waiting, and a
+ * progress thread runs what is left after a short idle delay, so that a
+ * program that polls sees its work end and host functions fire while the
+ * host does something else. In lazy mode (GPUSHIM_FAKE_PROGRESS=0,
+ * gpu_fake_progress(false)) only the first happens, which makes the
  * orderings of the real driver observable without timing:
  *
  *  - Every operation gets a global sequence number. A dependency is "stream S
@@ -20,6 +25,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "fake_internal.h"
 
@@ -134,6 +141,7 @@ cuabi_result fake_stream_for_work(cuabi_stream handle, struct fake_stream **out)
 void fake_stream_configure(void)
 {
     fake.faults_told_once = !fake_env_switch("GPUSHIM_FAKE_STICKY", true);
+    fake.lazy = !fake_env_switch("GPUSHIM_FAKE_PROGRESS", true);
 }
 
 bool fake_result_sticky(cuabi_result rc)
@@ -324,6 +332,156 @@ void fake_stream_drain(struct fake_stream *s, uint64_t upto)
     }
 }
 
+/* ---- Progress without the host ---- */
+
+/*
+ * Runs the stream's work up to `upto`, its dependencies' first, as far as it
+ * can without waiting: it stops at a host function still running, a stall,
+ * a closed gate, a wait on a value not met. Whether anything ran.
+ */
+static bool advance(struct fake_stream *s, uint64_t upto)
+{
+    bool ran = false;
+
+    for (;;) {
+        struct fake_op *op = s->head;
+        struct fake_dep *d;
+
+        if (s->running_seq || !op || op->seq > upto || fake_stalled())
+            return ran;
+        d = pending_dep(op);
+        if (d) {
+            if (!advance(d->stream, d->seq))
+                return ran;
+            ran = true;
+            continue;
+        }
+        if ((fake_kernel_holds(op) && fake.gate_closed) || head_blocked(s))
+            return ran;
+        s->head = op->next;
+        if (!s->head)
+            s->tail = NULL;
+        run_op(s, op);
+        fake_op_free(op);
+        ran = true;
+    }
+}
+
+/* What a query that finds the stream's work pending does outside lazy mode: runs what it can. */
+static void poll_progress(struct fake_stream *s, uint64_t upto)
+{
+    if (!fake.lazy && advance(s, upto))
+        pthread_cond_broadcast(&fake.cond);
+}
+
+enum {
+    PROGRESS_IDLE_NS = 1000000,     /* work queued waits this long for the host before the thread runs it */
+    PROGRESS_BLOCKED_NS = 10000000, /* work that could not run is looked at again after this long */
+};
+
+static pthread_cond_t progress_cond = PTHREAD_COND_INITIALIZER;
+static pid_t progress_pid; /* the process whose progress thread runs; 0 for none */
+
+static void advance_queue(struct fake_stream *q, void *arg)
+{
+    if (!*(bool *)arg)
+        *(bool *)arg = advance(q, fake.seq);
+}
+
+static void any_queued(struct fake_stream *q, void *arg)
+{
+    *(bool *)arg |= q->head != NULL;
+}
+
+static void wait_ns(long ns)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_REALTIME, &t);
+    t.tv_nsec += ns;
+    t.tv_sec += t.tv_nsec / 1000000000L;
+    t.tv_nsec %= 1000000000L;
+    pthread_cond_timedwait(&progress_cond, &fake.lock, &t);
+}
+
+/*
+ * The progress thread: while work is queued and not lazy, runs what can run
+ * after an idle delay, a queue at a time (a host function drops the lock, so
+ * the queues are looked at afresh after each), and wakes those who wait.
+ */
+static void *progress_main(void *arg)
+{
+    bool blocked = false;
+
+    (void)arg;
+    pthread_mutex_lock(&fake.lock);
+    for (;;) {
+        bool queued = false, ran = false;
+
+        each_queue(any_queued, &queued);
+        if (!queued || fake.lazy) {
+            pthread_cond_wait(&progress_cond, &fake.lock);
+            blocked = false;
+            continue;
+        }
+        wait_ns(blocked ? PROGRESS_BLOCKED_NS : PROGRESS_IDLE_NS);
+        if (fake.lazy)
+            continue;
+        do {
+            ran = false;
+            each_queue(advance_queue, &ran);
+            if (ran)
+                pthread_cond_broadcast(&fake.cond);
+        } while (ran && !fake.lazy);
+        blocked = true; /* what is left could not run */
+    }
+    return NULL;
+}
+
+/* A fork's child has no progress thread, and the lock is not held across fork() by the parent's. */
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&fake.lock);
+}
+
+static void fork_parent(void)
+{
+    pthread_mutex_unlock(&fake.lock);
+}
+
+static void fork_child(void)
+{
+    progress_pid = 0;
+    pthread_mutex_unlock(&fake.lock);
+}
+
+static void progress_once(void)
+{
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+/* Wakes the progress thread, starting it in this process at the first need; without one, work still runs when needed. */
+static void progress_wake(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_attr_t attr;
+    pthread_t t;
+
+    if (fake.lazy)
+        return;
+    if (progress_pid == getpid()) {
+        pthread_cond_signal(&progress_cond);
+        return;
+    }
+    pthread_once(&once, progress_once);
+    if (pthread_attr_init(&attr) != 0)
+        return;
+    if (pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0 &&
+        pthread_create(&t, &attr, progress_main, NULL) == 0)
+        progress_pid = getpid();
+    pthread_attr_destroy(&attr);
+}
+
 /* The first stream of the context, `blocking_only` or any, with work queued up to `upto`. */
 static struct fake_stream *stream_with_work(struct fake_ctx *ctx, bool blocking_only, uint64_t upto)
 {
@@ -509,6 +667,7 @@ cuabi_result fake_enqueue(struct fake_stream *s, struct fake_op *op)
         op->u.event->recorded = true;
         op->u.event->timed_once = false;
     }
+    progress_wake();
     return CUABI_SUCCESS;
 }
 
@@ -726,6 +885,8 @@ cuabi_result cuStreamQuery(cuabi_stream stream)
             s = NULL;
         }
     }
+    if (rc == CUABI_SUCCESS && s && !fake_stream_done(s, s->last_seq))
+        poll_progress(s, s->last_seq);
     if (rc == CUABI_SUCCESS && s && s->ctx->sticky)
         rc = s->ctx->sticky;
     else if (rc == CUABI_SUCCESS && s)
@@ -1081,6 +1242,22 @@ FAKE_API size_t gpu_fake_run(size_t max)
     }
     fake_unlock();
     return n;
+}
+
+FAKE_API void gpu_fake_progress(bool on)
+{
+    fake_lock();
+    fake.lazy = !on;
+    if (on)
+        progress_wake();
+    fake_unlock();
+}
+
+/* A query's progress for fake_event.c: the event's stream runs what it can up to the record. */
+void fake_event_poll(struct fake_event *e)
+{
+    if (e->stream && !fake_stream_done(e->stream, e->seq))
+        poll_progress(e->stream, e->seq);
 }
 
 FAKE_API void gpu_fake_gate(bool open)

@@ -42,6 +42,8 @@
  *   GPUSHIM_FAKE_STALL=1        start stalled, see gpu_fake_stall()
  *   GPUSHIM_FAKE_STICKY=0       a kernel's fault is told once and its context goes on (default: the
  *                            context is corrupted, every later call on it returns the fault, as on the driver)
+ *   GPUSHIM_FAKE_PROGRESS=0     lazy: queued work runs only when something needs it done (default: on
+ *                            its own too, see gpu_fake_progress())
  *   GPUSHIM_FAKE_REPORT=1|strict  the live objects, and the calls of functions the fake does not
  *                            implement, on stderr at exit; see gpu_fake_report()
  *   GPUSHIM_FAKE_KERNELS=/a.so:/b.so  libraries loaded (dlopen, never closed) at the first call, whose
@@ -199,9 +201,14 @@ unsigned long gpu_fake_anomalies(gpu_fake_anomaly kind);
 /* ---- The work queue ---- */
 
 /*
- * Work is queued, and runs only when something needs it done: a
+ * Work is queued, and runs when something needs it done: a
  * synchronisation, a legacy-stream operation that is ordered after it, or
- * gpu_fake_run(). So pending work stays pending, and tests can watch it.
+ * gpu_fake_run(); and on its own, as on a GPU: cuStreamQuery and
+ * cuEventQuery run what of it can run without waiting, and a progress
+ * thread runs the rest after about a millisecond without the host, host
+ * functions included. In lazy mode (GPUSHIM_FAKE_PROGRESS=0 or
+ * gpu_fake_progress(false)) only the first happens: pending work stays
+ * pending, and tests can watch it.
  */
 
 /**
@@ -218,6 +225,13 @@ size_t gpu_fake_pending(void);
  * @return how many ran
  */
 size_t gpu_fake_run(size_t max);
+
+/**
+ * Whether queued work makes progress on its own (on, unless
+ * GPUSHIM_FAKE_PROGRESS=0), or only when something needs it done (lazy).
+ * @param on true lets it run on its own, false makes the fake lazy from now on
+ */
+void gpu_fake_progress(bool on);
 
 /**
  * While the gate is closed, the "hold" kernel does not finish: whatever waits

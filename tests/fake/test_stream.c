@@ -15,10 +15,18 @@
  *   pageable    asynchronous copies from pageable memory staged at the call,
  *               into pageable memory done at the call; page-locked memory
  *               read and written when the stream reaches the copy
+ *   progress-poll       (GPUSHIM_FAKE_PROGRESS=1) polling cuStreamQuery or
+ *               cuEventQuery sees the work end; gpu_fake_progress(false) makes
+ *               the fake lazy again
+ *   progress-callbacks  (GPUSHIM_FAKE_PROGRESS=1) host functions and callbacks
+ *               fire, on another thread, while the host calls nothing
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fake_test.h"
 
@@ -295,6 +303,115 @@ static void pageable(void **state)
     CU_OK(cuDevicePrimaryCtxRelease_v2(0));
 }
 
+/* ---- progress ---- */
+
+enum { POLLS_MAX = 1000000 }; /* a bound, so that work that never ends fails the test rather than hang it */
+
+/* Polls the stream until it answers something other than NOT_READY; that answer. */
+static cuabi_result poll_stream(cuabi_stream s)
+{
+    cuabi_result rc = CUABI_ERROR_NOT_READY;
+
+    for (int i = 0; i < POLLS_MAX && rc == CUABI_ERROR_NOT_READY; i++)
+        rc = cuStreamQuery(s);
+    return rc;
+}
+
+/* A program that polls sees its work end, with no synchronisation; in lazy mode it stays pending. */
+static void progress_poll(void **state)
+{
+    cuabi_module m = NULL;
+    cuabi_function f;
+    cuabi_deviceptr p = 0;
+    cuabi_stream s = NULL;
+    cuabi_event e = NULL;
+    uint32_t *pinned = NULL;
+    cuabi_result rc = CUABI_ERROR_NOT_READY;
+
+    (void)state;
+    retain_current(0);
+    f = function(&m, "fill_u32");
+    CU_OK(cuStreamCreate(&s, CUABI_STREAM_NON_BLOCKING));
+    CU_OK(cuEventCreate(&e, 0));
+    CU_OK(cuMemAlloc_v2(&p, 4));
+    CU_OK(cuMemAllocHost_v2((void **)&pinned, 4));
+    *pinned = 0;
+    CU_OK(fill(f, s, p, 21, 1));
+    CU_OK(cuMemcpyDtoHAsync_v2(pinned, p, 4, s));
+    CU_OK(poll_stream(s));
+    assert_int_equal(*pinned, 21);
+    /* An event polled the same way. */
+    CU_OK(fill(f, s, p, 22, 1));
+    CU_OK(cuMemcpyDtoHAsync_v2(pinned, p, 4, s));
+    CU_OK(cuEventRecord(e, s));
+    for (int i = 0; i < POLLS_MAX && rc == CUABI_ERROR_NOT_READY; i++)
+        rc = cuEventQuery(e);
+    CU_OK(rc);
+    assert_int_equal(*pinned, 22);
+    /* Lazy: the work waits for something that needs it done. */
+    gpu_fake_progress(false);
+    CU_OK(fill(f, s, p, 23, 1));
+    for (int i = 0; i < 1000; i++)
+        CU_IS(cuStreamQuery(s), CUABI_ERROR_NOT_READY);
+    assert_int_equal(gpu_fake_pending(), 1);
+    gpu_fake_progress(true);
+    CU_OK(poll_stream(s));
+    CU_OK(cuMemFreeHost(pinned));
+    CU_OK(cuMemFree_v2(p));
+    CU_OK(cuEventDestroy_v2(e));
+    CU_OK(cuStreamDestroy_v2(s));
+    CU_OK(cuModuleUnload(m));
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+}
+
+struct fired {
+    atomic_int count;
+    atomic_int refused; /* a CUDA call from the host function was refused, not deadlocked */
+    pthread_t host;
+    atomic_int other_thread;
+};
+
+static void host_fn(void *arg)
+{
+    struct fired *f = arg;
+
+    atomic_store(&f->other_thread, !pthread_equal(pthread_self(), f->host));
+    atomic_fetch_add(&f->refused, cuStreamQuery(NULL) == CUABI_ERROR_NOT_PERMITTED);
+    atomic_fetch_add(&f->count, 1);
+}
+
+static void callback(cuabi_stream stream, cuabi_result status, void *arg)
+{
+    (void)stream;
+    if (status == CUABI_SUCCESS)
+        host_fn(arg);
+}
+
+/* Host functions fire while the host does something else: it never calls the driver until they have. */
+static void progress_callbacks(void **state)
+{
+    static struct fired fired;
+    cuabi_stream s = NULL;
+    struct timespec ms = {0, 1000000L};
+
+    (void)state;
+    fired.host = pthread_self();
+    retain_current(0);
+    CU_OK(cuStreamCreate(&s, 0));
+    CU_OK(cuLaunchHostFunc(s, host_fn, &fired));
+    CU_OK(cuStreamAddCallback(s, callback, &fired, 0));
+    CU_OK(cuLaunchHostFunc(NULL, host_fn, &fired));
+    /* At most a minute: a bound, not a measure. */
+    for (int i = 0; i < 60000 && atomic_load(&fired.count) < 3; i++)
+        nanosleep(&ms, NULL);
+    assert_int_equal(atomic_load(&fired.count), 3);
+    assert_int_equal(atomic_load(&fired.refused), 3);
+    assert_true(atomic_load(&fired.other_thread));
+    CU_OK(cuStreamSynchronize(s));
+    CU_OK(cuStreamDestroy_v2(s));
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -306,6 +423,8 @@ int main(int argc, char **argv)
         {"told-once", cmocka_unit_test(told_once)},
         {"free-queued", cmocka_unit_test(free_queued)},
         {"pageable", cmocka_unit_test(pageable)},
+        {"progress-poll", cmocka_unit_test(progress_poll)},
+        {"progress-callbacks", cmocka_unit_test(progress_callbacks)},
     };
 
     for (size_t i = 0; argc == 2 && i < sizeof(cases) / sizeof(cases[0]); i++)
