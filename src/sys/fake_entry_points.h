@@ -220,3 +220,7 @@ GPU__FAKE_ENTRY(cuParamSetv, (cuabi_function f, int offset, void *ptr, unsigned 
 GPU__FAKE_ENTRY(cuLaunch, (cuabi_function f))
 GPU__FAKE_ENTRY(cuLaunchGrid, (cuabi_function f, int grid_width, int grid_height))
 GPU__FAKE_ENTRY(cuLaunchGridAsync, (cuabi_function f, int grid_width, int grid_height, cuabi_stream stream))
+
+/* The legacy context API: a created context's usage count. */
+GPU__FAKE_ENTRY(cuCtxAttach, (cuabi_context *ctx, unsigned int flags))
+GPU__FAKE_ENTRY(cuCtxDetach, (cuabi_context ctx))
