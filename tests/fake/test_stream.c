@@ -37,16 +37,6 @@ enum { N = 64 };
 
 static const char kernels[] = ".version 8.0\n.fake_kernel fill_u32\n.fake_kernel add_one\n";
 
-static cuabi_context retain_current(int device)
-{
-    cuabi_context ctx = NULL;
-
-    CU_OK(cuInit(0));
-    CU_OK(cuDevicePrimaryCtxRetain(&ctx, device));
-    CU_OK(cuCtxSetCurrent(ctx));
-    return ctx;
-}
-
 static cuabi_function function(cuabi_module *m, const char *name)
 {
     cuabi_function f = NULL;
@@ -78,7 +68,7 @@ static void sticky(void **state)
     void *pinned = NULL;
 
     (void)state;
-    primary = retain_current(0);
+    primary = ft_retain_current(0);
     f = function(&m, "fill_u32");
     CU_OK(cuMemAlloc_v2(&p, sizeof(host)));
     CU_OK(cuStreamCreate(&s, CUABI_STREAM_NON_BLOCKING));
@@ -120,7 +110,7 @@ static void sticky(void **state)
     assert_ptr_equal(cur, primary);
     /* Destroying the corrupted context ends it: the primary one released to zero, then retained afresh. */
     CU_OK(cuDevicePrimaryCtxRelease_v2(0));
-    primary = retain_current(0);
+    primary = ft_retain_current(0);
     CU_OK(cuMemAlloc_v2(&p, sizeof(host)));
     CU_OK(cuMemcpyHtoD_v2(p, host, sizeof(host)));
     CU_OK(cuMemcpyDtoH_v2(back, p, sizeof(back)));
@@ -141,7 +131,7 @@ static void sticky_created(void **state)
     uint32_t v = 0;
 
     (void)state;
-    retain_current(0);
+    ft_retain_current(0);
     CU_OK(cuCtxCreate_v2(&c, 0, 0));
     f = function(&m, "fill_u32");
     CU_OK(cuMemAlloc_v2(&p, 4));
@@ -164,7 +154,7 @@ static void told_once(void **state)
     uint32_t v = 0;
 
     (void)state;
-    retain_current(0);
+    ft_retain_current(0);
     f = function(&m, "fill_u32");
     CU_OK(cuMemAlloc_v2(&p, 4));
     CU_OK(fill(f, NULL, p + 4096, 1, 1));
@@ -191,7 +181,7 @@ static void free_queued(void **state)
     uint32_t *pinned = NULL, v = 0;
 
     (void)state;
-    ctx = retain_current(0);
+    ctx = ft_retain_current(0);
     f = function(&m, "fill_u32");
     CU_OK(cuStreamCreate(&s, CUABI_STREAM_NON_BLOCKING));
     /* A kernel queued on the buffer, the buffer freed before any synchronisation: it ran on the live buffer. */
@@ -248,7 +238,7 @@ static void pageable(void **state)
 
     (void)state;
     assert_non_null(src);
-    retain_current(0);
+    ft_retain_current(0);
     f = function(&m, "fill_u32");
     CU_OK(cuStreamCreate(&s, CUABI_STREAM_NON_BLOCKING));
     CU_OK(cuMemAlloc_v2(&p, N * 4));
@@ -329,7 +319,7 @@ static void progress_poll(void **state)
     cuabi_result rc = CUABI_ERROR_NOT_READY;
 
     (void)state;
-    retain_current(0);
+    ft_retain_current(0);
     f = function(&m, "fill_u32");
     CU_OK(cuStreamCreate(&s, CUABI_STREAM_NON_BLOCKING));
     CU_OK(cuEventCreate(&e, 0));
@@ -396,7 +386,7 @@ static void progress_callbacks(void **state)
 
     (void)state;
     fired.host = pthread_self();
-    retain_current(0);
+    ft_retain_current(0);
     CU_OK(cuStreamCreate(&s, 0));
     CU_OK(cuLaunchHostFunc(s, host_fn, &fired));
     CU_OK(cuStreamAddCallback(s, callback, &fired, 0));
@@ -414,10 +404,7 @@ static void progress_callbacks(void **state)
 
 int main(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        struct CMUnitTest test;
-    } cases[] = {
+    static const ft_case cases[] = {
         {"sticky", cmocka_unit_test(sticky)},
         {"sticky-created", cmocka_unit_test(sticky_created)},
         {"told-once", cmocka_unit_test(told_once)},
@@ -427,9 +414,5 @@ int main(int argc, char **argv)
         {"progress-callbacks", cmocka_unit_test(progress_callbacks)},
     };
 
-    for (size_t i = 0; argc == 2 && i < sizeof(cases) / sizeof(cases[0]); i++)
-        if (strcmp(argv[1], cases[i].name) == 0)
-            return _cmocka_run_group_tests(cases[i].name, &cases[i].test, 1, NULL, NULL);
-    fprintf(stderr, "usage: %s CASE\n", argv[0]);
-    return 2;
+    return ft_run_case(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
 }
