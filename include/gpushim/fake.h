@@ -527,8 +527,8 @@ int gpu_fake_device_attribute_forget(int ordinal, int attribute);
  *    in bytes asked for, not touched. Addresses are never reused: a freed one
  *    stays an illegal address. Finding an address's allocation costs O(log n)
  *    in the live allocations (bench/fake_memory.c). cuMemFree, cuMemFreeHost,
- *    the array destroys and cuModuleUnload run the work queued before them
- *    first, so queued work never loses its memory.
+ *    cuMemHostUnregister, the array destroys and cuModuleUnload run the work
+ *    queued before them first, so queued work never loses its memory.
  *  - A kernel's illegal address, trap or other exception corrupts its context
  *    (GPUSHIM_FAKE_STICKY): every later call on it returns the error until the
  *    context is destroyed, a primary one released to zero.

@@ -9,9 +9,9 @@
  *               contexts go on
  *   told-once   GPUSHIM_FAKE_STICKY=0: the fault is told once by the stream's
  *               synchronisation, and the context goes on
- *   free-queued freeing memory, page-locked memory, an array or a module
- *               that queued work still uses: the work runs first, on the live
- *               memory; cuMemFree with no context current
+ *   free-queued freeing memory, page-locked memory (or unregistering it) or
+ *               unloading a module that queued work still uses: the work runs
+ *               first, on the live memory; cuMemFree with no context current
  *   pageable    asynchronous copies from pageable memory staged at the call,
  *               into pageable memory done at the call; page-locked memory
  *               read and written when the stream reaches the copy
@@ -201,6 +201,20 @@ static void free_queued(void **state)
     CU_OK(cuMemFreeHost(pinned));
     assert_int_equal(gpu_fake_pending(), 0);
     CU_OK(cuStreamSynchronize(s));
+    /* Registered memory unregistered while a copy into it is queued: the copy ran first. */
+    {
+        uint32_t *mine = malloc(4096);
+
+        assert_non_null(mine);
+        CU_OK(cuMemHostRegister_v2(mine, 4096, 0));
+        CU_OK(fill(f, s, p, 43, 1));
+        CU_OK(cuMemcpyDtoHAsync_v2(mine, p, 4, s));
+        assert_int_equal(gpu_fake_pending(), 2);
+        CU_OK(cuMemHostUnregister(mine));
+        assert_int_equal(gpu_fake_pending(), 0);
+        assert_int_equal(mine[0], 43);
+        free(mine);
+    }
     /* A module unloaded while its launch is queued: the launch ran first. */
     CU_OK(fill(f, s, p, 7, 1));
     CU_OK(cuModuleUnload(m));
