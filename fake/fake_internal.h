@@ -303,6 +303,13 @@ extern _Thread_local bool fake_in_callback;
 cuabi_result fake_begin(enum fake_entry entry, bool needs_init);
 cuabi_result fake_end(cuabi_result rc);
 
+/*
+ * Makes the calling thread's next fake_begin() count its call (and apply
+ * fault rules) as `entry`, -1 to undo: a function that another one serves
+ * (a legacy form calling its _v2) is counted under its own name.
+ */
+void fake_count_as(int entry);
+
 /* Takes and drops the lock for the control API, configuring the fake on first use. */
 void fake_lock(void);
 void fake_unlock(void);

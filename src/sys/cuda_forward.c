@@ -16,6 +16,7 @@
 
 #include "cuda_forward.h"
 #include "driver.h"
+#include "driver_search.h"
 #include "error.h"
 #include "text.h"
 #include "trace.h"

@@ -325,6 +325,16 @@ static void symbols(void **state)
     assert_int_equal(driver_function(lib, "cuGraphicsMapResources")(), CUABI_ERROR_NOT_SUPPORTED);
     assert_int_equal(gpu_fake_unimplemented_calls(), 2);
     assert_int_equal(gpu_fake_calls("cuGraphicsMapResources"), 2);
+    /*
+     * The graphics interop is exported (a program that links it starts) and
+     * says there is no graphics context; cuGLInit, a no-op, succeeds.
+     */
+    assert_int_equal(driver_function(lib, "cuGraphicsGLRegisterBuffer")(), CUABI_ERROR_INVALID_GRAPHICS_CONTEXT);
+    assert_int_equal(driver_function(lib, "cuGLCtxCreate_v2")(), CUABI_ERROR_INVALID_GRAPHICS_CONTEXT);
+    assert_int_equal(driver_function(lib, "cuEGLStreamConsumerConnect")(), CUABI_ERROR_INVALID_GRAPHICS_CONTEXT);
+    assert_int_equal(driver_function(lib, "cuVDPAUGetDevice")(), CUABI_ERROR_INVALID_GRAPHICS_CONTEXT);
+    assert_int_equal(driver_function(lib, "cuGLInit")(), CUABI_SUCCESS);
+    assert_int_equal(gpu_fake_unimplemented_calls(), 6);
     /* A fault rule applies to it as to any entry point. */
     assert_int_equal(gpu_fake_fail("cuGraphicsMapResources", 1, CUABI_ERROR_OUT_OF_MEMORY), 0);
     assert_int_equal(driver_function(lib, "cuGraphicsMapResources")(), CUABI_ERROR_OUT_OF_MEMORY);
