@@ -419,13 +419,32 @@ bool fake_alloc_free(uint64_t addr)
     return true;
 }
 
+/*
+ * The context a free is made in: the current one, or without one the
+ * allocation's own (the driver frees a valid pointer with no context current).
+ */
+static cuabi_result free_ctx(cuabi_deviceptr ptr, struct fake_ctx **out)
+{
+    const struct fake_alloc *a;
+
+    if (fake_current() || !(a = fake_alloc_at(ptr, -1)))
+        return fake_need_ctx(out);
+    *out = a->owner ? a->owner : &fake.devices[a->device].ctx;
+    return fake_ctx_error(*out);
+}
+
+/* After the work queued before it, which may still use the memory: a queued kernel never finds it gone. */
 cuabi_result cuMemFree_v2(cuabi_deviceptr ptr)
 {
     cuabi_result rc = fake_begin(FAKE_E_cuMemFree_v2, true);
     struct fake_ctx *c = NULL;
 
     if (rc == CUABI_SUCCESS)
-        rc = fake_need_ctx(&c);
+        rc = free_ctx(ptr, &c);
+    if (rc == CUABI_SUCCESS) {
+        fake_work_drain();
+        rc = fake_ctx_error(c);
+    }
     if (rc == CUABI_SUCCESS && !fake_alloc_free(ptr))
         rc = CUABI_ERROR_INVALID_VALUE;
     return fake_end(rc);

@@ -371,9 +371,10 @@ cuabi_result cuModuleUnload(cuabi_module module)
     cuabi_result rc = fake_begin(FAKE_E_cuModuleUnload, true);
 
     if (rc == CUABI_SUCCESS) {
-        struct fake_module *m = module_lookup(module);
+        struct fake_module *m;
 
-        /* Queued launches keep working: they name the built-in kernel, or hold their own copy of the entry's layout. */
+        fake_work_drain(); /* a queued launch may still use its globals */
+        m = module_lookup(module);
         if (!m || m->library) /* a library's module goes with the library */
             rc = CUABI_ERROR_INVALID_HANDLE;
         else

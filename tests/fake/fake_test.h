@@ -117,4 +117,16 @@ size_t ft_make_fatbin(unsigned char *out, unsigned kind, uint64_t flags, const c
  */
 void ft_driver_sweep(cuabi_result (*sequence)(void), const char *const *calls, size_t ncalls, cuabi_result want);
 
+/* cuInit, the device's primary context retained and made current: what a driver-API program does first. */
+cuabi_context ft_retain_current(int device);
+
+/* A case of a program that runs one case a process: the name its command line gives, and its test. */
+typedef struct ft_case {
+    const char *name;
+    struct CMUnitTest test;
+} ft_case;
+
+/* Runs the one case argv[1] names; 2, with a usage line, when there is no such case. */
+int ft_run_case(int argc, char **argv, const ft_case *cases, size_t count);
+
 #endif
