@@ -119,6 +119,15 @@ static inline uint64_t bits_f32(float f)
     return b;
 }
 
+/* The bits set, without the libgcc call a build for any x86-64 makes of __builtin_popcount. */
+static inline unsigned popcount64(uint64_t v)
+{
+    v = v - ((v >> 1) & 0x5555555555555555ull);
+    v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+    v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (unsigned)((v * 0x0101010101010101ull) >> 56);
+}
+
 static inline double f64_of(uint64_t v)
 {
     double d;
@@ -503,7 +512,7 @@ static unsigned char *address(struct ptx_block *b, const struct warp *w, unsigne
             space = S_GLOBAL;
         }
     }
-    if (addr % bytes && bytes <= 16 && (bytes & (bytes - 1)) == 0) {
+    if (bytes <= 16 && (bytes & (bytes - 1)) == 0 && (addr & (bytes - 1))) {
         fault(b, w, l, in, CUABI_ERROR_MISALIGNED_ADDRESS, "misaligned %s access of %zu bytes at 0x%" PRIx64,
               space_names[space], bytes, addr);
         return NULL;
@@ -1313,14 +1322,80 @@ static void host_fence(void)
 
 #define EACH(mask, l) for (uint32_t m_ = (mask), l; m_ && ((l = (uint32_t)__builtin_ctz(m_)), 1); m_ &= m_ - 1)
 
-/* An operand's values for the lanes of `mask`: a register's row as it is, anything else copied into `tmp`. */
+/* The statement for each lane of `mask` in order: a plain loop over a full warp, which the compiler vectorises. */
+#define LANES(mask, l, ...)                                                                                            \
+    do {                                                                                                               \
+        if ((mask) == UINT32_MAX) {                                                                                    \
+            for (uint32_t l = 0; l < PTX_WARP; l++) {                                                                  \
+                __VA_ARGS__;                                                                                           \
+            }                                                                                                          \
+        } else {                                                                                                       \
+            EACH(mask, l) {                                                                                            \
+                __VA_ARGS__;                                                                                           \
+            }                                                                                                          \
+        }                                                                                                              \
+    } while (0)
+
+/* A special register the same for every lane of a warp. */
+static inline bool sreg_uniform(unsigned which)
+{
+    return which > R_TID_Z && which != R_LANEID && (which < R_LANEMASK_EQ || which > R_LANEMASK_GE);
+}
+
+/*
+ * An operand's values for the lanes of `mask`: a register's row as it is; an immediate, a special
+ * register the same for every lane or %tid.x of a one-dimensional block in every lane of `tmp`;
+ * anything else in those of `mask`.
+ */
 static inline const uint64_t *row(const struct ptx_block *b, const struct warp *w, const struct ptx_opd *o, uint32_t mask,
                                   uint64_t *tmp)
 {
+    uint64_t v;
+
     if (o->kind == O_REG)
         return &w->regs[(size_t)o->reg * PTX_WARP];
+    if (o->kind == O_IMM || (o->kind == O_SREG && sreg_uniform((unsigned)o->imm))) {
+        v = o->kind == O_IMM ? (uint64_t)o->imm : sreg(b, w, (unsigned)o->imm, 0);
+        for (unsigned l = 0; l < PTX_WARP; l++)
+            tmp[l] = v;
+        return tmp;
+    }
+    if (o->kind == O_SREG && o->imm == R_TID_X && b->r->l->block[0] >= b->nthreads) {
+        v = (uint64_t)w->index * PTX_WARP;
+        for (unsigned l = 0; l < PTX_WARP; l++)
+            tmp[l] = v + l;
+        return tmp;
+    }
     EACH(mask, l) tmp[l] = val(b, w, o, l);
     return tmp;
+}
+
+/*
+ * f32 fma over lanes: the CPU's fused multiply-add where it has one (x86-64 checks once, at the first use),
+ * else the C library's fmaf; the same bits either way.
+ */
+#define FFMA_LANES(g, D, A, B, C, m) LANES(g, l, D[l] = bits_f32(__builtin_fmaf(f32_of(A[l]), f32_of(B[l]), f32_of(C[l]))) & m)
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("fma"))) static void ffma_rows_hw(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C,
+                                                   uint32_t g, uint64_t m)
+{
+    FFMA_LANES(g, D, A, B, C, m);
+}
+#endif
+
+static void ffma_rows(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C, uint32_t g, uint64_t m)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    static int hw = -1; /* a benign race: every thread finds the same answer */
+
+    if (hw < 0)
+        __atomic_store_n(&hw, __builtin_cpu_supports("fma") ? 1 : 0, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&hw, __ATOMIC_RELAXED)) {
+        ffma_rows_hw(D, A, B, C, g, m);
+        return;
+    }
+#endif
+    FFMA_LANES(g, D, A, B, C, m);
 }
 
 /* The F_* forms: whole rows of registers, no type looked at per lane. */
@@ -1331,33 +1406,31 @@ static void run_fast(const struct ptx_block *b, struct warp *w, const struct ptx
     uint64_t *D = &w->regs[(size_t)in->o[0].reg * PTX_WARP], m = mask_of(in->o[0].rsize ? in->o[0].rsize : 8);
 
     if (in->fast == F_MOV) {
-        EACH(g, l) D[l] = A[l] & m;
+        LANES(g, l, D[l] = A[l] & m);
         return;
     }
     {
         const uint64_t *B = row(b, w, &in->o[2], g, tb);
 
+        /* A 32-bit result fills a register of 4 bytes or more: only a narrower one needs the mask. */
+        if (m > 0xffffffffu)
+            m = 0xffffffffu;
         switch (in->fast) {
-        case F_IADD: EACH(g, l) D[l] = (uint32_t)(A[l] + B[l]) & m; break;
-        case F_ISUB: EACH(g, l) D[l] = (uint32_t)(A[l] - B[l]) & m; break;
-        case F_IMUL: EACH(g, l) D[l] = (uint32_t)(A[l] * B[l]) & m; break;
-        case F_IAND: EACH(g, l) D[l] = (uint32_t)(A[l] & B[l]) & m; break;
-        case F_IOR: EACH(g, l) D[l] = (uint32_t)(A[l] | B[l]) & m; break;
-        case F_IXOR: EACH(g, l) D[l] = (uint32_t)(A[l] ^ B[l]) & m; break;
-        case F_ISHL: EACH(g, l) D[l] = ((uint32_t)B[l] >= 32 ? 0 : (uint32_t)(A[l] << (uint32_t)B[l])) & m; break;
-        case F_FADD: EACH(g, l) D[l] = bits_f32(f32_of(A[l]) + f32_of(B[l])) & m; break;
-        case F_FSUB: EACH(g, l) D[l] = bits_f32(f32_of(A[l]) - f32_of(B[l])) & m; break;
-        case F_FMUL: EACH(g, l) D[l] = bits_f32(f32_of(A[l]) * f32_of(B[l])) & m; break;
-        case F_FFMA: {
-            const uint64_t *C = row(b, w, &in->o[3], g, tc);
-
-            EACH(g, l) D[l] = bits_f32(fmaf(f32_of(A[l]), f32_of(B[l]), f32_of(C[l]))) & m;
-            break;
-        }
+        case F_IADD: LANES(g, l, D[l] = (uint32_t)(A[l] + B[l]) & m); break;
+        case F_ISUB: LANES(g, l, D[l] = (uint32_t)(A[l] - B[l]) & m); break;
+        case F_IMUL: LANES(g, l, D[l] = (uint32_t)(A[l] * B[l]) & m); break;
+        case F_IAND: LANES(g, l, D[l] = (uint32_t)(A[l] & B[l]) & m); break;
+        case F_IOR: LANES(g, l, D[l] = (uint32_t)(A[l] | B[l]) & m); break;
+        case F_IXOR: LANES(g, l, D[l] = (uint32_t)(A[l] ^ B[l]) & m); break;
+        case F_ISHL: LANES(g, l, D[l] = ((uint32_t)B[l] >= 32 ? 0 : (uint32_t)(A[l] << (uint32_t)B[l])) & m); break;
+        case F_FADD: LANES(g, l, D[l] = bits_f32(f32_of(A[l]) + f32_of(B[l])) & m); break;
+        case F_FSUB: LANES(g, l, D[l] = bits_f32(f32_of(A[l]) - f32_of(B[l])) & m); break;
+        case F_FMUL: LANES(g, l, D[l] = bits_f32(f32_of(A[l]) * f32_of(B[l])) & m); break;
+        case F_FFMA: ffma_rows(D, A, B, row(b, w, &in->o[3], g, tc), g, m); break;
         case F_IMAD: {
             const uint64_t *C = row(b, w, &in->o[3], g, tc);
 
-            EACH(g, l) D[l] = (uint32_t)(A[l] * B[l] + C[l]) & m;
+            LANES(g, l, D[l] = (uint32_t)(A[l] * B[l] + C[l]) & m);
             break;
         }
         default: break;
@@ -1365,16 +1438,268 @@ static void run_fast(const struct ptx_block *b, struct warp *w, const struct ptx
     }
 }
 
+/*
+ * Forms the F_* set leaves out but kernels run in their loops, on whole rows: 64-bit add and sub,
+ * mul.wide of 32 bits, setp of a 32-bit integer or f32 without a combiner. False for any other
+ * form, which the per-lane executor then runs.
+ */
+static bool run_rows(const struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g)
+{
+    uint64_t ta[PTX_WARP], tb[PTX_WARP];
+    const uint64_t *A, *B;
+    uint64_t *D;
+    unsigned kind = ptx_types[in->type].kind, size = ptx_types[in->type].size;
+    bool integer = kind == K_BITS || kind == K_SIGNED || kind == K_UNSIGNED;
+
+    if (in->o[0].kind != O_REG || (!integer && in->type != T_F32))
+        return false;
+    D = &w->regs[(size_t)in->o[0].reg * PTX_WARP];
+    switch (in->op) {
+    case X_CVTA:
+    case X_CVTA_TO: {
+        uint64_t window = in->space == S_SHARED ? PTX_SHARED_WINDOW : in->space == S_LOCAL ? PTX_LOCAL_WINDOW : 0;
+        uint64_t m = mask_of(in->o[0].rsize ? in->o[0].rsize : 8);
+
+        A = row(b, w, &in->o[1], g, ta);
+        if (in->op == X_CVTA && window)
+            LANES(g, l, D[l] = ((A[l] & 0xffffffffu) + window) & m);
+        else
+            LANES(g, l, D[l] = (A[l] - window) & m);
+        return true;
+    }
+    case X_ADD:
+    case X_SUB:
+        if (!integer || size != 8 || in->mods || in->o[0].rsize != 8)
+            return false;
+        A = row(b, w, &in->o[1], g, ta);
+        B = row(b, w, &in->o[2], g, tb);
+        if (in->op == X_ADD)
+            LANES(g, l, D[l] = A[l] + B[l]);
+        else
+            LANES(g, l, D[l] = A[l] - B[l]);
+        return true;
+    case X_MUL:
+        if (!integer || size != 4 || in->mods != M_WIDE || in->o[0].rsize != 8)
+            return false;
+        A = row(b, w, &in->o[1], g, ta);
+        B = row(b, w, &in->o[2], g, tb);
+        if (kind == K_SIGNED)
+            LANES(g, l, D[l] = (uint64_t)((int64_t)(int32_t)A[l] * (int32_t)B[l]));
+        else
+            LANES(g, l, D[l] = (uint64_t)(uint32_t)A[l] * (uint32_t)B[l]);
+        return true;
+    case X_SETP:
+        if (size != 4 || in->boolop != B_NONE)
+            return false;
+        A = row(b, w, &in->o[1], g, ta);
+        B = row(b, w, &in->o[2], g, tb);
+        {
+            uint64_t r[PTX_WARP];
+            int32_t q = in->o[0].v[0];
+
+            if (in->type == T_F32) {
+                switch (in->cmp) {
+                case C_LT: LANES(g, l, r[l] = f32_of(A[l]) < f32_of(B[l])); break;
+                case C_LE: LANES(g, l, r[l] = f32_of(A[l]) <= f32_of(B[l])); break;
+                case C_GT: LANES(g, l, r[l] = f32_of(A[l]) > f32_of(B[l])); break;
+                case C_GE: LANES(g, l, r[l] = f32_of(A[l]) >= f32_of(B[l])); break;
+                default: return false;
+                }
+            } else if (kind == K_SIGNED && in->cmp >= C_LT && in->cmp <= C_GE) {
+                switch (in->cmp) {
+                case C_LT: LANES(g, l, r[l] = (int32_t)A[l] < (int32_t)B[l]); break;
+                case C_LE: LANES(g, l, r[l] = (int32_t)A[l] <= (int32_t)B[l]); break;
+                case C_GT: LANES(g, l, r[l] = (int32_t)A[l] > (int32_t)B[l]); break;
+                default: LANES(g, l, r[l] = (int32_t)A[l] >= (int32_t)B[l]); break;
+                }
+            } else {
+                switch (in->cmp) {
+                case C_EQ: LANES(g, l, r[l] = (uint32_t)A[l] == (uint32_t)B[l]); break;
+                case C_NE: LANES(g, l, r[l] = (uint32_t)A[l] != (uint32_t)B[l]); break;
+                case C_LT:
+                case C_LO: LANES(g, l, r[l] = (uint32_t)A[l] < (uint32_t)B[l]); break;
+                case C_LE:
+                case C_LS: LANES(g, l, r[l] = (uint32_t)A[l] <= (uint32_t)B[l]); break;
+                case C_GT:
+                case C_HI: LANES(g, l, r[l] = (uint32_t)A[l] > (uint32_t)B[l]); break;
+                case C_GE:
+                case C_HS: LANES(g, l, r[l] = (uint32_t)A[l] >= (uint32_t)B[l]); break;
+                default: return false;
+                }
+            }
+            LANES(g, l, D[l] = r[l]);
+            if (q >= 0) {
+                uint64_t *Q = &w->regs[(size_t)q * PTX_WARP];
+
+                LANES(g, l, Q[l] = !r[l]);
+            }
+        }
+        return true;
+    default:
+        return false;
+    }
+}
+
+/*
+ * A load or store of every lane of `g` at [base + imm], checked once for the warp: the lowest and
+ * the highest address in one window and inside its memory, and every address aligned (their OR
+ * under the size's mask). Only while no check looks at each access (race, init). The lanes' host
+ * addresses in p, or false: then the per-lane path runs and reports the first lane at fault, as
+ * it always did.
+ */
+static bool warp_address(struct ptx_block *b, const struct warp *w, const struct ptx_inst *in, const struct ptx_opd *ao,
+                         uint32_t g, size_t bytes, bool write, unsigned char **p)
+{
+    uint64_t addr[PTX_WARP], lo = UINT64_MAX, hi = 0, any = 0, c = (uint64_t)ao->imm;
+    unsigned space = in->space;
+    unsigned char *host;
+
+    if (ao->sym >= 0) {
+        if (b->m->syms[ao->sym].space == S_FRAME)
+            return false;
+        c += sym_value(b, w, ao->sym, 0);
+    }
+    if (ao->reg >= 0) {
+        const uint64_t *A = &w->regs[(size_t)ao->reg * PTX_WARP];
+
+        LANES(g, l, addr[l] = A[l] + c);
+    } else {
+        LANES(g, l, addr[l] = c);
+    }
+    LANES(g, l, lo = addr[l] < lo ? addr[l] : lo; hi = addr[l] > hi ? addr[l] : hi; any |= addr[l]);
+    if (any & (bytes - 1) || hi - lo >= PTX_WINDOW_SIZE)
+        return false;
+    if (space == S_GENERIC) {
+        uint64_t window = lo - PTX_SHARED_WINDOW < PTX_WINDOW_SIZE ? PTX_SHARED_WINDOW
+                        : lo - PTX_LOCAL_WINDOW < PTX_WINDOW_SIZE  ? PTX_LOCAL_WINDOW
+                                                                   : 0;
+
+        if (window) {
+            if (hi - window >= PTX_WINDOW_SIZE)
+                return false;
+            space = window == PTX_SHARED_WINDOW ? S_SHARED : S_LOCAL;
+            lo -= window;
+            hi -= window;
+            LANES(g, l, addr[l] -= window);
+        } else if (hi >= PTX_PARAM_WINDOW && lo < PTX_SHARED_WINDOW + PTX_WINDOW_SIZE) {
+            return false; /* a lane in or across a window */
+        } else {
+            space = S_GLOBAL;
+        }
+    }
+    switch (space) {
+    case S_GLOBAL:
+    case S_CONST:
+        if (!(host = ptx_mem_global(&b->mem, lo, (size_t)(hi - lo) + bytes)) || b->mem.written)
+            return false;
+        LANES(g, l, p[l] = host + (addr[l] - lo));
+        return true;
+    case S_SHARED:
+        if (b->shadow || b->sinit || hi >= b->shared_bytes || bytes > b->shared_bytes - hi)
+            return false;
+        LANES(g, l, p[l] = b->shared + addr[l]);
+        return true;
+    case S_LOCAL:
+        if (hi >= b->local_per_lane || bytes > b->local_per_lane - hi)
+            return false;
+        host = b->local + (size_t)w->index * PTX_WARP * b->local_per_lane;
+        LANES(g, l, p[l] = host + (size_t)l * b->local_per_lane + addr[l]);
+        return true;
+    case S_PARAM: /* an entry's parameters (a .func's are in its frame: the per-lane path) */
+        if (write || lo - PTX_PARAM_WINDOW >= PTX_WINDOW_SIZE || hi - PTX_PARAM_WINDOW >= b->r->l->param_bytes ||
+            bytes > b->r->l->param_bytes - (hi - PTX_PARAM_WINDOW))
+            return false;
+        host = (unsigned char *)(uintptr_t)b->r->l->params;
+        LANES(g, l, p[l] = host + (addr[l] - PTX_PARAM_WINDOW));
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* One element of each lane's load into row D: extended as the type says, masked to the register. */
+#define LOAD_LANES(bits, signed_type)                                                                                  \
+    do {                                                                                                               \
+        if (sx)                                                                                                        \
+            LANES(g, l, D[l] = (uint64_t)(int64_t)(signed_type)__atomic_load_n((const uint##bits##_t *)(const void *)(p[l] + off), __ATOMIC_RELAXED) & m); \
+        else                                                                                                           \
+            LANES(g, l, D[l] = __atomic_load_n((const uint##bits##_t *)(const void *)(p[l] + off), __ATOMIC_RELAXED) & m); \
+    } while (0)
+
+static void load_lanes(unsigned char *const *p, size_t off, uint32_t g, unsigned es, bool sx, uint64_t m, uint64_t *D)
+{
+    switch (es) {
+    case 1: LOAD_LANES(8, int8_t); break;
+    case 2: LOAD_LANES(16, int16_t); break;
+    case 4: LOAD_LANES(32, int32_t); break;
+    default: LOAD_LANES(64, int64_t); break;
+    }
+}
+
+/* ld of a whole warp (warp_address's case): true when done. */
+static bool warp_load(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g)
+{
+    unsigned char *p[PTX_WARP];
+    unsigned es = ptx_types[in->type].size, n = in->vec;
+    bool sx = ptx_types[in->type].kind == K_SIGNED;
+
+    if (!g || in->o[1].kind != O_ADDR || (n == 1 && in->o[0].kind != O_REG) ||
+        !warp_address(b, w, in, &in->o[1], g, (size_t)es * n, false, p))
+        return false;
+    if (n == 1) {
+        load_lanes(p, 0, g, es, sx, mask_of(in->o[0].rsize ? in->o[0].rsize : 8), &w->regs[(size_t)in->o[0].reg * PTX_WARP]);
+        return true;
+    }
+    for (unsigned i = 0; i < n; i++)
+        if (in->o[0].v[i] >= 0)
+            load_lanes(p, i * es, g, es, sx, mask_of(es < 4 ? 4 : es), &w->regs[(size_t)in->o[0].v[i] * PTX_WARP]);
+    return true;
+}
+
+/* One element of each lane's store from row S. */
+static void store_lanes(unsigned char *const *p, size_t off, uint32_t g, unsigned es, const uint64_t *S)
+{
+    switch (es) {
+    case 1: EACH(g, l) __atomic_store_n(p[l] + off, (uint8_t)S[l], __ATOMIC_RELAXED); break;
+    case 2: EACH(g, l) __atomic_store_n((uint16_t *)(void *)(p[l] + off), (uint16_t)S[l], __ATOMIC_RELAXED); break;
+    case 4: EACH(g, l) __atomic_store_n((uint32_t *)(void *)(p[l] + off), (uint32_t)S[l], __ATOMIC_RELAXED); break;
+    default: EACH(g, l) __atomic_store_n((uint64_t *)(void *)(p[l] + off), S[l], __ATOMIC_RELAXED); break;
+    }
+}
+
+/* st of a whole warp (warp_address's case), lane by lane in order as the per-lane path: true when done. */
+static bool warp_store(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g)
+{
+    unsigned char *p[PTX_WARP];
+    unsigned es = ptx_types[in->type].size, n = in->vec;
+    uint64_t tmp[PTX_WARP];
+
+    if (!g || in->o[0].kind != O_ADDR || !warp_address(b, w, in, &in->o[0], g, (size_t)es * n, true, p))
+        return false;
+    if (n == 1) {
+        store_lanes(p, 0, g, es, row(b, w, &in->o[1], g, tmp));
+        return true;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        EACH(g, l) tmp[l] = vec_elem(b, w, &in->o[1], i, l);
+        store_lanes(p, i * es, g, es, tmp);
+    }
+    return true;
+}
+
 /* Lanes of `mask` leave the kernel: the cluster barrier no longer waits for them. */
 static void cluster_exit(struct ptx_block *b, struct warp *w, uint32_t mask)
 {
     struct cluster *cl = b->cl;
 
-    EACH(mask, l) {
-        if ((w->carrived >> l & 1) && w->cphase[l] == cl->phase)
-            cl->arrived--;
-        cl->expected--;
-    }
+    if (!(w->carrived & mask))
+        cl->expected -= popcount64(mask);
+    else
+        EACH(mask, l) {
+            if ((w->carrived >> l & 1) && w->cphase[l] == cl->phase)
+                cl->arrived--;
+            cl->expected--;
+        }
     w->carrived &= ~mask;
     if (cl->arrived && cl->arrived >= cl->expected) {
         cl->phase++;
@@ -1393,6 +1718,7 @@ static void warp_run(struct ptx_block *b, struct warp *w)
 {
     const struct ptx_inst *code = b->code;
     uint32_t active = 0, pc = 0, other_min = UINT32_MAX;
+    unsigned nactive = 0; /* the lanes of `active` */
     uint64_t executed = 0;
     unsigned backs = 0;
 
@@ -1426,6 +1752,7 @@ reschedule:
             else if (w->pc[l] < other_min)
                 other_min = w->pc[l];
         }
+        nactive = popcount64(active);
     }
     for (;;) {
         const struct ptx_inst *in = &code[pc];
@@ -1436,13 +1763,10 @@ reschedule:
             uint32_t gm = 0;
             const uint64_t *pr = &w->regs[(size_t)in->guard * PTX_WARP];
 
-            EACH(active, l) {
-                if ((pr[l] != 0) != in->guard_neg)
-                    gm |= 1u << l;
-            }
+            LANES(active, l, gm |= (uint32_t)((pr[l] != 0) != in->guard_neg) << l);
             g = gm;
         }
-        executed += (unsigned)__builtin_popcount(active);
+        executed += nactive;
         if (in->fast) {
             run_fast(b, w, in, g);
             goto advance;
@@ -1481,6 +1805,11 @@ reschedule:
         case X_LD: {
             unsigned es = ptx_types[in->type].size, n = in->vec;
 
+            if (warp_load(b, w, in, g)) {
+                if (in->mods & M_ACQUIRE)
+                    host_fence();
+                break;
+            }
             EACH(g, l) {
                 uint64_t addr = (in->o[1].reg >= 0 ? w->regs[(size_t)in->o[1].reg * PTX_WARP + l]
                                  : in->o[1].sym >= 0 ? sym_value(b, w, in->o[1].sym, l) : 0) + (uint64_t)in->o[1].imm;
@@ -1506,6 +1835,8 @@ reschedule:
             if (in->mods & M_RELEASE)
                 host_fence();
             b->progress++;
+            if (warp_store(b, w, in, g))
+                break;
 
             EACH(g, l) {
                 uint64_t addr = (in->o[0].reg >= 0 ? w->regs[(size_t)in->o[0].reg * PTX_WARP + l]
@@ -1525,6 +1856,8 @@ reschedule:
         }
         case X_CVTA:
         case X_CVTA_TO: {
+            if (run_rows(b, w, in, g))
+                break;
             uint64_t window = in->space == S_SHARED ? PTX_SHARED_WINDOW : in->space == S_LOCAL ? PTX_LOCAL_WINDOW : 0;
 
             EACH(g, l) {
@@ -1551,6 +1884,8 @@ reschedule:
         case X_SHL:
         case X_SHR:
         case X_COPYSIGN:
+            if ((in->op == X_ADD || in->op == X_SUB || in->op == X_MUL) && run_rows(b, w, in, g))
+                break;
             if (ptx_types[in->type].kind == K_FLOAT) {
                 EACH(g, l) put(w, &in->o[0], l,
                                float_op(in->op, in->type, in->rnd, in->mods, val(b, w, &in->o[1], l),
@@ -1622,7 +1957,7 @@ reschedule:
             break;
         case X_POPC:
             EACH(g, l) put(w, &in->o[0], l,
-                           (uint64_t)__builtin_popcountll(val(b, w, &in->o[1], l) & mask_of(ptx_types[in->type].size)));
+                           (uint64_t)popcount64(val(b, w, &in->o[1], l) & mask_of(ptx_types[in->type].size)));
             break;
         case X_CLZ: {
             unsigned size = ptx_types[in->type].size;
@@ -1679,6 +2014,8 @@ reschedule:
                                 (uint32_t)val(b, w, &in->o[3], l)));
             break;
         case X_SETP:
+            if (run_rows(b, w, in, g))
+                break;
             EACH(g, l) {
                 bool t = compare(in->cmp, in->type, val(b, w, &in->o[1], l), val(b, w, &in->o[2], l)), f = !t;
 
@@ -1937,6 +2274,7 @@ reschedule:
             w->live &= ~g;
             cluster_exit(b, w, g);
             active &= ~g;
+            nactive = popcount64(active);
             if (!active) {
                 goto reschedule;
             }
@@ -2002,6 +2340,7 @@ reschedule:
                 w->waiting |= g;
                 EACH(g, l) w->pc[l] = pc + 1;
                 active &= ~g;
+                nactive = popcount64(active);
                 if (!active)
                     goto reschedule;
             }
