@@ -1344,8 +1344,8 @@ static inline bool sreg_uniform(unsigned which)
 
 /*
  * An operand's values for the lanes of `mask`: a register's row as it is; an immediate, a special
- * register the same for every lane or %tid.x of a one-dimensional block in every lane of `tmp`;
- * anything else in those of `mask`.
+ * register the same for every lane, a variable's address outside the frame or %tid.x of a
+ * one-dimensional block in every lane of `tmp`; anything else in those of `mask`.
  */
 static inline const uint64_t *row(const struct ptx_block *b, const struct warp *w, const struct ptx_opd *o, uint32_t mask,
                                   uint64_t *tmp)
@@ -1354,8 +1354,9 @@ static inline const uint64_t *row(const struct ptx_block *b, const struct warp *
 
     if (o->kind == O_REG)
         return &w->regs[(size_t)o->reg * PTX_WARP];
-    if (o->kind == O_IMM || (o->kind == O_SREG && sreg_uniform((unsigned)o->imm))) {
-        v = o->kind == O_IMM ? (uint64_t)o->imm : sreg(b, w, (unsigned)o->imm, 0);
+    if (o->kind == O_IMM || (o->kind == O_SREG && sreg_uniform((unsigned)o->imm)) ||
+        (o->kind == O_SYM && b->m->syms[o->sym].space != S_FRAME)) {
+        v = o->kind == O_IMM ? (uint64_t)o->imm : o->kind == O_SREG ? sreg(b, w, (unsigned)o->imm, 0) : sym_value(b, w, o->sym, 0);
         for (unsigned l = 0; l < PTX_WARP; l++)
             tmp[l] = v;
         return tmp;
@@ -1455,6 +1456,19 @@ static bool run_rows(const struct ptx_block *b, struct warp *w, const struct ptx
         return false;
     D = &w->regs[(size_t)in->o[0].reg * PTX_WARP];
     switch (in->op) {
+    case X_CVT: {
+        /* Integer to integer, no saturation: extended by the source's type, then cut or extended to the destination's. */
+        unsigned sk = ptx_types[in->type2].kind, ss = ptx_types[in->type2].size;
+        uint64_t rm = mask_of(in->o[0].rsize ? in->o[0].rsize : 8), sm = mask_of(ss), dm = mask_of(size);
+        bool ssx = sk == K_SIGNED, dsx = kind == K_SIGNED;
+
+        if (in->nopd != 2 || (in->mods & M_SAT) || !(sk == K_BITS || sk == K_SIGNED || sk == K_UNSIGNED) || !integer)
+            return false;
+        A = row(b, w, &in->o[1], g, ta);
+        LANES(g, l, uint64_t v = ssx ? (uint64_t)sext(A[l], ss) : A[l] & sm;
+              D[l] = (dsx ? (uint64_t)sext(v, size) : v & dm) & rm);
+        return true;
+    }
     case X_CVTA:
     case X_CVTA_TO: {
         uint64_t window = in->space == S_SHARED ? PTX_SHARED_WINDOW : in->space == S_LOCAL ? PTX_LOCAL_WINDOW : 0;
@@ -1541,17 +1555,46 @@ static bool run_rows(const struct ptx_block *b, struct warp *w, const struct ptx
 }
 
 /*
+ * Where each lane of a warp-wide access is in host memory: lane l's at base + A[l] + l * stride
+ * (A a register's row; stride the local stacks' distance, else 0), in integers, so that no
+ * pointer is formed outside its object.
+ */
+struct lanes_at {
+    const uint64_t *A;
+    uintptr_t base;
+    size_t stride;
+};
+
+static const uint64_t zero_row[PTX_WARP];
+
+/*
+ * Whether every lane's A[l] + c is inside [base, base + size) with `bytes` after it, and aligned to
+ * `bytes`. Branch-free: an offset below base wraps to 2^63 or more, one past the limit makes
+ * limit - offset negative; the sign bit of the OR of both says either (sizes are under 2^62).
+ */
+static inline bool lanes_within(const uint64_t *A, uint64_t c, uint32_t g, uint64_t base, uint64_t size, size_t bytes)
+{
+    uint64_t bad = 0, any = 0, lim;
+
+    if (size < bytes || size >= 1ull << 62)
+        return false;
+    lim = size - bytes;
+    LANES(g, l, uint64_t a = A[l] + c; uint64_t off = a - base; any |= a; bad |= off | (lim - off));
+    return !(bad >> 63) && !(any & (bytes - 1));
+}
+
+/*
  * A load or store of every lane of `g` at [base + imm], checked once for the warp: the lowest and
  * the highest address in one window and inside its memory, and every address aligned (their OR
- * under the size's mask). Only while no check looks at each access (race, init). The lanes' host
- * addresses in p, or false: then the per-lane path runs and reports the first lane at fault, as
- * it always did.
+ * under the size's mask). Only while no check looks at each access (race, init). False when any
+ * of that fails: then the per-lane path runs and reports the first lane at fault, as it always did.
  */
 static bool warp_address(struct ptx_block *b, const struct warp *w, const struct ptx_inst *in, const struct ptx_opd *ao,
-                         uint32_t g, size_t bytes, bool write, unsigned char **p)
+                         uint32_t g, size_t bytes, bool write, struct lanes_at *at)
 {
-    uint64_t addr[PTX_WARP], lo = UINT64_MAX, hi = 0, any = 0, c = (uint64_t)ao->imm;
+    uint64_t lo = UINT64_MAX, hi = 0, any = 0, c = (uint64_t)ao->imm;
     unsigned space = in->space;
+    const uint64_t *A = ao->reg >= 0 ? &w->regs[(size_t)ao->reg * PTX_WARP] : zero_row;
     unsigned char *host;
 
     if (ao->sym >= 0) {
@@ -1559,14 +1602,27 @@ static bool warp_address(struct ptx_block *b, const struct warp *w, const struct
             return false;
         c += sym_value(b, w, ao->sym, 0);
     }
-    if (ao->reg >= 0) {
-        const uint64_t *A = &w->regs[(size_t)ao->reg * PTX_WARP];
-
-        LANES(g, l, addr[l] = A[l] + c);
-    } else {
-        LANES(g, l, addr[l] = c);
+    at->A = A;
+    at->stride = 0;
+    /* The common cases first: the allocation the last access found, the block's shared memory, the local stacks. */
+    switch (space) {
+    case S_GLOBAL:
+    case S_CONST:
+        if (b->mem.hi && !b->mem.written && lanes_within(A, c, g, b->mem.lo, b->mem.hi - b->mem.lo, bytes)) {
+            at->base = (uintptr_t)b->mem.data - b->mem.lo + c;
+            return true;
+        }
+        break;
+    case S_SHARED:
+        if (!b->shadow && !b->sinit && lanes_within(A, c, g, 0, b->shared_bytes, bytes)) {
+            at->base = (uintptr_t)b->shared + c;
+            return true;
+        }
+        break;
+    default:
+        break;
     }
-    LANES(g, l, lo = addr[l] < lo ? addr[l] : lo; hi = addr[l] > hi ? addr[l] : hi; any |= addr[l]);
+    LANES(g, l, uint64_t a = A[l] + c; lo = a < lo ? a : lo; hi = a > hi ? a : hi; any |= a);
     if (any & (bytes - 1) || hi - lo >= PTX_WINDOW_SIZE)
         return false;
     if (space == S_GENERIC) {
@@ -1580,53 +1636,62 @@ static bool warp_address(struct ptx_block *b, const struct warp *w, const struct
             space = window == PTX_SHARED_WINDOW ? S_SHARED : S_LOCAL;
             lo -= window;
             hi -= window;
-            LANES(g, l, addr[l] -= window);
+            c -= window;
         } else if (hi >= PTX_PARAM_WINDOW && lo < PTX_SHARED_WINDOW + PTX_WINDOW_SIZE) {
             return false; /* a lane in or across a window */
         } else {
             space = S_GLOBAL;
         }
     }
+    /* From here lane l's address is A[l] + c, all of them in [lo, hi]. */
     switch (space) {
     case S_GLOBAL:
     case S_CONST:
         if (!(host = ptx_mem_global(&b->mem, lo, (size_t)(hi - lo) + bytes)) || b->mem.written)
             return false;
-        LANES(g, l, p[l] = host + (addr[l] - lo));
+        at->base = (uintptr_t)host - lo + c;
         return true;
     case S_SHARED:
         if (b->shadow || b->sinit || hi >= b->shared_bytes || bytes > b->shared_bytes - hi)
             return false;
-        LANES(g, l, p[l] = b->shared + addr[l]);
+        at->base = (uintptr_t)b->shared + c;
         return true;
     case S_LOCAL:
         if (hi >= b->local_per_lane || bytes > b->local_per_lane - hi)
             return false;
-        host = b->local + (size_t)w->index * PTX_WARP * b->local_per_lane;
-        LANES(g, l, p[l] = host + (size_t)l * b->local_per_lane + addr[l]);
+        at->base = (uintptr_t)(b->local + (size_t)w->index * PTX_WARP * b->local_per_lane) + c;
+        at->stride = b->local_per_lane;
         return true;
     case S_PARAM: /* an entry's parameters (a .func's are in its frame: the per-lane path) */
         if (write || lo - PTX_PARAM_WINDOW >= PTX_WINDOW_SIZE || hi - PTX_PARAM_WINDOW >= b->r->l->param_bytes ||
             bytes > b->r->l->param_bytes - (hi - PTX_PARAM_WINDOW))
             return false;
-        host = (unsigned char *)(uintptr_t)b->r->l->params;
-        LANES(g, l, p[l] = host + (addr[l] - PTX_PARAM_WINDOW));
+        at->base = (uintptr_t)b->r->l->params - PTX_PARAM_WINDOW + c;
         return true;
     default:
         return false;
     }
 }
 
+#define AT(at, l, off) ((at)->base + (at)->A[l] + (uintptr_t)(l) * (at)->stride + (off))
+#define AT0(at, l, off) ((at)->base + (at)->A[l] + (off)) /* stride 0 */
+
 /* One element of each lane's load into row D: extended as the type says, masked to the register. */
 #define LOAD_LANES(bits, signed_type)                                                                                  \
     do {                                                                                                               \
-        if (sx)                                                                                                        \
-            LANES(g, l, D[l] = (uint64_t)(int64_t)(signed_type)__atomic_load_n((const uint##bits##_t *)(const void *)(p[l] + off), __ATOMIC_RELAXED) & m); \
+        if (sx && !at->stride)                                                                                         \
+            LANES(g, l, D[l] = (uint64_t)(int64_t)(signed_type)__atomic_load_n((const uint##bits##_t *)AT0(at, l, off),\
+                                                                               __ATOMIC_RELAXED) & m);                 \
+        else if (sx)                                                                                                   \
+            LANES(g, l, D[l] = (uint64_t)(int64_t)(signed_type)__atomic_load_n((const uint##bits##_t *)AT(at, l, off), \
+                                                                               __ATOMIC_RELAXED) & m);                 \
+        else if (!at->stride)                                                                                          \
+            LANES(g, l, D[l] = __atomic_load_n((const uint##bits##_t *)AT0(at, l, off), __ATOMIC_RELAXED) & m);       \
         else                                                                                                           \
-            LANES(g, l, D[l] = __atomic_load_n((const uint##bits##_t *)(const void *)(p[l] + off), __ATOMIC_RELAXED) & m); \
+            LANES(g, l, D[l] = __atomic_load_n((const uint##bits##_t *)AT(at, l, off), __ATOMIC_RELAXED) & m);        \
     } while (0)
 
-static void load_lanes(unsigned char *const *p, size_t off, uint32_t g, unsigned es, bool sx, uint64_t m, uint64_t *D)
+static void load_lanes(const struct lanes_at *at, size_t off, uint32_t g, unsigned es, bool sx, uint64_t m, uint64_t *D)
 {
     switch (es) {
     case 1: LOAD_LANES(8, int8_t); break;
@@ -1639,50 +1704,57 @@ static void load_lanes(unsigned char *const *p, size_t off, uint32_t g, unsigned
 /* ld of a whole warp (warp_address's case): true when done. */
 static bool warp_load(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g)
 {
-    unsigned char *p[PTX_WARP];
+    struct lanes_at at;
     unsigned es = ptx_types[in->type].size, n = in->vec;
     bool sx = ptx_types[in->type].kind == K_SIGNED;
+    uint64_t A[PTX_WARP];
 
     if (!g || in->o[1].kind != O_ADDR || (n == 1 && in->o[0].kind != O_REG) ||
-        !warp_address(b, w, in, &in->o[1], g, (size_t)es * n, false, p))
+        !warp_address(b, w, in, &in->o[1], g, (size_t)es * n, false, &at))
         return false;
+    if (n > 1) {
+        /* The destinations may include the address's register: the addresses first. */
+        memcpy(A, at.A, sizeof(A));
+        at.A = A;
+    }
     if (n == 1) {
-        load_lanes(p, 0, g, es, sx, mask_of(in->o[0].rsize ? in->o[0].rsize : 8), &w->regs[(size_t)in->o[0].reg * PTX_WARP]);
+        load_lanes(&at, 0, g, es, sx, mask_of(in->o[0].rsize ? in->o[0].rsize : 8),
+                   &w->regs[(size_t)in->o[0].reg * PTX_WARP]);
         return true;
     }
     for (unsigned i = 0; i < n; i++)
         if (in->o[0].v[i] >= 0)
-            load_lanes(p, i * es, g, es, sx, mask_of(es < 4 ? 4 : es), &w->regs[(size_t)in->o[0].v[i] * PTX_WARP]);
+            load_lanes(&at, i * es, g, es, sx, mask_of(es < 4 ? 4 : es), &w->regs[(size_t)in->o[0].v[i] * PTX_WARP]);
     return true;
 }
 
 /* One element of each lane's store from row S. */
-static void store_lanes(unsigned char *const *p, size_t off, uint32_t g, unsigned es, const uint64_t *S)
+static void store_lanes(const struct lanes_at *at, size_t off, uint32_t g, unsigned es, const uint64_t *S)
 {
     switch (es) {
-    case 1: EACH(g, l) __atomic_store_n(p[l] + off, (uint8_t)S[l], __ATOMIC_RELAXED); break;
-    case 2: EACH(g, l) __atomic_store_n((uint16_t *)(void *)(p[l] + off), (uint16_t)S[l], __ATOMIC_RELAXED); break;
-    case 4: EACH(g, l) __atomic_store_n((uint32_t *)(void *)(p[l] + off), (uint32_t)S[l], __ATOMIC_RELAXED); break;
-    default: EACH(g, l) __atomic_store_n((uint64_t *)(void *)(p[l] + off), S[l], __ATOMIC_RELAXED); break;
+    case 1: EACH(g, l) __atomic_store_n((uint8_t *)AT(at, l, off), (uint8_t)S[l], __ATOMIC_RELAXED); break;
+    case 2: EACH(g, l) __atomic_store_n((uint16_t *)AT(at, l, off), (uint16_t)S[l], __ATOMIC_RELAXED); break;
+    case 4: EACH(g, l) __atomic_store_n((uint32_t *)AT(at, l, off), (uint32_t)S[l], __ATOMIC_RELAXED); break;
+    default: EACH(g, l) __atomic_store_n((uint64_t *)AT(at, l, off), S[l], __ATOMIC_RELAXED); break;
     }
 }
 
 /* st of a whole warp (warp_address's case), lane by lane in order as the per-lane path: true when done. */
 static bool warp_store(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g)
 {
-    unsigned char *p[PTX_WARP];
+    struct lanes_at at;
     unsigned es = ptx_types[in->type].size, n = in->vec;
     uint64_t tmp[PTX_WARP];
 
-    if (!g || in->o[0].kind != O_ADDR || !warp_address(b, w, in, &in->o[0], g, (size_t)es * n, true, p))
+    if (!g || in->o[0].kind != O_ADDR || !warp_address(b, w, in, &in->o[0], g, (size_t)es * n, true, &at))
         return false;
     if (n == 1) {
-        store_lanes(p, 0, g, es, row(b, w, &in->o[1], g, tmp));
+        store_lanes(&at, 0, g, es, row(b, w, &in->o[1], g, tmp));
         return true;
     }
     for (unsigned i = 0; i < n; i++) {
         EACH(g, l) tmp[l] = vec_elem(b, w, &in->o[1], i, l);
-        store_lanes(p, i * es, g, es, tmp);
+        store_lanes(&at, i * es, g, es, tmp);
     }
     return true;
 }
@@ -1724,33 +1796,26 @@ static void warp_run(struct ptx_block *b, struct warp *w)
 
 reschedule:
     {
-        uint32_t ready = w->live & ~w->waiting, deepest = 0, depth = 0;
+        uint32_t ready = w->live & ~w->waiting;
+        uint64_t key[PTX_WARP], first = UINT64_MAX;
 
         if (!ready || b->stop) {
             b->executed += executed;
             return;
         }
-        EACH(ready, l) {
-            if (w->depth[l] > depth)
-                depth = w->depth[l];
+        /* A lane's turn: deepest in calls first, then the smallest counter; the lowest key of the ready lanes runs. */
+        for (unsigned l = 0; l < PTX_WARP; l++) {
+            key[l] = (ready >> l & 1) ? (uint64_t)(UINT32_MAX - w->depth[l]) << 32 | w->pc[l] : UINT64_MAX;
+            first = key[l] < first ? key[l] : first;
         }
-        EACH(ready, l) {
-            if (w->depth[l] == depth)
-                deepest |= 1u << l;
-        }
-        ready = deepest;
-        pc = UINT32_MAX;
-        EACH(ready, l) {
-            if (w->pc[l] < pc)
-                pc = w->pc[l];
-        }
+        pc = (uint32_t)first;
         active = 0;
         other_min = UINT32_MAX;
-        EACH(ready, l) {
-            if (w->pc[l] == pc)
-                active |= 1u << l;
-            else if (w->pc[l] < other_min)
-                other_min = w->pc[l];
+        for (unsigned l = 0; l < PTX_WARP; l++) {
+            active |= (uint32_t)(key[l] == first) << l;
+            /* The next counter of a lane as deep: where the running lanes stop to let it catch up. */
+            if (key[l] != first && key[l] >> 32 == first >> 32 && (uint32_t)key[l] < other_min)
+                other_min = (uint32_t)key[l];
         }
         nactive = popcount64(active);
     }
@@ -2033,6 +2098,8 @@ reschedule:
             EACH(g, l) put(w, &in->o[0], l, pred(b, w, &in->o[3], l) ? val(b, w, &in->o[1], l) : val(b, w, &in->o[2], l));
             break;
         case X_CVT:
+            if (run_rows(b, w, in, g))
+                break;
             if (in->nopd == 3) {
                 /* Two floats packed into a pair of halves, the first operand in the upper one. */
                 struct ptx_inst h = *in;
@@ -2075,17 +2142,26 @@ reschedule:
         case X_RED: {
             const struct ptx_opd *ao = &in->o[in->op == X_ATOM ? 1 : 0], *bo = &in->o[in->op == X_ATOM ? 2 : 1];
             unsigned size = ptx_types[in->type].size;
+            struct ptx_shadow *keep = b->shadow;
+            struct lanes_at at;
+            bool whole;
 
+            b->shadow = NULL; /* atomics do not race */
+            whole = g && ao->kind == O_ADDR && warp_address(b, w, in, ao, g, size, true, &at);
+            b->shadow = keep;
             EACH(g, l) {
                 uint64_t addr = (ao->reg >= 0 ? w->regs[(size_t)ao->reg * PTX_WARP + l]
                                  : ao->sym >= 0 ? sym_value(b, w, ao->sym, l) : 0) + (uint64_t)ao->imm;
-                struct ptx_shadow *keep = b->shadow;
                 unsigned char *p;
                 uint64_t old;
 
-                b->shadow = NULL; /* atomics do not race */
-                p = address(b, w, l, in, in->space, addr, size, ACC_READ | ACC_WRITE);
-                b->shadow = keep;
+                if (whole) {
+                    p = (unsigned char *)AT(&at, l, 0);
+                } else {
+                    b->shadow = NULL;
+                    p = address(b, w, l, in, in->space, addr, size, ACC_READ | ACC_WRITE);
+                    b->shadow = keep;
+                }
                 if (!p)
                     goto stopped;
                 {
@@ -2105,13 +2181,14 @@ reschedule:
             EACH(g, l) put(w, &in->o[0], l, active);
             break;
         case X_SHFL: {
-            uint64_t src[PTX_WARP];
+            uint64_t src[PTX_WARP], tb[PTX_WARP], tc[PTX_WARP];
             const struct ptx_opd *a = &in->o[1];
+            const uint64_t *B = row(b, w, &in->o[2], g, tb), *C = row(b, w, &in->o[3], g, tc);
 
             for (unsigned l = 0; l < PTX_WARP; l++)
                 src[l] = a->kind == O_REG ? w->regs[(size_t)a->reg * PTX_WARP + l] : val(b, w, a, l);
             EACH(g, l) {
-                uint32_t bv = (uint32_t)val(b, w, &in->o[2], l) & 31, c = (uint32_t)val(b, w, &in->o[3], l);
+                uint32_t bv = (uint32_t)B[l] & 31, c = (uint32_t)C[l];
                 uint32_t cv = c & 31, seg = (c >> 8) & 31;
                 int32_t maxl = (int32_t)((l & seg) | (cv & ~seg)), minl = (int32_t)(l & seg), j;
                 bool ok;
