@@ -1608,7 +1608,9 @@ static bool warp_address(struct ptx_block *b, const struct warp *w, const struct
     switch (space) {
     case S_GLOBAL:
     case S_CONST:
-        if (b->mem.hi && !b->mem.written && lanes_within(A, c, g, b->mem.lo, b->mem.hi - b->mem.lo, bytes)) {
+        /* The allocation of the first lane's address (from the cache, mostly), all the lanes' candidate. */
+        if (ptx_mem_global(&b->mem, A[__builtin_ctz(g)] + c, bytes) && !b->mem.written &&
+            lanes_within(A, c, g, b->mem.lo, b->mem.hi - b->mem.lo, bytes)) {
             at->base = (uintptr_t)b->mem.data - b->mem.lo + c;
             return true;
         }
@@ -1616,6 +1618,12 @@ static bool warp_address(struct ptx_block *b, const struct warp *w, const struct
     case S_SHARED:
         if (!b->shadow && !b->sinit && lanes_within(A, c, g, 0, b->shared_bytes, bytes)) {
             at->base = (uintptr_t)b->shared + c;
+            return true;
+        }
+        break;
+    case S_PARAM:
+        if (!write && lanes_within(A, c, g, PTX_PARAM_WINDOW, b->r->l->param_bytes, bytes)) {
+            at->base = (uintptr_t)b->r->l->params - PTX_PARAM_WINDOW + c;
             return true;
         }
         break;
@@ -1728,6 +1736,35 @@ static bool warp_load(struct ptx_block *b, struct warp *w, const struct ptx_inst
     return true;
 }
 
+/*
+ * atom.add/red.add of a 32-bit integer by a whole warp (warp_address's case), lane by lane in order:
+ * true when done. Each add changes memory: progress for the watchdog.
+ */
+static bool warp_add32(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, const struct ptx_opd *bo,
+                       const struct lanes_at *at, uint32_t g)
+{
+    uint64_t tb[PTX_WARP], *D = NULL, m = 0;
+    const uint64_t *B;
+    unsigned kind = ptx_types[in->type].kind;
+
+    if (in->cmp != A_ADD || ptx_types[in->type].size != 4 || kind == K_FLOAT ||
+        (in->op == X_ATOM && in->o[0].kind != O_REG))
+        return false;
+    B = row(b, w, bo, g, tb);
+    if (in->op == X_ATOM) {
+        D = &w->regs[(size_t)in->o[0].reg * PTX_WARP];
+        m = mask_of(in->o[0].rsize ? in->o[0].rsize : 8);
+    }
+    EACH(g, l) {
+        uint32_t old = __atomic_fetch_add((uint32_t *)AT(at, l, 0), (uint32_t)B[l], __ATOMIC_SEQ_CST);
+
+        if (D)
+            D[l] = (kind == K_SIGNED ? (uint64_t)(int64_t)(int32_t)old : old) & m;
+    }
+    b->progress += popcount64(g);
+    return true;
+}
+
 /* One element of each lane's store from row S. */
 static void store_lanes(const struct lanes_at *at, size_t off, uint32_t g, unsigned es, const uint64_t *S)
 {
@@ -1805,7 +1842,7 @@ reschedule:
         }
         /* A lane's turn: deepest in calls first, then the smallest counter; the lowest key of the ready lanes runs. */
         for (unsigned l = 0; l < PTX_WARP; l++) {
-            key[l] = (ready >> l & 1) ? (uint64_t)(UINT32_MAX - w->depth[l]) << 32 | w->pc[l] : UINT64_MAX;
+            key[l] = ((uint64_t)(UINT32_MAX - w->depth[l]) << 32 | w->pc[l]) | ((uint64_t)(~ready >> l & 1) * UINT64_MAX);
             first = key[l] < first ? key[l] : first;
         }
         pc = (uint32_t)first;
@@ -2149,6 +2186,8 @@ reschedule:
             b->shadow = NULL; /* atomics do not race */
             whole = g && ao->kind == O_ADDR && warp_address(b, w, in, ao, g, size, true, &at);
             b->shadow = keep;
+            if (whole && warp_add32(b, w, in, bo, &at, g))
+                break;
             EACH(g, l) {
                 uint64_t addr = (ao->reg >= 0 ? w->regs[(size_t)ao->reg * PTX_WARP + l]
                                  : ao->sym >= 0 ? sym_value(b, w, ao->sym, l) : 0) + (uint64_t)ao->imm;
@@ -2185,25 +2224,23 @@ reschedule:
             const struct ptx_opd *a = &in->o[1];
             const uint64_t *B = row(b, w, &in->o[2], g, tb), *C = row(b, w, &in->o[3], g, tc);
 
+            uint64_t *D = &w->regs[(size_t)in->o[0].reg * PTX_WARP], m = mask_of(in->o[0].rsize ? in->o[0].rsize : 8);
+            uint64_t *Q = in->o[0].v[0] >= 0 ? &w->regs[(size_t)in->o[0].v[0] * PTX_WARP] : NULL;
+
             for (unsigned l = 0; l < PTX_WARP; l++)
                 src[l] = a->kind == O_REG ? w->regs[(size_t)a->reg * PTX_WARP + l] : val(b, w, a, l);
-            EACH(g, l) {
-                uint32_t bv = (uint32_t)B[l] & 31, c = (uint32_t)C[l];
-                uint32_t cv = c & 31, seg = (c >> 8) & 31;
-                int32_t maxl = (int32_t)((l & seg) | (cv & ~seg)), minl = (int32_t)(l & seg), j;
-                bool ok;
-
-                switch (in->cmp) {
-                case SH_UP: j = (int32_t)l - (int32_t)bv; ok = j >= maxl; break;
-                case SH_DOWN: j = (int32_t)l + (int32_t)bv; ok = j <= maxl; break;
-                case SH_BFLY: j = (int32_t)(l ^ bv); ok = j <= maxl; break;
-                default: j = minl | (int32_t)(bv & ~seg); ok = j <= maxl; break;
-                }
-                if (!ok)
-                    j = (int32_t)l;
-                put(w, &in->o[0], l, src[j & 31]);
-                put_reg(w, in->o[0].v[0], l, ok);
+            /* Lane l reads lane j; out of its segment's bounds, its own value and a false predicate. */
+#define SHFL_LANES(J, OK)                                                                                              \
+    LANES(g, l, uint32_t c = (uint32_t)C[l]; uint32_t bv = (uint32_t)B[l] & 31, cv = c & 31, seg = (c >> 8) & 31;         \
+          int32_t maxl = (int32_t)((l & seg) | (cv & ~seg)), minl = (int32_t)(l & seg), j = (J); bool ok = (OK);        \
+          (void)minl; D[l] = src[(ok ? j : (int32_t)l) & 31] & m; if (Q) Q[l] = ok)
+            switch (in->cmp) {
+            case SH_UP: SHFL_LANES((int32_t)l - (int32_t)bv, j >= maxl); break;
+            case SH_DOWN: SHFL_LANES((int32_t)l + (int32_t)bv, j <= maxl); break;
+            case SH_BFLY: SHFL_LANES((int32_t)(l ^ bv), j <= maxl); break;
+            default: SHFL_LANES(minl | (int32_t)(bv & ~seg), j <= maxl); break;
             }
+#undef SHFL_LANES
             break;
         }
         case X_VOTE: {
