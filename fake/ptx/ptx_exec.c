@@ -1492,6 +1492,59 @@ static bool run_rows(const struct ptx_block *b, struct warp *w, const struct ptx
         else
             LANES(g, l, D[l] = A[l] - B[l]);
         return true;
+    case X_AND:
+    case X_OR:
+    case X_XOR:
+    case X_SHL:
+    case X_SHR:
+    case X_MIN:
+    case X_MAX: {
+        /* 64-bit bitwise and shifts into 64-bit registers; 32-bit right shifts, min and max into 32-bit ones. */
+        bool sign = kind == K_SIGNED;
+
+        if (!integer || in->mods || in->o[0].rsize != size || (size != 8 && size != 4) ||
+            (size == 4 && in->op != X_SHR && in->op != X_MIN && in->op != X_MAX) ||
+            (size == 8 && (in->op == X_MIN || in->op == X_MAX)))
+            return false;
+        A = row(b, w, &in->o[1], g, ta);
+        B = row(b, w, &in->o[2], g, tb);
+        if (size == 4) {
+            if (in->op == X_SHR && sign)
+                LANES(g, l, uint32_t n = (uint32_t)B[l]; D[l] = (uint32_t)((int32_t)A[l] >> (n > 31 ? 31 : n)));
+            else if (in->op == X_SHR)
+                LANES(g, l, uint32_t n = (uint32_t)B[l]; D[l] = n >= 32 ? 0 : (uint32_t)A[l] >> n);
+            else if (sign)
+                LANES(g, l, int32_t x = (int32_t)A[l], y = (int32_t)B[l];
+                      D[l] = (uint32_t)(in->op == X_MIN ? (x < y ? x : y) : (x > y ? x : y)));
+            else
+                LANES(g, l, uint32_t x = (uint32_t)A[l], y = (uint32_t)B[l];
+                      D[l] = in->op == X_MIN ? (x < y ? x : y) : (x > y ? x : y));
+            return true;
+        }
+        switch (in->op) {
+        case X_AND: LANES(g, l, D[l] = A[l] & B[l]); break;
+        case X_OR: LANES(g, l, D[l] = A[l] | B[l]); break;
+        case X_XOR: LANES(g, l, D[l] = A[l] ^ B[l]); break;
+        case X_SHL: LANES(g, l, uint32_t n = (uint32_t)B[l]; D[l] = n >= 64 ? 0 : A[l] << n); break;
+        default:
+            if (sign)
+                LANES(g, l, uint32_t n = (uint32_t)B[l]; D[l] = (uint64_t)((int64_t)A[l] >> (n > 63 ? 63 : n)));
+            else
+                LANES(g, l, uint32_t n = (uint32_t)B[l]; D[l] = n >= 64 ? 0 : A[l] >> n);
+            break;
+        }
+        return true;
+    }
+    case X_SELP: {
+        uint64_t tp[PTX_WARP], m = mask_of(in->o[0].rsize ? in->o[0].rsize : 8);
+        const uint64_t *P = row(b, w, &in->o[3], g, tp);
+        bool neg = in->o[3].neg;
+
+        A = row(b, w, &in->o[1], g, ta);
+        B = row(b, w, &in->o[2], g, tb);
+        LANES(g, l, D[l] = ((P[l] != 0) != neg ? A[l] : B[l]) & m);
+        return true;
+    }
     case X_MUL:
         if (!integer || size != 4 || in->mods != M_WIDE || in->o[0].rsize != 8)
             return false;
@@ -1602,6 +1655,8 @@ static bool warp_address(struct ptx_block *b, const struct warp *w, const struct
             return false;
         c += sym_value(b, w, ao->sym, 0);
     }
+    if (ao->reg < 0)
+        g &= -g; /* every lane at the same address: one to check */
     at->A = A;
     at->stride = 0;
     /* The common cases first: the allocation the last access found, the block's shared memory, the local stacks. */
@@ -1682,25 +1737,31 @@ static bool warp_address(struct ptx_block *b, const struct warp *w, const struct
 }
 
 #define AT(at, l, off) ((at)->base + (at)->A[l] + (uintptr_t)(l) * (at)->stride + (off))
-#define AT0(at, l, off) ((at)->base + (at)->A[l] + (off)) /* stride 0 */
 
-/* One element of each lane's load into row D: extended as the type says, masked to the register. */
+/*
+ * One element of each lane's load into row D: extended as the type says, masked to the register.
+ * The place's fields in locals: a store to D may not change them.
+ */
 #define LOAD_LANES(bits, signed_type)                                                                                  \
     do {                                                                                                               \
-        if (sx && !at->stride)                                                                                         \
-            LANES(g, l, D[l] = (uint64_t)(int64_t)(signed_type)__atomic_load_n((const uint##bits##_t *)AT0(at, l, off),\
+        if (sx && !stride)                                                                                             \
+            LANES(g, l, D[l] = (uint64_t)(int64_t)(signed_type)__atomic_load_n((const uint##bits##_t *)(base + A[l]),   \
                                                                                __ATOMIC_RELAXED) & m);                 \
         else if (sx)                                                                                                   \
-            LANES(g, l, D[l] = (uint64_t)(int64_t)(signed_type)__atomic_load_n((const uint##bits##_t *)AT(at, l, off), \
-                                                                               __ATOMIC_RELAXED) & m);                 \
-        else if (!at->stride)                                                                                          \
-            LANES(g, l, D[l] = __atomic_load_n((const uint##bits##_t *)AT0(at, l, off), __ATOMIC_RELAXED) & m);       \
+            LANES(g, l, D[l] = (uint64_t)(int64_t)(signed_type)__atomic_load_n(                                         \
+                                   (const uint##bits##_t *)(base + A[l] + l * stride), __ATOMIC_RELAXED) & m);          \
+        else if (!stride)                                                                                              \
+            LANES(g, l, D[l] = __atomic_load_n((const uint##bits##_t *)(base + A[l]), __ATOMIC_RELAXED) & m);          \
         else                                                                                                           \
-            LANES(g, l, D[l] = __atomic_load_n((const uint##bits##_t *)AT(at, l, off), __ATOMIC_RELAXED) & m);        \
+            LANES(g, l, D[l] = __atomic_load_n((const uint##bits##_t *)(base + A[l] + l * stride), __ATOMIC_RELAXED) &  \
+                              m);                                                                                      \
     } while (0)
 
 static void load_lanes(const struct lanes_at *at, size_t off, uint32_t g, unsigned es, bool sx, uint64_t m, uint64_t *D)
 {
+    const uint64_t *A = at->A;
+    uintptr_t base = at->base + off, stride = at->stride;
+
     switch (es) {
     case 1: LOAD_LANES(8, int8_t); break;
     case 2: LOAD_LANES(16, int16_t); break;
@@ -1724,6 +1785,14 @@ static bool warp_load(struct ptx_block *b, struct warp *w, const struct ptx_inst
         /* The destinations may include the address's register: the addresses first. */
         memcpy(A, at.A, sizeof(A));
         at.A = A;
+    }
+    if (n == 1 && at.A == zero_row && !at.stride) {
+        /* One address for the warp (a parameter, a variable): loaded once. */
+        uint64_t v, *D = &w->regs[(size_t)in->o[0].reg * PTX_WARP];
+
+        load_lanes(&at, 0, 1, es, sx, mask_of(in->o[0].rsize ? in->o[0].rsize : 8), &v);
+        LANES(g, l, D[l] = v);
+        return true;
     }
     if (n == 1) {
         load_lanes(&at, 0, g, es, sx, mask_of(in->o[0].rsize ? in->o[0].rsize : 8),
@@ -1768,11 +1837,14 @@ static bool warp_add32(struct ptx_block *b, struct warp *w, const struct ptx_ins
 /* One element of each lane's store from row S. */
 static void store_lanes(const struct lanes_at *at, size_t off, uint32_t g, unsigned es, const uint64_t *S)
 {
+    const uint64_t *A = at->A;
+    uintptr_t base = at->base + off, stride = at->stride;
+
     switch (es) {
-    case 1: EACH(g, l) __atomic_store_n((uint8_t *)AT(at, l, off), (uint8_t)S[l], __ATOMIC_RELAXED); break;
-    case 2: EACH(g, l) __atomic_store_n((uint16_t *)AT(at, l, off), (uint16_t)S[l], __ATOMIC_RELAXED); break;
-    case 4: EACH(g, l) __atomic_store_n((uint32_t *)AT(at, l, off), (uint32_t)S[l], __ATOMIC_RELAXED); break;
-    default: EACH(g, l) __atomic_store_n((uint64_t *)AT(at, l, off), S[l], __ATOMIC_RELAXED); break;
+    case 1: LANES(g, l, __atomic_store_n((uint8_t *)(base + A[l] + l * stride), (uint8_t)S[l], __ATOMIC_RELAXED)); break;
+    case 2: LANES(g, l, __atomic_store_n((uint16_t *)(base + A[l] + l * stride), (uint16_t)S[l], __ATOMIC_RELAXED)); break;
+    case 4: LANES(g, l, __atomic_store_n((uint32_t *)(base + A[l] + l * stride), (uint32_t)S[l], __ATOMIC_RELAXED)); break;
+    default: LANES(g, l, __atomic_store_n((uint64_t *)(base + A[l] + l * stride), S[l], __ATOMIC_RELAXED)); break;
     }
 }
 
@@ -1986,7 +2058,7 @@ reschedule:
         case X_SHL:
         case X_SHR:
         case X_COPYSIGN:
-            if ((in->op == X_ADD || in->op == X_SUB || in->op == X_MUL) && run_rows(b, w, in, g))
+            if (in->op != X_DIV && in->op != X_REM && in->op != X_COPYSIGN && run_rows(b, w, in, g))
                 break;
             if (ptx_types[in->type].kind == K_FLOAT) {
                 EACH(g, l) put(w, &in->o[0], l,
@@ -2132,6 +2204,8 @@ reschedule:
             }
             break;
         case X_SELP:
+            if (run_rows(b, w, in, g))
+                break;
             EACH(g, l) put(w, &in->o[0], l, pred(b, w, &in->o[3], l) ? val(b, w, &in->o[1], l) : val(b, w, &in->o[2], l));
             break;
         case X_CVT:
