@@ -1869,12 +1869,12 @@ static bool warp_store(struct ptx_block *b, struct warp *w, const struct ptx_ins
 }
 
 /* Lanes of `mask` leave the kernel: the cluster barrier no longer waits for them. */
-static void cluster_exit(struct ptx_block *b, struct warp *w, uint32_t mask)
+static inline void cluster_exit(struct ptx_block *b, struct warp *w, uint32_t mask)
 {
     struct cluster *cl = b->cl;
 
     if (!(w->carrived & mask))
-        cl->expected -= popcount64(mask);
+        cl->expected -= mask & (mask - 1) ? popcount64(mask) : 1;
     else
         EACH(mask, l) {
             if ((w->carrived >> l & 1) && w->cphase[l] == cl->phase)
@@ -1937,8 +1937,10 @@ reschedule:
             uint32_t gm = 0;
             const uint64_t *pr = &w->regs[(size_t)in->guard * PTX_WARP];
 
-            LANES(active, l, gm |= (uint32_t)((pr[l] != 0) != in->guard_neg) << l);
-            g = gm;
+            /* Every lane's predicate (a plain loop), then the active ones. */
+            for (uint32_t l = 0; l < PTX_WARP; l++)
+                gm |= (uint32_t)(pr[l] != 0) << l;
+            g = (in->guard_neg ? ~gm : gm) & active;
         }
         executed += nactive;
         if (in->fast) {
