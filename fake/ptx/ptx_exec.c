@@ -1873,8 +1873,10 @@ static inline void cluster_exit(struct ptx_block *b, struct warp *w, uint32_t ma
 {
     struct cluster *cl = b->cl;
 
-    if (!(w->carrived & mask))
-        cl->expected -= mask & (mask - 1) ? popcount64(mask) : 1;
+    if (!(w->carrived & mask) && !(mask & (mask - 1)))
+        cl->expected--;
+    else if (!(w->carrived & mask))
+        cl->expected -= popcount64(mask);
     else
         EACH(mask, l) {
             if ((w->carrived >> l & 1) && w->cphase[l] == cl->phase)
@@ -1905,26 +1907,36 @@ static void warp_run(struct ptx_block *b, struct warp *w)
 
 reschedule:
     {
-        uint32_t ready = w->live & ~w->waiting;
+        uint32_t ready = w->live & ~w->waiting, diff = 0, l0;
         uint64_t key[PTX_WARP], first = UINT64_MAX;
 
         if (!ready || b->stop) {
             b->executed += executed;
             return;
         }
-        /* A lane's turn: deepest in calls first, then the smallest counter; the lowest key of the ready lanes runs. */
-        for (unsigned l = 0; l < PTX_WARP; l++) {
-            key[l] = ((uint64_t)(UINT32_MAX - w->depth[l]) << 32 | w->pc[l]) | ((uint64_t)(~ready >> l & 1) * UINT64_MAX);
-            first = key[l] < first ? key[l] : first;
-        }
-        pc = (uint32_t)first;
-        active = 0;
-        other_min = UINT32_MAX;
-        for (unsigned l = 0; l < PTX_WARP; l++) {
-            active |= (uint32_t)(key[l] == first) << l;
-            /* The next counter of a lane as deep: where the running lanes stop to let it catch up. */
-            if (key[l] != first && key[l] >> 32 == first >> 32 && (uint32_t)key[l] < other_min)
-                other_min = (uint32_t)key[l];
+        /* The common case: every ready lane together (same counter, same call depth), in one plain loop. */
+        l0 = (uint32_t)__builtin_ctz(ready);
+        for (unsigned l = 0; l < PTX_WARP; l++)
+            diff |= ((w->pc[l] ^ w->pc[l0]) | (w->depth[l] ^ w->depth[l0])) & (0u - (ready >> l & 1));
+        if (!diff) {
+            pc = w->pc[l0];
+            active = ready;
+            other_min = UINT32_MAX;
+        } else {
+            /* A lane's turn: deepest in calls first, then the smallest counter; the lowest key of the ready lanes runs. */
+            for (unsigned l = 0; l < PTX_WARP; l++) {
+                key[l] = ((uint64_t)(UINT32_MAX - w->depth[l]) << 32 | w->pc[l]) | ((uint64_t)(~ready >> l & 1) * UINT64_MAX);
+                first = key[l] < first ? key[l] : first;
+            }
+            pc = (uint32_t)first;
+            active = 0;
+            other_min = UINT32_MAX;
+            for (unsigned l = 0; l < PTX_WARP; l++) {
+                active |= (uint32_t)(key[l] == first) << l;
+                /* The next counter of a lane as deep: where the running lanes stop to let it catch up. */
+                if (key[l] != first && key[l] >> 32 == first >> 32 && (uint32_t)key[l] < other_min)
+                    other_min = (uint32_t)key[l];
+            }
         }
         nactive = popcount64(active);
     }
