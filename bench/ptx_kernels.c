@@ -22,7 +22,8 @@
  *
  * `bench-ptx-kernels NAME [RUNS]` runs one kernel only (for a profiler:
  * `valgrind --tool=callgrind --toggle-collect=ptx_run_blocks`), `launch`
- * the launch and memset figures only. Asserts nothing about the timing.
+ * the launch and memset figures only, "" every one. Asserts nothing about
+ * the timing.
  */
 #include <math.h>
 #include <stdio.h>
@@ -32,6 +33,8 @@
 
 #include <gpushim/fake.h>
 #include <gpushim/gpushim.h>
+
+#include "util.h"
 
 enum { RUNS = 5, MAX_ARGS = 6 };
 
@@ -238,31 +241,18 @@ static double cpu_now(void)
 
 static double wall_now(void)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return (double)gpu_test_now_ns() * 1e-9;
 }
 
 static void check(gpu_status st, const char *what)
 {
-    if (st != GPU_OK) {
-        fprintf(stderr, "bench-ptx-kernels: %s: %s\n", what, gpu_last_error());
-        exit(1);
-    }
-}
-
-static int compare(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return (x > y) - (x < y);
+    if (st != GPU_OK)
+        bench_die(what, st);
 }
 
 static double median(double *v, int n)
 {
-    qsort(v, (size_t)n, sizeof(v[0]), compare);
-    return v[n / 2];
+    return gpu_test_median(v, (size_t)n);
 }
 
 static unsigned lcg(unsigned *s)
@@ -431,7 +421,7 @@ static void memset_rates(unsigned element, double *fake_gbs, double *host_gbs)
 
 int main(int argc, char **argv)
 {
-    const char *only = argc > 1 ? argv[1] : NULL;
+    const char *only = argc > 1 && argv[1][0] ? argv[1] : NULL;
     int runs = argc > 2 ? atoi(argv[2]) : RUNS;
     static struct sizes z;
     struct kernel ks[6];
