@@ -1399,8 +1399,19 @@ static void ffma_rows(uint64_t *D, const uint64_t *A, const uint64_t *B, const u
     FFMA_LANES(g, D, A, B, C, m);
 }
 
+/*
+ * The hottest loops over a warp's lanes, built twice on x86-64 by gcc: for AVX2 (four 64-bit lanes
+ * an operation) and for any x86-64, the loader choosing once by the CPU. (clang 14 exports the
+ * chooser, a symbol the library must not have.)
+ */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define LANE_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define LANE_CLONES
+#endif
+
 /* The F_* forms: whole rows of registers, no type looked at per lane. */
-static void run_fast(const struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g)
+LANE_CLONES static void run_fast(const struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g)
 {
     uint64_t ta[PTX_WARP], tb[PTX_WARP], tc[PTX_WARP];
     const uint64_t *A = row(b, w, &in->o[1], g, ta);
@@ -1444,7 +1455,7 @@ static void run_fast(const struct ptx_block *b, struct warp *w, const struct ptx
  * mul.wide of 32 bits, setp of a 32-bit integer or f32 without a combiner. False for any other
  * form, which the per-lane executor then runs.
  */
-static bool run_rows(const struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g)
+LANE_CLONES static bool run_rows(const struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g)
 {
     uint64_t ta[PTX_WARP], tb[PTX_WARP];
     const uint64_t *A, *B;
@@ -1642,8 +1653,8 @@ static inline bool lanes_within(const uint64_t *A, uint64_t c, uint32_t g, uint6
  * under the size's mask). Only while no check looks at each access (race, init). False when any
  * of that fails: then the per-lane path runs and reports the first lane at fault, as it always did.
  */
-static bool warp_address(struct ptx_block *b, const struct warp *w, const struct ptx_inst *in, const struct ptx_opd *ao,
-                         uint32_t g, size_t bytes, bool write, struct lanes_at *at)
+LANE_CLONES static bool warp_address(struct ptx_block *b, const struct warp *w, const struct ptx_inst *in,
+                                     const struct ptx_opd *ao, uint32_t g, size_t bytes, bool write, struct lanes_at *at)
 {
     uint64_t lo = UINT64_MAX, hi = 0, any = 0, c = (uint64_t)ao->imm;
     unsigned space = in->space;
@@ -1757,7 +1768,8 @@ static bool warp_address(struct ptx_block *b, const struct warp *w, const struct
                               m);                                                                                      \
     } while (0)
 
-static void load_lanes(const struct lanes_at *at, size_t off, uint32_t g, unsigned es, bool sx, uint64_t m, uint64_t *D)
+LANE_CLONES static void load_lanes(const struct lanes_at *at, size_t off, uint32_t g, unsigned es, bool sx, uint64_t m,
+                                   uint64_t *D)
 {
     const uint64_t *A = at->A;
     uintptr_t base = at->base + off, stride = at->stride;
