@@ -1400,9 +1400,9 @@ static void ffma_rows(uint64_t *D, const uint64_t *A, const uint64_t *B, const u
 }
 
 /*
- * The hottest loops over a warp's lanes, built twice on x86-64 by gcc: for AVX2 (four 64-bit lanes
- * an operation) and for any x86-64, the loader choosing once by the CPU. (clang 14 exports the
- * chooser, a symbol the library must not have.)
+ * The warp's address check, built twice on x86-64 by gcc: for AVX2 (four 64-bit lanes an
+ * operation) and for any x86-64, the loader choosing once by the CPU. (The row executors gain
+ * nothing from it; clang 14 exports the chooser, a symbol the library must not have.)
  */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define LANE_CLONES __attribute__((target_clones("avx2", "default")))
@@ -1411,7 +1411,7 @@ static void ffma_rows(uint64_t *D, const uint64_t *A, const uint64_t *B, const u
 #endif
 
 /* The F_* forms: whole rows of registers, no type looked at per lane. */
-LANE_CLONES static void run_fast(const struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g)
+static void run_fast(const struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g)
 {
     uint64_t ta[PTX_WARP], tb[PTX_WARP], tc[PTX_WARP];
     const uint64_t *A = row(b, w, &in->o[1], g, ta);
@@ -1455,7 +1455,7 @@ LANE_CLONES static void run_fast(const struct ptx_block *b, struct warp *w, cons
  * mul.wide of 32 bits, setp of a 32-bit integer or f32 without a combiner. False for any other
  * form, which the per-lane executor then runs.
  */
-LANE_CLONES static bool run_rows(const struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g)
+static bool run_rows(const struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g)
 {
     uint64_t ta[PTX_WARP], tb[PTX_WARP];
     const uint64_t *A, *B;
@@ -1768,8 +1768,7 @@ LANE_CLONES static bool warp_address(struct ptx_block *b, const struct warp *w, 
                               m);                                                                                      \
     } while (0)
 
-LANE_CLONES static void load_lanes(const struct lanes_at *at, size_t off, uint32_t g, unsigned es, bool sx, uint64_t m,
-                                   uint64_t *D)
+static void load_lanes(const struct lanes_at *at, size_t off, uint32_t g, unsigned es, bool sx, uint64_t m, uint64_t *D)
 {
     const uint64_t *A = at->A;
     uintptr_t base = at->base + off, stride = at->stride;
