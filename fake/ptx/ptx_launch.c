@@ -55,23 +55,6 @@ static unsigned pool_size(uint64_t nblocks)
     return (uint64_t)n < nblocks ? (unsigned)n : (unsigned)nblocks;
 }
 
-/* The span of registers of the entry and every function it calls. */
-static void reach(const struct ptx_module *m, size_t fi, unsigned char *seen, uint32_t *lo, uint32_t *hi)
-{
-    const struct ptx_function *f = &m->funcs[fi];
-
-    if (seen[fi] || !f->defined)
-        return;
-    seen[fi] = 1;
-    if (f->reg_base < *lo)
-        *lo = f->reg_base;
-    if (f->reg_base + f->nregs > *hi)
-        *hi = f->reg_base + f->nregs;
-    for (uint32_t i = f->start; i < f->end; i++)
-        if (m->code[i].op == X_CALL && m->code[i].target >= 0)
-            reach(m, (size_t)m->code[i].target, seen, lo, hi);
-}
-
 static uint64_t last_executed;
 
 /* The fake's lock orders launches and this read. */
@@ -98,11 +81,20 @@ static cuabi_result cluster_shape(const struct ptx_launch *l, struct ptx_run *r)
         memcpy(r->cdim, l->cluster, sizeof(r->cdim));
         r->explicit_cluster = true;
     }
-    r->csize = r->cdim[0] * r->cdim[1] * r->cdim[2];
-    for (int i = 0; i < 3; i++)
-        if (l->grid[i] % r->cdim[i])
+    {
+        /* In 64 bits: a product of three 32-bit dimensions may wrap to a small one in 32. */
+        uint64_t size = 1;
+
+        for (int i = 0; i < 3; i++) {
+            if (r->cdim[i] == 0 || l->grid[i] % r->cdim[i])
+                return CUABI_ERROR_INVALID_CLUSTER_SIZE;
+            size *= r->cdim[i];
+        }
+        if (size > 32)
             return CUABI_ERROR_INVALID_CLUSTER_SIZE;
-    return r->csize <= 32 ? CUABI_SUCCESS : CUABI_ERROR_INVALID_CLUSTER_SIZE;
+        r->csize = (unsigned)size;
+    }
+    return CUABI_SUCCESS;
 }
 
 cuabi_result ptx_launch_run(const struct ptx_launch *l)
@@ -111,7 +103,6 @@ cuabi_result ptx_launch_run(const struct ptx_launch *l)
     const struct ptx_module *m = l->module;
     pthread_t threads[MAX_THREADS];
     unsigned n, started = 0;
-    unsigned char *seen;
     cuabi_result rc;
 
     memset(&r, 0, sizeof(r));
@@ -122,11 +113,14 @@ cuabi_result ptx_launch_run(const struct ptx_launch *l)
             r.f = &m->funcs[i];
     if (!r.f)
         return CUABI_ERROR_NOT_FOUND;
-    if (!(seen = calloc(m->nfuncs, 1)))
-        return CUABI_ERROR_OUT_OF_MEMORY;
-    r.reg_lo = UINT32_MAX;
-    reach(m, (size_t)(r.f - m->funcs), seen, &r.reg_lo, &r.reg_hi);
-    free(seen);
+    {
+        char why[400];
+
+        if ((rc = ptx_code_check(m, r.f, &r.reg_lo, &r.reg_hi, why, sizeof(why))) != CUABI_SUCCESS) {
+            fprintf(stderr, "gpushim-fakecuda: kernel \"%s\": %s: the interpreter does not run it\n", l->entry, why);
+            return rc;
+        }
+    }
     r.nblocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
     if ((rc = cluster_shape(l, &r)) != CUABI_SUCCESS)
         return rc;
