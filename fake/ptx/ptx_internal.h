@@ -195,11 +195,25 @@ struct ptx_module {
 
 /* ---- ptx_memory.c ---- */
 
-/* The per-host-thread cache of the last allocation found, and the launch's context. */
-struct ptx_mem {
-    uint64_t lo, hi;           /* [lo, hi) of the cached allocation, or hi == 0 */
+/* An allocation a block found: [lo, hi), or hi == 0 for none. */
+struct ptx_mem_range {
+    uint64_t lo, hi;
     unsigned char *data;       /* host memory at lo */
     unsigned char *written;    /* its init check shadow (a bit a byte), or NULL */
+};
+
+enum { PTX_MEM_RECENT = 3 };
+
+/*
+ * A block's cache of the last allocation found (the fields of ptx_mem_range, first, for the inline
+ * test), the few found before it (a kernel that reads two buffers and writes a third goes round
+ * them), and the launch's context.
+ */
+struct ptx_mem {
+    uint64_t lo, hi;
+    unsigned char *data;
+    unsigned char *written;
+    struct ptx_mem_range recent[PTX_MEM_RECENT];
     const struct fake_ctx *ctx;
 };
 
