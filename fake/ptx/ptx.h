@@ -22,6 +22,13 @@ struct ptx_module;
  * only when out of memory. The result holds one reference.
  */
 struct ptx_module *ptx_module_decode(const char *text);
+/*
+ * Why the module as a whole cannot load ("PTX line N: ..."), or NULL: text
+ * that ends inside a function, a call to an entry, a size over its cap. A
+ * module with a reason is refused; one without has every function either
+ * fully decoded or kept with the reason it cannot run.
+ */
+const char *ptx_module_error(const struct ptx_module *m);
 void ptx_module_retain(struct ptx_module *m);  /* NULL does nothing */
 void ptx_module_release(struct ptx_module *m); /* NULL does nothing */
 
@@ -76,6 +83,9 @@ struct ptx_function_info {
 
 /* Function `i` of the module into *out; false past the last. */
 bool ptx_module_function(const struct ptx_module *m, size_t i, struct ptx_function_info *out);
+
+/* Whether the decoder read entry NAME: to run it, or to say why it cannot. */
+bool ptx_module_has_entry(const struct ptx_module *m, const char *name);
 
 /* What an entry and the functions it calls use, as cuFuncGetAttribute tells it. */
 struct ptx_entry_usage {

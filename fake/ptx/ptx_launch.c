@@ -39,23 +39,6 @@ static unsigned pool_size(uint64_t nblocks)
     return (uint64_t)n < nblocks ? (unsigned)n : (unsigned)nblocks;
 }
 
-/* The span of registers of the entry and every function it calls. */
-static void reach(const struct ptx_module *m, size_t fi, unsigned char *seen, uint32_t *lo, uint32_t *hi)
-{
-    const struct ptx_function *f = &m->funcs[fi];
-
-    if (seen[fi] || !f->defined)
-        return;
-    seen[fi] = 1;
-    if (f->reg_base < *lo)
-        *lo = f->reg_base;
-    if (f->reg_base + f->nregs > *hi)
-        *hi = f->reg_base + f->nregs;
-    for (uint32_t i = f->start; i < f->end; i++)
-        if (m->code[i].op == X_CALL && m->code[i].target >= 0)
-            reach(m, (size_t)m->code[i].target, seen, lo, hi);
-}
-
 static uint64_t last_executed;
 
 /* The fake's lock orders launches and this read. */
@@ -95,7 +78,6 @@ cuabi_result ptx_launch_run(const struct ptx_launch *l)
     const struct ptx_module *m = l->module;
     pthread_t threads[MAX_THREADS];
     unsigned n, started = 0;
-    unsigned char *seen;
     cuabi_result rc;
 
     memset(&r, 0, sizeof(r));
@@ -106,11 +88,8 @@ cuabi_result ptx_launch_run(const struct ptx_launch *l)
             r.f = &m->funcs[i];
     if (!r.f)
         return CUABI_ERROR_NOT_FOUND;
-    if (!(seen = calloc(m->nfuncs, 1)))
+    if (!ptx_reach_regs(m, (size_t)(r.f - m->funcs), &r.reg_lo, &r.reg_hi))
         return CUABI_ERROR_OUT_OF_MEMORY;
-    r.reg_lo = UINT32_MAX;
-    reach(m, (size_t)(r.f - m->funcs), seen, &r.reg_lo, &r.reg_hi);
-    free(seen);
     r.nblocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
     if ((rc = cluster_shape(l, &r)) != CUABI_SUCCESS)
         return rc;

@@ -9,7 +9,11 @@
  *
  * A function with an instruction the decoder does not understand keeps the
  * reason (instruction, function, line); only a launch of it fails, with that
- * message. The rest of the module runs.
+ * message. The rest of the module runs. What no function could be read past
+ * (text that ends inside a body, blocks nested too deep), a call to an entry
+ * and a size over its cap (ptx_internal.h) refuse the whole module instead:
+ * every function the decoder keeps is either read to its end or kept with
+ * its reason, never half read.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -85,6 +89,7 @@ struct decoder {
     uint32_t frame;         /* the frame's size so far */
     int32_t sink;           /* the function's register for `_`, or -1 */
     char err[200];          /* the first error in the function */
+    char fatal[256];        /* why the module is refused, or empty */
 };
 
 static bool grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -115,6 +120,22 @@ static bool errf(struct decoder *d, unsigned line, const char *fmt, ...)
         vsnprintf(what, sizeof(what), fmt, ap);
         va_end(ap);
         snprintf(d->err, sizeof(d->err), "PTX line %u: %s", line, what);
+    }
+    return false;
+}
+
+/* Refuses the module: the first reason is kept; decoding stops. Returns false. */
+static bool fatalf(struct decoder *d, unsigned line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool fatalf(struct decoder *d, unsigned line, const char *fmt, ...)
+{
+    va_list ap;
+    char what[200];
+
+    if (!d->fatal[0]) {
+        va_start(ap, fmt);
+        vsnprintf(what, sizeof(what), fmt, ap);
+        va_end(ap);
+        snprintf(d->fatal, sizeof(d->fatal), "PTX line %u: %s", line, what);
     }
     return false;
 }
@@ -210,19 +231,49 @@ static bool skip_statement(struct decoder *d)
     }
 }
 
-/* Skips a { } block whose { is next (or already read when `open`). */
-static void skip_block(struct decoder *d, bool open)
+/*
+ * Skips the rest of a function's header and its body: to a `;` or through a
+ * { } block, outside brackets (one the header left open counts as closed).
+ * False when the text ends first.
+ */
+static bool skip_block(struct decoder *d, bool open);
+
+static bool skip_header(struct decoder *d)
+{
+    int depth = 0;
+
+    for (;;) {
+        skip_space(d);
+        if (!*d->p)
+            return false;
+        if (*d->p == '"') {
+            for (d->p++; *d->p && *d->p != '"' && *d->p != '\n'; d->p++)
+                d->p += d->p[0] == '\\' && d->p[1];
+            if (*d->p == '"')
+                d->p++;
+            continue;
+        }
+        if (depth <= 0 && (*d->p == ';' || *d->p == '{'))
+            return *d->p++ == ';' || skip_block(d, true);
+        depth += *d->p == '(' || *d->p == '[';
+        depth -= *d->p == ')' || *d->p == ']';
+        d->p++;
+    }
+}
+
+/* Skips a { } block whose { is next (or already read when `open`); false when the text ends inside it. */
+static bool skip_block(struct decoder *d, bool open)
 {
     int depth = open ? 1 : 0;
 
     if (!open && !accept(d, '{'))
-        return;
+        return true;
     if (!open)
         depth = 1;
     while (depth > 0) {
         skip_space(d);
         if (!*d->p)
-            return;
+            return false;
         if (*d->p == '"') {
             for (d->p++; *d->p && *d->p != '"' && *d->p != '\n'; d->p++)
                 ;
@@ -234,6 +285,7 @@ static void skip_block(struct decoder *d, bool open)
         depth -= *d->p == '}';
         d->p++;
     }
+    return true;
 }
 
 static bool parse_uint(const char *s, size_t len, unsigned long long *out)
@@ -421,14 +473,105 @@ static size_t decl_bytes(const struct decl *x)
     return (size_t)ptx_types[x->type].size * x->vec * x->elems;
 }
 
+/* Whether a variable of `bytes` at `off` of the function's frame keeps it within PTX_FRAME_MAX; else refuses the module. */
+static bool frame_fits(struct decoder *d, const struct decl *x, uint64_t off, size_t bytes)
+{
+    if (off + bytes <= PTX_FRAME_MAX)
+        return true;
+    return fatalf(d, d->line, "\"%.*s\" of %zu bytes makes the frame of function \"%s\" larger than %u bytes",
+                  (int)x->len, x->name, bytes, d->f->name ? d->f->name : "?", PTX_FRAME_MAX);
+}
+
+/*
+ * Whether a static shared variable of `bytes` at `off` fits: itself within
+ * what an entry may use (PTX_SHARED_MAX), the module's within
+ * PTX_MODULE_SHARED_MAX; else refuses the module.
+ */
+static bool shared_fits(struct decoder *d, const struct decl *x, uint64_t off, size_t bytes)
+{
+    if (bytes > PTX_SHARED_MAX)
+        return fatalf(d, d->line, "shared variable \"%.*s\" of %zu bytes is larger than the device's %u", (int)x->len,
+                      x->name, bytes, PTX_SHARED_MAX);
+    if (off + bytes > PTX_MODULE_SHARED_MAX)
+        return fatalf(d, d->line, "shared variable \"%.*s\" brings the module's static shared memory past %u bytes",
+                      (int)x->len, x->name, PTX_MODULE_SHARED_MAX);
+    return true;
+}
+
 /* ---- Functions ---- */
+
+static size_t name_hash(const char *s, size_t len)
+{
+    uint64_t h = 14695981039346656037ull; /* FNV-1a */
+
+    while (len--)
+        h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+    return (size_t)(h ^ h >> 29);
+}
+
+/* The slot of NAME in the function map: the one holding it, else the empty one where it would go. */
+static size_t fmap_slot(const struct ptx_module *m, const char *s, size_t len)
+{
+    size_t mask = m->fmap_cap - 1, i = name_hash(s, len) & mask;
+
+    for (; m->fmap[i]; i = (i + 1) & mask) {
+        const char *n = m->funcs[m->fmap[i] - 1].name;
+
+        if (n && strlen(n) == len && memcmp(n, s, len) == 0)
+            break;
+    }
+    return i;
+}
+
+int32_t ptx_func_index(const struct ptx_module *m, const char *name, size_t len)
+{
+    size_t i;
+
+    if (!m || !m->fmap_cap)
+        return -1;
+    i = fmap_slot(m, name, len);
+    return m->fmap[i] ? (int32_t)(m->fmap[i] - 1) : -1;
+}
 
 static int32_t func_find(const struct decoder *d, const char *s, size_t len)
 {
-    for (size_t i = 0; i < d->m->nfuncs; i++)
-        if (d->m->funcs[i].name && strlen(d->m->funcs[i].name) == len && memcmp(d->m->funcs[i].name, s, len) == 0)
-            return (int32_t)i;
-    return -1;
+    return ptx_func_index(d->m, s, len);
+}
+
+/*
+ * Maps function `fi`'s name to it: a name already mapped keeps its function
+ * (the first one of that name). The map is rebuilt twice as large at half
+ * full; a function whose name was taken away stays out.
+ */
+static bool fmap_add(struct decoder *d, size_t fi)
+{
+    struct ptx_module *m = d->m;
+    const char *name = m->funcs[fi].name;
+    size_t slot;
+
+    if (!name)
+        return true;
+    if ((m->nfuncs + 1) * 2 > m->fmap_cap) {
+        size_t cap = m->fmap_cap ? m->fmap_cap * 2 : 64;
+        uint32_t *old = m->fmap, *map = calloc(cap, sizeof(*map));
+        size_t old_cap = m->fmap_cap;
+
+        if (!map)
+            return d->oom = true, false;
+        m->fmap = map;
+        m->fmap_cap = cap;
+        for (size_t i = 0; i < old_cap; i++) {
+            const char *n = old[i] ? m->funcs[old[i] - 1].name : NULL;
+
+            if (n)
+                m->fmap[fmap_slot(m, n, strlen(n))] = old[i];
+        }
+        free(old);
+    }
+    slot = fmap_slot(m, name, strlen(name));
+    if (!m->fmap[slot])
+        m->fmap[slot] = (uint32_t)fi + 1;
+    return true;
 }
 
 /* A .param list: ( .param ... name, ... ); each becomes a frame or kernel-parameter symbol. */
@@ -454,6 +597,11 @@ static bool read_params(struct decoder *d, struct ptx_function *f, bool entry, b
         if (x.align > 16 && !entry)
             x.align = 16;
         off = entry ? (uint32_t)((f->kparam_bytes + x.align - 1) / x.align * x.align) : align_up32(d->frame, x.align);
+        if (entry && (uint64_t)off + bytes > PTX_KPARAM_MAX)
+            return fatalf(d, d->line, "the parameters of kernel \"%s\" take more than %u bytes",
+                          f->name ? f->name : "?", PTX_KPARAM_MAX);
+        if (!entry && !frame_fits(d, &x, off, bytes))
+            return false;
         sym = sym_add(d, x.name, x.len, entry ? S_PARAM : S_FRAME, off, bytes);
         if (sym < 0 || !name_add(d, true, (struct name){x.name, x.len, N_SYM, (uint32_t)sym, 0, 0}))
             return false;
@@ -1258,6 +1406,9 @@ static bool read_local_decl(struct decoder *d, const char *dir, size_t dlen)
         first = false;
         if (is(dir, dlen, ".reg")) {
             unsigned char size = ptx_types[x.type].size * (unsigned char)x.vec;
+
+            if ((uint64_t)d->m->nregs + (x.range ? x.count : 1) + 1 > PTX_REGS_MAX)
+                return fatalf(d, d->line, "more than %u registers in the module", PTX_REGS_MAX);
             if (x.range) {
                 if (!name_add(d, false, (struct name){x.name, x.len, N_RANGE, d->m->nregs, x.count, size}))
                     return false;
@@ -1276,13 +1427,15 @@ static bool read_local_decl(struct decoder *d, const char *dir, size_t dlen)
 
                 if (x.open)
                     return errf(d, d->line, "an open .shared array inside a function");
+                if (!shared_fits(d, &x, off, bytes))
+                    return false;
                 sym = sym_add(d, x.name, x.len, S_SHARED, off, bytes);
                 d->m->shared_static = off + bytes;
             } else {
                 uint32_t off = align_up32(d->frame, x.align > 16 ? 16 : x.align);
 
-                if (bytes > (1u << 20))
-                    return errf(d, d->line, "a local variable larger than 1 MiB");
+                if (!frame_fits(d, &x, off, bytes))
+                    return false;
                 sym = sym_add(d, x.name, x.len, S_FRAME, off, bytes);
                 d->frame = off + (uint32_t)bytes;
             }
@@ -1359,11 +1512,11 @@ static bool read_body(struct decoder *d)
         stmt = d->p;
         stmt_line = d->line;
         if (!*d->p)
-            return errf(d, line, "the function does not end");
+            return fatalf(d, line, "the text ends inside the body of function \"%s\"", d->m->funcs[d->fi].name);
         if (*d->p == '{') {
             d->p++;
             if (d->depth == 64)
-                return errf(d, line, "blocks nested too deep");
+                return fatalf(d, line, "blocks nested deeper than 64 in function \"%s\"", d->m->funcs[d->fi].name);
             d->marks[d->depth++] = d->nnames;
             continue;
         }
@@ -1429,7 +1582,7 @@ static bool read_body(struct decoder *d)
         if (!read_instruction(d, -1, false, line))
             break;
     }
-    if (d->oom)
+    if (d->oom || d->fatal[0])
         return false;
     /* The loop stopped at a statement in error (not at the body's end, where depth is 0). */
     stopped = d->depth > 0;
@@ -1454,10 +1607,9 @@ static bool read_body(struct decoder *d)
         d->p = stmt;
         d->line = stmt_line;
         skip_statement(d);
-        while (d->depth > 0) {
-            skip_block(d, true);
-            d->depth--;
-        }
+        for (; d->depth > 0; d->depth--)
+            if (!skip_block(d, true))
+                return fatalf(d, d->line, "the text ends inside the body of function \"%s\"", f->name);
     }
     if (d->err[0]) {
         /* Its calls are not resolved; those of the functions before it are. */
@@ -1554,7 +1706,7 @@ static bool read_function(struct decoder *d, bool entry, bool is_extern)
         }
         d->m->nfuncs++;
         d->ngnames = gmark;
-        return true;
+        return fmap_add(d, d->fi);
     }
     if (existing >= 0 && !d->m->funcs[existing].defined) {
         /* A definition after a declaration: this one replaces it. */
@@ -1567,7 +1719,7 @@ static bool read_function(struct decoder *d, bool entry, bool is_extern)
     f->start = (uint32_t)d->m->ncode;
     f->reg_base = d->m->nregs;
     d->m->nfuncs++;
-    if (!read_body(d))
+    if (!fmap_add(d, d->fi) || !read_body(d))
         return false;
     f = &d->m->funcs[d->fi];
     f->end = (uint32_t)d->m->ncode;
@@ -1585,11 +1737,16 @@ static bool read_function(struct decoder *d, bool entry, bool is_extern)
 bad_header:
     if (d->oom)
         return false;
-    f->error = strdup(d->err);
+    if (!(f->error = strdup(d->err)))
+        return d->oom = true, false;
     d->err[0] = '\0';
     d->m->nfuncs++;
     d->ngnames = gmark;
-    skip_statement(d);
+    if (!fmap_add(d, d->fi))
+        return false;
+    /* Past the header in error, and past its body if one follows: a body never ending is the module's error. */
+    if (!skip_header(d))
+        return fatalf(d, d->line, "the text ends inside function \"%s\"", f->name ? f->name : "?");
     return true;
 }
 
@@ -1610,6 +1767,8 @@ static bool read_variable(struct decoder *d, const char *dir, size_t dlen, bool 
                 sym = sym_add(d, x.name, x.len, S_SHARED, UINT64_MAX, 0);
             } else {
                 off = (d->m->shared_static + x.align - 1) / x.align * x.align;
+                if (!shared_fits(d, &x, off, bytes))
+                    return false;
                 sym = sym_add(d, x.name, x.len, S_SHARED, off, bytes);
                 d->m->shared_static = off + bytes;
             }
@@ -1637,14 +1796,19 @@ static void place_dynamic_shared(struct ptx_module *m)
         m->funcs[i].shared_static = dyn;
 }
 
-/* Calls name their function by index; a call to one not defined makes its function fail. */
-static void resolve_calls(struct decoder *d)
+/*
+ * Calls name their function by index; a call to one not defined makes its
+ * function fail; a call to an entry refuses the module, as ptxas does.
+ */
+static bool resolve_calls(struct decoder *d)
 {
     for (size_t i = 0; i < d->nfixups; i++) {
         struct fixup *x = &d->fixups[i];
         struct ptx_inst *in = &d->m->code[x->inst];
         int32_t t = func_find(d, x->s, x->len);
 
+        if (t >= 0 && d->m->funcs[t].entry)
+            return fatalf(d, in->line, "a call to entry \"%s\": only a .func can be called", d->m->funcs[t].name);
         if (t >= 0 && (d->m->funcs[t].defined || d->m->funcs[t].builtin_vprintf)) {
             in->target = t;
         } else {
@@ -1653,6 +1817,25 @@ static void resolve_calls(struct decoder *d)
         }
     }
     d->nfixups = 0;
+    return true;
+}
+
+/* Each entry's static shared memory, with that of the functions it calls, within what ptxas allows. */
+static void check_entries(struct decoder *d)
+{
+    for (size_t i = 0; i < d->m->nfuncs && !d->fatal[0] && !d->oom; i++) {
+        const struct ptx_function *f = &d->m->funcs[i];
+        struct ptx_entry_usage u;
+
+        if (!f->entry || !f->defined || !f->name || f->error)
+            continue;
+        if (ptx_entry_usage(d->m, f->name, &u) != CUABI_SUCCESS)
+            d->oom = true;
+        else if (u.shared_static > PTX_SHARED_MAX)
+            fatalf(d, d->m->code[f->start].line,
+                   "kernel \"%s\" uses %zu bytes of static shared memory, more than the device's %u", f->name,
+                   u.shared_static, PTX_SHARED_MAX);
+    }
 }
 
 static void module_free(struct ptx_module *m)
@@ -1664,6 +1847,8 @@ static void module_free(struct ptx_module *m)
     for (size_t i = 0; i < m->nsyms; i++)
         free(m->syms[i].name);
     free(m->funcs);
+    free(m->fmap);
+    free(m->error);
     free(m->syms);
     free(m->code);
     free(m->calls);
@@ -1684,7 +1869,7 @@ struct ptx_module *ptx_module_decode(const char *text)
     d.line = 1;
     d.m = m;
     d.sink = -1;
-    while (!d.oom) {
+    while (!d.oom && !d.fatal[0]) {
         const char *s;
         size_t len;
         bool is_extern = false;
@@ -1694,7 +1879,7 @@ struct ptx_module *ptx_module_decode(const char *text)
             break;
         len = word(&d, &s);
         if (len == 0) {
-            /* Not PTX the decoder follows: stop; the module reader has said what it thinks of it. */
+            fatalf(&d, d.line, "unexpected \"%c\" between declarations", *d.p);
             break;
         }
         while (is(s, len, ".visible") || is(s, len, ".extern") || is(s, len, ".weak") || is(s, len, ".common")) {
@@ -1715,8 +1900,8 @@ struct ptx_module *ptx_module_decode(const char *text)
         } else if (is(s, len, ".section")) {
             skip_line(&d);
             skip_space(&d);
-            if (*d.p == '{')
-                skip_block(&d, false);
+            if (*d.p == '{' && !skip_block(&d, false))
+                fatalf(&d, d.line, "the text ends inside a .section");
         } else {
             if (!skip_statement(&d))
                 break;
@@ -1725,16 +1910,23 @@ struct ptx_module *ptx_module_decode(const char *text)
     free(d.gnames);
     free(d.names);
     free(d.labels);
-    if (!d.oom) {
-        resolve_calls(&d);
+    if (!d.oom && !d.fatal[0] && resolve_calls(&d))
         place_dynamic_shared(m);
-    }
+    if (!d.oom && !d.fatal[0])
+        check_entries(&d);
     free(d.fixups);
+    if (!d.oom && d.fatal[0] && !(m->error = strdup(d.fatal)))
+        d.oom = true;
     if (d.oom) {
         module_free(m);
         return NULL;
     }
     return m;
+}
+
+const char *ptx_module_error(const struct ptx_module *m)
+{
+    return m ? m->error : NULL;
 }
 
 void ptx_module_retain(struct ptx_module *m)
@@ -1758,15 +1950,11 @@ void ptx_module_bind_global(struct ptx_module *m, const char *name, size_t len, 
         }
 }
 
-/* Whether function `fi` and every function it calls can run; the first reason in `why` if not. */
-static bool function_runs(const struct ptx_module *m, size_t fi, const char *entry, unsigned char *seen, char *why,
-                          size_t why_size)
+/* Whether function `fi` itself can run (its callees apart); the reason in `why` if not. */
+static bool function_runs(const struct ptx_module *m, size_t fi, const char *entry, char *why, size_t why_size)
 {
     const struct ptx_function *f = &m->funcs[fi];
 
-    if (seen[fi])
-        return true;
-    seen[fi] = 1;
     if (f->builtin_vprintf && !f->defined)
         return true;
     if (f->error) {
@@ -1789,8 +1977,6 @@ static bool function_runs(const struct ptx_module *m, size_t fi, const char *ent
                      entry, in->line);
             return false;
         }
-        if (in->op == X_CALL && !function_runs(m, (size_t)in->target, entry, seen, why, why_size))
-            return false;
         for (unsigned o = 0; o < in->nopd; o++) {
             int32_t s = in->o[o].sym;
 
@@ -1806,29 +1992,30 @@ static bool function_runs(const struct ptx_module *m, size_t fi, const char *ent
 
 cuabi_result ptx_entry_check(const struct ptx_module *m, const char *name, char *why, size_t why_size)
 {
-    unsigned char *seen;
-    bool ok;
+    int32_t e = ptx_func_index(m, name, strlen(name));
+    uint32_t *all;
+    size_t n;
+    bool ok = true;
 
-    for (size_t i = 0; m && i < m->nfuncs; i++)
-        if (m->funcs[i].entry && m->funcs[i].name && strcmp(m->funcs[i].name, name) == 0) {
-            if (!(seen = calloc(m->nfuncs, 1)))
-                return CUABI_ERROR_OUT_OF_MEMORY;
-            ok = function_runs(m, i, name, seen, why, why_size);
-            free(seen);
-            return ok ? CUABI_SUCCESS : CUABI_ERROR_NOT_SUPPORTED;
-        }
-    snprintf(why, why_size, "kernel \"%s\": no PTX the interpreter read", name);
-    return CUABI_ERROR_NOT_FOUND;
+    if (e < 0 || !m->funcs[e].entry) {
+        snprintf(why, why_size, "kernel \"%s\": no PTX the interpreter read", name);
+        return CUABI_ERROR_NOT_FOUND;
+    }
+    if (!(all = ptx_reach(m, (size_t)e, &n)))
+        return CUABI_ERROR_OUT_OF_MEMORY;
+    for (size_t k = 0; k < n && ok; k++)
+        ok = function_runs(m, all[k], name, why, why_size);
+    free(all);
+    return ok ? CUABI_SUCCESS : CUABI_ERROR_NOT_SUPPORTED;
 }
 
 bool ptx_entry_cluster(const struct ptx_module *m, const char *name, unsigned dims[3])
 {
+    int32_t i = ptx_func_index(m, name, strlen(name));
+
     dims[0] = dims[1] = dims[2] = 1;
-    for (size_t i = 0; m && i < m->nfuncs; i++)
-        if (m->funcs[i].entry && m->funcs[i].defined && m->funcs[i].name && strcmp(m->funcs[i].name, name) == 0 &&
-            m->funcs[i].cluster[0]) {
-            memcpy(dims, m->funcs[i].cluster, sizeof(m->funcs[i].cluster));
-            return true;
-        }
-    return false;
+    if (i < 0 || !m->funcs[i].entry || !m->funcs[i].defined || !m->funcs[i].cluster[0])
+        return false;
+    memcpy(dims, m->funcs[i].cluster, sizeof(m->funcs[i].cluster));
+    return true;
 }
