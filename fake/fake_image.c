@@ -509,8 +509,12 @@ static bool read_entry(struct reader *r, bool declare)
         fake_layout_free(l);
         return true;
     }
-    /* An entry of the PTX runs as the interpreter decoded it: one it did not read is refused, not guessed at. */
-    if (!ptx_module_has_entry(r->ptx, l->name)) {
+    /*
+     * An entry of the PTX runs as the interpreter decoded it: one it did not
+     * read is refused, not guessed at (where the decoder refused the whole
+     * module, read_text says why).
+     */
+    if (!ptx_module_error(r->ptx) && !ptx_module_has_entry(r->ptx, l->name)) {
         fake_layout_free(l);
         return fail(r, name.line, "entry \"%.*s\" is not one the interpreter's decoder read", (int)name.len, name.s);
     }
