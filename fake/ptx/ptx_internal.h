@@ -28,6 +28,7 @@ enum { PTX_WARP = 32, PTX_MAX_OPDS = 6, PTX_NAME_MAX = 256 };
 #define PTX_SHARED_MAX (48u * 1024)     /* static shared memory an entry reaches, as ptxas allows */
 #define PTX_MODULE_SHARED_MAX (1u << 20) /* static shared variables of the whole module */
 #define PTX_KPARAM_MAX 4096u            /* an entry's parameters, as the fake's launch takes them */
+#define PTX_ITEMS_MAX (1u << 28)        /* instructions, functions, variables, calls: far from int32_t indices' end */
 
 /* Generic addresses of the windows shared, local and param memory take, as cvta makes them. */
 #define PTX_SHARED_WINDOW 0x7f0000000000ull

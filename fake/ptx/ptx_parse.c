@@ -357,6 +357,8 @@ static int32_t sym_add(struct decoder *d, const char *s, size_t len, unsigned ch
 {
     struct ptx_symbol *sym;
 
+    if (d->m->nsyms >= PTX_ITEMS_MAX)
+        return fatalf(d, d->line, "more than %u variables in the module", PTX_ITEMS_MAX), -1;
     if (!GROW(d, d->m->syms, d->cap_syms, d->m->nsyms + 1))
         return -1;
     sym = &d->m->syms[d->m->nsyms];
@@ -998,6 +1000,8 @@ static bool read_operand(struct decoder *d, struct ptx_inst *in, struct ptx_opd 
             if (e.kind == O_REG) {
                 o->v[o->n++] = e.reg;
             } else if (e.kind == O_IMM) {
+                if (d->m->nconsts >= PTX_ITEMS_MAX)
+                    return fatalf(d, line, "more than %u vector constants in the module", PTX_ITEMS_MAX);
                 if (!GROW(d, d->m->consts, d->cap_consts, d->m->nconsts + 1))
                     return false;
                 d->m->consts[d->m->nconsts] = (uint64_t)e.imm;
@@ -1161,6 +1165,8 @@ static bool read_call(struct decoder *d, struct ptx_inst *in, unsigned line)
     }
     if (!accept(d, ';'))
         return errf(d, line, "expected ; after a call");
+    if (d->m->ncalls >= PTX_ITEMS_MAX)
+        return fatalf(d, line, "more than %u calls in the module", PTX_ITEMS_MAX);
     if (!GROW(d, d->m->calls, d->cap_calls, d->m->ncalls + 1))
         return false;
     d->m->calls[d->m->ncalls++] = c;
@@ -1348,6 +1354,9 @@ static bool read_instruction(struct decoder *d, int32_t guard, bool guard_neg, u
     while (*d->p && *d->p != ' ' && *d->p != '\t' && *d->p != ';' && *d->p != '\n' && *d->p != '\r')
         d->p++;
     len = (size_t)(d->p - s);
+    /* One more than the cap is left for the `ret` that ends each function. */
+    if (d->m->ncode >= PTX_ITEMS_MAX)
+        return fatalf(d, line, "more than %u instructions in the module", PTX_ITEMS_MAX);
     if (!GROW(d, d->m->code, d->cap_code, d->m->ncode + 1))
         return false;
     in = &d->m->code[d->m->ncode];
@@ -1639,6 +1648,8 @@ static bool read_function(struct decoder *d, bool entry, bool is_extern)
         skip_space(d);
         has_result = *d->p == '(';
     }
+    if (d->m->nfuncs >= PTX_ITEMS_MAX)
+        return fatalf(d, d->line, "more than %u functions in the module", PTX_ITEMS_MAX);
     if (!GROW(d, d->m->funcs, d->cap_funcs, d->m->nfuncs + 1))
         return false;
     d->fi = d->m->nfuncs;
