@@ -511,12 +511,23 @@ static bool read_entry(struct reader *r, bool declare)
     }
     /*
      * An entry of the PTX runs as the interpreter decoded it: one it did not
-     * read is refused, not guessed at (where the decoder refused the whole
-     * module, read_text says why).
+     * read, or whose parameters it lays out otherwise, is refused, not
+     * guessed at (where the decoder refused the whole module, read_text says
+     * why).
      */
-    if (!ptx_module_error(r->ptx) && !ptx_module_has_entry(r->ptx, l->name)) {
-        fake_layout_free(l);
-        return fail(r, name.line, "entry \"%.*s\" is not one the interpreter's decoder read", (int)name.len, name.s);
+    if (!ptx_module_error(r->ptx)) {
+        size_t bytes = SIZE_MAX;
+
+        if (!ptx_module_has_entry(r->ptx, l->name, &bytes)) {
+            fake_layout_free(l);
+            return fail(r, name.line, "entry \"%.*s\" is not one the interpreter's decoder read", (int)name.len,
+                        name.s);
+        }
+        if (bytes != SIZE_MAX && bytes != l->bytes) {
+            fake_layout_free(l);
+            return fail(r, name.line, "the interpreter's decoder lays out the %zu bytes of parameters of \"%.*s\" "
+                        "as %zu", l->bytes, (int)name.len, name.s, bytes);
+        }
     }
     return add_entry(r, l, name.line);
 }

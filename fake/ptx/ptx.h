@@ -84,8 +84,12 @@ struct ptx_function_info {
 /* Function `i` of the module into *out; false past the last. */
 bool ptx_module_function(const struct ptx_module *m, size_t i, struct ptx_function_info *out);
 
-/* Whether the decoder read entry NAME: to run it, or to say why it cannot. */
-bool ptx_module_has_entry(const struct ptx_module *m, const char *name);
+/*
+ * Whether the decoder read entry NAME: to run it, or to say why it cannot;
+ * *param_bytes its parameters' bytes as the decoder laid them out (SIZE_MAX
+ * for one it cannot run).
+ */
+bool ptx_module_has_entry(const struct ptx_module *m, const char *name, size_t *param_bytes);
 
 /* What an entry and the functions it calls use, as cuFuncGetAttribute tells it. */
 struct ptx_entry_usage {

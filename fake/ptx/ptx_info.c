@@ -41,11 +41,14 @@ static int entry_index(const struct ptx_module *m, const char *name)
     return i >= 0 && m->funcs[i].entry && m->funcs[i].defined ? (int)i : -1;
 }
 
-bool ptx_module_has_entry(const struct ptx_module *m, const char *name)
+bool ptx_module_has_entry(const struct ptx_module *m, const char *name, size_t *param_bytes)
 {
     int32_t i = ptx_func_index(m, name, strlen(name));
 
-    return i >= 0 && m->funcs[i].entry && (m->funcs[i].defined || m->funcs[i].error);
+    if (i < 0 || !m->funcs[i].entry || !(m->funcs[i].defined || m->funcs[i].error))
+        return false;
+    *param_bytes = m->funcs[i].error ? SIZE_MAX : m->funcs[i].kparam_bytes;
+    return true;
 }
 
 uint32_t *ptx_reach(const struct ptx_module *m, size_t fi, size_t *n)

@@ -398,6 +398,7 @@ static bool read_decl(struct decoder *d, struct decl *x, const struct decl *prev
 {
     const char *s;
     size_t len;
+    bool ptr = false;
 
     memset(x, 0, sizeof(*x));
     x->vec = 1;
@@ -421,11 +422,14 @@ static bool read_decl(struct decoder *d, struct decl *x, const struct decl *prev
 
             if (!parse_uint(n, nl, &a) || a > 4096)
                 return errf(d, d->line, "bad .align");
-            x->align = (unsigned)a;
+            /* After .ptr, .align is the pointee's: the parameter keeps its type's. */
+            if (!ptr)
+                x->align = (unsigned)a;
         } else if (is(s, len, ".v2") || is(s, len, ".v4") || is(s, len, ".v8")) {
             x->vec = (unsigned)(s[2] - '0');
-        } else if (is(s, len, ".ptr") || is(s, len, ".global") || is(s, len, ".shared") || is(s, len, ".const") ||
-                   is(s, len, ".local")) {
+        } else if (is(s, len, ".ptr")) {
+            ptr = true;
+        } else if (is(s, len, ".global") || is(s, len, ".shared") || is(s, len, ".const") || is(s, len, ".local")) {
             /* .param's pointer attributes */
         } else if (type_of(s + 1, len - 1) != T_NONE) {
             x->type = type_of(s + 1, len - 1);

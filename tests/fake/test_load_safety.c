@@ -7,6 +7,7 @@
  *    body (an unbalanced `(` in a .pragma), a call to an .entry, counts and
  *    sizes past their caps (registers, a frame of .local arrays, a .func's
  *    parameters), static shared memory over the device's 48 KiB;
+ *  - the decoder lays out an entry's parameters as the module reader does;
  *  - a 20000-deep chain of .func calls and 20000 functions load (or are
  *    refused) on a thread with a 256 KiB stack, and the chain's launch ends
  *    with an error of its own;
@@ -190,6 +191,31 @@ static void deep_chain_small_stack(void **state)
     assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_MODULES), 0);
 }
 
+/* A pointer parameter's `.ptr .align 1` is its pointee's alignment: the parameter keeps 8, as the module reader has it. */
+static void pointer_parameter_aligned(void **state)
+{
+    static const char text[] = ".version 8.0\n.target sm_80\n.address_size 64\n"
+                               ".visible .entry k(.param .u32 a, .param .u64 .ptr .global .align 1 b)\n{\n"
+                               ".reg .b32 %r<2>;\n.reg .b64 %rd<2>;\n"
+                               "ld.param.u32 %r1, [a];\nld.param.u64 %rd1, [b];\nst.global.u32 [%rd1], %r1;\nret;\n}\n";
+    cuabi_module m = NULL;
+    cuabi_function f = NULL;
+    cuabi_deviceptr out = 0;
+    uint32_t a = 0x5eed1e55, back = 0;
+    void *args[] = {&a, &out};
+
+    (void)state;
+    CU_OK(cuModuleLoadData(&m, text));
+    CU_OK(cuModuleGetFunction(&f, m, "k"));
+    CU_OK(cuMemAlloc_v2(&out, sizeof(back)));
+    CU_OK(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL));
+    CU_OK(cuCtxSynchronize());
+    CU_OK(cuMemcpyDtoH_v2(&back, out, sizeof(back)));
+    assert_int_equal(back, a);
+    CU_OK(cuMemFree_v2(out));
+    CU_OK(cuModuleUnload(m));
+}
+
 static void many_functions(void **state)
 {
     const unsigned n = 20000;
@@ -247,6 +273,7 @@ int main(void)
         cmocka_unit_test(call_to_entry),
         cmocka_unit_test(counts_capped),
         cmocka_unit_test(shared_capped),
+        cmocka_unit_test(pointer_parameter_aligned),
         cmocka_unit_test(many_functions),
         cmocka_unit_test(addresses_reused),
         /* Last: the context keeps the launch's fault. */
