@@ -109,18 +109,28 @@ static bool grow(void **p, size_t *cap, size_t need, size_t elem)
 }
 #define GROW(d, arr, cap, need) (grow((void **)&(arr), &(cap), (need), sizeof(*(arr))) || ((d)->oom = true, false))
 
+/* "PTX line N: " and the formatted reason into `out`, unless it holds one already. */
+static void reason(char *out, size_t size, unsigned line, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
+static void reason(char *out, size_t size, unsigned line, const char *fmt, va_list ap)
+{
+    char what[150];
+
+    if (out[0])
+        return;
+    vsnprintf(what, sizeof(what), fmt, ap);
+    snprintf(out, size, "PTX line %u: %s", line, what);
+}
+
+/* The function's error: the first reason is kept. Returns false. */
 static bool errf(struct decoder *d, unsigned line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static bool errf(struct decoder *d, unsigned line, const char *fmt, ...)
 {
     va_list ap;
-    char what[150];
 
-    if (!d->err[0]) {
-        va_start(ap, fmt);
-        vsnprintf(what, sizeof(what), fmt, ap);
-        va_end(ap);
-        snprintf(d->err, sizeof(d->err), "PTX line %u: %s", line, what);
-    }
+    va_start(ap, fmt);
+    reason(d->err, sizeof(d->err), line, fmt, ap);
+    va_end(ap);
     return false;
 }
 
@@ -129,14 +139,10 @@ static bool fatalf(struct decoder *d, unsigned line, const char *fmt, ...) __att
 static bool fatalf(struct decoder *d, unsigned line, const char *fmt, ...)
 {
     va_list ap;
-    char what[200];
 
-    if (!d->fatal[0]) {
-        va_start(ap, fmt);
-        vsnprintf(what, sizeof(what), fmt, ap);
-        va_end(ap);
-        snprintf(d->fatal, sizeof(d->fatal), "PTX line %u: %s", line, what);
-    }
+    va_start(ap, fmt);
+    reason(d->fatal, sizeof(d->fatal), line, fmt, ap);
+    va_end(ap);
     return false;
 }
 
@@ -203,8 +209,24 @@ static bool accept(struct decoder *d, char c)
     return true;
 }
 
-/* Skips to the `;` ending a statement (bracketed parts passed over); false at the end of the text. */
-static bool skip_statement(struct decoder *d)
+/* Skips a string whose `"` is next: to its closing `"` or the end of its line, `\"` passed over. */
+static void skip_string(struct decoder *d)
+{
+    for (d->p++; *d->p && *d->p != '"' && *d->p != '\n'; d->p++)
+        d->p += d->p[0] == '\\' && d->p[1] && d->p[1] != '\n';
+    if (*d->p == '"')
+        d->p++;
+}
+
+static bool skip_block(struct decoder *d, bool open);
+
+/*
+ * Skips to the `;` ending a statement, bracketed parts passed over; with
+ * `body`, a function's header (one bracket it left open counts as closed)
+ * ends at a `;` or through the { } body that follows it. False at the end
+ * of the text.
+ */
+static bool skip_statement(struct decoder *d, bool body)
 {
     int depth = 0;
 
@@ -213,50 +235,19 @@ static bool skip_statement(struct decoder *d)
         if (!*d->p)
             return false;
         if (*d->p == '"') {
-            for (d->p++; *d->p && *d->p != '"' && *d->p != '\n'; d->p++)
-                d->p += d->p[0] == '\\' && d->p[1];
-            if (*d->p == '"')
-                d->p++;
+            skip_string(d);
             continue;
         }
-        if (*d->p == '(' || *d->p == '[' || *d->p == '{')
-            depth++;
-        else if (*d->p == ')' || *d->p == ']' || *d->p == '}')
-            depth--;
-        else if (*d->p == ';' && depth <= 0) {
+        if (*d->p == ';' && depth <= 0) {
             d->p++;
             return true;
         }
-        d->p++;
-    }
-}
-
-/*
- * Skips the rest of a function's header and its body: to a `;` or through a
- * { } block, outside brackets (one the header left open counts as closed).
- * False when the text ends first.
- */
-static bool skip_block(struct decoder *d, bool open);
-
-static bool skip_header(struct decoder *d)
-{
-    int depth = 0;
-
-    for (;;) {
-        skip_space(d);
-        if (!*d->p)
-            return false;
-        if (*d->p == '"') {
-            for (d->p++; *d->p && *d->p != '"' && *d->p != '\n'; d->p++)
-                d->p += d->p[0] == '\\' && d->p[1];
-            if (*d->p == '"')
-                d->p++;
-            continue;
+        if (body && *d->p == '{' && depth <= 0) {
+            d->p++;
+            return skip_block(d, true);
         }
-        if (depth <= 0 && (*d->p == ';' || *d->p == '{'))
-            return *d->p++ == ';' || skip_block(d, true);
-        depth += *d->p == '(' || *d->p == '[';
-        depth -= *d->p == ')' || *d->p == ']';
+        depth += *d->p == '(' || *d->p == '[' || *d->p == '{';
+        depth -= *d->p == ')' || *d->p == ']' || *d->p == '}';
         d->p++;
     }
 }
@@ -275,10 +266,7 @@ static bool skip_block(struct decoder *d, bool open)
         if (!*d->p)
             return false;
         if (*d->p == '"') {
-            for (d->p++; *d->p && *d->p != '"' && *d->p != '\n'; d->p++)
-                ;
-            if (*d->p)
-                d->p++;
+            skip_string(d);
             continue;
         }
         depth += *d->p == '{';
@@ -1568,7 +1556,7 @@ static bool read_body(struct decoder *d)
                 skip_line(d);
             } else if (is(s, len, ".pragma") || is(s, len, ".maxnreg") || is(s, len, ".maxntid") ||
                        is(s, len, ".reqntid") || is(s, len, ".minnctapersm") || is(s, len, ".maxnctapersm")) {
-                skip_statement(d);
+                skip_statement(d, false);
             } else {
                 errf(d, line, "unsupported directive \"%.*s\" in a function", (int)len, s);
                 break;
@@ -1619,7 +1607,7 @@ static bool read_body(struct decoder *d)
          */
         d->p = stmt;
         d->line = stmt_line;
-        skip_statement(d);
+        skip_statement(d, false);
         for (; d->depth > 0; d->depth--)
             if (!skip_block(d, true))
                 return fatalf(d, d->line, "the text ends inside the body of function \"%s\"", f->name);
@@ -1760,7 +1748,7 @@ bad_header:
     if (!fmap_add(d, d->fi))
         return false;
     /* Past the header in error, and past its body if one follows: a body never ending is the module's error. */
-    if (!skip_header(d))
+    if (!skip_statement(d, true))
         return fatalf(d, d->line, "the text ends inside function \"%s\"", f->name ? f->name : "?");
     return true;
 }
@@ -1792,7 +1780,7 @@ static bool read_variable(struct decoder *d, const char *dir, size_t dlen, bool 
         }
         if (sym < 0 || !name_add(d, true, (struct name){x.name, x.len, N_SYM, (uint32_t)sym, 0, 0}))
             return false;
-        if (!skip_statement(d))
+        if (!skip_statement(d, false))
             return true;
         /* skip_statement read past `;`: one declarator per statement is what compilers write. */
         return true;
@@ -1910,7 +1898,7 @@ struct ptx_module *ptx_module_decode(const char *text)
         } else if (is(s, len, ".global") || is(s, len, ".const") || is(s, len, ".shared")) {
             if (!read_variable(&d, s, len, is_extern)) {
                 d.err[0] = '\0';
-                skip_statement(&d);
+                skip_statement(&d, false);
             }
         } else if (is(s, len, ".section")) {
             skip_line(&d);
@@ -1918,7 +1906,7 @@ struct ptx_module *ptx_module_decode(const char *text)
             if (*d.p == '{' && !skip_block(&d, false))
                 fatalf(&d, d.line, "the text ends inside a .section");
         } else {
-            if (!skip_statement(&d))
+            if (!skip_statement(&d, false))
                 break;
         }
     }
