@@ -51,6 +51,24 @@ struct name {
     int kind;
     uint32_t index, count;
     unsigned char size;
+    int32_t prev; /* the name it shadows: the scope's entry before it with the same key, or -1 */
+};
+
+/*
+ * A scope's names, a stack (inner blocks push, their end pops), and a hash
+ * map from each key (a name, or a range's prefix) to its newest entry.
+ */
+struct map_slot {
+    const char *s;
+    uint32_t len;
+    bool range;
+    int32_t top; /* the newest entry with this key, or -1: none now */
+};
+struct scope {
+    struct name *v;
+    size_t n, cap;
+    struct map_slot *map;
+    size_t map_cap, map_used;
 };
 
 struct label {
@@ -72,12 +90,10 @@ struct decoder {
     struct ptx_module *m;
     bool oom;
     size_t cap_code, cap_funcs, cap_syms, cap_calls, cap_consts;
-    /* Module scope: globals, shared variables. */
-    struct name *gnames;
-    size_t ngnames, cap_gnames;
+    /* Module scope: globals, shared variables, a function's parameters while it is read. */
+    struct scope global;
     /* Function scope, with a stack of marks for { } blocks. */
-    struct name *names;
-    size_t nnames, cap_names;
+    struct scope local;
     size_t marks[64];
     unsigned depth;
     struct label *labels;
@@ -299,46 +315,126 @@ static enum ptx_type type_of(const char *s, size_t len)
 
 /* ---- Names ---- */
 
+static size_t name_hash(const char *s, size_t len)
+{
+    uint64_t h = 14695981039346656037ull; /* FNV-1a */
+
+    while (len--)
+        h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+    return (size_t)(h ^ h >> 29);
+}
+
+/* The slot of a key in a scope's map: the one holding it, else the empty one where it would go. */
+static struct map_slot *scope_slot(const struct scope *sc, const char *s, size_t len, bool range)
+{
+    size_t mask = sc->map_cap - 1, i = name_hash(s, len) & mask;
+
+    for (; sc->map[i].s; i = (i + 1) & mask)
+        if (sc->map[i].range == range && sc->map[i].len == len && memcmp(sc->map[i].s, s, len) == 0)
+            break;
+    return &sc->map[i];
+}
+
+/* The newest entry of a key, or -1. */
+static int32_t scope_top(const struct scope *sc, const char *s, size_t len, bool range)
+{
+    const struct map_slot *slot = sc->map_cap ? scope_slot(sc, s, len, range) : NULL;
+
+    return slot && slot->s ? slot->top : -1;
+}
+
 static bool name_add(struct decoder *d, bool module, struct name n)
 {
-    if (module) {
-        if (!GROW(d, d->gnames, d->cap_gnames, d->ngnames + 1))
-            return false;
-        d->gnames[d->ngnames++] = n;
-    } else {
-        if (!GROW(d, d->names, d->cap_names, d->nnames + 1))
-            return false;
-        d->names[d->nnames++] = n;
+    struct scope *sc = module ? &d->global : &d->local;
+    struct map_slot *slot;
+
+    if (sc->n >= PTX_ITEMS_MAX)
+        return fatalf(d, d->line, "more than %u names in one scope", PTX_ITEMS_MAX);
+    if (!GROW(d, sc->v, sc->cap, sc->n + 1))
+        return false;
+    /* The map twice as large at half full, keys no entry holds left behind. */
+    if ((sc->map_used + 1) * 2 > sc->map_cap) {
+        struct map_slot *old = sc->map;
+        size_t old_cap = sc->map_cap, cap = sc->map_cap ? sc->map_cap * 2 : 64;
+
+        if (!(sc->map = calloc(cap, sizeof(*sc->map)))) {
+            sc->map = old;
+            return d->oom = true, false;
+        }
+        sc->map_cap = cap;
+        sc->map_used = 0;
+        for (size_t i = 0; i < old_cap; i++)
+            if (old[i].s && old[i].top >= 0) {
+                *scope_slot(sc, old[i].s, old[i].len, old[i].range) = old[i];
+                sc->map_used++;
+            }
+        free(old);
     }
+    slot = scope_slot(sc, n.s, n.len, n.kind == N_RANGE);
+    if (!slot->s) {
+        *slot = (struct map_slot){n.s, (uint32_t)n.len, n.kind == N_RANGE, -1};
+        sc->map_used++;
+    }
+    n.prev = slot->top;
+    slot->top = (int32_t)sc->n;
+    sc->v[sc->n++] = n;
     return true;
+}
+
+/* Leaves the scope's first `mark` entries: each key taken away points at what it shadowed. */
+static void scope_pop(struct scope *sc, size_t mark)
+{
+    while (sc->n > mark) {
+        const struct name *n = &sc->v[--sc->n];
+
+        scope_slot(sc, n->s, n->len, n->kind == N_RANGE)->top = n->prev;
+    }
+}
+
+static void scope_free(struct scope *sc)
+{
+    free(sc->v);
+    free(sc->map);
+}
+
+/*
+ * The newest entry of a scope that names `s`: the name itself, or a range
+ * whose prefix is `s` without some of its trailing digits and whose count
+ * holds the number they make (written without leading zeros); -1 if none.
+ */
+static int32_t scope_find(const struct scope *sc, const char *s, size_t len, uint32_t *index)
+{
+    int32_t best = scope_top(sc, s, len, false);
+    size_t digits = 0;
+
+    if (best >= 0)
+        *index = sc->v[best].index;
+    while (digits < len && s[len - 1 - digits] >= '0' && s[len - 1 - digits] <= '9')
+        digits++;
+    for (size_t j = len - digits; j < len; j++) {
+        unsigned long long k;
+
+        if (j == 0 || (s[j] == '0' && len != j + 1) || !parse_uint(s + j, len - j, &k))
+            continue;
+        for (int32_t r = scope_top(sc, s, j, true); r > best; r = sc->v[r].prev)
+            if (k < sc->v[r].count) {
+                best = r;
+                *index = sc->v[r].index + (uint32_t)k;
+                break;
+            }
+    }
+    return best;
 }
 
 /* Looks a name up, innermost scope first: its entry, and for a range the register's index. */
 static const struct name *name_find(const struct decoder *d, const char *s, size_t len, uint32_t *index)
 {
-    for (size_t i = d->nnames; i-- > 0;) {
-        const struct name *n = &d->names[i];
+    int32_t i = scope_find(&d->local, s, len, index);
 
-        if (n->kind == N_RANGE) {
-            unsigned long long k;
-
-            if (len > n->len && memcmp(s, n->s, n->len) == 0 && s[n->len] >= '0' && s[n->len] <= '9' &&
-                (s[n->len] != '0' || len == n->len + 1) && parse_uint(s + n->len, len - n->len, &k) &&
-                k < n->count) {
-                *index = n->index + (uint32_t)k;
-                return n;
-            }
-        } else if (n->len == len && memcmp(n->s, s, len) == 0) {
-            *index = n->index;
-            return n;
-        }
-    }
-    for (size_t i = d->ngnames; i-- > 0;)
-        if (d->gnames[i].len == len && memcmp(d->gnames[i].s, s, len) == 0) {
-            *index = d->gnames[i].index;
-            return &d->gnames[i];
-        }
-    return NULL;
+    if (i >= 0)
+        return &d->local.v[i];
+    i = scope_find(&d->global, s, len, index);
+    return i >= 0 ? &d->global.v[i] : NULL;
 }
 
 static int32_t sym_add(struct decoder *d, const char *s, size_t len, unsigned char space, uint64_t value, size_t size)
@@ -494,15 +590,6 @@ static bool shared_fits(struct decoder *d, const struct decl *x, uint64_t off, s
 
 /* ---- Functions ---- */
 
-static size_t name_hash(const char *s, size_t len)
-{
-    uint64_t h = 14695981039346656037ull; /* FNV-1a */
-
-    while (len--)
-        h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-    return (size_t)(h ^ h >> 29);
-}
-
 /* The slot of NAME in the function map: the one holding it, else the empty one where it would go. */
 static size_t fmap_slot(const struct ptx_module *m, const char *s, size_t len)
 {
@@ -597,7 +684,7 @@ static bool read_params(struct decoder *d, struct ptx_function *f, bool entry, b
         if (!entry && !frame_fits(d, &x, off, bytes))
             return false;
         sym = sym_add(d, x.name, x.len, entry ? S_PARAM : S_FRAME, off, bytes);
-        if (sym < 0 || !name_add(d, true, (struct name){x.name, x.len, N_SYM, (uint32_t)sym, 0, 0}))
+        if (sym < 0 || !name_add(d, true, (struct name){x.name, x.len, N_SYM, (uint32_t)sym, 0, 0, -1}))
             return false;
         if (entry) {
             f->kparam_bytes = off + bytes;
@@ -1411,11 +1498,11 @@ static bool read_local_decl(struct decoder *d, const char *dir, size_t dlen)
             if ((uint64_t)d->m->nregs + (x.range ? x.count : 1) + 1 > PTX_REGS_MAX)
                 return fatalf(d, d->line, "more than %u registers in the module", PTX_REGS_MAX);
             if (x.range) {
-                if (!name_add(d, false, (struct name){x.name, x.len, N_RANGE, d->m->nregs, x.count, size}))
+                if (!name_add(d, false, (struct name){x.name, x.len, N_RANGE, d->m->nregs, x.count, size, -1}))
                     return false;
                 d->m->nregs += x.count;
             } else {
-                if (!name_add(d, false, (struct name){x.name, x.len, N_REG, d->m->nregs, 1, size}))
+                if (!name_add(d, false, (struct name){x.name, x.len, N_REG, d->m->nregs, 1, size, -1}))
                     return false;
                 d->m->nregs++;
             }
@@ -1440,7 +1527,7 @@ static bool read_local_decl(struct decoder *d, const char *dir, size_t dlen)
                 sym = sym_add(d, x.name, x.len, S_FRAME, off, bytes);
                 d->frame = off + (uint32_t)bytes;
             }
-            if (sym < 0 || !name_add(d, false, (struct name){x.name, x.len, N_SYM, (uint32_t)sym, 0, 0}))
+            if (sym < 0 || !name_add(d, false, (struct name){x.name, x.len, N_SYM, (uint32_t)sym, 0, 0, -1}))
                 return false;
         }
         if (accept(d, '='))
@@ -1491,7 +1578,7 @@ static bool read_body(struct decoder *d)
     bool stopped = false;
 
     d->depth = 0;
-    d->nnames = 0;
+    scope_pop(&d->local, 0);
     d->nlabels = 0;
     d->sink = -1;
     if (!accept(d, '{')) {
@@ -1518,12 +1605,12 @@ static bool read_body(struct decoder *d)
             d->p++;
             if (d->depth == 64)
                 return fatalf(d, line, "blocks nested deeper than 64 in function \"%s\"", d->m->funcs[d->fi].name);
-            d->marks[d->depth++] = d->nnames;
+            d->marks[d->depth++] = d->local.n;
             continue;
         }
         if (*d->p == '}') {
             d->p++;
-            d->nnames = d->marks[--d->depth];
+            scope_pop(&d->local, d->marks[--d->depth]);
             continue;
         }
         if (*d->p == '@') {
@@ -1630,7 +1717,7 @@ static bool read_function(struct decoder *d, bool entry, bool is_extern)
     const char *s;
     size_t len;
     int32_t existing;
-    size_t gmark = d->ngnames;
+    size_t gmark = d->global.n;
     bool has_result = false;
 
     memset(&fn, 0, sizeof(fn));
@@ -1704,11 +1791,11 @@ static bool read_function(struct decoder *d, bool entry, bool is_extern)
         /* A declaration: the definition (or the runtime's vprintf) comes elsewhere. */
         if (existing >= 0) {
             free(f->name);
-            d->ngnames = gmark;
+            scope_pop(&d->global, gmark);
             return true;
         }
         d->m->nfuncs++;
-        d->ngnames = gmark;
+        scope_pop(&d->global, gmark);
         return fmap_add(d, d->fi);
     }
     if (existing >= 0 && !d->m->funcs[existing].defined) {
@@ -1734,7 +1821,7 @@ static bool read_function(struct decoder *d, bool entry, bool is_extern)
         f->frame_size = align_up32(f->saved_at + f->nregs * 8, 16);
     }
     /* Parameters are in scope only inside the function. */
-    d->ngnames = gmark;
+    scope_pop(&d->global, gmark);
     return true;
 
 bad_header:
@@ -1744,7 +1831,7 @@ bad_header:
         return d->oom = true, false;
     d->err[0] = '\0';
     d->m->nfuncs++;
-    d->ngnames = gmark;
+    scope_pop(&d->global, gmark);
     if (!fmap_add(d, d->fi))
         return false;
     /* Past the header in error, and past its body if one follows: a body never ending is the module's error. */
@@ -1778,7 +1865,7 @@ static bool read_variable(struct decoder *d, const char *dir, size_t dlen, bool 
         } else {
             sym = sym_add(d, x.name, x.len, S_GLOBAL, 0, decl_bytes(&x));
         }
-        if (sym < 0 || !name_add(d, true, (struct name){x.name, x.len, N_SYM, (uint32_t)sym, 0, 0}))
+        if (sym < 0 || !name_add(d, true, (struct name){x.name, x.len, N_SYM, (uint32_t)sym, 0, 0, -1}))
             return false;
         if (!skip_statement(d, false))
             return true;
@@ -1910,8 +1997,8 @@ struct ptx_module *ptx_module_decode(const char *text)
                 break;
         }
     }
-    free(d.gnames);
-    free(d.names);
+    scope_free(&d.global);
+    scope_free(&d.local);
     free(d.labels);
     if (!d.oom && !d.fatal[0] && resolve_calls(&d))
         place_dynamic_shared(m);
