@@ -35,6 +35,9 @@ void ptx_module_release(struct ptx_module *m); /* NULL does nothing */
 /* Whether GPUSHIM_FAKE_CHECK asks for the init check (init or init-strict): allocations then keep a shadow. */
 bool ptx_check_init(void);
 
+/* The hash of a name of LEN bytes, for the fake's tables of names (FNV-1a). */
+size_t ptx_name_hash(const char *s, size_t len);
+
 /* Gives global (or .const) variable NAME of the module its device address, once the fake declared it. */
 void ptx_module_bind_global(struct ptx_module *m, const char *name, size_t len, uint64_t addr);
 

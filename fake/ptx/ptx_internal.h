@@ -206,6 +206,9 @@ struct ptx_module {
     uint32_t *fmap;           /* functions by name: open addressing, 1 + an index into funcs, 0 empty */
     size_t fmap_cap;          /* a power of two, or 0 */
     char *error;              /* why the module is refused (ptx_module_error), or NULL */
+    uint32_t *gmap;           /* global (.global, .const) symbols by name, as fmap: the newest of each name */
+    size_t gmap_cap;
+    uint32_t *gnext;          /* [nsyms]: 1 + the next older global symbol of the same name, or 0 */
 };
 
 /* ---- ptx_parse.c ---- */

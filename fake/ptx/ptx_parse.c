@@ -315,9 +315,9 @@ static enum ptx_type type_of(const char *s, size_t len)
 
 /* ---- Names ---- */
 
-static size_t name_hash(const char *s, size_t len)
+size_t ptx_name_hash(const char *s, size_t len)
 {
-    uint64_t h = 14695981039346656037ull; /* FNV-1a */
+    uint64_t h = 14695981039346656037ull;
 
     while (len--)
         h = (h ^ (unsigned char)*s++) * 1099511628211ull;
@@ -327,7 +327,7 @@ static size_t name_hash(const char *s, size_t len)
 /* The slot of a key in a scope's map: the one holding it, else the empty one where it would go. */
 static struct map_slot *scope_slot(const struct scope *sc, const char *s, size_t len, bool range)
 {
-    size_t mask = sc->map_cap - 1, i = name_hash(s, len) & mask;
+    size_t mask = sc->map_cap - 1, i = ptx_name_hash(s, len) & mask;
 
     for (; sc->map[i].s; i = (i + 1) & mask)
         if (sc->map[i].range == range && sc->map[i].len == len && memcmp(sc->map[i].s, s, len) == 0)
@@ -593,7 +593,7 @@ static bool shared_fits(struct decoder *d, const struct decl *x, uint64_t off, s
 /* The slot of NAME in the function map: the one holding it, else the empty one where it would go. */
 static size_t fmap_slot(const struct ptx_module *m, const char *s, size_t len)
 {
-    size_t mask = m->fmap_cap - 1, i = name_hash(s, len) & mask;
+    size_t mask = m->fmap_cap - 1, i = ptx_name_hash(s, len) & mask;
 
     for (; m->fmap[i]; i = (i + 1) & mask) {
         const char *n = m->funcs[m->fmap[i] - 1].name;
@@ -1938,12 +1938,48 @@ static void module_free(struct ptx_module *m)
         free(m->syms[i].name);
     free(m->funcs);
     free(m->fmap);
+    free(m->gmap);
+    free(m->gnext);
     free(m->error);
     free(m->syms);
     free(m->code);
     free(m->calls);
     free(m->consts);
     free(m);
+}
+
+/* The slot of NAME in the map of global symbols: the one holding it, else the empty one where it would go. */
+static size_t gmap_slot(const struct ptx_module *m, const char *s, size_t len)
+{
+    size_t mask = m->gmap_cap - 1, i = ptx_name_hash(s, len) & mask;
+
+    for (; m->gmap[i]; i = (i + 1) & mask) {
+        const char *n = m->syms[m->gmap[i] - 1].name;
+
+        if (strlen(n) == len && memcmp(n, s, len) == 0)
+            break;
+    }
+    return i;
+}
+
+/* Maps the module's global symbols by name, for ptx_module_bind_global; false when out of memory. */
+static bool index_globals(struct ptx_module *m)
+{
+    size_t cap = 16;
+
+    while (cap < m->nsyms * 2)
+        cap *= 2;
+    if (!(m->gmap = calloc(cap, sizeof(*m->gmap))) || !(m->gnext = calloc(m->nsyms + 1, sizeof(*m->gnext))))
+        return false;
+    m->gmap_cap = cap;
+    for (size_t i = 0; i < m->nsyms; i++)
+        if (m->syms[i].space == S_GLOBAL) {
+            size_t slot = gmap_slot(m, m->syms[i].name, strlen(m->syms[i].name));
+
+            m->gnext[i] = m->gmap[slot];
+            m->gmap[slot] = (uint32_t)i + 1;
+        }
+    return true;
 }
 
 struct ptx_module *ptx_module_decode(const char *text)
@@ -2004,6 +2040,8 @@ struct ptx_module *ptx_module_decode(const char *text)
         place_dynamic_shared(m);
     if (!d.oom && !d.fatal[0])
         check_entries(&d);
+    if (!d.oom && !d.fatal[0] && !index_globals(m))
+        d.oom = true;
     free(d.fixups);
     if (!d.oom && d.fatal[0] && !(m->error = strdup(d.fatal)))
         d.oom = true;
@@ -2033,11 +2071,12 @@ void ptx_module_release(struct ptx_module *m)
 
 void ptx_module_bind_global(struct ptx_module *m, const char *name, size_t len, uint64_t addr)
 {
-    for (size_t i = 0; m && i < m->nsyms; i++)
-        if (m->syms[i].space == S_GLOBAL && strlen(m->syms[i].name) == len && memcmp(m->syms[i].name, name, len) == 0) {
-            m->syms[i].value = addr;
-            m->syms[i].bound = true;
-        }
+    if (!m || !m->gmap_cap)
+        return;
+    for (uint32_t i = m->gmap[gmap_slot(m, name, len)]; i; i = m->gnext[i - 1]) {
+        m->syms[i - 1].value = addr;
+        m->syms[i - 1].bound = true;
+    }
 }
 
 /* Whether function `fi` itself can run (its callees apart); the reason in `why` if not. */
