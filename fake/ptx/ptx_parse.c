@@ -1047,14 +1047,14 @@ static bool read_operand(struct decoder *d, struct ptx_inst *in, struct ptx_opd 
                 len = word(d, &s);
                 if (!parse_uint(s, len, &v))
                     return errf(d, line, "bad offset \"%.*s\"", (int)len, s);
-                o->imm = negative ? -(int64_t)v : (int64_t)v;
+                o->imm = (int64_t)(negative ? 0 - v : v); /* in unsigned arithmetic, which wraps */
             } else if (accept(d, '-')) {
                 unsigned long long v;
 
                 len = word(d, &s);
                 if (!parse_uint(s, len, &v))
                     return errf(d, line, "bad offset \"%.*s\"", (int)len, s);
-                o->imm = -(int64_t)v;
+                o->imm = (int64_t)(0 - v);
             }
         } else {
             return errf(d, line, "bad address");
@@ -1125,7 +1125,7 @@ static bool read_operand(struct decoder *d, struct ptx_inst *in, struct ptx_opd 
                 return errf(d, line, "bad number \"%.*s\"", (int)len, s);
             o->imm = (int64_t)bits;
         } else if (parse_uint(s, len, &v)) {
-            o->imm = negative ? -(int64_t)v : (int64_t)v;
+            o->imm = (int64_t)(negative ? 0 - v : v); /* in unsigned arithmetic, which wraps */
         } else {
             char buf[64];
             double f;
@@ -1138,6 +1138,9 @@ static bool read_operand(struct decoder *d, struct ptx_inst *in, struct ptx_opd 
             f = strtod(buf, &end);
             if (*end)
                 return errf(d, line, "bad number \"%.*s\"", (int)len, s);
+            /* A number beyond a 64-bit integer's range (NaN too): the conversion's result is undefined. */
+            if (!(f > -0x1p63 && f < 0x1p63))
+                return errf(d, line, "number \"%.*s\" out of a 64-bit integer's range", (int)len, s);
             o->imm = (int64_t)(negative ? -f : f);
         }
         return true;

@@ -191,6 +191,21 @@ static void deep_chain_small_stack(void **state)
     assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_MODULES), 0);
 }
 
+/* An integer instruction's decimal number beyond 64 bits: the kernel cannot run, and its launch says why. */
+static void number_out_of_range(void **state)
+{
+    static const char text[] = ".version 8.0\n.target sm_80\n.address_size 64\n"
+                               ".visible .entry k()\n{\n.reg .b64 %rd<2>;\nmov.b64 %rd1, 1e60;\nret;\n}\n";
+    cuabi_module m = NULL;
+    cuabi_function f = NULL;
+
+    (void)state;
+    CU_OK(cuModuleLoadData(&m, text));
+    CU_OK(cuModuleGetFunction(&f, m, "k"));
+    assert_int_equal(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL), CUABI_ERROR_NOT_SUPPORTED);
+    CU_OK(cuModuleUnload(m));
+}
+
 /* A pointer parameter's `.ptr .align 1` is its pointee's alignment: the parameter keeps 8, as the module reader has it. */
 static void pointer_parameter_aligned(void **state)
 {
@@ -273,6 +288,7 @@ int main(void)
         cmocka_unit_test(call_to_entry),
         cmocka_unit_test(counts_capped),
         cmocka_unit_test(shared_capped),
+        cmocka_unit_test(number_out_of_range),
         cmocka_unit_test(pointer_parameter_aligned),
         cmocka_unit_test(many_functions),
         cmocka_unit_test(addresses_reused),
