@@ -23,6 +23,13 @@
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
+const char *__ubsan_default_options(void);
+
+/* Undefined behaviour is a finding like any other: the input that shows it is kept. */
+const char *__ubsan_default_options(void)
+{
+    return "halt_on_error=1:print_stacktrace=1";
+}
 
 enum {
     BLOCKS = 2,
