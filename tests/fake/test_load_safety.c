@@ -81,40 +81,56 @@ static void call_to_entry(void **state)
             "PTX line 10: a call to entry \"e\": only a .func can be called");
 }
 
-static void counts_capped(void **state)
+/* An entry of `count` declarations, each `head`, its number and `tail`: refused, with `needle` in the log. */
+static void refused_entry_of(const char *head, const char *tail, unsigned count, const char *needle)
 {
-    size_t n = 65536 * 40 + 256;
-    char *text = malloc(n), *p = text;
+    char *text = malloc((size_t)count * 64 + 256), *p = text;
 
-    (void)state;
     assert_non_null(text);
-    /* 65536 ranges of 65536 registers: 2^32, which a 32-bit count wraps to 0. */
     p += sprintf(p, ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n");
-    for (unsigned i = 0; i < 65536; i++)
-        p += sprintf(p, ".reg .b32 %%r%u_<65536>;\n", i);
+    for (unsigned i = 0; i < count; i++)
+        p += sprintf(p, "%s%u%s", head, i, tail);
     sprintf(p, "ret;\n}\n");
-    refused(text, "more than 16777216 registers in the module");
-    /* 4096 .local arrays of 1 MiB: a frame of 2^32 bytes. */
-    p = text;
-    p += sprintf(p, ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n");
-    for (unsigned i = 0; i < 4096; i++)
-        p += sprintf(p, ".local .align 4 .b8 a%u[1048576];\n", i);
-    sprintf(p, "ret;\n}\n");
-    refused(text, "makes the frame of function \"k\" larger than 524288 bytes");
+    refused(text, needle);
     free(text);
+}
+
+static void registers_capped(void **state)
+{
+    (void)state;
+    /* 65536 ranges of 65536 registers: 2^32, which a 32-bit count wraps to 0. */
+    refused_entry_of(".reg .b32 %r", "_<65536>;\n", 65536, "more than 16777216 registers in the module");
+}
+
+static void frame_capped(void **state)
+{
+    (void)state;
+    /* 4096 .local arrays of 1 MiB: a frame of 2^32 bytes. */
+    refused_entry_of(".local .align 4 .b8 a", "[1048576];\n", 4096,
+                     "makes the frame of function \"k\" larger than 524288 bytes");
+}
+
+static void parameters_capped(void **state)
+{
+    (void)state;
     /* A .func's parameter of 4 GiB. */
     refused(".version 8.0\n.target sm_80\n.address_size 64\n"
             ".func f(.param .b32 p[1073741824])\n{\nret;\n}\n",
             "\"p\" of 4294967296 bytes makes the frame of function \"f\" larger than 524288 bytes");
 }
 
-static void shared_capped(void **state)
+static void shared_variable_capped(void **state)
 {
     (void)state;
     refused(".version 8.0\n.target sm_80\n.address_size 64\n"
             ".shared .align 4 .b8 big[1073741824];\n"
             ".visible .entry k()\n{\nret;\n}\n",
             "shared variable \"big\" of 1073741824 bytes is larger than the device's 49152");
+}
+
+static void shared_kernel_capped(void **state)
+{
+    (void)state;
     /* Two variables of 32 KiB, each within the limit, reached by one kernel. */
     refused(".version 8.0\n.target sm_80\n.address_size 64\n"
             ".shared .align 4 .b8 a[32768];\n.shared .align 4 .b8 b[32768];\n"
@@ -286,8 +302,11 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(body_not_ended),
         cmocka_unit_test(call_to_entry),
-        cmocka_unit_test(counts_capped),
-        cmocka_unit_test(shared_capped),
+        cmocka_unit_test(registers_capped),
+        cmocka_unit_test(frame_capped),
+        cmocka_unit_test(parameters_capped),
+        cmocka_unit_test(shared_variable_capped),
+        cmocka_unit_test(shared_kernel_capped),
         cmocka_unit_test(number_out_of_range),
         cmocka_unit_test(pointer_parameter_aligned),
         cmocka_unit_test(many_functions),
