@@ -41,6 +41,18 @@ static int teardown(void **state)
     return 0;
 }
 
+/* A buffer for a module's text of `n` bytes; the process ends when there is no memory for it. */
+static char *text_new(size_t n)
+{
+    char *text = malloc(n);
+
+    if (!text) {
+        print_error("no memory for a text of %zu bytes\n", n);
+        exit(1);
+    }
+    return text;
+}
+
 /* Loads `text`, which must be refused as INVALID_PTX with `needle` in its log. */
 static void refused(const char *text, const char *needle)
 {
@@ -84,9 +96,8 @@ static void call_to_entry(void **state)
 /* An entry of `count` declarations, each `head`, its number and `tail`: refused, with `needle` in the log. */
 static void refused_entry_of(const char *head, const char *tail, unsigned count, const char *needle)
 {
-    char *text = malloc((size_t)count * 64 + 256), *p = text;
+    char *text = text_new((size_t)count * 64 + 256), *p = text;
 
-    assert_non_null(text);
     p += sprintf(p, ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n");
     for (unsigned i = 0; i < count; i++)
         p += sprintf(p, "%s%u%s", head, i, tail);
@@ -142,9 +153,8 @@ static void shared_kernel_capped(void **state)
 static char *chain(unsigned n)
 {
     size_t size = (size_t)n * 80 + 256;
-    char *text = malloc(size), *p = text;
+    char *text = text_new(size), *p = text;
 
-    assert_non_null(text);
     p += sprintf(p, ".version 8.0\n.target sm_80\n.address_size 64\n");
     for (unsigned i = n; i-- > 0;) {
         if (i + 1 < n)
@@ -250,12 +260,11 @@ static void pointer_parameter_aligned(void **state)
 static void many_functions(void **state)
 {
     const unsigned n = 20000;
-    char *text = malloc((size_t)n * 40 + 256), *p = text;
+    char *text = text_new((size_t)n * 40 + 256), *p = text;
     cuabi_module m = NULL;
     cuabi_function f = NULL;
 
     (void)state;
-    assert_non_null(text);
     p += sprintf(p, ".version 8.0\n.target sm_80\n.address_size 64\n");
     for (unsigned i = 0; i < n; i++)
         p += sprintf(p, ".func f%u()\n{\nret;\n}\n", i);
