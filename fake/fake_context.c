@@ -87,20 +87,19 @@ cuabi_result cuDevicePrimaryCtxRetain(cuabi_context *ctx, cuabi_device dev)
     return fake_end(rc);
 }
 
-/* The last release destroys the context's resources, as the real driver does; each was a leak. */
-static void ctx_reset(struct fake_ctx *c)
+/* Destroys the primary context's resources (its work finishes first); how many there were. */
+static unsigned long ctx_reset(struct fake_ctx *c)
 {
     unsigned long freed = fake_streams_reset(c) + fake_modules_reset(c) + fake_textures_reset(c) +
                           fake_arrays_reset(c) + fake_memory_reset(c->device);
 
     c->id = 0; /* retained again, it is a new context, with an ID of its own */
     c->cache_config = 0;
-
-    fake.anomalies[GPU_FAKE_ANOMALY_RELEASE_FREED] += freed;
     for (int i = 0; i < fake.device_count; i++) {
         c->peer_enabled[i] = false;
         fake.devices[i].ctx.peer_enabled[c->device] = false;
     }
+    return freed;
 }
 
 cuabi_result cuDevicePrimaryCtxRelease_v2(cuabi_device dev)
@@ -117,11 +116,68 @@ cuabi_result cuDevicePrimaryCtxRelease_v2(cuabi_device dev)
             rc = CUABI_ERROR_INVALID_CONTEXT;
         } else {
             fake.live[GPU_FAKE_LIVE_CONTEXT_RETAINS]--;
+            /* The last release destroys the context's resources, as the real driver does; each was a leak. */
             if (--c->retains == 0)
-                ctx_reset(c);
+                fake.anomalies[GPU_FAKE_ANOMALY_RELEASE_FREED] += ctx_reset(c);
         }
     }
     return fake_end(rc);
+}
+
+/*
+ * cuDevicePrimaryCtxReset in both forms (CUDA 7.0's and 11.0's, alike): the
+ * primary context's resources go, its retains stay; an inactive one has none.
+ */
+static cuabi_result primary_reset(enum fake_entry entry, cuabi_device dev)
+{
+    cuabi_result rc = fake_begin(entry, true);
+
+    if (rc == CUABI_SUCCESS && !fake_device_valid(dev))
+        rc = CUABI_ERROR_INVALID_DEVICE;
+    if (rc == CUABI_SUCCESS && fake.devices[dev].ctx.retains > 0)
+        ctx_reset(&fake.devices[dev].ctx);
+    return fake_end(rc);
+}
+
+cuabi_result cuDevicePrimaryCtxReset(cuabi_device dev)
+{
+    return primary_reset(FAKE_E_cuDevicePrimaryCtxReset, dev);
+}
+
+cuabi_result cuDevicePrimaryCtxReset_v2(cuabi_device dev)
+{
+    return primary_reset(FAKE_E_cuDevicePrimaryCtxReset_v2, dev);
+}
+
+/*
+ * The flags the primary context is made with, kept while it is inactive.
+ * CUDA 7.0's form refuses them while it is active; 11.0's (_v2) sets them
+ * on the active context too.
+ */
+static cuabi_result primary_set_flags(enum fake_entry entry, cuabi_device dev, unsigned flags, bool while_active)
+{
+    cuabi_result rc = fake_begin(entry, true);
+    unsigned sched = flags & CUABI_CTX_SCHED_MASK;
+
+    if (rc == CUABI_SUCCESS && !fake_device_valid(dev))
+        rc = CUABI_ERROR_INVALID_DEVICE;
+    else if (rc == CUABI_SUCCESS && ((flags & ~(unsigned)CUABI_CTX_FLAGS_MASK) || (sched & (sched - 1))))
+        rc = CUABI_ERROR_INVALID_VALUE;
+    else if (rc == CUABI_SUCCESS && !while_active && fake.devices[dev].ctx.retains > 0)
+        rc = CUABI_ERROR_PRIMARY_CONTEXT_ACTIVE;
+    if (rc == CUABI_SUCCESS)
+        fake.devices[dev].ctx.flags = flags;
+    return fake_end(rc);
+}
+
+cuabi_result cuDevicePrimaryCtxSetFlags(cuabi_device dev, unsigned int flags)
+{
+    return primary_set_flags(FAKE_E_cuDevicePrimaryCtxSetFlags, dev, flags, false);
+}
+
+cuabi_result cuDevicePrimaryCtxSetFlags_v2(cuabi_device dev, unsigned int flags)
+{
+    return primary_set_flags(FAKE_E_cuDevicePrimaryCtxSetFlags_v2, dev, flags, true);
 }
 
 /* ---- Created contexts ---- */
@@ -219,18 +275,38 @@ cuabi_result cuCtxDestroy_v2(cuabi_context ctx)
     return fake_end(rc);
 }
 
-cuabi_result cuCtxGetDevice(cuabi_device *device)
+/* The context a handle names, or the current one for NULL (CUDA 13's _v2 forms take one). */
+static cuabi_result ctx_named(cuabi_context ctx, struct fake_ctx **out)
 {
-    cuabi_result rc = fake_begin(FAKE_E_cuCtxGetDevice, true);
+    if (!ctx)
+        return fake_need_ctx(out);
+    if (!(*out = fake_ctx_from(ctx)))
+        return CUABI_ERROR_INVALID_CONTEXT;
+    return fake_device_lost((*out)->device);
+}
+
+static cuabi_result ctx_get_device(enum fake_entry entry, cuabi_device *device, cuabi_context ctx)
+{
+    cuabi_result rc = fake_begin(entry, true);
     struct fake_ctx *c = NULL;
 
     if (rc == CUABI_SUCCESS && !device)
         rc = CUABI_ERROR_INVALID_VALUE;
     if (rc == CUABI_SUCCESS)
-        rc = fake_need_ctx(&c);
+        rc = ctx_named(ctx, &c);
     if (rc == CUABI_SUCCESS)
         *device = c->device;
     return fake_end(rc);
+}
+
+cuabi_result cuCtxGetDevice(cuabi_device *device)
+{
+    return ctx_get_device(FAKE_E_cuCtxGetDevice, device, NULL);
+}
+
+cuabi_result cuCtxGetDevice_v2(cuabi_device *device, cuabi_context ctx)
+{
+    return ctx_get_device(FAKE_E_cuCtxGetDevice_v2, device, ctx);
 }
 
 cuabi_result cuCtxGetFlags(unsigned int *flags)
@@ -349,13 +425,13 @@ cuabi_result cuCtxPopCurrent_v2(cuabi_context *ctx)
     return fake_end(rc);
 }
 
-cuabi_result cuCtxSynchronize(void)
+static cuabi_result ctx_synchronize(enum fake_entry entry, cuabi_context ctx)
 {
-    cuabi_result rc = fake_begin(FAKE_E_cuCtxSynchronize, true);
+    cuabi_result rc = fake_begin(entry, true);
     struct fake_ctx *c = NULL;
 
     if (rc == CUABI_SUCCESS)
-        rc = fake_need_ctx(&c);
+        rc = ctx_named(ctx, &c);
     if (rc == CUABI_SUCCESS) {
         /* Waiting for a capturing stream is impossible, so it is refused and breaks the capture. */
         if (fake_ctx_capturing(c, true))
@@ -364,6 +440,16 @@ cuabi_result cuCtxSynchronize(void)
             rc = fake_ctx_drain(c);
     }
     return fake_end(rc);
+}
+
+cuabi_result cuCtxSynchronize(void)
+{
+    return ctx_synchronize(FAKE_E_cuCtxSynchronize, NULL);
+}
+
+cuabi_result cuCtxSynchronize_v2(cuabi_context ctx)
+{
+    return ctx_synchronize(FAKE_E_cuCtxSynchronize_v2, ctx);
 }
 
 cuabi_result cuCtxEnablePeerAccess(cuabi_context peer, unsigned int flags)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The fake driver's core: its lock and configuration, fault injection, cuInit,
- * cuDriverGetVersion, cuGetProcAddress_v2, the error names, the legacy
- * unversioned symbols (which abort), and the control API's counters.
+ * cuDriverGetVersion, cuGetProcAddress in its forms (answered by version from
+ * src/sys/cuda_proc_versions.h), the error names, and the control API's
+ * counters.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -10,11 +11,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "cuda_proc_rows.h"
 #include "env.h"
 #include "fake_internal.h"
 
 /* What cuDriverGetVersion says unless GPUSHIM_FAKE_VERSION says otherwise. */
-#define FAKE_DEFAULT_VERSION 12080
+#define FAKE_DEFAULT_VERSION 13000
 /* A build without cuGetProcAddress_v2 plays a driver from before it (CUDA 11.3). */
 #define FAKE_OLD_VERSION 11020
 
@@ -25,6 +27,9 @@ struct fake_state fake = {
 
 /* Set while this thread runs a host function; see fake_begin(). */
 _Thread_local bool fake_in_callback;
+
+/* The entry the next fake_begin() on this thread counts its call as; -1 for its own. */
+static _Thread_local int counted_as = -1;
 
 /* Every symbol's name, by entry. */
 static const char *const symbol_names[FAKE_E_COUNT] = {
@@ -107,6 +112,17 @@ static const struct {
 #undef GPU__ENTRY
 };
 
+/*
+ * The fake's one fatal path: a GPUSHIM_FAKE_* value it cannot read or act on
+ * (a GPUSHIM_FAKE_KERNELS library that does not load among them), or no
+ * memory to keep it, found while the environment is read (configure(),
+ * before any call returns); and a host kernel of the test's own that calls
+ * the control API, which would deadlock. It ends the process, naming the
+ * variable and the value, because a test that asked for a configuration must
+ * not run against another: every call failing instead would read as the
+ * driver's answer. Everything a program passes at run time is answered with
+ * an error instead.
+ */
 static _Noreturn void die(const char *what, const char *detail)
 {
     fprintf(stderr, "gpushim-fakecuda: %s: %s\n", what, detail);
@@ -126,17 +142,42 @@ int fake_entry_find(const char *name)
     return entry_of_base(name, false);
 }
 
+/*
+ * A function of the OpenGL, EGL or VDPAU interop: the fake has no graphics
+ * API to share resources with, as a driver with no such context current.
+ */
+static bool graphics_interop(const char *name)
+{
+    static const char *const prefixes[] = {"cuGL", "cuGraphicsGL", "cuWGL", "cuEGL", "cuGraphicsEGL",
+                                           "cuEventCreateFromEGLSync", "cuGraphicsResourceGetMappedEglFrame",
+                                           "cuVDPAU", "cuGraphicsVDPAU"};
+
+    for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+        if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+            return true;
+    return false;
+}
+
 cuabi_result fake_unimplemented(enum fake_entry entry)
 {
     cuabi_result rc = fake_begin(entry, false);
+    const char *name = symbol_names[entry];
 
-    if (rc == CUABI_SUCCESS) {
+    if (rc == CUABI_SUCCESS && graphics_interop(name)) {
+        /* cuGLInit is documented as no longer needed: it does nothing, and succeeds. */
+        rc = strcmp(name, "cuGLInit") == 0 ? CUABI_SUCCESS : CUABI_ERROR_INVALID_GRAPHICS_CONTEXT;
+        if (rc != CUABI_SUCCESS && fake.unimplemented[entry]++ == 0)
+            fprintf(stderr,
+                    "gpushim-fakecuda: %s: the fake driver has no OpenGL, EGL or VDPAU to share resources with: "
+                    "it returns CUDA_ERROR_INVALID_GRAPHICS_CONTEXT (219)\n",
+                    name);
+    } else if (rc == CUABI_SUCCESS) {
         rc = CUABI_ERROR_NOT_SUPPORTED;
         if (fake.unimplemented[entry]++ == 0)
             fprintf(stderr,
                     "gpushim-fakecuda: %s is not implemented by the fake driver: it returns "
                     "CUDA_ERROR_NOT_SUPPORTED (801)\n",
-                    symbol_names[entry]);
+                    name);
     }
     return fake_end(rc);
 }
@@ -173,18 +214,20 @@ static bool env_switch(const char *var, bool fallback)
     return on;
 }
 
-static void add_rule(enum fake_entry entry, unsigned nth, bool onward, cuabi_result result)
+/* A fault rule; false when there is no memory for it. */
+static bool add_rule(enum fake_entry entry, unsigned nth, bool onward, cuabi_result result)
 {
     struct fake_rule *r = calloc(1, sizeof(*r));
 
     if (!r)
-        die("fault rule", "out of memory");
+        return false;
     r->entry = entry;
     r->at = fake.calls[entry] + nth;
     r->onward = onward;
     r->result = result;
     r->next = fake.rules;
     fake.rules = r;
+    return true;
 }
 
 /* GPUSHIM_FAKE_FAIL=name:nth:result[,...], nth written "3+" for "the third and every later call". */
@@ -213,8 +256,9 @@ static void parse_fail_rules(const char *spec)
         onward = len > 0 && nth[len - 1] == '+';
         if (onward)
             nth[len - 1] = '\0';
-        add_rule((enum fake_entry)entry, (unsigned)parse_number("GPUSHIM_FAKE_FAIL nth", nth, 1, 1000000), onward,
-                 (cuabi_result)parse_number("GPUSHIM_FAKE_FAIL result", result, 1, 100000));
+        if (!add_rule((enum fake_entry)entry, (unsigned)parse_number("GPUSHIM_FAKE_FAIL nth", nth, 1, 1000000),
+                      onward, (cuabi_result)parse_number("GPUSHIM_FAKE_FAIL result", result, 1, 100000)))
+            die("GPUSHIM_FAKE_FAIL", "out of memory");
     }
     free(copy);
 }
@@ -331,6 +375,10 @@ cuabi_result fake_begin(enum fake_entry entry, bool needs_init)
     /* The real driver refuses CUDA calls from a host function, too. */
     if (fake_in_callback)
         return CUABI_ERROR_NOT_PERMITTED;
+    /* A per-thread variant's name is the most particular, even for a legacy form it calls. */
+    if (counted_as >= 0)
+        entry = (enum fake_entry)counted_as;
+    counted_as = -1;
     if (fake_per_thread_call() >= 0)
         entry = (enum fake_entry)fake_per_thread_call();
     fake_lock();
@@ -342,6 +390,11 @@ cuabi_result fake_begin(enum fake_entry entry, bool needs_init)
     if (needs_init && !fake.initialized)
         return CUABI_ERROR_NOT_INITIALIZED;
     return CUABI_SUCCESS;
+}
+
+void fake_count_as(int entry)
+{
+    counted_as = entry;
 }
 
 cuabi_result fake_end(cuabi_result rc)
@@ -358,7 +411,7 @@ cuabi_result fake_end(cuabi_result rc)
  * sleeps and calls the named function of the process without the lock, as
  * a real driver's cuInit holds none of its client's.
  */
-static void init_hazards(void)
+static cuabi_result init_hazards(void)
 {
     long delay = fake.init_delay_ms;
     const char *callback = fake.init_callback;
@@ -375,8 +428,14 @@ static void init_hazards(void)
         int (*fn)(void);
         int status;
 
-        if (!sym)
-            die("GPUSHIM_FAKE_INIT_CALLBACK names no function of the process", callback);
+        if (!sym) {
+            fprintf(stderr,
+                    "gpushim-fakecuda: GPUSHIM_FAKE_INIT_CALLBACK names no function of the process: %s: "
+                    "cuInit returns CUDA_ERROR_NOT_FOUND\n",
+                    callback);
+            fake_lock();
+            return CUABI_ERROR_NOT_FOUND;
+        }
         memcpy(&fn, &sym, sizeof(sym));
         status = fn();
         fake_lock();
@@ -384,6 +443,7 @@ static void init_hazards(void)
         fake_unlock();
     }
     fake_lock();
+    return CUABI_SUCCESS;
 }
 
 cuabi_result cuInit(unsigned int flags)
@@ -391,7 +451,7 @@ cuabi_result cuInit(unsigned int flags)
     cuabi_result rc = fake_begin(FAKE_E_cuInit, false);
 
     if (rc == CUABI_SUCCESS && (fake.init_delay_ms > 0 || fake.init_callback))
-        init_hazards();
+        rc = init_hazards();
     if (rc == CUABI_SUCCESS) {
         if (flags != 0)
             rc = CUABI_ERROR_INVALID_VALUE;
@@ -418,86 +478,55 @@ cuabi_result cuDriverGetVersion(int *version)
     return fake_end(rc);
 }
 
-/* ---- The legacy ABI: present, as in the real driver, and never to be called ---- */
-
-static _Noreturn void legacy_called(const char *name)
-{
-    fprintf(stderr,
-            "gpushim-fakecuda: %s called: that is the legacy (pre-_v2) ABI, which gpushim must never use\n", name);
-    abort();
-}
-
-#define FAKE_LEGACY(name) \
-    FAKE_API cuabi_result name(void); \
-    cuabi_result name(void) \
-    { \
-        legacy_called(#name); \
-    }
-
-FAKE_LEGACY(cuMemAlloc)
-FAKE_LEGACY(cuMemFree)
-FAKE_LEGACY(cuMemcpyHtoD)
-FAKE_LEGACY(cuMemcpyDtoH)
-FAKE_LEGACY(cuMemcpyDtoD)
-FAKE_LEGACY(cuMemcpyHtoDAsync)
-FAKE_LEGACY(cuMemcpyDtoHAsync)
-FAKE_LEGACY(cuMemcpyDtoDAsync)
-FAKE_LEGACY(cuStreamDestroy)
-FAKE_LEGACY(cuEventDestroy)
-FAKE_LEGACY(cuCtxPushCurrent)
-FAKE_LEGACY(cuCtxPopCurrent)
-FAKE_LEGACY(cuDevicePrimaryCtxRelease)
-FAKE_LEGACY(cuDeviceTotalMem)
-FAKE_LEGACY(cuStreamBeginCapture)
-FAKE_LEGACY(cuMemHostRegister)
-
-typedef cuabi_result (*legacy_fn)(void);
-
-/*
- * When each entry point appeared, and for the renamed ones when the current
- * revision did: asked for an older cudaVersion, cuGetProcAddress answers
- * "version not sufficient", or hands out the legacy function, as the real
- * driver does. Entries not listed date from before CUDA 4.0.
- */
-static const struct {
-    const char *base;
-    int since;
-    int revised;
-    legacy_fn legacy;
-} versions[] = {
-    {"cuMemAlloc", 2000, 3020, cuMemAlloc},
-    {"cuMemFree", 2000, 3020, cuMemFree},
-    {"cuMemcpyHtoD", 2000, 3020, cuMemcpyHtoD},
-    {"cuMemcpyDtoH", 2000, 3020, cuMemcpyDtoH},
-    {"cuMemcpyDtoD", 2000, 3020, cuMemcpyDtoD},
-    {"cuMemcpyHtoDAsync", 2000, 3020, cuMemcpyHtoDAsync},
-    {"cuMemcpyDtoHAsync", 2000, 3020, cuMemcpyDtoHAsync},
-    {"cuMemcpyDtoDAsync", 3000, 3020, cuMemcpyDtoDAsync},
-    {"cuDeviceTotalMem", 2000, 3020, cuDeviceTotalMem},
-    {"cuStreamDestroy", 2000, 4000, cuStreamDestroy},
-    {"cuEventDestroy", 2000, 4000, cuEventDestroy},
-    {"cuCtxPushCurrent", 2000, 4000, cuCtxPushCurrent},
-    {"cuCtxPopCurrent", 2000, 4000, cuCtxPopCurrent},
-    {"cuMemHostRegister", 4000, 6050, cuMemHostRegister},
-    {"cuDevicePrimaryCtxRelease", 7000, 11000, cuDevicePrimaryCtxRelease},
-    {"cuStreamBeginCapture", 10000, 10010, cuStreamBeginCapture},
-    {"cuDevicePrimaryCtxRetain", 7000, 0, NULL},
-    {"cuGetErrorName", 6000, 0, NULL},
-    {"cuGetErrorString", 6000, 0, NULL},
-    {"cuLaunchHostFunc", 10000, 0, NULL},
-    {"cuStreamEndCapture", 10000, 0, NULL},
-    {"cuStreamIsCapturing", 10000, 0, NULL},
-    {"cuGraphLaunch", 10000, 0, NULL},
-    {"cuGraphDestroy", 10000, 0, NULL},
-    {"cuGraphExecDestroy", 10000, 0, NULL},
-    {"cuGraphInstantiateWithFlags", 11040, 0, NULL},
-    {"cuGetProcAddress", 11030, 0, NULL},
-};
-
 /* A second function behind cuStreamQuery, so that cuGetProcAddress can hand out a pointer that is not the export. */
 static cuabi_result stream_query_twin(cuabi_stream stream)
 {
     return cuStreamQuery(stream);
+}
+
+static int proc_version_compare(const void *key, const void *row)
+{
+    return strcmp(key, ((const struct gpu__cuda_proc *)row)->base);
+}
+
+static int symbol_compare(const void *key, const void *name)
+{
+    return strcmp(key, *(const char *const *)name);
+}
+
+/* The entry of a symbol of the driver; -1 for a name the list lacks. */
+static int symbol_entry(const char *symbol)
+{
+    const char *const *found = bsearch(symbol, symbol_names, FAKE_E_COUNT, sizeof(symbol_names[0]), symbol_compare);
+
+    return found ? (int)(found - symbol_names) : -1;
+}
+
+/*
+ * The symbol the driver hands out for `base` at `version`: the row of the
+ * newest version <= `version`, a per-thread one where asked and there is one.
+ * NULL for a name the table lacks (*known false) or a version before its first.
+ */
+static const char *proc_symbol(const char *base, int version, bool per_thread, bool *known)
+{
+    const struct gpu__cuda_proc *row =
+        bsearch(base, gpu__cuda_procs, GPU__CUDA_PROC_COUNT, sizeof(gpu__cuda_procs[0]), proc_version_compare);
+    const struct gpu__cuda_proc *end = gpu__cuda_procs + GPU__CUDA_PROC_COUNT;
+    const char *best = NULL, *best_per_thread = NULL;
+
+    *known = row != NULL;
+    if (!row)
+        return NULL;
+    while (row > gpu__cuda_procs && strcmp(row[-1].base, base) == 0)
+        row--;
+    for (; row < end && strcmp(row->base, base) == 0; row++)
+        if (row->version <= version) {
+            if (row->per_thread)
+                best_per_thread = row->symbol;
+            else
+                best = row->symbol;
+        }
+    return per_thread && best_per_thread ? best_per_thread : best;
 }
 
 /*
@@ -505,42 +534,29 @@ static cuabi_result stream_query_twin(cuabi_stream stream)
  * driver, a name it has no answer for is still CUDA_SUCCESS, with *pfn NULL
  * and the reason in the status.
  */
-static void gpa_lookup(const char *symbol, void **pfn, int cuda_version, cuabi_uint64 flags,
+static void gpa_lookup(const char *base, void **pfn, int cuda_version, cuabi_uint64 flags,
                        cuabi_proc_address_query_result *status)
 {
     bool per_thread = (flags & CUABI_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
-    int entry = -1;
+    bool known = false;
+    const char *symbol = proc_symbol(base, cuda_version, per_thread, &known);
+    int asked = known ? fake_entry_find(base) : -1;
+    int entry = symbol ? symbol_entry(symbol) : -1;
     void *fn;
 
-    *status = CUABI_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
     /* Base names only, as the real driver: "cuMemAlloc_v2" is not a name it knows. */
-    for (int i = 0; i < FAKE_E_COUNT && entry < 0; i++) {
-        bool pt;
-
-        if (base_length(symbol_names[i], &pt) == strlen(symbol) && strncmp(symbol_names[i], symbol, strlen(symbol)) == 0)
-            entry = per_thread && entry_of_base(symbol, true) >= 0 ? entry_of_base(symbol, true)
-                                                                  : entry_of_base(symbol, false);
-    }
-    if (entry < 0)
+    *status = CUABI_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    if (asked < 0)
         return;
-    fake.gpa_asked[entry]++;
-    if (fake.omit[entry])
+    fake.gpa_asked[asked]++;
+    if (fake.omit[asked] || (entry >= 0 && fake.omit[entry]))
         return;
-    for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++) {
-        if (strcmp(versions[i].base, symbol) != 0)
-            continue;
-        if (cuda_version < versions[i].since) {
-            *status = CUABI_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
-            return;
-        }
-        if (cuda_version < versions[i].revised) {
-            memcpy(pfn, &versions[i].legacy, sizeof(*pfn));
-            *status = CUABI_GET_PROC_ADDRESS_SUCCESS;
-            return;
-        }
+    if (!symbol) {
+        *status = CUABI_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
+        return;
     }
     /* What this build does not export, it does not have: the variants leave symbols out. */
-    fn = self_handle() ? dlsym(self_handle(), symbol_names[entry]) : NULL;
+    fn = entry >= 0 && self_handle() ? dlsym(self_handle(), symbol) : NULL;
     if (!fn)
         return;
     if (entry == FAKE_E_cuStreamQuery && fake.twin_stream_query) {
@@ -552,10 +568,11 @@ static void gpa_lookup(const char *symbol, void **pfn, int cuda_version, cuabi_u
     *status = CUABI_GET_PROC_ADDRESS_SUCCESS;
 }
 
-cuabi_result cuGetProcAddress_v2(const char *symbol, void **pfn, int cuda_version, cuabi_uint64 flags,
-                                 cuabi_proc_address_query_result *status)
+/* cuGetProcAddress in every form: counted as `entry`, the status only where the form has one. */
+static cuabi_result get_proc_address(enum fake_entry entry, const char *symbol, void **pfn, int cuda_version,
+                                     cuabi_uint64 flags, cuabi_proc_address_query_result *status)
 {
-    cuabi_result rc = fake_begin(FAKE_E_cuGetProcAddress_v2, false);
+    cuabi_result rc = fake_begin(entry, false);
     cuabi_proc_address_query_result st = CUABI_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
 
     if (rc == CUABI_SUCCESS) {
@@ -579,6 +596,18 @@ cuabi_result cuGetProcAddress_v2(const char *symbol, void **pfn, int cuda_versio
             *status = st;
     }
     return fake_end(rc);
+}
+
+cuabi_result cuGetProcAddress_v2(const char *symbol, void **pfn, int cuda_version, cuabi_uint64 flags,
+                                 cuabi_proc_address_query_result *status)
+{
+    return get_proc_address(FAKE_E_cuGetProcAddress_v2, symbol, pfn, cuda_version, flags, status);
+}
+
+/* CUDA 11.3's form, without the status: a name it has no answer for is only a NULL pointer. */
+cuabi_result cuGetProcAddress(const char *symbol, void **pfn, int cuda_version, cuabi_uint64 flags)
+{
+    return get_proc_address(FAKE_E_cuGetProcAddress, symbol, pfn, cuda_version, flags, NULL);
 }
 
 /* ---- Error names ---- */
@@ -771,13 +800,14 @@ FAKE_API unsigned long gpu_fake_anomalies(gpu_fake_anomaly kind)
 static int fail_rule(const char *entry, unsigned nth, bool onward, int result)
 {
     int i = fake_entry_find(entry);
+    bool added;
 
     if (i < 0 || nth == 0)
         return -1;
     fake_lock();
-    add_rule((enum fake_entry)i, nth, onward, (cuabi_result)result);
+    added = add_rule((enum fake_entry)i, nth, onward, (cuabi_result)result);
     fake_unlock();
-    return 0;
+    return added ? 0 : -1;
 }
 
 FAKE_API int gpu_fake_fail(const char *entry, unsigned nth, int result)

@@ -4,9 +4,12 @@
  * H200's values, each of which a test may change), UUIDs, PCI bus ids and
  * peer access, and the control API that configures them.
  */
+#include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "env.h"
 #include "fake_internal.h"
@@ -50,6 +53,79 @@ static void profile_apply(int i, const struct fake_profile *p)
     d->desc.compute_minor = minor;
     d->desc.multiprocessors = sms;
     memset(overrides[i], 0, sizeof(overrides[i]));
+}
+
+/*
+ * The first unsigned number after `key` in the first `size` bytes of file
+ * `path` (a /proc or /sys file: read once, at most that much, never
+ * followed past its end), times `unit`; 0 when the file or the key is not
+ * there, or the value is "max".
+ */
+static uint64_t file_number(const char *path, const char *key, uint64_t unit)
+{
+    char buf[4096];
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    ssize_t n;
+    const char *at;
+    uint64_t v = 0;
+
+    if (fd < 0)
+        return 0;
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    if (!(at = strstr(buf, key)))
+        return 0;
+    at += strlen(key);
+    while (*at == ' ' || *at == '\t' || *at == ':')
+        at++;
+    for (; *at >= '0' && *at <= '9'; at++) {
+        if (v > (UINT64_MAX - 9) / 10)
+            return 0;
+        v = v * 10 + (uint64_t)(*at - '0');
+    }
+    return v > UINT64_MAX / unit ? UINT64_MAX : v * unit;
+}
+
+/*
+ * What the host can back now: its available memory (MemAvailable), less
+ * under a cgroup's memory limit (cgroup v2's memory.max less
+ * memory.current); 0 when neither can be read.
+ */
+static uint64_t host_memory_available(void)
+{
+    uint64_t avail = file_number("/proc/meminfo", "MemAvailable:", 1024);
+    uint64_t max = file_number("/sys/fs/cgroup/memory.max", "", 1);
+    uint64_t used = file_number("/sys/fs/cgroup/memory.current", "", 1);
+
+    if (max > 0) {
+        uint64_t room = max > used ? max - used : 0;
+
+        if (avail == 0 || room < avail)
+            avail = room;
+    }
+    return avail;
+}
+
+/*
+ * A device's total memory by default: its board's, bounded so that the
+ * devices together report no more than the host can back, since programs and
+ * test suites size their buffers by what the device says is free. Memory is
+ * lazy, so a larger device costs nothing until touched; one that a program
+ * fills past the host's memory would get it killed.
+ */
+static size_t memory_bounded(size_t board, int devices)
+{
+    uint64_t host = host_memory_available();
+    uint64_t share = devices > 0 ? host / (uint64_t)devices : host;
+
+    if (host == 0 || share >= board)
+        return board;
+    /* Whole MiB, as a board's size is a round figure; never 0. */
+    share &= ~(uint64_t)((1u << 20) - 1);
+    return share ? (size_t)share : (size_t)1 << 20;
 }
 
 /* GPUSHIM_FAKE_DEVICE=name,name,...: each device's profile; returns how many were named. */
@@ -137,7 +213,10 @@ void fake_devices_configure(int count, bool peer)
                 fake_die("GPUSHIM_FAKE_DEVICE_NAME wants 1 to 63 bytes", v);
             strcpy(d->name, v);
         }
-        if ((v = gpu__env_raw("GPUSHIM_FAKE_DEVICE_MEMORY")))
+        v = gpu__env_raw("GPUSHIM_FAKE_DEVICE_MEMORY");
+        if (!v)
+            d->total_memory = memory_bounded(d->total_memory, count);
+        else if (strcmp(v, "board") != 0)
             d->total_memory = fake_parse_bytes("GPUSHIM_FAKE_DEVICE_MEMORY", v);
         if ((v = gpu__env_raw("GPUSHIM_FAKE_COMPUTE_CAPABILITY")))
             parse_capability(v, &d->compute_major, &d->compute_minor);

@@ -155,9 +155,10 @@ cuabi_result cuEventSynchronize(cuabi_event event)
     return fake_end(rc);
 }
 
-cuabi_result cuEventElapsedTime(float *ms, cuabi_event start, cuabi_event end)
+/* cuEventElapsedTime in both forms: CUDA 12.8's _v2 documents the same results. */
+static cuabi_result elapsed_time(enum fake_entry entry, float *ms, cuabi_event start, cuabi_event end)
 {
-    cuabi_result rc = fake_begin(FAKE_E_cuEventElapsedTime, true);
+    cuabi_result rc = fake_begin(entry, true);
 
     if (rc == CUABI_SUCCESS) {
         struct fake_event *a = fake_event_find(start), *b = fake_event_find(end);
@@ -173,4 +174,14 @@ cuabi_result cuEventElapsedTime(float *ms, cuabi_event start, cuabi_event end)
             *ms = (float)((double)((int64_t)(b->time_ns - a->time_ns)) / 1e6);
     }
     return fake_end(rc);
+}
+
+cuabi_result cuEventElapsedTime(float *ms, cuabi_event start, cuabi_event end)
+{
+    return elapsed_time(FAKE_E_cuEventElapsedTime, ms, start, end);
+}
+
+cuabi_result cuEventElapsedTime_v2(float *ms, cuabi_event start, cuabi_event end)
+{
+    return elapsed_time(FAKE_E_cuEventElapsedTime_v2, ms, start, end);
 }

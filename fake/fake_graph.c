@@ -176,10 +176,12 @@ cuabi_result cuStreamIsCapturing(cuabi_stream stream, cuabi_stream_capture_statu
     return fake_end(rc);
 }
 
-cuabi_result cuStreamGetCaptureInfo_v2(cuabi_stream stream, cuabi_stream_capture_status *status, cuabi_uint64 *id,
-                                       cuabi_graph *graph, const cuabi_graph_node **deps, size_t *ndeps)
+/* cuStreamGetCaptureInfo's _v2 and _v3 (CUDA 12.3's, with the edges' data: `edges` NULL for _v2). */
+static cuabi_result capture_info(enum fake_entry entry, cuabi_stream stream, cuabi_stream_capture_status *status,
+                                 cuabi_uint64 *id, cuabi_graph *graph, const cuabi_graph_node **deps,
+                                 const cuabi_graph_edge_data **edges, size_t *ndeps)
 {
-    cuabi_result rc = fake_begin(FAKE_E_cuStreamGetCaptureInfo_v2, true);
+    cuabi_result rc = fake_begin(entry, true);
     struct fake_stream *s = NULL;
 
     if (rc == CUABI_SUCCESS && (!status || (deps && !ndeps)))
@@ -197,10 +199,25 @@ cuabi_result cuStreamGetCaptureInfo_v2(cuabi_stream stream, cuabi_stream_capture
         /* The fake's graph nodes have no handles: no dependencies to name. */
         if (deps && active)
             *deps = NULL;
+        if (edges && active)
+            *edges = NULL;
         if (ndeps && active)
             *ndeps = 0;
     }
     return fake_end(rc);
+}
+
+cuabi_result cuStreamGetCaptureInfo_v2(cuabi_stream stream, cuabi_stream_capture_status *status, cuabi_uint64 *id,
+                                       cuabi_graph *graph, const cuabi_graph_node **deps, size_t *ndeps)
+{
+    return capture_info(FAKE_E_cuStreamGetCaptureInfo_v2, stream, status, id, graph, deps, NULL, ndeps);
+}
+
+cuabi_result cuStreamGetCaptureInfo_v3(cuabi_stream stream, cuabi_stream_capture_status *status, cuabi_uint64 *id,
+                                       cuabi_graph *graph, const cuabi_graph_node **deps,
+                                       const cuabi_graph_edge_data **edges, size_t *ndeps)
+{
+    return capture_info(FAKE_E_cuStreamGetCaptureInfo_v3, stream, status, id, graph, deps, edges, ndeps);
 }
 
 /* ---- Graphs ---- */

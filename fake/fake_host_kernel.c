@@ -147,22 +147,20 @@ static void load_libraries(const char *list)
         size_t len = strcspn(list, ":");
         char path[4096];
 
-        if (len >= sizeof(path)) {
-            fprintf(stderr, "gpushim-fakecuda: GPUSHIM_FAKE_KERNELS: a path is longer than %zu bytes\n", sizeof(path) - 1);
-            abort();
-        }
+        if (len >= sizeof(path))
+            fake_die("GPUSHIM_FAKE_KERNELS: a path is longer than 4095 bytes", list);
         memcpy(path, list, len);
         path[len] = '\0';
         /* Code is loaded from where the value says, never from a folder that depends on the working one. */
         if (len && path[0] != '/') {
-            fprintf(stderr, "gpushim-fakecuda: GPUSHIM_FAKE_KERNELS: %s is not an absolute path\n", path);
-            abort();
+            char why[4200];
+
+            snprintf(why, sizeof(why), "%s is not an absolute path", path);
+            fake_die("GPUSHIM_FAKE_KERNELS", why);
         }
         /* Never closed: the registrations point at the library's functions. */
-        if (len && !dlopen(path, RTLD_NOW | RTLD_LOCAL)) {
-            fprintf(stderr, "gpushim-fakecuda: GPUSHIM_FAKE_KERNELS: %s\n", dlerror());
-            abort();
-        }
+        if (len && !dlopen(path, RTLD_NOW | RTLD_LOCAL))
+            fake_die("GPUSHIM_FAKE_KERNELS", dlerror());
         list += len + (list[len] == ':');
     }
 }
@@ -171,9 +169,8 @@ void fake_host_kernels_load(void)
 {
     if (in_host_kernel) {
         /* The fake's lock is this thread's already: say so rather than deadlock. */
-        fprintf(stderr, "gpushim-fakecuda: a host kernel called the fake's control API (only gpu_fake_memory, "
-                        "gpu_fake_param, gpu_fake_texture_read and gpu_fake_surface_read/write are allowed there)\n");
-        abort();
+        fake_die("a host kernel called the fake's control API", "only gpu_fake_memory, gpu_fake_param, "
+                 "gpu_fake_texture_read and gpu_fake_surface_read/write are allowed there");
     }
     /* A constructor of a library being loaded that calls into the fake finds the load under way, and goes on. */
     if (atomic_load_explicit(&loaded, memory_order_acquire) || loading)

@@ -299,6 +299,13 @@ extern _Thread_local bool fake_in_callback;
 cuabi_result fake_begin(enum fake_entry entry, bool needs_init);
 cuabi_result fake_end(cuabi_result rc);
 
+/*
+ * Makes the calling thread's next fake_begin() count its call (and apply
+ * fault rules) as `entry`, -1 to undo: a function that another one serves
+ * (a legacy form calling its _v2) is counted under its own name.
+ */
+void fake_count_as(int entry);
+
 /* Takes and drops the lock for the control API, configuring the fake on first use. */
 void fake_lock(void);
 void fake_unlock(void);
@@ -754,11 +761,24 @@ struct fake_func_attrs {
 
 struct fake_layout;
 
+/* The legacy launch API's state of a function (fake_launch_legacy.c). */
+enum { FAKE_LEGACY_PARAM_MAX = 32764 }; /* the bytes a kernel's parameters may take */
+struct fake_legacy_launch {
+    unsigned block[3];      /* cuFuncSetBlockShape's; 0s: none set */
+    unsigned shared;        /* cuFuncSetSharedSize's */
+    size_t size;            /* cuParamSetSize's */
+    unsigned char *params;  /* what cuParamSet* wrote, zeros elsewhere */
+    size_t capacity;
+};
+
+void fake_legacy_launch_free(struct fake_legacy_launch *l); /* NULL does nothing */
+
 struct fake_function {
     struct fake_module *module;
     const struct fake_kernel *kernel; /* a built-in kernel, or NULL */
     struct fake_layout *layout;       /* else an entry of the PTX, run by its host implementation */
     struct fake_func_attrs attrs;
+    struct fake_legacy_launch *legacy; /* made by the first legacy launch call, or NULL */
 };
 
 struct fake_library;

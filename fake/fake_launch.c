@@ -4,6 +4,7 @@
  * cuLaunchKernelEx's attributes (clusters, cooperative, programmatic
  * serialization, priority), checked against the device and queued on a stream.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,9 +12,41 @@
 
 enum { CLUSTER_MAX = 8 }; /* blocks in a portable cluster */
 
-static cuabi_result check_launch(const unsigned grid[3], const unsigned block[3], unsigned shared,
+/* A launch dimension over the device's limit: said on stderr, as the driver's CUDA_ERROR_INVALID_VALUE. */
+static cuabi_result over_limit(const char *what, unsigned long long value, unsigned long long limit, const char *attribute)
+{
+    fprintf(stderr,
+            "gpushim-fakecuda: a launch with %s %llu, over the device's limit of %llu (%s): CUDA_ERROR_INVALID_VALUE\n",
+            what, value, limit, attribute);
+    return CUABI_ERROR_INVALID_VALUE;
+}
+
+/* What the device reports for `attribute` (a profile's value, else the fake's default); 0 when it has none. */
+static int device_limit(int device, unsigned attribute)
+{
+    int limit = 0;
+
+    return fake_device_attribute(device, attribute, &limit) ? limit : fake_attribute(device, attribute);
+}
+
+/* The launch's shape against what the device reports (cuDeviceGetAttribute) and the function allows. */
+static cuabi_result check_launch(int device, const unsigned grid[3], const unsigned block[3], unsigned shared,
                                  const struct fake_func_attrs *a)
 {
+    static const struct {
+        const char *what, *attribute;
+        unsigned id;
+        bool is_grid;
+        int axis;
+    } dims[] = {
+        {"gridDim.x", "CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X", CUABI_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, true, 0},
+        {"gridDim.y", "CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y", CUABI_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, true, 1},
+        {"gridDim.z", "CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z", CUABI_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, true, 2},
+        {"blockDim.x", "CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X", CUABI_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, false, 0},
+        {"blockDim.y", "CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y", CUABI_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, false, 1},
+        {"blockDim.z", "CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z", CUABI_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, false, 2},
+    };
+    int max_threads = device_limit(device, CUABI_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
     unsigned long long threads = 1;
 
     for (int i = 0; i < 3; i++) {
@@ -21,8 +54,20 @@ static cuabi_result check_launch(const unsigned grid[3], const unsigned block[3]
             return CUABI_ERROR_INVALID_VALUE;
         threads *= block[i];
     }
-    if (threads > 1024 || block[2] > 64 || grid[1] > 65535 || grid[2] > 65535 || shared > (unsigned)a->max_dynamic_shared)
-        return CUABI_ERROR_INVALID_VALUE;
+    for (size_t i = 0; i < sizeof(dims) / sizeof(dims[0]); i++) {
+        unsigned v = dims[i].is_grid ? grid[dims[i].axis] : block[dims[i].axis];
+        int limit = device_limit(device, dims[i].id);
+
+        if (limit > 0 && v > (unsigned)limit)
+            return over_limit(dims[i].what, v, (unsigned)limit, dims[i].attribute);
+    }
+    if (max_threads > 0 && threads > (unsigned)max_threads)
+        return over_limit("a block of threads", threads, (unsigned)max_threads, "CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK");
+    if (a->max_threads && threads > a->max_threads)
+        return over_limit("a block of threads", threads, a->max_threads, "the function's CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK");
+    if (shared > (unsigned)a->max_dynamic_shared)
+        return over_limit("dynamic shared memory bytes", shared, (unsigned)a->max_dynamic_shared,
+                          "the function's CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES");
     return CUABI_SUCCESS;
 }
 
@@ -43,7 +88,7 @@ cuabi_result fake_launch(cuabi_function f, const unsigned grid[3], const unsigne
             rc = CUABI_ERROR_INVALID_CONTEXT;
         else if (fn->kernel && (extra || (fn->kernel->nparams && !params))) /* built-ins take only kernelParams */
             rc = CUABI_ERROR_INVALID_VALUE;
-        else if ((rc = check_launch(grid, block, shared, &fn->attrs)) != CUABI_SUCCESS &&
+        else if ((rc = check_launch(s->ctx->device, grid, block, shared, &fn->attrs)) != CUABI_SUCCESS &&
                  s->capture == FAKE_CAPTURE_ACTIVE)
             /* As the driver does (580.159.04, gpu-capture's bad_shape case): a shape it refuses breaks the capture. */
             s->capture = FAKE_CAPTURE_INVALIDATED;
@@ -124,7 +169,7 @@ static bool has_cluster(const struct fake_launch_ex *ex)
 /* A cluster shape the device takes for the grid. */
 cuabi_result fake_cluster_check(const unsigned grid[3], const struct fake_launch_ex *ex)
 {
-    unsigned size = 1;
+    unsigned long long size = 1; /* a product of three 32-bit dimensions, which would wrap in 32 bits */
 
     for (int i = 0; i < 3; i++) {
         if (ex->cluster[i] == 0 || (grid && grid[i] % ex->cluster[i]))

@@ -41,12 +41,31 @@ static cuabi_result managed_range(cuabi_deviceptr ptr, size_t bytes, cuabi_devic
     return CUABI_SUCCESS;
 }
 
-cuabi_result cuMemPrefetchAsync(cuabi_deviceptr ptr, size_t bytes, cuabi_device dst, cuabi_stream stream)
+/*
+ * The device a CUDA 12.2 location names (the _v2 forms): a device, or the
+ * host as CU_DEVICE_CPU. The fake has no NUMA nodes: another kind is refused.
+ */
+static bool location_device(const cuabi_mem_location *location, cuabi_device *dev)
 {
-    cuabi_result rc = fake_begin(FAKE_E_cuMemPrefetchAsync, true);
+    if (location->type == CUABI_MEM_LOCATION_TYPE_HOST)
+        *dev = CUABI_DEVICE_CPU;
+    else if (location->type == CUABI_MEM_LOCATION_TYPE_DEVICE && location->id >= 0)
+        *dev = location->id;
+    else
+        return false;
+    return true;
+}
+
+/* cuMemPrefetchAsync in both forms; `valid` false for a _v2 location or flags refused. */
+static cuabi_result prefetch(enum fake_entry entry, cuabi_deviceptr ptr, size_t bytes, cuabi_device dst, bool valid,
+                             cuabi_stream stream)
+{
+    cuabi_result rc = fake_begin(entry, true);
     struct fake_stream *s = NULL;
     struct fake_alloc *a = NULL;
 
+    if (rc == CUABI_SUCCESS && !valid)
+        rc = CUABI_ERROR_INVALID_VALUE;
     if (rc == CUABI_SUCCESS)
         rc = fake_stream_for_work(stream, &s);
     if (rc == CUABI_SUCCESS)
@@ -58,12 +77,30 @@ cuabi_result cuMemPrefetchAsync(cuabi_deviceptr ptr, size_t bytes, cuabi_device 
     return fake_end(rc);
 }
 
-cuabi_result cuMemAdvise(cuabi_deviceptr ptr, size_t bytes, cuabi_mem_advise advice, cuabi_device dev)
+cuabi_result cuMemPrefetchAsync(cuabi_deviceptr ptr, size_t bytes, cuabi_device dst, cuabi_stream stream)
 {
-    cuabi_result rc = fake_begin(FAKE_E_cuMemAdvise, true);
+    return prefetch(FAKE_E_cuMemPrefetchAsync, ptr, bytes, dst, true, stream);
+}
+
+cuabi_result cuMemPrefetchAsync_v2(cuabi_deviceptr ptr, size_t bytes, cuabi_mem_location location, unsigned int flags,
+                                   cuabi_stream stream)
+{
+    cuabi_device dst = 0;
+    bool valid = location_device(&location, &dst) && flags == 0;
+
+    return prefetch(FAKE_E_cuMemPrefetchAsync_v2, ptr, bytes, dst, valid, stream);
+}
+
+/* cuMemAdvise in both forms; `valid` false for a _v2 location refused. */
+static cuabi_result advise(enum fake_entry entry, cuabi_deviceptr ptr, size_t bytes, cuabi_mem_advise advice,
+                           cuabi_device dev, bool valid)
+{
+    cuabi_result rc = fake_begin(entry, true);
     struct fake_ctx *c = NULL;
     struct fake_alloc *a = NULL;
 
+    if (rc == CUABI_SUCCESS && !valid)
+        rc = CUABI_ERROR_INVALID_VALUE;
     if (rc == CUABI_SUCCESS)
         rc = fake_need_ctx(&c);
     if (rc == CUABI_SUCCESS)
@@ -86,6 +123,19 @@ cuabi_result cuMemAdvise(cuabi_deviceptr ptr, size_t bytes, cuabi_mem_advise adv
             a->accessed_by &= ~bit;
     }
     return fake_end(rc);
+}
+
+cuabi_result cuMemAdvise(cuabi_deviceptr ptr, size_t bytes, cuabi_mem_advise advice, cuabi_device dev)
+{
+    return advise(FAKE_E_cuMemAdvise, ptr, bytes, advice, dev, true);
+}
+
+cuabi_result cuMemAdvise_v2(cuabi_deviceptr ptr, size_t bytes, cuabi_mem_advise advice, cuabi_mem_location location)
+{
+    cuabi_device dev = 0;
+    bool valid = location_device(&location, &dev);
+
+    return advise(FAKE_E_cuMemAdvise_v2, ptr, bytes, advice, dev, valid);
 }
 
 /* ---- What advice and prefetches left on a range ---- */

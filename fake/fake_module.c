@@ -123,8 +123,10 @@ cuabi_result fake_module_add_entry(struct fake_module *m, struct fake_layout *la
 /* Frees what the module's functions own (its globals are freed apart). */
 static void functions_free(struct fake_module *m)
 {
-    for (size_t i = 0; i < m->count; i++)
+    for (size_t i = 0; i < m->count; i++) {
         fake_layout_free(m->functions[i].layout);
+        fake_legacy_launch_free(m->functions[i].legacy);
+    }
     free(m->functions);
 }
 

@@ -7,8 +7,10 @@ library, one X-macro line each, for libgpushim-cuda's forwarders.
 
 The list is the union of
   - the function symbols that the toolkit's stub libcuda.so exports, and
-  - every driver function a program compiled against each cuda.h given can
-    reference: its declarations preprocessed as a program sees them, with
+  - every driver function a program compiled against each header given
+    (cuda.h, cudaProfiler.h and the OpenGL, EGL and VDPAU interop headers by
+    default, which the stub leaves out) can reference: its declarations
+    preprocessed as a program sees them, with
     CUDA_API_PER_THREAD_DEFAULT_STREAM (the _ptsz/_ptds names) and with the
     header's internal versioning (the older _vN names),
 less cuGetProcAddress_v2_ptsz, which cuda.h defines static inline itself.
@@ -36,6 +38,9 @@ import subprocess
 import sys
 
 DEFAULT_INCLUDE = "/usr/local/cuda/include"
+DEFAULT_HEADERS = ("cuda.h", "cudaProfiler.h", "cudaGL.h", "cudaEGL.h", "cudaVDPAU.h")
+# The OpenGL, EGL and VDPAU types the interop headers' functions take, for a machine without those headers.
+INTEROP_INCLUDE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "interop-include")
 SKIP = {"cuGetProcAddress_v2_ptsz"}  # cuda.h's own static inline function, never exported
 
 
@@ -67,7 +72,8 @@ def preprocess(header, defines):
     cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
     if not cc:
         sys.exit("no C compiler to preprocess cuda.h with (set CC)")
-    args = [cc, "-E", "-P", "-x", "c", "-I", os.path.dirname(header)] + ["-D" + d for d in defines] + [header]
+    args = [cc, "-E", "-P", "-x", "c", "-I", os.path.dirname(header), "-I", INTEROP_INCLUDE,
+            "-include", "cuda.h", "-include", "vdpau/vdpau.h"] + ["-D" + d for d in defines] + [header]
     return subprocess.run(args, check=True, capture_output=True, text=True).stdout
 
 
@@ -160,7 +166,9 @@ def declarations(text, types):
         if stmt.startswith("typedef "):
             types.add(stmt)
             continue
-        m = re.match(r"(?:extern\s+)?CUresult\s+(cu\w+)\s*\((.*)\)$", stmt)
+        # A deprecated function (the interop headers mark theirs) is still declared and exported.
+        m = re.match(r"(?:__attribute__\s*\(\(\s*deprecated\s*\)\)\s*)?(?:extern\s+)?CUresult\s+(cu\w+)\s*\((.*)\)$",
+                     stmt)
         if not m:
             continue
         params = [p for p in split_params(m.group(2))]
@@ -199,13 +207,13 @@ def render(stub, headers):
     versions = []
     for header in headers:
         versions.append(cuda_version(header))
-        # A program's view first, so that its prototypes win over the internal section's older ones.
+        # A program's view first, so that its prototypes win over the internal section's older ones,
+        # which name the older revisions the driver still exports (cuGLCtxCreate beside cuGLCtxCreate_v2).
         for defines in ([], ["CUDA_API_PER_THREAD_DEFAULT_STREAM"], ["__CUDA_API_VERSION_INTERNAL"]):
             found = declarations(preprocess(header, defines), Types())
             for name, proto in found.items():
                 protos.setdefault(name, proto)
-                if not defines or defines[0] == "CUDA_API_PER_THREAD_DEFAULT_STREAM":
-                    referenced.add(name)
+                referenced.add(name)
     names = sorted((exported | referenced) - SKIP)
     unexported = sorted(referenced - exported - SKIP) if stub else []
     known = sum(1 for n in names if n in protos)
@@ -251,7 +259,7 @@ def main():
     group.add_argument("--out")
     group.add_argument("--check")
     a = ap.parse_args()
-    headers = a.header or [os.path.join(DEFAULT_INCLUDE, h) for h in ("cuda.h", "cudaProfiler.h")]
+    headers = a.header or [os.path.join(DEFAULT_INCLUDE, h) for h in DEFAULT_HEADERS]
     for path in [a.stub] + headers:
         if not os.path.exists(path):
             print(f"{path}: not found", file=sys.stderr)
@@ -261,16 +269,22 @@ def main():
         with open(a.out, "w") as f:
             f.write(text)
         return
-    with open(a.check) as f:
-        old = f.read()
-    if old != text:
-        new_names = set(re.findall(r"GPU__CUDA_SYMBOL\((\w+)", text))
-        old_names = set(re.findall(r"GPU__CUDA_SYMBOL\((\w+)", old))
-        print(f"{a.check} differs from what tools/gen-cuda-symbols.py writes from {a.stub} and {', '.join(headers)}")
-        print("  only in the toolkit:", " ".join(sorted(new_names - old_names)) or "-")
-        print("  only in the list:", " ".join(sorted(old_names - new_names)) or "-")
-        sys.exit(1)
+    check(a.check, text, r"GPU__CUDA_SYMBOL\((\w+)", f"tools/gen-cuda-symbols.py from {a.stub} and {', '.join(headers)}")
     print(f"{a.check}: {text.count('GPU__CUDA_SYMBOL(cu')} symbols, the same as the toolkit's")
+
+
+def check(path, text, row, source):
+    """Exits 1, naming the rows (the regex `row`'s group) on each side only, when the file at `path` is not `text`."""
+    with open(path) as f:
+        old = f.read()
+    if old == text:
+        return
+    new_rows = set(re.findall(row, text, re.M))
+    old_rows = set(re.findall(row, old, re.M))
+    print(f"{path} differs from what {source} writes")
+    print("  only in the toolkit:", "; ".join(sorted(new_rows - old_rows)) or "-")
+    print("  only in the file:", "; ".join(sorted(old_rows - new_rows)) or "-")
+    sys.exit(1)
 
 
 if __name__ == "__main__":

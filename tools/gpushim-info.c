@@ -438,6 +438,9 @@ static void print_json(const struct info *in)
     json_string(r->message);
     printf(",\n  \"file\": ");
     json_string(r->file);
+    printf(",\n  \"choice\": "); /* why `file`: where it was found, and whether candidates before it were skipped */
+    json_string(r->choice);
+    printf(",\n  \"only_gpushim\": %s", r->only_gpushim ? "true" : "false");
     printf(",\n  \"fake_driver\": "); /* gpushim's fake driver (its identity), null for a real one */
     json_string(r->fake);
     printf(",\n  \"driver_version\": %d,\n  \"abi_version\": %d,\n  \"init_called\": %s,\n  \"init_result\": %u,\n",
@@ -500,6 +503,8 @@ static void print_text(const struct info *in)
         printf("driver: not usable (failed at stage: %s)\n", gpu_load_stage_name(r->stage));
         if (r->stage != GPU_LOAD_OPEN)
             printf("  %s\n", r->message);
+        if (r->only_gpushim)
+            printf("  only gpushim's own libcuda.so.1 (libgpushim-cuda, a forwarder, not a driver) was found\n");
         print_attempts_text(r->attempts, r->attempt_count);
         if (r->stage == GPU_LOAD_OPEN)
             printf("  next: install NVIDIA's driver, which provides libcuda.so.1, or set GPUSHIM_LIBCUDA to a driver's "
@@ -507,6 +512,12 @@ static void print_text(const struct info *in)
     } else {
         printf("driver: %s\n  CUDA %d.%d (%d)\n", r->file, r->driver_version / 1000, r->driver_version % 1000 / 10,
                r->driver_version);
+    }
+    if (!in->timed_out && r->choice) {
+        printf("  chosen: %s\n", r->choice);
+        /* A driver found first try needs no list; one found after skipping others says what each was. */
+        if (r->stage == GPU_LOAD_READY && r->attempt_count > 1)
+            print_attempts_text(r->attempts, r->attempt_count);
     }
     if (r->fake)
         printf("  this is gpushim's fake driver (%s): a CUDA driver simulated in host memory, not a GPU\n", r->fake);

@@ -13,9 +13,13 @@
  * runs until all its lanes wait at bar.sync or have exited; when every warp
  * of the block waits, the barrier opens.
  *
- * Calls push a frame on the lane's local stack: a header (return point and
- * the caller's frame), the callee's parameters, locals and call parameters,
- * and the values its registers had, so that recursion works.
+ * Calls push a frame on the lane's local stack: the callee's parameters,
+ * locals and call parameters, above a gap where a GPU keeps the return
+ * address. What the interpreter needs to return (the return point, the
+ * caller's frame, the values the callee's registers had, so that recursion
+ * works) it keeps in arrays of its own, which no access of a kernel
+ * reaches: a kernel that writes outside its arrays in local memory changes
+ * its own data at worst, and the stack's bounds are checked at every push.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -34,10 +38,23 @@ _Static_assert((int)SU_ZERO == (int)GPU_FAKE_BOUNDARY_ZERO && (int)SU_CLAMP == (
 
 enum {
     LOCAL_STACK = 16 * 1024,
+    /* The local stack a call takes below the callee's frame, where a GPU keeps the return address: nothing is kept there. */
     FRAME_HEADER = 16,
     /* A warp gives the others a turn after this many backward branches: a spin waits for someone else. */
     QUANTUM = 1024,
     CLUSTER_MAX = 32,
+};
+
+/* A call a lane is in: where it returns, its caller's frame, and where the registers it saved start. */
+struct call_rec {
+    uint32_t ret_pc, fbase, ftop, call, callee, saved;
+};
+
+/* A lane's calls and the registers they saved, grown on demand; the local stack's size bounds both. */
+struct lane_calls {
+    struct call_rec *rec;
+    uint64_t *saved;
+    uint32_t nrec, caprec, nsaved, capsaved;
 };
 
 struct warp {
@@ -78,7 +95,6 @@ struct ptx_block {
     bool stop;
     struct cluster *cl;
     unsigned crank;             /* this block's rank in it */
-    uint64_t progress;          /* stores, atomics that changed memory, barriers opened: what a watchdog looks for */
     bool yielded;               /* a warp gave up its turn (a loop, a cluster barrier, nanosleep) */
     bool done;
     unsigned ywarp, ylane;      /* where the last warp that gave up its turn was */
@@ -86,6 +102,7 @@ struct ptx_block {
     /* The block's own memory: registers, local stacks, shared memory and its race shadow. */
     uint64_t *regs;
     size_t nregs;
+    struct lane_calls *calls;   /* a lane's calls, by thread index; NULL when the module has no call */
 };
 
 /* ---- Values ---- */
@@ -538,7 +555,8 @@ static unsigned char *address(struct ptx_block *b, const struct warp *w, unsigne
         /* a .func's parameters are in its frame */
         __attribute__((fallthrough));
     case S_LOCAL:
-        if (addr >= b->local_per_lane || bytes > b->local_per_lane - addr)
+        /* Inside the frames the lane is in: past the innermost one is memory no live function owns. */
+        if (addr >= w->ftop[l] || bytes > w->ftop[l] - addr)
             break;
         return b->local + (size_t)(w->index * PTX_WARP + l) * b->local_per_lane + addr;
     default:
@@ -874,12 +892,13 @@ static uint64_t convert(const struct ptx_inst *in, uint64_t a)
             return 0;
         v = round_integral(v, in->rnd == RND_NONE || in->rnd == RND_RN ? RND_RNI : in->rnd);
         if (dk == K_SIGNED) {
-            double lo = -ldexp(1.0, (int)ds * 8 - 1), hi = ldexp(1.0, (int)ds * 8 - 1) - 1;
+            /* 2^(bits - 1) is exact as a double, where the largest value (2^63 - 1 for s64) is not. */
+            double lim = ldexp(1.0, (int)ds * 8 - 1);
 
-            if (v < lo)
-                v = lo;
-            if (v > hi)
-                v = hi;
+            if (v >= lim)
+                return mask_of(ds) >> 1;
+            if (v < -lim)
+                return (mask_of(ds) >> 1) + 1;
             return (uint64_t)(int64_t)v & mask_of(ds);
         }
         {
@@ -1130,79 +1149,136 @@ static uint64_t atomic_op(unsigned char *p, unsigned op, unsigned t, uint64_t b,
 
 /* ---- Calls ---- */
 
+/* Lane l's local memory at [off, off + bytes) of the frames it is in; NULL outside them. */
+static unsigned char *lane_local(const struct ptx_block *b, const struct warp *w, unsigned l, uint64_t off, uint64_t bytes)
+{
+    if (off > w->ftop[l] || bytes > w->ftop[l] - off)
+        return NULL;
+    return b->local + (size_t)(w->index * PTX_WARP + l) * b->local_per_lane + off;
+}
+
+/* The array p of *cap elements of `size` bytes, grown to hold index n; NULL when out of memory (p stays). */
+static void *reserve(void *p, uint32_t *cap, uint64_t n, size_t size)
+{
+    uint64_t c = *cap ? *cap : 8;
+
+    if (n < *cap)
+        return p;
+    while (c <= n)
+        c *= 2;
+    if (c > UINT32_MAX || !(p = realloc(p, (size_t)c * size)))
+        return NULL;
+    *cap = (uint32_t)c;
+    return p;
+}
+
+/* Pushes lane l into the callee of call `in` at pc; false after a fault (a stack overflow). */
 static bool call_push(struct ptx_block *b, struct warp *w, unsigned l, const struct ptx_inst *in, uint32_t pc)
 {
     const struct ptx_function *f = &b->m->funcs[in->target];
     const struct ptx_call *c = &b->m->calls[in->o[0].imm];
-    uint32_t header = (w->ftop[l] + 15) / 16 * 16, base = header + FRAME_HEADER;
+    struct lane_calls *lc = &b->calls[w->index * PTX_WARP + l];
+    uint64_t base = ((uint64_t)w->ftop[l] + 15) / 16 * 16 + FRAME_HEADER;
     unsigned char *lane = b->local + (size_t)(w->index * PTX_WARP + l) * b->local_per_lane;
-    uint32_t hdr[4];
+    struct call_rec *rec;
+    uint64_t *saved;
 
-    if ((size_t)base + f->frame_size > b->local_per_lane) {
-        fault(b, w, l, in, CUABI_ERROR_HARDWARE_STACK_ERROR, "call to \"%s\": the thread's stack of %zu bytes is full",
-              f->name, b->local_per_lane);
+    /* The registers a call saves count against the stack as they would on a GPU, though they are kept apart. */
+    if (base + f->frame_size > b->local_per_lane || ((uint64_t)lc->nsaved + f->nregs) * 8 > LOCAL_STACK) {
+        fault(b, w, l, in, CUABI_ERROR_HARDWARE_STACK_ERROR,
+              "stack overflow: the call to \"%s\" at depth %u needs a frame of %" PRIu32 " bytes and %" PRIu32 " saved "
+              "registers, past the thread's local stack of %zu bytes (%d bytes for calls above the kernel's frame)",
+              f->name ? f->name : "?", w->depth[l] + 1, f->frame_size, f->nregs, b->local_per_lane, LOCAL_STACK);
         return false;
     }
-    hdr[0] = pc + 1;
-    hdr[1] = w->fbase[l];
-    hdr[2] = w->ftop[l];
-    hdr[3] = (uint32_t)in->o[0].imm;
-    memcpy(lane + header, hdr, sizeof(hdr));
-    for (unsigned i = 0; i < c->nargs && i < f->nparams; i++) {
+    if ((rec = reserve(lc->rec, &lc->caprec, lc->nrec, sizeof(*rec))))
+        lc->rec = rec;
+    if ((saved = reserve(lc->saved, &lc->capsaved, (uint64_t)lc->nsaved + f->nregs, sizeof(*saved))))
+        lc->saved = saved;
+    if (!rec || !saved) {
+        fault(b, w, l, in, CUABI_ERROR_LAUNCH_OUT_OF_RESOURCES, "call to \"%s\": no host memory for the call stack",
+              f->name ? f->name : "?");
+        return false;
+    }
+    for (unsigned i = 0; i < c->nargs && i < f->nparams && i < 16; i++) {
         const struct ptx_symbol *s = &b->m->syms[c->args[i]];
         size_t n = s->size < f->param_size[i] ? s->size : f->param_size[i];
+        const unsigned char *from = lane_local(b, w, l, w->fbase[l] + s->value, n);
 
-        memmove(lane + base + f->param_off[i], lane + w->fbase[l] + s->value, n);
+        if (!from || (uint64_t)f->param_off[i] + n > f->frame_size) {
+            fault(b, w, l, in, CUABI_ERROR_ILLEGAL_ADDRESS,
+                  "call to \"%s\": argument %u of %zu bytes is outside the caller's or the callee's frame: an illegal "
+                  "address", f->name ? f->name : "?", i, n);
+            return false;
+        }
+        memcpy(lane + base + f->param_off[i], from, n);
     }
+    lc->rec[lc->nrec++] = (struct call_rec){pc + 1, w->fbase[l], w->ftop[l], (uint32_t)in->o[0].imm, (uint32_t)in->target,
+                                            lc->nsaved};
     for (uint32_t r = 0; r < f->nregs; r++)
-        memcpy(lane + base + f->saved_at + r * 8, &w->regs[(size_t)(f->reg_base + r) * PTX_WARP + l], 8);
-    w->fbase[l] = base;
-    w->ftop[l] = base + f->frame_size;
+        lc->saved[lc->nsaved++] = w->regs[(size_t)(f->reg_base + r) * PTX_WARP + l];
+    w->fbase[l] = (uint32_t)base;
+    w->ftop[l] = (uint32_t)(base + f->frame_size);
     w->depth[l]++;
     return true;
 }
 
-/* Returns lane l from its .func; its return point. */
-static uint32_t call_pop(struct ptx_block *b, struct warp *w, unsigned l)
+/* Returns lane l from its .func to its return point, in *pc; false after a fault. */
+static bool call_pop(struct ptx_block *b, struct warp *w, unsigned l, const struct ptx_inst *in, uint32_t *pc)
 {
-    unsigned char *lane = b->local + (size_t)(w->index * PTX_WARP + l) * b->local_per_lane;
-    uint32_t base = w->fbase[l], hdr[4];
-    const struct ptx_function *f;
-    const struct ptx_call *c;
+    struct lane_calls *lc = &b->calls[w->index * PTX_WARP + l];
+    const struct call_rec *rc = &lc->rec[lc->nrec - 1];
+    const struct ptx_function *f = &b->m->funcs[rc->callee];
+    const struct ptx_call *c = &b->m->calls[rc->call];
 
-    memcpy(hdr, lane + base - FRAME_HEADER, sizeof(hdr));
-    f = &b->m->funcs[b->code[hdr[0] - 1].target];
-    c = &b->m->calls[hdr[3]];
     if (c->nrets && f->ret_size) {
         const struct ptx_symbol *s = &b->m->syms[c->rets[0]];
         size_t n = s->size < f->ret_size ? s->size : f->ret_size;
+        const unsigned char *from = lane_local(b, w, l, (uint64_t)w->fbase[l] + f->ret_off, n);
+        unsigned char *to = (uint64_t)rc->fbase + s->value + n <= rc->ftop ? lane_local(b, w, l, rc->fbase + s->value, n)
+                                                                          : NULL;
 
-        memmove(lane + hdr[1] + s->value, lane + base + f->ret_off, n);
+        if (!from || !to) {
+            fault(b, w, l, in, CUABI_ERROR_ILLEGAL_ADDRESS,
+                  "return from \"%s\": its result of %zu bytes is outside the callee's or the caller's frame: an "
+                  "illegal address", f->name ? f->name : "?", n);
+            return false;
+        }
+        memmove(to, from, n);
     }
+    lc->nsaved = rc->saved;
     for (uint32_t r = 0; r < f->nregs; r++)
-        memcpy(&w->regs[(size_t)(f->reg_base + r) * PTX_WARP + l], lane + base + f->saved_at + r * 8, 8);
-    w->fbase[l] = hdr[1];
-    w->ftop[l] = hdr[2];
+        w->regs[(size_t)(f->reg_base + r) * PTX_WARP + l] = lc->saved[rc->saved + r];
+    w->fbase[l] = rc->fbase;
+    w->ftop[l] = rc->ftop;
     w->depth[l]--;
-    return hdr[0];
+    *pc = rc->ret_pc;
+    lc->nrec--;
+    return true;
 }
 
 /* vprintf(format, args) for lane l: the caller's two parameters hold the generic addresses. */
 static uint64_t call_vprintf(struct ptx_block *b, struct warp *w, unsigned l, const struct ptx_inst *in)
 {
     const struct ptx_call *c = &b->m->calls[in->o[0].imm];
-    unsigned char *lane = b->local + (size_t)(w->index * PTX_WARP + l) * b->local_per_lane;
+    const unsigned char *pf, *pa;
     uint64_t fmt = 0, args = 0;
     const unsigned char *ap = NULL;
     size_t max = 0;
 
     if (c->nargs < 2)
         return (uint64_t)-1;
-    memcpy(&fmt, lane + w->fbase[l] + b->m->syms[c->args[0]].value, 8);
-    memcpy(&args, lane + w->fbase[l] + b->m->syms[c->args[1]].value, 8);
-    if (args - PTX_LOCAL_WINDOW < b->local_per_lane) {
-        ap = lane + (args - PTX_LOCAL_WINDOW);
-        max = b->local_per_lane - (args - PTX_LOCAL_WINDOW);
+    pf = lane_local(b, w, l, (uint64_t)w->fbase[l] + b->m->syms[c->args[0]].value, 8);
+    pa = lane_local(b, w, l, (uint64_t)w->fbase[l] + b->m->syms[c->args[1]].value, 8);
+    if (!pf || !pa) {
+        fault(b, w, l, in, CUABI_ERROR_ILLEGAL_ADDRESS, "printf's parameters are outside the caller's frame: an illegal address");
+        return 0;
+    }
+    memcpy(&fmt, pf, 8);
+    memcpy(&args, pa, 8);
+    if (args - PTX_LOCAL_WINDOW < w->ftop[l]) {
+        ap = lane_local(b, w, l, args - PTX_LOCAL_WINDOW, 0);
+        max = w->ftop[l] - (args - PTX_LOCAL_WINDOW);
     } else if (args) {
         fault(b, w, l, in, CUABI_ERROR_ILLEGAL_ADDRESS, "printf's arguments at 0x%" PRIx64 " are not local memory", args);
         return 0;
@@ -1379,7 +1455,6 @@ static void cluster_exit(struct ptx_block *b, struct warp *w, uint32_t mask)
     if (cl->arrived && cl->arrived >= cl->expected) {
         cl->phase++;
         cl->arrived = 0;
-        b->progress++;
     }
 }
 
@@ -1505,8 +1580,6 @@ reschedule:
 
             if (in->mods & M_RELEASE)
                 host_fence();
-            b->progress++;
-
             EACH(g, l) {
                 uint64_t addr = (in->o[0].reg >= 0 ? w->regs[(size_t)in->o[0].reg * PTX_WARP + l]
                                  : in->o[0].sym >= 0 ? sym_value(b, w, in->o[0].sym, l) : 0) + (uint64_t)in->o[0].imm;
@@ -1752,12 +1825,9 @@ reschedule:
                 if (!p)
                     goto stopped;
                 {
-                    uint64_t v = val(b, w, bo, l), m = mask_of(size);
+                    uint64_t v = val(b, w, bo, l);
 
                     old = atomic_op(p, in->cmp, in->type, v, in->nopd > 3 ? val(b, w, &in->o[3], l) : 0);
-                    /* What the watchdog counts as progress: a failed compare-and-swap or a no-op exchange is a spin. */
-                    if (in->cmp == A_CAS ? (old & m) == (v & m) : in->cmp != A_EXCH || (old & m) != (v & m))
-                        b->progress++;
                 }
                 if (in->op == X_ATOM)
                     put(w, &in->o[0], l, ptx_types[in->type].kind == K_SIGNED ? (uint64_t)sext(old, size) : old);
@@ -1898,7 +1968,6 @@ reschedule:
             if (cl->arrived && cl->arrived >= cl->expected) {
                 cl->phase++;
                 cl->arrived = 0;
-                b->progress++;
             }
             break;
         }
@@ -1946,11 +2015,11 @@ reschedule:
                 break;
             /* A lane returns from its call, or exits from the kernel; the deepest lanes then run. */
             EACH(g, l) {
-                if (w->fbase[l] == 0) {
+                if (w->depth[l] == 0) {
                     w->live &= ~(1u << l);
                     cluster_exit(b, w, 1u << l);
-                } else {
-                    w->pc[l] = call_pop(b, w, l);
+                } else if (!call_pop(b, w, l, in, &w->pc[l])) {
+                    goto stopped;
                 }
             }
             EACH(active & ~g, l) w->pc[l] = pc + 1;
@@ -1964,12 +2033,18 @@ reschedule:
 
                 EACH(g, l) {
                     uint64_t r = call_vprintf(b, w, l, in);
-                    unsigned char *lane = b->local + (size_t)(w->index * PTX_WARP + l) * b->local_per_lane;
+                    unsigned char *to;
 
                     if (b->stop)
                         goto stopped;
-                    if (c->nrets)
-                        memcpy(lane + w->fbase[l] + b->m->syms[c->rets[0]].value, &r, 4);
+                    if (!c->nrets)
+                        continue;
+                    if (!(to = lane_local(b, w, l, (uint64_t)w->fbase[l] + b->m->syms[c->rets[0]].value, 4))) {
+                        fault(b, w, l, in, CUABI_ERROR_ILLEGAL_ADDRESS,
+                              "printf's result is outside the caller's frame: an illegal address");
+                        goto stopped;
+                    }
+                    memcpy(to, &r, 4);
                 }
                 break;
             }
@@ -1991,7 +2066,6 @@ reschedule:
             break;
         case X_SULD:
         case X_SUST:
-            b->progress += in->op == X_SUST;
             EACH(g, l) {
                 if (!run_surface(b, w, l, in))
                     goto stopped;
@@ -2032,6 +2106,169 @@ stopped:
     b->stop = true;
 }
 
+/* ---- The code a launch runs ---- */
+
+/* Where a check of the code found something the executor cannot run safely: the PTX line and why, in `why`. */
+static bool code_bad(char *why, size_t size, const struct ptx_function *f, const struct ptx_inst *in, const char *what)
+{
+    if (in)
+        snprintf(why, size, "function \"%s\", PTX line %u: %s", f->name ? f->name : "?", in->line, what);
+    else
+        snprintf(why, size, "function \"%s\": %s", f->name ? f->name : "?", what);
+    return false;
+}
+
+/* Whether operand o of `in` names only the function's own registers, symbols and constants; n elements read of a vector. */
+static bool operand_ok(const struct ptx_module *m, const struct ptx_function *f, const struct ptx_opd *o, unsigned need)
+{
+    uint64_t lo = f->reg_base, hi = (uint64_t)f->reg_base + f->nregs;
+
+#define OWN(r) ((r) >= 0 && (uint64_t)(r) >= lo && (uint64_t)(r) < hi)
+    switch (o->kind) {
+    case O_REG: return OWN(o->reg) && (o->v[0] == -1 || OWN(o->v[0]));
+    case O_ADDR: return (o->reg == -1 || OWN(o->reg)) && (o->sym == -1 || (o->sym >= 0 && (size_t)o->sym < m->nsyms));
+    case O_SYM: return o->sym >= 0 && (size_t)o->sym < m->nsyms;
+    case O_VEC:
+        if (o->n < 1 || o->n > 4 || o->n < need)
+            return false;
+        for (unsigned i = 0; i < o->n; i++)
+            if (!(o->v[i] == -1 || OWN(o->v[i]) || (o->v[i] <= -2 && (uint64_t)(-2 - (int64_t)o->v[i]) < m->nconsts)))
+                return false;
+        return true;
+    default: return true;
+    }
+#undef OWN
+}
+
+/* Whether `in` of f keeps its accesses to f's registers and its control to f's code; why not in `why`. */
+static bool inst_ok(const struct ptx_module *m, const struct ptx_function *f, const struct ptx_inst *in, char *why,
+                    size_t size)
+{
+    static const unsigned char coords[] = {0, 1, 2, 3, 2, 3}; /* a geometry's coordinates, a layer's included */
+    unsigned need[PTX_MAX_OPDS] = {0};
+    bool writes = true; /* whether o[0] is a register the instruction writes */
+
+    if (in->nopd > PTX_MAX_OPDS || in->type >= T_COUNT || in->type2 >= T_COUNT || in->space > S_FRAME ||
+        in->vec > 4 || (in->vec < 1 && (in->op == X_LD || in->op == X_ST || in->op == X_SULD || in->op == X_SUST)) ||
+        in->geom >= sizeof(coords) ||
+        (in->guard != -1 && !operand_ok(m, f, &(struct ptx_opd){.kind = O_REG, .reg = in->guard, .v = {-1}}, 0)))
+        return code_bad(why, size, f, in, "an instruction the decoder left inconsistent");
+    switch (in->op) {
+    case X_NOP: case X_ST: case X_BRA: case X_CALL: case X_RET: case X_EXIT: case X_BAR: case X_BAR_WARP:
+    case X_MEMBAR: case X_RED: case X_TRAP: case X_CLUSTER_ARRIVE: case X_CLUSTER_WAIT: case X_NANOSLEEP:
+        writes = false;
+        break;
+    case X_LD:
+    case X_MOV:
+        writes = in->o[0].kind != O_VEC;
+        need[0] = in->op == X_LD ? in->vec : 1;
+        break;
+    case X_TEX:
+    case X_SULD:
+        writes = false;
+        need[0] = in->op == X_TEX ? 4 : in->vec;
+        need[2] = coords[in->geom];
+        need[3] = need[4] = in->cmp == TX_GRAD ? coords[in->geom] : 0;
+        if (in->o[1].kind != O_ADDR || in->o[1].reg < 0 || in->o[2].kind != O_VEC || in->o[0].kind != O_VEC ||
+            (in->op == X_SULD && (size_t)ptx_types[in->type].size * in->vec > 32))
+            return code_bad(why, size, f, in, "a texture or surface instruction without its handle or vectors");
+        break;
+    case X_SUST:
+        writes = false;
+        need[1] = coords[in->geom];
+        need[2] = in->vec;
+        if (in->o[0].kind != O_ADDR || in->o[0].reg < 0 || in->o[1].kind != O_VEC || in->o[2].kind != O_VEC ||
+            (size_t)ptx_types[in->type].size * in->vec > 32)
+            return code_bad(why, size, f, in, "a surface store without its handle or vectors");
+        break;
+    default: break;
+    }
+    if (in->op == X_ST && in->vec > 1 && in->o[1].kind != O_VEC)
+        return code_bad(why, size, f, in, "a vector store without its vector");
+    if (in->op == X_ST)
+        need[1] = in->vec;
+    if (writes && (in->nopd < 1 || in->o[0].kind != O_REG))
+        return code_bad(why, size, f, in, "an instruction whose destination is not a register");
+    for (unsigned i = 0; i < in->nopd; i++)
+        if (!operand_ok(m, f, &in->o[i], need[i]))
+            return code_bad(why, size, f, in, "an operand outside the function's registers, variables or constants");
+    if (in->op == X_BRA && (in->target < (int32_t)f->start || (uint32_t)in->target >= f->end))
+        return code_bad(why, size, f, in, "a branch out of the function");
+    if (in->op == X_CALL) {
+        const struct ptx_call *c;
+
+        if (in->target < 0 || (size_t)in->target >= m->nfuncs || in->o[0].imm < 0 || (uint64_t)in->o[0].imm >= m->ncalls)
+            return code_bad(why, size, f, in, "a call to no function of the module");
+        c = &m->calls[in->o[0].imm];
+        if (c->nargs > 16 || c->nrets > 4)
+            return code_bad(why, size, f, in, "a call with too many arguments");
+        for (unsigned i = 0; i < c->nargs + c->nrets; i++) {
+            int32_t s = i < c->nargs ? c->args[i] : c->rets[i - c->nargs];
+
+            if (s < 0 || (size_t)s >= m->nsyms)
+                return code_bad(why, size, f, in, "a call's argument is no variable of the module");
+        }
+    }
+    return true;
+}
+
+cuabi_result ptx_code_check(const struct ptx_module *m, const struct ptx_function *entry, uint32_t *reg_lo,
+                            uint32_t *reg_hi, char *why, size_t size)
+{
+    size_t *todo = malloc(m->nfuncs * sizeof(*todo)), n = 0;
+    unsigned char *seen = calloc(m->nfuncs ? m->nfuncs : 1, 1);
+    bool ok = true;
+
+    if (!todo || !seen) {
+        free(todo);
+        free(seen);
+        snprintf(why, size, "no host memory to check the kernel's code");
+        return CUABI_ERROR_OUT_OF_MEMORY;
+    }
+    todo[n++] = (size_t)(entry - m->funcs);
+    seen[todo[0]] = 1;
+    *reg_lo = UINT32_MAX;
+    *reg_hi = 0;
+    /* Every function the entry reaches, by a list rather than recursion: a chain of calls may be as long as the text. */
+    while (ok && n) {
+        const struct ptx_function *f = &m->funcs[todo[--n]];
+        const struct ptx_inst *last;
+
+        if (f->builtin_vprintf && !f->defined)
+            continue;
+        if (!f->defined || f->error || f->start >= f->end || f->end > m->ncode) {
+            ok = code_bad(why, size, f, NULL, f->error ? f->error : "no code the interpreter read");
+            break;
+        }
+        if (f->reg_base < *reg_lo)
+            *reg_lo = f->reg_base;
+        if ((uint64_t)f->reg_base + f->nregs > UINT32_MAX) {
+            ok = code_bad(why, size, f, NULL, "more registers than the interpreter holds");
+            break;
+        }
+        if (f->reg_base + f->nregs > *reg_hi)
+            *reg_hi = f->reg_base + f->nregs;
+        last = &m->code[f->end - 1];
+        /* The last instruction does not fall through: the program counter stays inside the function. */
+        if (last->guard != -1 || (last->op != X_RET && last->op != X_EXIT && last->op != X_BRA && last->op != X_TRAP)) {
+            ok = code_bad(why, size, f, last, "the function can run past its last instruction (no ret, exit or bra ends it)");
+            break;
+        }
+        for (uint32_t i = f->start; ok && i < f->end; i++) {
+            const struct ptx_inst *in = &m->code[i];
+
+            ok = inst_ok(m, f, in, why, size);
+            if (ok && in->op == X_CALL && !seen[in->target]) {
+                seen[in->target] = 1;
+                todo[n++] = (size_t)in->target;
+            }
+        }
+    }
+    free(todo);
+    free(seen);
+    return ok ? CUABI_SUCCESS : CUABI_ERROR_INVALID_PTX;
+}
+
 /* ---- A block ---- */
 
 enum { STEP_RUNNING, STEP_DONE, STEP_STOPPED };
@@ -2067,6 +2304,8 @@ static void block_start(struct ptx_block *b, const unsigned ctaid[3], struct clu
             w->fbase[l] = 0;
             w->ftop[l] = f->frame_size;
             w->depth[l] = 0;
+            if (b->calls)
+                b->calls[wi * PTX_WARP + l].nrec = b->calls[wi * PTX_WARP + l].nsaved = 0;
         }
     }
 }
@@ -2098,13 +2337,17 @@ static int block_step(struct ptx_block *b)
         for (unsigned wi = 0; wi < b->nwarps; wi++)
             b->warps[wi].waiting = 0;
         b->epoch++;
-        b->progress++;
     }
     return STEP_RUNNING;
 }
 
 static void block_free(struct ptx_block *b)
 {
+    for (size_t i = 0; b->calls && i < (size_t)b->nwarps * PTX_WARP; i++) {
+        free(b->calls[i].rec);
+        free(b->calls[i].saved);
+    }
+    free(b->calls);
     free(b->warps);
     free(b->regs);
     free(b->local);
@@ -2138,6 +2381,8 @@ static bool block_alloc(struct ptx_run *r, struct ptx_block *b)
         !(b->regs = calloc(1, regs_bytes)) || !(b->local = malloc(b->local_per_lane * b->nwarps * PTX_WARP)) ||
         !(b->shared = malloc(b->shared_bytes ? b->shared_bytes : 1)))
         return false;
+    if (r->m->ncalls && !(b->calls = calloc((size_t)b->nwarps * PTX_WARP, sizeof(*b->calls))))
+        return false;
     if (r->race && !(b->shadow = malloc((b->shared_bytes ? b->shared_bytes : 1) * sizeof(struct ptx_shadow))))
         return false;
     if (r->init && !(b->sinit = malloc(b->shared_bytes ? b->shared_bytes : 1)))
@@ -2156,47 +2401,70 @@ static void cluster_block(const struct ptx_run *r, uint64_t c, unsigned k, unsig
     ctaid[2] = (unsigned)(c / (nx * ny)) * d[2] + k / (d[0] * d[1]);
 }
 
+/* Seconds on a monotonic clock; the coarse one where there is one, as the watchdog reads it every round. */
 static double seconds_now(void)
 {
     struct timespec ts;
 
+#ifdef CLOCK_MONOTONIC_COARSE
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+#else
     clock_gettime(CLOCK_MONOTONIC, &ts);
+#endif
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* The watchdog of one host thread: when nothing progressed, anywhere in the launch, for too long. */
+/*
+ * The watchdog of one host thread. What it counts as progress is a block
+ * that ended, the one thing a kernel cannot repeat without end: a spin
+ * that stores, swaps or waits at barriers moves no block to its end. The
+ * launch fails when no block of it ended for r->watchdog seconds.
+ */
 struct watch {
-    uint64_t mine, seen;
+    uint64_t seen;
     double since;
 };
 
-static bool watch_expired(struct ptx_run *r, struct watch *wd, uint64_t mine)
+static bool watch_expired(struct ptx_run *r, struct watch *wd)
 {
+    uint64_t ended = atomic_load_explicit(&r->progress, memory_order_relaxed);
     double now;
 
-    if (mine != wd->mine) {
-        wd->mine = mine;
-        wd->seen = atomic_fetch_add_explicit(&r->progress, 1, memory_order_relaxed) + 1;
-        wd->since = seconds_now();
+    if (r->watchdog <= 0)
         return false;
-    }
     now = seconds_now();
-    if (atomic_load_explicit(&r->progress, memory_order_relaxed) != wd->seen) {
-        wd->seen = atomic_load_explicit(&r->progress, memory_order_relaxed);
+    if (ended != wd->seen) {
+        wd->seen = ended;
         wd->since = now;
         return false;
     }
-    return r->watchdog > 0 && now - wd->since > r->watchdog;
+    return now - wd->since > r->watchdog;
+}
+
+/* Fails the launch at a block that has not ended: where its last warp gave up its turn, else its first live lane. */
+static void watch_fault(struct ptx_run *r, struct ptx_block *b)
+{
+    unsigned wi = b->ywarp, l = b->ylane;
+    uint32_t pc = b->ypc;
+
+    if (!b->yielded) {
+        for (wi = 0; wi + 1 < b->nwarps && !b->warps[wi].live; wi++)
+            ;
+        l = b->warps[wi].live ? (unsigned)__builtin_ctz(b->warps[wi].live) : 0;
+        pc = b->warps[wi].pc[l];
+    }
+    fault(b, &b->warps[wi], l, &b->code[pc], CUABI_ERROR_LAUNCH_TIMEOUT,
+          "no progress in the launch for %g s (GPUSHIM_FAKE_WATCHDOG): no block ended in that time; a wait that "
+          "cannot end, such as a spin on memory nothing else writes, or on a block not running (only a cooperative "
+          "launch runs every block at once)", r->watchdog);
 }
 
 /* Runs the resident blocks by turns until all have ended, or one faulted; false then. */
-static bool run_resident(struct ptx_run *r, struct ptx_block *blocks, size_t n, struct watch *wd, uint64_t *mine)
+static bool run_resident(struct ptx_run *r, struct ptx_block *blocks, size_t n, struct watch *wd)
 {
     size_t left = n;
 
     while (left) {
-        bool yielded = false;
-
         for (size_t i = 0; i < n; i++) {
             struct ptx_block *b = &blocks[i];
             int st;
@@ -2204,32 +2472,23 @@ static bool run_resident(struct ptx_run *r, struct ptx_block *blocks, size_t n, 
             if (b->done)
                 continue;
             st = block_step(b);
-            *mine += b->progress;
-            b->progress = 0;
             if (st == STEP_STOPPED)
                 return false;
             if (st == STEP_DONE) {
                 b->done = true;
                 left--;
-                (*mine)++;
                 atomic_fetch_add_explicit(&r->progress, 1, memory_order_relaxed);
             }
-            yielded = yielded || b->yielded;
         }
         if (atomic_load_explicit(&r->fault, memory_order_relaxed))
             return false;
-        if (yielded && watch_expired(r, wd, *mine)) {
-            for (size_t i = 0; i < n; i++) {
-                struct ptx_block *b = &blocks[i];
-
-                if (!b->done && b->yielded) {
-                    fault(b, &b->warps[b->ywarp], b->ylane, &b->code[b->ypc], CUABI_ERROR_LAUNCH_TIMEOUT,
-                          "no progress in the launch for %g s (GPUSHIM_FAKE_WATCHDOG): a wait that cannot end, "
-                          "such as a spin on memory nothing writes, or on a block not running (only a cooperative "
-                          "launch runs every block at once)", r->watchdog);
-                    return false;
+        if (left && watch_expired(r, wd)) {
+            for (size_t i = 0; i < n; i++)
+                if (!blocks[i].done) {
+                    watch_fault(r, &blocks[i]);
+                    break;
                 }
-            }
+            return false;
         }
     }
     return true;
@@ -2243,8 +2502,8 @@ void ptx_run_blocks(struct ptx_run *r)
     size_t nblocks = (size_t)mine * r->csize, made = 0;
     struct ptx_block *blocks = calloc(nblocks ? nblocks : 1, sizeof(*blocks));
     struct cluster *clusters = calloc(mine ? mine : 1, sizeof(*clusters));
-    struct watch wd = {0, 0, seconds_now()};
-    uint64_t progress = 0, executed = 0;
+    struct watch wd = {0, seconds_now()};
+    uint64_t executed = 0;
 
     while (blocks && clusters && made < nblocks && block_alloc(r, &blocks[made]))
         made++;
@@ -2279,7 +2538,7 @@ void ptx_run_blocks(struct ptx_run *r)
                 block_start(&blocks[k++], ctaid, cl, rank);
             }
         }
-        if (!k || !run_resident(r, blocks, k, &wd, &progress) || r->cooperative)
+        if (!k || !run_resident(r, blocks, k, &wd) || r->cooperative)
             break;
     }
 done:

@@ -96,29 +96,6 @@ done:
     return out;
 }
 
-bool ptx_reach_regs(const struct ptx_module *m, size_t fi, uint32_t *lo, uint32_t *hi)
-{
-    size_t n;
-    uint32_t *all = ptx_reach(m, fi, &n);
-
-    if (!all)
-        return false;
-    *lo = UINT32_MAX;
-    *hi = 0;
-    for (size_t k = 0; k < n; k++) {
-        const struct ptx_function *f = &m->funcs[all[k]];
-
-        if (!f->defined)
-            continue;
-        if (f->reg_base < *lo)
-            *lo = f->reg_base;
-        if (f->reg_base + f->nregs > *hi)
-            *hi = f->reg_base + f->nregs;
-    }
-    free(all);
-    return true;
-}
-
 /* Adds what function `fi` uses to `u`; `seen` marks the shared symbols counted. */
 static void usage_add(const struct ptx_module *m, size_t fi, unsigned char *seen, struct ptx_entry_usage *u)
 {

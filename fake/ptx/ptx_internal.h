@@ -226,9 +226,6 @@ int32_t ptx_func_index(const struct ptx_module *m, const char *name, size_t len)
  */
 uint32_t *ptx_reach(const struct ptx_module *m, size_t fi, size_t *n);
 
-/* The span [*lo, *hi) of registers of entry `fi` and every function it calls; false when out of memory. */
-bool ptx_reach_regs(const struct ptx_module *m, size_t fi, uint32_t *lo, uint32_t *hi);
-
 /* ---- ptx_memory.c ---- */
 
 /* The per-host-thread cache of the last allocation found, and the launch's context. */
@@ -260,7 +257,7 @@ struct ptx_shadow {
 enum { CHECK_RACE = 1, CHECK_INIT = 2, CHECK_INIT_STRICT = 4 };
 unsigned ptx_checks(void);
 
-/* GPUSHIM_FAKE_WATCHDOG: seconds without progress before a launch is stopped; 0: never. */
+/* GPUSHIM_FAKE_WATCHDOG: seconds with no block ended before a launch is stopped; 0: never. */
 unsigned ptx_watchdog_seconds(void);
 
 /* ---- ptx_exec.c ---- */
@@ -292,10 +289,20 @@ struct ptx_run {
     unsigned nthreads;
     atomic_uint next_thread;
     unsigned char workspace[PTX_GRID_WORKSPACE] __attribute__((aligned(16)));
-    /* The watchdog: a count every host thread bumps when its blocks progressed, and its limit. */
+    /* The watchdog: the blocks that ended, which every host thread counts, and the seconds it waits for one. */
     atomic_ullong progress;
     double watchdog;           /* seconds; 0: off */
 };
+
+/*
+ * Whether the code of `entry` and of every function it calls keeps the
+ * executor's program counter inside each function and its accesses inside
+ * each function's registers and the module's symbols and constants, whatever
+ * the decoder made of the text; CUDA_ERROR_INVALID_PTX, and why in `why`, if
+ * not. The span of registers of those functions in [*reg_lo, *reg_hi).
+ */
+cuabi_result ptx_code_check(const struct ptx_module *m, const struct ptx_function *entry, uint32_t *reg_lo,
+                            uint32_t *reg_hi, char *why, size_t size);
 
 /* Runs blocks of the launch until none is left or one faulted; the worker's share. */
 void ptx_run_blocks(struct ptx_run *r);

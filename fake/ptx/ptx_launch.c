@@ -65,11 +65,20 @@ static cuabi_result cluster_shape(const struct ptx_launch *l, struct ptx_run *r)
         memcpy(r->cdim, l->cluster, sizeof(r->cdim));
         r->explicit_cluster = true;
     }
-    r->csize = r->cdim[0] * r->cdim[1] * r->cdim[2];
-    for (int i = 0; i < 3; i++)
-        if (l->grid[i] % r->cdim[i])
+    {
+        /* In 64 bits: a product of three 32-bit dimensions may wrap to a small one in 32. */
+        uint64_t size = 1;
+
+        for (int i = 0; i < 3; i++) {
+            if (r->cdim[i] == 0 || l->grid[i] % r->cdim[i])
+                return CUABI_ERROR_INVALID_CLUSTER_SIZE;
+            size *= r->cdim[i];
+        }
+        if (size > 32)
             return CUABI_ERROR_INVALID_CLUSTER_SIZE;
-    return r->csize <= 32 ? CUABI_SUCCESS : CUABI_ERROR_INVALID_CLUSTER_SIZE;
+        r->csize = (unsigned)size;
+    }
+    return CUABI_SUCCESS;
 }
 
 cuabi_result ptx_launch_run(const struct ptx_launch *l)
@@ -88,8 +97,14 @@ cuabi_result ptx_launch_run(const struct ptx_launch *l)
             r.f = &m->funcs[i];
     if (!r.f)
         return CUABI_ERROR_NOT_FOUND;
-    if (!ptx_reach_regs(m, (size_t)(r.f - m->funcs), &r.reg_lo, &r.reg_hi))
-        return CUABI_ERROR_OUT_OF_MEMORY;
+    {
+        char why[400];
+
+        if ((rc = ptx_code_check(m, r.f, &r.reg_lo, &r.reg_hi, why, sizeof(why))) != CUABI_SUCCESS) {
+            fprintf(stderr, "gpushim-fakecuda: kernel \"%s\": %s: the interpreter does not run it\n", l->entry, why);
+            return rc;
+        }
+    }
     r.nblocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
     if ((rc = cluster_shape(l, &r)) != CUABI_SUCCESS)
         return rc;

@@ -13,7 +13,8 @@
 /* The formats below are built from a conversion's flags, width and precision, checked one character at a time. */
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 
-enum { LINE_MAX_BYTES = 4096 };
+/* A line's bytes; the largest width or precision (a wider one would be cut at the line's end anyway). */
+enum { LINE_MAX_BYTES = 4096, MAX_FIELD = LINE_MAX_BYTES };
 
 /* The next argument of `size` bytes, aligned; false past the buffer. */
 static bool arg(const unsigned char *args, size_t max, size_t *at, size_t size, void *out)
@@ -44,6 +45,40 @@ static void device_string(struct ptx_mem *mem, uint64_t addr, char *buf, size_t 
     buf[n] = '\0';
 }
 
+/*
+ * A width or a precision at *f, a number or `*` (the next argument), capped
+ * at MAX_FIELD either way, as text in `out` (room for 8); its length. A
+ * negative `*` width is left-justified, as C's is; a negative precision is none.
+ */
+static size_t field(const char **f, const unsigned char *args, size_t args_max, size_t *at, char *out)
+{
+    long long v = 0;
+    bool given = false;
+
+    if (**f == '*') {
+        int32_t x = 0;
+
+        arg(args, args_max, at, 4, &x);
+        (*f)++;
+        v = x;
+        given = true;
+    } else {
+        for (; **f >= '0' && **f <= '9'; (*f)++) {
+            if (v <= MAX_FIELD)
+                v = v * 10 + (**f - '0');
+            given = true;
+        }
+    }
+    *out = '\0';
+    if (!given)
+        return 0;
+    if (v < 0)
+        v = v < -MAX_FIELD ? -MAX_FIELD : v;
+    else if (v > MAX_FIELD)
+        v = MAX_FIELD;
+    return (size_t)snprintf(out, 8, "%lld", v);
+}
+
 int ptx_vprintf(struct ptx_mem *mem, uint64_t fmt_addr, const unsigned char *args, size_t args_max)
 {
     char fmt[LINE_MAX_BYTES], out[LINE_MAX_BYTES];
@@ -69,21 +104,26 @@ int ptx_vprintf(struct ptx_mem *mem, uint64_t fmt_addr, const unsigned char *arg
             f++;
             continue;
         }
-        while (*f && strchr("-+ #0123456789.*hlLzjt", *f) && sl + 2 < sizeof(spec)) {
+        /* Flags (each kept once), then a width and a precision, each a number or `*`, at most MAX_FIELD. */
+        while (*f && strchr("-+ #0", *f)) {
+            if (!memchr(spec, *f, sl))
+                spec[sl++] = *f;
+            f++;
+        }
+        sl += field(&f, args, args_max, &at, spec + sl);
+        if (*f == '.') {
+            f++;
+            spec[sl++] = '.';
+            if (field(&f, args, args_max, &at, spec + sl) && spec[sl] == '-')
+                sl--; /* no precision */
+            else
+                sl += strlen(spec + sl);
+        }
+        while (*f && strchr("hlLzjt", *f)) {
             if (*f == 'l')
                 longs++;
             if (*f == 'z' || *f == 'j' || *f == 't')
                 longs = 2;
-            if (*f == '*') {
-                int v = 0;
-
-                arg(args, args_max, &at, 4, &v);
-                sl += (size_t)snprintf(spec + sl, sizeof(spec) - sl, "%d", v);
-                f++;
-                continue;
-            }
-            if (*f != 'h' && *f != 'l' && *f != 'L' && *f != 'z' && *f != 'j' && *f != 't')
-                spec[sl++] = *f;
             f++;
         }
         conv = *f ? *f++ : '\0';

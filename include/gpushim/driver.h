@@ -9,9 +9,16 @@
  *
  * Which file: GPUSHIM_LIBCUDA, when set, names the one file to load (an
  * absolute path; anything else is refused). Otherwise a driver already loaded
- * in the process, then libcuda.so.1 through the system loader, then WSL's
- * /usr/lib/wsl/lib/libcuda.so.1. Never the bare libcuda.so, which is the
- * toolkit's stub on most machines.
+ * in the process, then libcuda.so.1 through the system loader, then by full
+ * path each libcuda.so.1 that /etc/ld.so.cache lists and each of the usual
+ * driver folders (/usr/lib/x86_64-linux-gnu or /usr/lib/aarch64-linux-gnu,
+ * /usr/lib64, /usr/lib, /usr/local/nvidia/lib64, WSL's /usr/lib/wsl/lib,
+ * /run/opengl-driver/lib), or instead of these two the folders of
+ * GPUSHIM_LIBCUDA_DIRS. A candidate that is gpushim's own libgpushim-cuda
+ * (which a folder first on LD_LIBRARY_PATH may hold as libcuda.so.1), a file
+ * tried already under another name, or a library without cuInit is skipped,
+ * and the search goes on. Never the bare libcuda.so, which is the toolkit's
+ * stub on most machines.
  */
 #ifndef GPUSHIM_DRIVER_H
 #define GPUSHIM_DRIVER_H
@@ -56,7 +63,7 @@ GPU_API gpu_status gpu_driver_version(int *out);
 /** How far the load got: where it stopped, or GPU_LOAD_READY. */
 typedef enum gpu_load_stage {
     GPU_LOAD_NOT_STARTED = 0, /**< nothing has asked for the driver yet */
-    GPU_LOAD_OPEN,            /**< no library could be opened */
+    GPU_LOAD_OPEN,            /**< no driver library could be opened (each candidate failed or was skipped) */
     GPU_LOAD_RESOLVE,         /**< a library opened, but it lacks what a CUDA driver has */
     GPU_LOAD_INIT,            /**< cuInit(0) or cuDriverGetVersion failed */
     GPU_LOAD_READY,           /**< the driver is usable */
@@ -132,6 +139,18 @@ typedef struct gpu_load_report {
      * library, and before the library is opened.
      */
     const char *fake;
+    /**
+     * Why `file` is the library opened: where it was found ("GPUSHIM_LIBCUDA
+     * names it", "/etc/ld.so.cache lists it as libcuda.so.1", ...), and
+     * whether candidates before it were skipped (`attempts` says why each
+     * was). NULL while no library is opened.
+     */
+    const char *choice;
+    /**
+     * At stage GPU_LOAD_OPEN: every library found was gpushim's own
+     * libgpushim-cuda (a forwarder under the name libcuda.so.1), no driver.
+     */
+    bool only_gpushim;
 } gpu_load_report;
 
 /**

@@ -20,7 +20,7 @@
  *   GPUSHIM_FAKE_ATTRIBUTES=[d:]NAME=V,...  device attribute NAME (as cuda.h spells it, with or without
  *                            CU_DEVICE_ATTRIBUTE_) is V on device d, or on every device; see
  *                            gpu_fake_device_attribute_set()
- *   GPUSHIM_FAKE_VERSION=V      what cuDriverGetVersion says (default 12080, 11020 for a
+ *   GPUSHIM_FAKE_VERSION=V      what cuDriverGetVersion says (default 13000, 11020 for a
  *                            build without cuGetProcAddress_v2)
  *   GPUSHIM_FAKE_INIT_FAIL=R    cuInit returns CUresult R
  *   GPUSHIM_FAKE_FAIL=...       fault rules, see gpu_fake_fail()
@@ -370,7 +370,7 @@ int gpu_fake_context_depth(void);
 /* ---- Configuration ---- */
 
 /**
- * The version cuDriverGetVersion reports (GPUSHIM_FAKE_VERSION, default 12080).
+ * The version cuDriverGetVersion reports (GPUSHIM_FAKE_VERSION, default 13000).
  * @return the version, as 1000 * major + 10 * minor
  */
 int gpu_fake_driver_version(void);

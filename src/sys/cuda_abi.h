@@ -48,6 +48,13 @@ typedef struct cuabi_event_st *cuabi_event;
 typedef struct cuabi_graph_st *cuabi_graph;
 typedef struct cuabi_graph_exec_st *cuabi_graph_exec;
 typedef struct cuabi_graph_node_st *cuabi_graph_node;
+/* CUgraphEdgeData: the ports and kind of a graph's edge (CUDA 12.3). */
+typedef struct cuabi_graph_edge_data {
+    unsigned char from_port;
+    unsigned char to_port;
+    unsigned char type;
+    unsigned char reserved[5];
+} cuabi_graph_edge_data;
 typedef void (*cuabi_host_fn)(void *user_data);
 /* CUstreamCallback: cuStreamAddCallback's, told the stream and its status. */
 typedef void (*cuabi_stream_callback)(cuabi_stream stream, cuabi_result status, void *user_data);

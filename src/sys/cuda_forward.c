@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpushim/driver.h"
@@ -16,6 +17,7 @@
 
 #include "cuda_forward.h"
 #include "driver.h"
+#include "driver_search.h"
 #include "error.h"
 #include "text.h"
 #include "trace.h"
@@ -110,6 +112,140 @@ static void *fn_address(cuabi_result (*fn)(void))
 /* What each slot is to hold, once found; the slots themselves are libgpushim-cuda's. */
 static void *fill[GPU__CUDA_SYMBOL_COUNT];
 
+/*
+ * With tracing on, a pointer cuGetProcAddress hands out is exchanged for
+ * libgpushim-cuda's own export of the name the driver exports at that
+ * address: every later call through it goes through a slot, and so is traced.
+ * `by_address` lists the symbols the driver exports, by address (built once,
+ * at resolution); `exports` are libgpushim-cuda's, by symbol.
+ */
+static const void *slots_seen; /* libgpushim-cuda's slots, from its first gpu_cuda_resolve */
+static void *exports[GPU__CUDA_SYMBOL_COUNT];
+static uint16_t by_address[GPU__CUDA_SYMBOL_COUNT];
+static size_t by_address_count;
+_Static_assert(GPU__CUDA_SYMBOL_COUNT <= UINT16_MAX, "a symbol's index fits by_address");
+
+static int address_order(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)targets[*(const uint16_t *)a], y = (uintptr_t)targets[*(const uint16_t *)b];
+
+    return x < y ? -1 : x > y ? 1 : (int)*(const uint16_t *)a - (int)*(const uint16_t *)b;
+}
+
+/* libgpushim-cuda's exports, found through the object that holds its slots; false when there is none. */
+static bool exports_find(void)
+{
+    Dl_info info;
+    void *self;
+
+    if (!slots_seen || !dladdr(slots_seen, &info) || !info.dli_fname)
+        return false;
+    self = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+    if (!self)
+        return false;
+    for (size_t i = 0; i < GPU__CUDA_SYMBOL_COUNT; i++)
+        exports[i] = dlsym(self, symbol_names[i]);
+    /* Only the reference this dlopen added goes: the library stays, held by the program. */
+    dlclose(self);
+    return true;
+}
+
+static void by_address_build(void)
+{
+    if (!exports_find())
+        return;
+    for (size_t i = 0; i < GPU__CUDA_SYMBOL_COUNT; i++)
+        if (targets[i] && exports[i])
+            by_address[by_address_count++] = (uint16_t)i;
+    qsort(by_address, by_address_count, sizeof(by_address[0]), address_order);
+}
+
+/* Whether exported symbol `name` is base name `base` or a version of it ("cuMemAlloc_v2", "cuStreamQuery_ptsz"). */
+static bool has_base(const char *name, const char *base)
+{
+    size_t n = strlen(base);
+
+    return strncmp(name, base, n) == 0 && (name[n] == '\0' || name[n] == '_');
+}
+
+/*
+ * libgpushim-cuda's export for the driver's pointer `p`, asked for as `base`:
+ * of the names the driver exports at `p`, the one of that base name if there
+ * is one (aliases share an address). `p` itself where the driver exports
+ * nothing there (a function it hands out only through cuGetProcAddress).
+ */
+static void *own_export(const char *base, void *p)
+{
+    size_t lo = 0, hi = by_address_count;
+    void *chosen = NULL;
+
+    if (!p)
+        return p;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if ((uintptr_t)targets[by_address[mid]] < (uintptr_t)p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < by_address_count && targets[by_address[lo]] == p; lo++) {
+        size_t i = by_address[lo];
+
+        if (!chosen || (base && has_base(symbol_names[i], base))) {
+            chosen = exports[i];
+            if (base && has_base(symbol_names[i], base))
+                break;
+        }
+    }
+    return chosen ? chosen : p;
+}
+
+typedef cuabi_result get_proc_address_fn(const char *, void **, int, cuabi_uint64);
+typedef cuabi_result get_proc_address_v2_fn(const char *, void **, int, cuabi_uint64,
+                                            cuabi_proc_address_query_result *);
+
+/* cuGetProcAddress with tracing on: the driver's answer, traced, its pointer exchanged (own_export). */
+static cuabi_result traced_get_proc_address(const char *symbol, void **pfn, int version, cuabi_uint64 flags)
+{
+    get_proc_address_fn *fn;
+    cuabi_result rc;
+
+    memcpy(&fn, &gpu__cuda_traced_stubs[GPU__CUDA_SYM_cuGetProcAddress], sizeof(fn));
+    rc = fn(symbol, pfn, version, flags);
+    if (rc == CUABI_SUCCESS && pfn)
+        *pfn = own_export(symbol, *pfn);
+    return rc;
+}
+
+static cuabi_result traced_get_proc_address_v2(const char *symbol, void **pfn, int version, cuabi_uint64 flags,
+                                               cuabi_proc_address_query_result *status)
+{
+    get_proc_address_v2_fn *fn;
+    cuabi_result rc;
+
+    memcpy(&fn, &gpu__cuda_traced_stubs[GPU__CUDA_SYM_cuGetProcAddress_v2], sizeof(fn));
+    rc = fn(symbol, pfn, version, flags, status);
+    if (rc == CUABI_SUCCESS && pfn)
+        *pfn = own_export(symbol, *pfn);
+    return rc;
+}
+
+/* With tracing on and libgpushim-cuda's exports found, cuGetProcAddress's slots get the exchanging versions. */
+static void fill_get_proc_address(void)
+{
+    get_proc_address_fn *v1 = traced_get_proc_address;
+    get_proc_address_v2_fn *v2 = traced_get_proc_address_v2;
+
+    by_address_build();
+    if (!by_address_count)
+        return;
+    if (targets[GPU__CUDA_SYM_cuGetProcAddress])
+        memcpy(&fill[GPU__CUDA_SYM_cuGetProcAddress], &v1, sizeof(void *));
+    if (targets[GPU__CUDA_SYM_cuGetProcAddress_v2])
+        memcpy(&fill[GPU__CUDA_SYM_cuGetProcAddress_v2], &v2, sizeof(void *));
+}
+
 static void set_slot(size_t i, void *p)
 {
     fill[i] = p;
@@ -167,6 +303,8 @@ static void resolve_all(void)
         targets[i] = p;
         set_slot(i, traced ? gpu__cuda_traced_stubs[i] : p);
     }
+    if (traced)
+        fill_get_proc_address();
 }
 
 /* A child of fork() does not inherit the thread that may have held the lock. */
@@ -210,6 +348,11 @@ void *gpu_cuda_resolve(void **slots, uint32_t index)
     if (!atomic_load_explicit(&resolved, memory_order_acquire)) {
         if (called_back())
             return fn_address(return_stub_library);
+        /* Before resolution: it reads this under the lock, once. */
+        pthread_mutex_lock(&resolve_lock);
+        if (!slots_seen)
+            slots_seen = slots;
+        pthread_mutex_unlock(&resolve_lock);
         resolve_once();
     }
     /* Every thread that comes here writes the same values: the slots settle on them. */

@@ -84,14 +84,6 @@ static inline gpu_status gpu__driver_get(const struct gpu__driver **out)
  */
 gpu_status gpu__driver_handle(void **out);
 
-/*
- * Whether `p` lies inside gpushim: libgpushim itself, or libgpushim-cuda (a
- * library that defines gpu_cuda_forwarder). A driver's export never does;
- * taking one would make a forwarder call itself. A library that only links
- * libgpushim-cuda (a wrapper) is not gpushim, but what it finds through it is.
- */
-bool gpu__inside_gpushim(void *p);
-
 /* The table if the driver is loaded and usable, else NULL; never loads it. */
 const struct gpu__driver *gpu__driver_peek(void);
 

@@ -209,3 +209,92 @@ GPU__FAKE_ENTRY(cuMemRangeGetAttribute, (void *data, size_t data_size, cuabi_mem
                                          cuabi_deviceptr ptr, size_t bytes))
 GPU__FAKE_ENTRY(cuMemRangeGetAttributes, (void **data, size_t *data_sizes, cuabi_mem_range_attribute *attributes,
                                           size_t count, cuabi_deviceptr ptr, size_t bytes))
+
+/* The legacy launch API: a function's block shape, shared size and parameter buffer, then a launch. */
+GPU__FAKE_ENTRY(cuFuncSetBlockShape, (cuabi_function f, int x, int y, int z))
+GPU__FAKE_ENTRY(cuFuncSetSharedSize, (cuabi_function f, unsigned int bytes))
+GPU__FAKE_ENTRY(cuParamSetSize, (cuabi_function f, unsigned int bytes))
+GPU__FAKE_ENTRY(cuParamSeti, (cuabi_function f, int offset, unsigned int value))
+GPU__FAKE_ENTRY(cuParamSetf, (cuabi_function f, int offset, float value))
+GPU__FAKE_ENTRY(cuParamSetv, (cuabi_function f, int offset, void *ptr, unsigned int bytes))
+GPU__FAKE_ENTRY(cuLaunch, (cuabi_function f))
+GPU__FAKE_ENTRY(cuLaunchGrid, (cuabi_function f, int grid_width, int grid_height))
+GPU__FAKE_ENTRY(cuLaunchGridAsync, (cuabi_function f, int grid_width, int grid_height, cuabi_stream stream))
+
+/* cuGetProcAddress as CUDA 11.3 made it, without the status (fake_core.c). */
+GPU__FAKE_ENTRY(cuGetProcAddress, (const char *symbol, void **pfn, int cuda_version, cuabi_uint64 flags))
+
+/* CUDA 13's forms that name their context, and CUDA 12.8's elapsed time. */
+GPU__FAKE_ENTRY(cuCtxGetDevice_v2, (cuabi_device *device, cuabi_context ctx))
+GPU__FAKE_ENTRY(cuCtxSynchronize_v2, (cuabi_context ctx))
+GPU__FAKE_ENTRY(cuEventElapsedTime_v2, (float *ms, cuabi_event start, cuabi_event end))
+
+/* CUDA 12's forms: managed memory's location as a CUmemLocation, a capture's edges with their data. */
+GPU__FAKE_ENTRY(cuMemPrefetchAsync_v2, (cuabi_deviceptr ptr, size_t bytes, cuabi_mem_location location,
+                                        unsigned int flags, cuabi_stream stream))
+GPU__FAKE_ENTRY(cuMemAdvise_v2, (cuabi_deviceptr ptr, size_t bytes, cuabi_mem_advise advice,
+                                 cuabi_mem_location location))
+GPU__FAKE_ENTRY(cuStreamGetCaptureInfo_v3, (cuabi_stream stream, cuabi_stream_capture_status *status, cuabi_uint64 *id,
+                                            cuabi_graph *graph, const cuabi_graph_node **deps,
+                                            const cuabi_graph_edge_data **edges, size_t *ndeps))
+
+/* The primary context's reset and flags, in CUDA 7.0's form and 11.0's. */
+GPU__FAKE_ENTRY(cuDevicePrimaryCtxReset, (cuabi_device dev))
+GPU__FAKE_ENTRY(cuDevicePrimaryCtxReset_v2, (cuabi_device dev))
+GPU__FAKE_ENTRY(cuDevicePrimaryCtxSetFlags, (cuabi_device dev, unsigned int flags))
+GPU__FAKE_ENTRY(cuDevicePrimaryCtxSetFlags_v2, (cuabi_device dev, unsigned int flags))
+
+/*
+ * The legacy ABI (fake_legacy.c): the pre-_v2 forms, each served by its
+ * successor. `unsigned int` for a device address or a size is cuda.h's
+ * CUdeviceptr_v1 and its 32-bit sizes.
+ */
+GPU__FAKE_ENTRY(cuCtxCreate, (cuabi_context *ctx, unsigned int flags, cuabi_device dev))
+GPU__FAKE_ENTRY(cuCtxDestroy, (cuabi_context ctx))
+GPU__FAKE_ENTRY(cuCtxPushCurrent, (cuabi_context ctx))
+GPU__FAKE_ENTRY(cuCtxPopCurrent, (cuabi_context *ctx))
+GPU__FAKE_ENTRY(cuDevicePrimaryCtxRelease, (cuabi_device dev))
+GPU__FAKE_ENTRY(cuStreamDestroy, (cuabi_stream stream))
+GPU__FAKE_ENTRY(cuEventDestroy, (cuabi_event event))
+GPU__FAKE_ENTRY(cuStreamBeginCapture, (cuabi_stream stream))
+GPU__FAKE_ENTRY(cuMemHostRegister, (void *ptr, size_t bytes, unsigned int flags))
+GPU__FAKE_ENTRY(cuDeviceTotalMem, (unsigned int *bytes, cuabi_device dev))
+GPU__FAKE_ENTRY(cuMemGetInfo, (unsigned int *free_bytes, unsigned int *total_bytes))
+GPU__FAKE_ENTRY(cuMemAlloc, (unsigned int *ptr, unsigned int bytes))
+GPU__FAKE_ENTRY(cuMemFree, (unsigned int ptr))
+GPU__FAKE_ENTRY(cuMemcpyHtoD, (unsigned int dst, const void *src, unsigned int bytes))
+GPU__FAKE_ENTRY(cuMemcpyDtoH, (void *dst, unsigned int src, unsigned int bytes))
+GPU__FAKE_ENTRY(cuMemcpyDtoD, (unsigned int dst, unsigned int src, unsigned int bytes))
+GPU__FAKE_ENTRY(cuMemcpyHtoDAsync, (unsigned int dst, const void *src, unsigned int bytes, cuabi_stream stream))
+GPU__FAKE_ENTRY(cuMemcpyDtoHAsync, (void *dst, unsigned int src, unsigned int bytes, cuabi_stream stream))
+GPU__FAKE_ENTRY(cuMemcpyDtoDAsync, (unsigned int dst, unsigned int src, unsigned int bytes, cuabi_stream stream))
+GPU__FAKE_ENTRY(cuMemsetD8, (unsigned int dst, unsigned char value, unsigned int count))
+GPU__FAKE_ENTRY(cuMemsetD16, (unsigned int dst, unsigned short value, unsigned int count))
+GPU__FAKE_ENTRY(cuMemsetD32, (unsigned int dst, unsigned int value, unsigned int count))
+GPU__FAKE_ENTRY(cuMemAllocHost, (void **ptr, unsigned int bytes))
+GPU__FAKE_ENTRY(cuMemGetAddressRange, (unsigned int *base, unsigned int *size, unsigned int ptr))
+GPU__FAKE_ENTRY(cuModuleGetGlobal, (unsigned int *ptr, unsigned int *bytes, cuabi_module module, const char *name))
+GPU__FAKE_ENTRY(cuMemHostGetDevicePointer, (unsigned int *ptr, void *host, unsigned int flags))
+GPU__FAKE_ENTRY(cuLinkCreate, (unsigned int num_options, cuabi_jit_option *options, void **option_values,
+                               cuabi_link_state *state))
+GPU__FAKE_ENTRY(cuLinkAddData, (cuabi_link_state state, cuabi_jit_input_type type, void *data, size_t size,
+                                const char *name, unsigned int num_options, cuabi_jit_option *options,
+                                void **option_values))
+GPU__FAKE_ENTRY(cuLinkAddFile, (cuabi_link_state state, cuabi_jit_input_type type, const char *path,
+                                unsigned int num_options, cuabi_jit_option *options, void **option_values))
+GPU__FAKE_ENTRY(cuIpcOpenMemHandle, (cuabi_deviceptr *ptr, cuabi_ipc_mem_handle handle, unsigned int flags))
+GPU__FAKE_ENTRY(cuStreamWriteValue32, (cuabi_stream stream, cuabi_deviceptr addr, cuabi_uint32 value,
+                                       unsigned int flags))
+GPU__FAKE_ENTRY(cuStreamWaitValue32, (cuabi_stream stream, cuabi_deviceptr addr, cuabi_uint32 value,
+                                      unsigned int flags))
+GPU__FAKE_ENTRY(cuStreamWriteValue64, (cuabi_stream stream, cuabi_deviceptr addr, cuabi_uint64 value,
+                                       unsigned int flags))
+GPU__FAKE_ENTRY(cuStreamWaitValue64, (cuabi_stream stream, cuabi_deviceptr addr, cuabi_uint64 value,
+                                      unsigned int flags))
+GPU__FAKE_ENTRY(cuStreamGetCaptureInfo, (cuabi_stream stream, cuabi_stream_capture_status *status, cuabi_uint64 *id))
+GPU__FAKE_ENTRY(cuGraphInstantiate, (cuabi_graph_exec *exec, cuabi_graph graph, cuabi_graph_node *error_node,
+                                     char *log, size_t log_size))
+GPU__FAKE_ENTRY(cuGraphInstantiate_v2, (cuabi_graph_exec *exec, cuabi_graph graph, cuabi_graph_node *error_node,
+                                        char *log, size_t log_size))
+GPU__FAKE_ENTRY(cuGraphExecUpdate, (cuabi_graph_exec exec, cuabi_graph graph, cuabi_graph_node *error_node,
+                                    cuabi_graph_exec_update_result *result))

@@ -14,8 +14,9 @@
 #include "gpushim/driver.h"
 
 #include "attempts.h"
-#include "env.h"
 #include "driver.h"
+#include "driver_search.h"
+#include "env.h"
 #include "entry_table.h"
 #include "error.h"
 #include "text.h"
@@ -26,10 +27,9 @@ _Static_assert(sizeof(void *) == sizeof(void (*)(void)), "dlsym's pointers must 
 
 /* The env variable that names the one driver file to load. */
 #define LIBCUDA_ENV "GPUSHIM_LIBCUDA"
-#define LIBCUDA_SONAME "libcuda.so.1"
-#define LIBCUDA_WSL "/usr/lib/wsl/lib/libcuda.so.1"
 
-enum { MAX_ATTEMPTS = 4 };
+/* Room for every candidate of a search (driver_search.h): the first, the loader's, the cache's, the folders'. */
+enum { MAX_ATTEMPTS = 16 };
 
 enum {
 #define GPU__ENTRY(need, name, symbol, params, args) +1
@@ -68,12 +68,19 @@ static void *driver_handle;
 static _Atomic(const gpu_load_report *) published;
 static gpu_load_report report;
 static gpu_load_report steps[3];
-enum { PATH_BYTES = PATH_MAX + 64, ATTEMPT_BYTES = PATH_MAX + 512, MESSAGE_BYTES = 5 * ATTEMPT_BYTES };
+enum {
+    PATH_BYTES = PATH_MAX + 64,
+    ATTEMPT_BYTES = PATH_MAX + 512,
+    MESSAGE_BYTES = (MAX_ATTEMPTS + 1) * ATTEMPT_BYTES,
+    CHOICE_BYTES = 256,
+};
 static gpu_load_attempt attempts[MAX_ATTEMPTS];
 static char attempt_text[MAX_ATTEMPTS][2][ATTEMPT_BYTES];
 static struct gpu__attempts tried = {attempts, &attempt_text[0][0][0], ATTEMPT_BYTES, MAX_ATTEMPTS,
                                      &report.attempt_count};
 static char loaded_file[PATH_BYTES];
+static char choice[CHOICE_BYTES];
+static struct gpu__driver_found found; /* what open_driver() opened, and why */
 static char fake_identity[64];
 static char message_buf[MESSAGE_BYTES];
 static const char *message = "";
@@ -123,49 +130,21 @@ static void publish_step(int i, const char *step, const char *what)
     atomic_store_explicit(&published, &steps[i], memory_order_release);
 }
 
-bool gpu__inside_gpushim(void *p)
-{
-    Dl_info info, self, mark;
-    void *handle, *marker;
-    bool gpushim;
-
-    if (!dladdr(p, &info))
-        return false;
-    if (dladdr((void *)&report, &self) && self.dli_fbase == info.dli_fbase)
-        return true;
-    if (!info.dli_fname || !info.dli_fname[0])
-        return false;
-    /* RTLD_NOLOAD: the object is loaded already (it holds p); this only counts a reference, dropped below. */
-    handle = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-    if (!handle)
-        return false;
-    /* libgpushim-cuda defines gpu_cuda_forwarder itself; a library that merely links it does not. */
-    marker = dlsym(handle, "gpu_cuda_forwarder");
-    gpushim = marker && dladdr(marker, &mark) && mark.dli_fbase == info.dli_fbase;
-    dlclose(handle);
-    return gpushim;
-}
-
-/* Which library: GPUSHIM_LIBCUDA alone when set, else the driver's usual places. */
+/* Which library: GPUSHIM_LIBCUDA alone when set, else the first driver of the search (driver_search.h). */
 static void *open_driver(void)
 {
     const char *env = gpu__env_raw(LIBCUDA_ENV);
-    void *handle;
 
-    if (env)
-        return gpu__attempt_open_env(&tried, LIBCUDA_ENV, env, RTLD_NOW | RTLD_LOCAL);
-    /* A driver the process already has (the CUDA runtime's, PyTorch's) is the one to share. */
-    handle = gpu__attempt_open(&tried, LIBCUDA_SONAME, RTLD_NOW | RTLD_NOLOAD, LIBCUDA_SONAME " (already loaded)",
-                               LIBCUDA_SONAME " (already loaded): none in this process, so it is looked for on disk");
-    if (handle)
-        return handle;
-    handle = gpu__attempt_open(&tried, LIBCUDA_SONAME, RTLD_NOW | RTLD_LOCAL, NULL, NULL);
-    if (handle)
-        return handle;
-    return gpu__attempt_open(&tried, LIBCUDA_WSL, RTLD_NOW | RTLD_LOCAL, NULL, NULL);
+    if (env) {
+        found.handle = gpu__attempt_open_env(&tried, LIBCUDA_ENV, env, RTLD_NOW | RTLD_LOCAL);
+        found.label = found.handle ? attempts[report.attempt_count - 1].path : NULL;
+        found.choice = found.handle ? LIBCUDA_ENV " names it" : NULL;
+        return found.handle;
+    }
+    gpu__driver_search(&tried, choice, sizeof(choice), &found);
+    return found.handle;
 }
 
-/* The message: every attempt's error, whole. */
 /* No library opened: the report says what was tried. */
 static gpu_status open_failed(void)
 {
@@ -173,6 +152,9 @@ static gpu_status open_failed(void)
 
     report.stage = GPU_LOAD_OPEN;
     gpu__text_add(&t, "no CUDA driver could be loaded:");
+    report.only_gpushim = found.only_gpushim;
+    if (found.only_gpushim)
+        gpu__text_add(&t, " only gpushim's own libcuda.so.1 (libgpushim-cuda, a forwarder, not a driver) was found;");
     gpu__attempt_list(&tried, &t);
     message = gpu__text_end(&t);
     return GPU_ERR_NO_DRIVER;
@@ -313,7 +295,8 @@ static gpu_status load_from(void *handle)
     sym = dlsym(handle, CUABI_SYMBOL_cuGetProcAddress);
     memcpy(&gpa, &sym, sizeof(sym));
 
-    report.file = attempts[report.attempt_count - 1].path;
+    report.file = found.label;
+    report.choice = found.choice;
     if (!init || !get_version) {
         report.stage = GPU_LOAD_RESOLVE;
         message = set_message("%s is not a CUDA driver: it exports no %s", report.file,
@@ -538,6 +521,7 @@ void gpu__driver_forget(void)
     memset(steps, 0, sizeof(steps));
     memset(attempts, 0, sizeof(attempts));
     memset(attempt_text, 0, sizeof(attempt_text));
+    memset(&found, 0, sizeof(found));
     message = "";
 }
 #endif

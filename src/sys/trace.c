@@ -636,12 +636,40 @@ static void write_double(FILE *f, uint64_t bits)
         fprintf(f, "%.17g", d);
 }
 
+/* `s` as a JSON string's contents: quotes and backslashes escaped, control characters as \u escapes. */
+static void write_escaped(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+}
+
+/* A failed call's result in the driver's words (cuGetErrorString), where the driver has them. */
+static void write_message(FILE *f, cuabi_result rc)
+{
+    const char *text = NULL;
+
+    if (rc == CUABI_SUCCESS || !real.cuGetErrorString || real.cuGetErrorString(rc, &text) != CUABI_SUCCESS || !text)
+        return;
+    fputs(",\"message\":\"", f);
+    write_escaped(f, text);
+    fputc('"', f);
+}
+
 static void write_args(FILE *f, const struct trace_event *ev)
 {
     const char *names = entry_args[ev->entry] + 1; /* past "(" */
     const char *name = gpu__result_name_own(ev->rc);
 
     fprintf(f, "\"args\":{\"result\":\"%s\",\"rc\":%u", name ? name : "CUDA_ERROR_UNRECOGNIZED", ev->rc);
+    write_message(f, ev->rc);
     for (unsigned i = 0; i < ev->argc; i++) {
         size_t len = strcspn(names, ",)");
 

@@ -59,6 +59,10 @@ SAME_VALUE(CUABI_MEM_ALLOC_GRANULARITY_RECOMMENDED, CU_MEM_ALLOC_GRANULARITY_REC
 
 /* 2D and 3D copies, arrays, textures and surfaces. */
 #define SAME_SIZE(ours, theirs) _Static_assert(sizeof(ours) == sizeof(theirs), #theirs "'s size")
+SAME_SIZE(cuabi_graph_edge_data, CUgraphEdgeData);
+SAME_FIELD(cuabi_graph_edge_data, CUgraphEdgeData, from_port, from_port);
+SAME_FIELD(cuabi_graph_edge_data, CUgraphEdgeData, to_port, to_port);
+SAME_FIELD(cuabi_graph_edge_data, CUgraphEdgeData, type, type);
 SAME_SIZE(cuabi_memcpy2d, CUDA_MEMCPY2D);
 SAME_FIELD(cuabi_memcpy2d, CUDA_MEMCPY2D, src_x, srcXInBytes);
 SAME_FIELD(cuabi_memcpy2d, CUDA_MEMCPY2D, src_y, srcY);
@@ -212,6 +216,7 @@ SAME_VALUE(CUABI_MEMHOSTREGISTER_READ_ONLY, CU_MEMHOSTREGISTER_READ_ONLY);
 #define cuabi_mem_location CUmemLocation
 #define cuabi_mem_allocation_prop CUmemAllocationProp
 #define cuabi_mem_access_desc CUmemAccessDesc
+#define cuabi_graph_edge_data CUgraphEdgeData
 
 #define GPU__FAKE_ENTRY(symbol, params) SAME_TYPE(cuabi_result(*) params, __typeof__(&symbol));
 #include "fake_entry_points.h"

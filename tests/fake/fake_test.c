@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fake_test.h"
 
@@ -202,4 +203,29 @@ void ft_driver_sweep(cuabi_result (*sequence)(void), const char *const *calls, s
             if (after.count[k] != before.count[k])
                 fail_msg("%s failed: live kind %d went from %ld to %ld", calls[i], k, before.count[k], after.count[k]);
     }
+}
+
+void ft_capture_begin(ft_capture *c, int fd)
+{
+    fflush(fd == 1 ? stdout : stderr);
+    c->fd = fd;
+    c->file = tmpfile();
+    assert_non_null(c->file);
+    c->saved = dup(fd);
+    assert_true(c->saved >= 0);
+    assert_true(dup2(fileno(c->file), fd) >= 0);
+}
+
+const char *ft_capture_end(ft_capture *c)
+{
+    size_t n;
+
+    fflush(c->fd == 1 ? stdout : stderr);
+    assert_true(dup2(c->saved, c->fd) >= 0);
+    close(c->saved);
+    rewind(c->file);
+    n = fread(c->text, 1, sizeof(c->text) - 1, c->file);
+    c->text[n] = '\0';
+    fclose(c->file);
+    return c->text;
 }

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <cmocka.h>
 
@@ -83,6 +84,19 @@ gpu_status ft_sleep_us(gpu_stream *s, gpu_module *m, uint32_t us);
 gpu_buffer *ft_buffer_seq(gpu_context *ctx, uint32_t n, uint32_t base);
 #define FT_BUFFER_EQ(b, want, n) ft_buffer_eq_((b), (want), (n), __FILE__, __LINE__)
 void ft_buffer_eq_(const gpu_buffer *b, const uint32_t *want, uint32_t n, const char *file, int line);
+
+/* What a descriptor (1: stdout, 2: stderr) got while a piece of work ran, read back from a file. */
+typedef struct ft_capture {
+    FILE *file;
+    int fd, saved;
+    char text[8192];
+} ft_capture;
+
+/* Sends descriptor fd (1 or 2) into a file until ft_capture_end(). */
+void ft_capture_begin(ft_capture *c, int fd);
+
+/* Gives the descriptor back; what it got (its first bytes), also in c->text. */
+const char *ft_capture_end(ft_capture *c);
 
 /* The u32 at index i of a device buffer, read through the fake, not through gpushim. */
 uint32_t ft_peek(const gpu_buffer *b, uint32_t i);

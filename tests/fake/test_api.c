@@ -583,56 +583,6 @@ static void *self(void)
     return h;
 }
 
-/* The pre-_v2 symbols are there, as in the real driver, and stop the program loudly when called. */
-static void legacy_symbols_abort(void **state)
-{
-    static const char *const legacy[] = {
-        "cuMemAlloc", "cuMemFree", "cuMemcpyHtoD", "cuMemcpyDtoH", "cuMemcpyDtoD", "cuMemcpyHtoDAsync",
-        "cuMemcpyDtoHAsync", "cuMemcpyDtoDAsync", "cuStreamDestroy", "cuEventDestroy", "cuCtxPushCurrent",
-        "cuCtxPopCurrent", "cuDevicePrimaryCtxRelease", "cuDeviceTotalMem", "cuStreamBeginCapture",
-        "cuMemHostRegister",
-    };
-
-    (void)state;
-    for (size_t i = 0; i < sizeof(legacy) / sizeof(legacy[0]); i++) {
-        char text[8192];
-        size_t used = 0;
-        ssize_t n;
-        int pipefd[2], status = 0;
-        pid_t pid;
-
-        assert_int_equal(pipe(pipefd), 0);
-        pid = fork();
-        assert_true(pid >= 0);
-        if (pid == 0) {
-            struct rlimit none = {0, 0};
-            void *sym = dlsym(self(), legacy[i]);
-            cuabi_result (*fn)(void);
-
-            setrlimit(RLIMIT_CORE, &none);
-            dup2(pipefd[1], 2);
-            close(pipefd[0]);
-            if (!sym)
-                _exit(3);
-            memcpy(&fn, &sym, sizeof(fn));
-            fn();
-            _exit(0);
-        }
-        close(pipefd[1]);
-        while (used < sizeof(text) - 1 && (n = read(pipefd[0], text + used, sizeof(text) - 1 - used)) > 0)
-            used += (size_t)n;
-        while (read(pipefd[0], &(char[256]){0}, 256) > 0)
-            ;
-        close(pipefd[0]);
-        text[used] = '\0';
-        assert_int_equal(waitpid(pid, &status, 0), pid);
-        if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGABRT)
-            fail_msg("%s did not abort (status 0x%x)", legacy[i], status);
-        if (!strstr(text, legacy[i]) || !strstr(text, "legacy"))
-            fail_msg("%s aborted without naming itself: %s", legacy[i], text);
-    }
-}
-
 static void get_proc_address(void **state)
 {
     cuabi_proc_address_query_result st = 9;
@@ -754,7 +704,6 @@ int main(void)
         cmocka_unit_test(module_files),
         cmocka_unit_test(buffer_arguments),
         cmocka_unit_test(host_buffers),
-        cmocka_unit_test(legacy_symbols_abort),
         cmocka_unit_test(get_proc_address),
         cmocka_unit_test(driver_model),
     };

@@ -160,37 +160,6 @@ static int teardown(void **state)
     return 0;
 }
 
-/* stderr, captured while a piece of work runs. */
-struct capture {
-    FILE *file;
-    int saved;
-    char text[1024];
-};
-
-static void capture_begin(struct capture *c)
-{
-    fflush(stderr);
-    c->file = tmpfile();
-    assert_non_null(c->file);
-    c->saved = dup(2);
-    assert_true(c->saved >= 0);
-    assert_true(dup2(fileno(c->file), 2) >= 0);
-}
-
-static const char *capture_end(struct capture *c)
-{
-    size_t n;
-
-    fflush(stderr);
-    assert_true(dup2(c->saved, 2) >= 0);
-    close(c->saved);
-    rewind(c->file);
-    n = fread(c->text, 1, sizeof(c->text) - 1, c->file);
-    c->text[n] = '\0';
-    fclose(c->file);
-    return c->text;
-}
-
 /* A launch of `vadd` over n elements: c = a + b. */
 static gpu_status launch_vadd(gpu_stream *s, gpu_buffer *a, gpu_buffer *b, gpu_buffer *c, uint32_t n,
                               const gpu_launch_config *cfg)
@@ -280,7 +249,7 @@ static void extra_buffer(void **state)
     void *params[] = {&p, &po};
     gpu_function *f = NULL;
     const uint32_t want[] = {7, 8, 9, 224};
-    struct capture cap;
+    ft_capture cap;
 
     (void)state;
     memcpy(buffer, &p, sizeof(p));
@@ -292,10 +261,10 @@ static void extra_buffer(void **state)
     assert_int_equal(cuStreamSynchronize(gpu_stream_raw(stream)), CUABI_SUCCESS);
     FT_BUFFER_EQ(out, want, 4);
     size = 24;
-    capture_begin(&cap);
+    ft_capture_begin(&cap, 2);
     assert_int_equal(cuLaunchKernel(gpu_function_raw(f), 1, 1, 1, 1, 1, 1, 0, gpu_stream_raw(stream), NULL, extra),
                      CUABI_ERROR_INVALID_VALUE);
-    assert_non_null(strstr(capture_end(&cap), "kernel \"with_struct\": the launch's `extra` gives 24 bytes of "
+    assert_non_null(strstr(ft_capture_end(&cap), "kernel \"with_struct\": the launch's `extra` gives 24 bytes of "
                                                 "parameters, the entry declares 32"));
     size = 32;
     /* Both ways at once, or a key the driver does not know. */
@@ -324,14 +293,14 @@ static void no_host_implementation(void **state)
     uint64_t p = 0;
     void *args[] = {&p};
     gpu_launch_config one = gpu_launch_config_1d(1, 1);
-    struct capture cap;
+    ft_capture cap;
     const char *text = NULL;
 
     (void)state;
-    capture_begin(&cap);
+    ft_capture_begin(&cap, 2);
     FT_FAIL(gpu_stream_launch_kernel(stream, mod, "unregistered", &one, args), GPU_ERR_NOT_SUPPORTED,
             CUABI_ERROR_NOT_SUPPORTED, "no host implementation of kernel \"unregistered\"");
-    text = capture_end(&cap);
+    text = ft_capture_end(&cap);
     assert_non_null(strstr(text, "no host implementation of kernel \"unregistered\""));
     /* Nor can the PTX interpreter run it: the message names the instruction and its line. */
     assert_non_null(strstr(text, "PTX line 31: unsupported instruction \"brkpt\""));
@@ -342,10 +311,10 @@ static void no_host_implementation(void **state)
     FT_OK(gpu_stream_launch_kernel(stream, mod, "unregistered", &one, args));
     FT_OK(gpu_stream_synchronize(stream));
     assert_int_equal(gpu_fake_kernel_register("unregistered", NULL, NULL), 0);
-    capture_begin(&cap);
+    ft_capture_begin(&cap, 2);
     FT_FAIL(gpu_stream_launch_kernel(stream, mod, "unregistered", &one, args), GPU_ERR_NOT_SUPPORTED,
             CUABI_ERROR_NOT_SUPPORTED, "unregistered");
-    capture_end(&cap);
+    ft_capture_end(&cap);
     /* The message is this thread's, for that code only. */
     assert_int_equal(cuGetErrorString(CUABI_ERROR_NOT_SUPPORTED, &text), CUABI_SUCCESS);
     assert_non_null(strstr(text, "\"unregistered\""));
@@ -363,16 +332,16 @@ static void out_of_bounds(void **state)
     void *args[] = {&p, &n};
     gpu_launch_config one = gpu_launch_config_1d(1, 8);
     unsigned long faults = gpu_fake_anomalies(GPU_FAKE_ANOMALY_EXEC_FAULT);
-    struct capture cap;
+    ft_capture cap;
     char want[160];
 
     (void)state;
     FT_OK(gpu_stream_launch_kernel(stream, mod, "oob", &one, args));
-    capture_begin(&cap);
+    ft_capture_begin(&cap, 2);
     FT_FAIL(gpu_stream_synchronize(stream), GPU_ERR_STREAM_SYNC, CUABI_ERROR_ILLEGAL_ADDRESS, "illegal memory access");
     snprintf(want, sizeof(want), "kernel \"oob\" touched 36 bytes at device address 0x%llx",
              (unsigned long long)p);
-    assert_non_null(strstr(capture_end(&cap), want));
+    assert_non_null(strstr(ft_capture_end(&cap), want));
     assert_int_equal(gpu_fake_anomalies(GPU_FAKE_ANOMALY_EXEC_FAULT), faults + 1);
     assert_int_equal(ft_peek(b, 7), 8); /* untouched */
     /* The fault is told once; the stream goes on. */
@@ -386,14 +355,14 @@ static void parameter_read_wrong(void **state)
     void *args[] = {&p};
     gpu_launch_config one = gpu_launch_config_1d(1, 1);
     unsigned long faults = gpu_fake_anomalies(GPU_FAKE_ANOMALY_EXEC_FAULT);
-    struct capture cap;
+    ft_capture cap;
 
     (void)state;
     FT_OK(gpu_stream_launch_kernel(stream, mod, "wrong_size", &one, args));
-    capture_begin(&cap);
+    ft_capture_begin(&cap, 2);
     FT_FAIL(gpu_stream_synchronize(stream), GPU_ERR_STREAM_SYNC, CUABI_ERROR_ILLEGAL_ADDRESS, NULL);
     assert_non_null(
-        strstr(capture_end(&cap), "kernel \"wrong_size\" read parameter 0 as 4 bytes; the entry declares 8"));
+        strstr(ft_capture_end(&cap), "kernel \"wrong_size\" read parameter 0 as 4 bytes; the entry declares 8"));
     assert_int_equal(gpu_fake_anomalies(GPU_FAKE_ANOMALY_EXEC_FAULT), faults + 1);
 }
 
@@ -428,14 +397,14 @@ static int calls_control_api(const gpu_fake_launch *l)
 static void control_api_refused(void **state)
 {
     gpu_launch_config one = gpu_launch_config_1d(1, 1);
-    struct capture cap;
+    ft_capture cap;
     pid_t child;
     int status = 0;
 
     (void)state;
     assert_int_equal(gpu_fake_kernel_register("calls_cuda", calls_control_api, NULL), 0);
     FT_OK(gpu_stream_launch_kernel(stream, mod, "calls_cuda", &one, NULL));
-    capture_begin(&cap);
+    ft_capture_begin(&cap, 2);
     child = fork();
     assert_true(child >= 0);
     if (child == 0) {
@@ -444,7 +413,7 @@ static void control_api_refused(void **state)
         _exit(0);
     }
     assert_int_equal(waitpid(child, &status, 0), child);
-    assert_non_null(strstr(capture_end(&cap), "a host kernel called the fake's control API"));
+    assert_non_null(strstr(ft_capture_end(&cap), "a host kernel called the fake's control API"));
     assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
     FT_OK(gpu_stream_synchronize(stream));
     assert_int_equal(gpu_fake_kernel_register("calls_cuda", calls_cuda, NULL), 0);

@@ -176,37 +176,6 @@ static int teardown(void **state)
     return 0;
 }
 
-/* stderr into a file while a launch runs, to read what the fake said. */
-struct capture {
-    FILE *file;
-    int saved;
-    char text[2048];
-};
-
-static void capture_begin(struct capture *c)
-{
-    fflush(stderr);
-    c->file = tmpfile();
-    assert_non_null(c->file);
-    c->saved = dup(2);
-    assert_true(c->saved >= 0);
-    assert_true(dup2(fileno(c->file), 2) >= 0);
-}
-
-static const char *capture_end(struct capture *c)
-{
-    size_t n;
-
-    fflush(stderr);
-    assert_true(dup2(c->saved, 2) >= 0);
-    close(c->saved);
-    rewind(c->file);
-    n = fread(c->text, 1, sizeof(c->text) - 1, c->file);
-    c->text[n] = '\0';
-    fclose(c->file);
-    return c->text;
-}
-
 /* The PTX line of the first instruction that starts with `inst` in `text`. */
 static unsigned line_of(const char *text, const char *inst)
 {
@@ -671,7 +640,7 @@ static void faults(void **state)
     uint32_t v[2][2] = {{1, 2}, {3, 4}}, got[64][4];
     struct coord c[2] = {{0.5f, 0.5f, 0, 0}, {0.5f, 0.5f, 0, 0}};
     char want[200];
-    struct capture cap;
+    ft_capture cap;
     const char *text;
     cuabi_array a;
     cuabi_surf_object s;
@@ -680,25 +649,25 @@ static void faults(void **state)
     (void)state;
     a = array_of(2, 2, 0, CUABI_AD_FORMAT_UNSIGNED_INT32, 1, CUABI_ARRAY3D_SURFACE_LDST, v, sizeof(v));
     s = surface_of(a);
-    capture_begin(&cap);
+    ft_capture_begin(&cap, 2);
     assert_int_equal(surf_run("ld_trap", s, (const struct access[]){{0, 0, 0, 0}, {8, 1, 0, 0}}, 2, got),
                      CUABI_ERROR_ILLEGAL_ADDRESS);
-    text = capture_end(&cap);
+    text = ft_capture_end(&cap);
     snprintf(want, sizeof(want), "kernel \"ld_trap\": block (0,0,0) thread (1,0,0): PTX line %u: suld: accessed",
              line_of(ptx, "suld.b.2d.b32.trap"));
     if (!strstr(text, want) || !strstr(text, "(8, 1, 0), outside it (boundary mode trap)"))
         fail_msg("wanted \"%s\" in: %s", want, text);
-    capture_begin(&cap);
+    ft_capture_begin(&cap, 2);
     assert_int_equal(surf_run("st_trap", s, (const struct access[]){{0, -1, 0, 5}}, 1, got),
                      CUABI_ERROR_ILLEGAL_ADDRESS);
-    text = capture_end(&cap);
+    text = ft_capture_end(&cap);
     snprintf(want, sizeof(want), "kernel \"st_trap\": block (0,0,0) thread (0,0,0): PTX line %u: sust:",
              line_of(ptx, "sust.b.2d.b32.trap"));
     assert_non_null(strstr(text, want));
     /* A texture instruction given a surface object: no live texture object. */
-    capture_begin(&cap);
+    ft_capture_begin(&cap, 2);
     assert_int_equal(launch("tex2d", s, c, got, 2), CUABI_ERROR_ILLEGAL_ADDRESS);
-    text = capture_end(&cap);
+    text = ft_capture_end(&cap);
     snprintf(want, sizeof(want), "kernel \"tex2d\": block (0,0,0) thread (0,0,0): PTX line %u: tex: read texture object",
              line_of(ptx, "tex.2d.v4.f32.f32"));
     if (!strstr(text, want) || !strstr(text, "which is no live texture object"))
@@ -707,9 +676,9 @@ static void faults(void **state)
     t = texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
     CU_OK(cuSurfObjectDestroy(s));
     CU_OK(cuArrayDestroy(a));
-    capture_begin(&cap);
+    ft_capture_begin(&cap, 2);
     assert_int_equal(launch("tex2d", t, c, got, 1), CUABI_ERROR_ILLEGAL_ADDRESS);
-    text = capture_end(&cap);
+    text = ft_capture_end(&cap);
     assert_non_null(strstr(text, "whose memory is no longer allocated"));
     CU_OK(cuTexObjectDestroy(t));
     /* The module still runs afterwards. */
@@ -729,24 +698,24 @@ static void refused(void **state)
     uint64_t handle = 0;
     void *params[] = {&handle};
     char want[200];
-    struct capture cap;
+    ft_capture cap;
     const char *text;
 
     (void)state;
     CU_OK(cuModuleLoadData(&m, texref_ptx));
     CU_OK(cuModuleGetFunction(&f, m, "old"));
-    capture_begin(&cap);
+    ft_capture_begin(&cap, 2);
     assert_int_equal(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL), CUABI_ERROR_NOT_SUPPORTED);
-    text = capture_end(&cap);
+    text = ft_capture_end(&cap);
     snprintf(want, sizeof(want),
              "kernel \"old\": PTX line %u: \"tex.2d.v4.f32.f32\" of texture or surface reference \"tr\"",
              line_of(texref_ptx, "tex.2d"));
     if (!strstr(text, want))
         fail_msg("wanted \"%s\" in: %s", want, text);
     CU_OK(cuModuleGetFunction(&f, m, "gather"));
-    capture_begin(&cap);
+    ft_capture_begin(&cap, 2);
     assert_int_equal(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL), CUABI_ERROR_NOT_SUPPORTED);
-    text = capture_end(&cap);
+    text = ft_capture_end(&cap);
     snprintf(want, sizeof(want), "kernel \"gather\": PTX line %u: unsupported instruction \"tld4.r.2d.v4.f32.f32\"",
              line_of(texref_ptx, "tld4"));
     if (!strstr(text, want))
