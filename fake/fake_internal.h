@@ -825,6 +825,8 @@ struct fake_module {
     bool probe;        /* read to check and list an image, never run: not live, its globals have no memory */
     int ptx_version;   /* .version 8.5: 85 */
     size_t const_bytes; /* of its .const variables */
+    struct fake_global **global_map; /* its globals by name (fake_module.c), open addressing */
+    size_t global_map_cap, nglobals;
 };
 
 /* Unloads every module of the context; returns how many were the client's own. */
@@ -901,7 +903,7 @@ cuabi_result fake_global_declare(struct fake_module *m, const char *text, size_t
                                  struct fake_alloc **out);
 
 /* Frees the module's globals (at unload, or when its load failed). */
-void fake_globals_drop(const struct fake_module *m);
+void fake_globals_drop(struct fake_module *m);
 
 /* ---- fake_library.c: context-independent loading (CUlibrary, CUkernel) ---- */
 
