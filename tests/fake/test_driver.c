@@ -294,6 +294,31 @@ static cuabi_result (*driver_function(void *lib, const char *name))(void)
     return fn;
 }
 
+/*
+ * README.md (GPUSHIM_TEST_README) gives both counts as they are: "every one
+ * of the N functions" and "M are implemented".
+ */
+static void readme_says(int implemented, int count)
+{
+    const char *path = getenv("GPUSHIM_TEST_README");
+    char text[65536], want[64];
+    size_t n;
+    FILE *f;
+
+    if (!path)
+        return;
+    assert_non_null(f = fopen(path, "r"));
+    n = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    snprintf(want, sizeof(want), "\n%d are implemented", implemented);
+    if (!strstr(text, want))
+        fail_msg("README.md does not say \"%d are implemented\" (the fake's count)", implemented);
+    snprintf(want, sizeof(want), "every one of the %d\n", count);
+    if (!strstr(text, want))
+        fail_msg("README.md does not say \"every one of the %d\" (src/sys/cuda_symbols.h's count)", count);
+}
+
 static void symbols(void **state)
 {
     void *lib = dlopen(getenv("GPUSHIM_LIBCUDA"), RTLD_NOW | RTLD_NOLOAD);
@@ -316,6 +341,7 @@ static void symbols(void **state)
     }
     printf("fake driver: %d of the %d driver functions implemented (src/sys/cuda_symbols.h)\n", implemented,
            (int)SYMBOL_COUNT);
+    readme_says(implemented, (int)SYMBOL_COUNT);
     assert_int_equal(gpu_fake_symbol_implemented("cuMemAlloc_v2"), 1);
     assert_int_equal(gpu_fake_symbol_implemented("cuNoSuchFunction"), -1);
     /* One the fake does not implement: it says so, and counts the call. */
