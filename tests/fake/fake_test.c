@@ -248,3 +248,18 @@ cuabi_context ft_retain_current(int device)
     assert_int_equal(cuCtxSetCurrent(ctx), CUABI_SUCCESS);
     return ctx;
 }
+
+cuabi_result ft_launch_said(cuabi_module m, const char *name, unsigned blocks, unsigned threads, void **params,
+                            ft_capture *c)
+{
+    cuabi_function f = NULL;
+    cuabi_result rc;
+
+    assert_int_equal(cuModuleGetFunction(&f, m, name), CUABI_SUCCESS);
+    ft_capture_begin(c, 2);
+    rc = cuLaunchKernel(f, blocks, 1, 1, threads, 1, 1, 0, NULL, params, NULL);
+    if (rc == CUABI_SUCCESS)
+        rc = cuCtxSynchronize();
+    ft_capture_end(c);
+    return rc;
+}

@@ -49,27 +49,6 @@ static int teardown(void **state)
     return cuModuleUnload(module) == CUABI_SUCCESS && cuDevicePrimaryCtxRelease_v2(0) == CUABI_SUCCESS ? 0 : -1;
 }
 
-/* Launches `name` on one block of 32 threads; the result at synchronisation, what stderr got in *c. */
-static cuabi_result run(const char *name, void **params, ft_capture *c)
-{
-    cuabi_function f = NULL;
-    cuabi_result rc;
-
-    CU_OK(cuModuleGetFunction(&f, module, name));
-    ft_capture_begin(c, 2);
-    rc = cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL);
-    if (rc == CUABI_SUCCESS)
-        rc = cuCtxSynchronize();
-    ft_capture_end(c);
-    return rc;
-}
-
-#define ASSERT_SAID(c, needle) \
-    do { \
-        if (!strstr((c)->text, (needle))) \
-            fail_msg("the fake said \"%s\", not \"%s\"", (c)->text, (needle)); \
-    } while (0)
-
 /* Every lane inside: the warp's loads, each lane its own. */
 static void gather_inside(void **state)
 {
@@ -84,7 +63,7 @@ static void gather_inside(void **state)
     CU_OK(cuMemAlloc_v2(&a, sizeof(host)));
     CU_OK(cuMemAlloc_v2(&out, sizeof(got)));
     CU_OK(cuMemcpyHtoD_v2(a, host, sizeof(host)));
-    assert_int_equal(run("gather", params, &c), CUABI_SUCCESS);
+    assert_int_equal(ft_launch_said(module, "gather", 1, 32, params, &c), CUABI_SUCCESS);
     CU_OK(cuMemcpyDtoH_v2(got, out, sizeof(got)));
     for (uint32_t t = 0; t < 32; t++)
         assert_int_equal(got[t], 1000 + 2 * t);
@@ -104,11 +83,11 @@ static void gather_past_end(void **state)
     (void)state;
     CU_OK(cuMemAlloc_v2(&a, 20 * 4));
     CU_OK(cuMemAlloc_v2(&out, 32 * 4));
-    assert_int_equal(run("gather", params, &c), CUABI_ERROR_ILLEGAL_ADDRESS);
-    ASSERT_SAID(&c, "thread (20,0,0)");
+    assert_int_equal(ft_launch_said(module, "gather", 1, 32, params, &c), CUABI_ERROR_ILLEGAL_ADDRESS);
+    FT_ASSERT_SAID(&c, "thread (20,0,0)");
     snprintf(want, sizeof(want), "read of 4 bytes at global address 0x%llx is outside every live allocation",
              (unsigned long long)(a + 80));
-    ASSERT_SAID(&c, want);
+    FT_ASSERT_SAID(&c, want);
     CU_OK(cuMemFree_v2(a));
     CU_OK(cuMemFree_v2(out));
 }
@@ -125,10 +104,10 @@ static void gather_misaligned(void **state)
     (void)state;
     CU_OK(cuMemAlloc_v2(&a, 64 * 4));
     CU_OK(cuMemAlloc_v2(&out, 32 * 4));
-    assert_int_equal(run("gather", params, &c), CUABI_ERROR_MISALIGNED_ADDRESS);
-    ASSERT_SAID(&c, "thread (0,0,0)");
+    assert_int_equal(ft_launch_said(module, "gather", 1, 32, params, &c), CUABI_ERROR_MISALIGNED_ADDRESS);
+    FT_ASSERT_SAID(&c, "thread (0,0,0)");
     snprintf(want, sizeof(want), "misaligned global access of 4 bytes at 0x%llx", (unsigned long long)(a + 2));
-    ASSERT_SAID(&c, want);
+    FT_ASSERT_SAID(&c, want);
     CU_OK(cuMemFree_v2(a));
     CU_OK(cuMemFree_v2(out));
 }
@@ -141,11 +120,11 @@ static void shared_past_end(void **state)
     ft_capture c;
 
     (void)state;
-    assert_int_equal(run("scatter_shared", ok, &c), CUABI_SUCCESS);
-    assert_int_equal(run("scatter_shared", bad, &c), CUABI_ERROR_ILLEGAL_ADDRESS);
-    ASSERT_SAID(&c, "write of 4 bytes at shared address");
-    ASSERT_SAID(&c, "is outside the block's shared memory");
-    ASSERT_SAID(&c, "thread (13,0,0)");
+    assert_int_equal(ft_launch_said(module, "scatter_shared", 1, 32, ok, &c), CUABI_SUCCESS);
+    assert_int_equal(ft_launch_said(module, "scatter_shared", 1, 32, bad, &c), CUABI_ERROR_ILLEGAL_ADDRESS);
+    FT_ASSERT_SAID(&c, "write of 4 bytes at shared address");
+    FT_ASSERT_SAID(&c, "is outside the block's shared memory");
+    FT_ASSERT_SAID(&c, "thread (13,0,0)");
 }
 
 int main(void)
