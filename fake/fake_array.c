@@ -239,7 +239,12 @@ cuabi_result cuArray3DCreate_v2(cuabi_array *array, const cuabi_array3d_descript
 cuabi_result cuArrayDestroy(cuabi_array array)
 {
     cuabi_result rc = fake_begin(FAKE_E_cuArrayDestroy, true);
-    struct fake_array *a = rc == CUABI_SUCCESS ? fake_array_find(array) : NULL;
+    struct fake_array *a = NULL;
+
+    if (rc == CUABI_SUCCESS) {
+        fake_work_drain(); /* a queued copy may still use it */
+        a = fake_array_find(array);
+    }
 
     /* A mipmapped array's level goes with it, never alone. */
     if (rc == CUABI_SUCCESS && (!a || a->mipmap))
@@ -400,7 +405,12 @@ cuabi_result cuMipmappedArrayGetLevel(cuabi_array *array, cuabi_mipmapped_array 
 cuabi_result cuMipmappedArrayDestroy(cuabi_mipmapped_array mipmap)
 {
     cuabi_result rc = fake_begin(FAKE_E_cuMipmappedArrayDestroy, true);
-    struct fake_mipmap *m = rc == CUABI_SUCCESS ? fake_mipmap_find(mipmap) : NULL;
+    struct fake_mipmap *m = NULL;
+
+    if (rc == CUABI_SUCCESS) {
+        fake_work_drain(); /* a queued copy or launch may still use it */
+        m = fake_mipmap_find(mipmap);
+    }
 
     if (rc == CUABI_SUCCESS && !m)
         rc = CUABI_ERROR_INVALID_HANDLE;

@@ -26,8 +26,8 @@ cuabi_result fake_need_ctx(struct fake_ctx **out)
 
     if (!c || c->retains == 0)
         return CUABI_ERROR_INVALID_CONTEXT;
-    if (fake_device_lost(c->device))
-        return fake_device_lost(c->device);
+    if (fake_ctx_error(c))
+        return fake_ctx_error(c);
     *out = c;
     return CUABI_SUCCESS;
 }
@@ -95,6 +95,7 @@ static unsigned long ctx_reset(struct fake_ctx *c)
 
     c->id = 0; /* retained again, it is a new context, with an ID of its own */
     c->cache_config = 0;
+    c->sticky = CUABI_SUCCESS;
     for (int i = 0; i < fake.device_count; i++) {
         c->peer_enabled[i] = false;
         fake.devices[i].ctx.peer_enabled[c->device] = false;
@@ -247,6 +248,30 @@ cuabi_result cuCtxCreate_v4(cuabi_context *ctx, cuabi_ctx_create_params *params,
     return ctx_create(FAKE_E_cuCtxCreate_v4, ctx, affinity, flags, dev);
 }
 
+/* Takes a context off the calling thread's stack, wherever it is on it. */
+static void stack_remove(const struct fake_ctx *c)
+{
+    int kept = 0;
+
+    for (int i = 0; i < tls.depth; i++)
+        if (tls.stack[i] != c)
+            tls.stack[kept++] = tls.stack[i];
+    tls.depth = kept;
+}
+
+/* Destroys a created context: its work finishes first, then what it owns goes with it. */
+static void ctx_destroy(struct fake_ctx *c)
+{
+    fake_streams_reset(c);
+    fake_modules_reset(c);
+    fake_textures_reset(c);
+    fake_arrays_reset(c);
+    fake_memory_reset_owner(c);
+    c->retains = 0;
+    fake.live[GPU_FAKE_LIVE_CONTEXTS]--;
+    stack_remove(c);
+}
+
 cuabi_result cuCtxDestroy_v2(cuabi_context ctx)
 {
     cuabi_result rc = fake_begin(FAKE_E_cuCtxDestroy_v2, true);
@@ -255,22 +280,53 @@ cuabi_result cuCtxDestroy_v2(cuabi_context ctx)
     /* A primary context is released, never destroyed: the driver refuses that too. */
     if (rc == CUABI_SUCCESS && (!c || !c->created))
         rc = CUABI_ERROR_INVALID_CONTEXT;
-    if (rc == CUABI_SUCCESS) {
-        int kept = 0;
+    if (rc == CUABI_SUCCESS)
+        ctx_destroy(c);
+    return fake_end(rc);
+}
 
-        /* Its work finishes first, then what it owns goes with it. */
-        fake_streams_reset(c);
-        fake_modules_reset(c);
-        fake_textures_reset(c);
-        fake_arrays_reset(c);
-        fake_memory_reset_owner(c);
-        c->retains = 0;
-        fake.live[GPU_FAKE_LIVE_CONTEXTS]--;
-        /* Off the calling thread's stack, wherever it is on it. */
-        for (int i = 0; i < tls.depth; i++)
-            if (tls.stack[i] != c)
-                tls.stack[kept++] = tls.stack[i];
-        tls.depth = kept;
+/*
+ * The legacy usage count (cuCtxAttach, cuCtxDetach): a created context starts
+ * at one use. Attaching counts one more use of the current context and hands
+ * it out; detaching it, current, counts one less, and at none destroys it
+ * and takes it off the calling thread's stack (a primary context's uses are
+ * its retains: at none it is released, as cuDevicePrimaryCtxRelease does).
+ */
+cuabi_result cuCtxAttach(cuabi_context *ctx, unsigned int flags)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuCtxAttach, true);
+    struct fake_ctx *c = NULL;
+
+    if (rc == CUABI_SUCCESS && (!ctx || flags))
+        rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc == CUABI_SUCCESS)
+        rc = fake_need_ctx(&c);
+    if (rc == CUABI_SUCCESS) {
+        c->retains++;
+        fake.live[GPU_FAKE_LIVE_CONTEXT_RETAINS] += !c->created;
+        *ctx = (cuabi_context)(void *)c;
+    }
+    return fake_end(rc);
+}
+
+cuabi_result cuCtxDetach(cuabi_context ctx)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuCtxDetach, true);
+    struct fake_ctx *c = rc == CUABI_SUCCESS ? fake_ctx_from(ctx) : NULL;
+
+    if (rc == CUABI_SUCCESS && (!c || c != fake_current()))
+        rc = CUABI_ERROR_INVALID_CONTEXT;
+    if (rc == CUABI_SUCCESS && c->created) {
+        if (c->retains == 1)
+            ctx_destroy(c);
+        else
+            c->retains--;
+    } else if (rc == CUABI_SUCCESS) {
+        fake.live[GPU_FAKE_LIVE_CONTEXT_RETAINS]--;
+        if (--c->retains == 0) {
+            fake.anomalies[GPU_FAKE_ANOMALY_RELEASE_FREED] += ctx_reset(c);
+            stack_remove(c);
+        }
     }
     return fake_end(rc);
 }

@@ -101,22 +101,65 @@ static cuabi_result copy_sync(enum fake_entry entry, const struct fake_copy *cop
     return fake_end(rc);
 }
 
-/* Queues a copy made and checked on stream s. */
+/* Bytes a copy's host side spans from its first: a plain copy's bytes, or its rows' and slices'. */
+static size_t host_span(const struct fake_copy *c, const struct fake_copy_side *side)
+{
+    return c->rows ? side_span(c, side) : c->bytes;
+}
+
+/* Whether all of [p, p + bytes) is page-locked host memory (cuMemHostAlloc's, cuMemHostRegister's). */
+static bool page_locked(const void *p, size_t bytes)
+{
+    const struct fake_host *h = fake_host_find((uintptr_t)p);
+
+    return h && bytes <= h->size - ((uintptr_t)p - (uintptr_t)h->ptr);
+}
+
+/* Copies a pageable host source into the operation, which reads that copy when it runs; false when out of memory. */
+static bool stage_source(struct fake_copy *c)
+{
+    size_t span = host_span(c, &c->src_side);
+    const unsigned char *from = (const unsigned char *)c->host_src + (c->rows ? c->src_side.offset : 0);
+
+    if (!(c->staged = malloc(span ? span : 1)))
+        return false;
+    memcpy(c->staged, from, span);
+    c->host_src = c->staged;
+    c->src_side.offset = 0;
+    return true;
+}
+
+/*
+ * Queues a copy made and checked on stream s. Host memory is used as CUDA
+ * documents for asynchronous copies: page-locked memory when the stream
+ * reaches the copy; a pageable source is staged before the call returns,
+ * and a copy into pageable memory has completed when it returns (the
+ * stream's earlier work run first). A capture records the copy as it is.
+ */
 static cuabi_result copy_enqueue(struct fake_stream *s, const struct fake_copy *c)
 {
     struct fake_op *op = fake_op_new(FAKE_OP_COPY);
+    bool direct = s->capture != FAKE_CAPTURE_NONE;
+    bool wait = !direct && !c->dst && !c->dst_side.array && !page_locked(c->host_dst, host_span(c, &c->dst_side));
+    cuabi_result rc;
 
     if (!op)
         return CUABI_ERROR_OUT_OF_MEMORY;
     op->u.copy = *c;
-    return fake_enqueue(s, op);
+    if (!direct && !c->src && !c->src_side.array && !page_locked(c->host_src, host_span(c, &c->src_side)) &&
+        !stage_source(&op->u.copy)) {
+        fake_op_free(op);
+        return CUABI_ERROR_OUT_OF_MEMORY;
+    }
+    rc = fake_enqueue(s, op);
+    if (rc == CUABI_SUCCESS && wait) {
+        fake_stream_drain(s, s->last_seq);
+        rc = s->ctx->sticky;
+    }
+    return rc;
 }
 
-/*
- * Queues a copy on a stream. The host side is read or written when the
- * stream reaches the copy, as for page-locked memory: the strictest reading
- * of the contract, so a client that reuses the memory too early is caught.
- */
+/* Queues a copy on a stream, its host memory used as copy_enqueue() says. */
 static cuabi_result queue_copy(const struct fake_copy *copy, cuabi_stream stream)
 {
     struct fake_stream *s = NULL;
@@ -295,6 +338,27 @@ static size_t memset_span(const struct fake_memset *m)
     return (rows - 1) * m->pitch + row;
 }
 
+/*
+ * `count` elements of `size` bytes (1, 2 or 4), each `value`, little-endian as the GPU is: memset() for
+ * bytes; otherwise the first element, then the filled part copied after itself, doubling up to a few
+ * KiB, then that block (a whole number of elements, in the cache) copied on to the end, so that the
+ * fill runs at memcpy's speed.
+ */
+static void memset_row(unsigned char *p, uint32_t value, size_t size, size_t count)
+{
+    size_t bytes = count * size, block = size;
+
+    if (size == 1 || !count) {
+        memset(p, (int)(value & 0xff), bytes);
+        return;
+    }
+    memcpy(p, &value, size);
+    for (; block < 4096 && block < bytes; block *= 2)
+        memcpy(p + block, p, block < bytes - block ? block : bytes - block);
+    for (size_t done = block; done < bytes; done += block)
+        memcpy(p + done, p, block < bytes - done ? block : bytes - done);
+}
+
 bool fake_memset_run(const struct fake_memset *m)
 {
     size_t span = memset_span(m);
@@ -305,8 +369,7 @@ bool fake_memset_run(const struct fake_memset *m)
         return false;
     p = a->data + (m->dst - a->addr);
     for (size_t r = 0; r < (m->rows ? m->rows : 1); r++, p += m->pitch) {
-        for (size_t i = 0; i < m->count; i++)
-            memcpy(p + i * m->size, &m->value, m->size); /* little-endian, as the GPU is */
+        memset_row(p, m->value, m->size, m->count);
         fake_alloc_written(m->dst + r * m->pitch, m->count * m->size);
     }
     return true;
@@ -583,7 +646,7 @@ static cuabi_result shaped_sync(enum fake_entry entry, const struct end *dst, co
     return fake_end(rc);
 }
 
-/* Queues a copy in rows and slices; host memory is read or written when the stream reaches it (queue_copy()). */
+/* Queues a copy in rows and slices, its host memory used as copy_enqueue() says. */
 static cuabi_result shaped_async(enum fake_entry entry, const struct end *dst, const struct end *src,
                                  const struct shape *sh, cuabi_stream stream)
 {
@@ -753,7 +816,7 @@ cuabi_result cuMemcpy3DPeer(const cuabi_memcpy3d_peer *copy)
     return fake_end(rc);
 }
 
-/* Queued on a stream; host memory is read or written when the stream reaches it (queue_copy()). */
+/* Queued on a stream, its host memory used as copy_enqueue() says. */
 cuabi_result cuMemcpy3DPeerAsync(const cuabi_memcpy3d_peer *copy, cuabi_stream stream)
 {
     cuabi_result rc;

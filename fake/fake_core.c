@@ -323,6 +323,7 @@ static void configure(void)
         die("GPUSHIM_FAKE_INIT_CALLBACK", "out of memory");
     fake_faults_configure();
     fake_report_configure();
+    fake_stream_configure();
 }
 
 _Noreturn void fake_die(const char *what, const char *detail)
@@ -333,6 +334,11 @@ _Noreturn void fake_die(const char *what, const char *detail)
 long fake_parse_number(const char *var, const char *text, long lo, long hi)
 {
     return parse_number(var, text, lo, hi);
+}
+
+bool fake_env_switch(const char *var, bool fallback)
+{
+    return env_switch(var, fallback);
 }
 
 size_t fake_parse_bytes(const char *var, const char *text)

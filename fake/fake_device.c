@@ -111,14 +111,15 @@ static uint64_t host_memory_available(void)
 
 /*
  * A device's total memory by default: its board's, bounded so that the
- * devices together report no more than the host can back, since programs and
- * test suites size their buffers by what the device says is free. Memory is
- * lazy, so a larger device costs nothing until touched; one that a program
- * fills past the host's memory would get it killed.
+ * devices together report no more than half of what the host can back, since
+ * programs and test suites size their buffers by what the device says is
+ * free, and keep a host copy of what they put there. Memory is lazy, so a
+ * larger device costs nothing until touched; one that a program fills past
+ * the host's memory would get it killed.
  */
 static size_t memory_bounded(size_t board, int devices)
 {
-    uint64_t host = host_memory_available();
+    uint64_t host = host_memory_available() / 2;
     uint64_t share = devices > 0 ? host / (uint64_t)devices : host;
 
     if (host == 0 || share >= board)

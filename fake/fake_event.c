@@ -128,10 +128,16 @@ cuabi_result cuEventQuery(cuabi_event event)
 
         if (!e)
             rc = CUABI_ERROR_INVALID_HANDLE;
-        else if (fake_device_lost(e->ctx->device))
-            rc = fake_device_lost(e->ctx->device);
-        else if (!event_done(e))
-            rc = CUABI_ERROR_NOT_READY;
+        else if (fake_ctx_error(e->ctx))
+            rc = fake_ctx_error(e->ctx);
+        if (rc == CUABI_SUCCESS && !event_done(e)) {
+            fake_event_poll(e);
+            /* Its host functions may have dropped the lock: the event may be gone, the context corrupted. */
+            rc = !fake_event_find(event)       ? CUABI_ERROR_INVALID_HANDLE
+                 : fake_ctx_error(e->ctx)      ? fake_ctx_error(e->ctx)
+                 : !event_done(e)              ? CUABI_ERROR_NOT_READY
+                                               : CUABI_SUCCESS;
+        }
     }
     return fake_end(rc);
 }
@@ -145,12 +151,15 @@ cuabi_result cuEventSynchronize(cuabi_event event)
 
         if (!e)
             rc = CUABI_ERROR_INVALID_HANDLE;
-        else if (fake_device_lost(e->ctx->device))
-            rc = fake_device_lost(e->ctx->device);
+        else if (fake_ctx_error(e->ctx))
+            rc = fake_ctx_error(e->ctx);
         else if (e->stream)
             fake_stream_drain(e->stream, e->seq);
         if (rc == CUABI_SUCCESS && e && fake_event_find(e) && e->shared)
             fake_ipc_event_wait(e);
+        /* The work it waited for may have corrupted the context (the event lives on, with its context). */
+        if (rc == CUABI_SUCCESS && e && fake_event_find(e))
+            rc = e->ctx->sticky;
     }
     return fake_end(rc);
 }

@@ -95,7 +95,10 @@ cuabi_result cuMemFreeHost(void *ptr)
     cuabi_result rc = fake_begin(FAKE_E_cuMemFreeHost, true);
 
     if (rc == CUABI_SUCCESS) {
-        struct fake_host *h = host_take(ptr, false);
+        struct fake_host *h;
+
+        fake_work_drain(); /* a queued copy may still use it */
+        h = host_take(ptr, false);
 
         if (!h) {
             rc = CUABI_ERROR_INVALID_VALUE;
@@ -144,7 +147,10 @@ cuabi_result cuMemHostUnregister(void *ptr)
     cuabi_result rc = fake_begin(FAKE_E_cuMemHostUnregister, true);
 
     if (rc == CUABI_SUCCESS) {
-        struct fake_host *h = host_take(ptr, true);
+        struct fake_host *h;
+
+        fake_work_drain(); /* a queued copy may still use it, and the client may free it once this returns */
+        h = host_take(ptr, true);
 
         if (!h) {
             rc = CUABI_ERROR_HOST_MEMORY_NOT_REGISTERED;

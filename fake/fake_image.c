@@ -509,6 +509,26 @@ static bool read_entry(struct reader *r, bool declare)
         fake_layout_free(l);
         return true;
     }
+    /*
+     * An entry of the PTX runs as the interpreter decoded it: one it did not
+     * read, or whose parameters it lays out otherwise, is refused, not
+     * guessed at (where the decoder refused the whole module, read_text says
+     * why).
+     */
+    if (!ptx_module_error(r->ptx)) {
+        size_t bytes = SIZE_MAX;
+
+        if (!ptx_module_has_entry(r->ptx, l->name, &bytes)) {
+            fake_layout_free(l);
+            return fail(r, name.line, "entry \"%.*s\" is not one the interpreter's decoder read", (int)name.len,
+                        name.s);
+        }
+        if (bytes != SIZE_MAX && bytes != l->bytes) {
+            fake_layout_free(l);
+            return fail(r, name.line, "the interpreter's decoder lays out the %zu bytes of parameters of \"%.*s\" "
+                        "as %zu", l->bytes, (int)name.len, name.s, bytes);
+        }
+    }
     return add_entry(r, l, name.line);
 }
 
@@ -820,6 +840,8 @@ static cuabi_result read_text(const char *text, struct fake_module *m, char *log
     struct reader r = {text, 1, m, log, log_size, false, CUABI_SUCCESS, ptx_module_decode(text)};
     struct token t = {NULL, 0, 0};
 
+    if (!r.ptx)
+        return CUABI_ERROR_OUT_OF_MEMORY;
     while (next(&r, &t)) {
         if (!known_directive(&t)) {
             fail(&r, t.line, "unexpected \"%.*s\"", (int)rest_of_line(t.s), t.s);
@@ -834,6 +856,11 @@ static cuabi_result read_text(const char *text, struct fake_module *m, char *log
     }
     if (r.rc == CUABI_SUCCESS && !r.versioned) {
         snprintf(log, log_size, "fake ptxas: no .version directive: this is not PTX");
+        r.rc = CUABI_ERROR_INVALID_PTX;
+    }
+    /* What the interpreter's decoder refuses, the module refuses: nothing half read can run. */
+    if (r.rc == CUABI_SUCCESS && ptx_module_error(r.ptx)) {
+        snprintf(log, log_size, "fake ptxas: %s", ptx_module_error(r.ptx));
         r.rc = CUABI_ERROR_INVALID_PTX;
     }
     ptx_module_release(r.ptx);

@@ -87,6 +87,7 @@ struct fake_copy {
     size_t rows, slices; /* 0: a plain copy */
     struct fake_copy_side dst_side, src_side;
     bool peer; /* cuMemcpyPeerAsync: the devices need no peer access */
+    void *staged; /* a queued copy's own copy of its pageable host source, which host_src names; freed with it */
 };
 
 struct fake_op {
@@ -184,6 +185,7 @@ struct fake_ctx {
     bool peer_enabled[FAKE_MAX_DEVICES];
     uint64_t id;               /* cuCtxGetId's, numbered at the first ask; 0 until then */
     unsigned cache_config;     /* cuCtxSetCacheConfig's CUfunc_cache */
+    cuabi_result sticky;       /* a fault of its work that corrupted it (fake_result_sticky()); 0 for none */
 };
 
 struct fake_device {
@@ -280,6 +282,8 @@ struct fake_state {
     uint64_t last_id;     /* the last stream or context ID handed out (cuStreamGetId, cuCtxGetId) */
     bool gate_closed;
     bool lenient_context; /* stream work needs no current context, as on the real driver (gpu_fake_strict_context()) */
+    bool faults_told_once; /* GPUSHIM_FAKE_STICKY=0: a fault is its stream's, told once, and never corrupts a context */
+    bool lazy;             /* GPUSHIM_FAKE_PROGRESS=0 or gpu_fake_progress(false): work runs only when needed */
 };
 
 extern struct fake_state fake;
@@ -323,6 +327,9 @@ const char *fake_entry_name(enum fake_entry entry);
 /* What configuration errors do: stop the program with a message. A malformed number stops it too. */
 _Noreturn void fake_die(const char *what, const char *detail);
 long fake_parse_number(const char *var, const char *text, long lo, long hi);
+
+/* A switch variable (0 or 1, off/on, false/true, no/yes); `fallback` when unset; anything else stops the program. */
+bool fake_env_switch(const char *var, bool fallback);
 
 /* A byte count with an optional K, M or G suffix (powers of 1024); a malformed one stops the program. */
 size_t fake_parse_bytes(const char *var, const char *text);
@@ -649,8 +656,31 @@ void fake_stream_drain(struct fake_stream *s, uint64_t seq);
  */
 cuabi_result fake_legacy_sync(struct fake_ctx *ctx);
 
+/* Reads the queues' variables: GPUSHIM_FAKE_STICKY, GPUSHIM_FAKE_PROGRESS. */
+void fake_stream_configure(void);
+
+/*
+ * Runs every context's queued work, up to the newest queued now (it may
+ * wait, dropping the lock): what a call that frees memory, an array or a
+ * module does first, so that no queued launch or copy loses what it uses,
+ * as the driver's cuMemFree synchronizes.
+ */
+void fake_work_drain(void);
+
 /* Runs all queued work of the context (cuCtxSynchronize); the first fault it met, else success. */
 cuabi_result fake_ctx_drain(struct fake_ctx *ctx);
+
+/*
+ * Whether a fault of a kernel leaves its context corrupted, as the driver
+ * documents for an illegal address, a trap, an assert and the other
+ * exceptions: once one of the context's operations met it, the context's
+ * work stops and every later call on the context returns it, until the
+ * context is destroyed (a primary one: released to zero or reset).
+ */
+bool fake_result_sticky(cuabi_result rc);
+
+/* What calls on the context return instead of their work: its device's loss, its sticky error, else success. */
+cuabi_result fake_ctx_error(const struct fake_ctx *ctx);
 
 /* Whether any stream of the context is capturing; ends those captures' validity when `invalidate`. */
 bool fake_ctx_capturing(struct fake_ctx *ctx, bool invalidate);
@@ -666,6 +696,9 @@ void fake_stream_drop_work(struct fake_stream *s);
 
 /* A new stream of the context (cuStreamCreate without its checks); OUT_OF_MEMORY. */
 cuabi_result fake_stream_new(struct fake_ctx *ctx, unsigned flags, struct fake_stream **out);
+
+/* What cuEventQuery does outside lazy mode when the event's record is pending: its stream runs what it can up to it. */
+void fake_event_poll(struct fake_event *e);
 
 /* Frees an event, forgetting it in every queue and graph that names it. */
 void fake_event_free(struct fake_event *e);
@@ -792,6 +825,8 @@ struct fake_module {
     bool probe;        /* read to check and list an image, never run: not live, its globals have no memory */
     int ptx_version;   /* .version 8.5: 85 */
     size_t const_bytes; /* of its .const variables */
+    struct fake_global **global_map; /* its globals by name (fake_module.c), open addressing */
+    size_t global_map_cap, nglobals;
 };
 
 /* Unloads every module of the context; returns how many were the client's own. */
@@ -868,7 +903,7 @@ cuabi_result fake_global_declare(struct fake_module *m, const char *text, size_t
                                  struct fake_alloc **out);
 
 /* Frees the module's globals (at unload, or when its load failed). */
-void fake_globals_drop(const struct fake_module *m);
+void fake_globals_drop(struct fake_module *m);
 
 /* ---- fake_library.c: context-independent loading (CUlibrary, CUkernel) ---- */
 

@@ -27,11 +27,17 @@ enum {
 /*
  * The live allocations, by address, found in O(log n):
  *
- *  - Device memory: each device's region of addresses is handed out upwards
- *    and never reused, so its allocations are an array sorted by address as
- *    they are made. A free leaves a hole (alloc NULL), squeezed out once holes
- *    are half the array. The allocation holding an address can only be the
- *    slot with the greatest address at or below it: a binary search.
+ *  - Device memory: each device's region of addresses is handed out upwards,
+ *    its allocations an array sorted by address. A free leaves a hole (alloc
+ *    NULL), squeezed out once holes are half the array. The allocation
+ *    holding an address can only be the slot with the greatest address at or
+ *    below it: a binary search.
+ *  - Freed addresses are kept as sorted, merged ranges and handed out again
+ *    only once the region's fresh addresses are used up (16 TiB later), the
+ *    lowest range that fits first. Until then a stale pointer faults, where a
+ *    GPU driver may give the same address to the next allocation at once;
+ *    after, a stale pointer into reused space reaches the allocation there,
+ *    as on a GPU.
  *  - Memory elsewhere (managed memory, at its host address): a search tree,
  *    tsearch's (balanced), whose keys are the allocations themselves ordered
  *    by their disjoint ranges.
@@ -43,9 +49,15 @@ struct slot {
     struct fake_alloc *alloc; /* NULL once freed */
 };
 
+struct range {
+    uint64_t lo, hi;
+};
+
 static struct region {
     struct slot *slots;
     size_t count, capacity, holes;
+    struct range *free; /* freed addresses, sorted and merged */
+    size_t nfree, free_cap;
 } regions[FAKE_MAX_DEVICES];
 
 static void *elsewhere;
@@ -83,39 +95,11 @@ static int range_compare(const void *key, const void *node)
     return k->addr - n->addr >= n->size ? 1 : 0;
 }
 
-static bool index_add(struct fake_alloc *a)
+/* Squeezes the holes out of a region's slots. */
+static void holes_squeeze(struct region *r)
 {
-    struct region *r = region_of(a->addr);
-
-    if (!r)
-        return tsearch(a, &elsewhere, range_compare) != NULL;
-    if (r->count == r->capacity) {
-        size_t capacity = r->capacity ? r->capacity * 2 : 64;
-        struct slot *s = realloc(r->slots, capacity * sizeof(*s));
-
-        if (!s)
-            return false;
-        r->slots = s;
-        r->capacity = capacity;
-    }
-    r->slots[r->count].addr = a->addr;
-    r->slots[r->count].alloc = a;
-    r->count++;
-    return true;
-}
-
-static void index_remove(const struct fake_alloc *a)
-{
-    struct region *r = region_of(a->addr);
     size_t kept = 0;
 
-    if (!r) {
-        tdelete(a, &elsewhere, range_compare);
-        return;
-    }
-    r->slots[slot_below(r, a->addr)].alloc = NULL;
-    if (++r->holes < 64 || r->holes * 2 < r->count)
-        return;
     for (size_t i = 0; i < r->count; i++)
         if (r->slots[i].alloc)
             r->slots[kept++] = r->slots[i];
@@ -126,6 +110,119 @@ static void index_remove(const struct fake_alloc *a)
         r->slots = NULL;
         r->capacity = 0;
     }
+}
+
+static bool index_add(struct fake_alloc *a)
+{
+    struct region *r = region_of(a->addr);
+    size_t at;
+
+    if (!r)
+        return tsearch(a, &elsewhere, range_compare) != NULL;
+    /* Reused addresses: no hole may stay inside the allocation, where a lookup would stop at it. */
+    if (r->count && r->slots[r->count - 1].addr > a->addr)
+        holes_squeeze(r);
+    if (r->count == r->capacity) {
+        size_t capacity = r->capacity ? r->capacity * 2 : 64;
+        struct slot *s = realloc(r->slots, capacity * sizeof(*s));
+
+        if (!s)
+            return false;
+        r->slots = s;
+        r->capacity = capacity;
+    }
+    at = r->count;
+    if (r->count && r->slots[r->count - 1].addr > a->addr) {
+        at = slot_below(r, a->addr);
+        at = at == r->count ? 0 : at + 1;
+        memmove(&r->slots[at + 1], &r->slots[at], (r->count - at) * sizeof(*r->slots));
+    }
+    r->slots[at].addr = a->addr;
+    r->slots[at].alloc = a;
+    r->count++;
+    return true;
+}
+
+static void index_remove(const struct fake_alloc *a)
+{
+    struct region *r = region_of(a->addr);
+
+    if (!r) {
+        tdelete(a, &elsewhere, range_compare);
+        return;
+    }
+    r->slots[slot_below(r, a->addr)].alloc = NULL;
+    if (++r->holes < 64 || r->holes * 2 < r->count)
+        return;
+    holes_squeeze(r);
+}
+
+/* The addresses an allocation of `bytes` takes: its size rounded to ALLOC_ALIGN, then the guard; SIZE_MAX if too large. */
+static size_t alloc_span(size_t bytes)
+{
+    return bytes > SIZE_MAX - ALLOC_ALIGN - ALLOC_GUARD ? SIZE_MAX
+                                                         : (bytes + ALLOC_ALIGN - 1) / ALLOC_ALIGN * ALLOC_ALIGN +
+                                                               ALLOC_GUARD;
+}
+
+/* Gives [lo, hi) back to its region, merged with its neighbours; false when out of memory. */
+static bool range_free(struct region *r, uint64_t lo, uint64_t hi)
+{
+    size_t at = 0, lo_end = r->nfree;
+
+    /* The first range above lo: a binary search. */
+    while (at < lo_end) {
+        size_t mid = at + (lo_end - at) / 2;
+
+        if (r->free[mid].lo < lo)
+            at = mid + 1;
+        else
+            lo_end = mid;
+    }
+    if (at > 0 && r->free[at - 1].hi == lo) {
+        r->free[at - 1].hi = hi;
+        if (at < r->nfree && r->free[at].lo == hi) {
+            r->free[at - 1].hi = r->free[at].hi;
+            memmove(&r->free[at], &r->free[at + 1], (r->nfree - at - 1) * sizeof(*r->free));
+            r->nfree--;
+        }
+        return true;
+    }
+    if (at < r->nfree && r->free[at].lo == hi) {
+        r->free[at].lo = lo;
+        return true;
+    }
+    if (r->nfree == r->free_cap) {
+        size_t cap = r->free_cap ? r->free_cap * 2 : 16;
+        struct range *f = realloc(r->free, cap * sizeof(*f));
+
+        if (!f)
+            return false;
+        r->free = f;
+        r->free_cap = cap;
+    }
+    memmove(&r->free[at + 1], &r->free[at], (r->nfree - at) * sizeof(*r->free));
+    r->free[at] = (struct range){lo, hi};
+    r->nfree++;
+    return true;
+}
+
+/* Takes `span` addresses from the lowest freed range that holds them: its start, or 0 when none does. */
+static uint64_t range_take(struct region *r, uint64_t span)
+{
+    for (size_t i = 0; i < r->nfree; i++) {
+        uint64_t lo = r->free[i].lo;
+
+        if (r->free[i].hi - lo < span)
+            continue;
+        r->free[i].lo += span;
+        if (r->free[i].lo == r->free[i].hi) {
+            memmove(&r->free[i], &r->free[i + 1], (r->nfree - i - 1) * sizeof(*r->free));
+            r->nfree--;
+        }
+        return lo;
+    }
+    return 0;
 }
 
 bool fake_alloc_index(struct fake_alloc *a)
@@ -214,8 +311,12 @@ static void data_free(struct fake_alloc *a)
 static void alloc_drop(struct fake_alloc *a)
 {
     struct fake_device *d = &fake.devices[a->device];
+    struct region *r = a->kind == FAKE_ALLOC_MANAGED ? NULL : region_of(a->addr);
 
     index_remove(a);
+    /* Out of memory for the list: the addresses stay unused, as all were before they could be reused. */
+    if (r)
+        (void)range_free(r, a->addr, a->addr + alloc_span(a->size));
     if (a->prev)
         a->prev->next = a->next;
     else
@@ -289,14 +390,13 @@ cuabi_result fake_alloc_new(int device, size_t bytes, int kind, struct fake_allo
     struct fake_device *d = &fake.devices[device];
     bool counted = kind != FAKE_ALLOC_GLOBAL && kind != FAKE_ALLOC_IPC;
     struct fake_alloc *a = NULL;
-    size_t span = bytes > SIZE_MAX - ALLOC_ALIGN - ALLOC_GUARD
-                      ? SIZE_MAX
-                      : (bytes + ALLOC_ALIGN - 1) / ALLOC_ALIGN * ALLOC_ALIGN + ALLOC_GUARD;
-    uint64_t region_end = FAKE_ADDR_BASE + FAKE_ADDR_STRIDE * (uint64_t)(device + 1);
+    size_t span = alloc_span(bytes);
+    uint64_t region_end = FAKE_ADDR_BASE + FAKE_ADDR_STRIDE * (uint64_t)(device + 1), at = d->next_addr;
+    bool fresh = kind == FAKE_ALLOC_MANAGED || span <= region_end - d->next_addr;
 
-    /* Past the device's memory, or its region of addresses used up: out of memory, as on a GPU. */
+    /* Past the device's memory, or its region of addresses used up and none freed that fits: out of memory. */
     if ((counted && (bytes > d->desc.total_memory - d->used || fake_over_limit(device, d->used, bytes))) ||
-        span > region_end - d->next_addr || !(a = calloc(1, sizeof(*a))))
+        (!fresh && span > FAKE_ADDR_STRIDE) || !(a = calloc(1, sizeof(*a))))
         return CUABI_ERROR_OUT_OF_MEMORY;
     a->size = bytes;
     if (!(a->data = data_new(bytes, &a->mapped))) {
@@ -316,14 +416,21 @@ cuabi_result fake_alloc_new(int device, size_t bytes, int kind, struct fake_allo
     /* Made in a created context: it goes with that context. */
     if (fake_current() && fake_current()->created && fake_current()->device == device)
         a->owner = fake_current();
-    /* Managed memory lives at its host address, so that the host reaches it directly. */
-    a->addr = kind == FAKE_ALLOC_MANAGED ? (uintptr_t)a->data : d->next_addr;
-    if (!index_add(a)) {
+    if (!fresh && !(at = range_take(&regions[device], span))) {
         data_free(a);
         free(a);
         return CUABI_ERROR_OUT_OF_MEMORY;
     }
-    if (kind != FAKE_ALLOC_MANAGED)
+    /* Managed memory lives at its host address, so that the host reaches it directly. */
+    a->addr = kind == FAKE_ALLOC_MANAGED ? (uintptr_t)a->data : at;
+    if (!index_add(a)) {
+        data_free(a);
+        free(a);
+        if (!fresh)
+            (void)range_free(&regions[device], at, at + span);
+        return CUABI_ERROR_OUT_OF_MEMORY;
+    }
+    if (kind != FAKE_ALLOC_MANAGED && fresh)
         d->next_addr += span;
     if (counted)
         d->used += bytes;
@@ -419,13 +526,32 @@ bool fake_alloc_free(uint64_t addr)
     return true;
 }
 
+/*
+ * The context a free is made in: the current one, or without one the
+ * allocation's own (the driver frees a valid pointer with no context current).
+ */
+static cuabi_result free_ctx(cuabi_deviceptr ptr, struct fake_ctx **out)
+{
+    const struct fake_alloc *a;
+
+    if (fake_current() || !(a = fake_alloc_at(ptr, -1)))
+        return fake_need_ctx(out);
+    *out = a->owner ? a->owner : &fake.devices[a->device].ctx;
+    return fake_ctx_error(*out);
+}
+
+/* After the work queued before it, which may still use the memory: a queued kernel never finds it gone. */
 cuabi_result cuMemFree_v2(cuabi_deviceptr ptr)
 {
     cuabi_result rc = fake_begin(FAKE_E_cuMemFree_v2, true);
     struct fake_ctx *c = NULL;
 
     if (rc == CUABI_SUCCESS)
-        rc = fake_need_ctx(&c);
+        rc = free_ctx(ptr, &c);
+    if (rc == CUABI_SUCCESS) {
+        fake_work_drain();
+        rc = fake_ctx_error(c);
+    }
     if (rc == CUABI_SUCCESS && !fake_alloc_free(ptr))
         rc = CUABI_ERROR_INVALID_VALUE;
     return fake_end(rc);

@@ -371,9 +371,10 @@ cuabi_result cuModuleUnload(cuabi_module module)
     cuabi_result rc = fake_begin(FAKE_E_cuModuleUnload, true);
 
     if (rc == CUABI_SUCCESS) {
-        struct fake_module *m = module_lookup(module);
+        struct fake_module *m;
 
-        /* Queued launches keep working: they name the built-in kernel, or hold their own copy of the entry's layout. */
+        fake_work_drain(); /* a queued launch may still use its globals */
+        m = module_lookup(module);
         if (!m || m->library) /* a library's module goes with the library */
             rc = CUABI_ERROR_INVALID_HANDLE;
         else
@@ -539,12 +540,42 @@ struct fake_global {
 
 static struct fake_global *globals;
 
+/* The slot of NAME in the module's map of globals: the one holding it, else the empty one where it would go. */
+static struct fake_global **global_slot(const struct fake_module *m, const char *name, size_t len)
+{
+    size_t mask = m->global_map_cap - 1, i = ptx_name_hash(name, len) & mask;
+
+    for (; m->global_map[i]; i = (i + 1) & mask)
+        if (strlen(m->global_map[i]->name) == len && memcmp(m->global_map[i]->name, name, len) == 0)
+            break;
+    return &m->global_map[i];
+}
+
 static struct fake_global *global_find(const struct fake_module *m, const char *name, size_t len)
 {
-    for (struct fake_global *g = globals; g; g = g->next)
-        if (g->module == m && strlen(g->name) == len && memcmp(g->name, name, len) == 0)
-            return g;
-    return NULL;
+    return m->global_map_cap ? *global_slot(m, name, len) : NULL;
+}
+
+/* Maps a global of the module by its name, the map twice as large at half full; false when out of memory. */
+static bool global_map_add(struct fake_module *m, struct fake_global *g)
+{
+    if ((m->nglobals + 1) * 2 > m->global_map_cap) {
+        size_t cap = m->global_map_cap ? m->global_map_cap * 2 : 64, old_cap = m->global_map_cap;
+        struct fake_global **old = m->global_map;
+
+        if (!(m->global_map = calloc(cap, sizeof(*m->global_map)))) {
+            m->global_map = old;
+            return false;
+        }
+        m->global_map_cap = cap;
+        for (size_t i = 0; i < old_cap; i++)
+            if (old[i])
+                *global_slot(m, old[i]->name, strlen(old[i]->name)) = old[i];
+        free(old);
+    }
+    *global_slot(m, g->name, strlen(g->name)) = g;
+    m->nglobals++;
+    return true;
 }
 
 cuabi_result fake_global_declare(struct fake_module *m, const char *text, size_t len, char *log, size_t log_size,
@@ -588,6 +619,11 @@ cuabi_result fake_global_declare(struct fake_module *m, const char *text, size_t
     }
     memcpy(g->name, text, name_len);
     g->module = m;
+    if (!global_map_add(m, g)) {
+        fake_alloc_release(g->alloc);
+        free(g);
+        return CUABI_ERROR_OUT_OF_MEMORY;
+    }
     g->next = globals;
     globals = g;
     if (out)
@@ -595,8 +631,11 @@ cuabi_result fake_global_declare(struct fake_module *m, const char *text, size_t
     return CUABI_SUCCESS;
 }
 
-void fake_globals_drop(const struct fake_module *m)
+void fake_globals_drop(struct fake_module *m)
 {
+    free(m->global_map);
+    m->global_map = NULL;
+    m->global_map_cap = m->nglobals = 0;
     for (struct fake_global **p = &globals; *p;) {
         struct fake_global *g = *p;
 

@@ -4,8 +4,13 @@
  * fake_event.c's, capture and graphs fake_graph.c's).
  *
  * Work is queued, not run: each stream is a FIFO of operations, and an
- * operation runs only when something needs it done (a synchronisation, a
- * legacy-stream operation ordered after it, gpu_fake_run()). That makes the
+ * operation runs when something needs it done (a synchronisation, a
+ * legacy-stream operation ordered after it, gpu_fake_run()), or on its own:
+ * a query that finds it pending runs what can run without waiting, and a
+ * progress thread runs what is left after a short idle delay, so that a
+ * program that polls sees its work end and host functions fire while the
+ * host does something else. In lazy mode (GPUSHIM_FAKE_PROGRESS=0,
+ * gpu_fake_progress(false)) only the first happens, which makes the
  * orderings of the real driver observable without timing:
  *
  *  - Every operation gets a global sequence number. A dependency is "stream S
@@ -20,6 +25,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "fake_internal.h"
 
@@ -36,6 +43,8 @@ void fake_op_free(struct fake_op *op)
 {
     if (op->kind == FAKE_OP_KERNEL)
         fake_host_args_release(op->u.k.host);
+    if (op->kind == FAKE_OP_COPY)
+        free(op->u.copy.staged);
     free(op->deps);
     free(op);
 }
@@ -121,18 +130,65 @@ cuabi_result fake_stream_for_work(cuabi_stream handle, struct fake_stream **out)
         return CUABI_ERROR_INVALID_HANDLE;
     if (!fake.lenient_context && s->ctx != c)
         return CUABI_ERROR_INVALID_CONTEXT;
-    if (fake_device_lost(s->ctx->device))
-        return fake_device_lost(s->ctx->device);
+    if (fake_ctx_error(s->ctx))
+        return fake_ctx_error(s->ctx);
     *out = s;
     return CUABI_SUCCESS;
 }
 
 /* ---- Running work ---- */
 
+void fake_stream_configure(void)
+{
+    fake.faults_told_once = !fake_env_switch("GPUSHIM_FAKE_STICKY", true);
+    fake.lazy = !fake_env_switch("GPUSHIM_FAKE_PROGRESS", true);
+}
+
+bool fake_result_sticky(cuabi_result rc)
+{
+    switch (rc) {
+    case CUABI_ERROR_ILLEGAL_ADDRESS:
+    case CUABI_ERROR_LAUNCH_TIMEOUT:
+    case CUABI_ERROR_ASSERT:
+    case CUABI_ERROR_HARDWARE_STACK_ERROR:
+    case CUABI_ERROR_ILLEGAL_INSTRUCTION:
+    case CUABI_ERROR_MISALIGNED_ADDRESS:
+    case CUABI_ERROR_INVALID_ADDRESS_SPACE:
+    case CUABI_ERROR_INVALID_PC:
+    case CUABI_ERROR_LAUNCH_FAILED:
+        return true;
+    default:
+        return false;
+    }
+}
+
+cuabi_result fake_ctx_error(const struct fake_ctx *ctx)
+{
+    cuabi_result rc = fake_device_lost(ctx->device);
+
+    return rc != CUABI_SUCCESS ? rc : ctx->sticky;
+}
+
+/* Whether an operation does device work, which a corrupted context no longer does. */
+static bool device_work(const struct fake_op *op)
+{
+    return op->kind == FAKE_OP_KERNEL || op->kind == FAKE_OP_COPY || op->kind == FAKE_OP_MEMSET ||
+           op->kind == FAKE_OP_WRITE_VALUE || op->kind == FAKE_OP_WAIT_VALUE;
+}
+
+/* Whether the head of a queue cannot run yet: a wait on a value not met, in a context that still works. */
+static bool head_blocked(const struct fake_stream *q)
+{
+    return !q->ctx->sticky && fake_op_blocked(q->head);
+}
+
 static void run_op(struct fake_stream *s, struct fake_op *op)
 {
+    cuabi_result before = s->fault;
     bool ok = true;
 
+    if (s->ctx->sticky && device_work(op))
+        return;
     switch (op->kind) {
     case FAKE_OP_KERNEL:
         ok = op->u.k.host ? fake_host_kernel_run(s, op) : fake_kernel_run(s->ctx, op);
@@ -154,7 +210,8 @@ static void run_op(struct fake_stream *s, struct fake_op *op)
         fake_in_callback = true;
         pthread_mutex_unlock(&fake.lock);
         if (op->u.host.callback)
-            op->u.host.callback(op->u.host.handle, s->fault, op->u.host.user_data); /* the fault so far */
+            op->u.host.callback(op->u.host.handle, s->ctx->sticky ? s->ctx->sticky : s->fault,
+                                op->u.host.user_data); /* the error so far */
         else
             op->u.host.fn(op->u.host.user_data);
         pthread_mutex_lock(&fake.lock);
@@ -185,6 +242,12 @@ static void run_op(struct fake_stream *s, struct fake_op *op)
         if (!s->fault)
             s->fault = CUABI_ERROR_ILLEGAL_ADDRESS;
     }
+    if (fake.faults_told_once || s->ctx->sticky)
+        return;
+    if (!ok)
+        s->ctx->sticky = CUABI_ERROR_ILLEGAL_ADDRESS;
+    else if (s->fault != before && fake_result_sticky(s->fault))
+        s->ctx->sticky = s->fault;
 }
 
 
@@ -202,7 +265,7 @@ static void oldest_other(struct fake_stream *q, void *arg)
 {
     struct other *o = arg;
 
-    if (q != o->held && q->head && !fake_op_blocked(q->head) && !(fake_kernel_holds(q->head) && fake.gate_closed) &&
+    if (q != o->held && q->head && !head_blocked(q) && !(fake_kernel_holds(q->head) && fake.gate_closed) &&
         (!o->best || q->head->seq < o->best->head->seq))
         o->best = q;
 }
@@ -256,7 +319,7 @@ void fake_stream_drain(struct fake_stream *s, uint64_t upto)
             pthread_cond_wait(&fake.cond, &fake.lock);
             continue;
         }
-        if (fake_op_blocked(op)) {
+        if (head_blocked(s)) {
             if (!run_other(s))
                 pthread_cond_wait(&fake.cond, &fake.lock);
             continue;
@@ -267,6 +330,156 @@ void fake_stream_drain(struct fake_stream *s, uint64_t upto)
         run_op(s, op);
         fake_op_free(op);
     }
+}
+
+/* ---- Progress without the host ---- */
+
+/*
+ * Runs the stream's work up to `upto`, its dependencies' first, as far as it
+ * can without waiting: it stops at a host function still running, a stall,
+ * a closed gate, a wait on a value not met. Whether anything ran.
+ */
+static bool advance(struct fake_stream *s, uint64_t upto)
+{
+    bool ran = false;
+
+    for (;;) {
+        struct fake_op *op = s->head;
+        struct fake_dep *d;
+
+        if (s->running_seq || !op || op->seq > upto || fake_stalled())
+            return ran;
+        d = pending_dep(op);
+        if (d) {
+            if (!advance(d->stream, d->seq))
+                return ran;
+            ran = true;
+            continue;
+        }
+        if ((fake_kernel_holds(op) && fake.gate_closed) || head_blocked(s))
+            return ran;
+        s->head = op->next;
+        if (!s->head)
+            s->tail = NULL;
+        run_op(s, op);
+        fake_op_free(op);
+        ran = true;
+    }
+}
+
+/* What a query that finds the stream's work pending does outside lazy mode: runs what it can. */
+static void poll_progress(struct fake_stream *s, uint64_t upto)
+{
+    if (!fake.lazy && advance(s, upto))
+        pthread_cond_broadcast(&fake.cond);
+}
+
+enum {
+    PROGRESS_IDLE_NS = 1000000,     /* work queued waits this long for the host before the thread runs it */
+    PROGRESS_BLOCKED_NS = 10000000, /* work that could not run is looked at again after this long */
+};
+
+static pthread_cond_t progress_cond = PTHREAD_COND_INITIALIZER;
+static pid_t progress_pid; /* the process whose progress thread runs; 0 for none */
+
+static void advance_queue(struct fake_stream *q, void *arg)
+{
+    if (!*(bool *)arg)
+        *(bool *)arg = advance(q, fake.seq);
+}
+
+static void any_queued(struct fake_stream *q, void *arg)
+{
+    *(bool *)arg |= q->head != NULL;
+}
+
+static void wait_ns(long ns)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_REALTIME, &t);
+    t.tv_nsec += ns;
+    t.tv_sec += t.tv_nsec / 1000000000L;
+    t.tv_nsec %= 1000000000L;
+    pthread_cond_timedwait(&progress_cond, &fake.lock, &t);
+}
+
+/*
+ * The progress thread: while work is queued and not lazy, runs what can run
+ * after an idle delay, a queue at a time (a host function drops the lock, so
+ * the queues are looked at afresh after each), and wakes those who wait.
+ */
+static void *progress_main(void *arg)
+{
+    bool blocked = false;
+
+    (void)arg;
+    pthread_mutex_lock(&fake.lock);
+    for (;;) {
+        bool queued = false, ran = false;
+
+        each_queue(any_queued, &queued);
+        if (!queued || fake.lazy) {
+            pthread_cond_wait(&progress_cond, &fake.lock);
+            blocked = false;
+            continue;
+        }
+        wait_ns(blocked ? PROGRESS_BLOCKED_NS : PROGRESS_IDLE_NS);
+        if (fake.lazy)
+            continue;
+        do {
+            ran = false;
+            each_queue(advance_queue, &ran);
+            if (ran)
+                pthread_cond_broadcast(&fake.cond);
+        } while (ran && !fake.lazy);
+        blocked = true; /* what is left could not run */
+    }
+    return NULL;
+}
+
+/* A fork's child has no progress thread, and the lock is not held across fork() by the parent's. */
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&fake.lock);
+}
+
+static void fork_parent(void)
+{
+    pthread_mutex_unlock(&fake.lock);
+}
+
+static void fork_child(void)
+{
+    progress_pid = 0;
+    pthread_mutex_unlock(&fake.lock);
+}
+
+static void progress_once(void)
+{
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+/* Wakes the progress thread, starting it in this process at the first need; without one, work still runs when needed. */
+static void progress_wake(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_attr_t attr;
+    pthread_t t;
+
+    if (fake.lazy)
+        return;
+    if (progress_pid == getpid()) {
+        pthread_cond_signal(&progress_cond);
+        return;
+    }
+    pthread_once(&once, progress_once);
+    if (pthread_attr_init(&attr) != 0)
+        return;
+    if (pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0 &&
+        pthread_create(&t, &attr, progress_main, NULL) == 0)
+        progress_pid = getpid();
+    pthread_attr_destroy(&attr);
 }
 
 /* The first stream of the context, `blocking_only` or any, with work queued up to `upto`. */
@@ -287,6 +500,33 @@ static void drain_ctx(struct fake_ctx *ctx, bool blocking_only, uint64_t upto)
     /* Looked up again each time: draining may wait, and the list may change meanwhile. */
     while ((s = stream_with_work(ctx, blocking_only, upto)))
         fake_stream_drain(s, upto);
+}
+
+struct behind {
+    uint64_t upto;
+    struct fake_stream *found;
+};
+
+static void queue_behind(struct fake_stream *q, void *arg)
+{
+    struct behind *b = arg;
+
+    if (!b->found && !fake_stream_done(q, b->upto))
+        b->found = q;
+}
+
+void fake_work_drain(void)
+{
+    struct behind b = {fake.seq, NULL};
+
+    /* Looked up again each time: draining may wait, and the queues may change meanwhile. */
+    for (;;) {
+        b.found = NULL;
+        each_queue(queue_behind, &b);
+        if (!b.found)
+            return;
+        fake_stream_drain(b.found, b.upto);
+    }
 }
 
 /* Whether a blocking stream of the context is capturing; with `invalidate`, that capture is broken. */
@@ -346,7 +586,10 @@ static cuabi_result legacy_sync(struct fake_ctx *ctx)
 
 cuabi_result fake_legacy_sync(struct fake_ctx *ctx)
 {
-    return fake_per_thread_call() >= 0 ? per_thread_sync(ctx) : legacy_sync(ctx);
+    cuabi_result rc = fake_per_thread_call() >= 0 ? per_thread_sync(ctx) : legacy_sync(ctx);
+
+    /* The work it waited for may have corrupted the context: the operation is not done then. */
+    return rc != CUABI_SUCCESS ? rc : ctx->sticky;
 }
 
 static cuabi_result take_fault(struct fake_stream *s)
@@ -369,7 +612,7 @@ cuabi_result fake_ctx_drain(struct fake_ctx *ctx)
         if (rc == CUABI_SUCCESS)
             rc = f;
     }
-    return rc;
+    return ctx->sticky ? ctx->sticky : rc;
 }
 
 /* ---- Queueing work ---- */
@@ -424,6 +667,7 @@ cuabi_result fake_enqueue(struct fake_stream *s, struct fake_op *op)
         op->u.event->recorded = true;
         op->u.event->timed_once = false;
     }
+    progress_wake();
     return CUABI_SUCCESS;
 }
 
@@ -604,8 +848,8 @@ cuabi_result cuStreamSynchronize(cuabi_stream stream)
         if (rc == CUABI_SUCCESS)
             rc = take_fault(s);
     } else if (rc == CUABI_SUCCESS) {
-        if (fake_device_lost(s->ctx->device)) {
-            rc = fake_device_lost(s->ctx->device);
+        if (fake_ctx_error(s->ctx)) {
+            rc = fake_ctx_error(s->ctx);
         } else if (s->capture != FAKE_CAPTURE_NONE) {
             s->capture = FAKE_CAPTURE_INVALIDATED;
             rc = CUABI_ERROR_STREAM_CAPTURE_UNSUPPORTED;
@@ -614,6 +858,8 @@ cuabi_result cuStreamSynchronize(cuabi_stream stream)
             rc = take_fault(s);
         }
     }
+    if (rc == CUABI_SUCCESS && s->ctx->sticky)
+        rc = s->ctx->sticky;
     return fake_end(rc);
 }
 
@@ -630,8 +876,8 @@ cuabi_result cuStreamQuery(cuabi_stream stream)
             s = NULL;
         }
     } else if (rc == CUABI_SUCCESS) {
-        if (fake_device_lost(s->ctx->device)) {
-            rc = fake_device_lost(s->ctx->device);
+        if (fake_ctx_error(s->ctx)) {
+            rc = fake_ctx_error(s->ctx);
             s = NULL;
         } else if (s->capture != FAKE_CAPTURE_NONE) {
             s->capture = FAKE_CAPTURE_INVALIDATED;
@@ -639,7 +885,11 @@ cuabi_result cuStreamQuery(cuabi_stream stream)
             s = NULL;
         }
     }
-    if (rc == CUABI_SUCCESS && s)
+    if (rc == CUABI_SUCCESS && s && !fake_stream_done(s, s->last_seq))
+        poll_progress(s, s->last_seq);
+    if (rc == CUABI_SUCCESS && s && s->ctx->sticky)
+        rc = s->ctx->sticky;
+    else if (rc == CUABI_SUCCESS && s)
         rc = !fake_stream_done(s, s->last_seq) ? CUABI_ERROR_NOT_READY : take_fault(s);
     return fake_end(rc);
 }
@@ -953,7 +1203,7 @@ static void oldest_head(struct fake_stream *q, void *arg)
 {
     struct fake_stream **best = arg;
 
-    if (q->head && !fake_op_blocked(q->head) && (!*best || q->head->seq < (*best)->head->seq))
+    if (q->head && !head_blocked(q) && (!*best || q->head->seq < (*best)->head->seq))
         *best = q;
 }
 
@@ -992,6 +1242,22 @@ FAKE_API size_t gpu_fake_run(size_t max)
     }
     fake_unlock();
     return n;
+}
+
+FAKE_API void gpu_fake_progress(bool on)
+{
+    fake_lock();
+    fake.lazy = !on;
+    if (on)
+        progress_wake();
+    fake_unlock();
+}
+
+/* A query's progress for fake_event.c: the event's stream runs what it can up to the record. */
+void fake_event_poll(struct fake_event *e)
+{
+    if (e->stream && !fake_stream_done(e->stream, e->seq))
+        poll_progress(e->stream, e->seq);
 }
 
 FAKE_API void gpu_fake_gate(bool open)

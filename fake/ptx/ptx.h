@@ -22,11 +22,21 @@ struct ptx_module;
  * only when out of memory. The result holds one reference.
  */
 struct ptx_module *ptx_module_decode(const char *text);
+/*
+ * Why the module as a whole cannot load ("PTX line N: ..."), or NULL: text
+ * that ends inside a function, a call to an entry, a size over its cap. A
+ * module with a reason is refused; one without has every function either
+ * fully decoded or kept with the reason it cannot run.
+ */
+const char *ptx_module_error(const struct ptx_module *m);
 void ptx_module_retain(struct ptx_module *m);  /* NULL does nothing */
 void ptx_module_release(struct ptx_module *m); /* NULL does nothing */
 
 /* Whether GPUSHIM_FAKE_CHECK asks for the init check (init or init-strict): allocations then keep a shadow. */
 bool ptx_check_init(void);
+
+/* The hash of a name of LEN bytes, for the fake's tables of names (FNV-1a). */
+size_t ptx_name_hash(const char *s, size_t len);
 
 /* Gives global (or .const) variable NAME of the module its device address, once the fake declared it. */
 void ptx_module_bind_global(struct ptx_module *m, const char *name, size_t len, uint64_t addr);
@@ -76,6 +86,13 @@ struct ptx_function_info {
 
 /* Function `i` of the module into *out; false past the last. */
 bool ptx_module_function(const struct ptx_module *m, size_t i, struct ptx_function_info *out);
+
+/*
+ * Whether the decoder read entry NAME: to run it, or to say why it cannot;
+ * *param_bytes its parameters' bytes as the decoder laid them out (SIZE_MAX
+ * for one it cannot run).
+ */
+bool ptx_module_has_entry(const struct ptx_module *m, const char *name, size_t *param_bytes);
 
 /* What an entry and the functions it calls use, as cuFuncGetAttribute tells it. */
 struct ptx_entry_usage {

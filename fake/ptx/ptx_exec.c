@@ -141,6 +141,15 @@ static inline uint64_t bits_f32(float f)
     return b;
 }
 
+/* The bits set, without the libgcc call a build for any x86-64 makes of __builtin_popcount. */
+static inline unsigned popcount64(uint64_t v)
+{
+    v = v - ((v >> 1) & 0x5555555555555555ull);
+    v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+    v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (unsigned)((v * 0x0101010101010101ull) >> 56);
+}
+
 static inline double f64_of(uint64_t v)
 {
     double d;
@@ -609,7 +618,7 @@ static unsigned char *address(struct ptx_block *b, const struct warp *w, unsigne
             space = S_GLOBAL;
         }
     }
-    if (addr % bytes && bytes <= 16 && (bytes & (bytes - 1)) == 0) {
+    if (bytes <= 16 && (bytes & (bytes - 1)) == 0 && (addr & (bytes - 1))) {
         fault(b, w, l, in, CUABI_ERROR_MISALIGNED_ADDRESS, "misaligned %s access of %zu bytes at 0x%" PRIx64,
               space_names[space], bytes, addr);
         return NULL;
@@ -1543,15 +1552,93 @@ static void host_fence(void)
 
 #define EACH(mask, l) for (uint32_t m_ = (mask), l; m_ && ((l = (uint32_t)__builtin_ctz(m_)), 1); m_ &= m_ - 1)
 
-/* An operand's values for the lanes of `mask`: a register's row as it is, anything else copied into `tmp`. */
+/* The statement for each lane of `mask` in order: a plain loop over a full warp, which the compiler vectorises. */
+#define LANES(mask, l, ...)                                                                                            \
+    do {                                                                                                               \
+        if ((mask) == UINT32_MAX) {                                                                                    \
+            for (uint32_t l = 0; l < PTX_WARP; l++) {                                                                  \
+                __VA_ARGS__;                                                                                           \
+            }                                                                                                          \
+        } else {                                                                                                       \
+            EACH(mask, l) {                                                                                            \
+                __VA_ARGS__;                                                                                           \
+            }                                                                                                          \
+        }                                                                                                              \
+    } while (0)
+
+/* A special register the same for every lane of a warp. */
+static inline bool sreg_uniform(unsigned which)
+{
+    return which > R_TID_Z && which != R_LANEID && (which < R_LANEMASK_EQ || which > R_LANEMASK_GE);
+}
+
+/*
+ * An operand's values for the lanes of `mask`: a register's row as it is; an immediate, a special
+ * register the same for every lane, a variable's address outside the frame or %tid.x of a
+ * one-dimensional block in every lane of `tmp`; anything else in those of `mask`.
+ */
 static inline const uint64_t *row(const struct ptx_block *b, const struct warp *w, const struct ptx_opd *o, uint32_t mask,
                                   uint64_t *tmp)
 {
+    uint64_t v;
+
     if (o->kind == O_REG)
         return &w->regs[(size_t)o->reg * PTX_WARP];
+    if (o->kind == O_IMM || (o->kind == O_SREG && sreg_uniform((unsigned)o->imm)) ||
+        (o->kind == O_SYM && b->m->syms[o->sym].space != S_FRAME)) {
+        v = o->kind == O_IMM ? (uint64_t)o->imm : o->kind == O_SREG ? sreg(b, w, (unsigned)o->imm, 0) : sym_value(b, w, o->sym, 0);
+        for (unsigned l = 0; l < PTX_WARP; l++)
+            tmp[l] = v;
+        return tmp;
+    }
+    if (o->kind == O_SREG && o->imm == R_TID_X && b->r->l->block[0] >= b->nthreads) {
+        v = (uint64_t)w->index * PTX_WARP;
+        for (unsigned l = 0; l < PTX_WARP; l++)
+            tmp[l] = v + l;
+        return tmp;
+    }
     EACH(mask, l) tmp[l] = val(b, w, o, l);
     return tmp;
 }
+
+/*
+ * f32 fma over lanes: the CPU's fused multiply-add where it has one (x86-64 checks once, at the first use),
+ * else the C library's fmaf; the same bits either way.
+ */
+#define FFMA_LANES(g, D, A, B, C, m) LANES(g, l, D[l] = bits_f32(__builtin_fmaf(f32_of(A[l]), f32_of(B[l]), f32_of(C[l]))) & m)
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("fma"))) static void ffma_rows_hw(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C,
+                                                   uint32_t g, uint64_t m)
+{
+    FFMA_LANES(g, D, A, B, C, m);
+}
+#endif
+
+static void ffma_rows(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C, uint32_t g, uint64_t m)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    static int hw = -1; /* a benign race: every thread finds the same answer */
+
+    if (hw < 0)
+        __atomic_store_n(&hw, __builtin_cpu_supports("fma") ? 1 : 0, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&hw, __ATOMIC_RELAXED)) {
+        ffma_rows_hw(D, A, B, C, g, m);
+        return;
+    }
+#endif
+    FFMA_LANES(g, D, A, B, C, m);
+}
+
+/*
+ * The warp's address check, built twice on x86-64 by gcc: for AVX2 (four 64-bit lanes an
+ * operation) and for any x86-64, the loader choosing once by the CPU. (The row executors gain
+ * nothing from it; clang 14 exports the chooser, a symbol the library must not have.)
+ */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define LANE_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define LANE_CLONES
+#endif
 
 /* The F_* forms: whole rows of registers, no type looked at per lane. */
 static void run_fast(const struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g)
@@ -1561,33 +1648,31 @@ static void run_fast(const struct ptx_block *b, struct warp *w, const struct ptx
     uint64_t *D = &w->regs[(size_t)in->o[0].reg * PTX_WARP], m = mask_of(in->o[0].rsize ? in->o[0].rsize : 8);
 
     if (in->fast == F_MOV) {
-        EACH(g, l) D[l] = A[l] & m;
+        LANES(g, l, D[l] = A[l] & m);
         return;
     }
     {
         const uint64_t *B = row(b, w, &in->o[2], g, tb);
 
+        /* A 32-bit result fills a register of 4 bytes or more: only a narrower one needs the mask. */
+        if (m > 0xffffffffu)
+            m = 0xffffffffu;
         switch (in->fast) {
-        case F_IADD: EACH(g, l) D[l] = (uint32_t)(A[l] + B[l]) & m; break;
-        case F_ISUB: EACH(g, l) D[l] = (uint32_t)(A[l] - B[l]) & m; break;
-        case F_IMUL: EACH(g, l) D[l] = (uint32_t)(A[l] * B[l]) & m; break;
-        case F_IAND: EACH(g, l) D[l] = (uint32_t)(A[l] & B[l]) & m; break;
-        case F_IOR: EACH(g, l) D[l] = (uint32_t)(A[l] | B[l]) & m; break;
-        case F_IXOR: EACH(g, l) D[l] = (uint32_t)(A[l] ^ B[l]) & m; break;
-        case F_ISHL: EACH(g, l) D[l] = ((uint32_t)B[l] >= 32 ? 0 : (uint32_t)(A[l] << (uint32_t)B[l])) & m; break;
-        case F_FADD: EACH(g, l) D[l] = bits_f32(f32_of(A[l]) + f32_of(B[l])) & m; break;
-        case F_FSUB: EACH(g, l) D[l] = bits_f32(f32_of(A[l]) - f32_of(B[l])) & m; break;
-        case F_FMUL: EACH(g, l) D[l] = bits_f32(f32_of(A[l]) * f32_of(B[l])) & m; break;
-        case F_FFMA: {
-            const uint64_t *C = row(b, w, &in->o[3], g, tc);
-
-            EACH(g, l) D[l] = bits_f32(fmaf(f32_of(A[l]), f32_of(B[l]), f32_of(C[l]))) & m;
-            break;
-        }
+        case F_IADD: LANES(g, l, D[l] = (uint32_t)(A[l] + B[l]) & m); break;
+        case F_ISUB: LANES(g, l, D[l] = (uint32_t)(A[l] - B[l]) & m); break;
+        case F_IMUL: LANES(g, l, D[l] = (uint32_t)(A[l] * B[l]) & m); break;
+        case F_IAND: LANES(g, l, D[l] = (uint32_t)(A[l] & B[l]) & m); break;
+        case F_IOR: LANES(g, l, D[l] = (uint32_t)(A[l] | B[l]) & m); break;
+        case F_IXOR: LANES(g, l, D[l] = (uint32_t)(A[l] ^ B[l]) & m); break;
+        case F_ISHL: LANES(g, l, D[l] = ((uint32_t)B[l] >= 32 ? 0 : (uint32_t)(A[l] << (uint32_t)B[l])) & m); break;
+        case F_FADD: LANES(g, l, D[l] = bits_f32(f32_of(A[l]) + f32_of(B[l])) & m); break;
+        case F_FSUB: LANES(g, l, D[l] = bits_f32(f32_of(A[l]) - f32_of(B[l])) & m); break;
+        case F_FMUL: LANES(g, l, D[l] = bits_f32(f32_of(A[l]) * f32_of(B[l])) & m); break;
+        case F_FFMA: ffma_rows(D, A, B, row(b, w, &in->o[3], g, tc), g, m); break;
         case F_IMAD: {
             const uint64_t *C = row(b, w, &in->o[3], g, tc);
 
-            EACH(g, l) D[l] = (uint32_t)(A[l] * B[l] + C[l]) & m;
+            LANES(g, l, D[l] = (uint32_t)(A[l] * B[l] + C[l]) & m);
             break;
         }
         default: break;
@@ -1595,16 +1680,453 @@ static void run_fast(const struct ptx_block *b, struct warp *w, const struct ptx
     }
 }
 
+/*
+ * Forms the F_* set leaves out but kernels run in their loops, on whole rows: 64-bit add and sub,
+ * mul.wide of 32 bits, setp of a 32-bit integer or f32 without a combiner. False for any other
+ * form, which the per-lane executor then runs.
+ */
+static bool run_rows(const struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g)
+{
+    uint64_t ta[PTX_WARP], tb[PTX_WARP];
+    const uint64_t *A, *B;
+    uint64_t *D;
+    unsigned kind = ptx_types[in->type].kind, size = ptx_types[in->type].size;
+    bool integer = kind == K_BITS || kind == K_SIGNED || kind == K_UNSIGNED;
+
+    if (in->o[0].kind != O_REG || (!integer && in->type != T_F32))
+        return false;
+    D = &w->regs[(size_t)in->o[0].reg * PTX_WARP];
+    switch (in->op) {
+    case X_CVT: {
+        /* Integer to integer, no saturation: extended by the source's type, then cut or extended to the destination's. */
+        unsigned sk = ptx_types[in->type2].kind, ss = ptx_types[in->type2].size;
+        uint64_t rm = mask_of(in->o[0].rsize ? in->o[0].rsize : 8), sm = mask_of(ss), dm = mask_of(size);
+        bool ssx = sk == K_SIGNED, dsx = kind == K_SIGNED;
+
+        if (in->nopd != 2 || (in->mods & M_SAT) || !(sk == K_BITS || sk == K_SIGNED || sk == K_UNSIGNED) || !integer)
+            return false;
+        A = row(b, w, &in->o[1], g, ta);
+        LANES(g, l, uint64_t v = ssx ? (uint64_t)sext(A[l], ss) : A[l] & sm;
+              D[l] = (dsx ? (uint64_t)sext(v, size) : v & dm) & rm);
+        return true;
+    }
+    case X_CVTA:
+    case X_CVTA_TO: {
+        uint64_t window = in->space == S_SHARED ? PTX_SHARED_WINDOW : in->space == S_LOCAL ? PTX_LOCAL_WINDOW : 0;
+        uint64_t m = mask_of(in->o[0].rsize ? in->o[0].rsize : 8);
+
+        A = row(b, w, &in->o[1], g, ta);
+        if (in->op == X_CVTA && window)
+            LANES(g, l, D[l] = ((A[l] & 0xffffffffu) + window) & m);
+        else
+            LANES(g, l, D[l] = (A[l] - window) & m);
+        return true;
+    }
+    case X_ADD:
+    case X_SUB:
+        if (!integer || size != 8 || in->mods || in->o[0].rsize != 8)
+            return false;
+        A = row(b, w, &in->o[1], g, ta);
+        B = row(b, w, &in->o[2], g, tb);
+        if (in->op == X_ADD)
+            LANES(g, l, D[l] = A[l] + B[l]);
+        else
+            LANES(g, l, D[l] = A[l] - B[l]);
+        return true;
+    case X_AND:
+    case X_OR:
+    case X_XOR:
+    case X_SHL:
+    case X_SHR:
+    case X_MIN:
+    case X_MAX: {
+        /* 64-bit bitwise and shifts into 64-bit registers; 32-bit right shifts, min and max into 32-bit ones. */
+        bool sign = kind == K_SIGNED;
+
+        if (!integer || in->mods || in->o[0].rsize != size || (size != 8 && size != 4) ||
+            (size == 4 && in->op != X_SHR && in->op != X_MIN && in->op != X_MAX) ||
+            (size == 8 && (in->op == X_MIN || in->op == X_MAX)))
+            return false;
+        A = row(b, w, &in->o[1], g, ta);
+        B = row(b, w, &in->o[2], g, tb);
+        if (size == 4) {
+            if (in->op == X_SHR && sign)
+                LANES(g, l, uint32_t n = (uint32_t)B[l]; D[l] = (uint32_t)((int32_t)A[l] >> (n > 31 ? 31 : n)));
+            else if (in->op == X_SHR)
+                LANES(g, l, uint32_t n = (uint32_t)B[l]; D[l] = n >= 32 ? 0 : (uint32_t)A[l] >> n);
+            else if (sign)
+                LANES(g, l, int32_t x = (int32_t)A[l], y = (int32_t)B[l];
+                      D[l] = (uint32_t)(in->op == X_MIN ? (x < y ? x : y) : (x > y ? x : y)));
+            else
+                LANES(g, l, uint32_t x = (uint32_t)A[l], y = (uint32_t)B[l];
+                      D[l] = in->op == X_MIN ? (x < y ? x : y) : (x > y ? x : y));
+            return true;
+        }
+        switch (in->op) {
+        case X_AND: LANES(g, l, D[l] = A[l] & B[l]); break;
+        case X_OR: LANES(g, l, D[l] = A[l] | B[l]); break;
+        case X_XOR: LANES(g, l, D[l] = A[l] ^ B[l]); break;
+        case X_SHL: LANES(g, l, uint32_t n = (uint32_t)B[l]; D[l] = n >= 64 ? 0 : A[l] << n); break;
+        default:
+            if (sign)
+                LANES(g, l, uint32_t n = (uint32_t)B[l]; D[l] = (uint64_t)((int64_t)A[l] >> (n > 63 ? 63 : n)));
+            else
+                LANES(g, l, uint32_t n = (uint32_t)B[l]; D[l] = n >= 64 ? 0 : A[l] >> n);
+            break;
+        }
+        return true;
+    }
+    case X_SELP: {
+        uint64_t tp[PTX_WARP], m = mask_of(in->o[0].rsize ? in->o[0].rsize : 8);
+        const uint64_t *P = row(b, w, &in->o[3], g, tp);
+        bool neg = in->o[3].neg;
+
+        A = row(b, w, &in->o[1], g, ta);
+        B = row(b, w, &in->o[2], g, tb);
+        LANES(g, l, D[l] = ((P[l] != 0) != neg ? A[l] : B[l]) & m);
+        return true;
+    }
+    case X_MUL:
+        if (!integer || size != 4 || in->mods != M_WIDE || in->o[0].rsize != 8)
+            return false;
+        A = row(b, w, &in->o[1], g, ta);
+        B = row(b, w, &in->o[2], g, tb);
+        if (kind == K_SIGNED)
+            LANES(g, l, D[l] = (uint64_t)((int64_t)(int32_t)A[l] * (int32_t)B[l]));
+        else
+            LANES(g, l, D[l] = (uint64_t)(uint32_t)A[l] * (uint32_t)B[l]);
+        return true;
+    case X_SETP:
+        if (size != 4 || in->boolop != B_NONE)
+            return false;
+        A = row(b, w, &in->o[1], g, ta);
+        B = row(b, w, &in->o[2], g, tb);
+        {
+            uint64_t r[PTX_WARP];
+            int32_t q = in->o[0].v[0];
+
+            if (in->type == T_F32) {
+                switch (in->cmp) {
+                case C_LT: LANES(g, l, r[l] = f32_of(A[l]) < f32_of(B[l])); break;
+                case C_LE: LANES(g, l, r[l] = f32_of(A[l]) <= f32_of(B[l])); break;
+                case C_GT: LANES(g, l, r[l] = f32_of(A[l]) > f32_of(B[l])); break;
+                case C_GE: LANES(g, l, r[l] = f32_of(A[l]) >= f32_of(B[l])); break;
+                default: return false;
+                }
+            } else if (kind == K_SIGNED && in->cmp >= C_LT && in->cmp <= C_GE) {
+                switch (in->cmp) {
+                case C_LT: LANES(g, l, r[l] = (int32_t)A[l] < (int32_t)B[l]); break;
+                case C_LE: LANES(g, l, r[l] = (int32_t)A[l] <= (int32_t)B[l]); break;
+                case C_GT: LANES(g, l, r[l] = (int32_t)A[l] > (int32_t)B[l]); break;
+                default: LANES(g, l, r[l] = (int32_t)A[l] >= (int32_t)B[l]); break;
+                }
+            } else {
+                switch (in->cmp) {
+                case C_EQ: LANES(g, l, r[l] = (uint32_t)A[l] == (uint32_t)B[l]); break;
+                case C_NE: LANES(g, l, r[l] = (uint32_t)A[l] != (uint32_t)B[l]); break;
+                case C_LT:
+                case C_LO: LANES(g, l, r[l] = (uint32_t)A[l] < (uint32_t)B[l]); break;
+                case C_LE:
+                case C_LS: LANES(g, l, r[l] = (uint32_t)A[l] <= (uint32_t)B[l]); break;
+                case C_GT:
+                case C_HI: LANES(g, l, r[l] = (uint32_t)A[l] > (uint32_t)B[l]); break;
+                case C_GE:
+                case C_HS: LANES(g, l, r[l] = (uint32_t)A[l] >= (uint32_t)B[l]); break;
+                default: return false;
+                }
+            }
+            LANES(g, l, D[l] = r[l]);
+            if (q >= 0) {
+                uint64_t *Q = &w->regs[(size_t)q * PTX_WARP];
+
+                LANES(g, l, Q[l] = !r[l]);
+            }
+        }
+        return true;
+    default:
+        return false;
+    }
+}
+
+/*
+ * Where each lane of a warp-wide access is in host memory: lane l's at base + A[l] + l * stride
+ * (A a register's row; stride the local stacks' distance, else 0), in integers, so that no
+ * pointer is formed outside its object.
+ */
+struct lanes_at {
+    const uint64_t *A;
+    uintptr_t base;
+    size_t stride;
+};
+
+static const uint64_t zero_row[PTX_WARP];
+
+/*
+ * Whether every lane's A[l] + c is inside [base, base + size) with `bytes` after it, and aligned to
+ * `bytes`. Branch-free: an offset below base wraps to 2^63 or more, one past the limit makes
+ * limit - offset negative; the sign bit of the OR of both says either (sizes are under 2^62).
+ */
+static inline bool lanes_within(const uint64_t *A, uint64_t c, uint32_t g, uint64_t base, uint64_t size, size_t bytes)
+{
+    uint64_t bad = 0, any = 0, lim;
+
+    if (size < bytes || size >= 1ull << 62)
+        return false;
+    lim = size - bytes;
+    LANES(g, l, uint64_t a = A[l] + c; uint64_t off = a - base; any |= a; bad |= off | (lim - off));
+    return !(bad >> 63) && !(any & (bytes - 1));
+}
+
+/*
+ * A load or store of every lane of `g` at [base + imm], checked once for the warp: the lowest and
+ * the highest address in one window and inside its memory, and every address aligned (their OR
+ * under the size's mask). Only while no check looks at each access (race, init). False when any
+ * of that fails: then the per-lane path runs and reports the first lane at fault, as it always did.
+ */
+LANE_CLONES static bool warp_address(struct ptx_block *b, const struct warp *w, const struct ptx_inst *in,
+                                     const struct ptx_opd *ao, uint32_t g, size_t bytes, bool write, struct lanes_at *at)
+{
+    uint64_t lo = UINT64_MAX, hi = 0, any = 0, c = (uint64_t)ao->imm;
+    uint32_t all;
+    unsigned space = in->space;
+    const uint64_t *A = ao->reg >= 0 ? &w->regs[(size_t)ao->reg * PTX_WARP] : zero_row;
+    unsigned char *host;
+
+    if (ao->sym >= 0) {
+        if (b->m->syms[ao->sym].space == S_FRAME)
+            return false;
+        c += sym_value(b, w, ao->sym, 0);
+    }
+    all = g;
+    if (ao->reg < 0)
+        g &= -g; /* every lane at the same address: one to check */
+    at->A = A;
+    at->stride = 0;
+    /* The common cases first: the allocation the last access found, the block's shared memory, the local stacks. */
+    switch (space) {
+    case S_GLOBAL:
+    case S_CONST:
+        /* The allocation of the first lane's address (from the cache, mostly), all the lanes' candidate. */
+        if (ptx_mem_global(&b->mem, A[__builtin_ctz(g)] + c, bytes) && !b->mem.written &&
+            lanes_within(A, c, g, b->mem.lo, b->mem.hi - b->mem.lo, bytes)) {
+            at->base = (uintptr_t)b->mem.data - b->mem.lo + c;
+            return true;
+        }
+        break;
+    case S_SHARED:
+        if (!b->shadow && !b->sinit && lanes_within(A, c, g, 0, b->shared_bytes, bytes)) {
+            at->base = (uintptr_t)b->shared + c;
+            return true;
+        }
+        break;
+    case S_PARAM:
+        if (!write && lanes_within(A, c, g, PTX_PARAM_WINDOW, b->r->l->param_bytes, bytes)) {
+            at->base = (uintptr_t)b->r->l->params - PTX_PARAM_WINDOW + c;
+            return true;
+        }
+        break;
+    default:
+        break;
+    }
+    LANES(g, l, uint64_t a = A[l] + c; lo = a < lo ? a : lo; hi = a > hi ? a : hi; any |= a);
+    if (any & (bytes - 1) || hi - lo >= PTX_WINDOW_SIZE)
+        return false;
+    if (space == S_GENERIC) {
+        uint64_t window = lo - PTX_SHARED_WINDOW < PTX_WINDOW_SIZE ? PTX_SHARED_WINDOW
+                        : lo - PTX_LOCAL_WINDOW < PTX_WINDOW_SIZE  ? PTX_LOCAL_WINDOW
+                                                                   : 0;
+
+        if (window) {
+            if (hi - window >= PTX_WINDOW_SIZE)
+                return false;
+            space = window == PTX_SHARED_WINDOW ? S_SHARED : S_LOCAL;
+            lo -= window;
+            hi -= window;
+            c -= window;
+        } else if (hi >= PTX_PARAM_WINDOW && lo < PTX_SHARED_WINDOW + PTX_WINDOW_SIZE) {
+            return false; /* a lane in or across a window */
+        } else {
+            space = S_GLOBAL;
+        }
+    }
+    /* From here lane l's address is A[l] + c, all of them in [lo, hi]. */
+    switch (space) {
+    case S_GLOBAL:
+    case S_CONST:
+        if (!(host = ptx_mem_global(&b->mem, lo, (size_t)(hi - lo) + bytes)) || b->mem.written)
+            return false;
+        at->base = (uintptr_t)host - lo + c;
+        return true;
+    case S_SHARED:
+        if (b->shadow || b->sinit || hi >= b->shared_bytes || bytes > b->shared_bytes - hi)
+            return false;
+        at->base = (uintptr_t)b->shared + c;
+        return true;
+    case S_LOCAL: {
+        /* Inside the frames every lane is in: below the lowest of their tops. */
+        uint32_t top = UINT32_MAX;
+
+        LANES(all, l, top = w->ftop[l] < top ? w->ftop[l] : top);
+        if (hi >= top || bytes > top - hi)
+            return false;
+        at->base = (uintptr_t)(b->local + (size_t)w->index * PTX_WARP * b->local_per_lane) + c;
+        at->stride = b->local_per_lane;
+        return true;
+    }
+    case S_PARAM: /* an entry's parameters (a .func's are in its frame: the per-lane path) */
+        if (write || lo - PTX_PARAM_WINDOW >= PTX_WINDOW_SIZE || hi - PTX_PARAM_WINDOW >= b->r->l->param_bytes ||
+            bytes > b->r->l->param_bytes - (hi - PTX_PARAM_WINDOW))
+            return false;
+        at->base = (uintptr_t)b->r->l->params - PTX_PARAM_WINDOW + c;
+        return true;
+    default:
+        return false;
+    }
+}
+
+#define AT(at, l, off) ((at)->base + (at)->A[l] + (uintptr_t)(l) * (at)->stride + (off))
+
+/*
+ * One element of each lane's load into row D: extended as the type says, masked to the register.
+ * The place's fields in locals: a store to D may not change them.
+ */
+#define LOAD_LANES(bits, signed_type)                                                                                  \
+    do {                                                                                                               \
+        if (sx && !stride)                                                                                             \
+            LANES(g, l, D[l] = (uint64_t)(int64_t)(signed_type)__atomic_load_n((const uint##bits##_t *)(base + A[l]),   \
+                                                                               __ATOMIC_RELAXED) & m);                 \
+        else if (sx)                                                                                                   \
+            LANES(g, l, D[l] = (uint64_t)(int64_t)(signed_type)__atomic_load_n(                                         \
+                                   (const uint##bits##_t *)(base + A[l] + l * stride), __ATOMIC_RELAXED) & m);          \
+        else if (!stride)                                                                                              \
+            LANES(g, l, D[l] = __atomic_load_n((const uint##bits##_t *)(base + A[l]), __ATOMIC_RELAXED) & m);          \
+        else                                                                                                           \
+            LANES(g, l, D[l] = __atomic_load_n((const uint##bits##_t *)(base + A[l] + l * stride), __ATOMIC_RELAXED) &  \
+                              m);                                                                                      \
+    } while (0)
+
+static void load_lanes(const struct lanes_at *at, size_t off, uint32_t g, unsigned es, bool sx, uint64_t m, uint64_t *D)
+{
+    const uint64_t *A = at->A;
+    uintptr_t base = at->base + off, stride = at->stride;
+
+    switch (es) {
+    case 1: LOAD_LANES(8, int8_t); break;
+    case 2: LOAD_LANES(16, int16_t); break;
+    case 4: LOAD_LANES(32, int32_t); break;
+    default: LOAD_LANES(64, int64_t); break;
+    }
+}
+
+/* ld of a whole warp (warp_address's case): true when done. */
+static bool warp_load(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g)
+{
+    struct lanes_at at;
+    unsigned es = ptx_types[in->type].size, n = in->vec;
+    bool sx = ptx_types[in->type].kind == K_SIGNED;
+    uint64_t A[PTX_WARP];
+
+    if (!g || in->o[1].kind != O_ADDR || (n == 1 && in->o[0].kind != O_REG) ||
+        !warp_address(b, w, in, &in->o[1], g, (size_t)es * n, false, &at))
+        return false;
+    if (n > 1) {
+        /* The destinations may include the address's register: the addresses first. */
+        memcpy(A, at.A, sizeof(A));
+        at.A = A;
+    }
+    if (n == 1 && at.A == zero_row && !at.stride) {
+        /* One address for the warp (a parameter, a variable): loaded once. */
+        uint64_t v, *D = &w->regs[(size_t)in->o[0].reg * PTX_WARP];
+
+        load_lanes(&at, 0, 1, es, sx, mask_of(in->o[0].rsize ? in->o[0].rsize : 8), &v);
+        LANES(g, l, D[l] = v);
+        return true;
+    }
+    if (n == 1) {
+        load_lanes(&at, 0, g, es, sx, mask_of(in->o[0].rsize ? in->o[0].rsize : 8),
+                   &w->regs[(size_t)in->o[0].reg * PTX_WARP]);
+        return true;
+    }
+    for (unsigned i = 0; i < n; i++)
+        if (in->o[0].v[i] >= 0)
+            load_lanes(&at, i * es, g, es, sx, mask_of(es < 4 ? 4 : es), &w->regs[(size_t)in->o[0].v[i] * PTX_WARP]);
+    return true;
+}
+
+/* atom.add/red.add of a 32-bit integer by a whole warp (warp_address's case), lane by lane in order: true when done. */
+static bool warp_add32(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, const struct ptx_opd *bo,
+                       const struct lanes_at *at, uint32_t g)
+{
+    uint64_t tb[PTX_WARP], *D = NULL, m = 0;
+    const uint64_t *B;
+    unsigned kind = ptx_types[in->type].kind;
+
+    if (in->cmp != A_ADD || ptx_types[in->type].size != 4 || kind == K_FLOAT ||
+        (in->op == X_ATOM && in->o[0].kind != O_REG))
+        return false;
+    B = row(b, w, bo, g, tb);
+    if (in->op == X_ATOM) {
+        D = &w->regs[(size_t)in->o[0].reg * PTX_WARP];
+        m = mask_of(in->o[0].rsize ? in->o[0].rsize : 8);
+    }
+    EACH(g, l) {
+        uint32_t old = __atomic_fetch_add((uint32_t *)AT(at, l, 0), (uint32_t)B[l], __ATOMIC_SEQ_CST);
+
+        if (D)
+            D[l] = (kind == K_SIGNED ? (uint64_t)(int64_t)(int32_t)old : old) & m;
+    }
+    return true;
+}
+
+/* One element of each lane's store from row S. */
+static void store_lanes(const struct lanes_at *at, size_t off, uint32_t g, unsigned es, const uint64_t *S)
+{
+    const uint64_t *A = at->A;
+    uintptr_t base = at->base + off, stride = at->stride;
+
+    switch (es) {
+    case 1: LANES(g, l, __atomic_store_n((uint8_t *)(base + A[l] + l * stride), (uint8_t)S[l], __ATOMIC_RELAXED)); break;
+    case 2: LANES(g, l, __atomic_store_n((uint16_t *)(base + A[l] + l * stride), (uint16_t)S[l], __ATOMIC_RELAXED)); break;
+    case 4: LANES(g, l, __atomic_store_n((uint32_t *)(base + A[l] + l * stride), (uint32_t)S[l], __ATOMIC_RELAXED)); break;
+    default: LANES(g, l, __atomic_store_n((uint64_t *)(base + A[l] + l * stride), S[l], __ATOMIC_RELAXED)); break;
+    }
+}
+
+/* st of a whole warp (warp_address's case), lane by lane in order as the per-lane path: true when done. */
+static bool warp_store(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g)
+{
+    struct lanes_at at;
+    unsigned es = ptx_types[in->type].size, n = in->vec;
+    uint64_t tmp[PTX_WARP];
+
+    if (!g || in->o[0].kind != O_ADDR || !warp_address(b, w, in, &in->o[0], g, (size_t)es * n, true, &at))
+        return false;
+    if (n == 1) {
+        store_lanes(&at, 0, g, es, row(b, w, &in->o[1], g, tmp));
+        return true;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        EACH(g, l) tmp[l] = vec_elem(b, w, &in->o[1], i, l);
+        store_lanes(&at, i * es, g, es, tmp);
+    }
+    return true;
+}
+
 /* Lanes of `mask` leave the kernel: the cluster barrier no longer waits for them. */
-static void cluster_exit(struct ptx_block *b, struct warp *w, uint32_t mask)
+static inline void cluster_exit(struct ptx_block *b, struct warp *w, uint32_t mask)
 {
     struct cluster *cl = b->cl;
 
-    EACH(mask, l) {
-        if ((w->carrived >> l & 1) && w->cphase[l] == cl->phase)
-            cl->arrived--;
+    if (!(w->carrived & mask) && !(mask & (mask - 1)))
         cl->expected--;
-    }
+    else if (!(w->carrived & mask))
+        cl->expected -= popcount64(mask);
+    else
+        EACH(mask, l) {
+            if ((w->carrived >> l & 1) && w->cphase[l] == cl->phase)
+                cl->arrived--;
+            cl->expected--;
+        }
     w->carrived &= ~mask;
     if (cl->arrived && cl->arrived >= cl->expected) {
         cl->phase++;
@@ -1622,39 +2144,44 @@ static void warp_run(struct ptx_block *b, struct warp *w)
 {
     const struct ptx_inst *code = b->code;
     uint32_t active = 0, pc = 0, other_min = UINT32_MAX;
+    unsigned nactive = 0; /* the lanes of `active` */
     uint64_t executed = 0;
     unsigned backs = 0;
 
 reschedule:
     {
-        uint32_t ready = w->live & ~w->waiting, deepest = 0, depth = 0;
+        uint32_t ready = w->live & ~w->waiting, diff = 0, l0;
+        uint64_t key[PTX_WARP], first = UINT64_MAX;
 
         if (!ready || b->stop) {
             b->executed += executed;
             return;
         }
-        EACH(ready, l) {
-            if (w->depth[l] > depth)
-                depth = w->depth[l];
+        /* The common case: every ready lane together (same counter, same call depth), in one plain loop. */
+        l0 = (uint32_t)__builtin_ctz(ready);
+        for (unsigned l = 0; l < PTX_WARP; l++)
+            diff |= ((w->pc[l] ^ w->pc[l0]) | (w->depth[l] ^ w->depth[l0])) & (0u - (ready >> l & 1));
+        if (!diff) {
+            pc = w->pc[l0];
+            active = ready;
+            other_min = UINT32_MAX;
+        } else {
+            /* A lane's turn: deepest in calls first, then the smallest counter; the lowest key of the ready lanes runs. */
+            for (unsigned l = 0; l < PTX_WARP; l++) {
+                key[l] = ((uint64_t)(UINT32_MAX - w->depth[l]) << 32 | w->pc[l]) | ((uint64_t)(~ready >> l & 1) * UINT64_MAX);
+                first = key[l] < first ? key[l] : first;
+            }
+            pc = (uint32_t)first;
+            active = 0;
+            other_min = UINT32_MAX;
+            for (unsigned l = 0; l < PTX_WARP; l++) {
+                active |= (uint32_t)(key[l] == first) << l;
+                /* The next counter of a lane as deep: where the running lanes stop to let it catch up. */
+                if (key[l] != first && key[l] >> 32 == first >> 32 && (uint32_t)key[l] < other_min)
+                    other_min = (uint32_t)key[l];
+            }
         }
-        EACH(ready, l) {
-            if (w->depth[l] == depth)
-                deepest |= 1u << l;
-        }
-        ready = deepest;
-        pc = UINT32_MAX;
-        EACH(ready, l) {
-            if (w->pc[l] < pc)
-                pc = w->pc[l];
-        }
-        active = 0;
-        other_min = UINT32_MAX;
-        EACH(ready, l) {
-            if (w->pc[l] == pc)
-                active |= 1u << l;
-            else if (w->pc[l] < other_min)
-                other_min = w->pc[l];
-        }
+        nactive = popcount64(active);
     }
     for (;;) {
         const struct ptx_inst *in = &code[pc];
@@ -1665,13 +2192,12 @@ reschedule:
             uint32_t gm = 0;
             const uint64_t *pr = &w->regs[(size_t)in->guard * PTX_WARP];
 
-            EACH(active, l) {
-                if ((pr[l] != 0) != in->guard_neg)
-                    gm |= 1u << l;
-            }
-            g = gm;
+            /* Every lane's predicate (a plain loop), then the active ones. */
+            for (uint32_t l = 0; l < PTX_WARP; l++)
+                gm |= (uint32_t)(pr[l] != 0) << l;
+            g = (in->guard_neg ? ~gm : gm) & active;
         }
-        executed += (unsigned)__builtin_popcount(active);
+        executed += nactive;
         if (in->fast) {
             run_fast(b, w, in, g);
             goto advance;
@@ -1763,6 +2289,11 @@ reschedule:
         case X_LD: {
             unsigned es = ptx_types[in->type].size, n = in->vec;
 
+            if (warp_load(b, w, in, g)) {
+                if (in->mods & M_ACQUIRE)
+                    host_fence();
+                break;
+            }
             EACH(g, l) {
                 uint64_t addr = (in->o[1].reg >= 0 ? w->regs[(size_t)in->o[1].reg * PTX_WARP + l]
                                  : in->o[1].sym >= 0 ? sym_value(b, w, in->o[1].sym, l) : 0) + (uint64_t)in->o[1].imm;
@@ -1787,6 +2318,9 @@ reschedule:
 
             if (in->mods & M_RELEASE)
                 host_fence();
+            if (warp_store(b, w, in, g))
+                break;
+
             EACH(g, l) {
                 uint64_t addr = (in->o[0].reg >= 0 ? w->regs[(size_t)in->o[0].reg * PTX_WARP + l]
                                  : in->o[0].sym >= 0 ? sym_value(b, w, in->o[0].sym, l) : 0) + (uint64_t)in->o[0].imm;
@@ -1805,6 +2339,8 @@ reschedule:
         }
         case X_CVTA:
         case X_CVTA_TO: {
+            if (run_rows(b, w, in, g))
+                break;
             uint64_t window = in->space == S_SHARED ? PTX_SHARED_WINDOW : in->space == S_LOCAL ? PTX_LOCAL_WINDOW : 0;
 
             EACH(g, l) {
@@ -1831,6 +2367,8 @@ reschedule:
         case X_SHL:
         case X_SHR:
         case X_COPYSIGN:
+            if (in->op != X_DIV && in->op != X_REM && in->op != X_COPYSIGN && run_rows(b, w, in, g))
+                break;
             if (ptx_types[in->type].kind == K_FLOAT) {
                 EACH(g, l) put(w, &in->o[0], l,
                                float_op(in->op, in->type, in->rnd, in->mods, val(b, w, &in->o[1], l),
@@ -1902,7 +2440,7 @@ reschedule:
             break;
         case X_POPC:
             EACH(g, l) put(w, &in->o[0], l,
-                           (uint64_t)__builtin_popcountll(val(b, w, &in->o[1], l) & mask_of(ptx_types[in->type].size)));
+                           (uint64_t)popcount64(val(b, w, &in->o[1], l) & mask_of(ptx_types[in->type].size)));
             break;
         case X_CLZ: {
             unsigned size = ptx_types[in->type].size;
@@ -1959,6 +2497,8 @@ reschedule:
                                 (uint32_t)val(b, w, &in->o[3], l)));
             break;
         case X_SETP:
+            if (run_rows(b, w, in, g))
+                break;
             EACH(g, l) {
                 bool t = compare(in->cmp, in->type, val(b, w, &in->o[1], l), val(b, w, &in->o[2], l)), f = !t;
 
@@ -1973,9 +2513,13 @@ reschedule:
             }
             break;
         case X_SELP:
+            if (run_rows(b, w, in, g))
+                break;
             EACH(g, l) put(w, &in->o[0], l, pred(b, w, &in->o[3], l) ? val(b, w, &in->o[1], l) : val(b, w, &in->o[2], l));
             break;
         case X_CVT:
+            if (run_rows(b, w, in, g))
+                break;
             if (in->nopd == 3) {
                 /* Two floats packed into a pair of halves, the first operand in the upper one. */
                 struct ptx_inst h = *in;
@@ -2020,17 +2564,28 @@ reschedule:
         case X_RED: {
             const struct ptx_opd *ao = &in->o[in->op == X_ATOM ? 1 : 0], *bo = &in->o[in->op == X_ATOM ? 2 : 1];
             unsigned size = ptx_types[in->type].size;
+            struct ptx_shadow *keep = b->shadow;
+            struct lanes_at at;
+            bool whole;
 
+            b->shadow = NULL; /* atomics do not race */
+            whole = g && ao->kind == O_ADDR && warp_address(b, w, in, ao, g, size, true, &at);
+            b->shadow = keep;
+            if (whole && warp_add32(b, w, in, bo, &at, g))
+                break;
             EACH(g, l) {
                 uint64_t addr = (ao->reg >= 0 ? w->regs[(size_t)ao->reg * PTX_WARP + l]
                                  : ao->sym >= 0 ? sym_value(b, w, ao->sym, l) : 0) + (uint64_t)ao->imm;
-                struct ptx_shadow *keep = b->shadow;
                 unsigned char *p;
                 uint64_t old;
 
-                b->shadow = NULL; /* atomics do not race */
-                p = address(b, w, l, in, in->space, addr, size, ACC_READ | ACC_WRITE);
-                b->shadow = keep;
+                if (whole) {
+                    p = (unsigned char *)AT(&at, l, 0);
+                } else {
+                    b->shadow = NULL;
+                    p = address(b, w, l, in, in->space, addr, size, ACC_READ | ACC_WRITE);
+                    b->shadow = keep;
+                }
                 if (!p)
                     goto stopped;
                 {
@@ -2047,28 +2602,27 @@ reschedule:
             EACH(g, l) put(w, &in->o[0], l, active);
             break;
         case X_SHFL: {
-            uint64_t src[PTX_WARP];
+            uint64_t src[PTX_WARP], tb[PTX_WARP], tc[PTX_WARP];
             const struct ptx_opd *a = &in->o[1];
+            const uint64_t *B = row(b, w, &in->o[2], g, tb), *C = row(b, w, &in->o[3], g, tc);
+
+            uint64_t *D = &w->regs[(size_t)in->o[0].reg * PTX_WARP], m = mask_of(in->o[0].rsize ? in->o[0].rsize : 8);
+            uint64_t *Q = in->o[0].v[0] >= 0 ? &w->regs[(size_t)in->o[0].v[0] * PTX_WARP] : NULL;
 
             for (unsigned l = 0; l < PTX_WARP; l++)
                 src[l] = a->kind == O_REG ? w->regs[(size_t)a->reg * PTX_WARP + l] : val(b, w, a, l);
-            EACH(g, l) {
-                uint32_t bv = (uint32_t)val(b, w, &in->o[2], l) & 31, c = (uint32_t)val(b, w, &in->o[3], l);
-                uint32_t cv = c & 31, seg = (c >> 8) & 31;
-                int32_t maxl = (int32_t)((l & seg) | (cv & ~seg)), minl = (int32_t)(l & seg), j;
-                bool ok;
-
-                switch (in->cmp) {
-                case SH_UP: j = (int32_t)l - (int32_t)bv; ok = j >= maxl; break;
-                case SH_DOWN: j = (int32_t)l + (int32_t)bv; ok = j <= maxl; break;
-                case SH_BFLY: j = (int32_t)(l ^ bv); ok = j <= maxl; break;
-                default: j = minl | (int32_t)(bv & ~seg); ok = j <= maxl; break;
-                }
-                if (!ok)
-                    j = (int32_t)l;
-                put(w, &in->o[0], l, src[j & 31]);
-                put_reg(w, in->o[0].v[0], l, ok);
+            /* Lane l reads lane j; out of its segment's bounds, its own value and a false predicate. */
+#define SHFL_LANES(J, OK)                                                                                              \
+    LANES(g, l, uint32_t c = (uint32_t)C[l]; uint32_t bv = (uint32_t)B[l] & 31, cv = c & 31, seg = (c >> 8) & 31;         \
+          int32_t maxl = (int32_t)((l & seg) | (cv & ~seg)), minl = (int32_t)(l & seg), j = (J); bool ok = (OK);        \
+          (void)minl; D[l] = src[(ok ? j : (int32_t)l) & 31] & m; if (Q) Q[l] = ok)
+            switch (in->cmp) {
+            case SH_UP: SHFL_LANES((int32_t)l - (int32_t)bv, j >= maxl); break;
+            case SH_DOWN: SHFL_LANES((int32_t)l + (int32_t)bv, j <= maxl); break;
+            case SH_BFLY: SHFL_LANES((int32_t)(l ^ bv), j <= maxl); break;
+            default: SHFL_LANES(minl | (int32_t)(bv & ~seg), j <= maxl); break;
             }
+#undef SHFL_LANES
             break;
         }
         case X_VOTE: {
@@ -2215,6 +2769,7 @@ reschedule:
             w->live &= ~g;
             cluster_exit(b, w, g);
             active &= ~g;
+            nactive = popcount64(active);
             if (!active) {
                 goto reschedule;
             }
@@ -2285,6 +2840,7 @@ reschedule:
                 w->waiting |= g;
                 EACH(g, l) w->pc[l] = pc + 1;
                 active &= ~g;
+                nactive = popcount64(active);
                 if (!active)
                     goto reschedule;
             }

@@ -36,35 +36,85 @@ bool ptx_module_function(const struct ptx_module *m, size_t i, struct ptx_functi
 
 static int entry_index(const struct ptx_module *m, const char *name)
 {
-    for (size_t i = 0; m && i < m->nfuncs; i++)
-        if (m->funcs[i].entry && m->funcs[i].defined && m->funcs[i].name && strcmp(m->funcs[i].name, name) == 0)
-            return (int)i;
-    return -1;
+    int32_t i = ptx_func_index(m, name, strlen(name));
+
+    return i >= 0 && m->funcs[i].entry && m->funcs[i].defined ? (int)i : -1;
 }
 
-/* Adds what function `fi` and those it calls use to `u`; `seen` marks functions and shared symbols counted. */
+bool ptx_module_has_entry(const struct ptx_module *m, const char *name, size_t *param_bytes)
+{
+    int32_t i = ptx_func_index(m, name, strlen(name));
+
+    if (i < 0 || !m->funcs[i].entry || !(m->funcs[i].defined || m->funcs[i].error))
+        return false;
+    *param_bytes = m->funcs[i].error ? SIZE_MAX : m->funcs[i].kparam_bytes;
+    return true;
+}
+
+uint32_t *ptx_reach(const struct ptx_module *m, size_t fi, size_t *n)
+{
+    /* The walk's stack: a function and the next of its instructions to look at. */
+    struct frame {
+        uint32_t fi, pc;
+    } *stack = malloc(m->nfuncs * sizeof(*stack));
+    unsigned char *seen = calloc(m->nfuncs, 1);
+    uint32_t *out = malloc(m->nfuncs * sizeof(*out));
+    size_t depth = 0;
+
+    *n = 0;
+    if (!stack || !seen || !out) {
+        free(out);
+        out = NULL;
+        goto done;
+    }
+    seen[fi] = 1;
+    out[(*n)++] = (uint32_t)fi;
+    stack[depth++] = (struct frame){(uint32_t)fi, m->funcs[fi].defined ? m->funcs[fi].start : 0};
+    while (depth) {
+        struct frame *top = &stack[depth - 1];
+        const struct ptx_function *f = &m->funcs[top->fi];
+        int32_t t = -1;
+
+        while (f->defined && top->pc < f->end && t < 0) {
+            const struct ptx_inst *in = &m->code[top->pc++];
+
+            if (in->op == X_CALL && in->target >= 0 && !seen[in->target])
+                t = in->target;
+        }
+        if (t < 0) {
+            depth--;
+            continue;
+        }
+        /* Each function is pushed once, so the stack never holds more than nfuncs. */
+        seen[t] = 1;
+        out[(*n)++] = (uint32_t)t;
+        stack[depth++] = (struct frame){(uint32_t)t, m->funcs[t].defined ? m->funcs[t].start : 0};
+    }
+done:
+    free(stack);
+    free(seen);
+    return out;
+}
+
+/* Adds what function `fi` uses to `u`; `seen` marks the shared symbols counted. */
 static void usage_add(const struct ptx_module *m, size_t fi, unsigned char *seen, struct ptx_entry_usage *u)
 {
     const struct ptx_function *f = &m->funcs[fi];
 
-    if (seen[fi] || !f->defined)
+    if (!f->defined)
         return;
-    seen[fi] = 1;
     u->regs += f->nregs;
     if (!f->entry)
         u->local += f->frame_size;
     for (uint32_t i = f->start; i < f->end; i++) {
         const struct ptx_inst *in = &m->code[i];
 
-        if (in->op == X_CALL && in->target >= 0)
-            usage_add(m, (size_t)in->target, seen, u);
         for (unsigned o = 0; o < in->nopd; o++) {
             int32_t s = in->o[o].sym;
-            unsigned char *mark = s >= 0 ? &seen[m->nfuncs + (size_t)s] : NULL;
 
-            if ((in->o[o].kind == O_ADDR || in->o[o].kind == O_SYM) && mark && !*mark &&
+            if ((in->o[o].kind == O_ADDR || in->o[o].kind == O_SYM) && s >= 0 && !seen[s] &&
                 m->syms[s].space == S_SHARED && m->syms[s].size > 0) {
-                *mark = 1;
+                seen[s] = 1;
                 u->shared_static += m->syms[s].size;
             }
         }
@@ -75,14 +125,22 @@ cuabi_result ptx_entry_usage(const struct ptx_module *m, const char *name, struc
 {
     int e = entry_index(m, name);
     unsigned char *seen;
+    uint32_t *all;
+    size_t n;
 
     memset(out, 0, sizeof(*out));
     if (e < 0)
         return CUABI_ERROR_NOT_FOUND;
-    if (!(seen = calloc(m->nfuncs + m->nsyms, 1)))
+    seen = calloc(m->nsyms + 1, 1);
+    all = seen ? ptx_reach(m, (size_t)e, &n) : NULL;
+    if (!all) {
+        free(seen);
         return CUABI_ERROR_OUT_OF_MEMORY;
+    }
     out->local = m->funcs[e].frame_size;
-    usage_add(m, (size_t)e, seen, out);
+    for (size_t k = 0; k < n; k++)
+        usage_add(m, all[k], seen, out);
+    free(all);
     free(seen);
     return CUABI_SUCCESS;
 }

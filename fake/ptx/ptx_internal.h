@@ -18,6 +18,18 @@
 
 enum { PTX_WARP = 32, PTX_MAX_OPDS = 6, PTX_NAME_MAX = 256 };
 
+/*
+ * What a module may declare, checked where the decoder reads it and named in
+ * its refusal. No compiler comes near them; they keep every count and offset
+ * far from wrapping and every launch's allocations bounded.
+ */
+#define PTX_REGS_MAX (1u << 24)         /* registers of the whole module */
+#define PTX_FRAME_MAX (512u * 1024)     /* a function's frame (.local, .param): a thread's local memory on the device */
+#define PTX_SHARED_MAX (48u * 1024)     /* static shared memory an entry reaches, as ptxas allows */
+#define PTX_MODULE_SHARED_MAX (1u << 20) /* static shared variables of the whole module */
+#define PTX_KPARAM_MAX 4096u            /* an entry's parameters, as the fake's launch takes them */
+#define PTX_ITEMS_MAX (1u << 28)        /* instructions, functions, variables, calls: far from int32_t indices' end */
+
 /* Generic addresses of the windows shared, local and param memory take, as cvta makes them. */
 #define PTX_SHARED_WINDOW 0x7f0000000000ull
 #define PTX_LOCAL_WINDOW 0x7e0000000000ull
@@ -195,15 +207,50 @@ struct ptx_module {
     size_t nconsts;
     uint32_t nregs;           /* the register file: every function's registers */
     size_t shared_static;     /* every static shared variable of the module */
+    uint32_t *fmap;           /* functions by name: open addressing, 1 + an index into funcs, 0 empty */
+    size_t fmap_cap;          /* a power of two, or 0 */
+    char *error;              /* why the module is refused (ptx_module_error), or NULL */
+    uint32_t *gmap;           /* global (.global, .const) symbols by name, as fmap: the newest of each name */
+    size_t gmap_cap;
+    uint32_t *gnext;          /* [nsyms]: 1 + the next older global symbol of the same name, or 0 */
 };
+
+/* ---- ptx_parse.c ---- */
+
+/* The function named NAME (LEN bytes) that the module looks up by that name, or -1. */
+int32_t ptx_func_index(const struct ptx_module *m, const char *name, size_t len);
+
+/* ---- ptx_info.c ---- */
+
+/*
+ * The functions `fi` reaches through its calls, itself first, each once, in
+ * the order a depth-first walk meets them (no recursion: a call chain may be
+ * as deep as the module is long): a malloc'd array of *n indices, or NULL
+ * when out of memory.
+ */
+uint32_t *ptx_reach(const struct ptx_module *m, size_t fi, size_t *n);
 
 /* ---- ptx_memory.c ---- */
 
-/* The per-host-thread cache of the last allocation found, and the launch's context. */
-struct ptx_mem {
-    uint64_t lo, hi;           /* [lo, hi) of the cached allocation, or hi == 0 */
+/* An allocation a block found: [lo, hi), or hi == 0 for none. */
+struct ptx_mem_range {
+    uint64_t lo, hi;
     unsigned char *data;       /* host memory at lo */
     unsigned char *written;    /* its init check shadow (a bit a byte), or NULL */
+};
+
+enum { PTX_MEM_RECENT = 3 };
+
+/*
+ * A block's cache of the last allocation found (the fields of ptx_mem_range, first, for the inline
+ * test), the few found before it (a kernel that reads two buffers and writes a third goes round
+ * them), and the launch's context.
+ */
+struct ptx_mem {
+    uint64_t lo, hi;
+    unsigned char *data;
+    unsigned char *written;
+    struct ptx_mem_range recent[PTX_MEM_RECENT];
     const struct fake_ctx *ctx;
 };
 

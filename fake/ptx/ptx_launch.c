@@ -27,10 +27,26 @@ static void *worker(void *arg)
     return NULL;
 }
 
+static long cores;
+static pthread_once_t cores_once = PTHREAD_ONCE_INIT;
+
+/* Counted once: sysconf reads a file of /sys each time, which would cost more than a small launch. */
+static void cores_count(void)
+{
+    cores = sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 static unsigned pool_size(uint64_t nblocks)
 {
     const char *v = gpu__env_raw("GPUSHIM_FAKE_THREADS");
-    long n = v ? fake_parse_number("GPUSHIM_FAKE_THREADS", v, 1, MAX_THREADS) : sysconf(_SC_NPROCESSORS_ONLN);
+    long n;
+
+    if (v) {
+        n = fake_parse_number("GPUSHIM_FAKE_THREADS", v, 1, MAX_THREADS);
+    } else {
+        pthread_once(&cores_once, cores_count);
+        n = cores;
+    }
 
     if (n < 1)
         n = 1;

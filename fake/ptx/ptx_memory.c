@@ -3,9 +3,10 @@
  * The interpreter's memory model for global memory: an address reaches
  * host memory only through a live allocation of a device the launch's
  * context may touch. The fake's lock is held for the whole launch, so the
- * allocations do not change meanwhile; each host thread caches the last
+ * allocations do not change meanwhile; each block caches the last
  * allocation it found (ptx_mem_global() in ptx_internal.h), and the common
- * case, an access to the same buffer as the one before, costs two compares.
+ * case, an access to the same buffer as the one before, costs two compares;
+ * the few found before it are looked at before the fake's tree.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,15 +17,30 @@
 
 unsigned char *ptx_mem_lookup(struct ptx_mem *m, uint64_t addr, size_t bytes)
 {
-    struct fake_alloc *a = addr <= UINT64_MAX - bytes ? fake_alloc_find(addr, bytes) : NULL;
+    struct ptx_mem_range last = {m->lo, m->hi, m->data, m->written}, found;
+    struct fake_alloc *a;
+    unsigned i;
 
-    if (!a || !a->data || !fake_ctx_reaches(m->ctx, a->device))
-        return NULL;
-    m->lo = a->addr;
-    m->hi = a->addr + a->size;
-    m->data = a->data;
-    m->written = a->written;
-    return a->data + (addr - a->addr);
+    for (i = 0; i < PTX_MEM_RECENT; i++)
+        if (addr >= m->recent[i].lo && addr < m->recent[i].hi && bytes <= m->recent[i].hi - addr)
+            break;
+    if (i < PTX_MEM_RECENT) {
+        /* Found before: it and the last one change places. */
+        found = m->recent[i];
+        m->recent[i] = last;
+    } else {
+        a = addr <= UINT64_MAX - bytes ? fake_alloc_find(addr, bytes) : NULL;
+        if (!a || !a->data || !fake_ctx_reaches(m->ctx, a->device))
+            return NULL;
+        found = (struct ptx_mem_range){a->addr, a->addr + a->size, a->data, a->written};
+        memmove(&m->recent[1], &m->recent[0], (PTX_MEM_RECENT - 1) * sizeof(m->recent[0]));
+        m->recent[0] = last;
+    }
+    m->lo = found.lo;
+    m->hi = found.hi;
+    m->data = found.data;
+    m->written = found.written;
+    return m->data + (addr - m->lo);
 }
 
 unsigned ptx_checks(void)

@@ -9,7 +9,11 @@
  *
  * A function with an instruction the decoder does not understand keeps the
  * reason (instruction, function, line); only a launch of it fails, with that
- * message. The rest of the module runs.
+ * message. The rest of the module runs. What no function could be read past
+ * (text that ends inside a body, blocks nested too deep), a call to an entry
+ * and a size over its cap (ptx_internal.h) refuse the whole module instead:
+ * every function the decoder keeps is either read to its end or kept with
+ * its reason, never half read.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -47,6 +51,24 @@ struct name {
     int kind;
     uint32_t index, count;
     unsigned char size;
+    int32_t prev; /* the name it shadows: the scope's entry before it with the same key, or -1 */
+};
+
+/*
+ * A scope's names, a stack (inner blocks push, their end pops), and a hash
+ * map from each key (a name, or a range's prefix) to its newest entry.
+ */
+struct map_slot {
+    const char *s;
+    uint32_t len;
+    bool range;
+    int32_t top; /* the newest entry with this key, or -1: none now */
+};
+struct scope {
+    struct name *v;
+    size_t n, cap;
+    struct map_slot *map;
+    size_t map_cap, map_used;
 };
 
 struct label {
@@ -68,12 +90,10 @@ struct decoder {
     struct ptx_module *m;
     bool oom;
     size_t cap_code, cap_funcs, cap_syms, cap_calls, cap_consts;
-    /* Module scope: globals, shared variables. */
-    struct name *gnames;
-    size_t ngnames, cap_gnames;
+    /* Module scope: globals, shared variables, a function's parameters while it is read. */
+    struct scope global;
     /* Function scope, with a stack of marks for { } blocks. */
-    struct name *names;
-    size_t nnames, cap_names;
+    struct scope local;
     size_t marks[64];
     unsigned depth;
     struct label *labels;
@@ -85,6 +105,7 @@ struct decoder {
     uint32_t frame;         /* the frame's size so far */
     int32_t sink;           /* the function's register for `_`, or -1 */
     char err[200];          /* the first error in the function */
+    char fatal[256];        /* why the module is refused, or empty */
 };
 
 static bool grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -104,18 +125,40 @@ static bool grow(void **p, size_t *cap, size_t need, size_t elem)
 }
 #define GROW(d, arr, cap, need) (grow((void **)&(arr), &(cap), (need), sizeof(*(arr))) || ((d)->oom = true, false))
 
+/* "PTX line N: " and the formatted reason into `out`, unless it holds one already. */
+static void reason(char *out, size_t size, unsigned line, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
+static void reason(char *out, size_t size, unsigned line, const char *fmt, va_list ap)
+{
+    char what[150];
+
+    if (out[0])
+        return;
+    vsnprintf(what, sizeof(what), fmt, ap);
+    snprintf(out, size, "PTX line %u: %s", line, what);
+}
+
+/* The function's error: the first reason is kept. Returns false. */
 static bool errf(struct decoder *d, unsigned line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static bool errf(struct decoder *d, unsigned line, const char *fmt, ...)
 {
     va_list ap;
-    char what[150];
 
-    if (!d->err[0]) {
-        va_start(ap, fmt);
-        vsnprintf(what, sizeof(what), fmt, ap);
-        va_end(ap);
-        snprintf(d->err, sizeof(d->err), "PTX line %u: %s", line, what);
-    }
+    va_start(ap, fmt);
+    reason(d->err, sizeof(d->err), line, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+/* Refuses the module: the first reason is kept; decoding stops. Returns false. */
+static bool fatalf(struct decoder *d, unsigned line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool fatalf(struct decoder *d, unsigned line, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    reason(d->fatal, sizeof(d->fatal), line, fmt, ap);
+    va_end(ap);
     return false;
 }
 
@@ -182,8 +225,24 @@ static bool accept(struct decoder *d, char c)
     return true;
 }
 
-/* Skips to the `;` ending a statement (bracketed parts passed over); false at the end of the text. */
-static bool skip_statement(struct decoder *d)
+/* Skips a string whose `"` is next: to its closing `"` or the end of its line, `\"` passed over. */
+static void skip_string(struct decoder *d)
+{
+    for (d->p++; *d->p && *d->p != '"' && *d->p != '\n'; d->p++)
+        d->p += d->p[0] == '\\' && d->p[1] && d->p[1] != '\n';
+    if (*d->p == '"')
+        d->p++;
+}
+
+static bool skip_block(struct decoder *d, bool open);
+
+/*
+ * Skips to the `;` ending a statement, bracketed parts passed over; with
+ * `body`, a function's header (one bracket it left open counts as closed)
+ * ends at a `;` or through the { } body that follows it. False at the end
+ * of the text.
+ */
+static bool skip_statement(struct decoder *d, bool body)
 {
     int depth = 0;
 
@@ -192,48 +251,45 @@ static bool skip_statement(struct decoder *d)
         if (!*d->p)
             return false;
         if (*d->p == '"') {
-            for (d->p++; *d->p && *d->p != '"' && *d->p != '\n'; d->p++)
-                d->p += d->p[0] == '\\' && d->p[1];
-            if (*d->p == '"')
-                d->p++;
+            skip_string(d);
             continue;
         }
-        if (*d->p == '(' || *d->p == '[' || *d->p == '{')
-            depth++;
-        else if (*d->p == ')' || *d->p == ']' || *d->p == '}')
-            depth--;
-        else if (*d->p == ';' && depth <= 0) {
+        if (*d->p == ';' && depth <= 0) {
             d->p++;
             return true;
         }
+        if (body && *d->p == '{' && depth <= 0) {
+            d->p++;
+            return skip_block(d, true);
+        }
+        depth += *d->p == '(' || *d->p == '[' || *d->p == '{';
+        depth -= *d->p == ')' || *d->p == ']' || *d->p == '}';
         d->p++;
     }
 }
 
-/* Skips a { } block whose { is next (or already read when `open`). */
-static void skip_block(struct decoder *d, bool open)
+/* Skips a { } block whose { is next (or already read when `open`); false when the text ends inside it. */
+static bool skip_block(struct decoder *d, bool open)
 {
     int depth = open ? 1 : 0;
 
     if (!open && !accept(d, '{'))
-        return;
+        return true;
     if (!open)
         depth = 1;
     while (depth > 0) {
         skip_space(d);
         if (!*d->p)
-            return;
+            return false;
         if (*d->p == '"') {
-            for (d->p++; *d->p && *d->p != '"' && *d->p != '\n'; d->p++)
-                ;
-            if (*d->p)
-                d->p++;
+            skip_string(d);
             continue;
         }
         depth += *d->p == '{';
         depth -= *d->p == '}';
         d->p++;
     }
+    return true;
 }
 
 static bool parse_uint(const char *s, size_t len, unsigned long long *out)
@@ -259,52 +315,134 @@ static enum ptx_type type_of(const char *s, size_t len)
 
 /* ---- Names ---- */
 
+size_t ptx_name_hash(const char *s, size_t len)
+{
+    uint64_t h = 14695981039346656037ull;
+
+    while (len--)
+        h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+    return (size_t)(h ^ h >> 29);
+}
+
+/* The slot of a key in a scope's map: the one holding it, else the empty one where it would go. */
+static struct map_slot *scope_slot(const struct scope *sc, const char *s, size_t len, bool range)
+{
+    size_t mask = sc->map_cap - 1, i = ptx_name_hash(s, len) & mask;
+
+    for (; sc->map[i].s; i = (i + 1) & mask)
+        if (sc->map[i].range == range && sc->map[i].len == len && memcmp(sc->map[i].s, s, len) == 0)
+            break;
+    return &sc->map[i];
+}
+
+/* The newest entry of a key, or -1. */
+static int32_t scope_top(const struct scope *sc, const char *s, size_t len, bool range)
+{
+    const struct map_slot *slot = sc->map_cap ? scope_slot(sc, s, len, range) : NULL;
+
+    return slot && slot->s ? slot->top : -1;
+}
+
 static bool name_add(struct decoder *d, bool module, struct name n)
 {
-    if (module) {
-        if (!GROW(d, d->gnames, d->cap_gnames, d->ngnames + 1))
-            return false;
-        d->gnames[d->ngnames++] = n;
-    } else {
-        if (!GROW(d, d->names, d->cap_names, d->nnames + 1))
-            return false;
-        d->names[d->nnames++] = n;
+    struct scope *sc = module ? &d->global : &d->local;
+    struct map_slot *slot;
+
+    if (sc->n >= PTX_ITEMS_MAX)
+        return fatalf(d, d->line, "more than %u names in one scope", PTX_ITEMS_MAX);
+    if (!GROW(d, sc->v, sc->cap, sc->n + 1))
+        return false;
+    /* The map twice as large at half full, keys no entry holds left behind. */
+    if ((sc->map_used + 1) * 2 > sc->map_cap) {
+        struct map_slot *old = sc->map;
+        size_t old_cap = sc->map_cap, cap = sc->map_cap ? sc->map_cap * 2 : 64;
+
+        if (!(sc->map = calloc(cap, sizeof(*sc->map)))) {
+            sc->map = old;
+            return d->oom = true, false;
+        }
+        sc->map_cap = cap;
+        sc->map_used = 0;
+        for (size_t i = 0; i < old_cap; i++)
+            if (old[i].s && old[i].top >= 0) {
+                *scope_slot(sc, old[i].s, old[i].len, old[i].range) = old[i];
+                sc->map_used++;
+            }
+        free(old);
     }
+    slot = scope_slot(sc, n.s, n.len, n.kind == N_RANGE);
+    if (!slot->s) {
+        *slot = (struct map_slot){n.s, (uint32_t)n.len, n.kind == N_RANGE, -1};
+        sc->map_used++;
+    }
+    n.prev = slot->top;
+    slot->top = (int32_t)sc->n;
+    sc->v[sc->n++] = n;
     return true;
+}
+
+/* Leaves the scope's first `mark` entries: each key taken away points at what it shadowed. */
+static void scope_pop(struct scope *sc, size_t mark)
+{
+    while (sc->n > mark) {
+        const struct name *n = &sc->v[--sc->n];
+
+        scope_slot(sc, n->s, n->len, n->kind == N_RANGE)->top = n->prev;
+    }
+}
+
+static void scope_free(struct scope *sc)
+{
+    free(sc->v);
+    free(sc->map);
+}
+
+/*
+ * The newest entry of a scope that names `s`: the name itself, or a range
+ * whose prefix is `s` without some of its trailing digits and whose count
+ * holds the number they make (written without leading zeros); -1 if none.
+ */
+static int32_t scope_find(const struct scope *sc, const char *s, size_t len, uint32_t *index)
+{
+    int32_t best = scope_top(sc, s, len, false);
+    size_t digits = 0;
+
+    if (best >= 0)
+        *index = sc->v[best].index;
+    while (digits < len && s[len - 1 - digits] >= '0' && s[len - 1 - digits] <= '9')
+        digits++;
+    for (size_t j = len - digits; j < len; j++) {
+        unsigned long long k;
+
+        if (j == 0 || (s[j] == '0' && len != j + 1) || !parse_uint(s + j, len - j, &k))
+            continue;
+        for (int32_t r = scope_top(sc, s, j, true); r > best; r = sc->v[r].prev)
+            if (k < sc->v[r].count) {
+                best = r;
+                *index = sc->v[r].index + (uint32_t)k;
+                break;
+            }
+    }
+    return best;
 }
 
 /* Looks a name up, innermost scope first: its entry, and for a range the register's index. */
 static const struct name *name_find(const struct decoder *d, const char *s, size_t len, uint32_t *index)
 {
-    for (size_t i = d->nnames; i-- > 0;) {
-        const struct name *n = &d->names[i];
+    int32_t i = scope_find(&d->local, s, len, index);
 
-        if (n->kind == N_RANGE) {
-            unsigned long long k;
-
-            if (len > n->len && memcmp(s, n->s, n->len) == 0 && s[n->len] >= '0' && s[n->len] <= '9' &&
-                (s[n->len] != '0' || len == n->len + 1) && parse_uint(s + n->len, len - n->len, &k) &&
-                k < n->count) {
-                *index = n->index + (uint32_t)k;
-                return n;
-            }
-        } else if (n->len == len && memcmp(n->s, s, len) == 0) {
-            *index = n->index;
-            return n;
-        }
-    }
-    for (size_t i = d->ngnames; i-- > 0;)
-        if (d->gnames[i].len == len && memcmp(d->gnames[i].s, s, len) == 0) {
-            *index = d->gnames[i].index;
-            return &d->gnames[i];
-        }
-    return NULL;
+    if (i >= 0)
+        return &d->local.v[i];
+    i = scope_find(&d->global, s, len, index);
+    return i >= 0 ? &d->global.v[i] : NULL;
 }
 
 static int32_t sym_add(struct decoder *d, const char *s, size_t len, unsigned char space, uint64_t value, size_t size)
 {
     struct ptx_symbol *sym;
 
+    if (d->m->nsyms >= PTX_ITEMS_MAX)
+        return fatalf(d, d->line, "more than %u variables in the module", PTX_ITEMS_MAX), -1;
     if (!GROW(d, d->m->syms, d->cap_syms, d->m->nsyms + 1))
         return -1;
     sym = &d->m->syms[d->m->nsyms];
@@ -344,6 +482,7 @@ static bool read_decl(struct decoder *d, struct decl *x, const struct decl *prev
 {
     const char *s;
     size_t len;
+    bool ptr = false;
 
     memset(x, 0, sizeof(*x));
     x->vec = 1;
@@ -367,11 +506,14 @@ static bool read_decl(struct decoder *d, struct decl *x, const struct decl *prev
 
             if (!parse_uint(n, nl, &a) || a > 4096)
                 return errf(d, d->line, "bad .align");
-            x->align = (unsigned)a;
+            /* After .ptr, .align is the pointee's: the parameter keeps its type's. */
+            if (!ptr)
+                x->align = (unsigned)a;
         } else if (is(s, len, ".v2") || is(s, len, ".v4") || is(s, len, ".v8")) {
             x->vec = (unsigned)(s[2] - '0');
-        } else if (is(s, len, ".ptr") || is(s, len, ".global") || is(s, len, ".shared") || is(s, len, ".const") ||
-                   is(s, len, ".local")) {
+        } else if (is(s, len, ".ptr")) {
+            ptr = true;
+        } else if (is(s, len, ".global") || is(s, len, ".shared") || is(s, len, ".const") || is(s, len, ".local")) {
             /* .param's pointer attributes */
         } else if (type_of(s + 1, len - 1) != T_NONE) {
             x->type = type_of(s + 1, len - 1);
@@ -421,14 +563,96 @@ static size_t decl_bytes(const struct decl *x)
     return (size_t)ptx_types[x->type].size * x->vec * x->elems;
 }
 
+/* Whether a variable of `bytes` at `off` of the function's frame keeps it within PTX_FRAME_MAX; else refuses the module. */
+static bool frame_fits(struct decoder *d, const struct decl *x, uint64_t off, size_t bytes)
+{
+    if (off + bytes <= PTX_FRAME_MAX)
+        return true;
+    return fatalf(d, d->line, "\"%.*s\" of %zu bytes makes the frame of function \"%s\" larger than %u bytes",
+                  (int)x->len, x->name, bytes, d->f->name ? d->f->name : "?", PTX_FRAME_MAX);
+}
+
+/*
+ * Whether a static shared variable of `bytes` at `off` fits: itself within
+ * what an entry may use (PTX_SHARED_MAX), the module's within
+ * PTX_MODULE_SHARED_MAX; else refuses the module.
+ */
+static bool shared_fits(struct decoder *d, const struct decl *x, uint64_t off, size_t bytes)
+{
+    if (bytes > PTX_SHARED_MAX)
+        return fatalf(d, d->line, "shared variable \"%.*s\" of %zu bytes is larger than the device's %u", (int)x->len,
+                      x->name, bytes, PTX_SHARED_MAX);
+    if (off + bytes > PTX_MODULE_SHARED_MAX)
+        return fatalf(d, d->line, "shared variable \"%.*s\" brings the module's static shared memory past %u bytes",
+                      (int)x->len, x->name, PTX_MODULE_SHARED_MAX);
+    return true;
+}
+
 /* ---- Functions ---- */
+
+/* The slot of NAME in the function map: the one holding it, else the empty one where it would go. */
+static size_t fmap_slot(const struct ptx_module *m, const char *s, size_t len)
+{
+    size_t mask = m->fmap_cap - 1, i = ptx_name_hash(s, len) & mask;
+
+    for (; m->fmap[i]; i = (i + 1) & mask) {
+        const char *n = m->funcs[m->fmap[i] - 1].name;
+
+        if (n && strlen(n) == len && memcmp(n, s, len) == 0)
+            break;
+    }
+    return i;
+}
+
+int32_t ptx_func_index(const struct ptx_module *m, const char *name, size_t len)
+{
+    size_t i;
+
+    if (!m || !m->fmap_cap)
+        return -1;
+    i = fmap_slot(m, name, len);
+    return m->fmap[i] ? (int32_t)(m->fmap[i] - 1) : -1;
+}
 
 static int32_t func_find(const struct decoder *d, const char *s, size_t len)
 {
-    for (size_t i = 0; i < d->m->nfuncs; i++)
-        if (d->m->funcs[i].name && strlen(d->m->funcs[i].name) == len && memcmp(d->m->funcs[i].name, s, len) == 0)
-            return (int32_t)i;
-    return -1;
+    return ptx_func_index(d->m, s, len);
+}
+
+/*
+ * Maps function `fi`'s name to it: a name already mapped keeps its function
+ * (the first one of that name). The map is rebuilt twice as large at half
+ * full; a function whose name was taken away stays out.
+ */
+static bool fmap_add(struct decoder *d, size_t fi)
+{
+    struct ptx_module *m = d->m;
+    const char *name = m->funcs[fi].name;
+    size_t slot;
+
+    if (!name)
+        return true;
+    if ((m->nfuncs + 1) * 2 > m->fmap_cap) {
+        size_t cap = m->fmap_cap ? m->fmap_cap * 2 : 64;
+        uint32_t *old = m->fmap, *map = calloc(cap, sizeof(*map));
+        size_t old_cap = m->fmap_cap;
+
+        if (!map)
+            return d->oom = true, false;
+        m->fmap = map;
+        m->fmap_cap = cap;
+        for (size_t i = 0; i < old_cap; i++) {
+            const char *n = old[i] ? m->funcs[old[i] - 1].name : NULL;
+
+            if (n)
+                m->fmap[fmap_slot(m, n, strlen(n))] = old[i];
+        }
+        free(old);
+    }
+    slot = fmap_slot(m, name, strlen(name));
+    if (!m->fmap[slot])
+        m->fmap[slot] = (uint32_t)fi + 1;
+    return true;
 }
 
 /* A .param list: ( .param ... name, ... ); each becomes a frame or kernel-parameter symbol. */
@@ -454,8 +678,13 @@ static bool read_params(struct decoder *d, struct ptx_function *f, bool entry, b
         if (x.align > 16 && !entry)
             x.align = 16;
         off = entry ? (uint32_t)((f->kparam_bytes + x.align - 1) / x.align * x.align) : align_up32(d->frame, x.align);
+        if (entry && (uint64_t)off + bytes > PTX_KPARAM_MAX)
+            return fatalf(d, d->line, "the parameters of kernel \"%s\" take more than %u bytes",
+                          f->name ? f->name : "?", PTX_KPARAM_MAX);
+        if (!entry && !frame_fits(d, &x, off, bytes))
+            return false;
         sym = sym_add(d, x.name, x.len, entry ? S_PARAM : S_FRAME, off, bytes);
-        if (sym < 0 || !name_add(d, true, (struct name){x.name, x.len, N_SYM, (uint32_t)sym, 0, 0}))
+        if (sym < 0 || !name_add(d, true, (struct name){x.name, x.len, N_SYM, (uint32_t)sym, 0, 0, -1}))
             return false;
         if (entry) {
             f->kparam_bytes = off + bytes;
@@ -840,14 +1069,14 @@ static bool read_operand(struct decoder *d, struct ptx_inst *in, struct ptx_opd 
                 len = word(d, &s);
                 if (!parse_uint(s, len, &v))
                     return errf(d, line, "bad offset \"%.*s\"", (int)len, s);
-                o->imm = negative ? -(int64_t)v : (int64_t)v;
+                o->imm = (int64_t)(negative ? 0 - v : v); /* in unsigned arithmetic, which wraps */
             } else if (accept(d, '-')) {
                 unsigned long long v;
 
                 len = word(d, &s);
                 if (!parse_uint(s, len, &v))
                     return errf(d, line, "bad offset \"%.*s\"", (int)len, s);
-                o->imm = -(int64_t)v;
+                o->imm = (int64_t)(0 - v);
             }
         } else {
             return errf(d, line, "bad address");
@@ -872,6 +1101,8 @@ static bool read_operand(struct decoder *d, struct ptx_inst *in, struct ptx_opd 
             if (e.kind == O_REG) {
                 o->v[o->n++] = e.reg;
             } else if (e.kind == O_IMM) {
+                if (d->m->nconsts >= PTX_ITEMS_MAX)
+                    return fatalf(d, line, "more than %u vector constants in the module", PTX_ITEMS_MAX);
                 if (!GROW(d, d->m->consts, d->cap_consts, d->m->nconsts + 1))
                     return false;
                 d->m->consts[d->m->nconsts] = (uint64_t)e.imm;
@@ -916,7 +1147,7 @@ static bool read_operand(struct decoder *d, struct ptx_inst *in, struct ptx_opd 
                 return errf(d, line, "bad number \"%.*s\"", (int)len, s);
             o->imm = (int64_t)bits;
         } else if (parse_uint(s, len, &v)) {
-            o->imm = negative ? -(int64_t)v : (int64_t)v;
+            o->imm = (int64_t)(negative ? 0 - v : v); /* in unsigned arithmetic, which wraps */
         } else {
             char buf[64];
             double f;
@@ -929,6 +1160,9 @@ static bool read_operand(struct decoder *d, struct ptx_inst *in, struct ptx_opd 
             f = strtod(buf, &end);
             if (*end)
                 return errf(d, line, "bad number \"%.*s\"", (int)len, s);
+            /* A number beyond a 64-bit integer's range (NaN too): the conversion's result is undefined. */
+            if (!(f > -0x1p63 && f < 0x1p63))
+                return errf(d, line, "number \"%.*s\" out of a 64-bit integer's range", (int)len, s);
             o->imm = (int64_t)(negative ? -f : f);
         }
         return true;
@@ -1041,6 +1275,8 @@ static bool read_call(struct decoder *d, struct ptx_inst *in, unsigned line)
     }
     if (!accept(d, ';'))
         return errf(d, line, "expected ; after a call");
+    if (d->m->ncalls >= PTX_ITEMS_MAX)
+        return fatalf(d, line, "more than %u calls in the module", PTX_ITEMS_MAX);
     if (!GROW(d, d->m->calls, d->cap_calls, d->m->ncalls + 1))
         return false;
     d->m->calls[d->m->ncalls++] = c;
@@ -1233,6 +1469,9 @@ static bool read_instruction(struct decoder *d, int32_t guard, bool guard_neg, u
     while (*d->p && *d->p != ' ' && *d->p != '\t' && *d->p != ';' && *d->p != '\n' && *d->p != '\r')
         d->p++;
     len = (size_t)(d->p - s);
+    /* One more than the cap is left for the `ret` that ends each function. */
+    if (d->m->ncode >= PTX_ITEMS_MAX)
+        return fatalf(d, line, "more than %u instructions in the module", PTX_ITEMS_MAX);
     if (!GROW(d, d->m->code, d->cap_code, d->m->ncode + 1))
         return false;
     in = &d->m->code[d->m->ncode];
@@ -1291,12 +1530,15 @@ static bool read_local_decl(struct decoder *d, const char *dir, size_t dlen)
         first = false;
         if (is(dir, dlen, ".reg")) {
             unsigned char size = ptx_types[x.type].size * (unsigned char)x.vec;
+
+            if ((uint64_t)d->m->nregs + (x.range ? x.count : 1) + 1 > PTX_REGS_MAX)
+                return fatalf(d, d->line, "more than %u registers in the module", PTX_REGS_MAX);
             if (x.range) {
-                if (!name_add(d, false, (struct name){x.name, x.len, N_RANGE, d->m->nregs, x.count, size}))
+                if (!name_add(d, false, (struct name){x.name, x.len, N_RANGE, d->m->nregs, x.count, size, -1}))
                     return false;
                 d->m->nregs += x.count;
             } else {
-                if (!name_add(d, false, (struct name){x.name, x.len, N_REG, d->m->nregs, 1, size}))
+                if (!name_add(d, false, (struct name){x.name, x.len, N_REG, d->m->nregs, 1, size, -1}))
                     return false;
                 d->m->nregs++;
             }
@@ -1309,17 +1551,19 @@ static bool read_local_decl(struct decoder *d, const char *dir, size_t dlen)
 
                 if (x.open)
                     return errf(d, d->line, "an open .shared array inside a function");
+                if (!shared_fits(d, &x, off, bytes))
+                    return false;
                 sym = sym_add(d, x.name, x.len, S_SHARED, off, bytes);
                 d->m->shared_static = off + bytes;
             } else {
                 uint32_t off = align_up32(d->frame, x.align > 16 ? 16 : x.align);
 
-                if (bytes > (1u << 20))
-                    return errf(d, d->line, "a local variable larger than 1 MiB");
+                if (!frame_fits(d, &x, off, bytes))
+                    return false;
                 sym = sym_add(d, x.name, x.len, S_FRAME, off, bytes);
                 d->frame = off + (uint32_t)bytes;
             }
-            if (sym < 0 || !name_add(d, false, (struct name){x.name, x.len, N_SYM, (uint32_t)sym, 0, 0}))
+            if (sym < 0 || !name_add(d, false, (struct name){x.name, x.len, N_SYM, (uint32_t)sym, 0, 0, -1}))
                 return false;
         }
         if (accept(d, '='))
@@ -1370,7 +1614,7 @@ static bool read_body(struct decoder *d)
     bool stopped = false;
 
     d->depth = 0;
-    d->nnames = 0;
+    scope_pop(&d->local, 0);
     d->nlabels = 0;
     d->sink = -1;
     if (!accept(d, '{')) {
@@ -1392,17 +1636,17 @@ static bool read_body(struct decoder *d)
         stmt = d->p;
         stmt_line = d->line;
         if (!*d->p)
-            return errf(d, line, "the function does not end");
+            return fatalf(d, line, "the text ends inside the body of function \"%s\"", d->m->funcs[d->fi].name);
         if (*d->p == '{') {
             d->p++;
             if (d->depth == 64)
-                return errf(d, line, "blocks nested too deep");
-            d->marks[d->depth++] = d->nnames;
+                return fatalf(d, line, "blocks nested deeper than 64 in function \"%s\"", d->m->funcs[d->fi].name);
+            d->marks[d->depth++] = d->local.n;
             continue;
         }
         if (*d->p == '}') {
             d->p++;
-            d->nnames = d->marks[--d->depth];
+            scope_pop(&d->local, d->marks[--d->depth]);
             continue;
         }
         if (*d->p == '@') {
@@ -1435,7 +1679,7 @@ static bool read_body(struct decoder *d)
                 skip_line(d);
             } else if (is(s, len, ".pragma") || is(s, len, ".maxnreg") || is(s, len, ".maxntid") ||
                        is(s, len, ".reqntid") || is(s, len, ".minnctapersm") || is(s, len, ".maxnctapersm")) {
-                skip_statement(d);
+                skip_statement(d, false);
             } else {
                 errf(d, line, "unsupported directive \"%.*s\" in a function", (int)len, s);
                 break;
@@ -1462,7 +1706,7 @@ static bool read_body(struct decoder *d)
         if (!read_instruction(d, -1, false, line))
             break;
     }
-    if (d->oom)
+    if (d->oom || d->fatal[0])
         return false;
     /* The loop stopped at a statement in error (not at the body's end, where depth is 0). */
     stopped = d->depth > 0;
@@ -1486,11 +1730,10 @@ static bool read_body(struct decoder *d)
          */
         d->p = stmt;
         d->line = stmt_line;
-        skip_statement(d);
-        while (d->depth > 0) {
-            skip_block(d, true);
-            d->depth--;
-        }
+        skip_statement(d, false);
+        for (; d->depth > 0; d->depth--)
+            if (!skip_block(d, true))
+                return fatalf(d, d->line, "the text ends inside the body of function \"%s\"", f->name);
     }
     if (d->err[0]) {
         /* Its calls are not resolved; those of the functions before it are. */
@@ -1510,7 +1753,7 @@ static bool read_function(struct decoder *d, bool entry, bool is_extern)
     const char *s;
     size_t len;
     int32_t existing;
-    size_t gmark = d->ngnames;
+    size_t gmark = d->global.n;
     bool has_result = false;
 
     memset(&fn, 0, sizeof(fn));
@@ -1520,6 +1763,8 @@ static bool read_function(struct decoder *d, bool entry, bool is_extern)
         skip_space(d);
         has_result = *d->p == '(';
     }
+    if (d->m->nfuncs >= PTX_ITEMS_MAX)
+        return fatalf(d, d->line, "more than %u functions in the module", PTX_ITEMS_MAX);
     if (!GROW(d, d->m->funcs, d->cap_funcs, d->m->nfuncs + 1))
         return false;
     d->fi = d->m->nfuncs;
@@ -1582,12 +1827,12 @@ static bool read_function(struct decoder *d, bool entry, bool is_extern)
         /* A declaration: the definition (or the runtime's vprintf) comes elsewhere. */
         if (existing >= 0) {
             free(f->name);
-            d->ngnames = gmark;
+            scope_pop(&d->global, gmark);
             return true;
         }
         d->m->nfuncs++;
-        d->ngnames = gmark;
-        return true;
+        scope_pop(&d->global, gmark);
+        return fmap_add(d, d->fi);
     }
     if (existing >= 0 && !d->m->funcs[existing].defined) {
         /* A definition after a declaration: this one replaces it. */
@@ -1600,7 +1845,7 @@ static bool read_function(struct decoder *d, bool entry, bool is_extern)
     f->start = (uint32_t)d->m->ncode;
     f->reg_base = d->m->nregs;
     d->m->nfuncs++;
-    if (!read_body(d))
+    if (!fmap_add(d, d->fi) || !read_body(d))
         return false;
     f = &d->m->funcs[d->fi];
     f->end = (uint32_t)d->m->ncode;
@@ -1612,17 +1857,22 @@ static bool read_function(struct decoder *d, bool entry, bool is_extern)
         f->frame_size = align_up32(f->saved_at + f->nregs * 8, 16);
     }
     /* Parameters are in scope only inside the function. */
-    d->ngnames = gmark;
+    scope_pop(&d->global, gmark);
     return true;
 
 bad_header:
     if (d->oom)
         return false;
-    f->error = strdup(d->err);
+    if (!(f->error = strdup(d->err)))
+        return d->oom = true, false;
     d->err[0] = '\0';
     d->m->nfuncs++;
-    d->ngnames = gmark;
-    skip_statement(d);
+    scope_pop(&d->global, gmark);
+    if (!fmap_add(d, d->fi))
+        return false;
+    /* Past the header in error, and past its body if one follows: a body never ending is the module's error. */
+    if (!skip_statement(d, true))
+        return fatalf(d, d->line, "the text ends inside function \"%s\"", f->name ? f->name : "?");
     return true;
 }
 
@@ -1643,15 +1893,17 @@ static bool read_variable(struct decoder *d, const char *dir, size_t dlen, bool 
                 sym = sym_add(d, x.name, x.len, S_SHARED, UINT64_MAX, 0);
             } else {
                 off = (d->m->shared_static + x.align - 1) / x.align * x.align;
+                if (!shared_fits(d, &x, off, bytes))
+                    return false;
                 sym = sym_add(d, x.name, x.len, S_SHARED, off, bytes);
                 d->m->shared_static = off + bytes;
             }
         } else {
             sym = sym_add(d, x.name, x.len, S_GLOBAL, 0, decl_bytes(&x));
         }
-        if (sym < 0 || !name_add(d, true, (struct name){x.name, x.len, N_SYM, (uint32_t)sym, 0, 0}))
+        if (sym < 0 || !name_add(d, true, (struct name){x.name, x.len, N_SYM, (uint32_t)sym, 0, 0, -1}))
             return false;
-        if (!skip_statement(d))
+        if (!skip_statement(d, false))
             return true;
         /* skip_statement read past `;`: one declarator per statement is what compilers write. */
         return true;
@@ -1670,14 +1922,19 @@ static void place_dynamic_shared(struct ptx_module *m)
         m->funcs[i].shared_static = dyn;
 }
 
-/* Calls name their function by index; a call to one not defined makes its function fail. */
-static void resolve_calls(struct decoder *d)
+/*
+ * Calls name their function by index; a call to one not defined makes its
+ * function fail; a call to an entry refuses the module, as ptxas does.
+ */
+static bool resolve_calls(struct decoder *d)
 {
     for (size_t i = 0; i < d->nfixups; i++) {
         struct fixup *x = &d->fixups[i];
         struct ptx_inst *in = &d->m->code[x->inst];
         int32_t t = func_find(d, x->s, x->len);
 
+        if (t >= 0 && d->m->funcs[t].entry)
+            return fatalf(d, in->line, "a call to entry \"%s\": only a .func can be called", d->m->funcs[t].name);
         if (t >= 0 && (d->m->funcs[t].defined || d->m->funcs[t].builtin_vprintf)) {
             in->target = t;
         } else {
@@ -1686,6 +1943,25 @@ static void resolve_calls(struct decoder *d)
         }
     }
     d->nfixups = 0;
+    return true;
+}
+
+/* Each entry's static shared memory, with that of the functions it calls, within what ptxas allows. */
+static void check_entries(struct decoder *d)
+{
+    for (size_t i = 0; i < d->m->nfuncs && !d->fatal[0] && !d->oom; i++) {
+        const struct ptx_function *f = &d->m->funcs[i];
+        struct ptx_entry_usage u;
+
+        if (!f->entry || !f->defined || !f->name || f->error)
+            continue;
+        if (ptx_entry_usage(d->m, f->name, &u) != CUABI_SUCCESS)
+            d->oom = true;
+        else if (u.shared_static > PTX_SHARED_MAX)
+            fatalf(d, d->m->code[f->start].line,
+                   "kernel \"%s\" uses %zu bytes of static shared memory, more than the device's %u", f->name,
+                   u.shared_static, PTX_SHARED_MAX);
+    }
 }
 
 static void module_free(struct ptx_module *m)
@@ -1697,11 +1973,49 @@ static void module_free(struct ptx_module *m)
     for (size_t i = 0; i < m->nsyms; i++)
         free(m->syms[i].name);
     free(m->funcs);
+    free(m->fmap);
+    free(m->gmap);
+    free(m->gnext);
+    free(m->error);
     free(m->syms);
     free(m->code);
     free(m->calls);
     free(m->consts);
     free(m);
+}
+
+/* The slot of NAME in the map of global symbols: the one holding it, else the empty one where it would go. */
+static size_t gmap_slot(const struct ptx_module *m, const char *s, size_t len)
+{
+    size_t mask = m->gmap_cap - 1, i = ptx_name_hash(s, len) & mask;
+
+    for (; m->gmap[i]; i = (i + 1) & mask) {
+        const char *n = m->syms[m->gmap[i] - 1].name;
+
+        if (strlen(n) == len && memcmp(n, s, len) == 0)
+            break;
+    }
+    return i;
+}
+
+/* Maps the module's global symbols by name, for ptx_module_bind_global; false when out of memory. */
+static bool index_globals(struct ptx_module *m)
+{
+    size_t cap = 16;
+
+    while (cap < m->nsyms * 2)
+        cap *= 2;
+    if (!(m->gmap = calloc(cap, sizeof(*m->gmap))) || !(m->gnext = calloc(m->nsyms + 1, sizeof(*m->gnext))))
+        return false;
+    m->gmap_cap = cap;
+    for (size_t i = 0; i < m->nsyms; i++)
+        if (m->syms[i].space == S_GLOBAL) {
+            size_t slot = gmap_slot(m, m->syms[i].name, strlen(m->syms[i].name));
+
+            m->gnext[i] = m->gmap[slot];
+            m->gmap[slot] = (uint32_t)i + 1;
+        }
+    return true;
 }
 
 struct ptx_module *ptx_module_decode(const char *text)
@@ -1717,7 +2031,7 @@ struct ptx_module *ptx_module_decode(const char *text)
     d.line = 1;
     d.m = m;
     d.sink = -1;
-    while (!d.oom) {
+    while (!d.oom && !d.fatal[0]) {
         const char *s;
         size_t len;
         bool is_extern = false;
@@ -1727,7 +2041,7 @@ struct ptx_module *ptx_module_decode(const char *text)
             break;
         len = word(&d, &s);
         if (len == 0) {
-            /* Not PTX the decoder follows: stop; the module reader has said what it thinks of it. */
+            fatalf(&d, d.line, "unexpected \"%c\" between declarations", *d.p);
             break;
         }
         while (is(s, len, ".visible") || is(s, len, ".extern") || is(s, len, ".weak") || is(s, len, ".common")) {
@@ -1743,31 +2057,40 @@ struct ptx_module *ptx_module_decode(const char *text)
         } else if (is(s, len, ".global") || is(s, len, ".const") || is(s, len, ".shared")) {
             if (!read_variable(&d, s, len, is_extern)) {
                 d.err[0] = '\0';
-                skip_statement(&d);
+                skip_statement(&d, false);
             }
         } else if (is(s, len, ".section")) {
             skip_line(&d);
             skip_space(&d);
-            if (*d.p == '{')
-                skip_block(&d, false);
+            if (*d.p == '{' && !skip_block(&d, false))
+                fatalf(&d, d.line, "the text ends inside a .section");
         } else {
-            if (!skip_statement(&d))
+            if (!skip_statement(&d, false))
                 break;
         }
     }
-    free(d.gnames);
-    free(d.names);
+    scope_free(&d.global);
+    scope_free(&d.local);
     free(d.labels);
-    if (!d.oom) {
-        resolve_calls(&d);
+    if (!d.oom && !d.fatal[0] && resolve_calls(&d))
         place_dynamic_shared(m);
-    }
+    if (!d.oom && !d.fatal[0])
+        check_entries(&d);
+    if (!d.oom && !d.fatal[0] && !index_globals(m))
+        d.oom = true;
     free(d.fixups);
+    if (!d.oom && d.fatal[0] && !(m->error = strdup(d.fatal)))
+        d.oom = true;
     if (d.oom) {
         module_free(m);
         return NULL;
     }
     return m;
+}
+
+const char *ptx_module_error(const struct ptx_module *m)
+{
+    return m ? m->error : NULL;
 }
 
 void ptx_module_retain(struct ptx_module *m)
@@ -1784,22 +2107,19 @@ void ptx_module_release(struct ptx_module *m)
 
 void ptx_module_bind_global(struct ptx_module *m, const char *name, size_t len, uint64_t addr)
 {
-    for (size_t i = 0; m && i < m->nsyms; i++)
-        if (m->syms[i].space == S_GLOBAL && strlen(m->syms[i].name) == len && memcmp(m->syms[i].name, name, len) == 0) {
-            m->syms[i].value = addr;
-            m->syms[i].bound = true;
-        }
+    if (!m || !m->gmap_cap)
+        return;
+    for (uint32_t i = m->gmap[gmap_slot(m, name, len)]; i; i = m->gnext[i - 1]) {
+        m->syms[i - 1].value = addr;
+        m->syms[i - 1].bound = true;
+    }
 }
 
-/* Whether function `fi` and every function it calls can run; the first reason in `why` if not. */
-static bool function_runs(const struct ptx_module *m, size_t fi, const char *entry, unsigned char *seen, char *why,
-                          size_t why_size)
+/* Whether function `fi` itself can run (its callees apart); the reason in `why` if not. */
+static bool function_runs(const struct ptx_module *m, size_t fi, const char *entry, char *why, size_t why_size)
 {
     const struct ptx_function *f = &m->funcs[fi];
 
-    if (seen[fi])
-        return true;
-    seen[fi] = 1;
     if (f->builtin_vprintf && !f->defined)
         return true;
     if (f->error) {
@@ -1822,8 +2142,6 @@ static bool function_runs(const struct ptx_module *m, size_t fi, const char *ent
                      entry, in->line);
             return false;
         }
-        if (in->op == X_CALL && !function_runs(m, (size_t)in->target, entry, seen, why, why_size))
-            return false;
         for (unsigned o = 0; o < in->nopd; o++) {
             int32_t s = in->o[o].sym;
 
@@ -1839,29 +2157,30 @@ static bool function_runs(const struct ptx_module *m, size_t fi, const char *ent
 
 cuabi_result ptx_entry_check(const struct ptx_module *m, const char *name, char *why, size_t why_size)
 {
-    unsigned char *seen;
-    bool ok;
+    int32_t e = ptx_func_index(m, name, strlen(name));
+    uint32_t *all;
+    size_t n;
+    bool ok = true;
 
-    for (size_t i = 0; m && i < m->nfuncs; i++)
-        if (m->funcs[i].entry && m->funcs[i].name && strcmp(m->funcs[i].name, name) == 0) {
-            if (!(seen = calloc(m->nfuncs, 1)))
-                return CUABI_ERROR_OUT_OF_MEMORY;
-            ok = function_runs(m, i, name, seen, why, why_size);
-            free(seen);
-            return ok ? CUABI_SUCCESS : CUABI_ERROR_NOT_SUPPORTED;
-        }
-    snprintf(why, why_size, "kernel \"%s\": no PTX the interpreter read", name);
-    return CUABI_ERROR_NOT_FOUND;
+    if (e < 0 || !m->funcs[e].entry) {
+        snprintf(why, why_size, "kernel \"%s\": no PTX the interpreter read", name);
+        return CUABI_ERROR_NOT_FOUND;
+    }
+    if (!(all = ptx_reach(m, (size_t)e, &n)))
+        return CUABI_ERROR_OUT_OF_MEMORY;
+    for (size_t k = 0; k < n && ok; k++)
+        ok = function_runs(m, all[k], name, why, why_size);
+    free(all);
+    return ok ? CUABI_SUCCESS : CUABI_ERROR_NOT_SUPPORTED;
 }
 
 bool ptx_entry_cluster(const struct ptx_module *m, const char *name, unsigned dims[3])
 {
+    int32_t i = ptx_func_index(m, name, strlen(name));
+
     dims[0] = dims[1] = dims[2] = 1;
-    for (size_t i = 0; m && i < m->nfuncs; i++)
-        if (m->funcs[i].entry && m->funcs[i].defined && m->funcs[i].name && strcmp(m->funcs[i].name, name) == 0 &&
-            m->funcs[i].cluster[0]) {
-            memcpy(dims, m->funcs[i].cluster, sizeof(m->funcs[i].cluster));
-            return true;
-        }
-    return false;
+    if (i < 0 || !m->funcs[i].entry || !m->funcs[i].defined || !m->funcs[i].cluster[0])
+        return false;
+    memcpy(dims, m->funcs[i].cluster, sizeof(m->funcs[i].cluster));
+    return true;
 }

@@ -40,6 +40,10 @@
  *   GPUSHIM_FAKE_LOSE=d:nth:r   device d falls off the bus at the nth call into the fake, see
  *                            gpu_fake_device_lose()
  *   GPUSHIM_FAKE_STALL=1        start stalled, see gpu_fake_stall()
+ *   GPUSHIM_FAKE_STICKY=0       a kernel's fault is told once and its context goes on (default: the
+ *                            context is corrupted, every later call on it returns the fault, as on the driver)
+ *   GPUSHIM_FAKE_PROGRESS=0     lazy: queued work runs only when something needs it done (default: on
+ *                            its own too, see gpu_fake_progress())
  *   GPUSHIM_FAKE_REPORT=1|strict  the live objects, and the calls of functions the fake does not
  *                            implement, on stderr at exit; see gpu_fake_report()
  *   GPUSHIM_FAKE_KERNELS=/a.so:/b.so  libraries loaded (dlopen, never closed) at the first call, whose
@@ -197,9 +201,14 @@ unsigned long gpu_fake_anomalies(gpu_fake_anomaly kind);
 /* ---- The work queue ---- */
 
 /*
- * Work is queued, and runs only when something needs it done: a
+ * Work is queued, and runs when something needs it done: a
  * synchronisation, a legacy-stream operation that is ordered after it, or
- * gpu_fake_run(). So pending work stays pending, and tests can watch it.
+ * gpu_fake_run(); and on its own, as on a GPU: cuStreamQuery and
+ * cuEventQuery run what of it can run without waiting, and a progress
+ * thread runs the rest after about a millisecond without the host, host
+ * functions included. In lazy mode (GPUSHIM_FAKE_PROGRESS=0 or
+ * gpu_fake_progress(false)) only the first happens: pending work stays
+ * pending, and tests can watch it.
  */
 
 /**
@@ -216,6 +225,13 @@ size_t gpu_fake_pending(void);
  * @return how many ran
  */
 size_t gpu_fake_run(size_t max);
+
+/**
+ * Whether queued work makes progress on its own (on, unless
+ * GPUSHIM_FAKE_PROGRESS=0), or only when something needs it done (lazy).
+ * @param on true lets it run on its own, false makes the fake lazy from now on
+ */
+void gpu_fake_progress(bool on);
 
 /**
  * While the gate is closed, the "hold" kernel does not finish: whatever waits
@@ -510,7 +526,15 @@ int gpu_fake_device_attribute_forget(int ordinal, int attribute);
  *    device has is its total memory (or GPUSHIM_FAKE_MEMORY_LIMIT), counted
  *    in bytes asked for, not touched. Addresses are never reused: a freed one
  *    stays an illegal address. Finding an address's allocation costs O(log n)
- *    in the live allocations (bench/fake_memory.c).
+ *    in the live allocations (bench/fake_memory.c). cuMemFree, cuMemFreeHost,
+ *    cuMemHostUnregister, the array destroys and cuModuleUnload run the work
+ *    queued before them first, so queued work never loses its memory.
+ *  - A kernel's illegal address, trap or other exception corrupts its context
+ *    (GPUSHIM_FAKE_STICKY): every later call on it returns the error until the
+ *    context is destroyed, a primary one released to zero.
+ *  - Asynchronous copies: a pageable host source is staged at the call, a copy
+ *    into pageable host memory has completed when the call returns; page-locked
+ *    memory is read or written when the stream reaches the copy.
  *  - Stream-ordered allocation: cuMemAllocAsync allocates at once;
  *    cuMemFreeAsync is queued, and when it runs the bytes stay reserved by the
  *    device's one pool up to its release threshold (0 at start), beyond which

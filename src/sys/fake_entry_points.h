@@ -298,3 +298,7 @@ GPU__FAKE_ENTRY(cuGraphInstantiate_v2, (cuabi_graph_exec *exec, cuabi_graph grap
                                         char *log, size_t log_size))
 GPU__FAKE_ENTRY(cuGraphExecUpdate, (cuabi_graph_exec exec, cuabi_graph graph, cuabi_graph_node *error_node,
                                     cuabi_graph_exec_update_result *result))
+
+/* The legacy context API: a created context's usage count. */
+GPU__FAKE_ENTRY(cuCtxAttach, (cuabi_context *ctx, unsigned int flags))
+GPU__FAKE_ENTRY(cuCtxDetach, (cuabi_context ctx))

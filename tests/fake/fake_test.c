@@ -229,3 +229,37 @@ const char *ft_capture_end(ft_capture *c)
     fclose(c->file);
     return c->text;
 }
+
+int ft_run_case(int argc, char **argv, const ft_case *cases, size_t count)
+{
+    for (size_t i = 0; argc == 2 && i < count; i++)
+        if (strcmp(argv[1], cases[i].name) == 0)
+            return _cmocka_run_group_tests(cases[i].name, &cases[i].test, 1, NULL, NULL);
+    fprintf(stderr, "usage: %s CASE\n", argv[0]);
+    return 2;
+}
+
+cuabi_context ft_retain_current(int device)
+{
+    cuabi_context ctx = NULL;
+
+    assert_int_equal(cuInit(0), CUABI_SUCCESS);
+    assert_int_equal(cuDevicePrimaryCtxRetain(&ctx, device), CUABI_SUCCESS);
+    assert_int_equal(cuCtxSetCurrent(ctx), CUABI_SUCCESS);
+    return ctx;
+}
+
+cuabi_result ft_launch_said(cuabi_module m, const char *name, unsigned blocks, unsigned threads, void **params,
+                            ft_capture *c)
+{
+    cuabi_function f = NULL;
+    cuabi_result rc;
+
+    assert_int_equal(cuModuleGetFunction(&f, m, name), CUABI_SUCCESS);
+    ft_capture_begin(c, 2);
+    rc = cuLaunchKernel(f, blocks, 1, 1, threads, 1, 1, 0, NULL, params, NULL);
+    if (rc == CUABI_SUCCESS)
+        rc = cuCtxSynchronize();
+    ft_capture_end(c);
+    return rc;
+}

@@ -98,6 +98,21 @@ void ft_capture_begin(ft_capture *c, int fd);
 /* Gives the descriptor back; what it got (its first bytes), also in c->text. */
 const char *ft_capture_end(ft_capture *c);
 
+/*
+ * Launches `name` of module `m` on `threads` threads of `blocks` blocks of the
+ * current context and synchronises it: the result of the launch or of the
+ * synchronisation; what the fake said on stderr meanwhile in *c.
+ */
+cuabi_result ft_launch_said(cuabi_module m, const char *name, unsigned blocks, unsigned threads, void **params,
+                            ft_capture *c);
+
+/* Fails the test unless what a capture got holds `needle`. */
+#define FT_ASSERT_SAID(c, needle) \
+    do { \
+        if (!strstr((c)->text, (needle))) \
+            fail_msg("the fake said \"%s\", not \"%s\"", (c)->text, (needle)); \
+    } while (0)
+
 /* The u32 at index i of a device buffer, read through the fake, not through gpushim. */
 uint32_t ft_peek(const gpu_buffer *b, uint32_t i);
 
@@ -116,5 +131,17 @@ size_t ft_make_fatbin(unsigned char *out, unsigned kind, uint64_t flags, const c
  * where a failed destroy is retried) and leave the fake's live counts as they were.
  */
 void ft_driver_sweep(cuabi_result (*sequence)(void), const char *const *calls, size_t ncalls, cuabi_result want);
+
+/* cuInit, the device's primary context retained and made current: what a driver-API program does first. */
+cuabi_context ft_retain_current(int device);
+
+/* A case of a program that runs one case a process: the name its command line gives, and its test. */
+typedef struct ft_case {
+    const char *name;
+    struct CMUnitTest test;
+} ft_case;
+
+/* Runs the one case argv[1] names; 2, with a usage line, when there is no such case. */
+int ft_run_case(int argc, char **argv, const ft_case *cases, size_t count);
 
 #endif

@@ -67,28 +67,6 @@ static int teardown(void **state)
     return cuModuleUnload(module) == CUABI_SUCCESS && cuDevicePrimaryCtxRelease_v2(0) == CUABI_SUCCESS ? 0 : -1;
 }
 
-/* Launches `name` of `m` on `threads` threads of `blocks` blocks; the result at synchronisation, what stderr got in *c. */
-static cuabi_result run(cuabi_module m, const char *name, unsigned blocks, unsigned threads, void **params,
-                        ft_capture *c)
-{
-    cuabi_function f = NULL;
-    cuabi_result rc;
-
-    CU_OK(cuModuleGetFunction(&f, m, name));
-    ft_capture_begin(c, 2);
-    rc = cuLaunchKernel(f, blocks, 1, 1, threads, 1, 1, 0, NULL, params, NULL);
-    if (rc == CUABI_SUCCESS)
-        rc = cuCtxSynchronize();
-    ft_capture_end(c);
-    return rc;
-}
-
-#define ASSERT_SAID(c, needle) \
-    do { \
-        if (!strstr((c)->text, (needle))) \
-            fail_msg("the fake said \"%s\", not \"%s\"", (c)->text, (needle)); \
-    } while (0)
-
 /* ---- Calls ---- */
 
 /*
@@ -112,7 +90,7 @@ static void local_negative_index(void **state)
         void *params[] = {&out, &i, &v};
 
         CU_OK(cuMemsetD8_v2(out, 0, sizeof(got)));
-        if (run(module, "negative_index", 1, 64, params, &c) != CUABI_SUCCESS)
+        if (ft_launch_said(module, "negative_index", 1, 64, params, &c) != CUABI_SUCCESS)
             fail_msg("index %d: %s", (int)i, c.text);
         CU_OK(cuMemcpyDtoH_v2(got, out, sizeof(got)));
         for (unsigned t = 0; t < 64; t++)
@@ -123,8 +101,8 @@ static void local_negative_index(void **state)
         uint32_t v = 1;
         void *params[] = {&out, &i, &v};
 
-        assert_int_equal(run(module, "negative_index", 1, 32, params, &c), CUABI_ERROR_ILLEGAL_ADDRESS);
-        ASSERT_SAID(&c, "is outside the thread's local memory: an illegal address");
+        assert_int_equal(ft_launch_said(module, "negative_index", 1, 32, params, &c), CUABI_ERROR_ILLEGAL_ADDRESS);
+        FT_ASSERT_SAID(&c, "is outside the thread's local memory: an illegal address");
     }
     CU_OK(cuMemFree_v2(out));
 }
@@ -137,9 +115,9 @@ static void stack_overflow(void **state)
 
     (void)state;
     for (size_t k = 0; k < sizeof(entries) / sizeof(entries[0]); k++) {
-        assert_int_equal(run(module, entries[k], 1, 32, NULL, &c), CUABI_ERROR_HARDWARE_STACK_ERROR);
-        ASSERT_SAID(&c, "stack overflow");
-        ASSERT_SAID(&c, "16384 bytes for calls");
+        assert_int_equal(ft_launch_said(module, entries[k], 1, 32, NULL, &c), CUABI_ERROR_HARDWARE_STACK_ERROR);
+        FT_ASSERT_SAID(&c, "stack overflow");
+        FT_ASSERT_SAID(&c, "16384 bytes for calls");
     }
 }
 
@@ -157,8 +135,8 @@ static void refused_or_fails(const char *ptx, const char *entry, cuabi_result wa
         assert_int_equal(rc, CUABI_ERROR_INVALID_PTX);
         return;
     }
-    assert_int_equal(run(m, entry, 1, 64, NULL, &c), want);
-    ASSERT_SAID(&c, needle);
+    assert_int_equal(ft_launch_said(m, entry, 1, 64, NULL, &c), want);
+    FT_ASSERT_SAID(&c, needle);
     CU_OK(cuModuleUnload(m));
 }
 
@@ -219,12 +197,12 @@ static void watchdog(void **state)
     CU_OK(cuModuleLoadData(&m, spin_ptx));
     CU_OK(cuMemAlloc_v2(&d, sizeof(got)));
     for (size_t k = 0; k < sizeof(spins) / sizeof(spins[0]); k++) {
-        assert_int_equal(run(m, spins[k], 1, 64, params, &c), CUABI_ERROR_LAUNCH_TIMEOUT);
-        ASSERT_SAID(&c, "no progress in the launch for 1 s (GPUSHIM_FAKE_WATCHDOG)");
+        assert_int_equal(ft_launch_said(m, spins[k], 1, 64, params, &c), CUABI_ERROR_LAUNCH_TIMEOUT);
+        FT_ASSERT_SAID(&c, "no progress in the launch for 1 s (GPUSHIM_FAKE_WATCHDOG)");
     }
-    assert_int_equal(run(m, "spin_one_block", 4, 32, params, &c), CUABI_ERROR_LAUNCH_TIMEOUT);
-    ASSERT_SAID(&c, "block (0,0,0)");
-    CU_OK(run(m, "loop_ends", 8, 64, params, &c));
+    assert_int_equal(ft_launch_said(m, "spin_one_block", 4, 32, params, &c), CUABI_ERROR_LAUNCH_TIMEOUT);
+    FT_ASSERT_SAID(&c, "block (0,0,0)");
+    CU_OK(ft_launch_said(m, "loop_ends", 8, 64, params, &c));
     CU_OK(cuMemcpyDtoH_v2(got, d, sizeof(got)));
     for (unsigned t = 0; t < 64; t++)
         assert_int_equal(got[t], 1999);
@@ -267,7 +245,7 @@ static void printf_star_width(void **state)
              strlen(fmt) + 1, bytes);
     CU_OK(cuModuleLoadData(&m, ptx));
     ft_capture_begin(&out, 1);
-    CU_OK(run(m, "print_star", 1, 1, NULL, &c));
+    CU_OK(ft_launch_said(m, "print_star", 1, 1, NULL, &c));
     ft_capture_end(&out);
     text = out.text;
     len = strlen(text);
@@ -307,16 +285,16 @@ static void launch_limits(void **state)
         assert_int_equal(cuLaunchKernel(f, dim[0], dim[1], dim[2], dim[3], dim[4], dim[5], 0, NULL, NULL, NULL),
                          CUABI_ERROR_INVALID_VALUE);
         ft_capture_end(&c);
-        ASSERT_SAID(&c, "CU_DEVICE_ATTRIBUTE_MAX_");
+        FT_ASSERT_SAID(&c, "CU_DEVICE_ATTRIBUTE_MAX_");
     }
     ft_capture_begin(&c, 2);
     assert_int_equal(cuLaunchKernel(f, 4294967295u, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL), CUABI_ERROR_INVALID_VALUE);
     ft_capture_end(&c);
-    ASSERT_SAID(&c, "gridDim.x 4294967295, over the device's limit of 2147483647 (CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)");
+    FT_ASSERT_SAID(&c, "gridDim.x 4294967295, over the device's limit of 2147483647 (CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)");
     ft_capture_begin(&c, 2);
     assert_int_equal(cuLaunchKernel(f, 1, 1, 1, 32, 32, 2, 0, NULL, NULL, NULL), CUABI_ERROR_INVALID_VALUE);
     ft_capture_end(&c);
-    ASSERT_SAID(&c, "CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK");
+    FT_ASSERT_SAID(&c, "CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK");
     {
         /* A cluster of 2^32 blocks, whose size would wrap to 0 in 32 bits. */
         cuabi_launch_attribute at;

@@ -473,6 +473,34 @@ static void memset_values(void **state)
     gpu_buffer_destroy(b);
 }
 
+/* Fills longer than the fake's fill block (4 KiB), of 2 and 4 bytes, ending inside it: every element, and nothing past. */
+static void memset_long(void **state)
+{
+    enum { BYTES = 5 * 4096 };
+    gpu_buffer *b = NULL;
+    unsigned char *got = malloc(BYTES), *want = malloc(BYTES);
+
+    (void)state;
+    assert_non_null(got);
+    assert_non_null(want);
+    FT_OK(gpu_buffer_create(NULL, BYTES, &b));
+    FT_OK(gpu_buffer_memset(b, 0, BYTES, 1, 0x11));
+    memset(want, 0x11, BYTES);
+    FT_OK(gpu_buffer_memset(b, 2, 4097, 2, 0xbeef));
+    for (size_t i = 0; i < 4097; i++) {
+        want[2 + 2 * i] = 0xef;
+        want[3 + 2 * i] = 0xbe;
+    }
+    FT_OK(gpu_buffer_memset(b, 8200, 3000, 4, 0x01020304u));
+    for (size_t i = 0; i < 3000; i++)
+        memcpy(want + 8200 + 4 * i, (const unsigned char[]){4, 3, 2, 1}, 4);
+    assert_int_equal(gpu_fake_peek(gpu_buffer_device_ptr(b), got, BYTES), 0);
+    assert_memory_equal(got, want, BYTES);
+    gpu_buffer_destroy(b);
+    free(got);
+    free(want);
+}
+
 /* ---- Module globals ---- */
 
 static void module_globals(void **state)
@@ -642,6 +670,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(serialization_needs_hopper),
         cmocka_unit_test(old_initializers_mean_the_same),
         cmocka_unit_test(memset_values),
+        cmocka_unit_test(memset_long),
         cmocka_unit_test(module_globals),
         cmocka_unit_test(context_limits),
         cmocka_unit_test(tensor_maps),
