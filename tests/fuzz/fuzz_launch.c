@@ -56,6 +56,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc;
     (void)argv;
     setenv("GPUSHIM_FAKE_WATCHDOG", "1", 1);
+    /* Each fault told once rather than left on the context: one process runs every input. */
+    setenv("GPUSHIM_FAKE_STICKY", "0", 1);
     check(cuInit(0) == CUABI_SUCCESS, "cuInit");
     check(cuDevicePrimaryCtxRetain(&ctx, 0) == CUABI_SUCCESS && cuCtxSetCurrent(ctx) == CUABI_SUCCESS, "a context");
     check(cuMemAlloc_v2(&buffer, BUFFER_BYTES) == CUABI_SUCCESS, "the parameters' buffer");
