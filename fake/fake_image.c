@@ -19,7 +19,8 @@
 
 enum {
     FATBIN_KIND_PTX = 1,
-    FATBIN_COMPRESSED = 0x8000, /* in an entry's flags */
+    FATBIN_COMPRESSED = 0x8000, /* in an entry's flags: zstd, nvcc's default */
+    FATBIN_COMPRESSED_OTHER = 0x2000, /* nvcc --compress-mode=speed: a format not published */
     MAX_DIMS = 8,
     NAME_MAX_LEN = 255,         /* a global's name, as fake_module.c keeps it */
 };
@@ -994,6 +995,10 @@ static cuabi_result fatbin_ptx(const unsigned char *fb, char **out, char *log, s
         uint64_t size = le64(best + 8);
         const unsigned char *data = best + header;
 
+        if (le64(best + 40) & FATBIN_COMPRESSED_OTHER)
+            return not_supported(log, log_size,
+                                 "this fatbin's PTX is compressed in a format that is not published (nvcc "
+                                 "--compress-mode=speed); build it with nvcc --compress-mode=default or --no-compress");
         if (!(le64(best + 40) & FATBIN_COMPRESSED)) {
             *out = strndup((const char *)data, (size_t)size);
             return *out ? CUABI_SUCCESS : CUABI_ERROR_OUT_OF_MEMORY;

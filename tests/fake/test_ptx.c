@@ -415,6 +415,11 @@ static void fatbin_wrappers(void **state)
     assert_int_equal(load_logged(fb, log, sizeof(log)), CUABI_ERROR_INVALID_IMAGE);
     assert_non_null(strstr(log, "does not decompress"));
 
+    /* Compression in a format that is not published: refused, naming the flags that avoid it. */
+    ft_make_fatbin(fb, 1, 0x2011, ".version 8.0\n.target sm_50\n.entry k() { ret; }\n");
+    assert_int_equal(load_logged(fb, log, sizeof(log)), CUABI_ERROR_NOT_SUPPORTED);
+    assert_non_null(strstr(log, "--compress-mode=default or --no-compress"));
+
     /* A wrapper whose data is no fatbin; one with a bad magic is no wrapper, read as text and refused. */
     wrapper.data = "not a fatbin";
     assert_int_equal(load_logged(&wrapper, log, sizeof(log)), CUABI_ERROR_INVALID_IMAGE);
@@ -630,6 +635,7 @@ static void nvcc_machine_code(void **state)
     } cases[] = {
         {"ptx_kernels.cubin", "a cubin has no PTX, only machine code; the fake runs kernels from PTX: embed it with "
                               "nvcc -gencode arch=compute_XX,code=compute_XX"},
+        {"ptx_kernels_speed.fatbin", "nvcc --compress-mode=speed); build it with nvcc --compress-mode=default"},
     };
     gpu_module *m = NULL;
 
