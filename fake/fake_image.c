@@ -5,8 +5,8 @@
  * fatbins that carry PTX, zstd-compressed or not, and nvcc's wrappers of
  * them. It reads what a host implementation needs: each entry's name and
  * parameter layout, and the module's .global and .const variables with
- * their sizes and initialisers. Function bodies
- * are skipped by brace matching; nothing is compiled.
+ * their sizes and initialisers. Function bodies are skipped by brace
+ * matching; nothing is compiled.
  */
 #include <dlfcn.h>
 #include <stdarg.h>
