@@ -2,11 +2,13 @@
 /*
  * The fake driver's module reader: PTX as nvcc and NVRTC emit it,
  * the fake's own lines (.fake_kernel, .fake_global, .fake_entry), and
- * fatbins that carry uncompressed PTX. It reads what a host implementation
- * needs: each entry's name and parameter layout, and the module's .global
- * and .const variables with their sizes and initialisers. Function bodies
- * are skipped by brace matching; nothing is compiled.
+ * fatbins that carry PTX, zstd-compressed or not, and nvcc's wrappers of
+ * them. It reads what a host implementation needs: each entry's name and
+ * parameter layout, and the module's .global and .const variables with
+ * their sizes and initialisers. Function bodies are skipped by brace
+ * matching; nothing is compiled.
  */
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +19,8 @@
 
 enum {
     FATBIN_KIND_PTX = 1,
-    FATBIN_COMPRESSED = 0x8000, /* in an entry's flags */
+    FATBIN_COMPRESSED = 0x8000, /* in an entry's flags: zstd, nvcc's default */
+    FATBIN_COMPRESSED_OTHER = 0x2000, /* nvcc --compress-mode=speed: a format not published */
     MAX_DIMS = 8,
     NAME_MAX_LEN = 255,         /* a global's name, as fake_module.c keeps it */
 };
@@ -888,19 +891,83 @@ static cuabi_result not_supported(char *log, size_t log_size, const char *what)
 /* What to do about machine code: the fake runs kernels from their PTX only. */
 #define PTX_FLAGS \
     "; the fake runs kernels from PTX: embed it with nvcc -gencode arch=compute_XX,code=compute_XX (e.g. " \
-    "arch=compute_90,code=compute_90, beside your code=sm_XX) --no-compress, or load the PTX (nvcc -ptx)"
+    "arch=compute_90,code=compute_90, beside your code=sm_XX), or load the PTX (nvcc -ptx)"
+
+static cuabi_result invalid_image(char *log, size_t log_size, const char *what)
+{
+    snprintf(log, log_size, "an invalid fatbin: %s", what);
+    return CUABI_ERROR_INVALID_IMAGE;
+}
+
+/* The device whose PTX a load picks: the current context's, else the first. */
+static int device_arch(void)
+{
+    struct fake_ctx *c = fake_current();
+    int d = c ? c->device : 0;
+
+    if (d < 0 || d >= fake.device_count)
+        return 0;
+    return fake.devices[d].desc.compute_major * 10 + fake.devices[d].desc.compute_minor;
+}
+
+typedef size_t (*zstd_decompress_fn)(void *, size_t, const void *, size_t);
+typedef unsigned (*zstd_is_error_fn)(size_t);
+
+/*
+ * A compressed entry's payload is a zstd frame (RFC 8878) of `packed`
+ * bytes that holds `size` bytes of PTX. libzstd is loaded here, at the
+ * first need, so that nothing else depends on it.
+ */
+static cuabi_result unzstd(const unsigned char *src, uint64_t packed, uint64_t size, char **out, char *log,
+                           size_t log_size)
+{
+    void *lib = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
+    zstd_decompress_fn decompress;
+    zstd_is_error_fn is_error;
+    cuabi_result rc = CUABI_SUCCESS;
+    char *text;
+    size_t got;
+
+    if (!lib)
+        return not_supported(log, log_size,
+                             "this fatbin's PTX is compressed with zstd and libzstd.so.1 is not installed; install "
+                             "it, or build with nvcc --no-compress (-compress-mode=none)");
+    *(void **)&decompress = dlsym(lib, "ZSTD_decompress");
+    *(void **)&is_error = dlsym(lib, "ZSTD_isError");
+    if (!decompress || !is_error) {
+        dlclose(lib);
+        return not_supported(log, log_size, "libzstd.so.1 lacks ZSTD_decompress");
+    }
+    if (!(text = malloc((size_t)size + 1))) {
+        dlclose(lib);
+        return CUABI_ERROR_OUT_OF_MEMORY;
+    }
+    got = decompress(text, (size_t)size, src, (size_t)packed);
+    if (is_error(got) || got != size) {
+        free(text);
+        rc = invalid_image(log, log_size, "its compressed PTX does not decompress to the size its header says");
+    } else {
+        text[size] = '\0';
+        *out = text;
+    }
+    dlclose(lib);
+    return rc;
+}
 
 /*
  * A fatbin: a 16-byte header (magic, version, header size, then the bytes
  * of entries that follow), then entries, each a header (kind at 0, its size
- * at 4, the payload's size at 8, flags at 40) followed by its payload. Finds
- * the first uncompressed PTX entry; else says why there is none.
+ * at 4, the payload's size at 8, the compressed bytes at 16, the arch at 28,
+ * flags at 40, the uncompressed size at 56) followed by its payload. Copies
+ * into *out the PTX of the highest compute_XX the device runs; else says
+ * why there is none. Every offset stays inside the size the header declares.
  */
-static cuabi_result fatbin_ptx(const unsigned char *fb, const unsigned char **ptx, size_t *ptx_size, char *log,
-                               size_t log_size)
+static cuabi_result fatbin_ptx(const unsigned char *fb, char **out, char *log, size_t log_size)
 {
     uint64_t total = le64(fb + 8), at = le32(fb + 4) >> 16;
-    bool compressed = false;
+    const unsigned char *best = NULL;
+    uint32_t best_arch = 0, above = 0;
+    int arch = device_arch();
 
     if (at < 16 || total > (1ull << 32))
         return not_supported(log, log_size, "this fatbin's header is not one the fake reads; load PTX");
@@ -910,38 +977,54 @@ static cuabi_result fatbin_ptx(const unsigned char *fb, const unsigned char **pt
         uint64_t size = le64(e + 8);
 
         if (header < 48 || size > total || at + header + size > 16 + total)
-            break;
+            return invalid_image(log, log_size, "an entry's sizes point past the fatbin's end");
         if ((le32(e) & 0xffff) == FATBIN_KIND_PTX) {
-            const unsigned char *data = e + header;
+            uint32_t a = le32(e + 28);
 
-            if ((le64(e + 40) & FATBIN_COMPRESSED) || (size >= 4 && le32(data) == 0xfd2fb528u)) {
-                compressed = true;
-            } else {
-                *ptx = data;
-                *ptx_size = (size_t)size;
-                return CUABI_SUCCESS;
+            if (a > (uint32_t)arch)
+                above = a;
+            else if (!best || a > best_arch) {
+                best = e;
+                best_arch = a;
             }
         }
         at += header + size;
     }
-    if (compressed)
-        return not_supported(log, log_size,
-                             "this fatbin's PTX is compressed (nvcc compresses fatbins by default); build it "
-                             "with nvcc --no-compress (or -compress-mode=none), or load the PTX (nvcc -ptx)");
-    return not_supported(log, log_size, "a fatbin without PTX has only machine code" PTX_FLAGS);
+    if (best) {
+        uint32_t header = le32(best + 4);
+        uint64_t size = le64(best + 8);
+        const unsigned char *data = best + header;
+
+        if (le64(best + 40) & FATBIN_COMPRESSED_OTHER)
+            return not_supported(log, log_size,
+                                 "this fatbin's PTX is compressed in a format that is not published (nvcc "
+                                 "--compress-mode=speed); build it with nvcc --compress-mode=default or --no-compress");
+        if (!(le64(best + 40) & FATBIN_COMPRESSED)) {
+            *out = strndup((const char *)data, (size_t)size);
+            return *out ? CUABI_SUCCESS : CUABI_ERROR_OUT_OF_MEMORY;
+        }
+        if (header < 64 || !le32(best + 16) || le32(best + 16) > size || le64(best + 56) > (1ull << 30))
+            return invalid_image(log, log_size, "a compressed entry's sizes are out of range");
+        return unzstd(data, le32(best + 16), le64(best + 56), out, log, log_size);
+    }
+    if (above) {
+        snprintf(log, log_size,
+                 "this fatbin's PTX is for compute_%u, above the device's compute capability %d.%d; embed PTX for "
+                 "it with nvcc -gencode arch=compute_XX,code=compute_XX",
+                 above, arch / 10, arch % 10);
+        return CUABI_ERROR_NO_BINARY_FOR_GPU;
+    }
+    snprintf(log, log_size, "a fatbin without PTX has only machine code" PTX_FLAGS);
+    return CUABI_ERROR_NO_BINARY_FOR_GPU;
 }
 
 static cuabi_result read_fatbin(const unsigned char *fb, struct fake_module *m, char *log, size_t log_size)
 {
-    const unsigned char *data = NULL;
-    size_t size = 0;
-    cuabi_result rc = fatbin_ptx(fb, &data, &size, log, log_size);
-    char *text;
+    char *text = NULL;
+    cuabi_result rc = fatbin_ptx(fb, &text, log, log_size);
 
     if (rc != CUABI_SUCCESS)
         return rc;
-    if (!(text = strndup((const char *)data, size)))
-        return CUABI_ERROR_OUT_OF_MEMORY;
     rc = read_text(text, m, log, log_size);
     free(text);
     return rc;
@@ -957,24 +1040,45 @@ static bool is_fatbin(const unsigned char *b)
     return b[0] == 0x50 && b[1] == 0xed && b[2] == 0x55 && b[3] == 0xba;
 }
 
+/*
+ * nvcc's __fatBinC_Wrapper_t: a 32-bit magic, a version, then a pointer
+ * to the fatbin. Its fatbin, or NULL with the reason in `log`.
+ */
+static const unsigned char *unwrap(const unsigned char *w, char *log, size_t log_size)
+{
+    const unsigned char *fb;
+
+    memcpy(&fb, w + 8, sizeof(fb));
+    if (!fb || !is_fatbin(fb)) {
+        invalid_image(log, log_size, "a fatbin wrapper (__fatBinC_Wrapper_t) whose data is not a fatbin");
+        return NULL;
+    }
+    return fb;
+}
+
+static bool is_wrapper(const unsigned char *b)
+{
+    return b[0] == 0xb1 && b[1] == 0x43 && b[2] == 0x62 && b[3] == 0x46;
+}
+
 cuabi_result fake_image_ptx(const void *image, size_t size, char **out, char *log, size_t log_size)
 {
-    const unsigned char *b = image, *data = b;
-    cuabi_result rc = CUABI_SUCCESS;
+    const unsigned char *b = image;
 
     if (size >= 4 && is_elf(b))
         return not_supported(log, log_size, "a cubin has no PTX, only machine code" PTX_FLAGS);
+    if (size >= 16 && is_wrapper(b))
+        return (b = unwrap(b, log, log_size)) ? fatbin_ptx(b, out, log, log_size) : CUABI_ERROR_INVALID_IMAGE;
     if (size >= 16 && is_fatbin(b)) {
         if (size < 16 + le64(b + 8)) {
             snprintf(log, log_size, "a fatbin of %zu bytes whose header says it has %llu", size,
                      (unsigned long long)(16 + le64(b + 8)));
             return CUABI_ERROR_INVALID_IMAGE;
         }
-        rc = fatbin_ptx(b, &data, &size, log, log_size);
+        return fatbin_ptx(b, out, log, log_size);
     }
-    if (rc == CUABI_SUCCESS && !(*out = strndup((const char *)data, size)))
-        rc = CUABI_ERROR_OUT_OF_MEMORY;
-    return rc;
+    *out = strndup((const char *)b, size);
+    return *out ? CUABI_SUCCESS : CUABI_ERROR_OUT_OF_MEMORY;
 }
 
 cuabi_result fake_image_load(const void *image, struct fake_module *m, char *log, size_t log_size)
@@ -984,6 +1088,8 @@ cuabi_result fake_image_load(const void *image, struct fake_module *m, char *log
     /* Compared byte by byte, so that a short PTX text is not read past its end. */
     if (is_elf(b))
         return not_supported(log, log_size, "a cubin has no PTX, only machine code" PTX_FLAGS);
+    if (is_wrapper(b))
+        return (b = unwrap(b, log, log_size)) ? read_fatbin(b, m, log, log_size) : CUABI_ERROR_INVALID_IMAGE;
     if (is_fatbin(b))
         return read_fatbin(b, m, log, log_size);
     return read_text(image, m, log, log_size);

@@ -82,9 +82,15 @@ static uint64_t le64(const unsigned char *p)
     return v;
 }
 
-/* The bytes of an image in memory: a fatbin's header says; a cubin is refused by its first four; PTX ends with its NUL. */
+/*
+ * The bytes of an image in memory: a fatbin's header says; nvcc's fatbin
+ * wrapper is 16 bytes; a cubin is refused by its first four; PTX ends with
+ * its NUL.
+ */
 static size_t image_size(const unsigned char *b)
 {
+    if (b[0] == 0xb1 && b[1] == 0x43 && b[2] == 0x62 && b[3] == 0x46)
+        return 16;
     if (b[0] == 0x50 && b[1] == 0xed && b[2] == 0x55 && b[3] == 0xba)
         return (size_t)(16 + le64(b + 8));
     if (b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F')

@@ -267,9 +267,9 @@ static void link_errors(void **state)
     /* Inputs the fake cannot read, each with its reason and the way out. */
     add_fails(CUABI_JIT_INPUT_PTX, bad_ptx, sizeof(bad_ptx), CUABI_ERROR_INVALID_PTX, "line 2: expected , or )");
     add_fails(CUABI_JIT_INPUT_CUBIN, cubin, sizeof(cubin), CUABI_ERROR_NOT_SUPPORTED, "a cubin has no PTX");
-    add_fails(CUABI_JIT_INPUT_FATBINARY, fb, ft_make_fatbin(fb, 1, 0x8011, lib_ptx), CUABI_ERROR_NOT_SUPPORTED,
-              "--no-compress");
-    add_fails(CUABI_JIT_INPUT_FATBINARY, fb, ft_make_fatbin(fb, 2, 0x11, "\x7f" "ELF"), CUABI_ERROR_NOT_SUPPORTED,
+    add_fails(CUABI_JIT_INPUT_FATBINARY, fb, ft_make_fatbin(fb, 1, 0x8011, lib_ptx), CUABI_ERROR_INVALID_IMAGE,
+              "a compressed entry's sizes are out of range");
+    add_fails(CUABI_JIT_INPUT_FATBINARY, fb, ft_make_fatbin(fb, 2, 0x11, "\x7f" "ELF"), CUABI_ERROR_NO_BINARY_FOR_GPU,
               "a fatbin without PTX has only machine code");
     add_fails(CUABI_JIT_INPUT_FATBINARY, fb, 40, CUABI_ERROR_INVALID_IMAGE, "whose header says");
     add_fails(CUABI_JIT_INPUT_OBJECT, cubin, sizeof(cubin), CUABI_ERROR_NOT_SUPPORTED, "host object or library");

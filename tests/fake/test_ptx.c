@@ -281,14 +281,154 @@ static void fatbins(void **state)
     n = ft_make_fatbin(fb, 1, 0x11, ".version 8.0\nnonsense\n");
     FT_FAIL(gpu_module_load_data(NULL, fb, n, &m), GPU_ERR_MODULE_LOAD, CUABI_ERROR_INVALID_PTX,
             "line 2: unexpected \"nonsense\"");
+    /* A compressed entry whose header gives no compressed size. */
     n = ft_make_fatbin(fb, 1, 0x8011, text);
-    FT_FAIL(gpu_module_load_data(NULL, fb, n, &m), GPU_ERR_NOT_SUPPORTED, CUABI_ERROR_NOT_SUPPORTED,
-            "not supported by the fake: this fatbin's PTX is compressed (nvcc compresses fatbins by default); build it "
-            "with nvcc --no-compress");
+    FT_FAIL(gpu_module_load_data(NULL, fb, n, &m), GPU_ERR_MODULE_LOAD, CUABI_ERROR_INVALID_IMAGE,
+            "a compressed entry's sizes are out of range");
     n = ft_make_fatbin(fb, 2, 0x11, "\x7f" "ELF");
-    FT_FAIL(gpu_module_load_data(NULL, fb, n, &m), GPU_ERR_NOT_SUPPORTED, CUABI_ERROR_NOT_SUPPORTED,
-            "not supported by the fake: a fatbin without PTX has only machine code; the fake runs kernels from PTX: "
+    FT_FAIL(gpu_module_load_data(NULL, fb, n, &m), GPU_ERR_MODULE_LOAD, CUABI_ERROR_NO_BINARY_FOR_GPU,
+            "a fatbin without PTX has only machine code; the fake runs kernels from PTX: "
             "embed it with nvcc -gencode arch=compute_XX,code=compute_XX");
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_MODULES), 0);
+}
+
+/* Appends src's entries to the fatbin dst, the last one's arch set to `arch`; dst's new size. */
+static size_t fatbin_append(unsigned char *dst, size_t dst_size, const unsigned char *src, size_t src_size,
+                            uint32_t arch)
+{
+    uint64_t total;
+
+    memcpy(dst + dst_size, src + 16, src_size - 16);
+    memcpy(dst + dst_size + 28, &arch, 4);
+    total = dst_size + src_size - 32;
+    memcpy(dst + 8, &total, 8);
+    return dst_size + src_size - 16;
+}
+
+/* A fatbin of three PTX entries, each with one kernel named for its arch: compute_10, `arch`, compute_990. */
+static size_t fatbin_of_three(unsigned char *fb, uint32_t arch)
+{
+    unsigned char one[256];
+    size_t n = ft_make_fatbin(fb, 1, 0x11, ".version 8.0\n.target sm_50\n.entry low() { ret; }\n");
+    uint32_t low = 10;
+
+    memcpy(fb + 16 + 28, &low, 4);
+    n = fatbin_append(fb, n, one, ft_make_fatbin(one, 1, 0x11, ".version 8.0\n.target sm_50\n.entry best() { ret; }\n"),
+                      arch);
+    return fatbin_append(fb, n, one, ft_make_fatbin(one, 1, 0x11, ".version 8.0\n.target sm_50\n.entry high() { ret; }\n"),
+                         990);
+}
+
+/* The load's error log, for a failure's reason. */
+static cuabi_result load_logged(const void *image, char *log, size_t log_size)
+{
+    cuabi_jit_option options[] = {CUABI_JIT_ERROR_LOG_BUFFER, CUABI_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {log, (void *)(uintptr_t)log_size};
+    cuabi_module mod = NULL;
+    cuabi_result rc = cuModuleLoadDataEx(&mod, image, 2, options, values);
+
+    if (rc == CUABI_SUCCESS)
+        assert_int_equal(cuModuleUnload(mod), CUABI_SUCCESS);
+    return rc;
+}
+
+/* nvcc's __fatBinC_Wrapper_t and fatbins of several entries, through the driver's own entry points. */
+static void fatbin_wrappers(void **state)
+{
+    static unsigned char fb[1024];
+    struct {
+        uint32_t magic, version;
+        const void *data, *filename;
+    } wrapper = {0x466243b1u, 1, fb, NULL};
+    cuabi_context ctx = NULL;
+    cuabi_module mod = NULL;
+    cuabi_function f = NULL;
+    cuabi_library lib = NULL;
+    cuabi_kernel k = NULL;
+    cuabi_link_state link = NULL;
+    void *image = NULL;
+    size_t image_size = 0;
+    char log[1024] = "";
+    int major = 0, minor = 0;
+    uint64_t big;
+
+    (void)state;
+    assert_int_equal(cuCtxGetCurrent(&ctx), CUABI_SUCCESS);
+    if (!ctx) {
+        assert_int_equal(cuDevicePrimaryCtxRetain(&ctx, 0), CUABI_SUCCESS);
+        assert_int_equal(cuCtxSetCurrent(ctx), CUABI_SUCCESS);
+    }
+    assert_int_equal(cuDeviceComputeCapability(&major, &minor, 0), CUABI_SUCCESS);
+
+    /* The PTX of the highest compute_XX at or below the device's, in every entry point. */
+    fatbin_of_three(fb, (uint32_t)(major * 10 + minor));
+    assert_int_equal(cuModuleLoadData(&mod, &wrapper), CUABI_SUCCESS);
+    assert_int_equal(cuModuleGetFunction(&f, mod, "best"), CUABI_SUCCESS);
+    assert_int_equal(cuModuleGetFunction(&f, mod, "low"), CUABI_ERROR_NOT_FOUND);
+    assert_int_equal(cuModuleGetFunction(&f, mod, "high"), CUABI_ERROR_NOT_FOUND);
+    assert_int_equal(cuModuleUnload(mod), CUABI_SUCCESS);
+    assert_int_equal(cuModuleLoadFatBinary(&mod, &wrapper), CUABI_SUCCESS);
+    assert_int_equal(cuModuleGetFunction(&f, mod, "best"), CUABI_SUCCESS);
+    assert_int_equal(cuModuleUnload(mod), CUABI_SUCCESS);
+    assert_int_equal(cuModuleLoadData(&mod, fb), CUABI_SUCCESS);
+    assert_int_equal(cuModuleGetFunction(&f, mod, "best"), CUABI_SUCCESS);
+    assert_int_equal(cuModuleUnload(mod), CUABI_SUCCESS);
+    assert_int_equal(cuLibraryLoadData(&lib, &wrapper, NULL, NULL, 0, NULL, NULL, 0), CUABI_SUCCESS);
+    assert_int_equal(cuLibraryGetKernel(&k, lib, "best"), CUABI_SUCCESS);
+    assert_int_equal(cuLibraryUnload(lib), CUABI_SUCCESS);
+    assert_int_equal(cuLinkCreate_v2(0, NULL, NULL, &link), CUABI_SUCCESS);
+    assert_int_equal(cuLinkAddData_v2(link, CUABI_JIT_INPUT_FATBINARY, &wrapper, sizeof(wrapper), "w", 0, NULL, NULL),
+                     CUABI_SUCCESS);
+    assert_int_equal(cuLinkComplete(link, &image, &image_size), CUABI_SUCCESS);
+    assert_int_equal(cuLinkDestroy(link), CUABI_SUCCESS);
+
+    /* PTX only above the device's: none it can run. */
+    fatbin_of_three(fb, 999);
+    memset(fb + 16 + 28, 0xff, 4);
+    assert_int_equal(load_logged(&wrapper, log, sizeof(log)), CUABI_ERROR_NO_BINARY_FOR_GPU);
+    assert_non_null(strstr(log, "above the device's compute capability"));
+    assert_non_null(strstr(log, "-gencode arch=compute_XX,code=compute_XX"));
+
+    /* Machine code only. */
+    ft_make_fatbin(fb, 2, 0x11, "\x7f" "ELF");
+    assert_int_equal(load_logged(&wrapper, log, sizeof(log)), CUABI_ERROR_NO_BINARY_FOR_GPU);
+    assert_non_null(strstr(log, "only machine code"));
+    assert_int_equal(cuLibraryLoadData(&lib, &wrapper, NULL, NULL, 0, NULL, NULL, 0), CUABI_ERROR_NO_BINARY_FOR_GPU);
+
+    /* An entry whose payload runs past the fatbin's declared end, read through the wrapper. */
+    ft_make_fatbin(fb, 1, 0x11, ".version 8.0\n.target sm_50\n.entry k() { ret; }\n");
+    big = 1u << 20;
+    memcpy(fb + 24, &big, 8);
+    assert_int_equal(load_logged(&wrapper, log, sizeof(log)), CUABI_ERROR_INVALID_IMAGE);
+    assert_non_null(strstr(log, "point past the fatbin's end"));
+
+    /* A compressed entry whose sizes exceed its payload. */
+    ft_make_fatbin(fb, 1, 0x8011, ".version 8.0\n.target sm_50\n.entry k() { ret; }\n");
+    big = 4096;
+    memcpy(fb + 16 + 16, &big, 4);
+    assert_int_equal(load_logged(fb, log, sizeof(log)), CUABI_ERROR_INVALID_IMAGE);
+    assert_non_null(strstr(log, "out of range"));
+    /* ... and one whose bytes are no zstd frame. */
+    big = 8;
+    memcpy(fb + 16 + 16, &big, 4);
+    memcpy(fb + 16 + 56, &big, 8);
+    assert_int_equal(load_logged(fb, log, sizeof(log)), CUABI_ERROR_INVALID_IMAGE);
+    assert_non_null(strstr(log, "does not decompress"));
+
+    /* Compression in a format that is not published: refused, naming the flags that avoid it. */
+    ft_make_fatbin(fb, 1, 0x2011, ".version 8.0\n.target sm_50\n.entry k() { ret; }\n");
+    assert_int_equal(load_logged(fb, log, sizeof(log)), CUABI_ERROR_NOT_SUPPORTED);
+    assert_non_null(strstr(log, "--compress-mode=default or --no-compress"));
+
+    /* A wrapper whose data is no fatbin; one with a bad magic is no wrapper, read as text and refused. */
+    wrapper.data = "not a fatbin";
+    assert_int_equal(load_logged(&wrapper, log, sizeof(log)), CUABI_ERROR_INVALID_IMAGE);
+    assert_non_null(strstr(log, "whose data is not a fatbin"));
+    wrapper.data = NULL;
+    assert_int_equal(load_logged(&wrapper, log, sizeof(log)), CUABI_ERROR_INVALID_IMAGE);
+    wrapper.data = fb;
+    wrapper.magic = 0x466243b2u;
+    assert_int_not_equal(load_logged(&wrapper, log, sizeof(log)), CUABI_SUCCESS);
     assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_MODULES), 0);
 }
 
@@ -446,7 +586,8 @@ static void nvrtc_ptx(void **state)
 
 static void nvcc_ptx(void **state)
 {
-    static const char *const files[] = {"ptx_kernels.ptx", "ptx_kernels_debug.ptx", "ptx_kernels.fatbin"};
+    static const char *const files[] = {"ptx_kernels.ptx", "ptx_kernels_debug.ptx", "ptx_kernels.fatbin",
+                                        "ptx_kernels_compressed.fatbin", "ptx_kernels_multi.fatbin"};
 
     (void)state;
     for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
@@ -494,10 +635,7 @@ static void nvcc_machine_code(void **state)
     } cases[] = {
         {"ptx_kernels.cubin", "a cubin has no PTX, only machine code; the fake runs kernels from PTX: embed it with "
                               "nvcc -gencode arch=compute_XX,code=compute_XX"},
-        {"ptx_kernels_sass.fatbin", "a fatbin without PTX has only machine code; the fake runs kernels from PTX: "
-                                    "embed it with nvcc -gencode arch=compute_XX,code=compute_XX"},
-        {"ptx_kernels_compressed.fatbin", "this fatbin's PTX is compressed (nvcc compresses fatbins by default); "
-                                          "build it with nvcc --no-compress"},
+        {"ptx_kernels_speed.fatbin", "nvcc --compress-mode=speed); build it with nvcc --compress-mode=default"},
     };
     gpu_module *m = NULL;
 
@@ -511,6 +649,17 @@ static void nvcc_machine_code(void **state)
         driver_says(image, cases[i].needle);
         free(image);
     }
+    /* A fatbin of machine code only: no binary for the device, and the flag that embeds PTX. */
+    {
+        size_t size;
+        char *image = read_file(arg_path, "ptx_kernels_sass.fatbin", &size);
+        char log[1024] = "";
+
+        assert_int_equal(load_logged(image, log, sizeof(log)), CUABI_ERROR_NO_BINARY_FOR_GPU);
+        assert_non_null(strstr(log, "a fatbin without PTX has only machine code; the fake runs kernels from PTX: "
+                                    "embed it with nvcc -gencode arch=compute_XX,code=compute_XX"));
+        free(image);
+    }
 }
 
 int main(int argc, char **argv)
@@ -519,6 +668,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(every_construct_read),
         cmocka_unit_test(malformed),
         cmocka_unit_test(fatbins),
+        cmocka_unit_test(fatbin_wrappers),
     };
     const struct CMUnitTest nvrtc[] = {
         cmocka_unit_test(nvrtc_ptx),
