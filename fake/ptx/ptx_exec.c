@@ -1363,6 +1363,8 @@ static bool call_push(struct ptx_block *b, struct warp *w, unsigned l, const str
               f->name ? f->name : "?");
         return false;
     }
+    /* The callee's frame and the gap below it start zeroed, as the kernel's frame does (block_start). */
+    memset(lane + w->ftop[l], 0, base + f->frame_size - w->ftop[l]);
     for (unsigned i = 0; i < c->nargs && i < f->nparams && i < 16; i++) {
         const struct ptx_symbol *s = &b->m->syms[c->args[i]];
         size_t n = s->size < f->param_size[i] ? s->size : f->param_size[i];
@@ -3057,6 +3059,13 @@ static void block_start(struct ptx_block *b, const unsigned ctaid[3], struct clu
         memset(b->sinit, 0, b->shared_bytes);
     if (b->shadow)
         memset(b->shadow, 0, b->shared_bytes * sizeof(*b->shadow));
+    /*
+     * A lane's local memory is read only inside the frames it is in: the kernel's frame starts zeroed
+     * here and a callee's at its call (call_push), so no byte of the host's heap, nor of the block run
+     * before on this memory, reaches a kernel, and only the frames' bytes are written.
+     */
+    for (size_t i = 0; f->frame_size && i < (size_t)b->nwarps * PTX_WARP; i++)
+        memset(b->local + i * b->local_per_lane, 0, f->frame_size);
     for (unsigned wi = 0; wi < b->nwarps; wi++) {
         struct warp *w = &b->warps[wi];
         unsigned left = b->nthreads - wi * PTX_WARP;

@@ -14,17 +14,7 @@
 
 #include <cuda.h>
 
-static int wrong;
-
-static void expect(const char *what, CUresult got, CUresult want)
-{
-    const char *g = NULL, *w = NULL;
-
-    cuGetErrorName(got, &g);
-    cuGetErrorName(want, &w);
-    printf("%-58s %s%s%s\n", what, g ? g : "?", got == want ? "" : ", expected ", got == want ? "" : (w ? w : "?"));
-    wrong += got != want;
-}
+#include "expect.h"
 
 static CUDA_MEMCPY2D host_to_device(const void *src, size_t src_pitch, CUdeviceptr dst, size_t dst_pitch,
                                     size_t width, size_t height)
@@ -183,17 +173,16 @@ static void host_memory(void)
 
     cuMemHostAlloc(&p, 64, CU_MEMHOSTALLOC_PORTABLE);
     expect("cuMemHostGetFlags of PORTABLE memory", cuMemHostGetFlags(&flags, p), CUDA_SUCCESS);
-    printf("%-58s %u\n", "  its flags (the fake: 3, DEVICEMAP added)", flags);
+    printf("%-*s %u\n", EXPECT_COLUMN, "  its flags (the fake: 3, DEVICEMAP added)", flags);
     wrong += flags != (CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
     expect("cuMemHostGetDevicePointer: flags 1", cuMemHostGetDevicePointer(&d, p, 1), CUDA_ERROR_INVALID_VALUE);
     expect("cuMemHostGetDevicePointer", cuMemHostGetDevicePointer(&d, p, 0), CUDA_SUCCESS);
-    printf("%-58s %s\n", "  the device pointer is the host pointer", d == (CUdeviceptr)(uintptr_t)p ? "yes" : "no");
-    wrong += d != (CUdeviceptr)(uintptr_t)p;
+    expect_true("  the device pointer is the host pointer", d == (CUdeviceptr)(uintptr_t)p);
     cuMemFreeHost(p);
     p = malloc(4096);
     expect("cuMemHostRegister: flags 0", cuMemHostRegister(p, 4096, 0), CUDA_SUCCESS);
     expect("cuMemHostGetFlags of registered memory", cuMemHostGetFlags(&flags, p), CUDA_SUCCESS);
-    printf("%-58s %u\n", "  its flags (the fake: 2, DEVICEMAP added)", flags);
+    printf("%-*s %u\n", EXPECT_COLUMN, "  its flags (the fake: 2, DEVICEMAP added)", flags);
     wrong += flags != CU_MEMHOSTALLOC_DEVICEMAP;
     cuMemHostUnregister(p);
     free(p);

@@ -15,23 +15,7 @@
 
 #include <cuda.h>
 
-static int wrong;
-
-static void expect(const char *what, CUresult got, CUresult want)
-{
-    const char *g = NULL, *w = NULL;
-
-    cuGetErrorName(got, &g);
-    cuGetErrorName(want, &w);
-    printf("%-62s %s%s%s\n", what, g ? g : "?", got == want ? "" : ", expected ", got == want ? "" : (w ? w : "?"));
-    wrong += got != want;
-}
-
-static void expect_true(const char *what, int ok)
-{
-    printf("%-62s %s\n", what, ok ? "yes" : "no, expected yes");
-    wrong += !ok;
-}
+#include "expect.h"
 
 /* store(p, v): *p = v, by one thread. */
 static const char ptx[] = ".version 7.0\n"

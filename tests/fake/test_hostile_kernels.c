@@ -3,9 +3,10 @@
  * Kernels with bugs, on the fake's PTX interpreter: each must end as a CUDA
  * error with a message (or run as a GPU runs it), never touch the host's
  * memory or hang. A device function that writes its local array at a
- * negative index; calls past the thread's stack; spins the watchdog must
- * end (GPUSHIM_FAKE_WATCHDOG is 1 s here); a printf format with a `*` width
- * after many flags; launch shapes over the limits the device reports.
+ * negative index; local memory read before it is written; calls past the
+ * thread's stack; spins the watchdog must end (GPUSHIM_FAKE_WATCHDOG is 1 s
+ * here); a printf format with a `*` width after many flags; launch shapes
+ * over the limits the device reports.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +106,57 @@ static void local_negative_index(void **state)
         FT_ASSERT_SAID(&c, "is outside the thread's local memory: an illegal address");
     }
     CU_OK(cuMemFree_v2(out));
+}
+
+/*
+ * Each thread ORs together the words of its local array before writing any
+ * of them, then sets them all, and calls a function that does the same with
+ * its own array and the 16 bytes below it: every word it reads is zero, in
+ * every block (the host's heap never reaches a kernel, nor does a block's
+ * data the next block run on the same memory).
+ */
+#define OR_WORDS(from, count, acc)                                                                                     \
+    "\tmov.u32 %r2, 0;\n$L_" acc ":\n\tmul.wide.u32 %rd1, %r2, 4;\n\tadd.s64 %rd2, " from ", %rd1;\n"                  \
+    "\tld.local.u32 %r3, [%rd2];\n\tor.b32 %" acc ", %" acc ", %r3;\n\tst.local.u32 [%rd2], %r6;\n"                   \
+    "\tadd.u32 %r2, %r2, 1;\n\tsetp.lt.u32 %p1, %r2, " count ";\n\t@%p1 bra $L_" acc ";\n"
+
+static const char unwritten_ptx[] =
+    HEAD ".func (.param .b32 rv) peek()\n{\n\t.local .align 4 .b8 __local_depot0[64];\n\t.reg .pred %p<2>;\n"
+    "\t.reg .b64 %SPL;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n\tmov.u64 %SPL, __local_depot0;\n"
+    "\tsub.s64 %rd3, %SPL, 16;\n\tmov.u32 %r6, -1;\n\tmov.u32 %r7, 0;\n" OR_WORDS("%rd3", "20", "r7")
+    "\tst.param.b32 [rv], %r7;\n\tret;\n}\n"
+    ".visible .entry unwritten(.param .u64 out)\n{\n\t.local .align 4 .b8 __local_depot1[256];\n\t.reg .pred %p<2>;\n"
+    "\t.reg .b64 %SPL;\n\t.reg .b32 %r<10>;\n\t.reg .b64 %rd<6>;\n\tmov.u64 %SPL, __local_depot1;\n"
+    "\tmov.u32 %r6, -1;\n\tmov.u32 %r7, 0;\n" OR_WORDS("%SPL", "64", "r7")
+    "\t{\n\t.param .b32 r0;\n\tcall (r0), peek, ();\n\tld.param.b32 %r8, [r0];\n\t}\n\tor.b32 %r7, %r7, %r8;\n"
+    "\tmov.u32 %r4, %tid.x;\n\tmov.u32 %r5, %ctaid.x;\n\tmov.u32 %r9, %ntid.x;\n\tmad.lo.s32 %r4, %r5, %r9, %r4;\n"
+    "\tld.param.u64 %rd3, [out];\n\tmul.wide.u32 %rd4, %r4, 4;\n\tadd.s64 %rd5, %rd3, %rd4;\n"
+    "\tst.global.u32 [%rd5], %r7;\n\tret;\n}\n";
+
+static void local_starts_zeroed(void **state)
+{
+    enum { BLOCKS = 8, THREADS = 64 };
+    cuabi_module m = NULL;
+    cuabi_deviceptr out = 0;
+    void *params[] = {&out};
+    uint32_t got[BLOCKS * THREADS];
+    ft_capture c;
+
+    (void)state;
+    CU_OK(cuModuleLoadData(&m, unwritten_ptx));
+    CU_OK(cuMemAlloc_v2(&out, sizeof(got)));
+    /* A few launches, so that a block's memory comes from the heap's reused chunks too. */
+    for (int run = 0; run < 4; run++) {
+        CU_OK(cuMemsetD8_v2(out, 0xa5, sizeof(got)));
+        if (ft_launch_said(m, "unwritten", BLOCKS, THREADS, params, &c) != CUABI_SUCCESS)
+            fail_msg("%s", c.text);
+        CU_OK(cuMemcpyDtoH_v2(got, out, sizeof(got)));
+        for (unsigned t = 0; t < BLOCKS * THREADS; t++)
+            if (got[t] != 0)
+                fail_msg("run %d, thread %u read 0x%08x in local memory it had not written", run, t, got[t]);
+    }
+    CU_OK(cuMemFree_v2(out));
+    CU_OK(cuModuleUnload(m));
 }
 
 /* A frame larger than the stack, and recursion without end: a stack overflow that names the stack's size. */
@@ -320,6 +372,7 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(local_negative_index),
+        cmocka_unit_test(local_starts_zeroed),
         cmocka_unit_test(stack_overflow),
         cmocka_unit_test(call_entry),
         cmocka_unit_test(unterminated_body),
