@@ -1619,9 +1619,9 @@ __attribute__((target("fma"))) static void ffma_rows_hw(uint64_t *D, const uint6
 static void ffma_rows(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C, uint32_t g, uint64_t m)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-    static int hw = -1; /* a benign race: every thread finds the same answer */
+    static int hw = -1; /* every thread that finds it unset stores the same answer */
 
-    if (hw < 0)
+    if (__atomic_load_n(&hw, __ATOMIC_RELAXED) < 0)
         __atomic_store_n(&hw, __builtin_cpu_supports("fma") ? 1 : 0, __ATOMIC_RELAXED);
     if (__atomic_load_n(&hw, __ATOMIC_RELAXED)) {
         ffma_rows_hw(D, A, B, C, g, m);
@@ -1634,9 +1634,11 @@ static void ffma_rows(uint64_t *D, const uint64_t *A, const uint64_t *B, const u
 /*
  * The warp's address check, built twice on x86-64 by gcc: for AVX2 (four 64-bit lanes an
  * operation) and for any x86-64, the loader choosing once by the CPU. (The row executors gain
- * nothing from it; clang 14 exports the chooser, a symbol the library must not have.)
+ * nothing from it; clang 14 exports the chooser, a symbol the library must not have; under
+ * ThreadSanitizer the chooser runs while the loader relocates, before TSan's runtime is up,
+ * and crashes the process.)
  */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
 #define LANE_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define LANE_CLONES
