@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Driver calls that JIT compilers and other ctypes clients make, called
+ * directly as such a program calls them. One case per process (argv[1]).
+ *
+ *   pointers   cuPointerGetAttribute(s)' device and host aliases of device,
+ *              managed and page-locked memory; their errors
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "fake_test.h"
+
+#define CU_OK(call) assert_int_equal((call), CUABI_SUCCESS)
+
+static cuabi_context retain_current(int device)
+{
+    cuabi_context ctx = NULL;
+
+    CU_OK(cuInit(0));
+    CU_OK(cuDevicePrimaryCtxRetain(&ctx, device));
+    CU_OK(cuCtxSetCurrent(ctx));
+    return ctx;
+}
+
+static void pointers(void **state)
+{
+    cuabi_deviceptr d = 0, m = 0, alias = 0, got = 1;
+    void *host = NULL, *back = NULL;
+    cuabi_pointer_attribute both[2] = {CUABI_POINTER_ATTRIBUTE_DEVICE_POINTER, CUABI_POINTER_ATTRIBUTE_HOST_POINTER};
+    void *data[2] = {&got, &back};
+
+    (void)state;
+    retain_current(0);
+    CU_OK(cuMemAlloc_v2(&d, 256));
+    CU_OK(cuMemAllocManaged(&m, 256, 1));
+    CU_OK(cuMemHostAlloc(&host, 256, CUABI_MEMHOSTALLOC_DEVICEMAP));
+    CU_OK(cuMemHostGetDevicePointer_v2(&alias, host, 0));
+
+    /* Device memory is its own device pointer and has no host alias. */
+    CU_OK(cuPointerGetAttribute(&got, CUABI_POINTER_ATTRIBUTE_DEVICE_POINTER, d + 8));
+    assert_int_equal(got, d + 8);
+    assert_int_equal(cuPointerGetAttribute(&back, CUABI_POINTER_ATTRIBUTE_HOST_POINTER, d),
+                     CUABI_ERROR_INVALID_VALUE);
+    /* The plural answers NULL for the missing alias instead. */
+    back = host;
+    CU_OK(cuPointerGetAttributes(2, both, data, d));
+    assert_int_equal(got, d);
+    assert_null(back);
+
+    /* Managed memory is reached at the same address from both sides. */
+    CU_OK(cuPointerGetAttribute(&got, CUABI_POINTER_ATTRIBUTE_DEVICE_POINTER, m));
+    assert_int_equal(got, m);
+    CU_OK(cuPointerGetAttribute(&back, CUABI_POINTER_ATTRIBUTE_HOST_POINTER, m + 4));
+    assert_int_equal((uintptr_t)back, m + 4);
+
+    /* Mapped page-locked memory: its device alias from the host pointer, the host pointer from the alias. */
+    CU_OK(cuPointerGetAttribute(&got, CUABI_POINTER_ATTRIBUTE_DEVICE_POINTER, (uintptr_t)host + 16));
+    assert_int_equal(got, alias + 16);
+    CU_OK(cuPointerGetAttribute(&back, CUABI_POINTER_ATTRIBUTE_HOST_POINTER, alias));
+    assert_ptr_equal(back, host);
+
+    /* An address CUDA does not know. */
+    assert_int_equal(cuPointerGetAttribute(&got, CUABI_POINTER_ATTRIBUTE_DEVICE_POINTER, 0x1000),
+                     CUABI_ERROR_INVALID_VALUE);
+    CU_OK(cuMemFreeHost(host));
+    CU_OK(cuMemFree_v2(m));
+    CU_OK(cuMemFree_v2(d));
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+}
+
+int main(int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        struct CMUnitTest test;
+    } cases[] = {
+        {"pointers", cmocka_unit_test(pointers)},
+    };
+
+    for (size_t i = 0; argc == 2 && i < sizeof(cases) / sizeof(cases[0]); i++)
+        if (strcmp(argv[1], cases[i].name) == 0)
+            return _cmocka_run_group_tests(cases[i].name, &cases[i].test, 1, NULL, NULL);
+    fprintf(stderr, "usage: %s CASE\n", argv[0]);
+    return 2;
+}
