@@ -682,14 +682,16 @@ cuabi_result cuMemGetAddressRange_v2(cuabi_deviceptr *base, size_t *size, cuabi_
         rc = fake_need_ctx(&c);
     if (rc == CUABI_SUCCESS) {
         struct fake_alloc *a = fake_alloc_find(ptr, 1);
+        /* Page-locked host memory is mapped into every context at its device alias, its host address. */
+        const struct fake_host *h = a ? NULL : fake_host_find(ptr);
 
-        if (!a || !fake_ctx_reaches(c, a->device)) {
+        if (!h && (!a || !fake_ctx_reaches(c, a->device))) {
             rc = CUABI_ERROR_NOT_FOUND;
         } else {
             if (base)
-                *base = a->addr;
+                *base = a ? a->addr : (uintptr_t)h->ptr;
             if (size)
-                *size = a->size;
+                *size = a ? a->size : h->size;
         }
     }
     return fake_end(rc);
