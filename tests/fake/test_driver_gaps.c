@@ -7,6 +7,8 @@
  *              managed and page-locked memory; their errors
  *   mapped     fills (cuMemsetD8/16/32, 2D, async) and cuMemGetAddressRange
  *              at mapped page-locked memory's device alias; their errors
+ *   profiler   cuProfilerStart and cuProfilerStop: no-ops with a context,
+ *              counted as implemented; their errors
  */
 #include <stdio.h>
 #include <string.h>
@@ -119,6 +121,21 @@ static void mapped(void **state)
     CU_OK(cuDevicePrimaryCtxRelease_v2(0));
 }
 
+static void profiler(void **state)
+{
+    (void)state;
+    CU_OK(cuInit(0));
+    assert_int_equal(cuProfilerStart(), CUABI_ERROR_INVALID_CONTEXT);
+    retain_current(0);
+    CU_OK(cuProfilerStart());
+    CU_OK(cuProfilerStop());
+    assert_int_equal(gpu_fake_calls("cuProfilerStart"), 2);
+    assert_int_equal(gpu_fake_unimplemented_calls(), 0);
+    assert_int_equal(gpu_fake_symbol_implemented("cuProfilerStart"), 1);
+    assert_int_equal(gpu_fake_symbol_implemented("cuProfilerStop"), 1);
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -127,6 +144,7 @@ int main(int argc, char **argv)
     } cases[] = {
         {"pointers", cmocka_unit_test(pointers)},
         {"mapped", cmocka_unit_test(mapped)},
+        {"profiler", cmocka_unit_test(profiler)},
     };
 
     for (size_t i = 0; argc == 2 && i < sizeof(cases) / sizeof(cases[0]); i++)
