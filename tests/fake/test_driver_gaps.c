@@ -10,10 +10,13 @@
  *   fork       a child forked before cuInit initialises its own driver; one
  *              forked after it gets NOT_INITIALIZED from cuInit and every
  *              call that needs it, as from the driver
+ *   link-file  cuLinkAddFile of a symbolic link: refused, and told why in
+ *              the error log and by cuGetErrorString
  *   profiler   cuProfilerStart and cuProfilerStop: no-ops with a context,
  *              counted as implemented; their errors
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -205,6 +208,42 @@ static void forked(void **state)
     CU_OK(cuDevicePrimaryCtxRelease_v2(0));
 }
 
+static void link_file(void **state)
+{
+    char dir[] = "/tmp/gpushim-gaps-XXXXXX", path[64], link[64], error[512] = "";
+    cuabi_jit_option options[] = {CUABI_JIT_ERROR_LOG_BUFFER, CUABI_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {error, (void *)(uintptr_t)sizeof(error)};
+    cuabi_link_state l = NULL;
+    const char *text = NULL;
+    FILE *f;
+
+    (void)state;
+    retain_current(0);
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/k.ptx", dir);
+    snprintf(link, sizeof(link), "%s/link.ptx", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    assert_true(fputs(ft_ptx, f) >= 0);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(symlink(path, link), 0);
+
+    CU_OK(cuLinkCreate_v2(2, options, values, &l));
+    assert_int_equal(cuLinkAddFile_v2(l, CUABI_JIT_INPUT_PTX, link, 0, NULL, NULL), CUABI_ERROR_INVALID_VALUE);
+    if (!strstr(error, "symbolic link") || !strstr(error, link))
+        fail_msg("the error log \"%s\" does not say why", error);
+    CU_OK(cuGetErrorString(CUABI_ERROR_INVALID_VALUE, &text));
+    if (!strstr(text, "symbolic link"))
+        fail_msg("cuGetErrorString says \"%s\"", text);
+    /* The file itself is read. */
+    CU_OK(cuLinkAddFile_v2(l, CUABI_JIT_INPUT_PTX, path, 0, NULL, NULL));
+    CU_OK(cuLinkDestroy(l));
+    unlink(link);
+    unlink(path);
+    rmdir(dir);
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+}
+
 static void profiler(void **state)
 {
     (void)state;
@@ -230,6 +269,7 @@ int main(int argc, char **argv)
         {"mapped", cmocka_unit_test(mapped)},
         {"profiler", cmocka_unit_test(profiler)},
         {"fork", cmocka_unit_test(forked)},
+        {"link-file", cmocka_unit_test(link_file)},
     };
 
     for (size_t i = 0; argc == 2 && i < sizeof(cases) / sizeof(cases[0]); i++)
