@@ -359,15 +359,29 @@ static void memset_row(unsigned char *p, uint32_t value, size_t size, size_t cou
         memcpy(p + done, p, block < bytes - done ? block : bytes - done);
 }
 
+/*
+ * The bytes a fill of `span` bytes at `dst` writes: device memory, or mapped
+ * page-locked host memory at its device alias (its host address), whose
+ * device is -1 (any context reaches it); NULL when it is neither.
+ */
+static unsigned char *fill_bytes(uint64_t dst, size_t span, int *device)
+{
+    struct fake_alloc *a = span != SIZE_MAX ? fake_alloc_find(dst, span) : NULL;
+    const struct fake_host *h = a || span == SIZE_MAX ? NULL : fake_host_find(dst);
+
+    *device = a ? a->device : -1;
+    if (a)
+        return a->data + (dst - a->addr);
+    return h && span <= h->size - (dst - (uintptr_t)h->ptr) ? h->ptr + (dst - (uintptr_t)h->ptr) : NULL;
+}
+
 bool fake_memset_run(const struct fake_memset *m)
 {
-    size_t span = memset_span(m);
-    struct fake_alloc *a = span != SIZE_MAX ? fake_alloc_find(m->dst, span) : NULL;
-    unsigned char *p;
+    int device;
+    unsigned char *p = fill_bytes(m->dst, memset_span(m), &device);
 
-    if (!a)
+    if (!p)
         return false;
-    p = a->data + (m->dst - a->addr);
     for (size_t r = 0; r < (m->rows ? m->rows : 1); r++, p += m->pitch) {
         memset_row(p, m->value, m->size, m->count);
         fake_alloc_written(m->dst + r * m->pitch, m->count * m->size);
@@ -375,15 +389,14 @@ bool fake_memset_run(const struct fake_memset *m)
     return true;
 }
 
-/* A fill's memory: allocated, aligned to its elements and reachable from `ctx`. */
+/* A fill's memory: allocated or mapped, aligned to its elements and reachable from `ctx`. */
 static cuabi_result memset_check(const struct fake_ctx *ctx, const struct fake_memset *m)
 {
-    struct fake_alloc *a;
+    int device;
 
     if (m->dst % m->size || (m->rows > 1 && m->pitch % m->size))
         return CUABI_ERROR_INVALID_VALUE;
-    a = memset_span(m) != SIZE_MAX ? fake_alloc_find(m->dst, memset_span(m)) : NULL;
-    if (!a || !fake_ctx_reaches(ctx, a->device))
+    if (!fill_bytes(m->dst, memset_span(m), &device) || (device >= 0 && !fake_ctx_reaches(ctx, device)))
         return CUABI_ERROR_INVALID_VALUE;
     return CUABI_SUCCESS;
 }

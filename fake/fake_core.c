@@ -31,6 +31,9 @@ _Thread_local bool fake_in_callback;
 /* The entry the next fake_begin() on this thread counts its call as; -1 for its own. */
 static _Thread_local int counted_as = -1;
 
+/* Set in the child of a fork() made after a successful cuInit; see fake_begin(). */
+static bool forked_after_init;
+
 /* Every symbol's name, by entry. */
 static const char *const symbol_names[FAKE_E_COUNT] = {
 #define GPU__CUDA_SYMBOL(name, kinds, params) #name,
@@ -390,6 +393,13 @@ cuabi_result fake_begin(enum fake_entry entry, bool needs_init)
     fake_lock();
     n = ++fake.calls[entry];
     fake_faults_on_call();
+    /*
+     * CUDA is not fork-safe: in the child of a process that initialised it,
+     * the driver answers NOT_INITIALIZED to cuInit and every call that needs
+     * it, for good. The parent's contexts and memory are not the child's.
+     */
+    if (forked_after_init && (needs_init || entry == FAKE_E_cuInit))
+        return CUABI_ERROR_NOT_INITIALIZED;
     for (struct fake_rule *r = fake.rules; r; r = r->next)
         if (r->entry == entry && (n == r->at || (r->onward && n > r->at)))
             return r->result;
@@ -452,8 +462,21 @@ static cuabi_result init_hazards(void)
     return CUABI_SUCCESS;
 }
 
+/* In a fork's child, single-threaded: whether the parent had initialised the driver. */
+static void fork_child_mark(void)
+{
+    if (fake.initialized)
+        forked_after_init = true;
+}
+
+static void fork_watch(void)
+{
+    pthread_atfork(NULL, NULL, fork_child_mark);
+}
+
 cuabi_result cuInit(unsigned int flags)
 {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
     cuabi_result rc = fake_begin(FAKE_E_cuInit, false);
 
     if (rc == CUABI_SUCCESS && (fake.init_delay_ms > 0 || fake.init_callback))
@@ -468,6 +491,8 @@ cuabi_result cuInit(unsigned int flags)
         else
             fake.initialized = true;
     }
+    if (rc == CUABI_SUCCESS)
+        pthread_once(&once, fork_watch);
     return fake_end(rc);
 }
 

@@ -843,7 +843,8 @@ cuabi_result fake_module_new(const void *image, struct fake_ctx *ctx, struct fak
  * A module file's bytes for `caller` (an entry point's name, for messages),
  * NUL-terminated into *out (freed by the caller), their count into *size
  * unless NULL: a regular file, not a link, of the user or root, writable by
- * no one else, bounded. FILE_NOT_FOUND; INVALID_VALUE for one refused (said on stderr).
+ * no one else, bounded. FILE_NOT_FOUND; INVALID_VALUE for one refused (said on stderr and
+ * to cuGetErrorString, fake_module_note()).
  */
 cuabi_result fake_module_file_read(const char *caller, const char *path, char **out, size_t *size);
 

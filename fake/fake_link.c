@@ -317,6 +317,9 @@ cuabi_result cuLinkAddFile_v2(cuabi_link_state state, cuabi_jit_input_type type,
         rc = CUABI_ERROR_INVALID_VALUE;
     if (rc == CUABI_SUCCESS)
         rc = fake_module_file_read("cuLinkAddFile", path, &bytes, &size);
+    /* A file refused (a link among others) is told in the error log too. */
+    if (rc == CUABI_ERROR_INVALID_VALUE && fake_module_note(rc))
+        log_line(link_find(state), &link_find(state)->error, "fake ptxas error: %s", fake_module_note(rc));
     if (rc == CUABI_SUCCESS)
         rc = link_add(rc, state, type, bytes, size, path, num_options, options, option_values);
     free(bytes);

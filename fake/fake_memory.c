@@ -610,6 +610,9 @@ static cuabi_result pointer_attributes(cuabi_result rc, unsigned int count, cons
         unsigned managed = a && a->kind == FAKE_ALLOC_MANAGED;
         uint64_t base = a ? a->addr : h ? (uintptr_t)h->ptr : 0;
         size_t size = a ? a->size : h ? h->size : 0;
+        /* Under unified addressing an alias is the address itself: a device one for all memory the fake knows, a host one for page-locked and managed memory. */
+        uint64_t device_ptr = a || h ? ptr : 0;
+        uint64_t host_ptr = h || managed ? ptr : 0;
 
         if (!out) {
             rc = CUABI_ERROR_INVALID_VALUE;
@@ -621,6 +624,12 @@ static cuabi_result pointer_attributes(cuabi_result rc, unsigned int count, cons
             break;
         case CUABI_POINTER_ATTRIBUTE_MEMORY_TYPE:
             memcpy(out, &type, sizeof(type));
+            break;
+        case CUABI_POINTER_ATTRIBUTE_DEVICE_POINTER:
+            memcpy(out, &device_ptr, sizeof(device_ptr));
+            break;
+        case CUABI_POINTER_ATTRIBUTE_HOST_POINTER:
+            memcpy(out, &host_ptr, sizeof(host_ptr));
             break;
         case CUABI_POINTER_ATTRIBUTE_IS_MANAGED:
             memcpy(out, &managed, sizeof(managed));
@@ -653,9 +662,13 @@ cuabi_result cuPointerGetAttribute(void *data, cuabi_pointer_attribute attribute
 {
     cuabi_result rc = fake_begin(FAKE_E_cuPointerGetAttribute, true);
     struct fake_alloc *a = rc == CUABI_SUCCESS ? fake_alloc_find(ptr, 1) : NULL;
+    bool host = rc == CUABI_SUCCESS && fake_host_find(ptr);
 
-    /* Unlike the plural, an address the driver does not know is an error here. */
-    if (rc == CUABI_SUCCESS && !a && !fake_host_find(ptr))
+    /* Unlike the plural, an address the driver does not know is an error here, and so is device memory's missing host alias. */
+    if (rc == CUABI_SUCCESS && !a && !host)
+        rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc == CUABI_SUCCESS && attribute == CUABI_POINTER_ATTRIBUTE_HOST_POINTER && !host &&
+        a->kind != FAKE_ALLOC_MANAGED)
         rc = CUABI_ERROR_INVALID_VALUE;
     return fake_end(pointer_attributes(rc, 1, &attribute, &data, ptr));
 }
@@ -669,14 +682,16 @@ cuabi_result cuMemGetAddressRange_v2(cuabi_deviceptr *base, size_t *size, cuabi_
         rc = fake_need_ctx(&c);
     if (rc == CUABI_SUCCESS) {
         struct fake_alloc *a = fake_alloc_find(ptr, 1);
+        /* Page-locked host memory is mapped into every context at its device alias, its host address. */
+        const struct fake_host *h = a ? NULL : fake_host_find(ptr);
 
-        if (!a || !fake_ctx_reaches(c, a->device)) {
+        if (!h && (!a || !fake_ctx_reaches(c, a->device))) {
             rc = CUABI_ERROR_NOT_FOUND;
         } else {
             if (base)
-                *base = a->addr;
+                *base = a ? a->addr : (uintptr_t)h->ptr;
             if (size)
-                *size = a->size;
+                *size = a ? a->size : h->size;
         }
     }
     return fake_end(rc);

@@ -275,9 +275,12 @@ cuabi_result fake_module_file_read(const char *caller, const char *path, char **
     char *text = NULL;
     size_t got = 0;
 
+    if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
+        return CUABI_ERROR_FILE_NOT_FOUND;
+    /* A link could be swapped between a check and the read: the fake reads only the file itself. */
     if (fd < 0)
-        return errno == ENOENT || errno == ENOTDIR ? CUABI_ERROR_FILE_NOT_FOUND : CUABI_ERROR_INVALID_VALUE;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        why = errno == ELOOP ? "a symbolic link, which the fake does not follow: name the file itself" : "unopenable";
+    else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
         why = "not a regular file";
     else if (st.st_uid != geteuid() && st.st_uid != 0)
         why = "owned by another user";
@@ -295,9 +298,14 @@ cuabi_result fake_module_file_read(const char *caller, const char *path, char **
         else
             got += (size_t)n;
     }
-    close(fd);
+    if (fd >= 0)
+        close(fd);
     if (why) {
-        fprintf(stderr, "gpushim-fakecuda: %s: %s: %s\n", caller, path, why);
+        char message[FAKE_LOG_MAX];
+
+        snprintf(message, sizeof(message), "%s: %s: %s", caller, path, why);
+        fprintf(stderr, "gpushim-fakecuda: %s\n", message);
+        fake_module_note_set(CUABI_ERROR_INVALID_VALUE, message);
         free(text);
         return CUABI_ERROR_INVALID_VALUE;
     }

@@ -302,3 +302,7 @@ GPU__FAKE_ENTRY(cuGraphExecUpdate, (cuabi_graph_exec exec, cuabi_graph graph, cu
 /* The legacy context API: a created context's usage count. */
 GPU__FAKE_ENTRY(cuCtxAttach, (cuabi_context *ctx, unsigned int flags))
 GPU__FAKE_ENTRY(cuCtxDetach, (cuabi_context ctx))
+
+/* Profiler control (cudaProfiler.h). */
+GPU__FAKE_ENTRY(cuProfilerStart, (void))
+GPU__FAKE_ENTRY(cuProfilerStop, (void))

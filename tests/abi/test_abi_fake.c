@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The fake driver's own entry points (src/sys/fake_entry_points.h) against
- * the toolkit's cuda.h: each prototype is the one cuda.h declares for that
+ * the toolkit's cuda.h (and cudaProfiler.h): each prototype is the one cuda.h declares for that
  * very symbol. cuda.h declares the older revisions and the per-thread
  * variants only for the driver's own build (__CUDA_API_VERSION_INTERNAL),
  * which this file plays, so that every exported name has its declaration.
@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include <cuda.h>
+#include <cudaProfiler.h>
 
 #include "abi_handles.h"
 
