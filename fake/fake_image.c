@@ -22,7 +22,6 @@ enum {
     FATBIN_COMPRESSED = 0x8000, /* in an entry's flags: zstd, nvcc's default */
     FATBIN_COMPRESSED_OTHER = 0x2000, /* nvcc --compress-mode=speed: a format not published */
     MAX_DIMS = 8,
-    NAME_MAX_LEN = 255,         /* a global's name, as fake_module.c keeps it */
 };
 
 struct reader {
@@ -674,14 +673,20 @@ static bool read_variable(struct reader *r, bool define, bool constant)
         if (!decl_bytes(&d, 1 << 20, &bytes))
             return fail(r, d.name.line, "global \"%.*s\" is larger than 1 MiB", (int)d.name.len, d.name.s);
         if (define && bytes > 0) {
-            char text[NAME_MAX_LEN + 24];
+            size_t size = d.name.len + 24;
+            char *text;
             cuabi_result rc;
 
-            if (d.name.len > NAME_MAX_LEN)
-                return fail(r, d.name.line, "the name of global \"%.*s\" is longer than 255 characters",
-                            (int)d.name.len, d.name.s);
-            snprintf(text, sizeof(text), "%.*s %zu", (int)d.name.len, d.name.s, bytes);
+            if (d.name.len > PTX_NAME_MAX)
+                return fail(r, d.name.line, "a global's name is longer than %u characters: \"%.64s...\"",
+                            PTX_NAME_MAX, d.name.s);
+            if (!(text = malloc(size))) {
+                r->rc = CUABI_ERROR_OUT_OF_MEMORY;
+                return false;
+            }
+            snprintf(text, size, "%.*s %zu", (int)d.name.len, d.name.s, bytes);
             rc = fake_global_declare(r->m, text, strlen(text), r->log, r->log_size, &a);
+            free(text);
             if (rc != CUABI_SUCCESS) {
                 r->rc = rc;
                 return false;

@@ -534,8 +534,8 @@ cuabi_result cuFuncSetCacheConfig(cuabi_function f, cuabi_func_cache config)
 struct fake_global {
     struct fake_global *next;
     const struct fake_module *module;
-    char name[256]; /* PTX names: mangled C++ ones run long */
     struct fake_alloc *alloc; /* a FAKE_ALLOC_GLOBAL allocation, not counted as the client's */
+    char name[]; /* PTX names: mangled C++ ones run long */
 };
 
 static struct fake_global *globals;
@@ -596,9 +596,9 @@ cuabi_result fake_global_declare(struct fake_module *m, const char *text, size_t
         ;
     for (; i < len && text[i] >= '0' && text[i] <= '9' && bytes <= GLOBAL_MAX; i++)
         bytes = bytes * 10 + (size_t)(text[i] - '0');
-    if (name_len == 0 || name_len >= sizeof(g->name) || i != len || bytes == 0 || bytes > GLOBAL_MAX) {
-        snprintf(log, log_size, "fake ptxas: .fake_global wants a name and 1 to %d bytes: \"%.*s\"", GLOBAL_MAX,
-                 (int)len, text);
+    if (name_len == 0 || name_len > PTX_NAME_MAX || i != len || bytes == 0 || bytes > GLOBAL_MAX) {
+        snprintf(log, log_size, "fake ptxas: .fake_global wants a name of 1 to %u characters and 1 to %d bytes: \"%.*s\"",
+                 PTX_NAME_MAX, GLOBAL_MAX, (int)len, text);
         return CUABI_ERROR_INVALID_PTX;
     }
     if (global_find(m, text, name_len)) {
@@ -610,7 +610,7 @@ cuabi_result fake_global_declare(struct fake_module *m, const char *text, size_t
             *out = NULL;
         return CUABI_SUCCESS;
     }
-    if (!(g = calloc(1, sizeof(*g))))
+    if (!(g = calloc(1, sizeof(*g) + name_len + 1)))
         return CUABI_ERROR_OUT_OF_MEMORY;
     /* A global starts zeroed, as every allocation does. */
     if ((rc = fake_alloc_new(ctx->device, bytes, FAKE_ALLOC_GLOBAL, &g->alloc)) != CUABI_SUCCESS) {

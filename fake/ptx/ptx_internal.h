@@ -16,7 +16,7 @@
 
 #include "ptx.h"
 
-enum { PTX_WARP = 32, PTX_MAX_OPDS = 6, PTX_NAME_MAX = 256 };
+enum { PTX_WARP = 32, PTX_MAX_OPDS = 6 };
 
 /*
  * What a module may declare, checked where the decoder reads it and named in
