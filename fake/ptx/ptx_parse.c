@@ -89,7 +89,7 @@ struct decoder {
     unsigned line;
     struct ptx_module *m;
     bool oom;
-    size_t cap_code, cap_funcs, cap_syms, cap_calls, cap_consts;
+    size_t cap_code, cap_funcs, cap_syms, cap_calls, cap_consts, cap_call_syms, cap_params;
     /* Module scope: globals, shared variables, a function's parameters while it is read. */
     struct scope global;
     /* Function scope, with a stack of marks for { } blocks. */
@@ -693,11 +693,15 @@ static bool read_params(struct decoder *d, struct ptx_function *f, bool entry, b
             if (result) {
                 f->ret_off = off;
                 f->ret_size = (uint32_t)bytes;
-            } else if (f->nparams < 16) {
-                f->param_off[f->nparams] = off;
-                f->param_size[f->nparams++] = (uint32_t)bytes;
             } else {
-                return errf(d, d->line, "more than 16 parameters");
+                if (d->m->nparams >= PTX_ITEMS_MAX)
+                    return fatalf(d, d->line, "more than %u parameters of functions in the module", PTX_ITEMS_MAX);
+                if (!GROW(d, d->m->params, d->cap_params, d->m->nparams + 1))
+                    return false;
+                if (f->nparams == 0)
+                    f->params = (uint32_t)d->m->nparams;
+                d->m->params[d->m->nparams++] = (struct ptx_param){off, (uint32_t)bytes};
+                f->nparams++;
             }
         }
     } while (accept(d, ','));
@@ -1228,6 +1232,17 @@ static bool read_operand(struct decoder *d, struct ptx_inst *in, struct ptx_opd 
     return true;
 }
 
+/* Appends symbol `index` to the module's call_syms, for the call being read; false when refused or out of memory. */
+static bool call_sym_add(struct decoder *d, unsigned line, uint32_t index)
+{
+    if (d->m->ncall_syms >= PTX_ITEMS_MAX)
+        return fatalf(d, line, "more than %u arguments and results of calls in the module", PTX_ITEMS_MAX);
+    if (!GROW(d, d->m->call_syms, d->cap_call_syms, d->m->ncall_syms + 1))
+        return false;
+    d->m->call_syms[d->m->ncall_syms++] = (int32_t)index;
+    return true;
+}
+
 /* call[.uni] (rets), name, (args);  call name, (args);  call name; */
 static bool read_call(struct decoder *d, struct ptx_inst *in, unsigned line)
 {
@@ -1238,13 +1253,15 @@ static bool read_call(struct decoder *d, struct ptx_inst *in, unsigned line)
     const struct name *n;
 
     memset(&c, 0, sizeof(c));
+    c.syms = (uint32_t)d->m->ncall_syms;
     if (accept(d, '(')) {
         do {
             len = word(d, &s);
-            if (!(n = name_find(d, s, len, &index)) || n->kind != N_SYM || d->m->syms[index].space != S_FRAME ||
-                c.nrets == 4)
+            if (!(n = name_find(d, s, len, &index)) || n->kind != N_SYM || d->m->syms[index].space != S_FRAME)
                 return errf(d, line, "bad call result \"%.*s\"", (int)len, s);
-            c.rets[c.nrets++] = (int32_t)index;
+            if (!call_sym_add(d, line, index))
+                return false;
+            c.nrets++;
         } while (accept(d, ','));
         if (!accept(d, ')') || !accept(d, ','))
             return errf(d, line, "expected ), in a call");
@@ -1264,10 +1281,11 @@ static bool read_call(struct decoder *d, struct ptx_inst *in, unsigned line)
         if (!accept(d, ')')) {
             do {
                 len = word(d, &s);
-                if (!(n = name_find(d, s, len, &index)) || n->kind != N_SYM || d->m->syms[index].space != S_FRAME ||
-                    c.nargs == 16)
+                if (!(n = name_find(d, s, len, &index)) || n->kind != N_SYM || d->m->syms[index].space != S_FRAME)
                     return errf(d, line, "bad call argument \"%.*s\"", (int)len, s);
-                c.args[c.nargs++] = (int32_t)index;
+                if (!call_sym_add(d, line, index))
+                    return false;
+                c.nargs++;
             } while (accept(d, ','));
             if (!accept(d, ')'))
                 return errf(d, line, "expected ) in a call");
@@ -1980,6 +1998,8 @@ static void module_free(struct ptx_module *m)
     free(m->syms);
     free(m->code);
     free(m->calls);
+    free(m->call_syms);
+    free(m->params);
     free(m->consts);
     free(m);
 }

@@ -4,7 +4,9 @@
  *
  *  - names of globals and functions hundreds of characters long load, and
  *    cuModuleGetGlobal finds them; a name past the cap is refused, the cap
- *    named in the log.
+ *    named in the log;
+ *  - a .func of 40 parameters, called with 40 arguments, gets each in its
+ *    place and returns its result.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,11 +128,65 @@ static void name_capped(void **state)
     free(g);
 }
 
+enum { MANY = 40 };
+
+/* f(p0 .. p39) = ((p0 * 3 + p1) * 3 + p2) ...: a result that tells every argument's place. */
+static char *many_parameters_module(void)
+{
+    char *text = buffer_new(MANY * 256 + 1024), *p = text;
+
+    p += sprintf(p, ".version 8.0\n.target sm_80\n.address_size 64\n.func (.param .b32 r) f(");
+    for (unsigned i = 0; i < MANY; i++)
+        p += sprintf(p, "%s.param .b32 p%u", i ? ", " : "", i);
+    p += sprintf(p, ")\n{\n.reg .b32 %%a<2>;\n.reg .b32 %%x<2>;\nmov.u32 %%a1, 0;\n");
+    for (unsigned i = 0; i < MANY; i++)
+        p += sprintf(p, "ld.param.b32 %%x1, [p%u];\nmad.lo.u32 %%a1, %%a1, 3, %%x1;\n", i);
+    p += sprintf(p, "st.param.b32 [r], %%a1;\nret;\n}\n"
+                    ".visible .entry k(.param .u64 out)\n{\n.reg .b32 %%v<2>;\n.reg .b64 %%rd<2>;\n"
+                    "ld.param.u64 %%rd1, [out];\n{\n.param .b32 rv;\n");
+    for (unsigned i = 0; i < MANY; i++)
+        p += sprintf(p, ".param .b32 a%u;\nmov.u32 %%v1, %u;\nst.param.b32 [a%u], %%v1;\n", i, i + 1, i);
+    p += sprintf(p, "call.uni (rv), f, (");
+    for (unsigned i = 0; i < MANY; i++)
+        p += sprintf(p, "%sa%u", i ? ", " : "", i);
+    sprintf(p, ");\nld.param.b32 %%v1, [rv];\n}\nst.global.u32 [%%rd1], %%v1;\nret;\n}\n");
+    return text;
+}
+
+static void many_parameters(void **state)
+{
+    char *text = many_parameters_module();
+    char log[1024];
+    cuabi_module m = NULL;
+    cuabi_function k = NULL;
+    cuabi_deviceptr out = 0;
+    void *args[] = {&out};
+    uint32_t back = 0, want = 0;
+
+    (void)state;
+    for (unsigned i = 0; i < MANY; i++)
+        want = want * 3 + (i + 1);
+    if (load_logged(text, &m, log, sizeof(log)) != CUABI_SUCCESS) {
+        print_error("refused: %s\n", log);
+        fail();
+    }
+    CU_OK(cuModuleGetFunction(&k, m, "k"));
+    CU_OK(cuMemAlloc_v2(&out, sizeof(back)));
+    CU_OK(cuLaunchKernel(k, 1, 1, 1, 32, 1, 1, 0, NULL, args, NULL));
+    CU_OK(cuCtxSynchronize());
+    CU_OK(cuMemcpyDtoH_v2(&back, out, sizeof(back)));
+    assert_int_equal(back, want);
+    CU_OK(cuMemFree_v2(out));
+    CU_OK(cuModuleUnload(m));
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(long_names),
         cmocka_unit_test(name_capped),
+        cmocka_unit_test(many_parameters),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);
