@@ -2880,9 +2880,9 @@ stopped:
 static bool code_bad(char *why, size_t size, const struct ptx_function *f, const struct ptx_inst *in, const char *what)
 {
     if (in)
-        snprintf(why, size, "function \"%s\", PTX line %u: %s", f->name ? f->name : "?", in->line, what);
+        snprintf(why, size, "PTX line %u: %s (function \"%s\")", in->line, what, f->name ? f->name : "?");
     else
-        snprintf(why, size, "function \"%s\": %s", f->name ? f->name : "?", what);
+        snprintf(why, size, "%s (function \"%s\")", what, f->name ? f->name : "?");
     return false;
 }
 

@@ -679,8 +679,8 @@ static bool read_params(struct decoder *d, struct ptx_function *f, bool entry, b
             x.align = 16;
         off = entry ? (uint32_t)((f->kparam_bytes + x.align - 1) / x.align * x.align) : align_up32(d->frame, x.align);
         if (entry && (uint64_t)off + bytes > PTX_KPARAM_MAX)
-            return fatalf(d, d->line, "the parameters of kernel \"%s\" take more than %u bytes",
-                          f->name ? f->name : "?", PTX_KPARAM_MAX);
+            return fatalf(d, d->line, "more than %u bytes of parameters in kernel \"%s\"", PTX_KPARAM_MAX,
+                          f->name ? f->name : "?");
         if (!entry && !frame_fits(d, &x, off, bytes))
             return false;
         sym = sym_add(d, x.name, x.len, entry ? S_PARAM : S_FRAME, off, bytes);
@@ -2144,30 +2144,30 @@ static bool function_runs(const struct ptx_module *m, size_t fi, const char *ent
         return true;
     if (f->error) {
         if (strcmp(f->name ? f->name : "", entry) == 0)
-            snprintf(why, why_size, "kernel \"%s\": %s", entry, f->error);
+            snprintf(why, why_size, "%s (kernel \"%s\")", f->error, entry);
         else
-            snprintf(why, why_size, "kernel \"%s\" (in function \"%s\"): %s", entry, f->name ? f->name : "?", f->error);
+            snprintf(why, why_size, "%s (in function \"%s\" of kernel \"%s\")", f->error, f->name ? f->name : "?", entry);
         return false;
     }
     if (!f->defined) {
-        snprintf(why, why_size, "kernel \"%s\": function \"%s\" is declared but not defined in the module", entry,
-                 f->name ? f->name : "?");
+        snprintf(why, why_size, "function \"%s\" is declared but not defined in the module (kernel \"%s\")",
+                 f->name ? f->name : "?", entry);
         return false;
     }
     for (uint32_t i = f->start; i < f->end; i++) {
         const struct ptx_inst *in = &m->code[i];
 
         if (in->op == X_CALL && in->target < 0) {
-            snprintf(why, why_size, "kernel \"%s\": PTX line %u: a call to a function the module does not define",
-                     entry, in->line);
+            snprintf(why, why_size, "PTX line %u: a call to a function the module does not define (kernel \"%s\")",
+                     in->line, entry);
             return false;
         }
         for (unsigned o = 0; o < in->nopd; o++) {
             int32_t s = in->o[o].sym;
 
             if ((in->o[o].kind == O_ADDR || in->o[o].kind == O_SYM) && s >= 0 && !m->syms[s].bound) {
-                snprintf(why, why_size, "kernel \"%s\": PTX line %u: variable \"%s\" has no memory", entry, in->line,
-                         m->syms[s].name);
+                snprintf(why, why_size, "PTX line %u: variable \"%s\" has no memory (kernel \"%s\")", in->line,
+                         m->syms[s].name, entry);
                 return false;
             }
         }

@@ -6,7 +6,9 @@
  *    cuModuleGetGlobal finds them; a name past the cap is refused, the cap
  *    named in the log;
  *  - a .func of 40 parameters, called with 40 arguments, gets each in its
- *    place and returns its result.
+ *    place and returns its result;
+ *  - the launch of a kernel with a long name that the interpreter cannot
+ *    run says which instruction it refused.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,12 +183,40 @@ static void many_parameters(void **state)
     free(text);
 }
 
+static void refusal_names_instruction(void **state)
+{
+    char *name = long_name("k_", 600), *text = buffer_new(1024 + 2 * 600);
+    char log[1024];
+    const char *msg = NULL;
+    cuabi_module m = NULL;
+    cuabi_function k = NULL;
+
+    (void)state;
+    sprintf(text, ".version 8.0\n.target sm_80\n.address_size 64\n"
+                  ".visible .entry %s()\n{\nbrkpt;\nret;\n}\n", name);
+    if (load_logged(text, &m, log, sizeof(log)) != CUABI_SUCCESS) {
+        print_error("refused: %s\n", log);
+        fail();
+    }
+    CU_OK(cuModuleGetFunction(&k, m, name));
+    assert_int_equal(cuLaunchKernel(k, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL), CUABI_ERROR_NOT_SUPPORTED);
+    CU_OK(cuGetErrorString(CUABI_ERROR_NOT_SUPPORTED, &msg));
+    if (!strstr(msg, "PTX line 6: unsupported instruction \"brkpt\"")) {
+        print_error("message: %s\n", msg);
+        fail();
+    }
+    CU_OK(cuModuleUnload(m));
+    free(text);
+    free(name);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(long_names),
         cmocka_unit_test(name_capped),
         cmocka_unit_test(many_parameters),
+        cmocka_unit_test(refusal_names_instruction),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);
