@@ -8,7 +8,8 @@
  *  - a .func of 40 parameters, called with 40 arguments, gets each in its
  *    place and returns its result;
  *  - the launch of a kernel with a long name that the interpreter cannot
- *    run says which instruction it refused.
+ *    run says which instruction it refused;
+ *  - CU_JIT_MAX_REGISTERS holds a function's register count to its value.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,6 +211,38 @@ static void refusal_names_instruction(void **state)
     free(name);
 }
 
+/* A kernel that declares 200 registers: more than ptxas keeps under a limit of 32. */
+static const char many_registers[] = ".version 8.0\n.target sm_80\n.address_size 64\n"
+                                     ".visible .entry k()\n{\n.reg .b32 %r<200>;\nmov.u32 %r199, 1;\nret;\n}\n";
+
+static int registers_of(cuabi_module m)
+{
+    cuabi_function k = NULL;
+    int regs = -1;
+
+    CU_OK(cuModuleGetFunction(&k, m, "k"));
+    CU_OK(cuFuncGetAttribute(&regs, CUABI_FUNC_ATTRIBUTE_NUM_REGS, k));
+    return regs;
+}
+
+static void max_registers(void **state)
+{
+    cuabi_jit_option opt = CUABI_JIT_MAX_REGISTERS;
+    void *value = (void *)(uintptr_t)32;
+    cuabi_module m = NULL;
+    int regs;
+
+    (void)state;
+    CU_OK(cuModuleLoadData(&m, many_registers));
+    regs = registers_of(m);
+    assert_true(regs > 32);
+    CU_OK(cuModuleUnload(m));
+    CU_OK(cuModuleLoadDataEx(&m, many_registers, 1, &opt, &value));
+    regs = registers_of(m);
+    assert_true(regs > 0 && regs <= 32);
+    CU_OK(cuModuleUnload(m));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -217,6 +250,7 @@ int main(void)
         cmocka_unit_test(name_capped),
         cmocka_unit_test(many_parameters),
         cmocka_unit_test(refusal_names_instruction),
+        cmocka_unit_test(max_registers),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);
