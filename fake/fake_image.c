@@ -33,6 +33,7 @@ struct reader {
     bool versioned;
     cuabi_result rc; /* the first error; the log says why */
     struct ptx_module *ptx; /* the text decoded for the interpreter, or NULL */
+    unsigned max_regs; /* .fake_max_registers's, or 0 */
 };
 
 struct token {
@@ -739,6 +740,16 @@ static bool read_fake_line(struct reader *r, const struct token *t)
     skip_line(r);
     if (tok_is(t, ".fake_entry"))
         return read_fake_entry(r, text, len, t->line);
+    if (tok_is(t, ".fake_max_registers")) {
+        /* What a link's CU_JIT_MAX_REGISTERS leaves in its image: at most 255 registers a thread. */
+        char *end;
+        unsigned long n = strtoul(text, &end, 10);
+
+        if (end == text || end > text + len || n == 0 || n > 255)
+            return fail(r, t->line, ".fake_max_registers wants 1 to 255");
+        r->max_regs = (unsigned)n;
+        return true;
+    }
     while (len && (*text == ' ' || *text == '\t')) {
         text++;
         len--;
@@ -755,7 +766,7 @@ static bool read_fake_line(struct reader *r, const struct token *t)
 static bool known_directive(const struct token *t)
 {
     static const char *const names[] = {
-        ".version", ".target", ".address_size", ".fake_kernel", ".fake_global", ".fake_entry", ".file",
+        ".version", ".target", ".address_size", ".fake_kernel", ".fake_global", ".fake_entry", ".fake_max_registers", ".file",
         ".loc",     ".section", ".visible",     ".extern",      ".weak",        ".common",     ".entry",
         ".func",    ".global",  ".const",       ".shared",      ".local",       ".pragma",     ".alias",
         ".tex",     ".texref",  ".samplerref",  ".surfref",
@@ -796,7 +807,8 @@ static bool read_directive(struct reader *r, struct token *t)
         r->m->ptx_version = version_number(&v);
         return true;
     }
-    if (tok_is(t, ".fake_kernel") || tok_is(t, ".fake_global") || tok_is(t, ".fake_entry"))
+    if (tok_is(t, ".fake_kernel") || tok_is(t, ".fake_global") || tok_is(t, ".fake_entry") ||
+        tok_is(t, ".fake_max_registers"))
         return read_fake_line(r, t);
     if (tok_is(t, ".target") || tok_is(t, ".file") || tok_is(t, ".loc") || tok_is(t, ".address_size")) {
         skip_line(r); /* their arguments do not matter here */
@@ -845,7 +857,7 @@ static bool read_directive(struct reader *r, struct token *t)
 
 static cuabi_result read_text(const char *text, struct fake_module *m, char *log, size_t log_size)
 {
-    struct reader r = {text, 1, m, log, log_size, false, CUABI_SUCCESS, ptx_module_decode(text)};
+    struct reader r = {text, 1, m, log, log_size, false, CUABI_SUCCESS, ptx_module_decode(text), 0};
     struct token t = {NULL, 0, 0};
 
     if (!r.ptx)
@@ -871,6 +883,8 @@ static cuabi_result read_text(const char *text, struct fake_module *m, char *log
         snprintf(log, log_size, "fake ptxas: %s", ptx_module_error(r.ptx));
         r.rc = CUABI_ERROR_INVALID_PTX;
     }
+    if (r.rc == CUABI_SUCCESS)
+        fake_module_max_registers(m, r.max_regs);
     ptx_module_release(r.ptx);
     return r.rc;
 }

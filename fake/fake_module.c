@@ -213,8 +213,7 @@ cuabi_result fake_module_new(const void *image, struct fake_ctx *ctx, struct fak
     return CUABI_SUCCESS;
 }
 
-/* CU_JIT_MAX_REGISTERS's value among the options (checked), or 0 without it. */
-static unsigned jit_max_registers(unsigned n, const cuabi_jit_option *options, void **values)
+unsigned fake_jit_max_registers(unsigned n, const cuabi_jit_option *options, void **values)
 {
     unsigned max = 0;
 
@@ -224,8 +223,7 @@ static unsigned jit_max_registers(unsigned n, const cuabi_jit_option *options, v
     return max;
 }
 
-/* Holds every entry's register count to `max` (0: no limit), as ptxas's -maxrregcount does. */
-static void module_max_registers(struct fake_module *m, unsigned max)
+void fake_module_max_registers(struct fake_module *m, unsigned max)
 {
     for (size_t i = 0; max && i < m->count; i++)
         if (m->functions[i].attrs.regs > 0 && (unsigned)m->functions[i].attrs.regs > max)
@@ -255,7 +253,7 @@ static cuabi_result module_load(cuabi_result rc, cuabi_module *module, const voi
                       CUABI_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, log))
         fake_module_note_set(rc, log);
     if (rc == CUABI_SUCCESS) {
-        module_max_registers(m, jit_max_registers(num_options, options, option_values));
+        fake_module_max_registers(m, fake_jit_max_registers(num_options, options, option_values));
         snprintf(log, sizeof(log), "fake ptxas: %zu kernel(s)", m->count);
         fake_jit_log(num_options, options, option_values, CUABI_JIT_INFO_LOG_BUFFER,
                      CUABI_JIT_INFO_LOG_BUFFER_SIZE_BYTES, log);

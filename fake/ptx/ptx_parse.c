@@ -2069,7 +2069,7 @@ struct ptx_module *ptx_module_decode(const char *text)
             len = word(&d, &s);
         }
         if (is(s, len, ".version") || is(s, len, ".target") || is(s, len, ".address_size") || is(s, len, ".file") ||
-            is(s, len, ".loc") || s[0] != '.') {
+            is(s, len, ".loc") || s[0] != '.' || (len > 6 && memcmp(s, ".fake_", 6) == 0)) {
             skip_line(&d);
         } else if (is(s, len, ".entry") || is(s, len, ".func")) {
             if (!read_function(&d, is(s, len, ".entry"), is_extern))

@@ -9,7 +9,8 @@
  *    place and returns its result;
  *  - the launch of a kernel with a long name that the interpreter cannot
  *    run says which instruction it refused;
- *  - CU_JIT_MAX_REGISTERS holds a function's register count to its value.
+ *  - CU_JIT_MAX_REGISTERS, to cuModuleLoadDataEx or to cuLinkCreate, holds a
+ *    function's register count to its value.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -243,6 +244,33 @@ static void max_registers(void **state)
     CU_OK(cuModuleUnload(m));
 }
 
+static void link_max_registers(void **state)
+{
+    cuabi_jit_option opt = CUABI_JIT_MAX_REGISTERS;
+    void *value = (void *)(uintptr_t)32;
+    cuabi_link_state l = NULL;
+    cuabi_module m = NULL;
+    void *image = NULL;
+    size_t size = 0;
+    char *copy;
+    int regs;
+
+    (void)state;
+    CU_OK(cuLinkCreate_v2(1, &opt, &value, &l));
+    CU_OK(cuLinkAddData_v2(l, CUABI_JIT_INPUT_PTX, (void *)many_registers, sizeof(many_registers), "k.ptx", 0, NULL,
+                           NULL));
+    CU_OK(cuLinkComplete(l, &image, &size));
+    /* A client may keep a copy of the image past cuLinkDestroy: the limit goes with the bytes. */
+    copy = buffer_new(size);
+    memcpy(copy, image, size);
+    CU_OK(cuLinkDestroy(l));
+    CU_OK(cuModuleLoadData(&m, copy));
+    regs = registers_of(m);
+    assert_true(regs > 0 && regs <= 32);
+    CU_OK(cuModuleUnload(m));
+    free(copy);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -251,6 +279,7 @@ int main(void)
         cmocka_unit_test(many_parameters),
         cmocka_unit_test(refusal_names_instruction),
         cmocka_unit_test(max_registers),
+        cmocka_unit_test(link_max_registers),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);
