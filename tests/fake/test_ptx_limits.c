@@ -20,14 +20,10 @@
 
 #define CU_OK(call) assert_int_equal((call), CUABI_SUCCESS)
 
-static cuabi_context ctx;
-
 static int setup(void **state)
 {
     (void)state;
-    CU_OK(cuInit(0));
-    CU_OK(cuDevicePrimaryCtxRetain(&ctx, 0));
-    CU_OK(cuCtxSetCurrent(ctx));
+    ft_retain_current(0);
     return 0;
 }
 
@@ -38,15 +34,12 @@ static int teardown(void **state)
     return 0;
 }
 
-/* A buffer of `n` bytes; the process ends when there is no memory for it. */
+/* A buffer of `n` bytes, which the test fails without. */
 static char *buffer_new(size_t n)
 {
     char *p = malloc(n);
 
-    if (!p) {
-        print_error("no memory for %zu bytes\n", n);
-        exit(1);
-    }
+    assert_non_null(p);
     return p;
 }
 
