@@ -299,10 +299,10 @@ static bool read_decl(struct reader *r, struct decl *d)
         unsigned long long n = 0;
 
         if (d->ndims == MAX_DIMS)
-            return fail(r, d->name.line, "\"%.*s\" has too many dimensions", (int)d->name.len, d->name.s);
+            return fail(r, d->name.line, "too many dimensions in \"%.*s\"", (int)d->name.len, d->name.s);
         if (accept(r, ']')) {
             if (d->ndims || d->open_dim)
-                return fail(r, d->name.line, "only the first dimension of \"%.*s\" may be open", (int)d->name.len,
+                return fail(r, d->name.line, "an open dimension past the first in \"%.*s\"", (int)d->name.len,
                             d->name.s);
             d->open_dim = true;
             d->dims[d->ndims++] = 1;
@@ -311,7 +311,7 @@ static bool read_decl(struct reader *r, struct decl *d)
         if (!need_number(r, 1ull << 31, &n))
             return false;
         if (!accept(r, ']'))
-            return fail(r, d->name.line, "expected ] after the dimension of \"%.*s\"", (int)d->name.len, d->name.s);
+            return fail(r, d->name.line, "expected ] after a dimension of \"%.*s\"", (int)d->name.len, d->name.s);
         d->dims[d->ndims++] = (size_t)n;
     }
     return true;
@@ -390,7 +390,7 @@ static bool add_param(struct reader *r, struct fake_layout *l, size_t size, size
     if (layout_add(l, size, align, &too_big))
         return true;
     if (too_big)
-        return fail(r, line, "the parameters of \"%.*s\" take more than 4096 bytes", (int)strlen(l->name), l->name);
+        return fail(r, line, "more than 4096 bytes of parameters in \"%.*s\"", (int)strlen(l->name), l->name);
     r->rc = CUABI_ERROR_OUT_OF_MEMORY;
     return false;
 }
@@ -425,7 +425,7 @@ static bool read_params(struct reader *r, struct fake_layout *l)
         if (!read_decl(r, &d))
             return false;
         if (d.open_dim || !decl_bytes(&d, FAKE_PARAM_BYTES_MAX, &bytes) || bytes == 0)
-            return fail(r, d.name.line, "parameter \"%.*s\" has no size the fake can take", (int)d.name.len, d.name.s);
+            return fail(r, d.name.line, "no size the fake can take for parameter \"%.*s\"", (int)d.name.len, d.name.s);
         if (!add_param(r, l, bytes, d.align ? d.align : d.elem * d.vec, d.name.line))
             return false;
         if (!need(r, &t, ", or )"))
@@ -528,8 +528,8 @@ static bool read_entry(struct reader *r, bool declare)
         }
         if (bytes != SIZE_MAX && bytes != l->bytes) {
             fake_layout_free(l);
-            return fail(r, name.line, "the interpreter's decoder lays out the %zu bytes of parameters of \"%.*s\" "
-                        "as %zu", l->bytes, (int)name.len, name.s, bytes);
+            return fail(r, name.line, "%zu bytes of parameters the interpreter's decoder lays out as %zu, in "
+                        "\"%.*s\"", l->bytes, bytes, (int)name.len, name.s);
         }
     }
     return add_entry(r, l, name.line);
@@ -672,7 +672,7 @@ static bool read_variable(struct reader *r, bool define, bool constant)
                 d.dims[0] = (count + d.vec - 1) / d.vec;
         }
         if (!decl_bytes(&d, 1 << 20, &bytes))
-            return fail(r, d.name.line, "global \"%.*s\" is larger than 1 MiB", (int)d.name.len, d.name.s);
+            return fail(r, d.name.line, "a global larger than 1 MiB: \"%.*s\"", (int)d.name.len, d.name.s);
         if (define && bytes > 0) {
             size_t size = d.name.len + 24;
             char *text;

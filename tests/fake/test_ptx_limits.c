@@ -125,6 +125,24 @@ static void name_capped(void **state)
     free(g);
 }
 
+/* A refusal that names a long global says what it refused before the name. */
+static void long_name_refused_first(void **state)
+{
+    char *g = long_name("g_", 600), *text = buffer_new(1024);
+    char log[1024];
+    cuabi_module m = NULL;
+
+    (void)state;
+    snprintf(text, 1024, ".version 8.0\n.target sm_80\n.address_size 64\n.visible .global .b8 %s[4194304];\n", g);
+    assert_int_equal(load_logged(text, &m, log, sizeof(log)), CUABI_ERROR_INVALID_PTX);
+    if (!strstr(log, "line 4: a global larger than 1 MiB")) {
+        print_error("log: %s\n", log);
+        fail();
+    }
+    free(text);
+    free(g);
+}
+
 enum { MANY = 40 };
 
 /* f(p0 .. p39) = ((p0 * 3 + p1) * 3 + p2) ...: a result that tells every argument's place. */
@@ -269,6 +287,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(long_names),
         cmocka_unit_test(name_capped),
+        cmocka_unit_test(long_name_refused_first),
         cmocka_unit_test(many_parameters),
         cmocka_unit_test(refusal_names_instruction),
         cmocka_unit_test(max_registers),
