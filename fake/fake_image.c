@@ -766,7 +766,8 @@ static bool read_fake_line(struct reader *r, const struct token *t)
 static bool known_directive(const struct token *t)
 {
     static const char *const names[] = {
-        ".version", ".target", ".address_size", ".fake_kernel", ".fake_global", ".fake_entry", ".fake_max_registers", ".file",
+        ".version", ".target", ".address_size", ".fake_kernel", ".fake_global", ".fake_entry",
+        ".fake_max_registers", ".file",
         ".loc",     ".section", ".visible",     ".extern",      ".weak",        ".common",     ".entry",
         ".func",    ".global",  ".const",       ".shared",      ".local",       ".pragma",     ".alias",
         ".tex",     ".texref",  ".samplerref",  ".surfref",

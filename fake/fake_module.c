@@ -615,7 +615,8 @@ cuabi_result fake_global_declare(struct fake_module *m, const char *text, size_t
     for (; i < len && text[i] >= '0' && text[i] <= '9' && bytes <= GLOBAL_MAX; i++)
         bytes = bytes * 10 + (size_t)(text[i] - '0');
     if (name_len == 0 || name_len > PTX_NAME_MAX || i != len || bytes == 0 || bytes > GLOBAL_MAX) {
-        snprintf(log, log_size, "fake ptxas: .fake_global wants a name of 1 to %u characters and 1 to %d bytes: \"%.*s\"",
+        snprintf(log, log_size,
+                 "fake ptxas: .fake_global wants a name of 1 to %u characters and 1 to %d bytes: \"%.*s\"",
                  PTX_NAME_MAX, GLOBAL_MAX, (int)len, text);
         return CUABI_ERROR_INVALID_PTX;
     }

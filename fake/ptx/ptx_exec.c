@@ -2806,7 +2806,8 @@ reschedule:
                         goto stopped;
                     if (!c->nrets)
                         continue;
-                    if (!(to = lane_local(b, w, l, (uint64_t)w->fbase[l] + b->m->syms[ptx_call_ret(b->m, c, 0)].value, 4))) {
+                    to = lane_local(b, w, l, (uint64_t)w->fbase[l] + b->m->syms[ptx_call_ret(b->m, c, 0)].value, 4);
+                    if (!to) {
                         fault(b, w, l, in, CUABI_ERROR_ILLEGAL_ADDRESS,
                               "printf's result is outside the caller's frame: an illegal address");
                         goto stopped;

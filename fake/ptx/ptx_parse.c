@@ -2146,7 +2146,8 @@ static bool function_runs(const struct ptx_module *m, size_t fi, const char *ent
         if (strcmp(f->name ? f->name : "", entry) == 0)
             snprintf(why, why_size, "%s (kernel \"%s\")", f->error, entry);
         else
-            snprintf(why, why_size, "%s (in function \"%s\" of kernel \"%s\")", f->error, f->name ? f->name : "?", entry);
+            snprintf(why, why_size, "%s (in function \"%s\" of kernel \"%s\")", f->error, f->name ? f->name : "?",
+                     entry);
         return false;
     }
     if (!f->defined) {
