@@ -237,10 +237,14 @@ cuabi_result fake_host_args_new(const struct fake_layout *l, void **params, void
     /* No host implementation: the PTX interpreter runs the entry, or says why it cannot. */
     if (!registry_find(l->name, &fn, &user_data) &&
         (rc = ptx_entry_check(l->ptx, l->name, why, sizeof(why))) != CUABI_SUCCESS) {
-        snprintf(note, sizeof(note), "operation not supported: the fake driver has no host implementation of kernel "
-                                     "\"%s\" (gpu_fake_kernel_register)%s%s", l->name,
-                 rc == CUABI_ERROR_NOT_FOUND ? "" : ", and its PTX interpreter cannot run it: ",
-                 rc == CUABI_ERROR_NOT_FOUND ? "" : why);
+        /* What the interpreter refused comes first: a long kernel name cuts only the end of the note. */
+        if (rc == CUABI_ERROR_NOT_FOUND)
+            snprintf(note, sizeof(note), "operation not supported: the fake driver has no host implementation of "
+                                         "kernel \"%s\" (gpu_fake_kernel_register)", l->name);
+        else
+            snprintf(note, sizeof(note), "operation not supported: %s; the fake driver's PTX interpreter cannot run "
+                                         "it, and there is no host implementation of kernel \"%s\" "
+                                         "(gpu_fake_kernel_register)", why, l->name);
         note_result = CUABI_ERROR_NOT_SUPPORTED;
         fprintf(stderr, "gpushim-fakecuda: %s\n", note);
         return CUABI_ERROR_NOT_SUPPORTED;

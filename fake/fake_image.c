@@ -22,7 +22,6 @@ enum {
     FATBIN_COMPRESSED = 0x8000, /* in an entry's flags: zstd, nvcc's default */
     FATBIN_COMPRESSED_OTHER = 0x2000, /* nvcc --compress-mode=speed: a format not published */
     MAX_DIMS = 8,
-    NAME_MAX_LEN = 255,         /* a global's name, as fake_module.c keeps it */
 };
 
 struct reader {
@@ -34,6 +33,7 @@ struct reader {
     bool versioned;
     cuabi_result rc; /* the first error; the log says why */
     struct ptx_module *ptx; /* the text decoded for the interpreter, or NULL */
+    unsigned max_regs; /* .fake_max_registers's, or 0 */
 };
 
 struct token {
@@ -299,10 +299,10 @@ static bool read_decl(struct reader *r, struct decl *d)
         unsigned long long n = 0;
 
         if (d->ndims == MAX_DIMS)
-            return fail(r, d->name.line, "\"%.*s\" has too many dimensions", (int)d->name.len, d->name.s);
+            return fail(r, d->name.line, "too many dimensions in \"%.*s\"", (int)d->name.len, d->name.s);
         if (accept(r, ']')) {
             if (d->ndims || d->open_dim)
-                return fail(r, d->name.line, "only the first dimension of \"%.*s\" may be open", (int)d->name.len,
+                return fail(r, d->name.line, "an open dimension past the first in \"%.*s\"", (int)d->name.len,
                             d->name.s);
             d->open_dim = true;
             d->dims[d->ndims++] = 1;
@@ -311,7 +311,7 @@ static bool read_decl(struct reader *r, struct decl *d)
         if (!need_number(r, 1ull << 31, &n))
             return false;
         if (!accept(r, ']'))
-            return fail(r, d->name.line, "expected ] after the dimension of \"%.*s\"", (int)d->name.len, d->name.s);
+            return fail(r, d->name.line, "expected ] after a dimension of \"%.*s\"", (int)d->name.len, d->name.s);
         d->dims[d->ndims++] = (size_t)n;
     }
     return true;
@@ -390,7 +390,7 @@ static bool add_param(struct reader *r, struct fake_layout *l, size_t size, size
     if (layout_add(l, size, align, &too_big))
         return true;
     if (too_big)
-        return fail(r, line, "the parameters of \"%.*s\" take more than 4096 bytes", (int)strlen(l->name), l->name);
+        return fail(r, line, "more than 4096 bytes of parameters in \"%.*s\"", (int)strlen(l->name), l->name);
     r->rc = CUABI_ERROR_OUT_OF_MEMORY;
     return false;
 }
@@ -425,7 +425,7 @@ static bool read_params(struct reader *r, struct fake_layout *l)
         if (!read_decl(r, &d))
             return false;
         if (d.open_dim || !decl_bytes(&d, FAKE_PARAM_BYTES_MAX, &bytes) || bytes == 0)
-            return fail(r, d.name.line, "parameter \"%.*s\" has no size the fake can take", (int)d.name.len, d.name.s);
+            return fail(r, d.name.line, "no size the fake can take for parameter \"%.*s\"", (int)d.name.len, d.name.s);
         if (!add_param(r, l, bytes, d.align ? d.align : d.elem * d.vec, d.name.line))
             return false;
         if (!need(r, &t, ", or )"))
@@ -528,8 +528,8 @@ static bool read_entry(struct reader *r, bool declare)
         }
         if (bytes != SIZE_MAX && bytes != l->bytes) {
             fake_layout_free(l);
-            return fail(r, name.line, "the interpreter's decoder lays out the %zu bytes of parameters of \"%.*s\" "
-                        "as %zu", l->bytes, (int)name.len, name.s, bytes);
+            return fail(r, name.line, "%zu bytes of parameters the interpreter's decoder lays out as %zu, in "
+                        "\"%.*s\"", l->bytes, bytes, (int)name.len, name.s);
         }
     }
     return add_entry(r, l, name.line);
@@ -672,16 +672,22 @@ static bool read_variable(struct reader *r, bool define, bool constant)
                 d.dims[0] = (count + d.vec - 1) / d.vec;
         }
         if (!decl_bytes(&d, 1 << 20, &bytes))
-            return fail(r, d.name.line, "global \"%.*s\" is larger than 1 MiB", (int)d.name.len, d.name.s);
+            return fail(r, d.name.line, "a global larger than 1 MiB: \"%.*s\"", (int)d.name.len, d.name.s);
         if (define && bytes > 0) {
-            char text[NAME_MAX_LEN + 24];
+            size_t size = d.name.len + 24;
+            char *text;
             cuabi_result rc;
 
-            if (d.name.len > NAME_MAX_LEN)
-                return fail(r, d.name.line, "the name of global \"%.*s\" is longer than 255 characters",
-                            (int)d.name.len, d.name.s);
-            snprintf(text, sizeof(text), "%.*s %zu", (int)d.name.len, d.name.s, bytes);
+            if (d.name.len > PTX_NAME_MAX)
+                return fail(r, d.name.line, "a global's name is longer than %u characters: \"%.64s...\"",
+                            PTX_NAME_MAX, d.name.s);
+            if (!(text = malloc(size))) {
+                r->rc = CUABI_ERROR_OUT_OF_MEMORY;
+                return false;
+            }
+            snprintf(text, size, "%.*s %zu", (int)d.name.len, d.name.s, bytes);
             rc = fake_global_declare(r->m, text, strlen(text), r->log, r->log_size, &a);
+            free(text);
             if (rc != CUABI_SUCCESS) {
                 r->rc = rc;
                 return false;
@@ -734,6 +740,16 @@ static bool read_fake_line(struct reader *r, const struct token *t)
     skip_line(r);
     if (tok_is(t, ".fake_entry"))
         return read_fake_entry(r, text, len, t->line);
+    if (tok_is(t, ".fake_max_registers")) {
+        /* What a link's CU_JIT_MAX_REGISTERS leaves in its image: at most 255 registers a thread. */
+        char *end;
+        unsigned long n = strtoul(text, &end, 10);
+
+        if (end == text || end > text + len || n == 0 || n > 255)
+            return fail(r, t->line, ".fake_max_registers wants 1 to 255");
+        r->max_regs = (unsigned)n;
+        return true;
+    }
     while (len && (*text == ' ' || *text == '\t')) {
         text++;
         len--;
@@ -750,7 +766,8 @@ static bool read_fake_line(struct reader *r, const struct token *t)
 static bool known_directive(const struct token *t)
 {
     static const char *const names[] = {
-        ".version", ".target", ".address_size", ".fake_kernel", ".fake_global", ".fake_entry", ".file",
+        ".version", ".target", ".address_size", ".fake_kernel", ".fake_global", ".fake_entry",
+        ".fake_max_registers", ".file",
         ".loc",     ".section", ".visible",     ".extern",      ".weak",        ".common",     ".entry",
         ".func",    ".global",  ".const",       ".shared",      ".local",       ".pragma",     ".alias",
         ".tex",     ".texref",  ".samplerref",  ".surfref",
@@ -791,7 +808,8 @@ static bool read_directive(struct reader *r, struct token *t)
         r->m->ptx_version = version_number(&v);
         return true;
     }
-    if (tok_is(t, ".fake_kernel") || tok_is(t, ".fake_global") || tok_is(t, ".fake_entry"))
+    if (tok_is(t, ".fake_kernel") || tok_is(t, ".fake_global") || tok_is(t, ".fake_entry") ||
+        tok_is(t, ".fake_max_registers"))
         return read_fake_line(r, t);
     if (tok_is(t, ".target") || tok_is(t, ".file") || tok_is(t, ".loc") || tok_is(t, ".address_size")) {
         skip_line(r); /* their arguments do not matter here */
@@ -840,7 +858,7 @@ static bool read_directive(struct reader *r, struct token *t)
 
 static cuabi_result read_text(const char *text, struct fake_module *m, char *log, size_t log_size)
 {
-    struct reader r = {text, 1, m, log, log_size, false, CUABI_SUCCESS, ptx_module_decode(text)};
+    struct reader r = {text, 1, m, log, log_size, false, CUABI_SUCCESS, ptx_module_decode(text), 0};
     struct token t = {NULL, 0, 0};
 
     if (!r.ptx)
@@ -866,6 +884,8 @@ static cuabi_result read_text(const char *text, struct fake_module *m, char *log
         snprintf(log, log_size, "fake ptxas: %s", ptx_module_error(r.ptx));
         r.rc = CUABI_ERROR_INVALID_PTX;
     }
+    if (r.rc == CUABI_SUCCESS)
+        fake_module_max_registers(m, r.max_regs);
     ptx_module_release(r.ptx);
     return r.rc;
 }

@@ -839,6 +839,11 @@ unsigned long fake_modules_reset(struct fake_ctx *ctx);
 cuabi_result fake_module_new(const void *image, struct fake_ctx *ctx, struct fake_library *lib, bool probe,
                              char *log, size_t log_size, struct fake_module **out);
 
+/* CU_JIT_MAX_REGISTERS's value among checked JIT options, or 0 without it. */
+unsigned fake_jit_max_registers(unsigned n, const cuabi_jit_option *options, void **values);
+/* Holds every function's register count to `max` (0: no limit), as ptxas's -maxrregcount does. */
+void fake_module_max_registers(struct fake_module *m, unsigned max);
+
 /*
  * A module file's bytes for `caller` (an entry point's name, for messages),
  * NUL-terminated into *out (freed by the caller), their count into *size

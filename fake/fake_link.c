@@ -49,6 +49,7 @@ struct fake_link {
     struct fake_ctx *ctx;
     void **values;       /* cuLinkCreate's option values: the sizes and the wall time are written back there */
     int wall_at;         /* CU_JIT_WALL_TIME's index, or -1 */
+    unsigned max_regs;   /* CU_JIT_MAX_REGISTERS's, or 0 */
     struct link_log info, error;
     double wall_ms;
     char *text; /* the inputs' PTX, one after another */
@@ -145,6 +146,7 @@ cuabi_result cuLinkCreate_v2(unsigned int num_options, cuabi_jit_option *options
         l->ctx = c;
         l->values = option_values;
         l->wall_at = -1;
+        l->max_regs = fake_jit_max_registers(num_options, options, option_values);
         for (unsigned i = 0; i < num_options; i++)
             if (options[i] == CUABI_JIT_WALL_TIME)
                 l->wall_at = (int)i;
@@ -357,9 +359,37 @@ static bool resolve(struct fake_link *l, const struct ptx_module *all)
     return ok;
 }
 
+/*
+ * The linked image, its size (with the NUL) in *bytes: the inputs' text, and
+ * with CU_JIT_MAX_REGISTERS a `.fake_max_registers` line after the first
+ * .version, which the module reader holds every function's registers to.
+ */
+static char *link_image(const struct fake_link *l, size_t *bytes)
+{
+    const char *v = strstr(l->text, ".version");
+    size_t head = v ? (size_t)(v - l->text) + strcspn(v, "\n") : 0;
+    char line[48];
+    int n;
+    char *image;
+
+    if (!l->max_regs || l->max_regs >= 255 || !v) {
+        *bytes = l->len + 1;
+        return strdup(l->text);
+    }
+    n = snprintf(line, sizeof(line), "\n.fake_max_registers %u", l->max_regs);
+    *bytes = l->len + (size_t)n + 1;
+    if (!(image = malloc(*bytes)))
+        return NULL;
+    memcpy(image, l->text, head);
+    memcpy(image + head, line, (size_t)n);
+    memcpy(image + head + (size_t)n, l->text + head, l->len - head + 1);
+    return image;
+}
+
 static cuabi_result link_complete(struct fake_link *l, void **image, size_t *size)
 {
     struct ptx_module *all;
+    size_t bytes;
     bool ok;
 
     if (l->ninputs == 0) {
@@ -375,12 +405,11 @@ static cuabi_result link_complete(struct fake_link *l, void **image, size_t *siz
         return CUABI_ERROR_INVALID_PTX;
     }
     free(l->image);
-    if (!(l->image = strdup(l->text)))
+    if (!(l->image = link_image(l, &bytes)))
         return CUABI_ERROR_OUT_OF_MEMORY;
-    log_line(l, &l->info, "fake nvlink info: %zu input(s) linked into one image of %zu bytes", l->ninputs,
-             l->len + 1);
+    log_line(l, &l->info, "fake nvlink info: %zu input(s) linked into one image of %zu bytes", l->ninputs, bytes);
     *image = l->image;
-    *size = l->len + 1;
+    *size = bytes;
     return CUABI_SUCCESS;
 }
 

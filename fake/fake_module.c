@@ -213,6 +213,23 @@ cuabi_result fake_module_new(const void *image, struct fake_ctx *ctx, struct fak
     return CUABI_SUCCESS;
 }
 
+unsigned fake_jit_max_registers(unsigned n, const cuabi_jit_option *options, void **values)
+{
+    unsigned max = 0;
+
+    for (unsigned i = 0; i < n; i++)
+        if (options[i] == CUABI_JIT_MAX_REGISTERS)
+            max = (unsigned)(uintptr_t)values[i];
+    return max;
+}
+
+void fake_module_max_registers(struct fake_module *m, unsigned max)
+{
+    for (size_t i = 0; max && i < m->count; i++)
+        if (m->functions[i].attrs.regs > 0 && (unsigned)m->functions[i].attrs.regs > max)
+            m->functions[i].attrs.regs = (int)max;
+}
+
 /* A load of an image in memory, for every entry point that loads one (their begin done: `rc`). */
 static cuabi_result module_load(cuabi_result rc, cuabi_module *module, const void *image, unsigned int num_options,
                                 cuabi_jit_option *options, void **option_values)
@@ -236,6 +253,7 @@ static cuabi_result module_load(cuabi_result rc, cuabi_module *module, const voi
                       CUABI_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, log))
         fake_module_note_set(rc, log);
     if (rc == CUABI_SUCCESS) {
+        fake_module_max_registers(m, fake_jit_max_registers(num_options, options, option_values));
         snprintf(log, sizeof(log), "fake ptxas: %zu kernel(s)", m->count);
         fake_jit_log(num_options, options, option_values, CUABI_JIT_INFO_LOG_BUFFER,
                      CUABI_JIT_INFO_LOG_BUFFER_SIZE_BYTES, log);
@@ -542,8 +560,8 @@ cuabi_result cuFuncSetCacheConfig(cuabi_function f, cuabi_func_cache config)
 struct fake_global {
     struct fake_global *next;
     const struct fake_module *module;
-    char name[256]; /* PTX names: mangled C++ ones run long */
     struct fake_alloc *alloc; /* a FAKE_ALLOC_GLOBAL allocation, not counted as the client's */
+    char name[]; /* PTX names: mangled C++ ones run long */
 };
 
 static struct fake_global *globals;
@@ -604,9 +622,10 @@ cuabi_result fake_global_declare(struct fake_module *m, const char *text, size_t
         ;
     for (; i < len && text[i] >= '0' && text[i] <= '9' && bytes <= GLOBAL_MAX; i++)
         bytes = bytes * 10 + (size_t)(text[i] - '0');
-    if (name_len == 0 || name_len >= sizeof(g->name) || i != len || bytes == 0 || bytes > GLOBAL_MAX) {
-        snprintf(log, log_size, "fake ptxas: .fake_global wants a name and 1 to %d bytes: \"%.*s\"", GLOBAL_MAX,
-                 (int)len, text);
+    if (name_len == 0 || name_len > PTX_NAME_MAX || i != len || bytes == 0 || bytes > GLOBAL_MAX) {
+        snprintf(log, log_size,
+                 "fake ptxas: .fake_global wants a name of 1 to %u characters and 1 to %d bytes: \"%.*s\"",
+                 PTX_NAME_MAX, GLOBAL_MAX, (int)len, text);
         return CUABI_ERROR_INVALID_PTX;
     }
     if (global_find(m, text, name_len)) {
@@ -618,7 +637,7 @@ cuabi_result fake_global_declare(struct fake_module *m, const char *text, size_t
             *out = NULL;
         return CUABI_SUCCESS;
     }
-    if (!(g = calloc(1, sizeof(*g))))
+    if (!(g = calloc(1, sizeof(*g) + name_len + 1)))
         return CUABI_ERROR_OUT_OF_MEMORY;
     /* A global starts zeroed, as every allocation does. */
     if ((rc = fake_alloc_new(ctx->device, bytes, FAKE_ALLOC_GLOBAL, &g->alloc)) != CUABI_SUCCESS) {

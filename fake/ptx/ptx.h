@@ -35,6 +35,9 @@ void ptx_module_release(struct ptx_module *m); /* NULL does nothing */
 /* Whether GPUSHIM_FAKE_CHECK asks for the init check (init or init-strict): allocations then keep a shadow. */
 bool ptx_check_init(void);
 
+/* The longest name of a global the module reader takes: far above any compiler's mangled names. */
+#define PTX_NAME_MAX 65536u
+
 /* The hash of a name of LEN bytes, for the fake's tables of names (FNV-1a). */
 size_t ptx_name_hash(const char *s, size_t len);
 

@@ -1365,18 +1365,19 @@ static bool call_push(struct ptx_block *b, struct warp *w, unsigned l, const str
     }
     /* The callee's frame and the gap below it start zeroed, as the kernel's frame does (block_start). */
     memset(lane + w->ftop[l], 0, base + f->frame_size - w->ftop[l]);
-    for (unsigned i = 0; i < c->nargs && i < f->nparams && i < 16; i++) {
-        const struct ptx_symbol *s = &b->m->syms[c->args[i]];
-        size_t n = s->size < f->param_size[i] ? s->size : f->param_size[i];
+    for (unsigned i = 0; i < c->nargs && i < f->nparams; i++) {
+        const struct ptx_symbol *s = &b->m->syms[ptx_call_arg(b->m, c, i)];
+        const struct ptx_param *p = &b->m->params[f->params + i];
+        size_t n = s->size < p->size ? s->size : p->size;
         const unsigned char *from = lane_local(b, w, l, w->fbase[l] + s->value, n);
 
-        if (!from || (uint64_t)f->param_off[i] + n > f->frame_size) {
+        if (!from || (uint64_t)p->off + n > f->frame_size) {
             fault(b, w, l, in, CUABI_ERROR_ILLEGAL_ADDRESS,
                   "call to \"%s\": argument %u of %zu bytes is outside the caller's or the callee's frame: an illegal "
                   "address", f->name ? f->name : "?", i, n);
             return false;
         }
-        memcpy(lane + base + f->param_off[i], from, n);
+        memcpy(lane + base + p->off, from, n);
     }
     lc->rec[lc->nrec++] = (struct call_rec){pc + 1, w->fbase[l], w->ftop[l], (uint32_t)in->o[0].imm, (uint32_t)in->target,
                                             lc->nsaved};
@@ -1397,7 +1398,7 @@ static bool call_pop(struct ptx_block *b, struct warp *w, unsigned l, const stru
     const struct ptx_call *c = &b->m->calls[rc->call];
 
     if (c->nrets && f->ret_size) {
-        const struct ptx_symbol *s = &b->m->syms[c->rets[0]];
+        const struct ptx_symbol *s = &b->m->syms[ptx_call_ret(b->m, c, 0)];
         size_t n = s->size < f->ret_size ? s->size : f->ret_size;
         const unsigned char *from = lane_local(b, w, l, (uint64_t)w->fbase[l] + f->ret_off, n);
         unsigned char *to = (uint64_t)rc->fbase + s->value + n <= rc->ftop ? lane_local(b, w, l, rc->fbase + s->value, n)
@@ -1433,8 +1434,8 @@ static uint64_t call_vprintf(struct ptx_block *b, struct warp *w, unsigned l, co
 
     if (c->nargs < 2)
         return (uint64_t)-1;
-    pf = lane_local(b, w, l, (uint64_t)w->fbase[l] + b->m->syms[c->args[0]].value, 8);
-    pa = lane_local(b, w, l, (uint64_t)w->fbase[l] + b->m->syms[c->args[1]].value, 8);
+    pf = lane_local(b, w, l, (uint64_t)w->fbase[l] + b->m->syms[ptx_call_arg(b->m, c, 0)].value, 8);
+    pa = lane_local(b, w, l, (uint64_t)w->fbase[l] + b->m->syms[ptx_call_arg(b->m, c, 1)].value, 8);
     if (!pf || !pa) {
         fault(b, w, l, in, CUABI_ERROR_ILLEGAL_ADDRESS, "printf's parameters are outside the caller's frame: an illegal address");
         return 0;
@@ -2807,7 +2808,8 @@ reschedule:
                         goto stopped;
                     if (!c->nrets)
                         continue;
-                    if (!(to = lane_local(b, w, l, (uint64_t)w->fbase[l] + b->m->syms[c->rets[0]].value, 4))) {
+                    to = lane_local(b, w, l, (uint64_t)w->fbase[l] + b->m->syms[ptx_call_ret(b->m, c, 0)].value, 4);
+                    if (!to) {
                         fault(b, w, l, in, CUABI_ERROR_ILLEGAL_ADDRESS,
                               "printf's result is outside the caller's frame: an illegal address");
                         goto stopped;
@@ -2881,9 +2883,9 @@ stopped:
 static bool code_bad(char *why, size_t size, const struct ptx_function *f, const struct ptx_inst *in, const char *what)
 {
     if (in)
-        snprintf(why, size, "function \"%s\", PTX line %u: %s", f->name ? f->name : "?", in->line, what);
+        snprintf(why, size, "PTX line %u: %s (function \"%s\")", in->line, what, f->name ? f->name : "?");
     else
-        snprintf(why, size, "function \"%s\": %s", f->name ? f->name : "?", what);
+        snprintf(why, size, "%s (function \"%s\")", what, f->name ? f->name : "?");
     return false;
 }
 
@@ -2970,10 +2972,12 @@ static bool inst_ok(const struct ptx_module *m, const struct ptx_function *f, co
         if (in->target < 0 || (size_t)in->target >= m->nfuncs || in->o[0].imm < 0 || (uint64_t)in->o[0].imm >= m->ncalls)
             return code_bad(why, size, f, in, "a call to no function of the module");
         c = &m->calls[in->o[0].imm];
-        if (c->nargs > 16 || c->nrets > 4)
-            return code_bad(why, size, f, in, "a call with too many arguments");
+        if ((uint64_t)c->syms + c->nargs + c->nrets > m->ncall_syms)
+            return code_bad(why, size, f, in, "a call whose arguments are outside the module's");
+        if ((uint64_t)m->funcs[in->target].params + m->funcs[in->target].nparams > m->nparams)
+            return code_bad(why, size, f, in, "a call to a function whose parameters are outside the module's");
         for (unsigned i = 0; i < c->nargs + c->nrets; i++) {
-            int32_t s = i < c->nargs ? c->args[i] : c->rets[i - c->nargs];
+            int32_t s = m->call_syms[c->syms + i];
 
             if (s < 0 || (size_t)s >= m->nsyms)
                 return code_bad(why, size, f, in, "a call's argument is no variable of the module");

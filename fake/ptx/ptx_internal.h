@@ -16,7 +16,7 @@
 
 #include "ptx.h"
 
-enum { PTX_WARP = 32, PTX_MAX_OPDS = 6, PTX_NAME_MAX = 256 };
+enum { PTX_WARP = 32, PTX_MAX_OPDS = 6 };
 
 /*
  * What a module may declare, checked where the decoder reads it and named in
@@ -168,10 +168,15 @@ struct ptx_inst {
     struct ptx_opd o[PTX_MAX_OPDS];
 };
 
-/* A call site's arguments and results: the caller's param symbols. */
+/* A call site's arguments and results: the caller's param symbols, `nrets` then `nargs` of the module's call_syms. */
 struct ptx_call {
     unsigned nargs, nrets;
-    int32_t args[16], rets[4];
+    uint32_t syms; /* the first in call_syms */
+};
+
+/* A .func's parameter: its offset and size in the function's frame. */
+struct ptx_param {
+    uint32_t off, size;
 };
 
 /* A function: an entry or a .func, its code a range of the module's instructions. */
@@ -185,8 +190,8 @@ struct ptx_function {
     uint32_t frame_size;      /* a .func's frame: parameters, locals, call parameters, saved registers */
     uint32_t saved_at;        /* where the saved registers start in it */
     size_t shared_static;     /* an entry: the static shared memory it uses (every shared variable of the module) */
-    unsigned nparams;         /* a .func's parameters, their frame offsets and sizes */
-    uint32_t param_off[16], param_size[16];
+    unsigned nparams;         /* a .func's parameters: `nparams` of the module's params, from `params` */
+    uint32_t params;
     uint32_t ret_off, ret_size;  /* a .func's result (size 0: none) */
     size_t kparam_bytes;     /* an entry's parameter buffer */
     bool uses_calls;
@@ -203,6 +208,10 @@ struct ptx_module {
     size_t nsyms;
     struct ptx_call *calls;   /* a call instruction's o[0].imm indexes this */
     size_t ncalls;
+    int32_t *call_syms;       /* every call's arguments and results */
+    size_t ncall_syms;
+    struct ptx_param *params; /* every .func's parameters */
+    size_t nparams;
     uint64_t *consts;         /* vector elements that are immediates */
     size_t nconsts;
     uint32_t nregs;           /* the register file: every function's registers */
@@ -214,6 +223,18 @@ struct ptx_module {
     size_t gmap_cap;
     uint32_t *gnext;          /* [nsyms]: 1 + the next older global symbol of the same name, or 0 */
 };
+
+/* Argument i of call c, a symbol of the module. */
+static inline int32_t ptx_call_arg(const struct ptx_module *m, const struct ptx_call *c, unsigned i)
+{
+    return m->call_syms[c->syms + c->nrets + i];
+}
+
+/* Result i of call c, a symbol of the module. */
+static inline int32_t ptx_call_ret(const struct ptx_module *m, const struct ptx_call *c, unsigned i)
+{
+    return m->call_syms[c->syms + i];
+}
 
 /* ---- ptx_parse.c ---- */
 

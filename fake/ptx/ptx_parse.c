@@ -89,7 +89,7 @@ struct decoder {
     unsigned line;
     struct ptx_module *m;
     bool oom;
-    size_t cap_code, cap_funcs, cap_syms, cap_calls, cap_consts;
+    size_t cap_code, cap_funcs, cap_syms, cap_calls, cap_consts, cap_call_syms, cap_params;
     /* Module scope: globals, shared variables, a function's parameters while it is read. */
     struct scope global;
     /* Function scope, with a stack of marks for { } blocks. */
@@ -679,8 +679,8 @@ static bool read_params(struct decoder *d, struct ptx_function *f, bool entry, b
             x.align = 16;
         off = entry ? (uint32_t)((f->kparam_bytes + x.align - 1) / x.align * x.align) : align_up32(d->frame, x.align);
         if (entry && (uint64_t)off + bytes > PTX_KPARAM_MAX)
-            return fatalf(d, d->line, "the parameters of kernel \"%s\" take more than %u bytes",
-                          f->name ? f->name : "?", PTX_KPARAM_MAX);
+            return fatalf(d, d->line, "more than %u bytes of parameters in kernel \"%s\"", PTX_KPARAM_MAX,
+                          f->name ? f->name : "?");
         if (!entry && !frame_fits(d, &x, off, bytes))
             return false;
         sym = sym_add(d, x.name, x.len, entry ? S_PARAM : S_FRAME, off, bytes);
@@ -693,11 +693,15 @@ static bool read_params(struct decoder *d, struct ptx_function *f, bool entry, b
             if (result) {
                 f->ret_off = off;
                 f->ret_size = (uint32_t)bytes;
-            } else if (f->nparams < 16) {
-                f->param_off[f->nparams] = off;
-                f->param_size[f->nparams++] = (uint32_t)bytes;
             } else {
-                return errf(d, d->line, "more than 16 parameters");
+                if (d->m->nparams >= PTX_ITEMS_MAX)
+                    return fatalf(d, d->line, "more than %u parameters of functions in the module", PTX_ITEMS_MAX);
+                if (!GROW(d, d->m->params, d->cap_params, d->m->nparams + 1))
+                    return false;
+                if (f->nparams == 0)
+                    f->params = (uint32_t)d->m->nparams;
+                d->m->params[d->m->nparams++] = (struct ptx_param){off, (uint32_t)bytes};
+                f->nparams++;
             }
         }
     } while (accept(d, ','));
@@ -1228,6 +1232,17 @@ static bool read_operand(struct decoder *d, struct ptx_inst *in, struct ptx_opd 
     return true;
 }
 
+/* Appends symbol `index` to the module's call_syms, for the call being read; false when refused or out of memory. */
+static bool call_sym_add(struct decoder *d, unsigned line, uint32_t index)
+{
+    if (d->m->ncall_syms >= PTX_ITEMS_MAX)
+        return fatalf(d, line, "more than %u arguments and results of calls in the module", PTX_ITEMS_MAX);
+    if (!GROW(d, d->m->call_syms, d->cap_call_syms, d->m->ncall_syms + 1))
+        return false;
+    d->m->call_syms[d->m->ncall_syms++] = (int32_t)index;
+    return true;
+}
+
 /* call[.uni] (rets), name, (args);  call name, (args);  call name; */
 static bool read_call(struct decoder *d, struct ptx_inst *in, unsigned line)
 {
@@ -1238,13 +1253,15 @@ static bool read_call(struct decoder *d, struct ptx_inst *in, unsigned line)
     const struct name *n;
 
     memset(&c, 0, sizeof(c));
+    c.syms = (uint32_t)d->m->ncall_syms;
     if (accept(d, '(')) {
         do {
             len = word(d, &s);
-            if (!(n = name_find(d, s, len, &index)) || n->kind != N_SYM || d->m->syms[index].space != S_FRAME ||
-                c.nrets == 4)
+            if (!(n = name_find(d, s, len, &index)) || n->kind != N_SYM || d->m->syms[index].space != S_FRAME)
                 return errf(d, line, "bad call result \"%.*s\"", (int)len, s);
-            c.rets[c.nrets++] = (int32_t)index;
+            if (!call_sym_add(d, line, index))
+                return false;
+            c.nrets++;
         } while (accept(d, ','));
         if (!accept(d, ')') || !accept(d, ','))
             return errf(d, line, "expected ), in a call");
@@ -1264,10 +1281,11 @@ static bool read_call(struct decoder *d, struct ptx_inst *in, unsigned line)
         if (!accept(d, ')')) {
             do {
                 len = word(d, &s);
-                if (!(n = name_find(d, s, len, &index)) || n->kind != N_SYM || d->m->syms[index].space != S_FRAME ||
-                    c.nargs == 16)
+                if (!(n = name_find(d, s, len, &index)) || n->kind != N_SYM || d->m->syms[index].space != S_FRAME)
                     return errf(d, line, "bad call argument \"%.*s\"", (int)len, s);
-                c.args[c.nargs++] = (int32_t)index;
+                if (!call_sym_add(d, line, index))
+                    return false;
+                c.nargs++;
             } while (accept(d, ','));
             if (!accept(d, ')'))
                 return errf(d, line, "expected ) in a call");
@@ -1980,6 +1998,8 @@ static void module_free(struct ptx_module *m)
     free(m->syms);
     free(m->code);
     free(m->calls);
+    free(m->call_syms);
+    free(m->params);
     free(m->consts);
     free(m);
 }
@@ -2049,7 +2069,7 @@ struct ptx_module *ptx_module_decode(const char *text)
             len = word(&d, &s);
         }
         if (is(s, len, ".version") || is(s, len, ".target") || is(s, len, ".address_size") || is(s, len, ".file") ||
-            is(s, len, ".loc") || s[0] != '.') {
+            is(s, len, ".loc") || s[0] != '.' || (len > 6 && memcmp(s, ".fake_", 6) == 0)) {
             skip_line(&d);
         } else if (is(s, len, ".entry") || is(s, len, ".func")) {
             if (!read_function(&d, is(s, len, ".entry"), is_extern))
@@ -2124,30 +2144,31 @@ static bool function_runs(const struct ptx_module *m, size_t fi, const char *ent
         return true;
     if (f->error) {
         if (strcmp(f->name ? f->name : "", entry) == 0)
-            snprintf(why, why_size, "kernel \"%s\": %s", entry, f->error);
+            snprintf(why, why_size, "%s (kernel \"%s\")", f->error, entry);
         else
-            snprintf(why, why_size, "kernel \"%s\" (in function \"%s\"): %s", entry, f->name ? f->name : "?", f->error);
+            snprintf(why, why_size, "%s (in function \"%s\" of kernel \"%s\")", f->error, f->name ? f->name : "?",
+                     entry);
         return false;
     }
     if (!f->defined) {
-        snprintf(why, why_size, "kernel \"%s\": function \"%s\" is declared but not defined in the module", entry,
-                 f->name ? f->name : "?");
+        snprintf(why, why_size, "function \"%s\" is declared but not defined in the module (kernel \"%s\")",
+                 f->name ? f->name : "?", entry);
         return false;
     }
     for (uint32_t i = f->start; i < f->end; i++) {
         const struct ptx_inst *in = &m->code[i];
 
         if (in->op == X_CALL && in->target < 0) {
-            snprintf(why, why_size, "kernel \"%s\": PTX line %u: a call to a function the module does not define",
-                     entry, in->line);
+            snprintf(why, why_size, "PTX line %u: a call to a function the module does not define (kernel \"%s\")",
+                     in->line, entry);
             return false;
         }
         for (unsigned o = 0; o < in->nopd; o++) {
             int32_t s = in->o[o].sym;
 
             if ((in->o[o].kind == O_ADDR || in->o[o].kind == O_SYM) && s >= 0 && !m->syms[s].bound) {
-                snprintf(why, why_size, "kernel \"%s\": PTX line %u: variable \"%s\" has no memory", entry, in->line,
-                         m->syms[s].name);
+                snprintf(why, why_size, "PTX line %u: variable \"%s\" has no memory (kernel \"%s\")", in->line,
+                         m->syms[s].name, entry);
                 return false;
             }
         }

@@ -413,6 +413,8 @@ int gpu_fake_driver_version(void);
  *   .fake_entry NAME S...    an entry whose parameters take S bytes each (S:A
  *                            for alignment A; else the largest power of two
  *                            dividing S, at most 8), run by its host implementation
+ *   .fake_max_registers N    every function has at most N (1 to 255) registers:
+ *                            what cuLinkComplete writes for CU_JIT_MAX_REGISTERS
  *
  * Built-in kernels; n is an element count, threads past the grid do nothing:
  *   add_one(u32 *data, u32 n)                 data[i] += 1

@@ -1050,7 +1050,9 @@ static void expect_unsupported(const char *ptx, const char *kernel, void **args,
     if (st != GPU_ERR_NOT_SUPPORTED)
         failf(kernel, "the launch gave %s, expected GPU_ERR_NOT_SUPPORTED", gpu_status_name(st));
     snprintf(after, sizeof(after), "%s(", kernel);
-    snprintf(needle, sizeof(needle), "kernel \"%s\": PTX line %u: %s", kernel, ptx_line(ptx, after, at), why);
+    snprintf(needle, sizeof(needle), "PTX line %u: %s", ptx_line(ptx, after, at), why);
+    expect_text(kernel, text, needle);
+    snprintf(needle, sizeof(needle), "(kernel \"%s\")", kernel);
     expect_text(kernel, text, needle);
     free(text);
 }
