@@ -261,10 +261,7 @@ static void profiler(void **state)
 
 int main(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        struct CMUnitTest test;
-    } cases[] = {
+    static const ft_case cases[] = {
         {"pointers", cmocka_unit_test(pointers)},
         {"mapped", cmocka_unit_test(mapped)},
         {"profiler", cmocka_unit_test(profiler)},
@@ -272,9 +269,5 @@ int main(int argc, char **argv)
         {"link-file", cmocka_unit_test(link_file)},
     };
 
-    for (size_t i = 0; argc == 2 && i < sizeof(cases) / sizeof(cases[0]); i++)
-        if (strcmp(argv[1], cases[i].name) == 0)
-            return _cmocka_run_group_tests(cases[i].name, &cases[i].test, 1, NULL, NULL);
-    fprintf(stderr, "usage: %s CASE\n", argv[0]);
-    return 2;
+    return ft_run_case(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
 }

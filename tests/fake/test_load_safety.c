@@ -28,9 +28,7 @@ static cuabi_context ctx;
 static int setup(void **state)
 {
     (void)state;
-    CU_OK(cuInit(0));
-    CU_OK(cuDevicePrimaryCtxRetain(&ctx, 0));
-    CU_OK(cuCtxSetCurrent(ctx));
+    ctx = ft_retain_current(0);
     return 0;
 }
 
