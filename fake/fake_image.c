@@ -527,9 +527,11 @@ static bool read_entry(struct reader *r, bool declare)
                         name.s);
         }
         if (bytes != SIZE_MAX && bytes != l->bytes) {
+            size_t declared = l->bytes;
+
             fake_layout_free(l);
             return fail(r, name.line, "%zu bytes of parameters the interpreter's decoder lays out as %zu, in "
-                        "\"%.*s\"", l->bytes, bytes, (int)name.len, name.s);
+                        "\"%.*s\"", declared, bytes, (int)name.len, name.s);
         }
     }
     return add_entry(r, l, name.line);
