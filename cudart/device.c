@@ -1,0 +1,387 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Devices: the driver's initialisation, each device's primary context, the
+ * thread's current device, and what the runtime reports of a device.
+ */
+#include "runtime.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The most devices the runtime serves; a process with more sees the first ones. */
+#define MAX_DEVICES 64
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static cudaError_t init_error;
+static int device_count;
+
+static pthread_mutex_t primary_lock = PTHREAD_MUTEX_INITIALIZER;
+static CUcontext primary[MAX_DEVICES]; /* retained once, at first use; NULL before */
+
+static _Thread_local int thread_device; /* cudaSetDevice's, 0 until then */
+
+static void init(void)
+{
+    CUresult r = cuInit(0);
+
+    if (r == CUDA_SUCCESS)
+        r = cuDeviceGetCount(&device_count);
+    if (r == CUDA_SUCCESS && device_count == 0)
+        r = CUDA_ERROR_NO_DEVICE;
+    if (device_count > MAX_DEVICES)
+        device_count = MAX_DEVICES;
+    if (r == CUDA_ERROR_STUB_LIBRARY || r == CUDA_ERROR_SHARED_OBJECT_INIT_FAILED) {
+        /* No driver could be loaded: libgpushim-cuda says why, for cudaGetErrorString. */
+        const char *why = NULL;
+
+        if (cuGetErrorString(r, &why) != CUDA_SUCCESS || !why)
+            why = "the driver library did not load";
+        cudart__set_init_reason(why);
+        init_error = cudaErrorInsufficientDriver;
+        return;
+    }
+    init_error = cudart__map(r);
+}
+
+cudaError_t cudart__init(void)
+{
+    pthread_once(&init_once, init);
+    return init_error;
+}
+
+/* The primary context of `device`, retained at its first use. */
+static cudaError_t primary_context(int device, CUcontext *out)
+{
+    cudaError_t e = cudart__init();
+    CUresult r = CUDA_SUCCESS;
+
+    if (e != cudaSuccess)
+        return e;
+    if (device < 0 || device >= device_count)
+        return cudaErrorInvalidDevice;
+    pthread_mutex_lock(&primary_lock);
+    if (!primary[device]) {
+        CUdevice dev;
+
+        r = cuDeviceGet(&dev, device);
+        if (r == CUDA_SUCCESS)
+            r = cuDevicePrimaryCtxRetain(&primary[device], dev);
+    }
+    *out = primary[device];
+    pthread_mutex_unlock(&primary_lock);
+    return cudart__map(r);
+}
+
+cudaError_t cudart__context(void)
+{
+    cudaError_t e = cudart__init();
+    CUcontext current = NULL, ctx = NULL;
+
+    if (e != cudaSuccess)
+        return e;
+    /* A context the program made current through the driver API is the one the runtime uses. */
+    if (cuCtxGetCurrent(&current) == CUDA_SUCCESS && current)
+        return cudaSuccess;
+    e = primary_context(thread_device, &ctx);
+    if (e == cudaSuccess)
+        e = cudart__map(cuCtxSetCurrent(ctx));
+    return e;
+}
+
+cudaError_t cudaGetDeviceCount(int *count)
+{
+    cudaError_t e = cudart__init();
+
+    if (!count)
+        return cudart__set(cudaErrorInvalidValue);
+    *count = e == cudaSuccess ? device_count : 0;
+    return cudart__set(e);
+}
+
+cudaError_t cudaSetDevice(int device)
+{
+    CUcontext ctx = NULL;
+    cudaError_t e = primary_context(device, &ctx);
+
+    if (e == cudaSuccess)
+        e = cudart__map(cuCtxSetCurrent(ctx));
+    if (e == cudaSuccess)
+        thread_device = device;
+    return cudart__set(e);
+}
+
+cudaError_t cudaGetDevice(int *device)
+{
+    cudaError_t e = cudart__init();
+    CUcontext current = NULL;
+    CUdevice dev;
+
+    if (!device)
+        return cudart__set(cudaErrorInvalidValue);
+    if (e != cudaSuccess)
+        return cudart__set(e);
+    if (cuCtxGetCurrent(&current) == CUDA_SUCCESS && current && cuCtxGetDevice(&dev) == CUDA_SUCCESS) {
+        *device = (int)dev;
+        return cudaSuccess;
+    }
+    *device = thread_device;
+    return cudaSuccess;
+}
+
+/* The driver's device for the runtime's ordinal. */
+static cudaError_t device_handle(int device, CUdevice *out)
+{
+    cudaError_t e = cudart__init();
+
+    if (e != cudaSuccess)
+        return e;
+    if (device < 0 || device >= device_count)
+        return cudaErrorInvalidDevice;
+    return cudart__map(cuDeviceGet(out, device));
+}
+
+cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
+{
+    CUdevice dev;
+    cudaError_t e = device_handle(device, &dev);
+
+    if (!value)
+        return cudart__set(cudaErrorInvalidValue);
+    /* cudaDeviceAttr's values are CUdevice_attribute's. */
+    if (e == cudaSuccess)
+        e = cudart__map(cuDeviceGetAttribute(value, (CUdevice_attribute)attr, dev));
+    return cudart__set(e);
+}
+
+static int attribute(CUdevice dev, CUdevice_attribute a)
+{
+    int v = 0;
+
+    return cuDeviceGetAttribute(&v, a, dev) == CUDA_SUCCESS ? v : 0;
+}
+
+static void fill_properties(struct cudaDeviceProp *p, CUdevice dev)
+{
+    size_t total = 0;
+
+    memset(p, 0, sizeof(*p));
+    if (cuDeviceGetName(p->name, (int)sizeof(p->name), dev) != CUDA_SUCCESS)
+        p->name[0] = '\0';
+    (void)cuDeviceGetUuid((CUuuid *)&p->uuid, dev);
+    if (cuDeviceTotalMem(&total, dev) == CUDA_SUCCESS)
+        p->totalGlobalMem = total;
+#define A(name) attribute(dev, CU_DEVICE_ATTRIBUTE_##name)
+    p->sharedMemPerBlock = (size_t)A(MAX_SHARED_MEMORY_PER_BLOCK);
+    p->regsPerBlock = A(MAX_REGISTERS_PER_BLOCK);
+    p->warpSize = A(WARP_SIZE);
+    p->memPitch = (size_t)A(MAX_PITCH);
+    p->maxThreadsPerBlock = A(MAX_THREADS_PER_BLOCK);
+    p->maxThreadsDim[0] = A(MAX_BLOCK_DIM_X);
+    p->maxThreadsDim[1] = A(MAX_BLOCK_DIM_Y);
+    p->maxThreadsDim[2] = A(MAX_BLOCK_DIM_Z);
+    p->maxGridSize[0] = A(MAX_GRID_DIM_X);
+    p->maxGridSize[1] = A(MAX_GRID_DIM_Y);
+    p->maxGridSize[2] = A(MAX_GRID_DIM_Z);
+    p->totalConstMem = (size_t)A(TOTAL_CONSTANT_MEMORY);
+    p->major = A(COMPUTE_CAPABILITY_MAJOR);
+    p->minor = A(COMPUTE_CAPABILITY_MINOR);
+    p->textureAlignment = (size_t)A(TEXTURE_ALIGNMENT);
+    p->texturePitchAlignment = (size_t)A(TEXTURE_PITCH_ALIGNMENT);
+    p->multiProcessorCount = A(MULTIPROCESSOR_COUNT);
+    p->integrated = A(INTEGRATED);
+    p->canMapHostMemory = A(CAN_MAP_HOST_MEMORY);
+    p->maxTexture1D = A(MAXIMUM_TEXTURE1D_WIDTH);
+    p->maxTexture1DMipmap = A(MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH);
+    p->maxTexture2D[0] = A(MAXIMUM_TEXTURE2D_WIDTH);
+    p->maxTexture2D[1] = A(MAXIMUM_TEXTURE2D_HEIGHT);
+    p->maxTexture2DMipmap[0] = A(MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH);
+    p->maxTexture2DMipmap[1] = A(MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT);
+    p->maxTexture2DLinear[0] = A(MAXIMUM_TEXTURE2D_LINEAR_WIDTH);
+    p->maxTexture2DLinear[1] = A(MAXIMUM_TEXTURE2D_LINEAR_HEIGHT);
+    p->maxTexture2DLinear[2] = A(MAXIMUM_TEXTURE2D_LINEAR_PITCH);
+    p->maxTexture2DGather[0] = A(MAXIMUM_TEXTURE2D_GATHER_WIDTH);
+    p->maxTexture2DGather[1] = A(MAXIMUM_TEXTURE2D_GATHER_HEIGHT);
+    p->maxTexture3D[0] = A(MAXIMUM_TEXTURE3D_WIDTH);
+    p->maxTexture3D[1] = A(MAXIMUM_TEXTURE3D_HEIGHT);
+    p->maxTexture3D[2] = A(MAXIMUM_TEXTURE3D_DEPTH);
+    p->maxTexture3DAlt[0] = A(MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE);
+    p->maxTexture3DAlt[1] = A(MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE);
+    p->maxTexture3DAlt[2] = A(MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE);
+    p->maxTextureCubemap = A(MAXIMUM_TEXTURECUBEMAP_WIDTH);
+    p->maxTexture1DLayered[0] = A(MAXIMUM_TEXTURE1D_LAYERED_WIDTH);
+    p->maxTexture1DLayered[1] = A(MAXIMUM_TEXTURE1D_LAYERED_LAYERS);
+    p->maxTexture2DLayered[0] = A(MAXIMUM_TEXTURE2D_LAYERED_WIDTH);
+    p->maxTexture2DLayered[1] = A(MAXIMUM_TEXTURE2D_LAYERED_HEIGHT);
+    p->maxTexture2DLayered[2] = A(MAXIMUM_TEXTURE2D_LAYERED_LAYERS);
+    p->maxTextureCubemapLayered[0] = A(MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH);
+    p->maxTextureCubemapLayered[1] = A(MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS);
+    p->maxSurface1D = A(MAXIMUM_SURFACE1D_WIDTH);
+    p->maxSurface2D[0] = A(MAXIMUM_SURFACE2D_WIDTH);
+    p->maxSurface2D[1] = A(MAXIMUM_SURFACE2D_HEIGHT);
+    p->maxSurface3D[0] = A(MAXIMUM_SURFACE3D_WIDTH);
+    p->maxSurface3D[1] = A(MAXIMUM_SURFACE3D_HEIGHT);
+    p->maxSurface3D[2] = A(MAXIMUM_SURFACE3D_DEPTH);
+    p->maxSurface1DLayered[0] = A(MAXIMUM_SURFACE1D_LAYERED_WIDTH);
+    p->maxSurface1DLayered[1] = A(MAXIMUM_SURFACE1D_LAYERED_LAYERS);
+    p->maxSurface2DLayered[0] = A(MAXIMUM_SURFACE2D_LAYERED_WIDTH);
+    p->maxSurface2DLayered[1] = A(MAXIMUM_SURFACE2D_LAYERED_HEIGHT);
+    p->maxSurface2DLayered[2] = A(MAXIMUM_SURFACE2D_LAYERED_LAYERS);
+    p->maxSurfaceCubemap = A(MAXIMUM_SURFACECUBEMAP_WIDTH);
+    p->maxSurfaceCubemapLayered[0] = A(MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH);
+    p->maxSurfaceCubemapLayered[1] = A(MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS);
+    p->surfaceAlignment = (size_t)A(SURFACE_ALIGNMENT);
+    p->concurrentKernels = A(CONCURRENT_KERNELS);
+    p->ECCEnabled = A(ECC_ENABLED);
+    p->pciBusID = A(PCI_BUS_ID);
+    p->pciDeviceID = A(PCI_DEVICE_ID);
+    p->pciDomainID = A(PCI_DOMAIN_ID);
+    p->tccDriver = A(TCC_DRIVER);
+    p->asyncEngineCount = A(ASYNC_ENGINE_COUNT);
+    p->unifiedAddressing = A(UNIFIED_ADDRESSING);
+    p->memoryBusWidth = A(GLOBAL_MEMORY_BUS_WIDTH);
+    p->l2CacheSize = A(L2_CACHE_SIZE);
+    p->persistingL2CacheMaxSize = A(MAX_PERSISTING_L2_CACHE_SIZE);
+    p->maxThreadsPerMultiProcessor = A(MAX_THREADS_PER_MULTIPROCESSOR);
+    p->streamPrioritiesSupported = A(STREAM_PRIORITIES_SUPPORTED);
+    p->globalL1CacheSupported = A(GLOBAL_L1_CACHE_SUPPORTED);
+    p->localL1CacheSupported = A(LOCAL_L1_CACHE_SUPPORTED);
+    p->sharedMemPerMultiprocessor = (size_t)A(MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
+    p->regsPerMultiprocessor = A(MAX_REGISTERS_PER_MULTIPROCESSOR);
+    p->managedMemory = A(MANAGED_MEMORY);
+    p->isMultiGpuBoard = A(MULTI_GPU_BOARD);
+    p->multiGpuBoardGroupID = A(MULTI_GPU_BOARD_GROUP_ID);
+    p->hostNativeAtomicSupported = A(HOST_NATIVE_ATOMIC_SUPPORTED);
+    p->pageableMemoryAccess = A(PAGEABLE_MEMORY_ACCESS);
+    p->concurrentManagedAccess = A(CONCURRENT_MANAGED_ACCESS);
+    p->computePreemptionSupported = A(COMPUTE_PREEMPTION_SUPPORTED);
+    p->canUseHostPointerForRegisteredMem = A(CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM);
+    p->cooperativeLaunch = A(COOPERATIVE_LAUNCH);
+    p->sharedMemPerBlockOptin = (size_t)A(MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+    p->pageableMemoryAccessUsesHostPageTables = A(PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES);
+    p->directManagedMemAccessFromHost = A(DIRECT_MANAGED_MEM_ACCESS_FROM_HOST);
+    p->maxBlocksPerMultiProcessor = A(MAX_BLOCKS_PER_MULTIPROCESSOR);
+    p->accessPolicyMaxWindowSize = A(MAX_ACCESS_POLICY_WINDOW_SIZE);
+    p->reservedSharedMemPerBlock = (size_t)A(RESERVED_SHARED_MEMORY_PER_BLOCK);
+    p->hostRegisterSupported = A(HOST_REGISTER_SUPPORTED);
+    p->sparseCudaArraySupported = A(SPARSE_CUDA_ARRAY_SUPPORTED);
+    p->hostRegisterReadOnlySupported = A(READ_ONLY_HOST_REGISTER_SUPPORTED);
+    p->timelineSemaphoreInteropSupported = A(TIMELINE_SEMAPHORE_INTEROP_SUPPORTED);
+    p->memoryPoolsSupported = A(MEMORY_POOLS_SUPPORTED);
+    p->gpuDirectRDMASupported = A(GPU_DIRECT_RDMA_SUPPORTED);
+    p->gpuDirectRDMAFlushWritesOptions = (unsigned)A(GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS);
+    p->gpuDirectRDMAWritesOrdering = A(GPU_DIRECT_RDMA_WRITES_ORDERING);
+    p->memoryPoolSupportedHandleTypes = (unsigned)A(MEMPOOL_SUPPORTED_HANDLE_TYPES);
+    p->deferredMappingCudaArraySupported = A(DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED);
+    p->ipcEventSupported = A(IPC_EVENT_SUPPORTED);
+    p->clusterLaunch = A(CLUSTER_LAUNCH);
+    p->unifiedFunctionPointers = A(UNIFIED_FUNCTION_POINTERS);
+    p->deviceNumaConfig = A(NUMA_CONFIG);
+    p->deviceNumaId = A(NUMA_ID);
+    p->mpsEnabled = A(MPS_ENABLED);
+    p->hostNumaId = A(HOST_NUMA_ID);
+    p->gpuPciDeviceID = (unsigned)A(GPU_PCI_DEVICE_ID);
+    p->gpuPciSubsystemID = (unsigned)A(GPU_PCI_SUBSYSTEM_ID);
+    p->hostNumaMultinodeIpcSupported = A(HOST_NUMA_MULTINODE_IPC_SUPPORTED);
+#undef A
+}
+
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
+{
+    CUdevice dev;
+    cudaError_t e = device_handle(device, &dev);
+
+    if (!prop)
+        return cudart__set(cudaErrorInvalidValue);
+    if (e == cudaSuccess)
+        fill_properties(prop, dev);
+    return cudart__set(e);
+}
+
+cudaError_t cudaDeviceSynchronize(void)
+{
+    cudaError_t e = cudart__context();
+
+    if (e == cudaSuccess)
+        e = cudart__map(cuCtxSynchronize());
+    return cudart__set(e);
+}
+
+cudaError_t cudaDeviceReset(void)
+{
+    int device = 0;
+    CUdevice dev;
+    cudaError_t e = cudaGetDevice(&device);
+
+    if (e == cudaSuccess)
+        e = device_handle(device, &dev);
+    if (e != cudaSuccess)
+        return cudart__set(e);
+    pthread_mutex_lock(&primary_lock);
+    e = cudart__map(cuDevicePrimaryCtxReset(dev));
+    pthread_mutex_unlock(&primary_lock);
+    return cudart__set(e);
+}
+
+cudaError_t cudaDriverGetVersion(int *version)
+{
+    CUresult r;
+
+    if (!version)
+        return cudart__set(cudaErrorInvalidValue);
+    /* No driver is version 0, and no error (the runtime's documented answer). */
+    r = cuDriverGetVersion(version);
+    if (r != CUDA_SUCCESS)
+        *version = 0;
+    return cudaSuccess;
+}
+
+cudaError_t cudaRuntimeGetVersion(int *version)
+{
+    if (!version)
+        return cudart__set(cudaErrorInvalidValue);
+    *version = CUDART_VERSION;
+    return cudaSuccess;
+}
+
+cudaError_t cudaSetDeviceFlags(unsigned int flags)
+{
+    int device = 0;
+    CUdevice dev;
+    cudaError_t e = cudaGetDevice(&device);
+
+    if (e == cudaSuccess)
+        e = device_handle(device, &dev);
+    /* cudaDeviceScheduleMask and cudaDeviceLmemResizeToMax are the driver's CU_CTX_ flags; cudaDeviceMapHost is always on. */
+    if (e == cudaSuccess)
+        e = cudart__map(cuDevicePrimaryCtxSetFlags(dev, flags & ~(unsigned)cudaDeviceMapHost));
+    return cudart__set(e);
+}
+
+cudaError_t cudaGetDeviceFlags(unsigned int *flags)
+{
+    int device = 0, active = 0;
+    CUdevice dev;
+    cudaError_t e = cudaGetDevice(&device);
+
+    if (!flags)
+        return cudart__set(cudaErrorInvalidValue);
+    if (e == cudaSuccess)
+        e = device_handle(device, &dev);
+    if (e == cudaSuccess)
+        e = cudart__map(cuDevicePrimaryCtxGetState(dev, flags, &active));
+    if (e == cudaSuccess)
+        *flags |= cudaDeviceMapHost;
+    return cudart__set(e);
+}
+
+cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)
+{
+    cudaError_t e = cudart__init();
+
+    if (!device || !prop)
+        return cudart__set(cudaErrorInvalidValue);
+    if (e == cudaSuccess)
+        *device = 0;
+    return cudart__set(e);
+}

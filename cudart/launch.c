@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Launches: the configuration that `<<<...>>>` pushes and the host stub pops
+ * (crt/host_runtime.h), the kernel handle nvcc 13's stubs take
+ * (__cudaGetKernel, __cudaLaunchKernel), cudaLaunchKernel by host stub, and
+ * what the runtime reports of a kernel.
+ */
+#include "runtime.h"
+
+#include <stdint.h>
+
+/* How deep `<<<...>>>` may nest: a launch inside another's arguments pushes before the outer pops. */
+#define CONFIG_DEPTH 16
+
+struct config {
+    dim3 grid, block;
+    size_t shared;
+    cudaStream_t stream;
+};
+
+static _Thread_local struct config configs[CONFIG_DEPTH];
+static _Thread_local unsigned config_count;
+
+unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, struct CUstream_st *stream);
+cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sharedMem, void *stream);
+cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *func);
+cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
+                               cudaStream_t stream);
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
+                                    cudaStream_t stream);
+
+/* Nonzero skips the launch (the generated code's `push(...) ? (void)0 : stub(...)`). */
+unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, struct CUstream_st *stream)
+{
+    if (config_count == CONFIG_DEPTH) {
+        cudart__set(cudaErrorLaunchOutOfResources);
+        return 1;
+    }
+    configs[config_count++] = (struct config){gridDim, blockDim, sharedMem, stream};
+    return 0;
+}
+
+cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sharedMem, void *stream)
+{
+    const struct config *c;
+
+    if (config_count == 0)
+        return cudart__set(cudaErrorMissingConfiguration);
+    c = &configs[--config_count];
+    *gridDim = c->grid;
+    *blockDim = c->block;
+    *sharedMem = c->shared;
+    *(cudaStream_t *)stream = c->stream;
+    return cudaSuccess;
+}
+
+cudaError_t cudart__launch(struct cudart_function *fn, dim3 grid, dim3 block, void **args, size_t shared,
+                          CUstream stream)
+{
+    CUkernel kernel = NULL;
+    cudaError_t e = cudart__context();
+
+    if (e == cudaSuccess && shared > UINT32_MAX)
+        e = cudaErrorInvalidValue;
+    if (e == cudaSuccess)
+        e = cudart__function_kernel(fn, &kernel);
+    /* A CUkernel is a CUfunction of the current context to cuLaunchKernel (cuda.h). */
+    if (e == cudaSuccess)
+        e = cudart__map(cuLaunchKernel((CUfunction)(void *)kernel, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                                       (unsigned)shared, stream, args, NULL));
+    return cudart__set(e);
+}
+
+/* The function registered for a kernel handle; NULL for anything else. */
+static struct cudart_function *from_handle(cudaKernel_t kernel)
+{
+    struct cudart_function *fn = (struct cudart_function *)(void *)kernel;
+
+    return cudart__function_valid(fn) ? fn : NULL;
+}
+
+/* A kernel handle is the runtime's record of the kernel: its module loads at the first launch. */
+cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *func)
+{
+    struct cudart_function *fn = cudart__function_find(func);
+
+    if (!kernel)
+        return cudart__set(cudaErrorInvalidValue);
+    if (!fn)
+        return cudart__set(cudaErrorInvalidDeviceFunction);
+    *kernel = (cudaKernel_t)(void *)fn;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)
+{
+    return __cudaGetKernel(kernelPtr, entryFuncAddr);
+}
+
+cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
+                               cudaStream_t stream)
+{
+    struct cudart_function *fn = from_handle(kernel);
+
+    if (!fn)
+        return cudart__set(cudaErrorInvalidDeviceFunction);
+    return cudart__launch(fn, gridDim, blockDim, args, sharedMem, cudart__stream(stream, false));
+}
+
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
+                                    cudaStream_t stream)
+{
+    struct cudart_function *fn = from_handle(kernel);
+
+    if (!fn)
+        return cudart__set(cudaErrorInvalidDeviceFunction);
+    return cudart__launch(fn, gridDim, blockDim, args, sharedMem, cudart__stream(stream, true));
+}
+
+cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
+                             cudaStream_t stream)
+{
+    struct cudart_function *fn = cudart__function_find(func);
+
+    if (!fn)
+        return cudart__set(cudaErrorInvalidDeviceFunction);
+    return cudart__launch(fn, gridDim, blockDim, args, sharedMem, cudart__stream(stream, false));
+}
+
+static int kernel_attribute(CUkernel kernel, CUfunction_attribute a, CUdevice dev)
+{
+    int v = 0;
+
+    return cuKernelGetAttribute(&v, a, kernel, dev) == CUDA_SUCCESS ? v : 0;
+}
+
+cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
+{
+    struct cudart_function *fn = cudart__function_find(func);
+    CUkernel kernel = NULL;
+    CUdevice dev = 0;
+    cudaError_t e = cudart__context();
+
+    if (!attr)
+        return cudart__set(cudaErrorInvalidValue);
+    if (e == cudaSuccess && !fn)
+        e = cudaErrorInvalidDeviceFunction;
+    if (e == cudaSuccess)
+        e = cudart__function_kernel(fn, &kernel);
+    if (e == cudaSuccess)
+        e = cudart__map(cuCtxGetDevice(&dev));
+    if (e != cudaSuccess)
+        return cudart__set(e);
+    *attr = (struct cudaFuncAttributes){0};
+#define A(name) kernel_attribute(kernel, CU_FUNC_ATTRIBUTE_##name, dev)
+    attr->sharedSizeBytes = (size_t)A(SHARED_SIZE_BYTES);
+    attr->constSizeBytes = (size_t)A(CONST_SIZE_BYTES);
+    attr->localSizeBytes = (size_t)A(LOCAL_SIZE_BYTES);
+    attr->maxThreadsPerBlock = A(MAX_THREADS_PER_BLOCK);
+    attr->numRegs = A(NUM_REGS);
+    attr->ptxVersion = A(PTX_VERSION);
+    attr->binaryVersion = A(BINARY_VERSION);
+    attr->cacheModeCA = A(CACHE_MODE_CA);
+    attr->maxDynamicSharedSizeBytes = A(MAX_DYNAMIC_SHARED_SIZE_BYTES);
+    attr->preferredShmemCarveout = A(PREFERRED_SHARED_MEMORY_CARVEOUT);
+    attr->clusterDimMustBeSet = A(CLUSTER_SIZE_MUST_BE_SET);
+    attr->requiredClusterWidth = A(REQUIRED_CLUSTER_WIDTH);
+    attr->requiredClusterHeight = A(REQUIRED_CLUSTER_HEIGHT);
+    attr->requiredClusterDepth = A(REQUIRED_CLUSTER_DEPTH);
+    attr->clusterSchedulingPolicyPreference = A(CLUSTER_SCHEDULING_POLICY_PREFERENCE);
+    attr->nonPortableClusterSizeAllowed = A(NON_PORTABLE_CLUSTER_SIZE_ALLOWED);
+#undef A
+    return cudaSuccess;
+}
+
+cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
+{
+    struct cudart_function *fn = cudart__function_find(func);
+    CUkernel kernel = NULL;
+    CUdevice dev = 0;
+    cudaError_t e = cudart__context();
+
+    if (e == cudaSuccess && !fn)
+        e = cudaErrorInvalidDeviceFunction;
+    if (e == cudaSuccess)
+        e = cudart__function_kernel(fn, &kernel);
+    if (e == cudaSuccess)
+        e = cudart__map(cuCtxGetDevice(&dev));
+    /* cudaFuncAttribute's settable values are CUfunction_attribute's. */
+    if (e == cudaSuccess)
+        e = cudart__map(cuKernelSetAttribute((CUfunction_attribute)attr, value, kernel, dev));
+    return cudart__set(e);
+}
