@@ -37,14 +37,14 @@ static void init(void)
 
         if (cuGetErrorString(r, &why) != CUDA_SUCCESS || !why)
             why = "the driver library did not load";
-        cudart__set_init_reason(why);
+        gpu__cudart_set_init_reason(why);
         init_error = cudaErrorInsufficientDriver;
         return;
     }
-    init_error = cudart__map(r);
+    init_error = gpu__cudart_map(r);
 }
 
-cudaError_t cudart__init(void)
+cudaError_t gpu__cudart_init(void)
 {
     pthread_once(&init_once, init);
     return init_error;
@@ -53,7 +53,7 @@ cudaError_t cudart__init(void)
 /* The primary context of `device`, retained at its first use. */
 static cudaError_t primary_context(int device, CUcontext *out)
 {
-    cudaError_t e = cudart__init();
+    cudaError_t e = gpu__cudart_init();
     CUresult r = CUDA_SUCCESS;
 
     if (e != cudaSuccess)
@@ -70,12 +70,12 @@ static cudaError_t primary_context(int device, CUcontext *out)
     }
     *out = primary[device];
     pthread_mutex_unlock(&primary_lock);
-    return cudart__map(r);
+    return gpu__cudart_map(r);
 }
 
-cudaError_t cudart__context(void)
+cudaError_t gpu__cudart_context(void)
 {
-    cudaError_t e = cudart__init();
+    cudaError_t e = gpu__cudart_init();
     CUcontext current = NULL, ctx = NULL;
 
     if (e != cudaSuccess)
@@ -85,18 +85,18 @@ cudaError_t cudart__context(void)
         return cudaSuccess;
     e = primary_context(thread_device, &ctx);
     if (e == cudaSuccess)
-        e = cudart__map(cuCtxSetCurrent(ctx));
+        e = gpu__cudart_map(cuCtxSetCurrent(ctx));
     return e;
 }
 
 cudaError_t cudaGetDeviceCount(int *count)
 {
-    cudaError_t e = cudart__init();
+    cudaError_t e = gpu__cudart_init();
 
     if (!count)
-        return cudart__set(cudaErrorInvalidValue);
+        return gpu__cudart_set(cudaErrorInvalidValue);
     *count = e == cudaSuccess ? device_count : 0;
-    return cudart__set(e);
+    return gpu__cudart_set(e);
 }
 
 cudaError_t cudaSetDevice(int device)
@@ -105,22 +105,22 @@ cudaError_t cudaSetDevice(int device)
     cudaError_t e = primary_context(device, &ctx);
 
     if (e == cudaSuccess)
-        e = cudart__map(cuCtxSetCurrent(ctx));
+        e = gpu__cudart_map(cuCtxSetCurrent(ctx));
     if (e == cudaSuccess)
         thread_device = device;
-    return cudart__set(e);
+    return gpu__cudart_set(e);
 }
 
 cudaError_t cudaGetDevice(int *device)
 {
-    cudaError_t e = cudart__init();
+    cudaError_t e = gpu__cudart_init();
     CUcontext current = NULL;
     CUdevice dev;
 
     if (!device)
-        return cudart__set(cudaErrorInvalidValue);
+        return gpu__cudart_set(cudaErrorInvalidValue);
     if (e != cudaSuccess)
-        return cudart__set(e);
+        return gpu__cudart_set(e);
     if (cuCtxGetCurrent(&current) == CUDA_SUCCESS && current && cuCtxGetDevice(&dev) == CUDA_SUCCESS) {
         *device = (int)dev;
         return cudaSuccess;
@@ -132,13 +132,13 @@ cudaError_t cudaGetDevice(int *device)
 /* The driver's device for the runtime's ordinal. */
 static cudaError_t device_handle(int device, CUdevice *out)
 {
-    cudaError_t e = cudart__init();
+    cudaError_t e = gpu__cudart_init();
 
     if (e != cudaSuccess)
         return e;
     if (device < 0 || device >= device_count)
         return cudaErrorInvalidDevice;
-    return cudart__map(cuDeviceGet(out, device));
+    return gpu__cudart_map(cuDeviceGet(out, device));
 }
 
 cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
@@ -147,11 +147,11 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
     cudaError_t e = device_handle(device, &dev);
 
     if (!value)
-        return cudart__set(cudaErrorInvalidValue);
+        return gpu__cudart_set(cudaErrorInvalidValue);
     /* cudaDeviceAttr's values are CUdevice_attribute's. */
     if (e == cudaSuccess)
-        e = cudart__map(cuDeviceGetAttribute(value, (CUdevice_attribute)attr, dev));
-    return cudart__set(e);
+        e = gpu__cudart_map(cuDeviceGetAttribute(value, (CUdevice_attribute)attr, dev));
+    return gpu__cudart_set(e);
 }
 
 static int attribute(CUdevice dev, CUdevice_attribute a)
@@ -292,19 +292,19 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
     cudaError_t e = device_handle(device, &dev);
 
     if (!prop)
-        return cudart__set(cudaErrorInvalidValue);
+        return gpu__cudart_set(cudaErrorInvalidValue);
     if (e == cudaSuccess)
         fill_properties(prop, dev);
-    return cudart__set(e);
+    return gpu__cudart_set(e);
 }
 
 cudaError_t cudaDeviceSynchronize(void)
 {
-    cudaError_t e = cudart__context();
+    cudaError_t e = gpu__cudart_context();
 
     if (e == cudaSuccess)
-        e = cudart__map(cuCtxSynchronize());
-    return cudart__set(e);
+        e = gpu__cudart_map(cuCtxSynchronize());
+    return gpu__cudart_set(e);
 }
 
 cudaError_t cudaDeviceReset(void)
@@ -316,11 +316,11 @@ cudaError_t cudaDeviceReset(void)
     if (e == cudaSuccess)
         e = device_handle(device, &dev);
     if (e != cudaSuccess)
-        return cudart__set(e);
+        return gpu__cudart_set(e);
     pthread_mutex_lock(&primary_lock);
-    e = cudart__map(cuDevicePrimaryCtxReset(dev));
+    e = gpu__cudart_map(cuDevicePrimaryCtxReset(dev));
     pthread_mutex_unlock(&primary_lock);
-    return cudart__set(e);
+    return gpu__cudart_set(e);
 }
 
 cudaError_t cudaDriverGetVersion(int *version)
@@ -328,7 +328,7 @@ cudaError_t cudaDriverGetVersion(int *version)
     CUresult r;
 
     if (!version)
-        return cudart__set(cudaErrorInvalidValue);
+        return gpu__cudart_set(cudaErrorInvalidValue);
     /* No driver is version 0, and no error (the runtime's documented answer). */
     r = cuDriverGetVersion(version);
     if (r != CUDA_SUCCESS)
@@ -339,7 +339,7 @@ cudaError_t cudaDriverGetVersion(int *version)
 cudaError_t cudaRuntimeGetVersion(int *version)
 {
     if (!version)
-        return cudart__set(cudaErrorInvalidValue);
+        return gpu__cudart_set(cudaErrorInvalidValue);
     *version = CUDART_VERSION;
     return cudaSuccess;
 }
@@ -354,8 +354,8 @@ cudaError_t cudaSetDeviceFlags(unsigned int flags)
         e = device_handle(device, &dev);
     /* cudaDeviceScheduleMask and cudaDeviceLmemResizeToMax are the driver's CU_CTX_ flags; cudaDeviceMapHost is always on. */
     if (e == cudaSuccess)
-        e = cudart__map(cuDevicePrimaryCtxSetFlags(dev, flags & ~(unsigned)cudaDeviceMapHost));
-    return cudart__set(e);
+        e = gpu__cudart_map(cuDevicePrimaryCtxSetFlags(dev, flags & ~(unsigned)cudaDeviceMapHost));
+    return gpu__cudart_set(e);
 }
 
 cudaError_t cudaGetDeviceFlags(unsigned int *flags)
@@ -365,23 +365,23 @@ cudaError_t cudaGetDeviceFlags(unsigned int *flags)
     cudaError_t e = cudaGetDevice(&device);
 
     if (!flags)
-        return cudart__set(cudaErrorInvalidValue);
+        return gpu__cudart_set(cudaErrorInvalidValue);
     if (e == cudaSuccess)
         e = device_handle(device, &dev);
     if (e == cudaSuccess)
-        e = cudart__map(cuDevicePrimaryCtxGetState(dev, flags, &active));
+        e = gpu__cudart_map(cuDevicePrimaryCtxGetState(dev, flags, &active));
     if (e == cudaSuccess)
         *flags |= cudaDeviceMapHost;
-    return cudart__set(e);
+    return gpu__cudart_set(e);
 }
 
 cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)
 {
-    cudaError_t e = cudart__init();
+    cudaError_t e = gpu__cudart_init();
 
     if (!device || !prop)
-        return cudart__set(cudaErrorInvalidValue);
+        return gpu__cudart_set(cudaErrorInvalidValue);
     if (e == cudaSuccess)
         *device = 0;
-    return cudart__set(e);
+    return gpu__cudart_set(e);
 }

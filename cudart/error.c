@@ -19,7 +19,7 @@ static char init_reason[1024];
  * share (cudaErrorIllegalAddress 700 is CUDA_ERROR_ILLEGAL_ADDRESS 700). A
  * driver code with no runtime code of its value is cudaErrorUnknown.
  */
-cudaError_t cudart__map(CUresult r)
+cudaError_t gpu__cudart_map(CUresult r)
 {
     switch ((int)r) {
 #define GPU__CUDART_SYMBOL(name)
@@ -35,24 +35,24 @@ cudaError_t cudart__map(CUresult r)
     }
 }
 
-cudaError_t cudart__set(cudaError_t e)
+cudaError_t gpu__cudart_set(cudaError_t e)
 {
     if (e != cudaSuccess)
         last_error = e;
     return e;
 }
 
-cudaError_t cudart__result(CUresult r)
+cudaError_t gpu__cudart_result(CUresult r)
 {
-    return cudart__set(cudart__map(r));
+    return gpu__cudart_set(gpu__cudart_map(r));
 }
 
-cudaError_t cudart__not_supported(void)
+cudaError_t gpu__cudart_not_supported(void)
 {
-    return cudart__set(cudaErrorNotSupported);
+    return gpu__cudart_set(cudaErrorNotSupported);
 }
 
-void cudart__set_init_reason(const char *why)
+void gpu__cudart_set_init_reason(const char *why)
 {
     snprintf(init_reason, sizeof(init_reason), "%s", why);
 }
@@ -108,7 +108,8 @@ static const struct error_name own_strings[] = {
     {cudaErrorNoDevice, "no CUDA-capable device is detected"},
     {cudaErrorInvalidResourceHandle, "invalid resource handle"},
     {cudaErrorIllegalAddress, "an illegal memory access was encountered"},
-    {cudaErrorNotSupported, "operation not supported by libgpushim-cudart"},
+    {cudaErrorNotSupported, "operation not supported, by the driver or, for a runtime function it does not "
+                                   "implement, by libgpushim-cudart"},
     {cudaErrorNoKernelImageForDevice, "no kernel image is available for execution on the device: build with a "
                                       "PTX target (nvcc -gencode arch=compute_XX,code=compute_XX)"},
     {cudaErrorInvalidDeviceFunction, "invalid device function: not a kernel registered with the runtime"},

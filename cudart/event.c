@@ -9,15 +9,15 @@
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 {
     CUevent ev = NULL;
-    cudaError_t e = cudart__context();
+    cudaError_t e = gpu__cudart_context();
 
     if (!event)
-        return cudart__set(cudaErrorInvalidValue);
+        return gpu__cudart_set(cudaErrorInvalidValue);
     if (e == cudaSuccess)
-        e = cudart__map(cuEventCreate(&ev, flags));
+        e = gpu__cudart_map(cuEventCreate(&ev, flags));
     if (e == cudaSuccess)
         *event = (cudaEvent_t)ev;
-    return cudart__set(e);
+    return gpu__cudart_set(e);
 }
 
 cudaError_t cudaEventCreate(cudaEvent_t *event)
@@ -25,53 +25,53 @@ cudaError_t cudaEventCreate(cudaEvent_t *event)
     return cudaEventCreateWithFlags(event, cudaEventDefault);
 }
 
-cudaError_t cudart__event_record(cudaEvent_t event, CUstream stream)
+cudaError_t gpu__cudart_event_record(cudaEvent_t event, CUstream stream)
 {
-    cudaError_t e = cudart__context();
+    cudaError_t e = gpu__cudart_context();
 
     if (e == cudaSuccess)
-        e = cudart__map(cuEventRecord((CUevent)event, stream));
-    return cudart__set(e);
+        e = gpu__cudart_map(cuEventRecord((CUevent)event, stream));
+    return gpu__cudart_set(e);
 }
 
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 {
-    return cudart__event_record(event, cudart__stream(stream, false));
+    return gpu__cudart_event_record(event, gpu__cudart_stream(stream, false));
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
-    cudaError_t e = cudart__context();
+    cudaError_t e = gpu__cudart_context();
 
     if (e == cudaSuccess)
-        e = cudart__map(cuEventSynchronize((CUevent)event));
-    return cudart__set(e);
+        e = gpu__cudart_map(cuEventSynchronize((CUevent)event));
+    return gpu__cudart_set(e);
 }
 
 /* cudaErrorNotReady is an answer, not an error: the last error keeps what it was. */
 cudaError_t cudaEventQuery(cudaEvent_t event)
 {
-    cudaError_t e = cudart__context();
+    cudaError_t e = gpu__cudart_context();
 
     if (e == cudaSuccess)
-        e = cudart__map(cuEventQuery((CUevent)event));
-    return e == cudaErrorNotReady ? e : cudart__set(e);
+        e = gpu__cudart_map(cuEventQuery((CUevent)event));
+    return e == cudaErrorNotReady ? e : gpu__cudart_set(e);
 }
 
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
-    cudaError_t e = cudart__context();
+    cudaError_t e = gpu__cudart_context();
 
     if (e == cudaSuccess)
-        e = cudart__map(cuEventElapsedTime(ms, (CUevent)start, (CUevent)end));
-    return e == cudaErrorNotReady ? e : cudart__set(e);
+        e = gpu__cudart_map(cuEventElapsedTime(ms, (CUevent)start, (CUevent)end));
+    return e == cudaErrorNotReady ? e : gpu__cudart_set(e);
 }
 
 cudaError_t cudaEventDestroy(cudaEvent_t event)
 {
-    cudaError_t e = cudart__context();
+    cudaError_t e = gpu__cudart_context();
 
     if (e == cudaSuccess)
-        e = cudart__map(cuEventDestroy((CUevent)event));
-    return cudart__set(e);
+        e = gpu__cudart_map(cuEventDestroy((CUevent)event));
+    return gpu__cudart_set(e);
 }

@@ -33,7 +33,7 @@ cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 bloc
 unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, struct CUstream_st *stream)
 {
     if (config_count == CONFIG_DEPTH) {
-        cudart__set(cudaErrorLaunchOutOfResources);
+        gpu__cudart_set(cudaErrorLaunchOutOfResources);
         return 1;
     }
     configs[config_count++] = (struct config){gridDim, blockDim, sharedMem, stream};
@@ -45,7 +45,7 @@ cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sh
     const struct config *c;
 
     if (config_count == 0)
-        return cudart__set(cudaErrorMissingConfiguration);
+        return gpu__cudart_set(cudaErrorMissingConfiguration);
     c = &configs[--config_count];
     *gridDim = c->grid;
     *blockDim = c->block;
@@ -54,21 +54,25 @@ cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sh
     return cudaSuccess;
 }
 
-cudaError_t cudart__launch(struct cudart_function *fn, dim3 grid, dim3 block, void **args, size_t shared,
+cudaError_t gpu__cudart_launch(struct cudart_function *fn, dim3 grid, dim3 block, void **args, size_t shared,
                           CUstream stream)
 {
     CUkernel kernel = NULL;
-    cudaError_t e = cudart__context();
+    cudaError_t e = gpu__cudart_context();
 
     if (e == cudaSuccess && shared > UINT32_MAX)
         e = cudaErrorInvalidValue;
     if (e == cudaSuccess)
-        e = cudart__function_kernel(fn, &kernel);
+        e = gpu__cudart_function_kernel(fn, &kernel);
     /* A CUkernel is a CUfunction of the current context to cuLaunchKernel (cuda.h). */
-    if (e == cudaSuccess)
-        e = cudart__map(cuLaunchKernel((CUfunction)(void *)kernel, grid.x, grid.y, grid.z, block.x, block.y, block.z,
-                                       (unsigned)shared, stream, args, NULL));
-    return cudart__set(e);
+    if (e == cudaSuccess) {
+        CUresult r = cuLaunchKernel((CUfunction)(void *)kernel, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                                    (unsigned)shared, stream, args, NULL);
+
+        /* The driver's invalid value here is a grid, block or shared size out of bounds: the runtime's own code. */
+        e = r == CUDA_ERROR_INVALID_VALUE ? cudaErrorInvalidConfiguration : gpu__cudart_map(r);
+    }
+    return gpu__cudart_set(e);
 }
 
 /* The function registered for a kernel handle; NULL for anything else. */
@@ -76,18 +80,18 @@ static struct cudart_function *from_handle(cudaKernel_t kernel)
 {
     struct cudart_function *fn = (struct cudart_function *)(void *)kernel;
 
-    return cudart__function_valid(fn) ? fn : NULL;
+    return gpu__cudart_function_valid(fn) ? fn : NULL;
 }
 
 /* A kernel handle is the runtime's record of the kernel: its module loads at the first launch. */
 cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *func)
 {
-    struct cudart_function *fn = cudart__function_find(func);
+    struct cudart_function *fn = gpu__cudart_function_find(func);
 
     if (!kernel)
-        return cudart__set(cudaErrorInvalidValue);
+        return gpu__cudart_set(cudaErrorInvalidValue);
     if (!fn)
-        return cudart__set(cudaErrorInvalidDeviceFunction);
+        return gpu__cudart_set(cudaErrorInvalidDeviceFunction);
     *kernel = (cudaKernel_t)(void *)fn;
     return cudaSuccess;
 }
@@ -103,8 +107,8 @@ cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
     struct cudart_function *fn = from_handle(kernel);
 
     if (!fn)
-        return cudart__set(cudaErrorInvalidDeviceFunction);
-    return cudart__launch(fn, gridDim, blockDim, args, sharedMem, cudart__stream(stream, false));
+        return gpu__cudart_set(cudaErrorInvalidDeviceFunction);
+    return gpu__cudart_launch(fn, gridDim, blockDim, args, sharedMem, gpu__cudart_stream(stream, false));
 }
 
 cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
@@ -113,18 +117,18 @@ cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 bloc
     struct cudart_function *fn = from_handle(kernel);
 
     if (!fn)
-        return cudart__set(cudaErrorInvalidDeviceFunction);
-    return cudart__launch(fn, gridDim, blockDim, args, sharedMem, cudart__stream(stream, true));
+        return gpu__cudart_set(cudaErrorInvalidDeviceFunction);
+    return gpu__cudart_launch(fn, gridDim, blockDim, args, sharedMem, gpu__cudart_stream(stream, true));
 }
 
 cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
                              cudaStream_t stream)
 {
-    struct cudart_function *fn = cudart__function_find(func);
+    struct cudart_function *fn = gpu__cudart_function_find(func);
 
     if (!fn)
-        return cudart__set(cudaErrorInvalidDeviceFunction);
-    return cudart__launch(fn, gridDim, blockDim, args, sharedMem, cudart__stream(stream, false));
+        return gpu__cudart_set(cudaErrorInvalidDeviceFunction);
+    return gpu__cudart_launch(fn, gridDim, blockDim, args, sharedMem, gpu__cudart_stream(stream, false));
 }
 
 static int kernel_attribute(CUkernel kernel, CUfunction_attribute a, CUdevice dev)
@@ -136,21 +140,21 @@ static int kernel_attribute(CUkernel kernel, CUfunction_attribute a, CUdevice de
 
 cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
 {
-    struct cudart_function *fn = cudart__function_find(func);
+    struct cudart_function *fn = gpu__cudart_function_find(func);
     CUkernel kernel = NULL;
     CUdevice dev = 0;
-    cudaError_t e = cudart__context();
+    cudaError_t e = gpu__cudart_context();
 
     if (!attr)
-        return cudart__set(cudaErrorInvalidValue);
+        return gpu__cudart_set(cudaErrorInvalidValue);
     if (e == cudaSuccess && !fn)
         e = cudaErrorInvalidDeviceFunction;
     if (e == cudaSuccess)
-        e = cudart__function_kernel(fn, &kernel);
+        e = gpu__cudart_function_kernel(fn, &kernel);
     if (e == cudaSuccess)
-        e = cudart__map(cuCtxGetDevice(&dev));
+        e = gpu__cudart_map(cuCtxGetDevice(&dev));
     if (e != cudaSuccess)
-        return cudart__set(e);
+        return gpu__cudart_set(e);
     *attr = (struct cudaFuncAttributes){0};
 #define A(name) kernel_attribute(kernel, CU_FUNC_ATTRIBUTE_##name, dev)
     attr->sharedSizeBytes = (size_t)A(SHARED_SIZE_BYTES);
@@ -175,19 +179,19 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *f
 
 cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
 {
-    struct cudart_function *fn = cudart__function_find(func);
+    struct cudart_function *fn = gpu__cudart_function_find(func);
     CUkernel kernel = NULL;
     CUdevice dev = 0;
-    cudaError_t e = cudart__context();
+    cudaError_t e = gpu__cudart_context();
 
     if (e == cudaSuccess && !fn)
         e = cudaErrorInvalidDeviceFunction;
     if (e == cudaSuccess)
-        e = cudart__function_kernel(fn, &kernel);
+        e = gpu__cudart_function_kernel(fn, &kernel);
     if (e == cudaSuccess)
-        e = cudart__map(cuCtxGetDevice(&dev));
+        e = gpu__cudart_map(cuCtxGetDevice(&dev));
     /* cudaFuncAttribute's settable values are CUfunction_attribute's. */
     if (e == cudaSuccess)
-        e = cudart__map(cuKernelSetAttribute((CUfunction_attribute)attr, value, kernel, dev));
-    return cudart__set(e);
+        e = gpu__cudart_map(cuKernelSetAttribute((CUfunction_attribute)attr, value, kernel, dev));
+    return gpu__cudart_set(e);
 }

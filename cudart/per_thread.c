@@ -13,61 +13,61 @@
 /* Synchronous, on the per-thread default stream: an asynchronous copy there, waited for. */
 cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    CUstream s = cudart__stream(NULL, true);
-    cudaError_t e = cudart__copy(dst, src, count, kind, true, s);
+    CUstream s = gpu__cudart_stream(NULL, true);
+    cudaError_t e = gpu__cudart_copy(dst, src, count, kind, true, s);
 
     if (e != cudaSuccess)
-        return cudart__set(e);
-    return count ? cudart__stream_synchronize(s) : cudaSuccess;
+        return gpu__cudart_set(e);
+    return count ? gpu__cudart_stream_synchronize(s) : cudaSuccess;
 }
 
 cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
                                  cudaStream_t stream)
 {
-    return cudart__set(cudart__copy(dst, src, count, kind, true, cudart__stream(stream, true)));
+    return gpu__cudart_set(gpu__cudart_copy(dst, src, count, kind, true, gpu__cudart_stream(stream, true)));
 }
 
 cudaError_t cudaMemset_ptds(void *devPtr, int value, size_t count)
 {
-    CUstream s = cudart__stream(NULL, true);
-    cudaError_t e = cudart__fill(devPtr, value, count, true, s);
+    CUstream s = gpu__cudart_stream(NULL, true);
+    cudaError_t e = gpu__cudart_fill(devPtr, value, count, true, s);
 
     if (e != cudaSuccess)
-        return cudart__set(e);
-    return count ? cudart__stream_synchronize(s) : cudaSuccess;
+        return gpu__cudart_set(e);
+    return count ? gpu__cudart_stream_synchronize(s) : cudaSuccess;
 }
 
 cudaError_t cudaMemsetAsync_ptsz(void *devPtr, int value, size_t count, cudaStream_t stream)
 {
-    return cudart__set(cudart__fill(devPtr, value, count, true, cudart__stream(stream, true)));
+    return gpu__cudart_set(gpu__cudart_fill(devPtr, value, count, true, gpu__cudart_stream(stream, true)));
 }
 
 cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream)
 {
-    return cudart__stream_synchronize(cudart__stream(stream, true));
+    return gpu__cudart_stream_synchronize(gpu__cudart_stream(stream, true));
 }
 
 cudaError_t cudaStreamQuery_ptsz(cudaStream_t stream)
 {
-    return cudart__stream_query(cudart__stream(stream, true));
+    return gpu__cudart_stream_query(gpu__cudart_stream(stream, true));
 }
 
 cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 {
-    return cudart__stream_wait_event(cudart__stream(stream, true), event, flags);
+    return gpu__cudart_stream_wait_event(gpu__cudart_stream(stream, true), event, flags);
 }
 
 cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream)
 {
-    return cudart__event_record(event, cudart__stream(stream, true));
+    return gpu__cudart_event_record(event, gpu__cudart_stream(stream, true));
 }
 
 cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
                                   cudaStream_t stream)
 {
-    struct cudart_function *fn = cudart__function_find(func);
+    struct cudart_function *fn = gpu__cudart_function_find(func);
 
     if (!fn)
-        return cudart__set(cudaErrorInvalidDeviceFunction);
-    return cudart__launch(fn, gridDim, blockDim, args, sharedMem, cudart__stream(stream, true));
+        return gpu__cudart_set(cudaErrorInvalidDeviceFunction);
+    return gpu__cudart_launch(fn, gridDim, blockDim, args, sharedMem, gpu__cudart_stream(stream, true));
 }

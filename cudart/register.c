@@ -141,7 +141,7 @@ static cudaError_t load_locked(struct cudart_fatbin *fb)
     if (fb->load_tried)
         return fb->load_error;
     fb->load_tried = true;
-    fb->load_error = cudart__map(cuLibraryLoadData(&fb->library, fb->image, NULL, NULL, 0, NULL, NULL, 0));
+    fb->load_error = gpu__cudart_map(cuLibraryLoadData(&fb->library, fb->image, NULL, NULL, 0, NULL, NULL, 0));
     for (struct cudart_var *v = vars; fb->load_error == cudaSuccess && v; v = v->next) {
         CUdeviceptr address = 0;
         size_t size = 0;
@@ -154,7 +154,7 @@ static cudaError_t load_locked(struct cudart_fatbin *fb)
 
 char __cudaInitModule(void **fatCubinHandle)
 {
-    cudaError_t e = cudart__init();
+    cudaError_t e = gpu__cudart_init();
 
     if (e == cudaSuccess && fatCubinHandle) {
         pthread_mutex_lock(&registry_lock);
@@ -204,7 +204,7 @@ void __cudaUnregisterFatBinary(void **fatCubinHandle)
     free(fb);
 }
 
-struct cudart_function *cudart__function_find(const void *host_fun)
+struct cudart_function *gpu__cudart_function_find(const void *host_fun)
 {
     struct cudart_function *fn;
 
@@ -215,7 +215,7 @@ struct cudart_function *cudart__function_find(const void *host_fun)
     return fn;
 }
 
-bool cudart__function_valid(const struct cudart_function *handle)
+bool gpu__cudart_function_valid(const struct cudart_function *handle)
 {
     const struct cudart_function *fn;
 
@@ -226,20 +226,20 @@ bool cudart__function_valid(const struct cudart_function *handle)
     return handle && fn == handle;
 }
 
-cudaError_t cudart__function_kernel(struct cudart_function *fn, CUkernel *out)
+cudaError_t gpu__cudart_function_kernel(struct cudart_function *fn, CUkernel *out)
 {
     cudaError_t e;
 
     pthread_mutex_lock(&registry_lock);
     e = load_locked(fn->fatbin);
     if (e == cudaSuccess && !fn->kernel)
-        e = cudart__map(cuLibraryGetKernel(&fn->kernel, fn->fatbin->library, fn->name));
+        e = gpu__cudart_map(cuLibraryGetKernel(&fn->kernel, fn->fatbin->library, fn->name));
     *out = fn->kernel;
     pthread_mutex_unlock(&registry_lock);
     return e;
 }
 
-cudaError_t cudart__symbol(const void *symbol, CUdeviceptr *address, size_t *size)
+cudaError_t gpu__cudart_symbol(const void *symbol, CUdeviceptr *address, size_t *size)
 {
     cudaError_t e = cudaErrorInvalidSymbol;
 
@@ -249,7 +249,7 @@ cudaError_t cudart__symbol(const void *symbol, CUdeviceptr *address, size_t *siz
             continue;
         e = load_locked(v->fatbin);
         if (e == cudaSuccess)
-            e = cudart__map(v->managed ? cuLibraryGetManaged(address, size, v->fatbin->library, v->name)
+            e = gpu__cudart_map(v->managed ? cuLibraryGetManaged(address, size, v->fatbin->library, v->name)
                                        : cuLibraryGetGlobal(address, size, v->fatbin->library, v->name));
         break;
     }
@@ -261,28 +261,28 @@ cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)
 {
     CUdeviceptr address = 0;
     size_t size = 0;
-    cudaError_t e = cudart__context();
+    cudaError_t e = gpu__cudart_context();
 
     if (!devPtr)
-        return cudart__set(cudaErrorInvalidValue);
+        return gpu__cudart_set(cudaErrorInvalidValue);
     if (e == cudaSuccess)
-        e = cudart__symbol(symbol, &address, &size);
+        e = gpu__cudart_symbol(symbol, &address, &size);
     if (e == cudaSuccess)
         *devPtr = (void *)(uintptr_t)address;
-    return cudart__set(e);
+    return gpu__cudart_set(e);
 }
 
 cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)
 {
     CUdeviceptr address = 0;
     size_t bytes = 0;
-    cudaError_t e = cudart__context();
+    cudaError_t e = gpu__cudart_context();
 
     if (!size)
-        return cudart__set(cudaErrorInvalidValue);
+        return gpu__cudart_set(cudaErrorInvalidValue);
     if (e == cudaSuccess)
-        e = cudart__symbol(symbol, &address, &bytes);
+        e = gpu__cudart_symbol(symbol, &address, &bytes);
     if (e == cudaSuccess)
         *size = bytes;
-    return cudart__set(e);
+    return gpu__cudart_set(e);
 }

@@ -10,13 +10,13 @@
  * definitions would contradict.
  */
 
-int cudart__not_supported(void);
+int gpu__cudart_not_supported(void);
 
 #define GPU__CUDART_SYMBOL(name) \
     __attribute__((weak)) int name(void); \
     int name(void) \
     { \
-        return cudart__not_supported(); \
+        return gpu__cudart_not_supported(); \
     }
 #define GPU__CUDART_OTHER(name)
 #define GPU__CUDART_ERROR(name, value)

@@ -6,6 +6,7 @@
  * counters.
  */
 #include <dlfcn.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -639,6 +640,29 @@ cuabi_result cuGetProcAddress_v2(const char *symbol, void **pfn, int cuda_versio
 cuabi_result cuGetProcAddress(const char *symbol, void **pfn, int cuda_version, cuabi_uint64 flags)
 {
     return get_proc_address(FAKE_E_cuGetProcAddress, symbol, pfn, cuda_version, flags, NULL);
+}
+
+/*
+ * The undocumented tables NVIDIA's own runtime asks for, static or shared
+ * alike: the fake serves none, so such a runtime fails every call. Its
+ * program runs when built with nvcc -cudart=shared and given
+ * libgpushim-cudart as its runtime, which uses the documented driver API
+ * only: said once per process, on stderr.
+ */
+cuabi_result cuGetExportTable(const void **ppExportTable, const cuabi_uuid *pExportTableId)
+{
+    static atomic_flag said = ATOMIC_FLAG_INIT;
+    cuabi_result rc = fake_begin(FAKE_E_cuGetExportTable, false);
+
+    if (rc == CUABI_SUCCESS) {
+        rc = CUABI_ERROR_NOT_SUPPORTED;
+        if (!atomic_flag_test_and_set(&said))
+            fprintf(stderr,
+                    "gpushim-fakecuda: this program's CUDA runtime is NVIDIA's, which needs driver tables the fake "
+                    "does not serve (cuGetExportTable): build it with nvcc -cudart=shared and run it with "
+                    "libgpushim-cudart as libcudart.so.13 (LD_LIBRARY_PATH=<libdir>/gpushim/cudart)\n");
+    }
+    return fake_end(rc);
 }
 
 /* ---- Error names ---- */
