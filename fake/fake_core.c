@@ -6,7 +6,6 @@
  * counters.
  */
 #include <dlfcn.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,6 +174,17 @@ cuabi_result fake_unimplemented(enum fake_entry entry)
                     "gpushim-fakecuda: %s: the fake driver has no OpenGL, EGL or VDPAU to share resources with: "
                     "it returns CUDA_ERROR_INVALID_GRAPHICS_CONTEXT (219)\n",
                     name);
+    } else if (rc == CUABI_SUCCESS && entry == FAKE_E_cuGetExportTable) {
+        /*
+         * The undocumented tables NVIDIA's own runtime asks for, static or shared alike: without them it fails
+         * every call. What works is the runtime over the documented driver API.
+         */
+        rc = CUABI_ERROR_NOT_SUPPORTED;
+        if (fake.unimplemented[entry]++ == 0)
+            fprintf(stderr,
+                    "gpushim-fakecuda: this program's CUDA runtime is NVIDIA's, which needs driver tables the fake "
+                    "does not serve (cuGetExportTable): build it with nvcc -cudart=shared and run it with "
+                    "libgpushim-cudart as libcudart.so.13 (LD_LIBRARY_PATH=<libdir>/gpushim/cudart)\n");
     } else if (rc == CUABI_SUCCESS) {
         rc = CUABI_ERROR_NOT_SUPPORTED;
         if (fake.unimplemented[entry]++ == 0)
@@ -640,29 +650,6 @@ cuabi_result cuGetProcAddress_v2(const char *symbol, void **pfn, int cuda_versio
 cuabi_result cuGetProcAddress(const char *symbol, void **pfn, int cuda_version, cuabi_uint64 flags)
 {
     return get_proc_address(FAKE_E_cuGetProcAddress, symbol, pfn, cuda_version, flags, NULL);
-}
-
-/*
- * The undocumented tables NVIDIA's own runtime asks for, static or shared
- * alike: the fake serves none, so such a runtime fails every call. Its
- * program runs when built with nvcc -cudart=shared and given
- * libgpushim-cudart as its runtime, which uses the documented driver API
- * only: said once per process, on stderr.
- */
-cuabi_result cuGetExportTable(const void **ppExportTable, const cuabi_uuid *pExportTableId)
-{
-    static atomic_flag said = ATOMIC_FLAG_INIT;
-    cuabi_result rc = fake_begin(FAKE_E_cuGetExportTable, false);
-
-    if (rc == CUABI_SUCCESS) {
-        rc = CUABI_ERROR_NOT_SUPPORTED;
-        if (!atomic_flag_test_and_set(&said))
-            fprintf(stderr,
-                    "gpushim-fakecuda: this program's CUDA runtime is NVIDIA's, which needs driver tables the fake "
-                    "does not serve (cuGetExportTable): build it with nvcc -cudart=shared and run it with "
-                    "libgpushim-cudart as libcudart.so.13 (LD_LIBRARY_PATH=<libdir>/gpushim/cudart)\n");
-    }
-    return fake_end(rc);
 }
 
 /* ---- Error names ---- */

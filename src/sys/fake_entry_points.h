@@ -223,8 +223,6 @@ GPU__FAKE_ENTRY(cuLaunchGridAsync, (cuabi_function f, int grid_width, int grid_h
 
 /* cuGetProcAddress as CUDA 11.3 made it, without the status (fake_core.c). */
 GPU__FAKE_ENTRY(cuGetProcAddress, (const char *symbol, void **pfn, int cuda_version, cuabi_uint64 flags))
-/* The private tables NVIDIA's own runtime asks for, which the fake does not serve (fake_core.c). */
-GPU__FAKE_ENTRY(cuGetExportTable, (const void **ppExportTable, const cuabi_uuid *pExportTableId))
 
 /* CUDA 13's forms that name their context, and CUDA 12.8's elapsed time. */
 GPU__FAKE_ENTRY(cuCtxGetDevice_v2, (cuabi_device *device, cuabi_context ctx))
