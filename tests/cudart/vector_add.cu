@@ -107,6 +107,14 @@ int main()
     CHECK_CUDA(cudaFree(dc));
     CHECK_CUDA(cudaFree(nullptr));
     CHECK_CUDA(cudaDeviceReset());
+    // After a reset the device starts afresh: the kernels load again, into its new context.
+    CHECK_CUDA(cudaMalloc(&dc, n * sizeof(float)));
+    CHECK_CUDA(cudaMemcpy(dc, a.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    scale<float><<<(n + 255) / 256, 256>>>(dc, 2.0f, n);
+    CHECK_CUDA(cudaMemcpy(c.data(), dc, n * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; i++)
+        CHECK(c[i] == 2.0f * (float)i);
+    CHECK_CUDA(cudaFree(dc));
     std::printf("vector add: ok\n");
     return 0;
 }
