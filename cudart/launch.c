@@ -54,8 +54,12 @@ cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sh
     return cudaSuccess;
 }
 
+_Static_assert(sizeof(cudaLaunchAttribute) == sizeof(CUlaunchAttribute) &&
+                   _Alignof(cudaLaunchAttribute) == _Alignof(CUlaunchAttribute),
+               "a runtime launch attribute is the driver's: the same ids, values and layout");
+
 cudaError_t gpu__cudart_launch(struct cudart_function *fn, dim3 grid, dim3 block, void **args, size_t shared,
-                          CUstream stream)
+                               CUstream stream, const cudaLaunchAttribute *attrs, unsigned int nattrs)
 {
     CUkernel kernel = NULL;
     cudaError_t e = gpu__cudart_context();
@@ -64,10 +68,14 @@ cudaError_t gpu__cudart_launch(struct cudart_function *fn, dim3 grid, dim3 block
         e = cudaErrorInvalidValue;
     if (e == cudaSuccess)
         e = gpu__cudart_function_kernel(fn, &kernel);
-    /* A CUkernel is a CUfunction of the current context to cuLaunchKernel (cuda.h). */
     if (e == cudaSuccess) {
-        CUresult r = cuLaunchKernel((CUfunction)(void *)kernel, grid.x, grid.y, grid.z, block.x, block.y, block.z,
-                                    (unsigned)shared, stream, args, NULL);
+        /* A CUkernel is a CUfunction of the current context to the launches (cuda.h). */
+        CUfunction f = (CUfunction)(void *)kernel;
+        CUlaunchConfig config = {grid.x, grid.y, grid.z, block.x, block.y, block.z, (unsigned)shared, stream,
+                                 (CUlaunchAttribute *)(uintptr_t)attrs, nattrs};
+        CUresult r = nattrs ? cuLaunchKernelEx(&config, f, args, NULL)
+                            : cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, (unsigned)shared,
+                                             stream, args, NULL);
 
         /* The driver's invalid value here is a grid, block or shared size out of bounds: the runtime's own code. */
         e = r == CUDA_ERROR_INVALID_VALUE ? cudaErrorInvalidConfiguration : gpu__cudart_map(r);
@@ -108,7 +116,7 @@ cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
 
     if (!fn)
         return gpu__cudart_set(cudaErrorInvalidDeviceFunction);
-    return gpu__cudart_launch(fn, gridDim, blockDim, args, sharedMem, gpu__cudart_stream(stream, false));
+    return gpu__cudart_launch(fn, gridDim, blockDim, args, sharedMem, gpu__cudart_stream(stream, false), NULL, 0);
 }
 
 cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
@@ -118,7 +126,7 @@ cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 bloc
 
     if (!fn)
         return gpu__cudart_set(cudaErrorInvalidDeviceFunction);
-    return gpu__cudart_launch(fn, gridDim, blockDim, args, sharedMem, gpu__cudart_stream(stream, true));
+    return gpu__cudart_launch(fn, gridDim, blockDim, args, sharedMem, gpu__cudart_stream(stream, true), NULL, 0);
 }
 
 cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
@@ -128,7 +136,63 @@ cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void
 
     if (!fn)
         return gpu__cudart_set(cudaErrorInvalidDeviceFunction);
-    return gpu__cudart_launch(fn, gridDim, blockDim, args, sharedMem, gpu__cudart_stream(stream, false));
+    return gpu__cudart_launch(fn, gridDim, blockDim, args, sharedMem, gpu__cudart_stream(stream, false), NULL, 0);
+}
+
+/* The function `func` names: a kernel handle (cudaGetKernel's) or a kernel's host stub. */
+struct cudart_function *gpu__cudart_function_of(const void *func)
+{
+    struct cudart_function *fn = (struct cudart_function *)(uintptr_t)func;
+
+    return gpu__cudart_function_valid(fn) ? fn : gpu__cudart_function_find(func);
+}
+
+cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)
+{
+    struct cudart_function *fn = gpu__cudart_function_of(func);
+
+    if (!config)
+        return gpu__cudart_set(cudaErrorInvalidValue);
+    if (!fn)
+        return gpu__cudart_set(cudaErrorInvalidDeviceFunction);
+    return gpu__cudart_launch(fn, config->gridDim, config->blockDim, args, config->dynamicSmemBytes,
+                              gpu__cudart_stream(config->stream, false), config->attrs, config->numAttrs);
+}
+
+/* The function's CUfunction in the current context, its fatbin loaded first. */
+static cudaError_t function_here(const void *func, CUfunction *out)
+{
+    struct cudart_function *fn = gpu__cudart_function_of(func);
+    CUkernel kernel = NULL;
+    cudaError_t e = gpu__cudart_context();
+
+    if (e == cudaSuccess && !fn)
+        e = cudaErrorInvalidDeviceFunction;
+    if (e == cudaSuccess)
+        e = gpu__cudart_function_kernel(fn, &kernel);
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuKernelGetFunction(out, kernel));
+    return e;
+}
+
+/* cudaOccupancyDefault and cudaOccupancyDisableCachingOverride are CU_OCCUPANCY_DEFAULT and ..._DISABLE_CACHING_OVERRIDE. */
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize,
+                                                                   size_t dynamicSMemSize, unsigned int flags)
+{
+    CUfunction f = NULL;
+    cudaError_t e = function_here(func, &f);
+
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, f, blockSize,
+                                                                                 dynamicSMemSize, flags));
+    return gpu__cudart_set(e);
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *func, int blockSize,
+                                                          size_t dynamicSMemSize)
+{
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize,
+                                                                  cudaOccupancyDefault);
 }
 
 static int kernel_attribute(CUkernel kernel, CUfunction_attribute a, CUdevice dev)

@@ -53,15 +53,17 @@ cudaError_t gpu__cudart_symbol(const void *symbol, CUdeviceptr *address, size_t 
 
 /* ---- launch.c ---- */
 
-/* Launches `fn` on the driver's `stream`; records any error. */
+/* Launches `fn` on the driver's `stream`, with `nattrs` launch attributes; records any error. */
 cudaError_t gpu__cudart_launch(struct cudart_function *fn, dim3 grid, dim3 block, void **args, size_t shared,
-                           CUstream stream);
+                               CUstream stream, const cudaLaunchAttribute *attrs, unsigned int nattrs);
+/* The function `func` names: a kernel handle (cudaGetKernel's) or a kernel's host stub; NULL for neither. */
+struct cudart_function *gpu__cudart_function_of(const void *func);
 
 /* ---- memory.c: these record no error ---- */
 
 /* A copy of `count` bytes, `kind` saying which side each pointer is on; on `stream` when `async`. */
 cudaError_t gpu__cudart_copy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, bool async,
-                         CUstream stream);
+                             CUstream stream);
 /* `count` bytes of `value` at `devPtr`; on `stream` when `async`. */
 cudaError_t gpu__cudart_fill(void *devPtr, int value, size_t count, bool async, CUstream stream);
 
