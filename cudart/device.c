@@ -5,6 +5,8 @@
  */
 #include "runtime.h"
 
+#include <cudaProfiler.h>
+#include <cuda_profiler_api.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -383,5 +385,80 @@ cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)
         return gpu__cudart_set(cudaErrorInvalidValue);
     if (e == cudaSuccess)
         *device = 0;
+    return gpu__cudart_set(e);
+}
+
+/* cudaLimit's values are CUlimit's. */
+cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
+{
+    cudaError_t e = gpu__cudart_context();
+
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuCtxSetLimit((CUlimit)limit, value));
+    return gpu__cudart_set(e);
+}
+
+cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
+{
+    cudaError_t e = gpu__cudart_context();
+
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuCtxGetLimit(pValue, (CUlimit)limit));
+    return gpu__cudart_set(e);
+}
+
+/* cudaFuncCache's values are CUfunc_cache's. */
+cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)
+{
+    cudaError_t e = gpu__cudart_context();
+
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuCtxSetCacheConfig((CUfunc_cache)cacheConfig));
+    return gpu__cudart_set(e);
+}
+
+cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)
+{
+    CUfunc_cache c = CU_FUNC_CACHE_PREFER_NONE;
+    cudaError_t e = gpu__cudart_context();
+
+    if (!pCacheConfig)
+        return gpu__cudart_set(cudaErrorInvalidValue);
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuCtxGetCacheConfig(&c));
+    if (e == cudaSuccess)
+        *pCacheConfig = (enum cudaFuncCache)c;
+    return gpu__cudart_set(e);
+}
+
+cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)
+{
+    CUdevice a, b;
+    cudaError_t e = device_handle(device, &a);
+
+    if (!canAccessPeer)
+        return gpu__cudart_set(cudaErrorInvalidValue);
+    if (e == cudaSuccess)
+        e = device_handle(peerDevice, &b);
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuDeviceCanAccessPeer(canAccessPeer, a, b));
+    return gpu__cudart_set(e);
+}
+
+cudaError_t cudaProfilerStart(void)
+{
+    cudaError_t e = gpu__cudart_context();
+
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuProfilerStart());
+    return gpu__cudart_set(e);
+}
+
+cudaError_t cudaProfilerStop(void)
+{
+    cudaError_t e = gpu__cudart_context();
+
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuProfilerStop());
     return gpu__cudart_set(e);
 }

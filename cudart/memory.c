@@ -251,3 +251,171 @@ struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, e
 {
     return (struct cudaChannelFormatDesc){.x = x, .y = y, .z = z, .w = w, .f = f};
 }
+
+cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)
+{
+    CUdeviceptr p = 0;
+    cudaError_t e = gpu__cudart_context();
+
+    if (!devPtr || !pitch)
+        return gpu__cudart_set(cudaErrorInvalidValue);
+    /* 16 bytes: the widest element the driver's pitch is chosen for. */
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuMemAllocPitch(&p, pitch, width, height, 16));
+    if (e == cudaSuccess)
+        *devPtr = (void *)(uintptr_t)p;
+    return gpu__cudart_set(e);
+}
+
+/* One side of a 2D copy: host or device memory by `kind`, or either (unified addressing) for cudaMemcpyDefault. */
+static bool side(enum cudaMemcpyKind kind, bool source, CUmemorytype *type)
+{
+    switch (kind) {
+    case cudaMemcpyHostToHost:
+        *type = CU_MEMORYTYPE_HOST;
+        return true;
+    case cudaMemcpyHostToDevice:
+        *type = source ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+        return true;
+    case cudaMemcpyDeviceToHost:
+        *type = source ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
+        return true;
+    case cudaMemcpyDeviceToDevice:
+        *type = CU_MEMORYTYPE_DEVICE;
+        return true;
+    case cudaMemcpyDefault:
+        *type = CU_MEMORYTYPE_UNIFIED;
+        return true;
+    default:
+        return false;
+    }
+}
+
+static void set_side(CUmemorytype type, const void *p, size_t pitch, CUmemorytype *t, const void **host,
+                     CUdeviceptr *device, size_t *out_pitch)
+{
+    *t = type;
+    if (type == CU_MEMORYTYPE_HOST)
+        *host = p;
+    else
+        *device = dptr(p);
+    *out_pitch = pitch;
+}
+
+static cudaError_t copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                           enum cudaMemcpyKind kind, bool async, CUstream stream)
+{
+    CUDA_MEMCPY2D c = {0};
+    CUmemorytype st, dt;
+    const void *dst_host = NULL;
+    cudaError_t e = gpu__cudart_context();
+
+    if (e != cudaSuccess)
+        return e;
+    if (!side(kind, true, &st) || !side(kind, false, &dt))
+        return cudaErrorInvalidMemcpyDirection;
+    if (width == 0 || height == 0)
+        return cudaSuccess;
+    set_side(st, src, spitch, &c.srcMemoryType, &c.srcHost, &c.srcDevice, &c.srcPitch);
+    set_side(dt, dst, dpitch, &c.dstMemoryType, &dst_host, &c.dstDevice, &c.dstPitch);
+    c.dstHost = (void *)(uintptr_t)dst_host;
+    c.WidthInBytes = width;
+    c.Height = height;
+    return gpu__cudart_map(async ? cuMemcpy2DAsync(&c, stream) : cuMemcpy2DUnaligned(&c));
+}
+
+cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                         enum cudaMemcpyKind kind)
+{
+    return gpu__cudart_set(copy_2d(dst, dpitch, src, spitch, width, height, kind, false, NULL));
+}
+
+cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                              enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    return gpu__cudart_set(
+        copy_2d(dst, dpitch, src, spitch, width, height, kind, true, gpu__cudart_stream(stream, false)));
+}
+
+/* cudaHostRegisterPortable, Mapped, IoMemory and ReadOnly are CU_MEMHOSTREGISTER_'s. */
+cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
+{
+    cudaError_t e = gpu__cudart_context();
+
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuMemHostRegister(ptr, size, flags));
+    return gpu__cudart_set(e);
+}
+
+cudaError_t cudaHostUnregister(void *ptr)
+{
+    cudaError_t e = gpu__cudart_context();
+
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuMemHostUnregister(ptr));
+    return gpu__cudart_set(e);
+}
+
+cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)
+{
+    cudaError_t e = gpu__cudart_context();
+
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuMemHostGetFlags(pFlags, pHost));
+    return gpu__cudart_set(e);
+}
+
+/* Memory the driver does not know is cudaMemoryTypeUnregistered, and no error. */
+cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr)
+{
+    CUpointer_attribute which[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
+                                   CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
+                                   CU_POINTER_ATTRIBUTE_HOST_POINTER};
+    unsigned int type = 0;
+    int managed = 0, device = -2;
+    CUdeviceptr device_pointer = 0;
+    void *host_pointer = NULL;
+    void *values[] = {&type, &managed, &device, &device_pointer, &host_pointer};
+    cudaError_t e = gpu__cudart_context();
+
+    if (!attributes)
+        return gpu__cudart_set(cudaErrorInvalidValue);
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuPointerGetAttributes(sizeof(which) / sizeof(which[0]), which, values, dptr(ptr)));
+    if (e != cudaSuccess)
+        return gpu__cudart_set(e);
+    *attributes = (struct cudaPointerAttributes){0};
+    attributes->type = managed ? cudaMemoryTypeManaged
+                       : type == CU_MEMORYTYPE_DEVICE ? cudaMemoryTypeDevice
+                       : type == CU_MEMORYTYPE_HOST   ? cudaMemoryTypeHost
+                                                      : cudaMemoryTypeUnregistered;
+    if (attributes->type == cudaMemoryTypeUnregistered)
+        return cudaSuccess;
+    attributes->device = device;
+    attributes->devicePointer = (void *)(uintptr_t)device_pointer;
+    attributes->hostPointer = host_pointer;
+    return cudaSuccess;
+}
+
+cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
+{
+    CUdeviceptr p = 0;
+    cudaError_t e = gpu__cudart_context();
+
+    if (!devPtr)
+        return gpu__cudart_set(cudaErrorInvalidValue);
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuMemAllocAsync(&p, size, gpu__cudart_stream(hStream, false)));
+    if (e == cudaSuccess)
+        *devPtr = (void *)(uintptr_t)p;
+    return gpu__cudart_set(e);
+}
+
+cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
+{
+    cudaError_t e = gpu__cudart_context();
+
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuMemFreeAsync(dptr(devPtr), gpu__cudart_stream(hStream, false)));
+    return gpu__cudart_set(e);
+}

@@ -6,6 +6,8 @@
  */
 #include "runtime.h"
 
+#include <stdlib.h>
+
 CUstream gpu__cudart_stream(cudaStream_t stream, bool per_thread)
 {
     if (!stream && per_thread)
@@ -115,5 +117,51 @@ cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPr
 
     if (e == cudaSuccess)
         e = gpu__cudart_map(cuCtxGetStreamPriorityRange(leastPriority, greatestPriority));
+    return gpu__cudart_set(e);
+}
+
+/* cudaHostFn_t is CUhostFn: the driver calls it as it is. */
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)
+{
+    cudaError_t e = gpu__cudart_context();
+
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuLaunchHostFunc(gpu__cudart_stream(stream, false), fn, userData));
+    return gpu__cudart_set(e);
+}
+
+/* A cudaStreamAddCallback callback, called as a host function: it takes the stream and a status too. */
+struct stream_callback {
+    cudaStream_t stream;
+    cudaStreamCallback_t fn;
+    void *data;
+};
+
+static void call_stream_callback(void *p)
+{
+    struct stream_callback c = *(struct stream_callback *)p;
+
+    free(p);
+    c.fn(c.stream, cudaSuccess, c.data);
+}
+
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData,
+                                  unsigned int flags)
+{
+    struct stream_callback *c;
+    cudaError_t e = gpu__cudart_context();
+
+    if (e != cudaSuccess)
+        return gpu__cudart_set(e);
+    /* The documented flags are 0 only. */
+    if (!callback || flags != 0)
+        return gpu__cudart_set(cudaErrorInvalidValue);
+    c = malloc(sizeof(*c));
+    if (!c)
+        return gpu__cudart_set(cudaErrorMemoryAllocation);
+    *c = (struct stream_callback){stream, callback, userData};
+    e = gpu__cudart_map(cuLaunchHostFunc(gpu__cudart_stream(stream, false), call_stream_callback, c));
+    if (e != cudaSuccess)
+        free(c);
     return gpu__cudart_set(e);
 }

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+// Memory beyond cudaMalloc: pitched allocations and 2D copies, registered host memory, what
+// cudaPointerGetAttributes says of each kind of pointer, stream-ordered allocation, host callbacks,
+// limits and cache preferences.
+#include "check.h"
+
+#include <cuda_profiler_api.h>
+#include <vector>
+
+__global__ void add_row(int *p, size_t pitch, int width, int height)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+
+    if (x < width && y < height)
+        ((int *)((char *)p + y * pitch))[x] += y;
+}
+
+static int callbacks;
+
+static void host_fn(void *data)
+{
+    *(int *)data += 1;
+}
+
+static void stream_callback(cudaStream_t, cudaError_t status, void *data)
+{
+    if (status == cudaSuccess)
+        *(int *)data += 10;
+}
+
+int main()
+{
+    const int width = 37, height = 5;
+    std::vector<int> host(width * height), back(width * height);
+    int *dev;
+    size_t pitch = 0;
+
+    for (int i = 0; i < width * height; i++)
+        host[i] = i;
+    CHECK_CUDA(cudaMallocPitch((void **)&dev, &pitch, width * sizeof(int), height));
+    CHECK(pitch >= width * sizeof(int));
+    CHECK_CUDA(cudaMemcpy2D(dev, pitch, host.data(), width * sizeof(int), width * sizeof(int), height,
+                            cudaMemcpyHostToDevice));
+    add_row<<<dim3(1, height), 64>>>(dev, pitch, width, height);
+    CHECK_CUDA(cudaGetLastError());
+    CHECK_CUDA(cudaMemcpy2D(back.data(), width * sizeof(int), dev, pitch, width * sizeof(int), height,
+                            cudaMemcpyDefault));
+    for (int y = 0; y < height; y++)
+        for (int x = 0; x < width; x++)
+            CHECK(back[y * width + x] == y * width + x + y);
+
+    cudaPointerAttributes a;
+    CHECK_CUDA(cudaPointerGetAttributes(&a, dev));
+    CHECK(a.type == cudaMemoryTypeDevice && a.device == 0 && a.devicePointer == dev);
+    CHECK_CUDA(cudaPointerGetAttributes(&a, host.data()));
+    CHECK(a.type == cudaMemoryTypeUnregistered);
+    CHECK_CUDA(cudaHostRegister(host.data(), host.size() * sizeof(int), cudaHostRegisterDefault));
+    CHECK_CUDA(cudaPointerGetAttributes(&a, host.data()));
+    CHECK(a.type == cudaMemoryTypeHost && a.hostPointer == host.data());
+    CHECK_CUDA(cudaHostUnregister(host.data()));
+    int *managed;
+    CHECK_CUDA(cudaMallocManaged(&managed, 64));
+    CHECK_CUDA(cudaPointerGetAttributes(&a, managed));
+    CHECK(a.type == cudaMemoryTypeManaged);
+    CHECK_CUDA(cudaFree(managed));
+
+    cudaStream_t s;
+    int *async_mem = nullptr;
+    CHECK_CUDA(cudaStreamCreate(&s));
+    CHECK_CUDA(cudaMallocAsync(&async_mem, 1024, s));
+    CHECK_CUDA(cudaMemsetAsync(async_mem, 0, 1024, s));
+    CHECK_CUDA(cudaLaunchHostFunc(s, host_fn, &callbacks));
+    CHECK_CUDA(cudaStreamAddCallback(s, stream_callback, &callbacks, 0));
+    CHECK_CUDA(cudaFreeAsync(async_mem, s));
+    CHECK_CUDA(cudaStreamSynchronize(s));
+    CHECK(callbacks == 11);
+    CHECK_CUDA(cudaStreamDestroy(s));
+
+    size_t stack = 0;
+    CHECK_CUDA(cudaDeviceSetLimit(cudaLimitStackSize, 4096));
+    CHECK_CUDA(cudaDeviceGetLimit(&stack, cudaLimitStackSize));
+    CHECK(stack >= 4096);
+    cudaFuncCache cache;
+    CHECK_CUDA(cudaDeviceSetCacheConfig(cudaFuncCachePreferShared));
+    CHECK_CUDA(cudaDeviceGetCacheConfig(&cache));
+    int peer = -1;
+    CHECK_CUDA(cudaDeviceCanAccessPeer(&peer, 0, 0));
+    CHECK(peer == 0);
+    CHECK_CUDA(cudaProfilerStart());
+    CHECK_CUDA(cudaProfilerStop());
+    CHECK_CUDA(cudaFree(dev));
+    std::printf("memory: ok\n");
+    return 0;
+}
