@@ -354,7 +354,7 @@ cudaError_t cudaSetDeviceFlags(unsigned int flags)
 
     if (e == cudaSuccess)
         e = device_handle(device, &dev);
-    /* cudaDeviceScheduleMask and cudaDeviceLmemResizeToMax are the driver's CU_CTX_ flags; cudaDeviceMapHost is always on. */
+    /* cudaDeviceScheduleMask's and cudaDeviceLmemResizeToMax are the driver's CU_CTX_ flags; mapping is always on. */
     if (e == cudaSuccess)
         e = gpu__cudart_map(cuDevicePrimaryCtxSetFlags(dev, flags & ~(unsigned)cudaDeviceMapHost));
     return gpu__cudart_set(e);

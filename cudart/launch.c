@@ -59,11 +59,14 @@ _Static_assert(sizeof(cudaLaunchAttribute) == sizeof(CUlaunchAttribute) &&
                "a runtime launch attribute is the driver's: the same ids, values and layout");
 
 cudaError_t gpu__cudart_launch(struct cudart_function *fn, dim3 grid, dim3 block, void **args, size_t shared,
-                               CUstream stream, const cudaLaunchAttribute *attrs, unsigned int nattrs)
+                               cudaStream_t stream, bool per_thread, const cudaLaunchAttribute *attrs,
+                               unsigned int nattrs)
 {
     CUkernel kernel = NULL;
     cudaError_t e = gpu__cudart_context();
 
+    if (e == cudaSuccess && !fn)
+        e = cudaErrorInvalidDeviceFunction;
     if (e == cudaSuccess && shared > UINT32_MAX)
         e = cudaErrorInvalidValue;
     if (e == cudaSuccess)
@@ -71,11 +74,12 @@ cudaError_t gpu__cudart_launch(struct cudart_function *fn, dim3 grid, dim3 block
     if (e == cudaSuccess) {
         /* A CUkernel is a CUfunction of the current context to the launches (cuda.h). */
         CUfunction f = (CUfunction)(void *)kernel;
-        CUlaunchConfig config = {grid.x, grid.y, grid.z, block.x, block.y, block.z, (unsigned)shared, stream,
+        CUstream s = gpu__cudart_stream(stream, per_thread);
+        CUlaunchConfig config = {grid.x, grid.y, grid.z, block.x, block.y, block.z, (unsigned)shared, s,
                                  (CUlaunchAttribute *)(uintptr_t)attrs, nattrs};
         CUresult r = nattrs ? cuLaunchKernelEx(&config, f, args, NULL)
                             : cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, (unsigned)shared,
-                                             stream, args, NULL);
+                                             s, args, NULL);
 
         /* The driver's invalid value here is a grid, block or shared size out of bounds: the runtime's own code. */
         e = r == CUDA_ERROR_INVALID_VALUE ? cudaErrorInvalidConfiguration : gpu__cudart_map(r);
@@ -112,31 +116,20 @@ cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr)
 cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
                                cudaStream_t stream)
 {
-    struct cudart_function *fn = from_handle(kernel);
-
-    if (!fn)
-        return gpu__cudart_set(cudaErrorInvalidDeviceFunction);
-    return gpu__cudart_launch(fn, gridDim, blockDim, args, sharedMem, gpu__cudart_stream(stream, false), NULL, 0);
+    return gpu__cudart_launch(from_handle(kernel), gridDim, blockDim, args, sharedMem, stream, false, NULL, 0);
 }
 
 cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
                                     cudaStream_t stream)
 {
-    struct cudart_function *fn = from_handle(kernel);
-
-    if (!fn)
-        return gpu__cudart_set(cudaErrorInvalidDeviceFunction);
-    return gpu__cudart_launch(fn, gridDim, blockDim, args, sharedMem, gpu__cudart_stream(stream, true), NULL, 0);
+    return gpu__cudart_launch(from_handle(kernel), gridDim, blockDim, args, sharedMem, stream, true, NULL, 0);
 }
 
 cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
                              cudaStream_t stream)
 {
-    struct cudart_function *fn = gpu__cudart_function_find(func);
-
-    if (!fn)
-        return gpu__cudart_set(cudaErrorInvalidDeviceFunction);
-    return gpu__cudart_launch(fn, gridDim, blockDim, args, sharedMem, gpu__cudart_stream(stream, false), NULL, 0);
+    return gpu__cudart_launch(gpu__cudart_function_find(func), gridDim, blockDim, args, sharedMem, stream, false,
+                              NULL, 0);
 }
 
 /* The function `func` names: a kernel handle (cudaGetKernel's) or a kernel's host stub. */
@@ -147,35 +140,48 @@ struct cudart_function *gpu__cudart_function_of(const void *func)
     return gpu__cudart_function_valid(fn) ? fn : gpu__cudart_function_find(func);
 }
 
-cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)
+cudaError_t gpu__cudart_launch_config(const cudaLaunchConfig_t *config, const void *func, void **args,
+                                      bool per_thread)
 {
-    struct cudart_function *fn = gpu__cudart_function_of(func);
-
     if (!config)
         return gpu__cudart_set(cudaErrorInvalidValue);
-    if (!fn)
-        return gpu__cudart_set(cudaErrorInvalidDeviceFunction);
-    return gpu__cudart_launch(fn, config->gridDim, config->blockDim, args, config->dynamicSmemBytes,
-                              gpu__cudart_stream(config->stream, false), config->attrs, config->numAttrs);
+    return gpu__cudart_launch(gpu__cudart_function_of(func), config->gridDim, config->blockDim, args,
+                              config->dynamicSmemBytes, config->stream, per_thread, config->attrs, config->numAttrs);
 }
 
-/* The function's CUfunction in the current context, its fatbin loaded first. */
-static cudaError_t function_here(const void *func, CUfunction *out)
+cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)
+{
+    return gpu__cudart_launch_config(config, func, args, false);
+}
+
+/* The kernel `func` names and the current context's device, its fatbin loaded first. */
+static cudaError_t kernel_here(const void *func, CUkernel *kernel, CUdevice *dev)
 {
     struct cudart_function *fn = gpu__cudart_function_of(func);
-    CUkernel kernel = NULL;
     cudaError_t e = gpu__cudart_context();
 
     if (e == cudaSuccess && !fn)
         e = cudaErrorInvalidDeviceFunction;
     if (e == cudaSuccess)
-        e = gpu__cudart_function_kernel(fn, &kernel);
+        e = gpu__cudart_function_kernel(fn, kernel);
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuCtxGetDevice(dev));
+    return e;
+}
+
+/* The function's CUfunction in the current context. */
+static cudaError_t function_here(const void *func, CUfunction *out)
+{
+    CUkernel kernel = NULL;
+    CUdevice dev = 0;
+    cudaError_t e = kernel_here(func, &kernel, &dev);
+
     if (e == cudaSuccess)
         e = gpu__cudart_map(cuKernelGetFunction(out, kernel));
     return e;
 }
 
-/* cudaOccupancyDefault and cudaOccupancyDisableCachingOverride are CU_OCCUPANCY_DEFAULT and ..._DISABLE_CACHING_OVERRIDE. */
+/* cudaOccupancyDefault and cudaOccupancyDisableCachingOverride are the driver's CU_OCCUPANCY_ flags. */
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *func, int blockSize,
                                                                    size_t dynamicSMemSize, unsigned int flags)
 {
@@ -204,19 +210,13 @@ static int kernel_attribute(CUkernel kernel, CUfunction_attribute a, CUdevice de
 
 cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
 {
-    struct cudart_function *fn = gpu__cudart_function_find(func);
     CUkernel kernel = NULL;
     CUdevice dev = 0;
-    cudaError_t e = gpu__cudart_context();
+    cudaError_t e;
 
     if (!attr)
         return gpu__cudart_set(cudaErrorInvalidValue);
-    if (e == cudaSuccess && !fn)
-        e = cudaErrorInvalidDeviceFunction;
-    if (e == cudaSuccess)
-        e = gpu__cudart_function_kernel(fn, &kernel);
-    if (e == cudaSuccess)
-        e = gpu__cudart_map(cuCtxGetDevice(&dev));
+    e = kernel_here(func, &kernel, &dev);
     if (e != cudaSuccess)
         return gpu__cudart_set(e);
     *attr = (struct cudaFuncAttributes){0};
@@ -243,17 +243,10 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *f
 
 cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
 {
-    struct cudart_function *fn = gpu__cudart_function_find(func);
     CUkernel kernel = NULL;
     CUdevice dev = 0;
-    cudaError_t e = gpu__cudart_context();
+    cudaError_t e = kernel_here(func, &kernel, &dev);
 
-    if (e == cudaSuccess && !fn)
-        e = cudaErrorInvalidDeviceFunction;
-    if (e == cudaSuccess)
-        e = gpu__cudart_function_kernel(fn, &kernel);
-    if (e == cudaSuccess)
-        e = gpu__cudart_map(cuCtxGetDevice(&dev));
     /* cudaFuncAttribute's settable values are CUfunction_attribute's. */
     if (e == cudaSuccess)
         e = gpu__cudart_map(cuKernelSetAttribute((CUfunction_attribute)attr, value, kernel, dev));

@@ -65,21 +65,11 @@ cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream)
 cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
                                   cudaStream_t stream)
 {
-    struct cudart_function *fn = gpu__cudart_function_find(func);
-
-    if (!fn)
-        return gpu__cudart_set(cudaErrorInvalidDeviceFunction);
-    return gpu__cudart_launch(fn, gridDim, blockDim, args, sharedMem, gpu__cudart_stream(stream, true), NULL, 0);
+    return gpu__cudart_launch(gpu__cudart_function_find(func), gridDim, blockDim, args, sharedMem, stream, true,
+                              NULL, 0);
 }
 
 cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config, const void *func, void **args)
 {
-    struct cudart_function *fn = gpu__cudart_function_of(func);
-
-    if (!config)
-        return gpu__cudart_set(cudaErrorInvalidValue);
-    if (!fn)
-        return gpu__cudart_set(cudaErrorInvalidDeviceFunction);
-    return gpu__cudart_launch(fn, config->gridDim, config->blockDim, args, config->dynamicSmemBytes,
-                              gpu__cudart_stream(config->stream, true), config->attrs, config->numAttrs);
+    return gpu__cudart_launch_config(config, func, args, true);
 }

@@ -53,9 +53,14 @@ cudaError_t gpu__cudart_symbol(const void *symbol, CUdeviceptr *address, size_t 
 
 /* ---- launch.c ---- */
 
-/* Launches `fn` on the driver's `stream`, with `nattrs` launch attributes; records any error. */
+/* Launches `fn` (NULL: no kernel the runtime knows) on `stream`, whose 0 is the legacy default stream or,
+ * `per_thread`, the thread's; with `nattrs` launch attributes. Records any error. */
 cudaError_t gpu__cudart_launch(struct cudart_function *fn, dim3 grid, dim3 block, void **args, size_t shared,
-                               CUstream stream, const cudaLaunchAttribute *attrs, unsigned int nattrs);
+                               cudaStream_t stream, bool per_thread, const cudaLaunchAttribute *attrs,
+                               unsigned int nattrs);
+/* cudaLaunchKernelExC's launch, in either default stream's form. */
+cudaError_t gpu__cudart_launch_config(const cudaLaunchConfig_t *config, const void *func, void **args,
+                                      bool per_thread);
 /* The function `func` names: a kernel handle (cudaGetKernel's) or a kernel's host stub; NULL for neither. */
 struct cudart_function *gpu__cudart_function_of(const void *func);
 

@@ -30,8 +30,9 @@ DEFAULT_INCLUDE = "/usr/local/cuda/include"
 
 def declarations(cc, include, defines):
     """(name, returns cudaError_t) for each function the preprocessed header declares."""
+    source = "#include <cuda_runtime_api.h>\n#include <cuda_profiler_api.h>\n"
     text = subprocess.run([cc, "-E", "-P", "-x", "c", "-I", include] + defines + ["-"],
-                          input="#include <cuda_runtime_api.h>\n#include <cuda_profiler_api.h>\n", capture_output=True, text=True, check=True).stdout
+                          input=source, capture_output=True, text=True, check=True).stdout
     found = {}
     # One declaration a statement: `extern <attributes> <type> <name>(...);` may span lines.
     for statement in re.split(r";", text):
@@ -77,7 +78,8 @@ def main():
     if args.check:
         with open(args.check) as f:
             if f.read() != text:
-                print(f"{args.check} differs from the toolkit's header: run tools/gen-cudart-symbols.py --out {args.check}")
+                print(f"{args.check} differs from the toolkit's headers: "
+                      f"run tools/gen-cudart-symbols.py --out {args.check}")
                 return 1
         return 0
     if args.out:
