@@ -462,3 +462,28 @@ cudaError_t cudaProfilerStop(void)
         e = gpu__cudart_map(cuProfilerStop());
     return gpu__cudart_set(e);
 }
+
+/* Peer access from the current context to the peer device's primary context, which is retained for it. */
+cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)
+{
+    CUcontext peer = NULL;
+    cudaError_t e = gpu__cudart_context();
+
+    if (e == cudaSuccess)
+        e = primary_context(peerDevice, &peer);
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuCtxEnablePeerAccess(peer, flags));
+    return gpu__cudart_set(e);
+}
+
+cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)
+{
+    CUcontext peer = NULL;
+    cudaError_t e = gpu__cudart_context();
+
+    if (e == cudaSuccess)
+        e = primary_context(peerDevice, &peer);
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuCtxDisablePeerAccess(peer));
+    return gpu__cudart_set(e);
+}

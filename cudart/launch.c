@@ -154,6 +154,15 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *fu
     return gpu__cudart_launch_config(config, func, args, false);
 }
 
+cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
+                                        cudaStream_t stream)
+{
+    cudaLaunchAttribute cooperative = {.id = cudaLaunchAttributeCooperative, .val.cooperative = 1};
+
+    return gpu__cudart_launch(gpu__cudart_function_of(func), gridDim, blockDim, args, sharedMem, stream, false,
+                              &cooperative, 1);
+}
+
 /* The kernel `func` names and the current context's device, its fatbin loaded first. */
 static cudaError_t kernel_here(const void *func, CUkernel *kernel, CUdevice *dev)
 {
@@ -250,5 +259,16 @@ cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, 
     /* cudaFuncAttribute's settable values are CUfunction_attribute's. */
     if (e == cudaSuccess)
         e = gpu__cudart_map(cuKernelSetAttribute((CUfunction_attribute)attr, value, kernel, dev));
+    return gpu__cudart_set(e);
+}
+
+/* cudaFuncCache's values are CUfunc_cache's. */
+cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig)
+{
+    CUfunction f = NULL;
+    cudaError_t e = function_here(func, &f);
+
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuFuncSetCacheConfig(f, (CUfunc_cache)cacheConfig));
     return gpu__cudart_set(e);
 }

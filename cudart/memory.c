@@ -166,6 +166,28 @@ cudaError_t gpu__cudart_fill(void *devPtr, int value, size_t count, bool async, 
                              : cuMemsetD8(dptr(devPtr), (unsigned char)value, count));
 }
 
+static cudaError_t fill_2d(void *devPtr, size_t pitch, int value, size_t width, size_t height, bool async,
+                           CUstream stream)
+{
+    cudaError_t e = gpu__cudart_context();
+
+    if (e != cudaSuccess || width == 0 || height == 0)
+        return e;
+    return gpu__cudart_map(async ? cuMemsetD2D8Async(dptr(devPtr), pitch, (unsigned char)value, width, height, stream)
+                                 : cuMemsetD2D8(dptr(devPtr), pitch, (unsigned char)value, width, height));
+}
+
+cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width, size_t height)
+{
+    return gpu__cudart_set(fill_2d(devPtr, pitch, value, width, height, false, NULL));
+}
+
+cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width, size_t height,
+                              cudaStream_t stream)
+{
+    return gpu__cudart_set(fill_2d(devPtr, pitch, value, width, height, true, gpu__cudart_stream(stream, false)));
+}
+
 cudaError_t cudaMemset(void *devPtr, int value, size_t count)
 {
     return gpu__cudart_set(gpu__cudart_fill(devPtr, value, count, false, NULL));

@@ -6,6 +6,7 @@
  */
 #include "runtime.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 CUstream gpu__cudart_stream(cudaStream_t stream, bool per_thread)
@@ -163,5 +164,16 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t call
     e = gpu__cudart_map(cuLaunchHostFunc(gpu__cudart_stream(stream, false), call_stream_callback, c));
     if (e != cudaSuccess)
         free(c);
+    return gpu__cudart_set(e);
+}
+
+/* cudaMemAttachGlobal, Host and Single are CU_MEM_ATTACH_GLOBAL, HOST and SINGLE. */
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags)
+{
+    cudaError_t e = gpu__cudart_context();
+
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuStreamAttachMemAsync(gpu__cudart_stream(stream, false),
+                                                   (CUdeviceptr)(uintptr_t)devPtr, length, flags));
     return gpu__cudart_set(e);
 }

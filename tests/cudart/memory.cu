@@ -49,6 +49,19 @@ int main()
         for (int x = 0; x < width; x++)
             CHECK(back[y * width + x] == y * width + x + y);
 
+    // A 2D fill of the first two rows' first 8 bytes, then the same kernel launched cooperatively.
+    CHECK_CUDA(cudaMemset2D(dev, pitch, 0, 2 * sizeof(int), 2));
+    CHECK_CUDA(cudaFuncSetCacheConfig((const void *)add_row, cudaFuncCachePreferL1));
+    size_t row_pitch = pitch;
+    int w = width, h = height;
+    void *args[] = {&dev, &row_pitch, &w, &h};
+    CHECK_CUDA(cudaLaunchCooperativeKernel((const void *)add_row, dim3(1, height), dim3(64), args, 0, 0));
+    CHECK_CUDA(cudaMemcpy2D(back.data(), width * sizeof(int), dev, pitch, width * sizeof(int), height,
+                            cudaMemcpyDeviceToHost));
+    for (int y = 0; y < height; y++)
+        for (int x = 0; x < width; x++)
+            CHECK(back[y * width + x] == (y < 2 && x < 2 ? 0 : y * width + x + y) + y);
+
     cudaPointerAttributes a;
     CHECK_CUDA(cudaPointerGetAttributes(&a, dev));
     CHECK(a.type == cudaMemoryTypeDevice && a.device == 0 && a.devicePointer == dev);
