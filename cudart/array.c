@@ -178,8 +178,8 @@ cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch, cudaArray_const
                                       gpu__cudart_stream(stream, false)));
 }
 
-/* Bytes per row of an array. */
-static cudaError_t row_bytes(cudaArray_const_t array, size_t *out)
+/* Bytes per element of an array (all its channels), and its width in elements. */
+static cudaError_t element_bytes(cudaArray_const_t array, size_t *out, size_t *width)
 {
     CUDA_ARRAY3D_DESCRIPTOR d;
     cudaError_t e = gpu__cudart_map(cuArray3DGetDescriptor(&d, (CUarray)(uintptr_t)array));
@@ -201,8 +201,19 @@ static cudaError_t row_bytes(cudaArray_const_t array, size_t *out)
         element = 4;
         break;
     }
-    *out = d.Width * element * d.NumChannels;
-    return *out ? cudaSuccess : cudaErrorInvalidValue;
+    *out = element * d.NumChannels;
+    *width = d.Width;
+    return cudaSuccess;
+}
+
+/* Bytes per row of an array. */
+static cudaError_t row_bytes(cudaArray_const_t array, size_t *out)
+{
+    size_t element = 0, width = 0;
+    cudaError_t e = element_bytes(array, &element, &width);
+
+    *out = element * width;
+    return e == cudaSuccess && *out == 0 ? cudaErrorInvalidValue : e;
 }
 
 /*
@@ -248,6 +259,80 @@ cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset
                                 enum cudaMemcpyKind kind)
 {
     return gpu__cudart_set(linear_copy(src, wOffset, hOffset, dst, count, kind, false));
+}
+
+/* One side of a 3D copy: an array (positions in elements of `element` bytes) or pitched memory (in bytes). */
+static void side_3d(cudaArray_const_t array, struct cudaPos pos, struct cudaPitchedPtr ptr, CUmemorytype memory,
+                    size_t element, CUmemorytype *type, CUarray *a, const void **host, CUdeviceptr *device,
+                    size_t *x, size_t *y, size_t *z, size_t *pitch, size_t *height)
+{
+    *type = array ? CU_MEMORYTYPE_ARRAY : memory;
+    *a = (CUarray)(uintptr_t)array;
+    *host = array ? NULL : ptr.ptr;
+    *device = array ? 0 : (CUdeviceptr)(uintptr_t)ptr.ptr;
+    *x = array ? pos.x * element : pos.x;
+    *y = pos.y;
+    *z = pos.z;
+    *pitch = array ? 0 : ptr.pitch;
+    *height = array ? 0 : ptr.ysize;
+}
+
+static cudaError_t copy_3d(const struct cudaMemcpy3DParms *p, bool async, CUstream stream)
+{
+    CUDA_MEMCPY3D c = {0};
+    CUmemorytype src_memory, dst_memory;
+    const void *dst_host = NULL;
+    size_t element = 1, width = 0;
+    cudaError_t e = gpu__cudart_context();
+
+    if (e != cudaSuccess)
+        return e;
+    if (!p || (p->srcArray && p->srcPtr.ptr) || (p->dstArray && p->dstPtr.ptr))
+        return cudaErrorInvalidValue;
+    if (!gpu__cudart_copy_sides(p->kind, &src_memory, &dst_memory))
+        return cudaErrorInvalidMemcpyDirection;
+    /* With an array on either side, widths and the array's x are in its elements. */
+    if (p->srcArray || p->dstArray)
+        e = element_bytes(p->srcArray ? p->srcArray : p->dstArray, &element, &width);
+    if (e != cudaSuccess)
+        return e;
+    side_3d(p->srcArray, p->srcPos, p->srcPtr, src_memory, element, &c.srcMemoryType, &c.srcArray, &c.srcHost,
+            &c.srcDevice, &c.srcXInBytes, &c.srcY, &c.srcZ, &c.srcPitch, &c.srcHeight);
+    side_3d(p->dstArray, p->dstPos, p->dstPtr, dst_memory, element, &c.dstMemoryType, &c.dstArray, &dst_host,
+            &c.dstDevice, &c.dstXInBytes, &c.dstY, &c.dstZ, &c.dstPitch, &c.dstHeight);
+    c.dstHost = (void *)(uintptr_t)dst_host;
+    c.WidthInBytes = p->extent.width * element;
+    c.Height = p->extent.height;
+    c.Depth = p->extent.depth;
+    if (c.WidthInBytes == 0 || c.Height == 0 || c.Depth == 0)
+        return cudaSuccess;
+    return gpu__cudart_map(async ? cuMemcpy3DAsync(&c, stream) : cuMemcpy3D(&c));
+}
+
+cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p)
+{
+    return gpu__cudart_set(copy_3d(p, false, NULL));
+}
+
+cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream)
+{
+    return gpu__cudart_set(copy_3d(p, true, gpu__cudart_stream(stream, false)));
+}
+
+/* Pitched memory for `extent` (its width in bytes): rows padded to the driver's pitch, slices of `height` rows. */
+cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct cudaExtent extent)
+{
+    CUdeviceptr p = 0;
+    size_t pitch = 0;
+    cudaError_t e = gpu__cudart_context();
+
+    if (!pitchedDevPtr)
+        return gpu__cudart_set(cudaErrorInvalidValue);
+    if (e == cudaSuccess && extent.width && extent.height && extent.depth)
+        e = gpu__cudart_map(cuMemAllocPitch(&p, &pitch, extent.width, extent.height * extent.depth, 16));
+    if (e == cudaSuccess)
+        *pitchedDevPtr = (struct cudaPitchedPtr){(void *)(uintptr_t)p, pitch, extent.width, extent.height};
+    return gpu__cudart_set(e);
 }
 
 /* The driver's resource description for the runtime's: the same kinds, a channel description made a format. */

@@ -289,24 +289,25 @@ cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t h
     return gpu__cudart_set(e);
 }
 
-/* One side of a 2D copy: host or device memory by `kind`, or either (unified addressing) for cudaMemcpyDefault. */
-static bool side(enum cudaMemcpyKind kind, bool source, CUmemorytype *type)
+bool gpu__cudart_copy_sides(enum cudaMemcpyKind kind, CUmemorytype *src, CUmemorytype *dst)
 {
     switch (kind) {
     case cudaMemcpyHostToHost:
-        *type = CU_MEMORYTYPE_HOST;
+        *src = *dst = CU_MEMORYTYPE_HOST;
         return true;
     case cudaMemcpyHostToDevice:
-        *type = source ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+        *src = CU_MEMORYTYPE_HOST;
+        *dst = CU_MEMORYTYPE_DEVICE;
         return true;
     case cudaMemcpyDeviceToHost:
-        *type = source ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
+        *src = CU_MEMORYTYPE_DEVICE;
+        *dst = CU_MEMORYTYPE_HOST;
         return true;
     case cudaMemcpyDeviceToDevice:
-        *type = CU_MEMORYTYPE_DEVICE;
+        *src = *dst = CU_MEMORYTYPE_DEVICE;
         return true;
     case cudaMemcpyDefault:
-        *type = CU_MEMORYTYPE_UNIFIED;
+        *src = *dst = CU_MEMORYTYPE_UNIFIED;
         return true;
     default:
         return false;
@@ -334,7 +335,7 @@ static cudaError_t copy_2d(void *dst, size_t dpitch, const void *src, size_t spi
 
     if (e != cudaSuccess)
         return e;
-    if (!side(kind, true, &st) || !side(kind, false, &dt))
+    if (!gpu__cudart_copy_sides(kind, &st, &dt))
         return cudaErrorInvalidMemcpyDirection;
     if (width == 0 || height == 0)
         return cudaSuccess;

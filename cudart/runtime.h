@@ -69,6 +69,8 @@ struct cudart_function *gpu__cudart_function_of(const void *func);
 /* A copy of `count` bytes, `kind` saying which side each pointer is on; on `stream` when `async`. */
 cudaError_t gpu__cudart_copy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, bool async,
                              CUstream stream);
+/* The driver's memory types of a copy's source and destination for `kind`; false for no kind of copy. */
+bool gpu__cudart_copy_sides(enum cudaMemcpyKind kind, CUmemorytype *src, CUmemorytype *dst);
 /* `count` bytes of `value` at `devPtr`; on `stream` when `async`. */
 cudaError_t gpu__cudart_fill(void *devPtr, int value, size_t count, bool async, CUstream stream);
 

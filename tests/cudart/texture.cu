@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Arrays, texture and surface objects: a 2D float array filled with cudaMemcpy2DToArray, read through a texture
 // (point and linear filtering, clamped and normalized coordinates), written through a surface, read back with
-// cudaMemcpy2DFromArray and the row-wrapping cudaMemcpyFromArray; a texture over linear memory.
+// cudaMemcpy2DFromArray and the row-wrapping cudaMemcpyFromArray; 3D copies; a texture over linear memory.
 #include "check.h"
 
 #include <cuda_runtime.h>
@@ -92,6 +92,38 @@ int main()
         CHECK(part[i] == 2.0f * host[width + 5 + i]);
     CHECK_CUDA(cudaDestroySurfaceObject(surf));
     CHECK_CUDA(cudaFreeArray(array));
+
+    // A 3D array of 4x3x2 floats, filled from pitched device memory and read back to the host (cudaMemcpy3D).
+    cudaExtent extent = make_cudaExtent(4, 3, 2);
+    cudaArray_t volume;
+    CHECK_CUDA(cudaMalloc3DArray(&volume, &desc, extent, 0));
+    cudaPitchedPtr pitched;
+    CHECK_CUDA(cudaMalloc3D(&pitched, make_cudaExtent(4 * sizeof(float), 3, 2)));
+    float cube[2][3][4], cube_back[2][3][4];
+    for (int i = 0; i < 24; i++)
+        (&cube[0][0][0])[i] = 0.25f * i;
+    cudaMemcpy3DParms p = {};
+    p.srcPtr = make_cudaPitchedPtr(cube, 4 * sizeof(float), 4, 3);
+    p.dstPtr = pitched;
+    p.extent = make_cudaExtent(4 * sizeof(float), 3, 2);
+    p.kind = cudaMemcpyHostToDevice;
+    CHECK_CUDA(cudaMemcpy3D(&p));
+    p = {};
+    p.srcPtr = pitched;
+    p.dstArray = volume;
+    p.extent = extent;
+    p.kind = cudaMemcpyDeviceToDevice;
+    CHECK_CUDA(cudaMemcpy3D(&p));
+    p = {};
+    p.srcArray = volume;
+    p.dstPtr = make_cudaPitchedPtr(cube_back, 4 * sizeof(float), 4, 3);
+    p.extent = extent;
+    p.kind = cudaMemcpyDeviceToHost;
+    CHECK_CUDA(cudaMemcpy3D(&p));
+    for (int i = 0; i < 24; i++)
+        CHECK((&cube_back[0][0][0])[i] == 0.25f * i);
+    CHECK_CUDA(cudaFreeArray(volume));
+    CHECK_CUDA(cudaFree(pitched.ptr));
 
     // A texture over linear device memory of ints, fetched by index.
     const int n = 16;
