@@ -94,7 +94,7 @@ int main()
     add<<<1, prop.maxThreadsPerBlock + 1>>>(da, db, dc, n);
     CHECK_ERROR(cudaGetLastError(), cudaErrorInvalidConfiguration);
     // A function the library does not implement answers cudaErrorNotSupported, recorded.
-    CHECK_ERROR(cudaGraphCreate(nullptr, 0), cudaErrorNotSupported);
+    CHECK_ERROR(cudaGraphicsUnregisterResource(nullptr), cudaErrorNotSupported);
     CHECK_ERROR(cudaGetLastError(), cudaErrorNotSupported);
     CHECK(std::strcmp(cudaGetErrorName(cudaErrorIllegalAddress), "cudaErrorIllegalAddress") == 0);
     CHECK(std::strcmp(cudaGetErrorString(cudaErrorLaunchOutOfResources), "launch out of resources") == 0);
