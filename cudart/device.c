@@ -319,8 +319,20 @@ cudaError_t cudaDeviceReset(void)
         e = device_handle(device, &dev);
     if (e != cudaSuccess)
         return gpu__cudart_set(e);
+    /*
+     * The runtime's retain is given back too, and the thread left with no context: the next call retains the
+     * device's primary context afresh, as the first call did.
+     */
     pthread_mutex_lock(&primary_lock);
     e = gpu__cudart_map(cuDevicePrimaryCtxReset(dev));
+    if (e == cudaSuccess && primary[device]) {
+        CUcontext current = NULL;
+
+        if (cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == primary[device])
+            (void)cuCtxSetCurrent(NULL);
+        (void)cuDevicePrimaryCtxRelease(dev);
+        primary[device] = NULL;
+    }
     pthread_mutex_unlock(&primary_lock);
     return gpu__cudart_set(e);
 }

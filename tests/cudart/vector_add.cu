@@ -4,6 +4,7 @@
 #include "check.h"
 
 #include <cstring>
+#include <thread>
 #include <vector>
 
 __global__ void add(const float *a, const float *b, float *c, int n)
@@ -96,6 +97,12 @@ int main()
     // A function the library does not implement answers cudaErrorNotSupported, recorded.
     CHECK_ERROR(cudaGraphicsUnregisterResource(nullptr), cudaErrorNotSupported);
     CHECK_ERROR(cudaGetLastError(), cudaErrorNotSupported);
+    // The last error is each thread's own: one thread's failure is not another's.
+    CHECK_ERROR(cudaSetDevice(-1), cudaErrorInvalidDevice);
+    cudaError_t other = cudaErrorUnknown;
+    std::thread([&other] { other = cudaGetLastError(); }).join();
+    CHECK(other == cudaSuccess);
+    CHECK_ERROR(cudaGetLastError(), cudaErrorInvalidDevice);
     CHECK(std::strcmp(cudaGetErrorName(cudaErrorIllegalAddress), "cudaErrorIllegalAddress") == 0);
     CHECK(std::strcmp(cudaGetErrorString(cudaErrorLaunchOutOfResources), "launch out of resources") == 0);
 
