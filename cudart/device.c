@@ -52,8 +52,7 @@ cudaError_t gpu__cudart_init(void)
     return init_error;
 }
 
-/* The primary context of `device`, retained at its first use. */
-static cudaError_t primary_context(int device, CUcontext *out)
+cudaError_t gpu__cudart_primary(int device, CUcontext *out)
 {
     cudaError_t e = gpu__cudart_init();
     CUresult r = CUDA_SUCCESS;
@@ -85,7 +84,7 @@ cudaError_t gpu__cudart_context(void)
     /* A context the program made current through the driver API is the one the runtime uses. */
     if (cuCtxGetCurrent(&current) == CUDA_SUCCESS && current)
         return cudaSuccess;
-    e = primary_context(thread_device, &ctx);
+    e = gpu__cudart_primary(thread_device, &ctx);
     if (e == cudaSuccess)
         e = gpu__cudart_map(cuCtxSetCurrent(ctx));
     return e;
@@ -104,7 +103,7 @@ cudaError_t cudaGetDeviceCount(int *count)
 cudaError_t cudaSetDevice(int device)
 {
     CUcontext ctx = NULL;
-    cudaError_t e = primary_context(device, &ctx);
+    cudaError_t e = gpu__cudart_primary(device, &ctx);
 
     if (e == cudaSuccess)
         e = gpu__cudart_map(cuCtxSetCurrent(ctx));
@@ -482,7 +481,7 @@ cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)
     cudaError_t e = gpu__cudart_context();
 
     if (e == cudaSuccess)
-        e = primary_context(peerDevice, &peer);
+        e = gpu__cudart_primary(peerDevice, &peer);
     if (e == cudaSuccess)
         e = gpu__cudart_map(cuCtxEnablePeerAccess(peer, flags));
     return gpu__cudart_set(e);
@@ -494,8 +493,86 @@ cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)
     cudaError_t e = gpu__cudart_context();
 
     if (e == cudaSuccess)
-        e = primary_context(peerDevice, &peer);
+        e = gpu__cudart_primary(peerDevice, &peer);
     if (e == cudaSuccess)
         e = gpu__cudart_map(cuCtxDisablePeerAccess(peer));
+    return gpu__cudart_set(e);
+}
+
+cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)
+{
+    CUdevice dev;
+    cudaError_t e = device_handle(device, &dev);
+
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuDeviceGetPCIBusId(pciBusId, len, dev));
+    return gpu__cudart_set(e);
+}
+
+cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)
+{
+    CUdevice dev;
+    cudaError_t e = gpu__cudart_init();
+
+    if (!device)
+        return gpu__cudart_set(cudaErrorInvalidValue);
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuDeviceGetByPCIBusId(&dev, pciBusId));
+    if (e == cudaSuccess)
+        *device = (int)dev;
+    return gpu__cudart_set(e);
+}
+
+/* A driver function by name, through the driver's own cuGetProcAddress; the query results have its values. */
+cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr, unsigned int cudaVersion,
+                                             unsigned long long flags,
+                                             enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    cudaError_t e = gpu__cudart_init();
+
+    if (!symbol || !funcPtr)
+        return gpu__cudart_set(cudaErrorInvalidValue);
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuGetProcAddress(symbol, funcPtr, (int)cudaVersion, flags, &status));
+    if (driverStatus)
+        *driverStatus = (enum cudaDriverEntryPointQueryResult)status;
+    return gpu__cudart_set(e);
+}
+
+cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags,
+                                    enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    return cudaGetDriverEntryPointByVersion(symbol, funcPtr, CUDART_VERSION, flags, driverStatus);
+}
+
+/* A cudaMemPool_t is the driver's CUmemoryPool. */
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)
+{
+    CUmemoryPool pool = NULL;
+    CUdevice dev;
+    cudaError_t e = device_handle(device, &dev);
+
+    if (!memPool)
+        return gpu__cudart_set(cudaErrorInvalidValue);
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuDeviceGetDefaultMemPool(&pool, dev));
+    if (e == cudaSuccess)
+        *memPool = (cudaMemPool_t)pool;
+    return gpu__cudart_set(e);
+}
+
+cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
+{
+    CUmemoryPool pool = NULL;
+    CUdevice dev;
+    cudaError_t e = device_handle(device, &dev);
+
+    if (!memPool)
+        return gpu__cudart_set(cudaErrorInvalidValue);
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuDeviceGetMemPool(&pool, dev));
+    if (e == cudaSuccess)
+        *memPool = (cudaMemPool_t)pool;
     return gpu__cudart_set(e);
 }

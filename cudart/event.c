@@ -75,3 +75,13 @@ cudaError_t cudaEventDestroy(cudaEvent_t event)
         e = gpu__cudart_map(cuEventDestroy((CUevent)event));
     return gpu__cudart_set(e);
 }
+
+/* cudaEventRecordDefault and cudaEventRecordExternal are CU_EVENT_RECORD_DEFAULT and CU_EVENT_RECORD_EXTERNAL. */
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)
+{
+    cudaError_t e = gpu__cudart_context();
+
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuEventRecordWithFlags((CUevent)event, gpu__cudart_stream(stream, false), flags));
+    return gpu__cudart_set(e);
+}

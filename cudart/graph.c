@@ -112,3 +112,38 @@ cudaError_t cudaGraphDestroy(cudaGraph_t graph)
         e = gpu__cudart_map(cuGraphDestroy((CUgraph)graph));
     return gpu__cudart_set(e);
 }
+
+cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)
+{
+    cudaError_t e = gpu__cudart_init();
+
+    if (!mode)
+        return gpu__cudart_set(cudaErrorInvalidValue);
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuThreadExchangeStreamCaptureMode((CUstreamCaptureMode *)mode));
+    return gpu__cudart_set(e);
+}
+
+_Static_assert(sizeof(cudaGraphEdgeData) == sizeof(CUgraphEdgeData), "a graph edge's data is the driver's");
+
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out,
+                                     unsigned long long *id_out, cudaGraph_t *graph_out,
+                                     const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out,
+                                     size_t *numDependencies_out)
+{
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    cuuint64_t id = 0;
+    cudaError_t e = gpu__cudart_context();
+
+    if (!captureStatus_out)
+        return gpu__cudart_set(cudaErrorInvalidValue);
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuStreamGetCaptureInfo(gpu__cudart_stream(stream, false), &status, id_out ? &id : NULL,
+                                                   (CUgraph *)graph_out, (const CUgraphNode **)dependencies_out,
+                                                   (const CUgraphEdgeData **)edgeData_out, numDependencies_out));
+    if (e == cudaSuccess)
+        *captureStatus_out = (enum cudaStreamCaptureStatus)status;
+    if (e == cudaSuccess && id_out)
+        *id_out = id;
+    return gpu__cudart_set(e);
+}

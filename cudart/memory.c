@@ -442,3 +442,74 @@ cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
         e = gpu__cudart_map(cuMemFreeAsync(dptr(devPtr), gpu__cudart_stream(hStream, false)));
     return gpu__cudart_set(e);
 }
+
+/* A copy between two devices' memory, each in its device's primary context. */
+static cudaError_t copy_peer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count, bool async,
+                             CUstream stream)
+{
+    CUcontext dst_ctx = NULL, src_ctx = NULL;
+    cudaError_t e = gpu__cudart_context();
+
+    if (e == cudaSuccess)
+        e = gpu__cudart_primary(dstDevice, &dst_ctx);
+    if (e == cudaSuccess)
+        e = gpu__cudart_primary(srcDevice, &src_ctx);
+    if (e != cudaSuccess || count == 0)
+        return e;
+    return gpu__cudart_map(async ? cuMemcpyPeerAsync(dptr(dst), dst_ctx, dptr(src), src_ctx, count, stream)
+                                 : cuMemcpyPeer(dptr(dst), dst_ctx, dptr(src), src_ctx, count));
+}
+
+cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice, size_t count)
+{
+    return gpu__cudart_set(copy_peer(dst, dstDevice, src, srcDevice, count, false, NULL));
+}
+
+cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src, int srcDevice, size_t count,
+                                cudaStream_t stream)
+{
+    return gpu__cudart_set(copy_peer(dst, dstDevice, src, srcDevice, count, true, gpu__cudart_stream(stream, false)));
+}
+
+cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
+{
+    CUdeviceptr p = 0;
+    cudaError_t e = gpu__cudart_context();
+
+    if (!ptr)
+        return gpu__cudart_set(cudaErrorInvalidValue);
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(
+            cuMemAllocFromPoolAsync(&p, size, (CUmemoryPool)memPool, gpu__cudart_stream(stream, false)));
+    if (e == cudaSuccess)
+        *ptr = (void *)(uintptr_t)p;
+    return gpu__cudart_set(e);
+}
+
+/* cudaMemPoolAttr's values are CUmemPool_attribute's, each value of the same type. */
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
+{
+    cudaError_t e = gpu__cudart_context();
+
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuMemPoolSetAttribute((CUmemoryPool)memPool, (CUmemPool_attribute)attr, value));
+    return gpu__cudart_set(e);
+}
+
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value)
+{
+    cudaError_t e = gpu__cudart_context();
+
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuMemPoolGetAttribute((CUmemoryPool)memPool, (CUmemPool_attribute)attr, value));
+    return gpu__cudart_set(e);
+}
+
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)
+{
+    cudaError_t e = gpu__cudart_context();
+
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuMemPoolTrimTo((CUmemoryPool)memPool, minBytesToKeep));
+    return gpu__cudart_set(e);
+}

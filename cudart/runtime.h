@@ -37,6 +37,8 @@ void gpu__cudart_set_init_reason(const char *why);
 cudaError_t gpu__cudart_init(void);
 /* A context current on the calling thread (see above); records no error. */
 cudaError_t gpu__cudart_context(void);
+/* The primary context of the runtime's `device`, retained at its first use; records no error. */
+cudaError_t gpu__cudart_primary(int device, CUcontext *out);
 
 /* ---- register.c ---- */
 

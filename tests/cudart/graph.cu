@@ -35,6 +35,15 @@ int main()
     CHECK_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
     CHECK_CUDA(cudaStreamIsCapturing(s, &status));
     CHECK(status == cudaStreamCaptureStatusActive);
+    unsigned long long id = 0;
+    CHECK_CUDA(cudaStreamGetCaptureInfo(s, &status, &id));
+    CHECK(status == cudaStreamCaptureStatusActive && id != 0);
+    // This thread's capture mode, exchanged and put back.
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    CHECK_CUDA(cudaThreadExchangeStreamCaptureMode(&mode));
+    CHECK(mode == cudaStreamCaptureModeGlobal);
+    CHECK_CUDA(cudaThreadExchangeStreamCaptureMode(&mode));
+    CHECK(mode == cudaStreamCaptureModeRelaxed);
     add_one<<<(n + 127) / 128, 128, 0, s>>>(dev, n);
     times_two<<<(n + 127) / 128, 128, 0, s>>>(dev, n);
     CHECK_CUDA(cudaMemcpyAsync(host, dev, n * sizeof(int), cudaMemcpyDeviceToHost, s));

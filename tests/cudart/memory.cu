@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Memory beyond cudaMalloc: pitched allocations and 2D copies, registered host memory, what
-// cudaPointerGetAttributes says of each kind of pointer, stream-ordered allocation, host callbacks,
-// limits and cache preferences.
+// cudaPointerGetAttributes says of each kind of pointer, stream-ordered allocation and memory pools, host
+// callbacks, peer copies, PCI bus ids, driver entry points, limits and cache preferences.
 #include "check.h"
 
 #include <cuda_profiler_api.h>
@@ -88,6 +88,43 @@ int main()
     CHECK_CUDA(cudaStreamSynchronize(s));
     CHECK(callbacks == 11);
     CHECK_CUDA(cudaStreamDestroy(s));
+
+    // The device by its PCI bus id, and back.
+    char bus[32];
+    int by_bus = -1;
+    CHECK_CUDA(cudaDeviceGetPCIBusId(bus, sizeof(bus), 0));
+    CHECK_CUDA(cudaDeviceGetByPCIBusId(&by_bus, bus));
+    CHECK(by_bus == 0);
+    // A driver function through the runtime, called.
+    void *fn = nullptr;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    CHECK_CUDA(cudaGetDriverEntryPointByVersion("cuDriverGetVersion", &fn, CUDART_VERSION, cudaEnableDefault, &found));
+    CHECK(found == cudaDriverEntryPointSuccess && fn != nullptr);
+    int driver_version = 0, runtime_driver_version = 0;
+    CHECK(((int (*)(int *))fn)(&driver_version) == 0);
+    CHECK_CUDA(cudaDriverGetVersion(&runtime_driver_version));
+    CHECK(driver_version == runtime_driver_version);
+    // A peer copy on one device is a device-to-device copy.
+    int *peer_dst;
+    CHECK_CUDA(cudaMalloc(&peer_dst, width * sizeof(int)));
+    CHECK_CUDA(cudaMemcpyPeer(peer_dst, 0, dev, 0, width * sizeof(int)));
+    std::vector<int> row(width);
+    CHECK_CUDA(cudaMemcpy(row.data(), peer_dst, width * sizeof(int), cudaMemcpyDeviceToHost));
+    CHECK(row[width - 1] == back[width - 1]);
+    CHECK_CUDA(cudaFree(peer_dst));
+    // The device's default memory pool keeps what the threshold says.
+    cudaMemPool_t pool;
+    unsigned long long threshold = 1 << 20, got_threshold = 0;
+    CHECK_CUDA(cudaDeviceGetDefaultMemPool(&pool, 0));
+    CHECK_CUDA(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+    CHECK_CUDA(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &got_threshold));
+    CHECK(got_threshold == threshold);
+    CHECK_CUDA(cudaMemPoolTrimTo(pool, 0));
+    cudaEvent_t recorded;
+    CHECK_CUDA(cudaEventCreate(&recorded));
+    CHECK_CUDA(cudaEventRecordWithFlags(recorded, 0, cudaEventRecordDefault));
+    CHECK_CUDA(cudaEventSynchronize(recorded));
+    CHECK_CUDA(cudaEventDestroy(recorded));
 
     size_t stack = 0;
     CHECK_CUDA(cudaDeviceSetLimit(cudaLimitStackSize, 4096));
