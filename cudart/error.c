@@ -7,11 +7,13 @@
 
 #include <ctype.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
 static _Thread_local cudaError_t last_error = cudaSuccess;
 static char init_reason[1024];
+static atomic_bool init_reason_set; /* released once init_reason is written */
 
 /*
  * driver_types.h documents each runtime error and cuda.h each driver one; since
@@ -55,6 +57,7 @@ cudaError_t gpu__cudart_not_supported(void)
 void gpu__cudart_set_init_reason(const char *why)
 {
     snprintf(init_reason, sizeof(init_reason), "%s", why);
+    atomic_store_explicit(&init_reason_set, true, memory_order_release);
 }
 
 cudaError_t cudaGetLastError(void)
@@ -138,7 +141,7 @@ const char *cudaGetErrorString(cudaError_t error)
 {
     const struct error_name *e = find(error);
 
-    if (error == cudaErrorInsufficientDriver && init_reason[0])
+    if (error == cudaErrorInsufficientDriver && atomic_load_explicit(&init_reason_set, memory_order_acquire))
         return init_reason;
     for (size_t i = 0; i < sizeof(own_strings) / sizeof(own_strings[0]); i++)
         if (own_strings[i].value == (int)error)

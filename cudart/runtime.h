@@ -28,7 +28,7 @@ cudaError_t gpu__cudart_set(cudaError_t e);
 cudaError_t gpu__cudart_result(CUresult r);
 /* For a function this runtime does not implement: cudaErrorNotSupported, recorded. */
 cudaError_t gpu__cudart_not_supported(void);
-/* Why cuInit failed, in words, for cudaGetErrorString; an empty string until it has. */
+/* Why no driver could be used, in words: cudaGetErrorString(cudaErrorInsufficientDriver) says it from then on. */
 void gpu__cudart_set_init_reason(const char *why);
 
 /* ---- device.c ---- */
