@@ -90,25 +90,15 @@ cudaError_t cudaFreeArray(cudaArray_t array)
     return gpu__cudart_set(e);
 }
 
-/* The memory side of an array copy: host or device by `kind`, either for cudaMemcpyDefault. */
+/* The memory side of an array copy by `kind`, whose array side must be device memory. */
 static bool memory_side(enum cudaMemcpyKind kind, bool to_array, CUmemorytype *type)
 {
-    switch (kind) {
-    case cudaMemcpyHostToDevice:
-        *type = CU_MEMORYTYPE_HOST;
-        return to_array;
-    case cudaMemcpyDeviceToHost:
-        *type = CU_MEMORYTYPE_HOST;
-        return !to_array;
-    case cudaMemcpyDeviceToDevice:
-        *type = CU_MEMORYTYPE_DEVICE;
-        return true;
-    case cudaMemcpyDefault:
-        *type = CU_MEMORYTYPE_UNIFIED;
-        return true;
-    default:
+    CUmemorytype src, dst;
+
+    if (!gpu__cudart_copy_sides(kind, &src, &dst))
         return false;
-    }
+    *type = to_array ? src : dst;
+    return (to_array ? dst : src) != CU_MEMORYTYPE_HOST;
 }
 
 /* `height` rows of `width` bytes between an array (at byte `x` of row `y`) and memory of row pitch `pitch`. */
