@@ -15,10 +15,10 @@
  * operation with CUDA_ERROR_STREAM_CAPTURE_IMPLICIT (906) and invalidates the
  * capture; with a copier thread's synchronous copies, the H200's driver
  * (580.159.04) died inside cuMemcpyHtoD_v2 doing so, about twice in a hundred
- * runs (docs/logs/2026-12-03-d9abbf7-capture-crash.txt). gpushim knows every
- * capture it opened, so it gives such an operation the driver's own answer,
- * GPU_ERR_GRAPH_CAPTURE with 906, without calling the driver: the capture
- * goes on, and the driver's failing path is never reached.
+ * runs (docs/results.md, "Stream capture beside legacy copies"). gpushim
+ * knows every capture it opened, so it gives such an operation the driver's
+ * own answer, GPU_ERR_GRAPH_CAPTURE with 906, without calling the driver: the
+ * capture goes on, and the driver's failing path is never reached.
  *
  * The two sides meet Dekker's way, with sequentially consistent atomics: a
  * synchronous legacy-stream operation announces itself (legacy_in_flight)
