@@ -143,10 +143,14 @@ _Static_assert((int)GPU_LIMIT_STACK_SIZE == (int)CUABI_LIMIT_STACK_SIZE && (int)
 
 gpu_status gpu_context_get_limit(gpu_context *ctx, gpu_limit limit, size_t *out)
 {
+    struct gpu__call c;
+    size_t v = 0;
+
     GPU__NOT_NULL(out);
     if ((unsigned)limit > GPU_LIMIT_MALLOC_HEAP_SIZE)
         return GPU__FAIL(GPU_ERR_INVALID_ARG, "limit %d is not a gpu_limit", (int)limit);
-    return GPU__OBJECT_GET(ctx, cuCtxGetLimit, GPU_ERR_DRIVER, out, (cuabi_limit)limit);
+    return gpu__get_end(GPU__OBJECT_CALL(&c, ctx, cuCtxGetLimit, GPU_ERR_DRIVER, &v, (cuabi_limit)limit), out, &v,
+                        sizeof(v));
 }
 
 gpu_status gpu_context_set_limit(gpu_context *ctx, gpu_limit limit, size_t value)

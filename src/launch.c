@@ -189,9 +189,8 @@ static gpu_status launch_slow_in(struct gpu__call *c, const gpu_function *f, con
  * A launch with shared memory past 48 KiB or extended fields: off the plain
  * launch's path, in a call of its own (the plain one's stays in registers).
  */
-static __attribute__((noinline)) gpu_status launch_slow(gpu_stream *stream, gpu_function *f,
-                                                         const gpu_launch_config *config, void **args,
-                                                         const char *func)
+static GPU__NOINLINE gpu_status launch_slow(gpu_stream *stream, gpu_function *f, const gpu_launch_config *config,
+                                            void **args, const char *func)
 {
     struct gpu__call c;
 
@@ -229,9 +228,8 @@ static gpu_status launch(gpu_stream *stream, gpu_function *f, const gpu_launch_c
      GPU__STREAM_HOT(c, s, (f)->ctx_cu, cuLaunchKernel, PLAIN_LAUNCH_ARGS(f, config, (c)->stream, args)))
 
 /* Every launch the hot path did not make: the configuration's check with its message, then launch(). */
-static __attribute__((noinline)) gpu_status launch_checked(gpu_stream *stream, gpu_function *f,
-                                                            const gpu_launch_config *config, void **args,
-                                                            const char *func)
+static GPU__NOINLINE gpu_status launch_checked(gpu_stream *stream, gpu_function *f, const gpu_launch_config *config,
+                                               void **args, const char *func)
 {
     gpu_status st = config_check(config, func);
 

@@ -44,17 +44,8 @@ struct gpu_stream {
     struct gpu__object obj;
     cuabi_stream cu;
     unsigned flags;
-    bool guarded; /* a global capture of this ordered stream is open and counted (stream.c) */
+    bool guarded; /* a global capture of this ordered stream is open and counted (capture.h) */
 };
-
-/*
- * A capture of `stream` in `mode` is about to begin: a global one of a stream
- * ordered against the legacy stream is counted (true), once the legacy-stream
- * work in flight has left the driver. gpu__capture_guard_close() when one
- * counted did not begin, or when the capture has ended. (stream.c)
- */
-bool gpu__capture_guard_open(gpu_stream *stream, int mode);
-void gpu__capture_guard_close(gpu_stream *stream);
 
 struct gpu_event {
     struct gpu__object obj;

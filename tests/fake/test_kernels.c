@@ -530,6 +530,19 @@ static void module_globals(void **state)
     assert_memory_equal(back, table, 8);
     assert_int_equal(back[2], 0);
     FT_OK(gpu_module_copy_to_global(mod, "table", NULL, 0));
+    /* Synchronous legacy-stream copies: refused while a global capture of an ordered stream is open. */
+    {
+        gpu_stream *capturing = NULL;
+
+        FT_OK(gpu_stream_create_with_flags(NULL, GPU_STREAM_DEFAULT, &capturing));
+        FT_OK(gpu_stream_begin_capture(capturing, GPU_CAPTURE_MODE_GLOBAL));
+        FT_FAIL(gpu_module_copy_to_global(mod, "table", table, 8), GPU_ERR_GRAPH_CAPTURE,
+                CUABI_ERROR_STREAM_CAPTURE_IMPLICIT, "gpu_module_copy_to_global: CUDA_ERROR_STREAM_CAPTURE_IMPLICIT");
+        FT_FAIL(gpu_module_copy_from_global(mod, "table", back, 8), GPU_ERR_GRAPH_CAPTURE,
+                CUABI_ERROR_STREAM_CAPTURE_IMPLICIT, "refused without calling the driver");
+        gpu_stream_destroy(capturing);
+        FT_OK(gpu_module_copy_from_global(mod, "table", back, 8));
+    }
 
     address = 7;
     FT_FAIL(gpu_module_get_global(mod, "nothing", &address, NULL), GPU_ERR_FUNCTION_NOT_FOUND, CUABI_ERROR_NOT_FOUND,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The hot calls' public wrappers start a cache line (GPU__HOT_ENTRY in
- * src/call.h), in the shared library as users load it: each is looked up
+ * src/hints.h), in the shared library as users load it: each is looked up
  * with dlsym in the library named by argv[1], opened on its own.
  */
 #include <dlfcn.h>
