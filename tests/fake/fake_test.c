@@ -239,6 +239,14 @@ int ft_run_case(int argc, char **argv, const ft_case *cases, size_t count)
     return 2;
 }
 
+int ft_run(int argc, char **argv, const char *group, const struct CMUnitTest *tests, size_t ntests,
+           CMFixtureFunction setup, CMFixtureFunction teardown, const ft_case *cases, size_t ncases)
+{
+    if (argc < 2)
+        return _cmocka_run_group_tests(group, tests, ntests, setup, teardown);
+    return ft_run_case(argc, argv, cases, ncases);
+}
+
 cuabi_context ft_retain_current(int device)
 {
     cuabi_context ctx = NULL;
@@ -262,4 +270,35 @@ cuabi_result ft_launch_said(cuabi_module m, const char *name, unsigned blocks, u
         rc = cuCtxSynchronize();
     ft_capture_end(c);
     return rc;
+}
+
+cuabi_array ft_array_of(size_t w, size_t h, size_t d, cuabi_array_format f, unsigned ch, unsigned flags,
+                        const void *data, size_t bytes)
+{
+    cuabi_array3d_descriptor desc = {w, h, d, f, ch, flags};
+    cuabi_array a = NULL;
+
+    CU_OK(cuArray3DCreate_v2(&a, &desc));
+    if (data)
+        CU_OK(cuMemcpyHtoA_v2(a, 0, data, bytes));
+    return a;
+}
+
+cuabi_tex_object ft_texture_of(cuabi_array a, unsigned mode, unsigned filter, unsigned flags)
+{
+    cuabi_resource_desc res;
+    cuabi_texture_desc td;
+    cuabi_tex_object t = 0;
+
+    memset(&res, 0, sizeof(res));
+    res.type = CUABI_RESOURCE_TYPE_ARRAY;
+    res.res.array.array = a;
+    memset(&td, 0, sizeof(td));
+    td.address_mode[0] = td.address_mode[1] = td.address_mode[2] = mode;
+    td.filter_mode = filter;
+    td.flags = flags;
+    for (int c = 0; c < 4; c++)
+        td.border_color[c] = 100.0f + (float)c;
+    CU_OK(cuTexObjectCreate(&t, &res, &td, NULL));
+    return t;
 }

@@ -56,6 +56,9 @@ void ft_fail_(gpu_status st, gpu_status want, int cuda, const char *needle, cons
             fail_msg("%s called the driver", #expr); \
     } while (0)
 
+/* Asserts that a driver call succeeded. */
+#define CU_OK(call) assert_int_equal((call), CUABI_SUCCESS)
+
 /* What the fake holds and the anomalies it saw, to compare after some work. */
 typedef struct ft_mark {
     gpu_fake_live_counts live;
@@ -135,6 +138,17 @@ void ft_driver_sweep(cuabi_result (*sequence)(void), const char *const *calls, s
 /* cuInit, the device's primary context retained and made current: what a driver-API program does first. */
 cuabi_context ft_retain_current(int device);
 
+/*
+ * A CUDA array of w x h x d (h, d 0 for fewer dimensions) elements of `ch`
+ * channels of format f, made with `flags`, holding `data` (bytes long) when
+ * not NULL; and a texture object that reads array `a` with address mode
+ * `mode` in every dimension, filter `filter`, `flags`, and border colour
+ * 100, 101, 102, 103.
+ */
+cuabi_array ft_array_of(size_t w, size_t h, size_t d, cuabi_array_format f, unsigned ch, unsigned flags,
+                        const void *data, size_t bytes);
+cuabi_tex_object ft_texture_of(cuabi_array a, unsigned mode, unsigned filter, unsigned flags);
+
 /* A case of a program that runs one case a process: the name its command line gives, and its test. */
 typedef struct ft_case {
     const char *name;
@@ -143,5 +157,12 @@ typedef struct ft_case {
 
 /* Runs the one case argv[1] names; 2, with a usage line, when there is no such case. */
 int ft_run_case(int argc, char **argv, const ft_case *cases, size_t count);
+
+/*
+ * A program of both kinds: with no argument, the group `tests` in one
+ * process between `setup` and `teardown`; with one, the case of `cases` it names.
+ */
+int ft_run(int argc, char **argv, const char *group, const struct CMUnitTest *tests, size_t ntests,
+           CMFixtureFunction setup, CMFixtureFunction teardown, const ft_case *cases, size_t ncases);
 
 #endif

@@ -12,7 +12,6 @@
 
 #include "fake_test.h"
 
-#define CU_OK(call) assert_int_equal((call), CUABI_SUCCESS)
 #define CU_IS(call, want) assert_int_equal((call), (want))
 
 static void attach(void **state)

@@ -39,18 +39,6 @@
 
 #include "fake_test.h"
 
-#define CU_OK(call) assert_int_equal((call), CUABI_SUCCESS)
-
-static cuabi_context retain_current(int device)
-{
-    cuabi_context ctx = NULL;
-
-    CU_OK(cuInit(0));
-    CU_OK(cuDevicePrimaryCtxRetain(&ctx, device));
-    CU_OK(cuCtxSetCurrent(ctx));
-    return ctx;
-}
-
 /* The process's resident memory in bytes, from /proc/self/statm. */
 static size_t resident_bytes(void)
 {
@@ -105,7 +93,7 @@ static void big_memory(void **state)
     size_t before, total = 0, free_bytes = 0;
 
     (void)state;
-    retain_current(0);
+    ft_retain_current(0);
     CU_OK(cuDeviceTotalMem_v2(&total, 0));
     assert_true(total > bytes);
     before = resident_bytes();
@@ -529,7 +517,7 @@ static void legacy_launch(void **state)
     float half_bits;
 
     (void)state;
-    retain_current(0);
+    ft_retain_current(0);
     for (unsigned i = 0; i < N; i++)
         in[i] = i * 3;
     CU_OK(cuModuleLoadData(&m, legacy_ptx));
@@ -580,7 +568,7 @@ static void module_forms(void)
     cuabi_module m = NULL;
     cuabi_function f = NULL;
 
-    retain_current(0);
+    ft_retain_current(0);
     CU_OK(cuModuleLoadFatBinary(&m, ft_ptx));
     CU_OK(cuModuleGetFunction(&f, m, "fill_u32"));
     CU_OK(cuModuleUnload(m));
@@ -610,7 +598,7 @@ static void pitched(void)
     size_t pitch = 0;
     int type = 0;
 
-    retain_current(0);
+    ft_retain_current(0);
     assert_int_equal(cuMemAllocPitch_v2(&d, &pitch, W, H, 3), CUABI_ERROR_INVALID_VALUE);
     CU_OK(cuMemAllocPitch_v2(&d, &pitch, W, H, 4));
     assert_int_equal(pitch, 1024);
@@ -646,7 +634,7 @@ static void occupancy_and_device(void)
     size_t shared = 0;
     cuabi_uuid u1, u2;
 
-    retain_current(0);
+    ft_retain_current(0);
     CU_OK(cuModuleLoadData(&m, ft_ptx));
     CU_OK(cuModuleGetFunction(&f, m, "add_one"));
     CU_OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&a, f, 256, 1024));

@@ -23,18 +23,6 @@
 
 #include "fake_test.h"
 
-#define CU_OK(call) assert_int_equal((call), CUABI_SUCCESS)
-
-static cuabi_context retain_current(int device)
-{
-    cuabi_context ctx = NULL;
-
-    CU_OK(cuInit(0));
-    CU_OK(cuDevicePrimaryCtxRetain(&ctx, device));
-    CU_OK(cuCtxSetCurrent(ctx));
-    return ctx;
-}
-
 static void pointers(void **state)
 {
     cuabi_deviceptr d = 0, m = 0, alias = 0, got = 1;
@@ -43,7 +31,7 @@ static void pointers(void **state)
     void *data[2] = {&got, &back};
 
     (void)state;
-    retain_current(0);
+    ft_retain_current(0);
     CU_OK(cuMemAlloc_v2(&d, 256));
     CU_OK(cuMemAllocManaged(&m, 256, 1));
     CU_OK(cuMemHostAlloc(&host, 256, CUABI_MEMHOSTALLOC_DEVICEMAP));
@@ -90,7 +78,7 @@ static void mapped(void **state)
     cuabi_stream s = NULL;
 
     (void)state;
-    retain_current(0);
+    ft_retain_current(0);
     CU_OK(cuMemHostAlloc((void **)&host, N, CUABI_MEMHOSTALLOC_DEVICEMAP));
     CU_OK(cuMemHostGetDevicePointer_v2(&alias, host, 0));
     CU_OK(cuStreamCreate(&s, 0));
@@ -192,7 +180,7 @@ static void forked(void **state)
 
     (void)state;
     assert_int_equal(in_child(child_before_init), 0);
-    retain_current(0);
+    ft_retain_current(0);
     CU_OK(cuMemAlloc_v2(&d, sizeof(back)));
     CU_OK(cuStreamCreate(&s, 0));
     /* Work queued at the fork: the child neither runs nor waits for it. */
@@ -218,7 +206,7 @@ static void link_file(void **state)
     FILE *f;
 
     (void)state;
-    retain_current(0);
+    ft_retain_current(0);
     assert_non_null(mkdtemp(dir));
     snprintf(path, sizeof(path), "%s/k.ptx", dir);
     snprintf(link, sizeof(link), "%s/link.ptx", dir);
@@ -249,7 +237,7 @@ static void profiler(void **state)
     (void)state;
     CU_OK(cuInit(0));
     assert_int_equal(cuProfilerStart(), CUABI_ERROR_INVALID_CONTEXT);
-    retain_current(0);
+    ft_retain_current(0);
     CU_OK(cuProfilerStart());
     CU_OK(cuProfilerStop());
     assert_int_equal(gpu_fake_calls("cuProfilerStart"), 2);

@@ -32,18 +32,6 @@
 
 #include "fake_test.h"
 
-#define CU_OK(call) assert_int_equal((call), CUABI_SUCCESS)
-
-static cuabi_context retain_current(int device)
-{
-    cuabi_context ctx = NULL;
-
-    CU_OK(cuInit(0));
-    CU_OK(cuDevicePrimaryCtxRetain(&ctx, device));
-    CU_OK(cuCtxSetCurrent(ctx));
-    return ctx;
-}
-
 static void copies(void **state)
 {
     enum { N = 256 };
@@ -55,9 +43,9 @@ static void copies(void **state)
     (void)state;
     for (int i = 0; i < N; i++)
         in[i] = (unsigned char)(i * 3 + 1);
-    c1 = retain_current(1);
+    c1 = ft_retain_current(1);
     CU_OK(cuMemAlloc_v2(&p1, N));
-    c0 = retain_current(0);
+    c0 = ft_retain_current(0);
     CU_OK(cuMemAlloc_v2(&a, N));
     CU_OK(cuMemAlloc_v2(&b, N));
     /* Host to device, device to device, device to host: the addresses say which. */
@@ -126,7 +114,7 @@ static void queries(void **state)
     CU_OK(cuDevicePrimaryCtxGetState(0, &flags, &active));
     assert_int_equal(flags, 0);
     assert_int_equal(active, 0);
-    c0 = retain_current(0);
+    c0 = ft_retain_current(0);
     CU_OK(cuCtxSetFlags(4));
     CU_OK(cuDevicePrimaryCtxGetState(0, &flags, &active));
     assert_int_equal(flags, 4);
@@ -231,7 +219,7 @@ static void callbacks(void **state)
     struct told t = {.watch = host, .status = 77};
 
     (void)state;
-    retain_current(0);
+    ft_retain_current(0);
     CU_OK(cuStreamCreate(&s, 0));
     CU_OK(cuMemAlloc_v2(&d, sizeof(host)));
     CU_OK(cuMemcpyHtoDAsync_v2(d, src, sizeof(src), s));
@@ -287,7 +275,7 @@ static void modules(void **state)
     cuabi_module_loading_mode mode = 0;
 
     (void)state;
-    retain_current(0);
+    ft_retain_current(0);
     CU_OK(cuModuleLoadData(&m, two_kernels));
     CU_OK(cuModuleGetFunctionCount(&count, m));
     assert_int_equal(count, 2);
@@ -426,7 +414,7 @@ static void devices(void **state)
 
     /* Persisting L2 lines: nothing to reset, but a context is needed. */
     assert_int_equal(cuCtxResetPersistingL2Cache(), CUABI_ERROR_INVALID_CONTEXT);
-    retain_current(0);
+    ft_retain_current(0);
     CU_OK(cuCtxResetPersistingL2Cache());
 
     /* The thread's capture mode: global at first, then what it was given. */
@@ -453,7 +441,7 @@ static void attributes(void **state)
     int priority = 1;
 
     (void)state;
-    retain_current(0);
+    ft_retain_current(0);
     CU_OK(cuMemAlloc_v2(&d, 4096));
     CU_OK(cuStreamCreateWithPriority(&s, 0, -2));
     CU_OK(cuStreamCreate(&t, 0));
@@ -546,10 +534,10 @@ static void peer3d(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof(in); i++)
         in[i] = (unsigned char)(i * 7 + 3);
-    c1 = retain_current(1);
+    c1 = ft_retain_current(1);
     CU_OK(cuMemAlloc_v2(&p1, sizeof(out)));
     CU_OK(cuMemsetD8_v2(p1, 0, sizeof(out)));
-    c0 = retain_current(0);
+    c0 = ft_retain_current(0);
     CU_OK(cuMemAlloc_v2(&p0, sizeof(out)));
     CU_OK(cuStreamCreate(&s, 0));
     /* Host memory (in context 0's name) to device 1: W bytes of H rows of D slices, at offsets. */
@@ -641,7 +629,7 @@ static void ranges(void **state)
                                           CUABI_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION};
 
     (void)state;
-    retain_current(0);
+    ft_retain_current(0);
     CU_OK(cuMemAllocManaged(&m, 4096, CUABI_MEM_ATTACH_GLOBAL));
     CU_OK(cuMemAlloc_v2(&d, 4096));
     /* No advice, no prefetch. */

@@ -18,15 +18,6 @@
 
 #include "fake_test.h"
 
-/* An argument error: GPU_ERR_INVALID_ARG naming the reason, and no driver call. */
-#define FT_INVALID(expr, needle) \
-    do { \
-        unsigned long calls_ = gpu_fake_calls_total(); \
-        FT_FAIL((expr), GPU_ERR_INVALID_ARG, 0, (needle)); \
-        if (gpu_fake_calls_total() != calls_) \
-            fail_msg("%s called the driver", #expr); \
-    } while (0)
-
 static const char kernels_ptx[] = ".version 8.0\n"
                                   ".target sm_90\n"
                                   ".fake_kernel launch_ex_info\n"

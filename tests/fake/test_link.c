@@ -32,8 +32,6 @@
 
 #include "fake_test.h"
 
-#define CU_OK(call) assert_int_equal((call), CUABI_SUCCESS)
-
 enum { N = 200, LOG = 2048 };
 
 /* A kernel that calls twice(), which it only declares. */
@@ -106,15 +104,6 @@ static const char attrs_ptx[] = ".version 8.3\n"
 
 static char lib_path[64];
 
-static void retain_current(void)
-{
-    cuabi_context ctx = NULL;
-
-    CU_OK(cuInit(0));
-    CU_OK(cuDevicePrimaryCtxRetain(&ctx, 0));
-    CU_OK(cuCtxSetCurrent(ctx));
-}
-
 /* lib_ptx in a file of this user's, mode 0600. */
 static void write_lib_file(void)
 {
@@ -175,7 +164,7 @@ static void link_units(void **state)
     float wall = -1;
 
     (void)state;
-    retain_current();
+    ft_retain_current(0);
     write_lib_file();
     memset(info, 'x', sizeof(info));
     CU_OK(cuLinkCreate_v2(5, options, values, &l));
@@ -243,7 +232,7 @@ static void link_errors(void **state)
     const char *text = NULL;
 
     (void)state;
-    retain_current();
+    ft_retain_current(0);
     /* A function no unit defines: named, with the unit that calls it. */
     CU_OK(cuLinkCreate_v2(2, options, values, &l));
     CU_OK(cuLinkAddData_v2(l, CUABI_JIT_INPUT_PTX, (void *)main_ptx, sizeof(main_ptx), "main.ptx", 0, NULL, NULL));
@@ -335,7 +324,7 @@ static void link_sweep(void **state)
     static const char *const destroys[] = {"cuLinkDestroy", "cuMemFree_v2", "cuModuleUnload"};
 
     (void)state;
-    retain_current();
+    ft_retain_current(0);
     write_lib_file();
     ft_driver_sweep(link_sequence, calls, sizeof(calls) / sizeof(calls[0]), CUABI_ERROR_UNKNOWN);
     ft_driver_sweep(link_sequence, destroys, sizeof(destroys) / sizeof(destroys[0]), CUABI_SUCCESS);
@@ -360,7 +349,7 @@ static void attributes(void **state)
     int a = -1, b = -1;
 
     (void)state;
-    retain_current();
+    ft_retain_current(0);
     CU_OK(cuModuleLoadData(&m, attrs_ptx));
     CU_OK(cuModuleGetFunction(&heavy, m, "heavy"));
     CU_OK(cuModuleGetFunction(&light, m, "light"));
@@ -520,7 +509,7 @@ static void library_sweep(void **state)
 
     (void)state;
     library_text_make();
-    retain_current();
+    ft_retain_current(0);
     ft_driver_sweep(library_sequence, calls, sizeof(calls) / sizeof(calls[0]), CUABI_ERROR_UNKNOWN);
     ft_driver_sweep(library_sequence, destroys, sizeof(destroys) / sizeof(destroys[0]), CUABI_SUCCESS);
     assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_LIBRARIES), 0);
