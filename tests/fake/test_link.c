@@ -22,6 +22,8 @@
  *   attributes    cuFuncGetAttribute of entries of PTX: the static shared,
  *                 local and constant memory, the bound on a block's threads,
  *                 the versions, as the PTX says; the occupancy they allow
+ *   link-file  cuLinkAddFile of a symbolic link: refused, and told why in
+ *              the error log and by cuGetErrorString
  */
 #include <math.h>
 #include <stdio.h>
@@ -516,23 +518,53 @@ static void library_sweep(void **state)
     assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_DEVICE_ALLOCS), 0);
 }
 
+static void link_file(void **state)
+{
+    char dir[] = "/tmp/gpushim-gaps-XXXXXX", path[64], link[64], error[512] = "";
+    cuabi_jit_option options[] = {CUABI_JIT_ERROR_LOG_BUFFER, CUABI_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {error, (void *)(uintptr_t)sizeof(error)};
+    cuabi_link_state l = NULL;
+    const char *text = NULL;
+    FILE *f;
+
+    (void)state;
+    ft_retain_current(0);
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/k.ptx", dir);
+    snprintf(link, sizeof(link), "%s/link.ptx", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    assert_true(fputs(ft_ptx, f) >= 0);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(symlink(path, link), 0);
+
+    CU_OK(cuLinkCreate_v2(2, options, values, &l));
+    assert_int_equal(cuLinkAddFile_v2(l, CUABI_JIT_INPUT_PTX, link, 0, NULL, NULL), CUABI_ERROR_INVALID_VALUE);
+    if (!strstr(error, "symbolic link") || !strstr(error, link))
+        fail_msg("the error log \"%s\" does not say why", error);
+    CU_OK(cuGetErrorString(CUABI_ERROR_INVALID_VALUE, &text));
+    if (!strstr(text, "symbolic link"))
+        fail_msg("cuGetErrorString says \"%s\"", text);
+    /* The file itself is read. */
+    CU_OK(cuLinkAddFile_v2(l, CUABI_JIT_INPUT_PTX, path, 0, NULL, NULL));
+    CU_OK(cuLinkDestroy(l));
+    unlink(link);
+    unlink(path);
+    rmdir(dir);
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+}
+
 int main(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        struct CMUnitTest test;
-    } cases[] = {
+    static const ft_case cases[] = {
         {"link", cmocka_unit_test(link_units)},
         {"link-errors", cmocka_unit_test(link_errors)},
         {"link-sweep", cmocka_unit_test(link_sweep)},
         {"attributes", cmocka_unit_test(attributes)},
         {"library", cmocka_unit_test(library)},
         {"library-sweep", cmocka_unit_test(library_sweep)},
+        {"link-file", cmocka_unit_test(link_file)},
     };
 
-    for (size_t i = 0; argc == 2 && i < sizeof(cases) / sizeof(cases[0]); i++)
-        if (strcmp(argv[1], cases[i].name) == 0)
-            return _cmocka_run_group_tests(cases[i].name, &cases[i].test, 1, NULL, NULL);
-    fprintf(stderr, "usage: %s CASE\n", argv[0]);
-    return 2;
+    return ft_run_case(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
 }

@@ -5,6 +5,11 @@
  * stream priorities, graph update, upload, capture info and DOT, IPC (with a
  * handle from a process that has exited), and stream memory operations. The
  * failures of each driver call are test_sweep.c's. Runs with GPUSHIM_FAKE_DEVICES=2.
+ *
+ * Apart from the group, one case per process (argv[1]):
+ *
+ *   pointers   cuPointerGetAttribute(s)' device and host aliases of device,
+ *              managed and page-locked memory; their errors
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -589,6 +594,52 @@ static void wait_conditions(void **state)
     gpu_buffer_destroy(flag);
 }
 
+static void pointers(void **state)
+{
+    cuabi_deviceptr d = 0, m = 0, alias = 0, got = 1;
+    void *host = NULL, *back = NULL;
+    cuabi_pointer_attribute both[2] = {CUABI_POINTER_ATTRIBUTE_DEVICE_POINTER, CUABI_POINTER_ATTRIBUTE_HOST_POINTER};
+    void *data[2] = {&got, &back};
+
+    (void)state;
+    ft_retain_current(0);
+    CU_OK(cuMemAlloc_v2(&d, 256));
+    CU_OK(cuMemAllocManaged(&m, 256, 1));
+    CU_OK(cuMemHostAlloc(&host, 256, CUABI_MEMHOSTALLOC_DEVICEMAP));
+    CU_OK(cuMemHostGetDevicePointer_v2(&alias, host, 0));
+
+    /* Device memory is its own device pointer and has no host alias. */
+    CU_OK(cuPointerGetAttribute(&got, CUABI_POINTER_ATTRIBUTE_DEVICE_POINTER, d + 8));
+    assert_int_equal(got, d + 8);
+    assert_int_equal(cuPointerGetAttribute(&back, CUABI_POINTER_ATTRIBUTE_HOST_POINTER, d),
+                     CUABI_ERROR_INVALID_VALUE);
+    /* The plural answers NULL for the missing alias instead. */
+    back = host;
+    CU_OK(cuPointerGetAttributes(2, both, data, d));
+    assert_int_equal(got, d);
+    assert_null(back);
+
+    /* Managed memory is reached at the same address from both sides. */
+    CU_OK(cuPointerGetAttribute(&got, CUABI_POINTER_ATTRIBUTE_DEVICE_POINTER, m));
+    assert_int_equal(got, m);
+    CU_OK(cuPointerGetAttribute(&back, CUABI_POINTER_ATTRIBUTE_HOST_POINTER, m + 4));
+    assert_int_equal((uintptr_t)back, m + 4);
+
+    /* Mapped page-locked memory: its device alias from the host pointer, the host pointer from the alias. */
+    CU_OK(cuPointerGetAttribute(&got, CUABI_POINTER_ATTRIBUTE_DEVICE_POINTER, (uintptr_t)host + 16));
+    assert_int_equal(got, alias + 16);
+    CU_OK(cuPointerGetAttribute(&back, CUABI_POINTER_ATTRIBUTE_HOST_POINTER, alias));
+    assert_ptr_equal(back, host);
+
+    /* An address CUDA does not know. */
+    assert_int_equal(cuPointerGetAttribute(&got, CUABI_POINTER_ATTRIBUTE_DEVICE_POINTER, 0x1000),
+                     CUABI_ERROR_INVALID_VALUE);
+    CU_OK(cuMemFreeHost(host));
+    CU_OK(cuMemFree_v2(m));
+    CU_OK(cuMemFree_v2(d));
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -605,10 +656,14 @@ int main(int argc, char **argv)
         cmocka_unit_test(wait_released_by_write),
         cmocka_unit_test(wait_conditions),
     };
+    static const ft_case cases[] = {
+        {"pointers", cmocka_unit_test(pointers)},
+    };
 
     if (argc > 0 && strchr(argv[0], '/'))
         self_path = argv[0];
     if (argc == 3 && strcmp(argv[1], "--produce") == 0)
         return produce(atoi(argv[2]));
-    return cmocka_run_group_tests_name("fake-memory", tests, setup, teardown);
+    return ft_run(argc, argv, "fake-memory", tests, sizeof(tests) / sizeof(tests[0]), setup, teardown,
+                  cases, sizeof(cases) / sizeof(cases[0]));
 }

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Page-locked host memory (fake/fake_host_memory.c), called as a CUDA program
+ * calls it. One case per process (argv[1]).
+ *
+ *   mapped     fills (cuMemsetD8/16/32, 2D, async) and cuMemGetAddressRange
+ *              at mapped page-locked memory's device alias; their errors
+ */
+#include <string.h>
+
+#include "fake_test.h"
+
+static void mapped(void **state)
+{
+    enum { N = 1024 };
+    unsigned char *host = NULL;
+    cuabi_deviceptr alias = 0, base = 0;
+    size_t size = 0;
+    cuabi_stream s = NULL;
+
+    (void)state;
+    ft_retain_current(0);
+    CU_OK(cuMemHostAlloc((void **)&host, N, CUABI_MEMHOSTALLOC_DEVICEMAP));
+    CU_OK(cuMemHostGetDevicePointer_v2(&alias, host, 0));
+    CU_OK(cuStreamCreate(&s, 0));
+    memset(host, 0, N);
+
+    CU_OK(cuMemsetD8_v2(alias, 0x11, 16));
+    CU_OK(cuMemsetD16_v2(alias + 16, 0x2222, 8));
+    CU_OK(cuMemsetD32_v2(alias + 32, 0x33333333u, 4));
+    CU_OK(cuMemsetD2D8_v2(alias + 64, 32, 0x44, 8, 2)); /* bytes 64-71 and 96-103 */
+    CU_OK(cuMemsetD8Async(alias + 128, 0x55, 16, s));
+    CU_OK(cuMemsetD32Async(alias + 144, 0x66666666u, 4, s));
+    CU_OK(cuStreamSynchronize(s));
+    for (int i = 0; i < 176; i++) {
+        unsigned want = i < 16                          ? 0x11
+                        : i < 32                        ? 0x22
+                        : i < 48                        ? 0x33
+                        : (i >= 64 && i < 72) || (i >= 96 && i < 104) ? 0x44
+                        : i >= 128 && i < 144           ? 0x55
+                        : i >= 144 && i < 160           ? 0x66
+                                                        : 0;
+
+        if (host[i] != want)
+            fail_msg("byte %d is 0x%02x, not 0x%02x", i, host[i], want);
+    }
+    /* Past its end, misaligned: refused as for device memory. */
+    assert_int_equal(cuMemsetD8_v2(alias + N - 8, 0, 9), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuMemsetD32_v2(alias + 2, 0, 1), CUABI_ERROR_INVALID_VALUE);
+
+    CU_OK(cuMemGetAddressRange_v2(&base, &size, alias + 100));
+    assert_int_equal(base, alias);
+    assert_int_equal(size, N);
+    assert_int_equal(cuMemGetAddressRange_v2(&base, &size, 0x1000), CUABI_ERROR_NOT_FOUND);
+
+    CU_OK(cuStreamDestroy_v2(s));
+    CU_OK(cuMemFreeHost(host));
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+}
+
+int main(int argc, char **argv)
+{
+    static const ft_case cases[] = {
+        {"mapped", cmocka_unit_test(mapped)},
+    };
+
+    return ft_run_case(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
+}
