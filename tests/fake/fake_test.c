@@ -21,6 +21,8 @@ const char ft_ptx[] = "// the fake driver's kernels\n"
                       ".fake_kernel sleep_us\n"
                       ".fake_kernel hold\n";
 
+const char ft_two_kernels[] = ".version 8.0\n.fake_kernel add_one\n.fake_kernel scale_add\n";
+
 void ft_ok_(gpu_status st, const char *expr, const char *file, int line)
 {
     if (st == GPU_OK)

@@ -35,6 +35,9 @@ cuabi_result cuGetProcAddress_v2(const char *symbol, void **pfn, int cuda_versio
 /* PTX for the fake naming every built-in kernel. */
 extern const char ft_ptx[];
 
+/* PTX for the fake naming two built-in kernels, add_one and scale_add, in that order. */
+extern const char ft_two_kernels[];
+
 /* Asserts GPU_OK, printing gpu_last_error() when not. */
 #define FT_OK(expr) ft_ok_((expr), #expr, __FILE__, __LINE__)
 void ft_ok_(gpu_status st, const char *expr, const char *file, int line);

@@ -5,6 +5,13 @@
  * a stream of one device waiting on an event of another, and the calls that
  * mix objects of two devices, which gpushim refuses before the driver sees
  * them. With one device the same program checks that device 1 is no device.
+ *
+ * Apart from the group, one case per process (argv[1]):
+ *
+ *   devices    cuDeviceGetByPCIBusId in each form, cuDeviceGetP2PAttribute,
+ *              cuDeviceGetTexture1DLinearMaxWidth, cuDeviceGetMemPool,
+ *              cuCtxResetPersistingL2Cache, cuThreadExchangeStreamCaptureMode;
+ *              their errors
  */
 #include <stdio.h>
 #include <string.h>
@@ -307,7 +314,121 @@ static void memory_per_device(void **state)
     }
 }
 
-int main(void)
+static void devices(void **state)
+{
+    static const char *const forms[] = {"0000:29:00.0", "0000:29:00", "29:00.0", "0:29:0.0", "0000:29:00.0",
+                                        "00000000:29:00.0"};
+    static const char *const bad[] = {"", "29", "29:00", "0000:29:00.", "0000:29:00.0 ", "0000:29:00:00",
+                                      "g:29:00.0", "000000000:29:00.0", ":29:00.0", "0x29:00.0", "+29:00.0"};
+    char id[32], upper[32];
+    cuabi_device dev = -1;
+    int value = -1, can = -1;
+    size_t width = 0;
+    cuabi_mem_pool pool = NULL, def = NULL;
+    cuabi_stream_capture_mode mode = CUABI_STREAM_CAPTURE_MODE_RELAXED;
+
+    (void)state;
+    CU_OK(cuInit(0));
+    /* Each device's own bus ID names it, in either case, and in each form the driver takes. */
+    for (int d = 0; d < 2; d++) {
+        CU_OK(cuDeviceGetPCIBusId(id, (int)sizeof(id), d));
+        CU_OK(cuDeviceGetByPCIBusId(&dev, id));
+        assert_int_equal(dev, d);
+        for (size_t i = 0; i <= strlen(id); i++)
+            upper[i] = (char)(id[i] >= 'a' && id[i] <= 'f' ? id[i] - 'a' + 'A' : id[i]);
+        dev = -1;
+        CU_OK(cuDeviceGetByPCIBusId(&dev, upper));
+        assert_int_equal(dev, d);
+    }
+    CU_OK(cuDeviceGetPCIBusId(id, (int)sizeof(id), 1));
+    assert_string_equal(id, "0000:29:00.0");
+    for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+        dev = -1;
+        CU_OK(cuDeviceGetByPCIBusId(&dev, forms[i]));
+        assert_int_equal(dev, 1);
+    }
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        if (cuDeviceGetByPCIBusId(&dev, bad[i]) != CUABI_ERROR_INVALID_VALUE)
+            fail_msg("\"%s\" was taken", bad[i]);
+    assert_int_equal(cuDeviceGetByPCIBusId(&dev, "0000:39:00.0"), CUABI_ERROR_INVALID_DEVICE);
+    assert_int_equal(cuDeviceGetByPCIBusId(&dev, "0001:19:00.0"), CUABI_ERROR_INVALID_DEVICE);
+    assert_int_equal(cuDeviceGetByPCIBusId(&dev, "19:00.1"), CUABI_ERROR_INVALID_DEVICE);
+    assert_int_equal(cuDeviceGetByPCIBusId(NULL, "19:00.0"), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuDeviceGetByPCIBusId(&dev, NULL), CUABI_ERROR_INVALID_VALUE);
+
+    /* The link, as cuDeviceCanAccessPeer tells it. */
+    CU_OK(cuDeviceCanAccessPeer(&can, 0, 1));
+    CU_OK(cuDeviceGetP2PAttribute(&value, CUABI_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 1));
+    assert_int_equal(value, can);
+    CU_OK(cuDeviceGetP2PAttribute(&value, CUABI_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED, 0, 1));
+    assert_int_equal(value, can);
+    CU_OK(cuDeviceGetP2PAttribute(&value, CUABI_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED, 0, 1));
+    assert_int_equal(value, can);
+    CU_OK(cuDeviceGetP2PAttribute(&value, CUABI_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED, 0, 1));
+    assert_int_equal(value, 0);
+    CU_OK(cuDeviceGetP2PAttribute(&value, CUABI_P2P_ATTRIBUTE_PERFORMANCE_RANK, 1, 0));
+    assert_int_equal(value, 0);
+    gpu_fake_peer_set(0, 1, false);
+    CU_OK(cuDeviceGetP2PAttribute(&value, CUABI_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 1));
+    assert_int_equal(value, 0);
+    CU_OK(cuDeviceCanAccessPeer(&can, 0, 1));
+    assert_int_equal(can, 0);
+    gpu_fake_peer_set(0, 1, true);
+    CU_OK(cuDeviceGetP2PAttribute(&value, CUABI_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 1));
+    assert_int_equal(value, 1);
+    assert_int_equal(cuDeviceGetP2PAttribute(&value, CUABI_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 0),
+                     CUABI_ERROR_INVALID_DEVICE);
+    assert_int_equal(cuDeviceGetP2PAttribute(&value, CUABI_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 2),
+                     CUABI_ERROR_INVALID_DEVICE);
+    assert_int_equal(cuDeviceGetP2PAttribute(&value, 0, 0, 1), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuDeviceGetP2PAttribute(&value, 6, 0, 1), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuDeviceGetP2PAttribute(NULL, CUABI_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 1),
+                     CUABI_ERROR_INVALID_VALUE);
+
+    /* The profile's attribute, for each format and channel count. */
+    CU_OK(cuDeviceGetAttribute(&value, 69, 0)); /* CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH */
+    CU_OK(cuDeviceGetTexture1DLinearMaxWidth(&width, CUABI_AD_FORMAT_FLOAT, 4, 0));
+    assert_true(value > 0 && width == (size_t)value);
+    CU_OK(cuDeviceGetTexture1DLinearMaxWidth(&width, CUABI_AD_FORMAT_UNSIGNED_INT8, 1, 1));
+    assert_true(width == (size_t)value);
+    assert_int_equal(cuDeviceGetTexture1DLinearMaxWidth(&width, CUABI_AD_FORMAT_FLOAT, 3, 0), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuDeviceGetTexture1DLinearMaxWidth(&width, 0x77, 1, 0), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuDeviceGetTexture1DLinearMaxWidth(NULL, CUABI_AD_FORMAT_FLOAT, 1, 0), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuDeviceGetTexture1DLinearMaxWidth(&width, CUABI_AD_FORMAT_FLOAT, 1, 2), CUABI_ERROR_INVALID_DEVICE);
+
+    /* The current pool is the default one. */
+    CU_OK(cuDeviceGetMemPool(&pool, 1));
+    CU_OK(cuDeviceGetDefaultMemPool(&def, 1));
+    assert_non_null(pool);
+    assert_ptr_equal(pool, def);
+    CU_OK(cuDeviceGetMemPool(&pool, 0));
+    assert_ptr_not_equal(pool, def);
+    assert_int_equal(cuDeviceGetMemPool(NULL, 0), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuDeviceGetMemPool(&pool, 2), CUABI_ERROR_INVALID_DEVICE);
+    assert_int_equal(cuDeviceGetMemPool(&pool, -1), CUABI_ERROR_INVALID_DEVICE);
+
+    /* Persisting L2 lines: nothing to reset, but a context is needed. */
+    assert_int_equal(cuCtxResetPersistingL2Cache(), CUABI_ERROR_INVALID_CONTEXT);
+    ft_retain_current(0);
+    CU_OK(cuCtxResetPersistingL2Cache());
+
+    /* The thread's capture mode: global at first, then what it was given. */
+    CU_OK(cuThreadExchangeStreamCaptureMode(&mode));
+    assert_int_equal(mode, CUABI_STREAM_CAPTURE_MODE_GLOBAL);
+    mode = CUABI_STREAM_CAPTURE_MODE_THREAD_LOCAL;
+    CU_OK(cuThreadExchangeStreamCaptureMode(&mode));
+    assert_int_equal(mode, CUABI_STREAM_CAPTURE_MODE_RELAXED);
+    mode = 3;
+    assert_int_equal(cuThreadExchangeStreamCaptureMode(&mode), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(mode, 3);
+    assert_int_equal(cuThreadExchangeStreamCaptureMode(NULL), CUABI_ERROR_INVALID_VALUE);
+    mode = CUABI_STREAM_CAPTURE_MODE_GLOBAL;
+    CU_OK(cuThreadExchangeStreamCaptureMode(&mode));
+    assert_int_equal(mode, CUABI_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+}
+
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(device_info),
@@ -319,6 +440,10 @@ int main(void)
         cmocka_unit_test(wrong_device),
         cmocka_unit_test(memory_per_device),
     };
+    static const ft_case cases[] = {
+        {"devices", cmocka_unit_test(devices)},
+    };
 
-    return cmocka_run_group_tests_name("devices", tests, setup, teardown);
+    return ft_run(argc, argv, "devices", tests, sizeof(tests) / sizeof(tests[0]), setup, teardown,
+                  cases, sizeof(cases) / sizeof(cases[0]));
 }
