@@ -304,3 +304,11 @@ cuabi_tex_object ft_texture_of(cuabi_array a, unsigned mode, unsigned filter, un
     CU_OK(cuTexObjectCreate(&t, &res, &td, NULL));
     return t;
 }
+
+int ft_attribute(int device, int attribute)
+{
+    int v = -12345;
+
+    CU_OK(cuDeviceGetAttribute(&v, (cuabi_device_attribute)attribute, device));
+    return v;
+}

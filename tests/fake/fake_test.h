@@ -138,6 +138,9 @@ size_t ft_make_fatbin(unsigned char *out, unsigned kind, uint64_t flags, const c
  */
 void ft_driver_sweep(cuabi_result (*sequence)(void), const char *const *calls, size_t ncalls, cuabi_result want);
 
+/* Attribute `attribute` of `device`, asked of the driver. */
+int ft_attribute(int device, int attribute);
+
 /* cuInit, the device's primary context retained and made current: what a driver-API program does first. */
 cuabi_context ft_retain_current(int device);
 

@@ -12,9 +12,15 @@
  *              cuDeviceGetTexture1DLinearMaxWidth, cuDeviceGetMemPool,
  *              cuCtxResetPersistingL2Cache, cuThreadExchangeStreamCaptureMode;
  *              their errors
+ *   host-memory two devices by default on this host: together they report no
+ *               more than half the host's memory, each no more than its board;
+ *               with GPUSHIM_FAKE_DEVICE_MEMORY=board, each the board's
+ *   attributes  GPUSHIM_FAKE_ATTRIBUTES's overrides, and the API's
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fake_test.h"
 
@@ -428,6 +434,60 @@ static void devices(void **state)
     CU_OK(cuDevicePrimaryCtxRelease_v2(0));
 }
 
+/* The host's memory in bytes (MemTotal), or 0 where /proc/meminfo cannot say. */
+static size_t host_total(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    unsigned long long kib = 0;
+
+    if (!f)
+        return 0;
+    if (fscanf(f, "MemTotal: %llu kB", &kib) != 1)
+        kib = 0;
+    fclose(f);
+    return (size_t)kib << 10;
+}
+
+/* Two devices: by default no more memory together than half the host has; with "board" each the board's. */
+static void host_memory(void **state)
+{
+    const size_t board = 150109880320; /* the H200 profile's */
+    const char *asked = getenv("GPUSHIM_FAKE_DEVICE_MEMORY");
+    size_t total[2] = {0, 0}, host = host_total();
+
+    (void)state;
+    CU_OK(cuInit(0));
+    for (int d = 0; d < 2; d++) {
+        CU_OK(cuDeviceTotalMem_v2(&total[d], d));
+        if (asked && strcmp(asked, "board") == 0)
+            assert_int_equal(total[d], board);
+        else
+            assert_true(total[d] > 0 && total[d] <= board);
+    }
+    if (host && !asked)
+        assert_true(total[0] + total[1] <= host / 2);
+}
+
+static void attributes(void **state)
+{
+    (void)state;
+    CU_OK(cuInit(0));
+    /* GPUSHIM_FAKE_ATTRIBUTES=COMPUTE_MODE=2,1:CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE=4096 */
+    assert_int_equal(ft_attribute(0, CUABI_DEVICE_ATTRIBUTE_COMPUTE_MODE), 2);
+    assert_int_equal(ft_attribute(1, CUABI_DEVICE_ATTRIBUTE_COMPUTE_MODE), 2);
+    assert_int_equal(ft_attribute(0, CUABI_DEVICE_ATTRIBUTE_L2_CACHE_SIZE), 60 << 20);
+    assert_int_equal(ft_attribute(1, CUABI_DEVICE_ATTRIBUTE_L2_CACHE_SIZE), 4096);
+    /* And through the API: one attribute, one device. */
+    assert_int_equal(gpu_fake_device_attribute_set(0, CUABI_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, 7), 0);
+    assert_int_equal(ft_attribute(0, CUABI_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT), 7);
+    assert_int_equal(ft_attribute(1, CUABI_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT), 3);
+    assert_int_equal(gpu_fake_device_attribute_set(0, 200, 5), 0); /* newer than CUDA 13.0: now known */
+    assert_int_equal(ft_attribute(0, 200), 5);
+    assert_int_equal(gpu_fake_device_attribute_forget(1, CUABI_DEVICE_ATTRIBUTE_WARP_SIZE), 0);
+    assert_int_equal(cuDeviceGetAttribute(&(int){0}, CUABI_DEVICE_ATTRIBUTE_WARP_SIZE, 1), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(gpu_fake_device_attribute_set(0, 256, 5), -1);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -442,6 +502,9 @@ int main(int argc, char **argv)
     };
     static const ft_case cases[] = {
         {"devices", cmocka_unit_test(devices)},
+        {"host-memory", cmocka_unit_test(host_memory)},
+        {"host-memory-board", cmocka_unit_test(host_memory)},
+        {"attributes", cmocka_unit_test(attributes)},
     };
 
     return ft_run(argc, argv, "devices", tests, sizeof(tests) / sizeof(tests[0]), setup, teardown,
