@@ -5,7 +5,12 @@
  *
  *   mapped     fills (cuMemsetD8/16/32, 2D, async) and cuMemGetAddressRange
  *              at mapped page-locked memory's device alias; their errors
+ *
+ * With no argument, the group: host ranges that wrap around the address
+ * space or are registered twice, checked in gpushim and in the fake, which
+ * must be as strict as the driver.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "fake_test.h"
@@ -58,11 +63,71 @@ static void mapped(void **state)
     CU_OK(cuDevicePrimaryCtxRelease_v2(0));
 }
 
+static int setup(void **state)
+{
+    (void)state;
+    /* Device 0's primary context, made once here, so that later refusals make no driver call at all. */
+    FT_OK(gpu_context_synchronize(NULL));
+    return 0;
+}
+
+static void host_register_overflow(void **state)
+{
+    gpu_host_buffer *h = (gpu_host_buffer *)&h;
+    static uint32_t mem[64];
+    void *high = (void *)(UINTPTR_MAX - 4095);
+
+    (void)state;
+    FT_INVALID(gpu_host_buffer_register(NULL, mem, SIZE_MAX, &h), "ptr + bytes");
+    FT_INVALID(gpu_host_buffer_register(NULL, mem, SIZE_MAX - (size_t)(uintptr_t)mem + 1, &h), "overflows");
+    FT_INVALID(gpu_host_buffer_register(NULL, high, 4097, &h), "overflows");
+    FT_INVALID(gpu_host_buffer_register(NULL, high, 4096, &h), "overflows");
+    assert_ptr_equal(h, (gpu_host_buffer *)&h);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_HOST_REGISTERED), 0);
+}
+
+/* The fake called as a CUDA program would: as strict as the driver. */
+static void fake_register_strict(void **state)
+{
+    static uint32_t mem[1024];
+    cuabi_context ctx = NULL;
+
+    (void)state;
+    assert_int_equal(cuDevicePrimaryCtxRetain(&ctx, 0), CUABI_SUCCESS);
+    assert_int_equal(cuCtxPushCurrent_v2(ctx), CUABI_SUCCESS);
+    assert_int_equal(cuMemHostRegister_v2(mem, SIZE_MAX, 0), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuMemHostRegister_v2((void *)(UINTPTR_MAX - 15), 32, 0), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_HOST_REGISTERED), 0);
+    assert_int_equal(cuMemHostRegister_v2(mem + 256, 1024, 0), CUABI_SUCCESS);
+    /* The same range again, one inside it, ones that overlap either end: already registered. */
+    assert_int_equal(cuMemHostRegister_v2(mem + 256, 1024, 0), CUABI_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+    assert_int_equal(cuMemHostRegister_v2(mem + 300, 16, 0), CUABI_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+    assert_int_equal(cuMemHostRegister_v2(mem, 1028, 0), CUABI_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+    assert_int_equal(cuMemHostRegister_v2(mem + 511, 64, 0), CUABI_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+    /* A larger range around it, too (the check must look both ways). */
+    assert_int_equal(cuMemHostRegister_v2(mem, sizeof(mem), 0), CUABI_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+    /* Ranges that only touch it are free. */
+    assert_int_equal(cuMemHostRegister_v2(mem, 1024, 0), CUABI_SUCCESS);
+    assert_int_equal(cuMemHostRegister_v2(mem + 512, 1024, 0), CUABI_SUCCESS);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_HOST_REGISTERED), 3);
+    assert_int_equal(cuMemHostUnregister(mem), CUABI_SUCCESS);
+    assert_int_equal(cuMemHostUnregister(mem + 256), CUABI_SUCCESS);
+    assert_int_equal(cuMemHostUnregister(mem + 512), CUABI_SUCCESS);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_HOST_REGISTERED), 0);
+    assert_int_equal(cuCtxPopCurrent_v2(&ctx), CUABI_SUCCESS);
+    assert_int_equal(cuDevicePrimaryCtxRelease_v2(0), CUABI_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(host_register_overflow),
+        cmocka_unit_test(fake_register_strict),
+    };
     static const ft_case cases[] = {
         {"mapped", cmocka_unit_test(mapped)},
     };
 
-    return ft_run_case(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
+    return ft_run(argc, argv, "host-memory", tests, sizeof(tests) / sizeof(tests[0]), setup, NULL, cases,
+                  sizeof(cases) / sizeof(cases[0]));
 }
