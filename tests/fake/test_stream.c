@@ -29,7 +29,7 @@
  *              cuStreamCopyAttributes: access policy window, synchronization
  *              policy, priority; their errors
  *   sweep      each driver call of queries, callbacks, attributes and the
- *              driver-API cases of test_copy.c, test_module.c, test_devices.c
+ *              driver-API cases of test_copy.c, test_module.c, test_device.c
  *              and test_managed.c failed in turn: nothing is left alive
  */
 #include <pthread.h>
@@ -690,7 +690,7 @@ static void on_nothing(cuabi_stream stream, cuabi_result status, void *user_data
 
 /*
  * The calls of the cases copies and peer3d (test_copy.c), queries, callbacks and
- * attributes, modules (test_module.c), devices (test_devices.c) and ranges
+ * attributes, modules (test_module.c), devices (test_device.c) and ranges
  * (test_managed.c) as one sequence of driver calls, stopping at the first
  * failure and cleaning up.
  */
