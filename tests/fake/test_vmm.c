@@ -852,10 +852,7 @@ static void ipc_event(void **state)
 
 int main(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        struct CMUnitTest test;
-    } cases[] = {
+    static const ft_case cases[] = {
         {"vmm", cmocka_unit_test(vmm)},
         {"vmm-sweep", cmocka_unit_test(vmm_sweep)},
         {"share", cmocka_unit_test(share)},
@@ -870,9 +867,5 @@ int main(int argc, char **argv)
         return ipc_child();
     if (argc == 2 && strcmp(argv[1], "ipc-event-child") == 0)
         return ipc_event_child();
-    for (size_t i = 0; argc == 2 && i < sizeof(cases) / sizeof(cases[0]); i++)
-        if (strcmp(argv[1], cases[i].name) == 0)
-            return _cmocka_run_group_tests(cases[i].name, &cases[i].test, 1, NULL, NULL);
-    fprintf(stderr, "usage: %s CASE\n", argv[0]);
-    return 2;
+    return ft_run_case(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
 }
