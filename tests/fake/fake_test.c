@@ -312,3 +312,11 @@ int ft_attribute(int device, int attribute)
     CU_OK(cuDeviceGetAttribute(&v, (cuabi_device_attribute)attribute, device));
     return v;
 }
+
+void ft_assert_released(void)
+{
+    for (int k = 0; k < GPU_FAKE_LIVE_CONTEXT_RETAINS; k++)
+        assert_int_equal(gpu_fake_live((gpu_fake_live_kind)k), 0);
+    for (int a = 0; a < GPU_FAKE_ANOMALY_COUNT; a++)
+        assert_int_equal(gpu_fake_anomalies((gpu_fake_anomaly)a), 0);
+}

@@ -74,6 +74,9 @@ void ft_mark_take(ft_mark *m);
 #define FT_MARK_CHECK(m) ft_mark_check_((m), __FILE__, __LINE__)
 void ft_mark_check_(const ft_mark *m, const char *file, int line);
 
+/* Asserts that the fake holds nothing of the kinds before its context retains and saw no anomaly. */
+void ft_assert_released(void);
+
 /* Leaves the calling thread with no current context, through the driver itself. */
 void ft_no_context(void);
 
