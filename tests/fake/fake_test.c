@@ -183,9 +183,19 @@ size_t ft_make_fatbin(unsigned char *out, unsigned kind, uint64_t flags, const c
     return total;
 }
 
+void ft_live_same(const gpu_fake_live_counts *before, const char *failed)
+{
+    gpu_fake_live_counts after;
+
+    gpu_fake_live_get(&after);
+    for (int k = 0; k < GPU_FAKE_LIVE_KIND_COUNT; k++)
+        if (after.count[k] != before->count[k])
+            fail_msg("%s failed: live kind %d went from %ld to %ld", failed, k, before->count[k], after.count[k]);
+}
+
 void ft_driver_sweep(cuabi_result (*sequence)(void), const char *const *calls, size_t ncalls, cuabi_result want)
 {
-    gpu_fake_live_counts before, after;
+    gpu_fake_live_counts before;
 
     assert_int_equal(sequence(), CUABI_SUCCESS);
     gpu_fake_live_get(&before);
@@ -200,10 +210,7 @@ void ft_driver_sweep(cuabi_result (*sequence)(void), const char *const *calls, s
         if (gpu_fake_calls(calls[i]) == made)
             fail_msg("the sequence never called %s", calls[i]);
         gpu_fake_fail_reset();
-        gpu_fake_live_get(&after);
-        for (int k = 0; k < GPU_FAKE_LIVE_KIND_COUNT; k++)
-            if (after.count[k] != before.count[k])
-                fail_msg("%s failed: live kind %d went from %ld to %ld", calls[i], k, before.count[k], after.count[k]);
+        ft_live_same(&before, calls[i]);
     }
 }
 

@@ -132,6 +132,9 @@ uint32_t ft_peek(const gpu_buffer *b, uint32_t i);
  */
 size_t ft_make_fatbin(unsigned char *out, unsigned kind, uint64_t flags, const char *data);
 
+/* Fails the test, saying that `failed` failed, unless the fake's live counts are those of `before`. */
+void ft_live_same(const gpu_fake_live_counts *before, const char *failed);
+
 /*
  * The fault sweep of a sequence of driver calls (it stops at its first
  * failure and cleans up): it must succeed alone; then each of `calls` (a

@@ -846,7 +846,7 @@ static void sweep(void **state)
         "cuStreamGetAttribute", "cuStreamCopyAttributes", "cuMemcpy3DPeer", "cuMemcpy3DPeerAsync", "cuMemAllocManaged",
         "cuMemAdvise", "cuMemRangeGetAttribute", "cuMemRangeGetAttributes", "cuStreamSynchronize",
         "cuModuleUnload", "cuEventDestroy_v2", "cuStreamDestroy_v2", "cuMemFree_v2", "cuCtxDestroy_v2"};
-    gpu_fake_live_counts before, after;
+    gpu_fake_live_counts before;
     bool cleaning = false;
 
     (void)state;
@@ -859,10 +859,7 @@ static void sweep(void **state)
         cleaning = cleaning || strcmp(calls[i], "cuModuleUnload") == 0;
         assert_int_equal(sequence(), cleaning ? CUABI_SUCCESS : CUABI_ERROR_UNKNOWN);
         gpu_fake_fail_reset();
-        gpu_fake_live_get(&after);
-        for (int k = 0; k < GPU_FAKE_LIVE_KIND_COUNT; k++)
-            if (after.count[k] != before.count[k])
-                fail_msg("%s failed: live kind %d went from %ld to %ld", calls[i], k, before.count[k], after.count[k]);
+        ft_live_same(&before, calls[i]);
     }
     assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_CONTEXTS), 0);
 }
