@@ -1,14 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Page-locked host memory (fake/fake_host_memory.c), called as a CUDA program
- * calls it. One case per process (argv[1]).
+ * Page-locked host memory (fake/fake_host_memory.c). With no argument, the
+ * group: host ranges that wrap around the address space or are registered
+ * twice, checked in gpushim and in the fake, which must be as strict as the
+ * driver. With one, that case alone, called as a CUDA program calls the driver:
  *
  *   mapped     fills (cuMemsetD8/16/32, 2D, async) and cuMemGetAddressRange
  *              at mapped page-locked memory's device alias; their errors
- *
- * With no argument, the group: host ranges that wrap around the address
- * space or are registered twice, checked in gpushim and in the fake, which
- * must be as strict as the driver.
  */
 #include <stdint.h>
 #include <string.h>

@@ -1,14 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Modules and their functions (fake/fake_module.c), called as a CUDA program
- * calls them. One case per process (argv[1]).
+ * Modules and their functions (fake/fake_module.c). With no argument, the
+ * group: module "files" that are not regular files or are far too large, which
+ * must not hurt the process, read by gpu_module_load_file. With one, that case
+ * alone, called as a CUDA program calls the driver:
  *
  *   modules    cuFuncGetName, cuFuncGetModule, cuModuleGetFunctionCount,
  *              cuModuleEnumerateFunctions, cuModuleGetLoadingMode; their errors
- *
- * With no argument, the group: module "files" that are not regular files or
- * are far too large, which must not hurt the process, read by
- * gpu_module_load_file.
  */
 #include <errno.h>
 #include <fcntl.h>
