@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The fake's contexts as a CUDA program sees them through the driver API. One
- * case per process (argv[1]).
+ * The fake's contexts (fake/fake_context.c) as a CUDA program sees them
+ * through the driver API. One case per process (argv[1]).
  *
  *   attach      the legacy usage count: cuCtxAttach and cuCtxDetach on
  *               created and primary contexts, PyCUDA's create-then-detach

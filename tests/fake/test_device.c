@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Several devices (GPUSHIM_FAKE_DEVICES = 1, 2 or 4): device descriptions,
+ * Devices (fake/fake_device.c). The group, against several devices
+ * (GPUSHIM_FAKE_DEVICES = 1, 2 or 4): device descriptions,
  * contexts per device, peer queries and peer access, copies between devices,
  * a stream of one device waiting on an event of another, and the calls that
  * mix objects of two devices, which gpushim refuses before the driver sees

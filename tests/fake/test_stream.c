@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The ordering and error semantics of the fake's queued work, as a CUDA
- * program sees them through the driver API. One case per process (argv[1]).
+ * Streams and their queued work (fake/fake_stream.c): ordering and error
+ * semantics, queries, callbacks and attributes, as a CUDA program sees them
+ * through the driver API. One case per process (argv[1]).
  *
  *   sticky      a kernel that faults corrupts its context: the next copy, and
  *               every later call on that context, returns the fault until the
