@@ -327,3 +327,26 @@ void ft_assert_released(void)
     for (int a = 0; a < GPU_FAKE_ANOMALY_COUNT; a++)
         assert_int_equal(gpu_fake_anomalies((gpu_fake_anomaly)a), 0);
 }
+
+cuabi_mipmapped_array ft_mipmap_levels(cuabi_resource_desc *res)
+{
+    cuabi_array3d_descriptor d = {8, 8, 0, CUABI_AD_FORMAT_FLOAT, 1, 0};
+    cuabi_mipmapped_array m = NULL;
+    float fill[64];
+
+    CU_OK(cuMipmappedArrayCreate(&m, &d, 3));
+    for (unsigned i = 0; i < 3; i++) {
+        cuabi_array level = NULL;
+
+        for (int k = 0; k < 64; k++)
+            fill[k] = (float)(i + 1);
+        CU_OK(cuMipmappedArrayGetLevel(&level, m, i));
+        CU_OK(cuMemcpyHtoA_v2(level, 0, fill, (size_t)(64 >> (2 * i)) * 4));
+    }
+    if (res) {
+        memset(res, 0, sizeof(*res));
+        res->type = CUABI_RESOURCE_TYPE_MIPMAPPED_ARRAY;
+        res->res.mipmap.mipmap = m;
+    }
+    return m;
+}

@@ -161,6 +161,12 @@ cuabi_array ft_array_of(size_t w, size_t h, size_t d, cuabi_array_format f, unsi
                         const void *data, size_t bytes);
 cuabi_tex_object ft_texture_of(cuabi_array a, unsigned mode, unsigned filter, unsigned flags);
 
+/*
+ * An 8 x 8 float mipmapped array of three levels, level i holding i + 1
+ * everywhere; *res, when res is not NULL, describes it as a texture's resource.
+ */
+cuabi_mipmapped_array ft_mipmap_levels(cuabi_resource_desc *res);
+
 /* A case of a program that runs one case a process: the name its command line gives, and its test. */
 typedef struct ft_case {
     const char *name;

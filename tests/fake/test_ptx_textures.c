@@ -391,10 +391,9 @@ static void layered(void **state)
 /* tex1Dfetch of linear memory (an integer coordinate, zeros outside); tex.level and tex.grad of mipmaps. */
 static void fetch_and_levels(void **state)
 {
-    float data[16], fill[64], got[64][4];
+    float data[16], got[64][4];
     struct coord c[] = {{0, 0, 0, 0}, {0, 0, 0, 5}, {0, 0, 0, 15}, {0, 0, 0, 16}, {0, 0, 0, -1}};
     struct coord lod[] = {{0.5f, 0.5f, 0.0f, 0}, {0.5f, 0.5f, 0.75f, 0}, {0.3f, 0.6f, 1.5f, 0}, {0.5f, 0.5f, 9.0f, 0}};
-    cuabi_array3d_descriptor d = {8, 8, 0, CUABI_AD_FORMAT_FLOAT, 1, 0};
     cuabi_mipmapped_array m = NULL;
     cuabi_deviceptr buf = 0;
     cuabi_resource_desc res;
@@ -420,18 +419,7 @@ static void fetch_and_levels(void **state)
     CU_OK(cuTexObjectDestroy(t));
     CU_OK(cuMemFree_v2(buf));
 
-    CU_OK(cuMipmappedArrayCreate(&m, &d, 3));
-    for (unsigned i = 0; i < 3; i++) {
-        cuabi_array level = NULL;
-
-        for (int k = 0; k < 64; k++)
-            fill[k] = (float)(i + 1);
-        CU_OK(cuMipmappedArrayGetLevel(&level, m, i));
-        CU_OK(cuMemcpyHtoA_v2(level, 0, fill, (size_t)(64 >> (2 * i)) * 4));
-    }
-    memset(&res, 0, sizeof(res));
-    res.type = CUABI_RESOURCE_TYPE_MIPMAPPED_ARRAY;
-    res.res.mipmap.mipmap = m;
+    m = ft_mipmap_levels(&res);
     td.flags = CUABI_TRSF_NORMALIZED_COORDINATES;
     td.mipmap_filter_mode = CUABI_TR_FILTER_MODE_LINEAR;
     CU_OK(cuTexObjectCreate(&t, &res, &td, NULL));

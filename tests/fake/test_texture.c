@@ -309,26 +309,13 @@ static void resources(void **state)
 /* A mipmapped array: level i holds i + 1 everywhere; the level of detail picks, blends and is clamped. */
 static void mipmap_levels(void **state)
 {
-    cuabi_array3d_descriptor d = {8, 8, 0, CUABI_AD_FORMAT_FLOAT, 1, 0};
     cuabi_mipmapped_array m = NULL;
     cuabi_resource_desc res;
     cuabi_texture_desc td;
     cuabi_tex_object t = 0;
-    static float fill[64];
 
     (void)state;
-    CU_OK(cuMipmappedArrayCreate(&m, &d, 3));
-    for (unsigned i = 0; i < 3; i++) {
-        cuabi_array level = NULL;
-
-        for (int k = 0; k < 64; k++)
-            fill[k] = (float)(i + 1);
-        CU_OK(cuMipmappedArrayGetLevel(&level, m, i));
-        CU_OK(cuMemcpyHtoA_v2(level, 0, fill, (size_t)(64 >> (2 * i)) * 4));
-    }
-    memset(&res, 0, sizeof(res));
-    res.type = CUABI_RESOURCE_TYPE_MIPMAPPED_ARRAY;
-    res.res.mipmap.mipmap = m;
+    m = ft_mipmap_levels(&res);
     memset(&td, 0, sizeof(td));
     assert_int_equal(cuTexObjectCreate(&t, &res, &td, NULL), CUABI_ERROR_INVALID_VALUE); /* needs normalized */
     td.flags = CUABI_TRSF_NORMALIZED_COORDINATES;
