@@ -420,10 +420,7 @@ static void children(void **state)
 
 int main(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        const struct CMUnitTest test;
-    } cases[] = {
+    static const ft_case cases[] = {
         {"memory-limit", cmocka_unit_test(memory_limit)},
         {"memory-limit-env", cmocka_unit_test(memory_limit_env)},
         {"stall", cmocka_unit_test(stall)},
@@ -441,9 +438,5 @@ int main(int argc, char **argv)
         return child_report(true);
     if (argc == 2 && strcmp(argv[1], "child-clean") == 0)
         return child_report(false);
-    for (size_t i = 0; argc == 2 && i < sizeof(cases) / sizeof(cases[0]); i++)
-        if (strcmp(argv[1], cases[i].name) == 0)
-            return _cmocka_run_group_tests(cases[i].name, &cases[i].test, 1, NULL, NULL);
-    fprintf(stderr, "usage: %s CASE (memory-limit, stall, lost, init-delay, device-env, children, ...)\n", argv[0]);
-    return 64;
+    return ft_run_case(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
 }

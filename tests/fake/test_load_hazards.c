@@ -269,10 +269,7 @@ static void huge_path(void **state)
 
 int main(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        struct CMUnitTest test;
-    } cases[] = {
+    static const ft_case cases[] = {
         {"callback", cmocka_unit_test(callback_refused)},
         {"callback-message", cmocka_unit_test(callback_message)},
         {"slow-init", cmocka_unit_test(slow_init)},
@@ -285,9 +282,5 @@ int main(int argc, char **argv)
 
     /* A deadlock or a hang fails the test, rather than stopping the suite. */
     alarm(60);
-    for (size_t i = 0; argc == 2 && i < sizeof(cases) / sizeof(cases[0]); i++)
-        if (strcmp(argv[1], cases[i].name) == 0)
-            return _cmocka_run_group_tests(cases[i].name, &cases[i].test, 1, NULL, NULL);
-    fprintf(stderr, "usage: test-load-hazards CASE\n");
-    return 2;
+    return ft_run_case(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
 }

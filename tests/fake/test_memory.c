@@ -5,23 +5,23 @@
  * stream priorities, graph update, upload, capture info and DOT, IPC (with a
  * handle from a process that has exited), and stream memory operations. The
  * failures of each driver call are test_sweep.c's. Runs with GPUSHIM_FAKE_DEVICES=2.
+ *
+ * Apart from the group, one case per process (argv[1]):
+ *
+ *   pointers   cuPointerGetAttribute(s)' device and host aliases of device,
+ *              managed and page-locked memory; their errors
+ *   big-memory  64 GiB allocated on the default device in a machine with far
+ *               less memory, a few pages touched and read back, the rest
+ *               zero, freed; the process grew by the pages touched only
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "fake_test.h"
-
-/* An argument error: GPU_ERR_INVALID_ARG naming the reason, and no driver call. */
-#define FT_INVALID(expr, needle) \
-    do { \
-        unsigned long calls_ = gpu_fake_calls_total(); \
-        FT_FAIL((expr), GPU_ERR_INVALID_ARG, 0, (needle)); \
-        if (gpu_fake_calls_total() != calls_) \
-            fail_msg("%s called the driver", #expr); \
-    } while (0)
 
 static gpu_module *mod;
 static ft_mark start;
@@ -598,6 +598,121 @@ static void wait_conditions(void **state)
     gpu_buffer_destroy(flag);
 }
 
+static void pointers(void **state)
+{
+    cuabi_deviceptr d = 0, m = 0, alias = 0, got = 1;
+    void *host = NULL, *back = NULL;
+    cuabi_pointer_attribute both[2] = {CUABI_POINTER_ATTRIBUTE_DEVICE_POINTER, CUABI_POINTER_ATTRIBUTE_HOST_POINTER};
+    void *data[2] = {&got, &back};
+
+    (void)state;
+    ft_retain_current(0);
+    CU_OK(cuMemAlloc_v2(&d, 256));
+    CU_OK(cuMemAllocManaged(&m, 256, 1));
+    CU_OK(cuMemHostAlloc(&host, 256, CUABI_MEMHOSTALLOC_DEVICEMAP));
+    CU_OK(cuMemHostGetDevicePointer_v2(&alias, host, 0));
+
+    /* Device memory is its own device pointer and has no host alias. */
+    CU_OK(cuPointerGetAttribute(&got, CUABI_POINTER_ATTRIBUTE_DEVICE_POINTER, d + 8));
+    assert_int_equal(got, d + 8);
+    assert_int_equal(cuPointerGetAttribute(&back, CUABI_POINTER_ATTRIBUTE_HOST_POINTER, d),
+                     CUABI_ERROR_INVALID_VALUE);
+    /* The plural answers NULL for the missing alias instead. */
+    back = host;
+    CU_OK(cuPointerGetAttributes(2, both, data, d));
+    assert_int_equal(got, d);
+    assert_null(back);
+
+    /* Managed memory is reached at the same address from both sides. */
+    CU_OK(cuPointerGetAttribute(&got, CUABI_POINTER_ATTRIBUTE_DEVICE_POINTER, m));
+    assert_int_equal(got, m);
+    CU_OK(cuPointerGetAttribute(&back, CUABI_POINTER_ATTRIBUTE_HOST_POINTER, m + 4));
+    assert_int_equal((uintptr_t)back, m + 4);
+
+    /* Mapped page-locked memory: its device alias from the host pointer, the host pointer from the alias. */
+    CU_OK(cuPointerGetAttribute(&got, CUABI_POINTER_ATTRIBUTE_DEVICE_POINTER, (uintptr_t)host + 16));
+    assert_int_equal(got, alias + 16);
+    CU_OK(cuPointerGetAttribute(&back, CUABI_POINTER_ATTRIBUTE_HOST_POINTER, alias));
+    assert_ptr_equal(back, host);
+
+    /* An address CUDA does not know. */
+    assert_int_equal(cuPointerGetAttribute(&got, CUABI_POINTER_ATTRIBUTE_DEVICE_POINTER, 0x1000),
+                     CUABI_ERROR_INVALID_VALUE);
+    CU_OK(cuMemFreeHost(host));
+    CU_OK(cuMemFree_v2(m));
+    CU_OK(cuMemFree_v2(d));
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+}
+
+/* The process's resident memory in bytes, from /proc/self/statm. */
+static size_t resident_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long size = 0, resident = 0;
+
+    assert_non_null(f);
+    assert_int_equal(fscanf(f, "%lu %lu", &size, &resident), 2);
+    fclose(f);
+    return (size_t)resident * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+static void big_memory(void **state)
+{
+    const size_t gib = (size_t)1 << 30, bytes = 64 * gib, page = 4096;
+    const size_t offsets[] = {0, 5 * gib + 123, 32 * gib, bytes - 8};
+    cuabi_deviceptr p = 0, q = 0;
+    size_t before, total = 0, free_bytes = 0;
+
+    (void)state;
+    ft_retain_current(0);
+    CU_OK(cuDeviceTotalMem_v2(&total, 0));
+    assert_true(total > bytes);
+    before = resident_bytes();
+    CU_OK(cuMemAlloc_v2(&p, bytes));
+    assert_int_equal(gpu_fake_device_used(0), bytes);
+    CU_OK(cuMemGetInfo_v2(&free_bytes, &total));
+    assert_int_equal(free_bytes, total - bytes);
+    for (size_t i = 0; i < sizeof(offsets) / sizeof(offsets[0]); i++) {
+        uint64_t v = 0x0123456789abcdefull + i, back = 0, zero = 1;
+
+        CU_OK(cuMemcpyHtoD_v2(p + offsets[i], &v, sizeof(v)));
+        CU_OK(cuMemcpyDtoH_v2(&back, p + offsets[i], sizeof(back)));
+        assert_int_equal(back, v);
+        /* Memory never written reads as zero, as a fresh allocation does here. */
+        CU_OK(cuMemcpyDtoH_v2(&zero, p + offsets[i] + (offsets[i] >= page ? -page : page), sizeof(zero)));
+        assert_int_equal(zero, 0);
+    }
+    CU_OK(cuMemsetD8_v2(p + 7 * gib, 0x5a, page));
+    /* A few pages touched: the process did not grow by anything like the allocation. */
+    assert_true(resident_bytes() - before < 64 * ((size_t)1 << 20));
+    /* Past the rest of the device's memory: out of memory, and nothing changes. */
+    assert_int_equal(cuMemAlloc_v2(&q, total - bytes + 1), CUABI_ERROR_OUT_OF_MEMORY);
+    assert_int_equal(gpu_fake_device_used(0), bytes);
+    CU_OK(cuMemFree_v2(p));
+    assert_int_equal(gpu_fake_device_used(0), 0);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_DEVICE_ALLOCS), 0);
+    /* A limit below the size: the same request is out of memory. */
+    assert_int_equal(gpu_fake_memory_limit(0, 32 * gib), 0);
+    assert_int_equal(cuMemAlloc_v2(&p, bytes), CUABI_ERROR_OUT_OF_MEMORY);
+    CU_OK(cuMemAlloc_v2(&p, 16 * gib));
+    CU_OK(cuMemFree_v2(p));
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+}
+
+/*
+ * Whether this process can map `bytes` as the fake does (no swap reserved):
+ * not under valgrind, whose address space is smaller. Without it the case is skipped.
+ */
+static bool can_map(size_t bytes)
+{
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+    if (p == MAP_FAILED)
+        return false;
+    munmap(p, bytes);
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -614,10 +729,19 @@ int main(int argc, char **argv)
         cmocka_unit_test(wait_released_by_write),
         cmocka_unit_test(wait_conditions),
     };
+    static const ft_case cases[] = {
+        {"pointers", cmocka_unit_test(pointers)},
+        {"big-memory", cmocka_unit_test(big_memory)},
+    };
 
     if (argc > 0 && strchr(argv[0], '/'))
         self_path = argv[0];
     if (argc == 3 && strcmp(argv[1], "--produce") == 0)
         return produce(atoi(argv[2]));
-    return cmocka_run_group_tests_name("fake-memory", tests, setup, teardown);
+    if (argc == 2 && strcmp(argv[1], "big-memory") == 0 && !can_map((size_t)64 << 30)) {
+        printf("skipped: this process cannot map 64 GiB (valgrind's address space is smaller)\n");
+        return 77;
+    }
+    return ft_run(argc, argv, "fake-memory", tests, sizeof(tests) / sizeof(tests[0]), setup, teardown,
+                  cases, sizeof(cases) / sizeof(cases[0]));
 }

@@ -41,10 +41,7 @@ static int teardown(void **state)
 {
     (void)state;
     gpu_module_destroy(mod);
-    for (int k = 0; k < GPU_FAKE_LIVE_CONTEXT_RETAINS; k++)
-        assert_int_equal(gpu_fake_live((gpu_fake_live_kind)k), 0);
-    for (int a = 0; a < GPU_FAKE_ANOMALY_COUNT; a++)
-        assert_int_equal(gpu_fake_anomalies((gpu_fake_anomaly)a), 0);
+    ft_assert_released();
     return 0;
 }
 

@@ -15,8 +15,6 @@
 #include "cuda_proc_rows.h"
 #include "fake_test.h"
 
-#define CU_OK(call) assert_int_equal((call), CUABI_SUCCESS)
-
 static void *lib;
 
 /* Every row of the table, as the fake's answer must follow it. */

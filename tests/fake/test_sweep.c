@@ -1622,10 +1622,7 @@ static int teardown(void **state)
     gpu_context_destroy(fx.ctx[0]);
     /* What is left is device 0's default context, which gpushim keeps for the process. */
     assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_CONTEXT_RETAINS), 1);
-    for (int k = 0; k < GPU_FAKE_LIVE_CONTEXT_RETAINS; k++)
-        assert_int_equal(gpu_fake_live((gpu_fake_live_kind)k), 0);
-    for (int a = 0; a < GPU_FAKE_ANOMALY_COUNT; a++)
-        assert_int_equal(gpu_fake_anomalies((gpu_fake_anomaly)a), 0);
+    ft_assert_released();
     return 0;
 }
 

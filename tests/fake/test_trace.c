@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The work that check_trace.py traces: argv[1] names it, the checker sets
+ * The work that check-trace.py traces: argv[1] names it, the checker sets
  * GPUSHIM_TRACE* and reads the file this process leaves at exit. Each mode
  * checks its own data, then prints one JSON line on stdout: the handles the
  * checker looks for in the trace and how often the fake saw each entry point

@@ -13,8 +13,6 @@
 
 #include "fake_test.h"
 
-#define CU_OK(call) assert_int_equal((call), CUABI_SUCCESS)
-
 static const char ptx[] = ".version 8.0\n.target sm_90\n.address_size 64\n\n"
                           ".visible .entry sample(.param .u64 t, .param .u64 in, .param .u64 out, .param .u32 n) { ret; }\n"
                           ".visible .entry surface(.param .u64 s, .param .u64 ops, .param .u32 n) { ret; }\n"
@@ -136,37 +134,6 @@ static float read1(cuabi_tex_object tex, float x, float y, float z, float lod)
     return r.texel.f[0];
 }
 
-static cuabi_array array_of(size_t w, size_t h, size_t d, cuabi_array_format f, unsigned ch, unsigned flags,
-                            const void *data, size_t bytes)
-{
-    cuabi_array3d_descriptor desc = {w, h, d, f, ch, flags};
-    cuabi_array a = NULL;
-
-    CU_OK(cuArray3DCreate_v2(&a, &desc));
-    if (data)
-        CU_OK(cuMemcpyHtoA_v2(a, 0, data, bytes));
-    return a;
-}
-
-static cuabi_tex_object texture_of(cuabi_array a, unsigned mode, unsigned filter, unsigned flags)
-{
-    cuabi_resource_desc res;
-    cuabi_texture_desc td;
-    cuabi_tex_object t = 0;
-
-    memset(&res, 0, sizeof(res));
-    res.type = CUABI_RESOURCE_TYPE_ARRAY;
-    res.res.array.array = a;
-    memset(&td, 0, sizeof(td));
-    td.address_mode[0] = td.address_mode[1] = td.address_mode[2] = mode;
-    td.filter_mode = filter;
-    td.flags = flags;
-    for (int c = 0; c < 4; c++)
-        td.border_color[c] = 100.0f + (float)c;
-    CU_OK(cuTexObjectCreate(&t, &res, &td, NULL));
-    return t;
-}
-
 /* Point reads of a 4x3 float array: texel centres, each address mode, normalized coordinates. */
 static void point_modes(void **state)
 {
@@ -178,25 +145,25 @@ static void point_modes(void **state)
     for (int y = 0; y < 3; y++)
         for (int x = 0; x < 4; x++)
             v[y][x] = (float)(y * 10 + x);
-    a = array_of(4, 3, 0, CUABI_AD_FORMAT_FLOAT, 1, 0, v, sizeof(v));
-    t = texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
+    a = ft_array_of(4, 3, 0, CUABI_AD_FORMAT_FLOAT, 1, 0, v, sizeof(v));
+    t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
     assert_true(read1(t, 2.5f, 1.5f, 0, 0) == 12.0f);
     assert_true(read1(t, 2.99f, 1.0f, 0, 0) == 12.0f);
     assert_true(read1(t, -7.0f, 9.0f, 0, 0) == 20.0f); /* clamped to (0, 2) */
     CU_OK(cuTexObjectDestroy(t));
-    t = texture_of(a, CUABI_TR_ADDRESS_MODE_BORDER, CUABI_TR_FILTER_MODE_POINT, 0);
+    t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_BORDER, CUABI_TR_FILTER_MODE_POINT, 0);
     assert_true(read1(t, 4.0f, 0.5f, 0, 0) == 100.0f);
     assert_true(read1(t, 3.5f, 0.5f, 0, 0) == 3.0f);
     CU_OK(cuTexObjectDestroy(t));
     /* Without normalized coordinates, wrap is clamp; with them, it wraps. */
-    t = texture_of(a, CUABI_TR_ADDRESS_MODE_WRAP, CUABI_TR_FILTER_MODE_POINT, 0);
+    t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_WRAP, CUABI_TR_FILTER_MODE_POINT, 0);
     assert_true(read1(t, 5.5f, 0.5f, 0, 0) == 3.0f);
     CU_OK(cuTexObjectDestroy(t));
-    t = texture_of(a, CUABI_TR_ADDRESS_MODE_WRAP, CUABI_TR_FILTER_MODE_POINT, CUABI_TRSF_NORMALIZED_COORDINATES);
+    t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_WRAP, CUABI_TR_FILTER_MODE_POINT, CUABI_TRSF_NORMALIZED_COORDINATES);
     assert_true(read1(t, 1.375f, 0.5f, 0, 0) == 11.0f); /* 1.375 wraps to 0.375: texel 1 of 4 */
     assert_true(read1(t, -0.125f, 0.5f, 0, 0) == 13.0f);
     CU_OK(cuTexObjectDestroy(t));
-    t = texture_of(a, CUABI_TR_ADDRESS_MODE_MIRROR, CUABI_TR_FILTER_MODE_POINT, CUABI_TRSF_NORMALIZED_COORDINATES);
+    t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_MIRROR, CUABI_TR_FILTER_MODE_POINT, CUABI_TRSF_NORMALIZED_COORDINATES);
     assert_true(read1(t, 1.125f, 0.5f, 0, 0) == 13.0f); /* mirrored: texel 3 - 0 */
     assert_true(read1(t, -0.125f, 0.5f, 0, 0) == 10.0f);
     CU_OK(cuTexObjectDestroy(t));
@@ -207,8 +174,8 @@ static void point_modes(void **state)
 static void linear_filter(void **state)
 {
     const float v[4] = {0, 10, 20, 30};
-    cuabi_array a = array_of(4, 0, 0, CUABI_AD_FORMAT_FLOAT, 1, 0, v, sizeof(v));
-    cuabi_tex_object t = texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_LINEAR, 0);
+    cuabi_array a = ft_array_of(4, 0, 0, CUABI_AD_FORMAT_FLOAT, 1, 0, v, sizeof(v));
+    cuabi_tex_object t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_LINEAR, 0);
 
     (void)state;
     assert_true(read1(t, 1.0f, 0, 0, 0) == 5.0f);
@@ -217,7 +184,7 @@ static void linear_filter(void **state)
     assert_true(read1(t, 0.25f, 0, 0, 0) == 0.0f);
     assert_true(read1(t, 9.0f, 0, 0, 0) == 30.0f);
     CU_OK(cuTexObjectDestroy(t));
-    t = texture_of(a, CUABI_TR_ADDRESS_MODE_BORDER, CUABI_TR_FILTER_MODE_LINEAR, 0);
+    t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_BORDER, CUABI_TR_FILTER_MODE_LINEAR, 0);
     assert_true(read1(t, 0.25f, 0, 0, 0) == 25.0f); /* a quarter of the border's 100 */
     CU_OK(cuTexObjectDestroy(t));
     CU_OK(cuArrayDestroy(a));
@@ -235,40 +202,40 @@ static void formats(void **state)
     cuabi_tex_object t;
 
     (void)state;
-    a = array_of(2, 0, 0, CUABI_AD_FORMAT_UNSIGNED_INT8, 1, 0, u8, 2);
-    t = texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
+    a = ft_array_of(2, 0, 0, CUABI_AD_FORMAT_UNSIGNED_INT8, 1, 0, u8, 2);
+    t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
     assert_true(read1(t, 0.5f, 0, 0, 0) == 1.0f);
     assert_true(read1(t, 1.5f, 0, 0, 0) == 0.2f);
     CU_OK(cuTexObjectDestroy(t));
-    t = texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, CUABI_TRSF_READ_AS_INTEGER);
+    t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, CUABI_TRSF_READ_AS_INTEGER);
     r.coords[0] = 0.5f;
     CU_OK(run_reads(t, &r, 1));
     assert_true(r.texel.integer);
     assert_int_equal(r.texel.i[0], 255);
     CU_OK(cuTexObjectDestroy(t));
     CU_OK(cuArrayDestroy(a));
-    a = array_of(2, 0, 0, CUABI_AD_FORMAT_SIGNED_INT8, 1, 0, s8, 2);
-    t = texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
+    a = ft_array_of(2, 0, 0, CUABI_AD_FORMAT_SIGNED_INT8, 1, 0, s8, 2);
+    t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
     assert_true(read1(t, 0.5f, 0, 0, 0) == -1.0f);
     assert_true(read1(t, 1.5f, 0, 0, 0) == 1.0f);
     CU_OK(cuTexObjectDestroy(t));
     CU_OK(cuArrayDestroy(a));
-    a = array_of(1, 0, 0, CUABI_AD_FORMAT_HALF, 2, 0, half, 4);
-    t = texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
+    a = ft_array_of(1, 0, 0, CUABI_AD_FORMAT_HALF, 2, 0, half, 4);
+    t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
     r.coords[0] = 0.5f;
     CU_OK(run_reads(t, &r, 1));
     assert_false(r.texel.integer);
     assert_true(r.texel.f[0] == 1.0f && r.texel.f[1] == -2.0f && r.texel.f[2] == 0.0f);
     CU_OK(cuTexObjectDestroy(t));
     CU_OK(cuArrayDestroy(a));
-    a = array_of(2, 0, 0, CUABI_AD_FORMAT_SIGNED_INT32, 1, 0, i32, 8);
-    t = texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
+    a = ft_array_of(2, 0, 0, CUABI_AD_FORMAT_SIGNED_INT32, 1, 0, i32, 8);
+    t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
     CU_OK(run_reads(t, &r, 1));
     assert_true(r.texel.integer);
     assert_int_equal(r.texel.i[0], -5);
     CU_OK(cuTexObjectDestroy(t));
     /* Linear filtering of integers is taken, and reads as point filtering: 1.4 is texel 1's value, not a mix. */
-    t = texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_LINEAR, 0);
+    t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_LINEAR, 0);
     r.coords[0] = 1.4f;
     CU_OK(run_reads(t, &r, 1));
     assert_true(r.texel.integer);
@@ -322,18 +289,18 @@ static void resources(void **state)
     /* A layered 1D array: the layer after x. */
     for (int l = 0; l < 3; l++)
         layers[l][0] = (float)l, layers[l][1] = (float)(l + 10);
-    a = array_of(2, 0, 3, CUABI_AD_FORMAT_FLOAT, 1, CUABI_ARRAY3D_LAYERED, layers, sizeof(layers));
-    t = texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
+    a = ft_array_of(2, 0, 3, CUABI_AD_FORMAT_FLOAT, 1, CUABI_ARRAY3D_LAYERED, layers, sizeof(layers));
+    t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
     assert_true(read1(t, 1.5f, 2, 0, 0) == 12.0f);
     CU_OK(cuTexObjectDestroy(t));
     CU_OK(cuArrayDestroy(a));
     for (int i = 0; i < 8; i++)
         (&cube[0][0][0])[i] = (float)i;
-    a = array_of(2, 2, 2, CUABI_AD_FORMAT_FLOAT, 1, 0, cube, sizeof(cube));
-    t = texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
+    a = ft_array_of(2, 2, 2, CUABI_AD_FORMAT_FLOAT, 1, 0, cube, sizeof(cube));
+    t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
     assert_true(read1(t, 1.5f, 0.5f, 1.5f, 0) == 5.0f);
     CU_OK(cuTexObjectDestroy(t));
-    t = texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_LINEAR, 0);
+    t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_LINEAR, 0);
     assert_true(read1(t, 1.0f, 1.0f, 1.0f, 0) == 3.5f); /* the mean of all eight */
     CU_OK(cuTexObjectDestroy(t));
     CU_OK(cuArrayDestroy(a));
@@ -342,26 +309,13 @@ static void resources(void **state)
 /* A mipmapped array: level i holds i + 1 everywhere; the level of detail picks, blends and is clamped. */
 static void mipmap_levels(void **state)
 {
-    cuabi_array3d_descriptor d = {8, 8, 0, CUABI_AD_FORMAT_FLOAT, 1, 0};
     cuabi_mipmapped_array m = NULL;
     cuabi_resource_desc res;
     cuabi_texture_desc td;
     cuabi_tex_object t = 0;
-    static float fill[64];
 
     (void)state;
-    CU_OK(cuMipmappedArrayCreate(&m, &d, 3));
-    for (unsigned i = 0; i < 3; i++) {
-        cuabi_array level = NULL;
-
-        for (int k = 0; k < 64; k++)
-            fill[k] = (float)(i + 1);
-        CU_OK(cuMipmappedArrayGetLevel(&level, m, i));
-        CU_OK(cuMemcpyHtoA_v2(level, 0, fill, (size_t)(64 >> (2 * i)) * 4));
-    }
-    memset(&res, 0, sizeof(res));
-    res.type = CUABI_RESOURCE_TYPE_MIPMAPPED_ARRAY;
-    res.res.mipmap.mipmap = m;
+    m = ft_mipmap_levels(&res);
     memset(&td, 0, sizeof(td));
     assert_int_equal(cuTexObjectCreate(&t, &res, &td, NULL), CUABI_ERROR_INVALID_VALUE); /* needs normalized */
     td.flags = CUABI_TRSF_NORMALIZED_COORDINATES;
@@ -383,7 +337,7 @@ static void mipmap_levels(void **state)
 /* Descriptions back as created; what cuTexObjectCreate refuses. */
 static void texture_objects(void **state)
 {
-    cuabi_array a = array_of(4, 4, 0, CUABI_AD_FORMAT_SIGNED_INT32, 1, 0, NULL, 0);
+    cuabi_array a = ft_array_of(4, 4, 0, CUABI_AD_FORMAT_SIGNED_INT32, 1, 0, NULL, 0);
     cuabi_resource_desc res, got_res;
     cuabi_texture_desc td, got_td;
     cuabi_resource_view_desc view, got_view;
@@ -464,8 +418,8 @@ static void texture_objects(void **state)
 static void read_faults(void **state)
 {
     const float v[2] = {1, 2};
-    cuabi_array a = array_of(2, 0, 0, CUABI_AD_FORMAT_FLOAT, 1, 0, v, sizeof(v));
-    cuabi_tex_object t = texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
+    cuabi_array a = ft_array_of(2, 0, 0, CUABI_AD_FORMAT_FLOAT, 1, 0, v, sizeof(v));
+    cuabi_tex_object t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
     struct read r = {{0.5f, 0, 0}, 0, {{0}, {0}, false}};
     unsigned long faults = gpu_fake_anomalies(GPU_FAKE_ANOMALY_EXEC_FAULT);
 
@@ -496,8 +450,8 @@ static cuabi_result run_ops(cuabi_surf_object s, struct op *o, unsigned n)
 /* Surfaces: written and read by a kernel at byte offsets, each boundary mode; what cuSurfObjectCreate refuses. */
 static void surfaces(void **state)
 {
-    cuabi_array a = array_of(4, 2, 0, CUABI_AD_FORMAT_UNSIGNED_INT16, 2, CUABI_ARRAY3D_SURFACE_LDST, NULL, 0);
-    cuabi_array plain = array_of(4, 2, 0, CUABI_AD_FORMAT_UNSIGNED_INT16, 2, 0, NULL, 0);
+    cuabi_array a = ft_array_of(4, 2, 0, CUABI_AD_FORMAT_UNSIGNED_INT16, 2, CUABI_ARRAY3D_SURFACE_LDST, NULL, 0);
+    cuabi_array plain = ft_array_of(4, 2, 0, CUABI_AD_FORMAT_UNSIGNED_INT16, 2, 0, NULL, 0);
     cuabi_resource_desc res, got;
     cuabi_surf_object s = 0;
     uint16_t back[2][4][2];
@@ -568,8 +522,8 @@ static void context_end(void **state)
     (void)state;
     CU_OK(cuCtxGetCurrent(&primary));
     CU_OK(cuCtxCreate_v2(&ctx, 0, 0));
-    a = array_of(4, 4, 0, CUABI_AD_FORMAT_FLOAT, 1, CUABI_ARRAY3D_SURFACE_LDST, NULL, 0);
-    texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
+    a = ft_array_of(4, 4, 0, CUABI_AD_FORMAT_FLOAT, 1, CUABI_ARRAY3D_SURFACE_LDST, NULL, 0);
+    ft_texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
     memset(&res, 0, sizeof(res));
     res.type = CUABI_RESOURCE_TYPE_ARRAY;
     res.res.array.array = a;

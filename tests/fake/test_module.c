@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Hostile input that must not hurt the process: module "files" that are not
- * regular files or are far too large, and host ranges that
- * wrap around the address space or are registered twice, checked in
- * gpushim and in the fake, which must be as strict as the driver.
+ * Modules and their functions (fake/fake_module.c). With no argument, the
+ * group: module "files" that are not regular files or are far too large, which
+ * must not hurt the process, read by gpu_module_load_file. With one, that case
+ * alone, called as a CUDA program calls the driver:
+ *
+ *   modules    cuFuncGetName, cuFuncGetModule, cuModuleGetFunctionCount,
+ *              cuModuleEnumerateFunctions, cuModuleGetLoadingMode; their errors
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +20,59 @@
 #include <unistd.h>
 
 #include "fake_test.h"
+
+static void modules(void **state)
+{
+    cuabi_module m = NULL, got = NULL;
+    cuabi_function f = NULL, g = NULL, all[3] = {NULL, NULL, NULL};
+    const char *name = NULL;
+    unsigned count = 0;
+    cuabi_module_loading_mode mode = 0;
+
+    (void)state;
+    ft_retain_current(0);
+    CU_OK(cuModuleLoadData(&m, ft_two_kernels));
+    CU_OK(cuModuleGetFunctionCount(&count, m));
+    assert_int_equal(count, 2);
+    /* Up to numFunctions handles, in the image's order: those cuModuleGetFunction gives. */
+    CU_OK(cuModuleGetFunction(&f, m, "add_one"));
+    CU_OK(cuModuleGetFunction(&g, m, "scale_add"));
+    CU_OK(cuModuleEnumerateFunctions(all, 1, m));
+    assert_ptr_equal(all[0], f);
+    assert_null(all[1]);
+    CU_OK(cuModuleEnumerateFunctions(all, 3, m));
+    assert_ptr_equal(all[0], f);
+    assert_ptr_equal(all[1], g);
+    assert_null(all[2]);
+    CU_OK(cuFuncGetName(&name, g));
+    assert_string_equal(name, "scale_add");
+    CU_OK(cuFuncGetName(&name, all[0]));
+    assert_string_equal(name, "add_one");
+    CU_OK(cuFuncGetModule(&got, f));
+    assert_ptr_equal(got, m);
+    CU_OK(cuModuleGetLoadingMode(&mode));
+    assert_int_equal(mode, CUABI_MODULE_EAGER_LOADING);
+    /* Errors. */
+    assert_int_equal(cuFuncGetName(NULL, f), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuFuncGetName(&name, NULL), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuFuncGetName(&name, (cuabi_function)(uintptr_t)0x99), CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuFuncGetModule(NULL, f), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuFuncGetModule(&got, NULL), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuFuncGetModule(&got, (cuabi_function)(uintptr_t)0x99), CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuModuleGetFunctionCount(NULL, m), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuModuleGetFunctionCount(&count, NULL), CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuModuleEnumerateFunctions(NULL, 2, m), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuModuleEnumerateFunctions(all, 2, (cuabi_module)(uintptr_t)0x99), CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuModuleGetLoadingMode(NULL), CUABI_ERROR_INVALID_VALUE);
+    /* Unloaded: its handles are no longer known. */
+    CU_OK(cuModuleUnload(m));
+    assert_int_equal(cuModuleGetFunctionCount(&count, m), CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuModuleEnumerateFunctions(all, 2, m), CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuFuncGetName(&name, f), CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuFuncGetModule(&got, f), CUABI_ERROR_INVALID_HANDLE);
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_MODULES), 0);
+}
 
 static char dir_path[64];
 
@@ -51,8 +107,6 @@ static double seconds_since(const struct timespec *t0)
     clock_gettime(CLOCK_MONOTONIC, &t1);
     return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
-
-/* ---- gpu_module_load_file reads regular files only, of a bounded size ---- */
 
 static void module_file_not_regular(void **state)
 {
@@ -141,64 +195,17 @@ static void module_file_regular(void **state)
     assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_MODULES), 0);
 }
 
-/* ---- Host ranges that wrap around, and registering twice ---- */
-
-static void host_register_overflow(void **state)
-{
-    gpu_host_buffer *h = (gpu_host_buffer *)&h;
-    static uint32_t mem[64];
-    void *high = (void *)(UINTPTR_MAX - 4095);
-
-    (void)state;
-    FT_INVALID(gpu_host_buffer_register(NULL, mem, SIZE_MAX, &h), "ptr + bytes");
-    FT_INVALID(gpu_host_buffer_register(NULL, mem, SIZE_MAX - (size_t)(uintptr_t)mem + 1, &h), "overflows");
-    FT_INVALID(gpu_host_buffer_register(NULL, high, 4097, &h), "overflows");
-    FT_INVALID(gpu_host_buffer_register(NULL, high, 4096, &h), "overflows");
-    assert_ptr_equal(h, (gpu_host_buffer *)&h);
-    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_HOST_REGISTERED), 0);
-}
-
-/* The fake called as a CUDA program would: as strict as the driver. */
-static void fake_register_strict(void **state)
-{
-    static uint32_t mem[1024];
-    cuabi_context ctx = NULL;
-
-    (void)state;
-    assert_int_equal(cuDevicePrimaryCtxRetain(&ctx, 0), CUABI_SUCCESS);
-    assert_int_equal(cuCtxPushCurrent_v2(ctx), CUABI_SUCCESS);
-    assert_int_equal(cuMemHostRegister_v2(mem, SIZE_MAX, 0), CUABI_ERROR_INVALID_VALUE);
-    assert_int_equal(cuMemHostRegister_v2((void *)(UINTPTR_MAX - 15), 32, 0), CUABI_ERROR_INVALID_VALUE);
-    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_HOST_REGISTERED), 0);
-    assert_int_equal(cuMemHostRegister_v2(mem + 256, 1024, 0), CUABI_SUCCESS);
-    /* The same range again, one inside it, ones that overlap either end: already registered. */
-    assert_int_equal(cuMemHostRegister_v2(mem + 256, 1024, 0), CUABI_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
-    assert_int_equal(cuMemHostRegister_v2(mem + 300, 16, 0), CUABI_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
-    assert_int_equal(cuMemHostRegister_v2(mem, 1028, 0), CUABI_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
-    assert_int_equal(cuMemHostRegister_v2(mem + 511, 64, 0), CUABI_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
-    /* A larger range around it, too (the check must look both ways). */
-    assert_int_equal(cuMemHostRegister_v2(mem, sizeof(mem), 0), CUABI_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
-    /* Ranges that only touch it are free. */
-    assert_int_equal(cuMemHostRegister_v2(mem, 1024, 0), CUABI_SUCCESS);
-    assert_int_equal(cuMemHostRegister_v2(mem + 512, 1024, 0), CUABI_SUCCESS);
-    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_HOST_REGISTERED), 3);
-    assert_int_equal(cuMemHostUnregister(mem), CUABI_SUCCESS);
-    assert_int_equal(cuMemHostUnregister(mem + 256), CUABI_SUCCESS);
-    assert_int_equal(cuMemHostUnregister(mem + 512), CUABI_SUCCESS);
-    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_HOST_REGISTERED), 0);
-    assert_int_equal(cuCtxPopCurrent_v2(&ctx), CUABI_SUCCESS);
-    assert_int_equal(cuDevicePrimaryCtxRelease_v2(0), CUABI_SUCCESS);
-}
-
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(module_file_not_regular),
         cmocka_unit_test(module_file_too_large),
         cmocka_unit_test(module_file_regular),
-        cmocka_unit_test(host_register_overflow),
-        cmocka_unit_test(fake_register_strict),
+    };
+    static const ft_case cases[] = {
+        {"modules", cmocka_unit_test(modules)},
     };
 
-    return cmocka_run_group_tests_name("hostile", tests, setup, teardown);
+    return ft_run(argc, argv, "module", tests, sizeof(tests) / sizeof(tests[0]), setup, teardown, cases,
+                  sizeof(cases) / sizeof(cases[0]));
 }

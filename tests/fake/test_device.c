@@ -1,13 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Several devices (GPUSHIM_FAKE_DEVICES = 1, 2 or 4): device descriptions,
+ * Devices (fake/fake_device.c). The group, against several devices
+ * (GPUSHIM_FAKE_DEVICES = 1, 2 or 4): device descriptions,
  * contexts per device, peer queries and peer access, copies between devices,
  * a stream of one device waiting on an event of another, and the calls that
  * mix objects of two devices, which gpushim refuses before the driver sees
  * them. With one device the same program checks that device 1 is no device.
+ *
+ * Apart from the group, one case per process (argv[1]):
+ *
+ *   devices    cuDeviceGetByPCIBusId in each form, cuDeviceGetP2PAttribute,
+ *              cuDeviceGetTexture1DLinearMaxWidth, cuDeviceGetMemPool,
+ *              cuCtxResetPersistingL2Cache, cuThreadExchangeStreamCaptureMode;
+ *              their errors
+ *   host-memory two devices by default on this host: together they report no
+ *               more than half the host's memory, each no more than its board;
+ *               with GPUSHIM_FAKE_DEVICE_MEMORY=board, each the board's
+ *   attributes  GPUSHIM_FAKE_ATTRIBUTES's overrides, and the API's
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fake_test.h"
 
@@ -44,10 +58,7 @@ static int teardown(void **state)
         gpu_context_destroy(ctx[d]);
         assert_int_equal(gpu_fake_primary_retains(d), d == 0);
     }
-    for (int k = 0; k < GPU_FAKE_LIVE_CONTEXT_RETAINS; k++)
-        assert_int_equal(gpu_fake_live((gpu_fake_live_kind)k), 0);
-    for (int a = 0; a < GPU_FAKE_ANOMALY_COUNT; a++)
-        assert_int_equal(gpu_fake_anomalies((gpu_fake_anomaly)a), 0);
+    ft_assert_released();
     return 0;
 }
 
@@ -307,7 +318,175 @@ static void memory_per_device(void **state)
     }
 }
 
-int main(void)
+static void devices(void **state)
+{
+    static const char *const forms[] = {"0000:29:00.0", "0000:29:00", "29:00.0", "0:29:0.0", "0000:29:00.0",
+                                        "00000000:29:00.0"};
+    static const char *const bad[] = {"", "29", "29:00", "0000:29:00.", "0000:29:00.0 ", "0000:29:00:00",
+                                      "g:29:00.0", "000000000:29:00.0", ":29:00.0", "0x29:00.0", "+29:00.0"};
+    char id[32], upper[32];
+    cuabi_device dev = -1;
+    int value = -1, can = -1;
+    size_t width = 0;
+    cuabi_mem_pool pool = NULL, def = NULL;
+    cuabi_stream_capture_mode mode = CUABI_STREAM_CAPTURE_MODE_RELAXED;
+
+    (void)state;
+    CU_OK(cuInit(0));
+    /* Each device's own bus ID names it, in either case, and in each form the driver takes. */
+    for (int d = 0; d < 2; d++) {
+        CU_OK(cuDeviceGetPCIBusId(id, (int)sizeof(id), d));
+        CU_OK(cuDeviceGetByPCIBusId(&dev, id));
+        assert_int_equal(dev, d);
+        for (size_t i = 0; i <= strlen(id); i++)
+            upper[i] = (char)(id[i] >= 'a' && id[i] <= 'f' ? id[i] - 'a' + 'A' : id[i]);
+        dev = -1;
+        CU_OK(cuDeviceGetByPCIBusId(&dev, upper));
+        assert_int_equal(dev, d);
+    }
+    CU_OK(cuDeviceGetPCIBusId(id, (int)sizeof(id), 1));
+    assert_string_equal(id, "0000:29:00.0");
+    for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+        dev = -1;
+        CU_OK(cuDeviceGetByPCIBusId(&dev, forms[i]));
+        assert_int_equal(dev, 1);
+    }
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        if (cuDeviceGetByPCIBusId(&dev, bad[i]) != CUABI_ERROR_INVALID_VALUE)
+            fail_msg("\"%s\" was taken", bad[i]);
+    assert_int_equal(cuDeviceGetByPCIBusId(&dev, "0000:39:00.0"), CUABI_ERROR_INVALID_DEVICE);
+    assert_int_equal(cuDeviceGetByPCIBusId(&dev, "0001:19:00.0"), CUABI_ERROR_INVALID_DEVICE);
+    assert_int_equal(cuDeviceGetByPCIBusId(&dev, "19:00.1"), CUABI_ERROR_INVALID_DEVICE);
+    assert_int_equal(cuDeviceGetByPCIBusId(NULL, "19:00.0"), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuDeviceGetByPCIBusId(&dev, NULL), CUABI_ERROR_INVALID_VALUE);
+
+    /* The link, as cuDeviceCanAccessPeer tells it. */
+    CU_OK(cuDeviceCanAccessPeer(&can, 0, 1));
+    CU_OK(cuDeviceGetP2PAttribute(&value, CUABI_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 1));
+    assert_int_equal(value, can);
+    CU_OK(cuDeviceGetP2PAttribute(&value, CUABI_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED, 0, 1));
+    assert_int_equal(value, can);
+    CU_OK(cuDeviceGetP2PAttribute(&value, CUABI_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED, 0, 1));
+    assert_int_equal(value, can);
+    CU_OK(cuDeviceGetP2PAttribute(&value, CUABI_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED, 0, 1));
+    assert_int_equal(value, 0);
+    CU_OK(cuDeviceGetP2PAttribute(&value, CUABI_P2P_ATTRIBUTE_PERFORMANCE_RANK, 1, 0));
+    assert_int_equal(value, 0);
+    gpu_fake_peer_set(0, 1, false);
+    CU_OK(cuDeviceGetP2PAttribute(&value, CUABI_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 1));
+    assert_int_equal(value, 0);
+    CU_OK(cuDeviceCanAccessPeer(&can, 0, 1));
+    assert_int_equal(can, 0);
+    gpu_fake_peer_set(0, 1, true);
+    CU_OK(cuDeviceGetP2PAttribute(&value, CUABI_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 1));
+    assert_int_equal(value, 1);
+    assert_int_equal(cuDeviceGetP2PAttribute(&value, CUABI_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 0),
+                     CUABI_ERROR_INVALID_DEVICE);
+    assert_int_equal(cuDeviceGetP2PAttribute(&value, CUABI_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 2),
+                     CUABI_ERROR_INVALID_DEVICE);
+    assert_int_equal(cuDeviceGetP2PAttribute(&value, 0, 0, 1), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuDeviceGetP2PAttribute(&value, 6, 0, 1), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuDeviceGetP2PAttribute(NULL, CUABI_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 1),
+                     CUABI_ERROR_INVALID_VALUE);
+
+    /* The profile's attribute, for each format and channel count. */
+    CU_OK(cuDeviceGetAttribute(&value, 69, 0)); /* CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH */
+    CU_OK(cuDeviceGetTexture1DLinearMaxWidth(&width, CUABI_AD_FORMAT_FLOAT, 4, 0));
+    assert_true(value > 0 && width == (size_t)value);
+    CU_OK(cuDeviceGetTexture1DLinearMaxWidth(&width, CUABI_AD_FORMAT_UNSIGNED_INT8, 1, 1));
+    assert_true(width == (size_t)value);
+    assert_int_equal(cuDeviceGetTexture1DLinearMaxWidth(&width, CUABI_AD_FORMAT_FLOAT, 3, 0), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuDeviceGetTexture1DLinearMaxWidth(&width, 0x77, 1, 0), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuDeviceGetTexture1DLinearMaxWidth(NULL, CUABI_AD_FORMAT_FLOAT, 1, 0), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuDeviceGetTexture1DLinearMaxWidth(&width, CUABI_AD_FORMAT_FLOAT, 1, 2), CUABI_ERROR_INVALID_DEVICE);
+
+    /* The current pool is the default one. */
+    CU_OK(cuDeviceGetMemPool(&pool, 1));
+    CU_OK(cuDeviceGetDefaultMemPool(&def, 1));
+    assert_non_null(pool);
+    assert_ptr_equal(pool, def);
+    CU_OK(cuDeviceGetMemPool(&pool, 0));
+    assert_ptr_not_equal(pool, def);
+    assert_int_equal(cuDeviceGetMemPool(NULL, 0), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuDeviceGetMemPool(&pool, 2), CUABI_ERROR_INVALID_DEVICE);
+    assert_int_equal(cuDeviceGetMemPool(&pool, -1), CUABI_ERROR_INVALID_DEVICE);
+
+    /* Persisting L2 lines: nothing to reset, but a context is needed. */
+    assert_int_equal(cuCtxResetPersistingL2Cache(), CUABI_ERROR_INVALID_CONTEXT);
+    ft_retain_current(0);
+    CU_OK(cuCtxResetPersistingL2Cache());
+
+    /* The thread's capture mode: global at first, then what it was given. */
+    CU_OK(cuThreadExchangeStreamCaptureMode(&mode));
+    assert_int_equal(mode, CUABI_STREAM_CAPTURE_MODE_GLOBAL);
+    mode = CUABI_STREAM_CAPTURE_MODE_THREAD_LOCAL;
+    CU_OK(cuThreadExchangeStreamCaptureMode(&mode));
+    assert_int_equal(mode, CUABI_STREAM_CAPTURE_MODE_RELAXED);
+    mode = 3;
+    assert_int_equal(cuThreadExchangeStreamCaptureMode(&mode), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(mode, 3);
+    assert_int_equal(cuThreadExchangeStreamCaptureMode(NULL), CUABI_ERROR_INVALID_VALUE);
+    mode = CUABI_STREAM_CAPTURE_MODE_GLOBAL;
+    CU_OK(cuThreadExchangeStreamCaptureMode(&mode));
+    assert_int_equal(mode, CUABI_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+}
+
+/* The host's memory in bytes (MemTotal), or 0 where /proc/meminfo cannot say. */
+static size_t host_total(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    unsigned long long kib = 0;
+
+    if (!f)
+        return 0;
+    if (fscanf(f, "MemTotal: %llu kB", &kib) != 1)
+        kib = 0;
+    fclose(f);
+    return (size_t)kib << 10;
+}
+
+/* Two devices: by default no more memory together than half the host has; with "board" each the board's. */
+static void host_memory(void **state)
+{
+    const size_t board = 150109880320; /* the H200 profile's */
+    const char *asked = getenv("GPUSHIM_FAKE_DEVICE_MEMORY");
+    size_t total[2] = {0, 0}, host = host_total();
+
+    (void)state;
+    CU_OK(cuInit(0));
+    for (int d = 0; d < 2; d++) {
+        CU_OK(cuDeviceTotalMem_v2(&total[d], d));
+        if (asked && strcmp(asked, "board") == 0)
+            assert_int_equal(total[d], board);
+        else
+            assert_true(total[d] > 0 && total[d] <= board);
+    }
+    if (host && !asked)
+        assert_true(total[0] + total[1] <= host / 2);
+}
+
+static void attributes(void **state)
+{
+    (void)state;
+    CU_OK(cuInit(0));
+    /* GPUSHIM_FAKE_ATTRIBUTES=COMPUTE_MODE=2,1:CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE=4096 */
+    assert_int_equal(ft_attribute(0, CUABI_DEVICE_ATTRIBUTE_COMPUTE_MODE), 2);
+    assert_int_equal(ft_attribute(1, CUABI_DEVICE_ATTRIBUTE_COMPUTE_MODE), 2);
+    assert_int_equal(ft_attribute(0, CUABI_DEVICE_ATTRIBUTE_L2_CACHE_SIZE), 60 << 20);
+    assert_int_equal(ft_attribute(1, CUABI_DEVICE_ATTRIBUTE_L2_CACHE_SIZE), 4096);
+    /* And through the API: one attribute, one device. */
+    assert_int_equal(gpu_fake_device_attribute_set(0, CUABI_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, 7), 0);
+    assert_int_equal(ft_attribute(0, CUABI_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT), 7);
+    assert_int_equal(ft_attribute(1, CUABI_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT), 3);
+    assert_int_equal(gpu_fake_device_attribute_set(0, 200, 5), 0); /* newer than CUDA 13.0: now known */
+    assert_int_equal(ft_attribute(0, 200), 5);
+    assert_int_equal(gpu_fake_device_attribute_forget(1, CUABI_DEVICE_ATTRIBUTE_WARP_SIZE), 0);
+    assert_int_equal(cuDeviceGetAttribute(&(int){0}, CUABI_DEVICE_ATTRIBUTE_WARP_SIZE, 1), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(gpu_fake_device_attribute_set(0, 256, 5), -1);
+}
+
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(device_info),
@@ -319,6 +498,13 @@ int main(void)
         cmocka_unit_test(wrong_device),
         cmocka_unit_test(memory_per_device),
     };
+    static const ft_case cases[] = {
+        {"devices", cmocka_unit_test(devices)},
+        {"host-memory", cmocka_unit_test(host_memory)},
+        {"host-memory-board", cmocka_unit_test(host_memory)},
+        {"attributes", cmocka_unit_test(attributes)},
+    };
 
-    return cmocka_run_group_tests_name("devices", tests, setup, teardown);
+    return ft_run(argc, argv, "devices", tests, sizeof(tests) / sizeof(tests[0]), setup, teardown,
+                  cases, sizeof(cases) / sizeof(cases[0]));
 }

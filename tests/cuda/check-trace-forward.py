@@ -3,7 +3,7 @@
 """A program linked with libgpushim-cuda, traced: its cu* calls are in the trace
 as gpushim's own are, by the symbol's name, with arguments by name.
 
-usage: check-trace.py APP [SUFFIX]  (GPUSHIM_LIBCUDA set to the fake driver; SUFFIX "ptds"
+usage: check-trace-forward.py APP [SUFFIX]  (GPUSHIM_LIBCUDA set to the fake driver; SUFFIX "ptds"
 when APP was built with CUDA_API_PER_THREAD_DEFAULT_STREAM: its stream calls are the
 _ptsz and _ptds names)
 """

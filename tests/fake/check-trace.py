@@ -6,11 +6,12 @@ holds every call the fake saw, in order, with its result and arguments, from
 16 threads, survives exit() in the middle of work, stays within its cap and
 says how much it dropped; the GPU spans and the summary.
 
-usage: check_trace.py TEST_TRACE TEST_TRACE_TABLE MINIMAL_LIBCUDA
+usage: check-trace.py TEST_TRACE TEST_TRACE_TABLE MINIMAL_LIBCUDA
 (GPUSHIM_LIBCUDA names the fake, as for the other fake tests.)
 GPUSHIM_TRACE_CHECK_WRAP, when set, is put before each program (e.g. "valgrind
 --error-exitcode=1 ..."): meson's --wrap reaches only this script.
 """
+import importlib.util
 import json
 import os
 import re
@@ -45,12 +46,12 @@ def run(exe, args, env, expect_rc=0):
     return p
 
 
-def load(path):
-    """json.load, refusing NaN/Infinity: what a strict reader (Perfetto) accepts."""
-    def no_constants(c):
-        raise ValueError("not JSON: " + c)
-    with open(path) as f:
-        return json.load(f, parse_constant=no_constants)
+# The checker of a trace file that maintainers run on a GPU's traces: its reader and its verdict.
+_spec = importlib.util.spec_from_file_location(
+    "check_trace_file", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "check-trace.py"))
+trace_file = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(trace_file)
+load = trace_file.load
 
 
 def calls_of(doc):
@@ -83,6 +84,7 @@ def common(doc, info, mode, own_calls=()):
             check(e["dur"] >= 0 and e["ts"] >= 0, f"{mode}: negative time in {e}")
     stages = [e["name"] for e in events if e.get("cat") == "load"]
     check(stages == ["gpushim load", "open", "init (cuInit)", "resolve"], f"{mode}: load stages {stages}")
+    check(trace_file.valid(doc), f"{mode}: tools/check-trace.py finds the trace not valid")
     calls = calls_of(doc)
     check(meta["calls"] == len(calls), f"{mode}: otherData.calls {meta['calls']} != {len(calls)} events")
     for e in calls:

@@ -15,8 +15,6 @@
 
 #include "fake_test.h"
 
-#define CU_OK(call) assert_int_equal((call), CUABI_SUCCESS)
-
 #define HEAD ".version 7.8\n.target sm_75\n.address_size 64\n\n"
 
 static const char calls_ptx[] =

@@ -18,15 +18,6 @@
 
 #include "fake_test.h"
 
-/* An argument error: GPU_ERR_INVALID_ARG naming the reason, and no driver call. */
-#define FT_INVALID(expr, needle) \
-    do { \
-        unsigned long calls_ = gpu_fake_calls_total(); \
-        FT_FAIL((expr), GPU_ERR_INVALID_ARG, 0, (needle)); \
-        if (gpu_fake_calls_total() != calls_) \
-            fail_msg("%s called the driver", #expr); \
-    } while (0)
-
 static const char kernels_ptx[] = ".version 8.0\n"
                                   ".target sm_90\n"
                                   ".fake_kernel launch_ex_info\n"
@@ -64,10 +55,7 @@ static int teardown(void **state)
     gpu_buffer_destroy(out);
     gpu_stream_destroy(stream);
     gpu_module_destroy(mod);
-    for (int k = 0; k < GPU_FAKE_LIVE_CONTEXT_RETAINS; k++)
-        assert_int_equal(gpu_fake_live((gpu_fake_live_kind)k), 0);
-    for (int a = 0; a < GPU_FAKE_ANOMALY_COUNT; a++)
-        assert_int_equal(gpu_fake_anomalies((gpu_fake_anomaly)a), 0);
+    ft_assert_released();
     return 0;
 }
 
