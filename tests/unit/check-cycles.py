@@ -129,7 +129,7 @@ def archive_members(archive, files):
     for line in out.splitlines():
         # "libx.a:dir_name.c.o:0000000000000000 T symbol" or "libx.a:dir_name.c.o:                 U memset"
         head, _, rest = line.rpartition(':')
-        member = head.split(':')[-1]
+        member = head.split(':')[-1].rsplit('/', 1)[-1]  # a thin archive's members are paths
         if member not in members:
             stem = member[:-2] if member.endswith('.o') else member
             best = None
