@@ -2,7 +2,7 @@
 /*
  * The fake driver's core: its lock and configuration, fault injection, cuInit,
  * cuDriverGetVersion, cuGetProcAddress in its forms (answered by version from
- * src/sys/cuda_proc_versions.h), the error names, and the control API's
+ * src/driver/cuda_proc_versions.h), the error names, and the control API's
  * counters.
  */
 #include <dlfcn.h>
@@ -187,7 +187,7 @@ cuabi_result fake_unimplemented(enum fake_entry entry)
 
 /* A whole decimal number in [lo, hi]; anything else stops the program, loudly. */
 /*
- * gpushim's own parser (src/sys/env.c): digits alone, a '-' first where the
+ * gpushim's own parser (src/base/env.c): digits alone, a '-' first where the
  * range has negative numbers, within [lo, hi]; anything else ends the
  * process, naming it.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The objects' insides, shared by the modules above src/sys/.
+ * The objects' insides, shared by the gpu_* modules (the .c files of src/ itself).
  */
 #ifndef GPUSHIM_PRIVATE_H
 #define GPUSHIM_PRIVATE_H
@@ -10,8 +10,8 @@
 
 #include "gpushim/gpushim.h"
 
-#include "error.h"
-#include "sys/driver.h"
+#include "base/error.h"
+#include "driver/driver.h"
 
 struct gpu_context {
     atomic_int refs; /* the creator's, plus one per object made in it */

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "object.h"
-#include "sys/env.h"
+#include "base/env.h"
 
 unsigned gpu_stream_create_flags(const char *nonblocking_env)
 {

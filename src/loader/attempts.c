@@ -6,7 +6,7 @@
 #include <limits.h>
 
 #include "attempts.h"
-#include "text.h"
+#include "base/text.h"
 
 void gpu__attempt_add(struct gpu__attempts *a, const char *path, const char *error)
 {

@@ -23,7 +23,7 @@
 
 #include "gpushim/driver.h"
 
-#include "driver.h"
+#include "driver/driver.h"
 
 /*
  * Called by the loader once, with the table just filled with the driver's

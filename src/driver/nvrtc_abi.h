@@ -4,7 +4,7 @@
  * the project itself so that the build needs no CUDA toolkit. Names carry the
  * prefix nvrtcabi_ / NVRTCABI_ so that this header can sit beside the real
  * <nvrtc.h> (the abi suite checks each value and prototype against it).
- * Only src/sys/ includes this file.
+ * In src/, only the layers below the gpu_* modules include this file.
  */
 #ifndef GPUSHIM_SYS_NVRTC_ABI_H
 #define GPUSHIM_SYS_NVRTC_ABI_H

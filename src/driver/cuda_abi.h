@@ -10,7 +10,7 @@
  * The prototypes in entry_points.h are the ones of CUDA 12.0: the loader
  * asks cuGetProcAddress for that ABI and nothing newer, so a driver that
  * knows later revisions of a function still hands back the 12.0 one.
- * Only src/sys/ includes this file.
+ * In src/, only the layers below the gpu_* modules include this file.
  */
 #ifndef GPUSHIM_SYS_CUDA_ABI_H
 #define GPUSHIM_SYS_CUDA_ABI_H

@@ -22,14 +22,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cuda_abi.h"
-
-enum {
-#define GPU__CUDA_SYMBOL(name, kinds, params) GPU__CUDA_SYM_##name,
-#include "cuda_symbols.h"
-#undef GPU__CUDA_SYMBOL
-    GPU__CUDA_SYMBOL_COUNT
-};
+#include "driver/cuda_abi.h"
+#include "driver/cuda_symbol_index.h"
 
 /* The words of a stack-passed argument list the traced thunk copies for the call it makes. */
 #define GPU__CUDA_STACK_WORDS 16

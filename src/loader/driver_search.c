@@ -15,12 +15,12 @@
 #include <sys/stat.h>
 
 #include "attempts.h"
-#include "cuda_abi.h"
-#include "driver.h"
+#include "driver/cuda_abi.h"
+#include "driver/driver.h"
 #include "driver_search.h"
-#include "env.h"
+#include "base/env.h"
 #include "ld_cache.h"
-#include "text.h"
+#include "base/text.h"
 
 #define LIBCUDA_SONAME "libcuda.so.1"
 

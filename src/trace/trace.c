@@ -35,10 +35,10 @@
 
 #include "gpushim/driver.h"
 
-#include "cuda_forward.h"
-#include "env.h"
-#include "file.h"
-#include "text.h"
+#include "base/env.h"
+#include "base/file.h"
+#include "base/text.h"
+#include "driver/cuda_symbol_index.h"
 #include "trace.h"
 
 enum {
@@ -51,7 +51,7 @@ enum {
 
 enum trace_id {
 #define GPU__ENTRY(need, name, symbol, params, args) TRACE_ID_##name,
-#include "entry_points.h"
+#include "driver/entry_points.h"
 #undef GPU__ENTRY
     TRACE_ENTRY_COUNT,
     /* Then libgpushim-cuda's forwarded calls, by symbol (cuda_symbols.h). */
@@ -60,20 +60,20 @@ enum trace_id {
 
 static const char *const entry_names[TRACE_ID_COUNT] = {
 #define GPU__ENTRY(need, name, symbol, params, args) #name,
-#include "entry_points.h"
+#include "driver/entry_points.h"
 #undef GPU__ENTRY
 #define GPU__CUDA_SYMBOL(name, kinds, params) #name,
-#include "cuda_symbols.h"
+#include "driver/cuda_symbols.h"
 #undef GPU__CUDA_SYMBOL
 };
 
 /* The parameters' names, "(a, b)", as the lists spell them. */
 static const char *const entry_args[TRACE_ID_COUNT] = {
 #define GPU__ENTRY(need, name, symbol, params, args) #args,
-#include "entry_points.h"
+#include "driver/entry_points.h"
 #undef GPU__ENTRY
 #define GPU__CUDA_SYMBOL(name, kinds, params) "(" params ")",
-#include "cuda_symbols.h"
+#include "driver/cuda_symbols.h"
 #undef GPU__CUDA_SYMBOL
 };
 
@@ -552,7 +552,7 @@ static void call_end(struct trace_call *tc, cuabi_result rc, uint64_t t0, uint64
         call_end(tc, rc, t0, t1); \
         return rc; \
     }
-#include "entry_points.h"
+#include "driver/entry_points.h"
 #undef GPU__ENTRY
 
 /* ---- Calls through libgpushim-cuda (cuda_forward.c), timed by its thunks ---- */
@@ -972,7 +972,7 @@ bool gpu__trace_install(struct gpu__driver *table, const gpu_load_report *report
     real = *table;
     /* An optional entry point the driver lacks stays NULL: the call path reports it as missing. */
 #define GPU__ENTRY(need, name, symbol, params, args) table->name = real.name ? trace_##name : NULL;
-#include "entry_points.h"
+#include "driver/entry_points.h"
 #undef GPU__ENTRY
     if (atexit(trace_finish) != 0)
         fprintf(stderr, "gpushim: GPUSHIM_TRACE: atexit failed; no trace will be written\n");

@@ -5,8 +5,8 @@
  */
 #include <stdio.h>
 
-#include "driver.h"
-#include "error.h"
+#include "driver/driver.h"
+#include "base/error.h"
 
 const char *gpu_cuda_result_name(int result)
 {
