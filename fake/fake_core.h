@@ -70,7 +70,7 @@ struct fake_stream {
     struct fake_graph *capture_graph;
     uint64_t capture_id; /* of the current or last capture */
     int priority;        /* cuStreamCreateWithPriority's, clamped */
-    bool per_thread;     /* a thread's per-thread default stream (fake_per_thread.c): not the client's */
+    bool per_thread;     /* a thread's per-thread default stream (fake_stream.c): not the client's */
     uint64_t owner;      /* that thread's number; 0 once it exited with work still queued */
     uint64_t id;         /* cuStreamGetId's, numbered at the first ask; 0 until then */
     cuabi_access_policy_window window; /* cuStreamSetAttribute's; zero until set */

@@ -3,7 +3,8 @@
  * Kernels as host functions: the registry of host implementations
  * by entry name, the launch's copy of its arguments, and the bridge that runs
  * an implementation when its stream reaches the launch, with device memory
- * reached only through gpu_fake_memory().
+ * reached only through gpu_fake_memory(), textures and surfaces through
+ * gpu_fake_texture_read() and gpu_fake_surface_read/write().
  *
  * The registry has its own lock, taken after the fake's (at a launch) or
  * alone (at a registration), so that a library's constructor may register

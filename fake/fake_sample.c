@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Texture reads and surface accesses for kernel code on the host (host
- * kernels, through gpu_fake_texture_read() and gpu_fake_surface_read/write()):
+ * Texture reads and surface accesses for kernel code on the host (the PTX
+ * interpreter, and host kernels through gpu_fake_texture_read() and
+ * gpu_fake_surface_read/write(), which fake_host_kernel.c defines):
  * a texture object's resource found again at each read, its elements decoded
  * as a GPU's texture unit decodes them, addressed and filtered as its
  * descriptor says. Runs under the fake's lock, as host kernels do.

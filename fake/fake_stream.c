@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The fake driver's streams and the work queued on them (events are
- * fake_event.c's, capture and graphs fake_graph.c's).
+ * The fake driver's streams, a thread's per-thread default stream among them,
+ * and the work queued on them (events are fake_event.c's, capture and graphs
+ * fake_graph.c's). Device work (kernels, copies, memsets, pool frees, stream
+ * memory operations) runs through the struct fake_work its queuing part gave
+ * it, so the stream, in the core, names none of those parts.
  *
  * Work is queued, not run: each stream is a FIFO of operations, and an
  * operation runs when something needs it done (a synchronisation, a
