@@ -13,7 +13,6 @@
 
 #include "cuda_proc_rows.h"
 #include "fake_array.h"
-#include "fake_context.h"
 #include "fake_core.h"
 #include "fake_device.h"
 #include "fake_event.h"
