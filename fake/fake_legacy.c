@@ -17,7 +17,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "fake_internal.h"
+#include "fake_context.h"
+#include "fake_core.h"
 
 /* The result of a successor's call made for a legacy form: counting goes back to normal. */
 static cuabi_result served(cuabi_result rc)

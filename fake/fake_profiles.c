@@ -17,7 +17,8 @@
  */
 #include <string.h>
 
-#include "fake_internal.h"
+#include "fake_core.h"
+#include "fake_profiles.h"
 
 /* The profiles, in the order of the table's columns. */
 static const struct fake_profile profiles[] = {
