@@ -78,12 +78,12 @@ void gpu_context_destroy(gpu_context *ctx)
         gpu__context_unref(ctx);
 }
 
-int gpu_context_device(const gpu_context *ctx)
+int gpu_context_get_device(const gpu_context *ctx)
 {
     return ctx ? ctx->ordinal : -1;
 }
 
-void *gpu_context_raw(const gpu_context *ctx)
+void *gpu_context_get_raw(const gpu_context *ctx)
 {
     return ctx ? (void *)ctx->cu : NULL;
 }

@@ -23,7 +23,7 @@ extern "C" {
  *
  * Any call on any object works from any thread, whatever context the thread
  * holds. The hot calls on a stream (launches, event records and waits,
- * gpu_stream_query(), the async copies) are made as they are: the driver runs
+ * gpu_stream_is_complete(), the async copies) are made as they are: the driver runs
  * them in the stream's context, and the thread's context is left as it was.
  * Should a driver want the stream's context current for them, gpushim makes
  * it current and calls again. Every other call makes the object's context
@@ -61,14 +61,14 @@ GPU_API void gpu_context_destroy(gpu_context *ctx);
  * @param ctx the context, or NULL
  * @return the device ordinal, or -1
  */
-GPU_API int gpu_context_device(const gpu_context *ctx);
+GPU_API int gpu_context_get_device(const gpu_context *ctx);
 
 /**
  * The driver's CUcontext, for mixing with code that calls CUDA directly.
  * @param ctx the context, or NULL
  * @return the CUcontext, or NULL for NULL
  */
-GPU_API void *gpu_context_raw(const gpu_context *ctx);
+GPU_API void *gpu_context_get_raw(const gpu_context *ctx);
 
 /**
  * Waits for all work in the context (cuCtxSynchronize).
