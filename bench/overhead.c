@@ -32,7 +32,7 @@
  *            floor_delta_ns=.. floor_tls_delta_ns=.. beyond_floor_tls_ns=.. beyond_floor_ns=..
  *
  * Another build, in this process: GPUSHIM_OVERHEAD_OTHER names another
- * build's libgpushim.so.0, loaded with dlmopen() into a namespace of its own
+ * build's libgpushim.so.N, loaded with dlmopen() into a namespace of its own
  * (with its own copy of the null driver; the real driver is never loaded
  * twice, so the arm needs GPUSHIM_LIBCUDA). Two more arms then make the
  * calls through a table of function pointers each: this build's functions

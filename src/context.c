@@ -50,11 +50,6 @@ gpu_status gpu_context_retain_primary(int device, gpu_context **out)
     return context_new(drv, device, out);
 }
 
-gpu_status gpu_context_create(int device, gpu_context **out)
-{
-    return gpu_context_retain_primary(device, out);
-}
-
 void gpu__context_ref(gpu_context *ctx)
 {
     atomic_fetch_add_explicit(&ctx->refs, 1, memory_order_relaxed);

@@ -126,24 +126,6 @@ gpu_status gpu_function_get_occupancy_block_size(gpu_function *function, size_t 
     return st;
 }
 
-gpu_status gpu_function_max_potential_block_size(gpu_function *function, size_t dynamic_shared_bytes,
-                                                 unsigned block_size_limit, unsigned *min_grid_size,
-                                                 unsigned *block_size)
-{
-    int grid = 0, block = 0;
-    gpu_status st;
-
-    GPU__NOT_NULL(min_grid_size, block_size);
-    if (block_size_limit > 1024)
-        return GPU__FAIL(GPU_ERR_INVALID_ARG, "a block size limit of %u: 0 (none) to 1024", block_size_limit);
-    st = gpu_function_get_occupancy_block_size(function, dynamic_shared_bytes, (int)block_size_limit, &grid, &block);
-    if (st == GPU_OK) {
-        *min_grid_size = (unsigned)grid;
-        *block_size = (unsigned)block;
-    }
-    return st;
-}
-
 gpu_status gpu_function_get_max_active_clusters(gpu_function *function, const gpu_launch_config *config, int *out)
 {
     cuabi_launch_attribute attrs[GPU__LAUNCH_ATTRS_MAX];

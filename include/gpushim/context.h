@@ -40,17 +40,6 @@ extern "C" {
 GPU_API GPU_NODISCARD gpu_status gpu_context_retain_primary(int device, gpu_context **out);
 
 /**
- * Deprecated name of gpu_context_retain_primary(): it creates no context, it
- * retains the device's primary one. Same arguments, same answers.
- * @deprecated Use gpu_context_retain_primary().
- * @param device the device ordinal, from 0
- * @param[out] out the context, the caller's to free with gpu_context_destroy(); set only on success
- * @return as gpu_context_retain_primary()
- */
-GPU_API GPU_NODISCARD GPU_DEPRECATED("use gpu_context_retain_primary()") gpu_status
-gpu_context_create(int device, gpu_context **out);
-
-/**
  * Drops this reference; NULL does nothing.
  * @param ctx the context, or NULL
  */

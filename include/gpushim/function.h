@@ -111,21 +111,6 @@ GPU_API gpu_status gpu_function_get_occupancy_block_size(gpu_function *function,
                                                      int block_size_limit, int *min_grid_size, int *block_size);
 
 /**
- * Deprecated: gpu_function_get_occupancy_block_size() with unsigned types where
- * the driver has int. Same answers.
- * @deprecated Use gpu_function_get_occupancy_block_size().
- * @param function the function
- * @param dynamic_shared_bytes dynamic shared memory a block, in bytes, whatever the block size
- * @param block_size_limit the largest block size to consider, at most 1024; 0: no limit
- * @param[out] min_grid_size the smallest grid, in blocks, that reaches the occupancy
- * @param[out] block_size the block size, in threads
- * @return as gpu_function_get_occupancy_block_size()
- */
-GPU_API GPU_DEPRECATED("use gpu_function_get_occupancy_block_size()") gpu_status
-gpu_function_max_potential_block_size(gpu_function *function, size_t dynamic_shared_bytes, unsigned block_size_limit,
-                                      unsigned *min_grid_size, unsigned *block_size);
-
-/**
  * How many clusters of `config->cluster` blocks, each block of `config->block`
  * threads with `config->shared_mem_bytes` of dynamic shared memory, can be
  * resident on the device at once (cuOccupancyMaxActiveClusters); 0 when none

@@ -32,8 +32,8 @@
 #include "forward.h"
 #include "deprecated.h"
 
-#define GPUSHIM_VERSION_MAJOR 0 /**< the version of these headers: major */
-#define GPUSHIM_VERSION_MINOR 3 /**< minor */
+#define GPUSHIM_VERSION_MAJOR 1 /**< the version of these headers: major */
+#define GPUSHIM_VERSION_MINOR 0 /**< minor */
 #define GPUSHIM_VERSION_PATCH 0 /**< patch */
 
 #endif

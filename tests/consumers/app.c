@@ -85,8 +85,8 @@ int main(void)
 {
     const char *lib = getenv("GPUSHIM_LIBCUDA");
 
-    if (GPUSHIM_VERSION_MAJOR != 0 || GPUSHIM_VERSION_MINOR < 1) {
-        fprintf(stderr, "consumer: built against gpushim %d.%d, want 0.1 or later 0.x\n", GPUSHIM_VERSION_MAJOR,
+    if (GPUSHIM_VERSION_MAJOR != 1) {
+        fprintf(stderr, "consumer: built against gpushim %d.%d, want 1.x\n", GPUSHIM_VERSION_MAJOR,
                 GPUSHIM_VERSION_MINOR);
         return 1;
     }

@@ -155,26 +155,6 @@ static void context_lifetime(void **state)
     assert_int_equal(gpu_fake_anomalies(GPU_FAKE_ANOMALY_RELEASE_FREED), 0);
 }
 
-/* The deprecated name retains the same primary context, and is released the same way. */
-static void context_create_is_retain_primary(void **state)
-{
-    gpu_context *a = NULL, *b = NULL;
-
-    (void)state;
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-    FT_INVALID(gpu_context_create(1, NULL), "out is NULL");
-    FT_OK(gpu_context_create(1, &a));
-#pragma GCC diagnostic pop
-    FT_OK(gpu_context_retain_primary(1, &b));
-    assert_ptr_equal(gpu_context_get_raw(a), gpu_context_get_raw(b));
-    assert_int_equal(gpu_context_get_device(a), 1);
-    assert_int_equal(gpu_fake_primary_retains(1), 2);
-    gpu_context_destroy(a);
-    gpu_context_destroy(b);
-    assert_int_equal(gpu_fake_primary_retains(1), 0);
-}
-
 static void context_synchronize(void **state)
 {
     gpu_stream *s = NULL;
@@ -693,7 +673,6 @@ int main(void)
         cmocka_unit_test(status_and_names),
         cmocka_unit_test(driver_queries),
         cmocka_unit_test(context_lifetime),
-        cmocka_unit_test(context_create_is_retain_primary),
         cmocka_unit_test(context_synchronize),
         cmocka_unit_test(stream_arguments),
         cmocka_unit_test(free_after_queued_work),

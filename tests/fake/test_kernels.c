@@ -234,7 +234,6 @@ static void occupancy(void **state)
 {
     gpu_launch_config c = {.grid = {2, 1, 1}, .block = {128, 1, 1}, .cluster = {2, 1, 1}};
     int grid = 0, block = 0;
-    unsigned ugrid = 0, ublock = 0;
     int n = -1;
 
     (void)state;
@@ -257,15 +256,6 @@ static void occupancy(void **state)
     FT_OK(gpu_function_get_occupancy_block_size(fill, 0, 100, &grid, &block));
     assert_int_equal(block, 100);
     assert_int_equal(grid, 16 * sms());
-    /* The deprecated unsigned form gives the same answers. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-    FT_OK(gpu_function_max_potential_block_size(fill, 0, 100, &ugrid, &ublock));
-    assert_int_equal(ublock, 100);
-    assert_int_equal(ugrid, 16u * (unsigned)sms());
-    FT_INVALID(gpu_function_max_potential_block_size(fill, 0, 0, NULL, &ublock), "min_grid_size is NULL");
-    FT_INVALID(gpu_function_max_potential_block_size(fill, 0, 2000, &ugrid, &ublock), "limit of 2000");
-#pragma GCC diagnostic pop
 
     FT_OK(gpu_function_get_max_active_clusters(ex_info, &c, &n));
     assert_int_equal(n, 16 * sms() / 2);
