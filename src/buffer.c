@@ -46,17 +46,17 @@ void gpu_buffer_destroy(gpu_buffer *buffer)
     gpu__object_destroy(buffer ? &buffer->obj : NULL);
 }
 
-uint64_t gpu_buffer_device_ptr(const gpu_buffer *buffer)
+uint64_t gpu_buffer_get_device_ptr(const gpu_buffer *buffer)
 {
     return buffer ? (uint64_t)buffer->ptr : 0;
 }
 
-size_t gpu_buffer_size(const gpu_buffer *buffer)
+size_t gpu_buffer_get_size(const gpu_buffer *buffer)
 {
     return buffer ? buffer->size : 0;
 }
 
-gpu_context *gpu_buffer_context(const gpu_buffer *buffer)
+gpu_context *gpu_buffer_get_context(const gpu_buffer *buffer)
 {
     return buffer ? buffer->obj.ctx : NULL;
 }
@@ -298,12 +298,12 @@ void gpu_host_buffer_destroy(gpu_host_buffer *buffer)
     gpu__object_destroy(buffer ? &buffer->obj : NULL);
 }
 
-void *gpu_host_buffer_data(const gpu_host_buffer *buffer)
+void *gpu_host_buffer_get_data(const gpu_host_buffer *buffer)
 {
     return buffer ? buffer->data : NULL;
 }
 
-size_t gpu_host_buffer_size(const gpu_host_buffer *buffer)
+size_t gpu_host_buffer_get_size(const gpu_host_buffer *buffer)
 {
     return buffer ? buffer->size : 0;
 }
@@ -338,7 +338,7 @@ gpu_status gpu_buffer_create_async(gpu_stream *stream, size_t bytes, gpu_buffer 
     return GPU__OBJECT_MAKE(&c, b, out, cuMemAllocAsync, GPU_ERR_TRANSFER, &b->ptr, bytes, stream ? stream->cu : NULL);
 }
 
-gpu_status gpu_buffer_free_async(gpu_buffer *buffer, gpu_stream *stream)
+gpu_status gpu_buffer_destroy_async(gpu_buffer *buffer, gpu_stream *stream)
 {
     struct gpu__call c;
     gpu_status st;
@@ -389,7 +389,7 @@ gpu_status gpu_context_pool_set_release_threshold(gpu_context *ctx, uint64_t byt
                                       CUABI_MEMPOOL_ATTR_RELEASE_THRESHOLD, &value);
 }
 
-gpu_status gpu_context_pool_release_threshold(gpu_context *ctx, uint64_t *bytes)
+gpu_status gpu_context_pool_get_release_threshold(gpu_context *ctx, uint64_t *bytes)
 {
     struct gpu__call c;
     cuabi_mem_pool pool;
@@ -415,7 +415,7 @@ gpu_status gpu_context_pool_trim(gpu_context *ctx, size_t keep_bytes)
     return st != GPU_OK ? st : GPU__INVOKE(&c, cuMemPoolTrimTo, GPU_ERR_DRIVER, pool, keep_bytes);
 }
 
-gpu_status gpu_context_pool_usage(gpu_context *ctx, uint64_t *reserved, uint64_t *used)
+gpu_status gpu_context_pool_get_usage(gpu_context *ctx, uint64_t *reserved, uint64_t *used)
 {
     struct gpu__call c;
     cuabi_mem_pool pool;
@@ -437,7 +437,7 @@ gpu_status gpu_context_pool_usage(gpu_context *ctx, uint64_t *reserved, uint64_t
 
 /* ---- Memory info ---- */
 
-gpu_status gpu_context_memory_info(gpu_context *ctx, size_t *free_bytes, size_t *total_bytes)
+gpu_status gpu_context_get_memory_info(gpu_context *ctx, size_t *free_bytes, size_t *total_bytes)
 {
     struct gpu__call c;
     size_t free_v = 0, total_v = 0;
@@ -526,7 +526,7 @@ gpu_status gpu_buffer_create_managed(gpu_context *ctx, size_t bytes, gpu_buffer 
     return GPU__OBJECT_MAKE(&c, b, out, cuMemAllocManaged, GPU_ERR_TRANSFER, &b->ptr, bytes, CUABI_MEM_ATTACH_GLOBAL);
 }
 
-void *gpu_buffer_managed_data(const gpu_buffer *buffer)
+void *gpu_buffer_get_managed_data(const gpu_buffer *buffer)
 {
     return buffer && buffer->obj.kind == &managed_kind ? (void *)(uintptr_t)buffer->ptr : NULL;
 }
@@ -574,7 +574,7 @@ gpu_status gpu_buffer_advise(gpu_buffer *buffer, gpu_memory_advice advice, gpu_m
 
 /* ---- Buffers shared between processes ---- */
 
-gpu_status gpu_buffer_ipc_handle(const gpu_buffer *buffer, gpu_ipc_handle *out)
+gpu_status gpu_buffer_get_ipc_handle(const gpu_buffer *buffer, gpu_ipc_handle *out)
 {
     struct gpu__call c;
     cuabi_ipc_mem_handle h = {0};

@@ -50,11 +50,6 @@ gpu_status gpu_context_retain_primary(int device, gpu_context **out)
     return context_new(drv, device, out);
 }
 
-gpu_status gpu_context_create(int device, gpu_context **out)
-{
-    return gpu_context_retain_primary(device, out);
-}
-
 void gpu__context_ref(gpu_context *ctx)
 {
     atomic_fetch_add_explicit(&ctx->refs, 1, memory_order_relaxed);
@@ -78,12 +73,12 @@ void gpu_context_destroy(gpu_context *ctx)
         gpu__context_unref(ctx);
 }
 
-int gpu_context_device(const gpu_context *ctx)
+int gpu_context_get_device(const gpu_context *ctx)
 {
     return ctx ? ctx->ordinal : -1;
 }
 
-void *gpu_context_raw(const gpu_context *ctx)
+void *gpu_context_get_raw(const gpu_context *ctx)
 {
     return ctx ? (void *)ctx->cu : NULL;
 }

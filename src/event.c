@@ -40,7 +40,7 @@ void gpu_event_destroy(gpu_event *event)
     gpu__object_destroy(event ? &event->obj : NULL);
 }
 
-void *gpu_event_raw(const gpu_event *event)
+void *gpu_event_get_raw(const gpu_event *event)
 {
     return event ? (void *)event->cu : NULL;
 }
@@ -91,7 +91,7 @@ gpu_status gpu_event_synchronize(gpu_event *event)
     return GPU__INVOKE_END(&c, cuEventSynchronize, GPU_ERR_EVENT, event->cu);
 }
 
-gpu_status gpu_event_elapsed_ms(gpu_event *start, gpu_event *end, float *ms)
+gpu_status gpu_event_get_elapsed_ms(gpu_event *start, gpu_event *end, float *ms)
 {
     struct gpu__call c;
     float v = 0;
@@ -123,7 +123,7 @@ gpu_status gpu_event_create_interprocess(gpu_context *ctx, gpu_event **out)
                             CUABI_EVENT_INTERPROCESS | CUABI_EVENT_DISABLE_TIMING);
 }
 
-gpu_status gpu_event_ipc_handle(const gpu_event *event, gpu_ipc_event_handle *out)
+gpu_status gpu_event_get_ipc_handle(const gpu_event *event, gpu_ipc_event_handle *out)
 {
     struct gpu__call c;
     cuabi_ipc_event_handle h = {0};

@@ -174,7 +174,7 @@ gpu_status gpu_graph_exec_update(gpu_graph_exec *exec, gpu_graph *graph)
     return gpu__call_end(&c, st);
 }
 
-gpu_status gpu_stream_capture_info(gpu_stream *stream, gpu_capture_status *status, uint64_t *id)
+gpu_status gpu_stream_get_capture_info(gpu_stream *stream, gpu_capture_status *status, uint64_t *id)
 {
     cuabi_stream_capture_status s = CUABI_STREAM_CAPTURE_STATUS_NONE;
     cuabi_uint64 n = 0;

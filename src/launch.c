@@ -115,7 +115,7 @@ static gpu_status shared_check(struct gpu__call *c, const gpu_function *f, unsig
     if (bytes > (unsigned)allowed)
         return gpu__fail(GPU_ERR_INVALID_ARG, 0,
                          "%s: \"%s\": %u bytes of dynamic shared memory, more than the function's limit of %d: more "
-                         "than 48 KiB needs the opt-in, gpu_function_set_attribute(GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES)",
+                         "than 48 KiB needs the opt-in, gpu_function_set_attribute(GPU_FUNCTION_ATTR_MAX_DYNAMIC_SHARED_BYTES)",
                          func, f->name, bytes, allowed);
     return GPU_OK;
 }
@@ -142,7 +142,7 @@ static gpu_status feature_check(struct gpu__call *c, const gpu_function *f, cons
     char why[512];
     int value;
 
-    snprintf(why, sizeof(why), "%s", gpu_last_error());
+    snprintf(why, sizeof(why), "%s", gpu_last_error_get_message());
     for (int i = 0; i < 3; i++) {
         value = features[i].below;
         if (!asked[i] || GPU__INVOKE_RAW(c, cuDeviceGetAttribute, &value, features[i].attribute,

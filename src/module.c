@@ -291,7 +291,7 @@ gpu_status gpu_module_get_function(gpu_module *module, const char *name, gpu_fun
     return gpu__module_function(module, name, __func__, out);
 }
 
-void *gpu_function_raw(const gpu_function *function)
+void *gpu_function_get_raw(const gpu_function *function)
 {
     return function ? (void *)function->cu : NULL;
 }

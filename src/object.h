@@ -93,7 +93,7 @@ gpu_buffer *gpu__buffer_begin(struct gpu__call *c, gpu_context *ctx, const struc
  * Releases the driver's object and frees `obj` (NULL does nothing). The
  * object's context is made current without relying on any one driver call
  * (the release is made even where none works), and the caller's context is
- * put back; whatever failed is in gpu_last_error().
+ * put back; whatever failed is in gpu_last_error_get_message().
  */
 void gpu__object_destroy(struct gpu__object *obj);
 

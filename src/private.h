@@ -40,6 +40,14 @@ struct gpu__object {
     const struct gpu__kind *kind;
 };
 
+/*
+ * The flags gpu_stream_create() uses for a value of GPUSHIM_STREAM_NONBLOCKING:
+ * GPU_STREAM_NON_BLOCKING only for exactly "1", GPU_STREAM_DEFAULT for
+ * anything else, NULL (unset) included; "true", "yes", " 1" and the like do
+ * not select the racy mode. Pure; any thread. (stream.c)
+ */
+unsigned gpu__stream_flags_from_env(const char *nonblocking_env);
+
 struct gpu_stream {
     struct gpu__object obj;
     cuabi_stream cu;

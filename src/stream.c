@@ -12,7 +12,7 @@
 #include "object.h"
 #include "base/env.h"
 
-unsigned gpu_stream_create_flags(const char *nonblocking_env)
+unsigned gpu__stream_flags_from_env(const char *nonblocking_env)
 {
     /* Exactly "1": a truthy-looking value must not silently re-arm the racy path. */
     if (nonblocking_env && strcmp(nonblocking_env, "1") == 0)
@@ -62,7 +62,7 @@ gpu_status gpu_stream_create_with_priority(gpu_context *ctx, unsigned flags, int
     return stream_create(ctx, flags, &priority, out, __func__);
 }
 
-gpu_status gpu_context_stream_priority_range(gpu_context *ctx, int *least, int *greatest)
+gpu_status gpu_context_get_stream_priority_range(gpu_context *ctx, int *least, int *greatest)
 {
     struct gpu__call c;
     int lo = 0, hi = 0;
@@ -95,7 +95,7 @@ gpu_status gpu_stream_create(gpu_context *ctx, gpu_stream **out)
                  "%s=%.64s is neither 0 nor 1; streams stay ordered against the legacy stream", name, v);
         gpu__env_warn_once(&warned, warning);
     }
-    return gpu_stream_create_with_flags(ctx, gpu_stream_create_flags(v), out);
+    return gpu_stream_create_with_flags(ctx, gpu__stream_flags_from_env(v), out);
 }
 
 gpu_status gpu_stream_create_non_blocking(gpu_context *ctx, gpu_stream **out)
@@ -108,22 +108,22 @@ void gpu_stream_destroy(gpu_stream *stream)
     gpu__object_destroy(stream ? &stream->obj : NULL);
 }
 
-void *gpu_stream_raw(const gpu_stream *stream)
+void *gpu_stream_get_raw(const gpu_stream *stream)
 {
     return stream ? (void *)stream->cu : NULL;
 }
 
-unsigned gpu_stream_flags(const gpu_stream *stream)
+unsigned gpu_stream_get_flags(const gpu_stream *stream)
 {
     return stream ? stream->flags : GPU_STREAM_DEFAULT;
 }
 
-gpu_context *gpu_stream_context(const gpu_stream *stream)
+gpu_context *gpu_stream_get_context(const gpu_stream *stream)
 {
     return stream ? stream->obj.ctx : NULL;
 }
 
-gpu_status gpu_stream_priority(gpu_stream *stream, int *priority)
+gpu_status gpu_stream_get_priority(gpu_stream *stream, int *priority)
 {
     struct gpu__call c;
     int p = 0;
@@ -143,7 +143,7 @@ gpu_status gpu_stream_synchronize(gpu_stream *stream)
     return GPU__STREAM_CALL(&c, stream, cuStreamSynchronize, GPU_ERR_STREAM_SYNC, c.stream);
 }
 
-/* gpu_stream_query() the cold way (see GPU__HOT_OR). */
+/* gpu_stream_is_complete() the cold way (see GPU__HOT_OR). */
 static GPU__COLD gpu_status stream_query_cold(gpu_stream *stream, bool *idle)
 {
     struct gpu__call c;
@@ -161,7 +161,7 @@ static GPU__COLD gpu_status stream_query_cold(gpu_stream *stream, bool *idle)
 }
 
 GPU__HOT_ENTRY
-gpu_status gpu_stream_query(gpu_stream *stream, bool *idle)
+gpu_status gpu_stream_is_complete(gpu_stream *stream, bool *idle)
 {
     struct gpu__call c;
 
@@ -174,7 +174,7 @@ gpu_status gpu_stream_query(gpu_stream *stream, bool *idle)
     return GPU_OK;
 }
 
-gpu_status gpu_stream_memcpy_dtod_sync(gpu_stream *stream, uint64_t dst, uint64_t src, size_t bytes)
+gpu_status gpu_buffer_copy_device_ptr(gpu_stream *stream, uint64_t dst, uint64_t src, size_t bytes)
 {
     struct gpu__call c;
     gpu_context *unused;

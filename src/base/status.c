@@ -46,7 +46,7 @@ __attribute__((destructor)) static void buffer_key_delete(void)
     if (!buffer_key_made)
         return;
     buf = pthread_getspecific(buffer_key);
-    /* A later gpu_last_error() on this thread (an atexit handler's) must not read what is freed. */
+    /* A later gpu_last_error_get_message() on this thread (an atexit handler's) must not read what is freed. */
     if (buf && thread_error.message == buf)
         thread_error.message = NULL;
     free(buf);
@@ -91,17 +91,17 @@ gpu_status gpu__fail_static(gpu_status status, int cuda_result, const char *mess
     return status;
 }
 
-const char *gpu_last_error(void)
+const char *gpu_last_error_get_message(void)
 {
     return thread_error.message ? thread_error.message : "";
 }
 
-int gpu_last_cuda_result(void)
+int gpu_last_error_get_cuda_result(void)
 {
     return thread_error.cuda_result;
 }
 
-const char *gpu_status_name(gpu_status status)
+const char *gpu_status_get_name(gpu_status status)
 {
     switch (status) {
 #define GPU_STATUS_NAME(name, text) \
@@ -115,7 +115,7 @@ const char *gpu_status_name(gpu_status status)
     return "GPU_STATUS_UNKNOWN";
 }
 
-const char *gpu_status_str(gpu_status status)
+const char *gpu_status_get_description(gpu_status status)
 {
     switch (status) {
 #define GPU_STATUS_STR(name, text) \

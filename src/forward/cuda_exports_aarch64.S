@@ -7,7 +7,7 @@
  *
  * A slot starts at its lazy stub, which hands its index (in w17) to the lazy
  * thunk; the thunk saves the argument registers and asks libgpushim to
- * resolve every slot (gpu_cuda_resolve, cuda_forward.c), then goes where its
+ * resolve every slot (gpu__cuda_resolve, cuda_forward.c), then goes where its
  * own slot now points. cuda_exports_x86_64.S is the same for x86-64.
  */
 #include "cuda_forward_aarch64.h"
@@ -56,7 +56,7 @@ name: \
     adrp x0, .Lslots
     add x0, x0, #:lo12:.Lslots
     mov w1, w17
-    bl gpu_cuda_resolve
+    bl gpu__cuda_resolve
     mov x16, x0
     GPU__RESTORE_ARGS(0)
     GPU__THUNK_LEAVE(256)

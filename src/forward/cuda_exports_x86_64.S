@@ -7,7 +7,7 @@
  *
  * A slot starts at its lazy stub, which hands its index to the lazy thunk;
  * the thunk saves the argument registers and asks libgpushim to resolve
- * every slot (gpu_cuda_resolve, cuda_forward.c), then goes where its own
+ * every slot (gpu__cuda_resolve, cuda_forward.c), then goes where its own
  * slot now points.
  */
 #include "cuda_forward_x86_64.h"
@@ -55,7 +55,7 @@ name: \
     GPU__SAVE_ARGS(0)
     leaq .Lslots(%rip), %rdi
     movl %r11d, %esi
-    call gpu_cuda_resolve@PLT
+    call gpu__cuda_resolve@PLT
     movq %rax, %r11
     GPU__RESTORE_ARGS(0)
     leave

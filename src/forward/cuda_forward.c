@@ -119,7 +119,7 @@ static void *fill[GPU__CUDA_SYMBOL_COUNT];
  * `by_address` lists the symbols the driver exports, by address (built once,
  * at resolution); `exports` are libgpushim-cuda's, by symbol.
  */
-static const void *slots_seen; /* libgpushim-cuda's slots, from its first gpu_cuda_resolve */
+static const void *slots_seen; /* libgpushim-cuda's slots, from its first gpu__cuda_resolve */
 static void *exports[GPU__CUDA_SYMBOL_COUNT];
 static uint16_t by_address[GPU__CUDA_SYMBOL_COUNT];
 static size_t by_address_count;
@@ -253,7 +253,7 @@ static void set_slot(size_t i, void *p)
 
 static void resolve_without_driver(gpu_status st)
 {
-    const char *why = gpu_last_error();
+    const char *why = gpu_last_error_get_message();
 
     no_driver_status = st;
     gpu__text_printf(reason, sizeof(reason), "%s", why && *why ? why : "no CUDA driver could be loaded");
@@ -341,7 +341,7 @@ static bool called_back(void)
     return atomic_load_explicit(&resolving, memory_order_acquire) && pthread_equal(resolver, pthread_self());
 }
 
-void *gpu_cuda_resolve(void **slots, uint32_t index)
+void *gpu__cuda_resolve(void **slots, uint32_t index)
 {
     if (index >= GPU__CUDA_SYMBOL_COUNT)
         return fn_address(return_not_supported);
@@ -413,12 +413,12 @@ void gpu__cuda_trace_exit(struct gpu__cuda_frame *frame, cuabi_result rc)
 
 /* ---- The public view (gpushim/driver.h) ---- */
 
-size_t gpu_cuda_symbol_count(void)
+size_t gpu_cuda_get_symbol_count(void)
 {
     return GPU__CUDA_SYMBOL_COUNT;
 }
 
-gpu_status gpu_cuda_symbol(size_t index, const char **name, void **target)
+gpu_status gpu_cuda_get_symbol(size_t index, const char **name, void **target)
 {
     GPU__NOT_NULL(name, target);
     if (index >= GPU__CUDA_SYMBOL_COUNT)
@@ -444,7 +444,7 @@ gpu_status gpu_cuda_symbol(size_t index, const char **name, void **target)
     }
 }
 
-gpu_status gpu_driver_symbol(const char *symbol, void **out)
+gpu_status gpu_driver_get_symbol(const char *symbol, void **out)
 {
     void *handle = NULL;
     gpu_status st;

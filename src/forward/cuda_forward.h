@@ -4,7 +4,7 @@
  * libgpushim-cuda.so as a jump through its own slot there
  * (cuda_exports_<cpu>.S). A slot starts at its lazy stub; the first call of
  * any symbol asks libgpushim, beside the one loader, to resolve them all at
- * once (gpu_cuda_resolve, cuda_forward.c): each slot becomes the driver's own
+ * once (gpu__cuda_resolve, cuda_forward.c): each slot becomes the driver's own
  * export of that very name (the caller's cuda.h chose the ABI), or, with
  * tracing on, a traced stub here that times the call and then calls that
  * export; a symbol the driver lacks gets a function returning
@@ -61,7 +61,7 @@ struct gpu__cuda_frame {
  * driver's cuInit, gets the no-driver function), and returns what slot
  * `index` now holds.
  */
-__attribute__((visibility("default"))) void *gpu_cuda_resolve(void **slots, uint32_t index);
+__attribute__((visibility("default"))) void *gpu__cuda_resolve(void **slots, uint32_t index);
 
 /* The traced thunk's halves: the target to call, then the call's record. */
 void *gpu__cuda_trace_enter(struct gpu__cuda_frame *frame);

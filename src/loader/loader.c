@@ -57,7 +57,7 @@ static bool atfork_registered;
 static void *driver_handle;
 
 /*
- * What gpu_driver_report() returns: NULL before the load, a snapshot of each
+ * What gpu_driver_get_report() returns: NULL before the load, a snapshot of each
  * step while it runs (each filled before it is published and never changed
  * after), then `report`. Its strings live in static buffers (no heap: a
  * plugin that embeds libgpushim.a may be unloaded, and nothing may leak or
@@ -457,7 +457,7 @@ gpu_status gpu_driver_load(void)
     return gpu__driver_get(&drv);
 }
 
-gpu_status gpu_driver_version(int *out)
+gpu_status gpu_driver_get_version(int *out)
 {
     const struct gpu__driver *drv;
     gpu_status st;
@@ -469,14 +469,14 @@ gpu_status gpu_driver_version(int *out)
     return st;
 }
 
-const gpu_load_report *gpu_driver_report(void)
+const gpu_load_report *gpu_driver_get_report(void)
 {
     const gpu_load_report *r = atomic_load_explicit(&published, memory_order_acquire);
 
     return r ? r : &not_started;
 }
 
-const char *gpu_load_stage_name(gpu_load_stage stage)
+const char *gpu_load_stage_get_name(gpu_load_stage stage)
 {
     switch (stage) {
     case GPU_LOAD_NOT_STARTED:

@@ -373,7 +373,7 @@ gpu_status gpu__nvrtc_check(const struct gpu__nvrtc *nv, nvrtcabi_result result,
         return GPU_OK;
     name = gpu__nvrtc_result_name(result);
     text = nv->nvrtcGetErrorString(result);
-    /* 0: gpu_last_cuda_result() is for CUresults, and this is none. */
+    /* 0: gpu_last_error_get_cuda_result() is for CUresults, and this is none. */
     return gpu__fail(result == NVRTCABI_ERROR_OUT_OF_MEMORY ? GPU_ERR_OUT_OF_MEMORY : category, 0,
                      "%s: %s (%u): %s%s%s", what, name ? name : "NVRTC_ERROR_UNRECOGNIZED", result,
                      text ? text : "no description", detail ? ": " : "", detail ? detail : "");
@@ -386,7 +386,7 @@ gpu_status gpu_compiler_load(void)
     return gpu__nvrtc_get(&nv);
 }
 
-gpu_status gpu_compiler_version(int *major, int *minor)
+gpu_status gpu_compiler_get_version(int *major, int *minor)
 {
     const struct gpu__nvrtc *nv;
     gpu_status st;

@@ -8,7 +8,7 @@
 #include "driver/driver.h"
 #include "base/error.h"
 
-const char *gpu_cuda_result_name(int result)
+const char *gpu_cuda_result_get_name(int result)
 {
     const struct gpu__driver *drv = gpu__driver_peek();
     const char *name = NULL;
@@ -53,7 +53,7 @@ gpu_status gpu__check_detail(cuabi_result result, gpu_status category, const cha
         return GPU_OK;
     text = result_description(result);
     return gpu__fail(status_for(result, category), (int)result, "%s: %s (%u)%s%s%s%s", what,
-                     gpu_cuda_result_name((int)result), result, text ? ": " : "", text ? text : "",
+                     gpu_cuda_result_get_name((int)result), result, text ? ": " : "", text ? text : "",
                      detail && *detail ? ": " : "", detail ? detail : "");
 }
 

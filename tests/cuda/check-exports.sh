@@ -23,5 +23,5 @@ needed=$(readelf -d "$lib" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
 if printf '%s\n' "$needed" | grep -i cuda | grep -v '^libgpushim'; then
     echo "$lib must not need a CUDA library at load time"; exit 1
 fi
-printf '%s\n' "$needed" | grep -qx 'libgpushim.so.0' || { echo "$lib does not need libgpushim.so.0"; exit 1; }
+printf '%s\n' "$needed" | grep -qx 'libgpushim.so.1' || { echo "$lib does not need libgpushim.so.1"; exit 1; }
 echo "$(printf '%s\n' "$want" | wc -l) functions exported, exactly the list's; needs: $(echo $needed)"

@@ -27,20 +27,20 @@ void ft_ok_(gpu_status st, const char *expr, const char *file, int line)
 {
     if (st == GPU_OK)
         return;
-    print_error("%s returned %s (CUresult %d): %s\n", expr, gpu_status_name(st), gpu_last_cuda_result(),
-                gpu_last_error());
+    print_error("%s returned %s (CUresult %d): %s\n", expr, gpu_status_get_name(st), gpu_last_error_get_cuda_result(),
+                gpu_last_error_get_message());
     _fail(file, line);
 }
 
 void ft_fail_(gpu_status st, gpu_status want, int cuda, const char *needle, const char *expr, const char *file,
               int line)
 {
-    const char *msg = gpu_last_error();
+    const char *msg = gpu_last_error_get_message();
 
-    if (st == want && gpu_last_cuda_result() == cuda && (needle ? strstr(msg, needle) != NULL : msg[0] != '\0'))
+    if (st == want && gpu_last_error_get_cuda_result() == cuda && (needle ? strstr(msg, needle) != NULL : msg[0] != '\0'))
         return;
     print_error("%s: want %s (CUresult %d, message with \"%s\"), got %s (CUresult %d): \"%s\"\n", expr,
-                gpu_status_name(want), cuda, needle ? needle : "", gpu_status_name(st), gpu_last_cuda_result(), msg);
+                gpu_status_get_name(want), cuda, needle ? needle : "", gpu_status_get_name(st), gpu_last_error_get_cuda_result(), msg);
     _fail(file, line);
 }
 
@@ -100,7 +100,7 @@ static gpu_launch_config config_for(uint32_t n)
 
 gpu_status ft_add_one(gpu_stream *s, gpu_module *m, const gpu_buffer *b, uint32_t n)
 {
-    uint64_t ptr = gpu_buffer_device_ptr(b);
+    uint64_t ptr = gpu_buffer_get_device_ptr(b);
     gpu_launch_config c = config_for(n);
     void *args[] = {&ptr, &n};
 
@@ -109,7 +109,7 @@ gpu_status ft_add_one(gpu_stream *s, gpu_module *m, const gpu_buffer *b, uint32_
 
 gpu_status ft_scale_add(gpu_stream *s, gpu_module *m, const gpu_buffer *b, uint32_t mul, uint32_t add, uint32_t n)
 {
-    uint64_t ptr = gpu_buffer_device_ptr(b);
+    uint64_t ptr = gpu_buffer_get_device_ptr(b);
     gpu_launch_config c = config_for(n);
     void *args[] = {&ptr, &mul, &add, &n};
 
@@ -161,7 +161,7 @@ uint32_t ft_peek(const gpu_buffer *b, uint32_t i)
 {
     uint32_t v = 0;
 
-    assert_int_equal(gpu_fake_peek(gpu_buffer_device_ptr(b) + 4u * i, &v, sizeof(v)), 0);
+    assert_int_equal(gpu_fake_peek(gpu_buffer_get_device_ptr(b) + 4u * i, &v, sizeof(v)), 0);
     return v;
 }
 

@@ -38,13 +38,13 @@ extern const char ft_ptx[];
 /* PTX for the fake naming two built-in kernels, add_one and scale_add, in that order. */
 extern const char ft_two_kernels[];
 
-/* Asserts GPU_OK, printing gpu_last_error() when not. */
+/* Asserts GPU_OK, printing gpu_last_error_get_message() when not. */
 #define FT_OK(expr) ft_ok_((expr), #expr, __FILE__, __LINE__)
 void ft_ok_(gpu_status st, const char *expr, const char *file, int line);
 
 /*
- * Asserts that a call failed with `status`, that gpu_last_cuda_result() is
- * `cuda`, and that gpu_last_error() contains `needle` (NULL: is not empty).
+ * Asserts that a call failed with `status`, that gpu_last_error_get_cuda_result() is
+ * `cuda`, and that gpu_last_error_get_message() contains `needle` (NULL: is not empty).
  */
 #define FT_FAIL(expr, status, cuda, needle) ft_fail_((expr), (status), (cuda), (needle), #expr, __FILE__, __LINE__)
 void ft_fail_(gpu_status st, gpu_status want, int cuda, const char *needle, const char *expr, const char *file,

@@ -35,7 +35,7 @@ static gpu_module *mod[MAX_DEV];
 static int setup(void **state)
 {
     (void)state;
-    FT_OK(gpu_device_count(&ndev));
+    FT_OK(gpu_device_get_count(&ndev));
     assert_int_equal(ndev, gpu_fake_device_count());
     assert_true(ndev >= 1 && ndev <= MAX_DEV);
     for (int d = 0; d < ndev; d++) {
@@ -102,19 +102,19 @@ static void contexts(void **state)
 
     (void)state;
     for (int d = 0; d < ndev; d++) {
-        assert_int_equal(gpu_context_device(ctx[d]), d);
+        assert_int_equal(gpu_context_get_device(ctx[d]), d);
         for (int e = 0; e < d; e++)
-            assert_ptr_not_equal(gpu_context_raw(ctx[d]), gpu_context_raw(ctx[e]));
+            assert_ptr_not_equal(gpu_context_get_raw(ctx[d]), gpu_context_get_raw(ctx[e]));
         /* Two gpu_contexts of one device share the driver's primary context, retained twice. */
         FT_OK(gpu_context_retain_primary(d, &again));
-        assert_ptr_equal(gpu_context_raw(again), gpu_context_raw(ctx[d]));
+        assert_ptr_equal(gpu_context_get_raw(again), gpu_context_get_raw(ctx[d]));
         assert_int_equal(gpu_fake_primary_retains(d), d == 0 ? 3 : 2);
         gpu_context_destroy(again);
     }
     FT_FAIL(gpu_context_retain_primary(ndev, &none), GPU_ERR_NO_DEVICE, CUABI_ERROR_INVALID_DEVICE, "cuDeviceGet");
     FT_FAIL(gpu_context_retain_primary(-2, &none), GPU_ERR_INVALID_ARG, 0, "device -2");
     assert_ptr_equal(none, (gpu_context *)&again);
-    assert_int_equal(gpu_context_device(NULL), -1);
+    assert_int_equal(gpu_context_get_device(NULL), -1);
 }
 
 static void peers(void **state)
@@ -265,7 +265,7 @@ static void wrong_device(void **state)
         return;
     b0 = seq_buffer(0, 0);
     b1 = seq_buffer(1, 0);
-    ptr = gpu_buffer_device_ptr(b0);
+    ptr = gpu_buffer_get_device_ptr(b0);
     FT_OK(gpu_event_create(ctx[0], &e0));
     FT_OK(gpu_module_get_function(mod[0], "add_one", &f0));
     for (int i = 0; i < 6; i++)
@@ -309,7 +309,7 @@ static void memory_per_device(void **state)
         assert_int_equal(gpu_fake_device_get(i, &d), 0);
         FT_OK(gpu_buffer_create(ctx[i], 1u << 20, &b));
         assert_int_equal(gpu_fake_device_used(i), used + (1u << 20));
-        assert_ptr_equal(gpu_buffer_context(b), ctx[i]);
+        assert_ptr_equal(gpu_buffer_get_context(b), ctx[i]);
         FT_FAIL(gpu_buffer_create(ctx[i], d.total_memory, &none), GPU_ERR_OUT_OF_MEMORY, CUABI_ERROR_OUT_OF_MEMORY,
                 "cuMemAlloc");
         assert_ptr_equal(none, (gpu_buffer *)&b);

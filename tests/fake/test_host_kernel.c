@@ -164,7 +164,7 @@ static int teardown(void **state)
 static gpu_status launch_vadd(gpu_stream *s, gpu_buffer *a, gpu_buffer *b, gpu_buffer *c, uint32_t n,
                               const gpu_launch_config *cfg)
 {
-    uint64_t pa = gpu_buffer_device_ptr(a), pb = gpu_buffer_device_ptr(b), pc = gpu_buffer_device_ptr(c);
+    uint64_t pa = gpu_buffer_get_device_ptr(a), pb = gpu_buffer_get_device_ptr(b), pc = gpu_buffer_get_device_ptr(c);
     void *args[] = {&pa, &pb, &pc, &n};
     gpu_launch_config one = gpu_launch_config_1d((n + 127) / 128, 128);
 
@@ -223,7 +223,7 @@ static void struct_parameter(void **state)
 {
     gpu_buffer *out = ft_buffer_seq(NULL, 4, 0);
     struct pod p = {123456789, 42, {1.0f, 2.5f, 3.0f}};
-    uint64_t po = gpu_buffer_device_ptr(out);
+    uint64_t po = gpu_buffer_get_device_ptr(out);
     void *args[] = {&p, &po};
     gpu_launch_config one = gpu_launch_config_1d(1, 1);
     const uint32_t want[] = {123456789, 42, 25, 2 * 100 + 24};
@@ -241,7 +241,7 @@ static void extra_buffer(void **state)
     gpu_buffer *out = ft_buffer_seq(NULL, 4, 0);
     unsigned char buffer[32] = {0};
     struct pod p = {7, 8, {0.0f, 0.9f, 0.0f}};
-    uint64_t po = gpu_buffer_device_ptr(out);
+    uint64_t po = gpu_buffer_get_device_ptr(out);
     size_t size = sizeof(buffer);
     void *extra[] = {(void *)(uintptr_t)CUABI_LAUNCH_PARAM_BUFFER_POINTER, buffer,
                      (void *)(uintptr_t)CUABI_LAUNCH_PARAM_BUFFER_SIZE, &size,
@@ -255,29 +255,29 @@ static void extra_buffer(void **state)
     memcpy(buffer, &p, sizeof(p));
     memcpy(buffer + 24, &po, sizeof(po));
     FT_OK(gpu_module_get_function(mod, "with_struct", &f));
-    assert_int_equal(cuCtxPushCurrent_v2(gpu_context_raw(gpu_stream_context(stream))), CUABI_SUCCESS);
-    assert_int_equal(cuLaunchKernel(gpu_function_raw(f), 1, 1, 1, 1, 1, 1, 0, gpu_stream_raw(stream), NULL, extra),
+    assert_int_equal(cuCtxPushCurrent_v2(gpu_context_get_raw(gpu_stream_get_context(stream))), CUABI_SUCCESS);
+    assert_int_equal(cuLaunchKernel(gpu_function_get_raw(f), 1, 1, 1, 1, 1, 1, 0, gpu_stream_get_raw(stream), NULL, extra),
                      CUABI_SUCCESS);
-    assert_int_equal(cuStreamSynchronize(gpu_stream_raw(stream)), CUABI_SUCCESS);
+    assert_int_equal(cuStreamSynchronize(gpu_stream_get_raw(stream)), CUABI_SUCCESS);
     FT_BUFFER_EQ(out, want, 4);
     size = 24;
     ft_capture_begin(&cap, 2);
-    assert_int_equal(cuLaunchKernel(gpu_function_raw(f), 1, 1, 1, 1, 1, 1, 0, gpu_stream_raw(stream), NULL, extra),
+    assert_int_equal(cuLaunchKernel(gpu_function_get_raw(f), 1, 1, 1, 1, 1, 1, 0, gpu_stream_get_raw(stream), NULL, extra),
                      CUABI_ERROR_INVALID_VALUE);
     assert_non_null(strstr(ft_capture_end(&cap), "kernel \"with_struct\": the launch's `extra` gives 24 bytes of "
                                                 "parameters, the entry declares 32"));
     size = 32;
     /* Both ways at once, or a key the driver does not know. */
-    assert_int_equal(cuLaunchKernel(gpu_function_raw(f), 1, 1, 1, 1, 1, 1, 0, gpu_stream_raw(stream), params, extra),
+    assert_int_equal(cuLaunchKernel(gpu_function_get_raw(f), 1, 1, 1, 1, 1, 1, 0, gpu_stream_get_raw(stream), params, extra),
                      CUABI_ERROR_INVALID_VALUE);
     extra[2] = (void *)(uintptr_t)7;
-    assert_int_equal(cuLaunchKernel(gpu_function_raw(f), 1, 1, 1, 1, 1, 1, 0, gpu_stream_raw(stream), NULL, extra),
+    assert_int_equal(cuLaunchKernel(gpu_function_get_raw(f), 1, 1, 1, 1, 1, 1, 0, gpu_stream_get_raw(stream), NULL, extra),
                      CUABI_ERROR_INVALID_VALUE);
     /* No parameters where the entry has some, or a NULL one. */
-    assert_int_equal(cuLaunchKernel(gpu_function_raw(f), 1, 1, 1, 1, 1, 1, 0, gpu_stream_raw(stream), NULL, NULL),
+    assert_int_equal(cuLaunchKernel(gpu_function_get_raw(f), 1, 1, 1, 1, 1, 1, 0, gpu_stream_get_raw(stream), NULL, NULL),
                      CUABI_ERROR_INVALID_VALUE);
     params[1] = NULL;
-    assert_int_equal(cuLaunchKernel(gpu_function_raw(f), 1, 1, 1, 1, 1, 1, 0, gpu_stream_raw(stream), params, NULL),
+    assert_int_equal(cuLaunchKernel(gpu_function_get_raw(f), 1, 1, 1, 1, 1, 1, 0, gpu_stream_get_raw(stream), params, NULL),
                      CUABI_ERROR_INVALID_VALUE);
     assert_int_equal(gpu_fake_pending(), 0);
     {
@@ -327,7 +327,7 @@ static void no_host_implementation(void **state)
 static void out_of_bounds(void **state)
 {
     gpu_buffer *b = ft_buffer_seq(NULL, 8, 1);
-    uint64_t p = gpu_buffer_device_ptr(b);
+    uint64_t p = gpu_buffer_get_device_ptr(b);
     uint32_t n = 8;
     void *args[] = {&p, &n};
     gpu_launch_config one = gpu_launch_config_1d(1, 8);
@@ -423,7 +423,7 @@ static void control_api_refused(void **state)
 static void builtin_add_one(void **state)
 {
     gpu_buffer *b = ft_buffer_seq(NULL, 64, 10);
-    uint64_t p = gpu_buffer_device_ptr(b);
+    uint64_t p = gpu_buffer_get_device_ptr(b);
     uint32_t n = 64;
     void *args[] = {&p, &n};
     gpu_launch_config one = gpu_launch_config_1d(1, 64);
@@ -447,7 +447,7 @@ static void copied_at_launch(void **state)
     (void)state;
     FT_OK(gpu_module_load_data(NULL, entry, strlen(entry), &m2));
     {
-        uint64_t pa = gpu_buffer_device_ptr(a), pb = gpu_buffer_device_ptr(b), pc = gpu_buffer_device_ptr(c);
+        uint64_t pa = gpu_buffer_get_device_ptr(a), pb = gpu_buffer_get_device_ptr(b), pc = gpu_buffer_get_device_ptr(c);
         uint32_t n = N;
         void *args[] = {&pa, &pb, &pc, &n};
         gpu_launch_config one = gpu_launch_config_1d(1, N);

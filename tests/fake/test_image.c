@@ -69,10 +69,10 @@ static int launch_extra(gpu_module *m, const char *name, const void *buffer, siz
     memset(s, 0, sizeof(*s));
     assert_int_equal(gpu_fake_kernel_register(name, record, s), 0);
     FT_OK(gpu_module_get_function(m, name, &f));
-    assert_int_equal(cuCtxPushCurrent_v2(gpu_context_raw(gpu_stream_context(stream))), CUABI_SUCCESS);
-    rc = cuLaunchKernel(gpu_function_raw(f), 1, 1, 1, 1, 1, 1, 0, gpu_stream_raw(stream), NULL, extra);
+    assert_int_equal(cuCtxPushCurrent_v2(gpu_context_get_raw(gpu_stream_get_context(stream))), CUABI_SUCCESS);
+    rc = cuLaunchKernel(gpu_function_get_raw(f), 1, 1, 1, 1, 1, 1, 0, gpu_stream_get_raw(stream), NULL, extra);
     if (rc == CUABI_SUCCESS)
-        assert_int_equal(cuStreamSynchronize(gpu_stream_raw(stream)), CUABI_SUCCESS);
+        assert_int_equal(cuStreamSynchronize(gpu_stream_get_raw(stream)), CUABI_SUCCESS);
     assert_int_equal(cuCtxPopCurrent_v2(&popped), CUABI_SUCCESS);
     return rc;
 }
@@ -517,8 +517,8 @@ static void check_kernels(const void *image, size_t size, const char *scale)
     FT_OK(gpu_buffer_create(NULL, sizeof(words), &b));
     FT_OK(gpu_buffer_create(NULL, 4, &out));
     FT_OK(gpu_buffer_copy_from_host(b, words, sizeof(words)));
-    pb = gpu_buffer_device_ptr(b);
-    po = gpu_buffer_device_ptr(out);
+    pb = gpu_buffer_get_device_ptr(b);
+    po = gpu_buffer_get_device_ptr(out);
     FT_OK(gpu_stream_launch_kernel(stream, m, "add_table", &one, (void *[]){&pb, &n}));
     FT_OK(gpu_stream_launch_kernel(stream, m, "with_struct", &one, (void *[]){&p, &po}));
     FT_OK(gpu_stream_synchronize(stream));
@@ -576,8 +576,8 @@ static void nvrtc_ptx(void **state)
     FT_OK(gpu_program_create(source, "ptx_kernels.cu", NULL, 0, &p));
     FT_OK(gpu_program_add_name_expression(p, "scale<float>"));
     FT_OK(gpu_program_compile(p, NULL, &ptx));
-    FT_OK(gpu_program_output(p, &out, &size));
-    FT_OK(gpu_program_lowered_name(p, "scale<float>", &lowered));
+    FT_OK(gpu_program_get_output(p, &out, &size));
+    FT_OK(gpu_program_get_lowered_name(p, "scale<float>", &lowered));
     assert_non_null(strstr(out, ".entry add_table("));
     check_kernels(out, size, lowered);
     gpu_program_destroy(p);
@@ -681,7 +681,7 @@ int main(int argc, char **argv)
     arg_path = argc > 2 ? argv[2] : NULL;
     if (argc > 2 && strcmp(argv[1], "nvrtc") == 0) {
         if (gpu_compiler_load() != GPU_OK) {
-            printf("skipped: no NVRTC: %s\n", gpu_last_error());
+            printf("skipped: no NVRTC: %s\n", gpu_last_error_get_message());
             return 77;
         }
         return cmocka_run_group_tests_name("ptx-nvrtc", nvrtc, setup, teardown);

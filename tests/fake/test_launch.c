@@ -132,38 +132,38 @@ static void function_attributes(void **state)
     int v = -1;
 
     (void)state;
-    FT_OK(gpu_function_get_attribute(fill, GPU_FUNCTION_NUM_REGS, &v));
+    FT_OK(gpu_function_get_attribute(fill, GPU_FUNCTION_ATTR_NUM_REGS, &v));
     assert_int_equal(v, 32);
-    FT_OK(gpu_function_get_attribute(fill, GPU_FUNCTION_MAX_THREADS_PER_BLOCK, &v));
+    FT_OK(gpu_function_get_attribute(fill, GPU_FUNCTION_ATTR_MAX_THREADS_PER_BLOCK, &v));
     assert_int_equal(v, 1024);
-    FT_OK(gpu_function_get_attribute(fill, GPU_FUNCTION_SHARED_BYTES, &v));
+    FT_OK(gpu_function_get_attribute(fill, GPU_FUNCTION_ATTR_SHARED_BYTES, &v));
     assert_int_equal(v, 0);
-    FT_OK(gpu_function_get_attribute(fill, GPU_FUNCTION_PTX_VERSION, &v));
+    FT_OK(gpu_function_get_attribute(fill, GPU_FUNCTION_ATTR_PTX_VERSION, &v));
     assert_int_equal(v, 80);
-    FT_OK(gpu_function_get_attribute(fill, GPU_FUNCTION_BINARY_VERSION, &v));
+    FT_OK(gpu_function_get_attribute(fill, GPU_FUNCTION_ATTR_BINARY_VERSION, &v));
     assert_int_equal(v, 90);
-    FT_OK(gpu_function_get_attribute(copy, GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES, &v));
+    FT_OK(gpu_function_get_attribute(copy, GPU_FUNCTION_ATTR_MAX_DYNAMIC_SHARED_BYTES, &v));
     assert_int_equal(v, 48 * 1024);
-    FT_OK(gpu_function_set_attribute(copy, GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES, 100000));
-    FT_OK(gpu_function_get_attribute(copy, GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES, &v));
+    FT_OK(gpu_function_set_attribute(copy, GPU_FUNCTION_ATTR_MAX_DYNAMIC_SHARED_BYTES, 100000));
+    FT_OK(gpu_function_get_attribute(copy, GPU_FUNCTION_ATTR_MAX_DYNAMIC_SHARED_BYTES, &v));
     assert_int_equal(v, 100000);
     /* Past the device's opt-in: the driver refuses, and that is the caller's argument. */
-    FT_FAIL(gpu_function_set_attribute(copy, GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES, OPTIN + 1), GPU_ERR_INVALID_ARG,
+    FT_FAIL(gpu_function_set_attribute(copy, GPU_FUNCTION_ATTR_MAX_DYNAMIC_SHARED_BYTES, OPTIN + 1), GPU_ERR_INVALID_ARG,
             CUABI_ERROR_INVALID_VALUE, "cuFuncSetAttribute");
-    FT_OK(gpu_function_set_attribute(copy, GPU_FUNCTION_PREFERRED_SHARED_CARVEOUT, 75));
-    FT_OK(gpu_function_get_attribute(copy, GPU_FUNCTION_PREFERRED_SHARED_CARVEOUT, &v));
+    FT_OK(gpu_function_set_attribute(copy, GPU_FUNCTION_ATTR_PREFERRED_SHARED_CARVEOUT, 75));
+    FT_OK(gpu_function_get_attribute(copy, GPU_FUNCTION_ATTR_PREFERRED_SHARED_CARVEOUT, &v));
     assert_int_equal(v, 75);
-    FT_OK(gpu_function_set_attribute(copy, GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES, 48 * 1024));
+    FT_OK(gpu_function_set_attribute(copy, GPU_FUNCTION_ATTR_MAX_DYNAMIC_SHARED_BYTES, 48 * 1024));
     FT_OK(gpu_function_set_cache_config(copy, GPU_CACHE_PREFER_SHARED));
 
-    FT_INVALID(gpu_function_get_attribute(NULL, GPU_FUNCTION_NUM_REGS, &v), "function is NULL");
-    FT_INVALID(gpu_function_get_attribute(fill, GPU_FUNCTION_NUM_REGS, NULL), "out is NULL");
+    FT_INVALID(gpu_function_get_attribute(NULL, GPU_FUNCTION_ATTR_NUM_REGS, &v), "function is NULL");
+    FT_INVALID(gpu_function_get_attribute(fill, GPU_FUNCTION_ATTR_NUM_REGS, NULL), "out is NULL");
     FT_INVALID(gpu_function_get_attribute(fill, (gpu_function_attribute)7, &v), "not a gpu_function_attribute");
     FT_INVALID(gpu_function_get_attribute(fill, (gpu_function_attribute)10, &v), "not a gpu_function_attribute");
-    FT_INVALID(gpu_function_set_attribute(NULL, GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES, 1), "function is NULL");
-    FT_INVALID(gpu_function_set_attribute(fill, GPU_FUNCTION_NUM_REGS, 1), "cannot be set");
-    FT_INVALID(gpu_function_set_attribute(fill, GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES, -1), "-1 bytes");
-    FT_INVALID(gpu_function_set_attribute(fill, GPU_FUNCTION_PREFERRED_SHARED_CARVEOUT, 101), "carveout of 101");
+    FT_INVALID(gpu_function_set_attribute(NULL, GPU_FUNCTION_ATTR_MAX_DYNAMIC_SHARED_BYTES, 1), "function is NULL");
+    FT_INVALID(gpu_function_set_attribute(fill, GPU_FUNCTION_ATTR_NUM_REGS, 1), "cannot be set");
+    FT_INVALID(gpu_function_set_attribute(fill, GPU_FUNCTION_ATTR_MAX_DYNAMIC_SHARED_BYTES, -1), "-1 bytes");
+    FT_INVALID(gpu_function_set_attribute(fill, GPU_FUNCTION_ATTR_PREFERRED_SHARED_CARVEOUT, 101), "carveout of 101");
     FT_INVALID(gpu_function_set_cache_config(NULL, GPU_CACHE_PREFER_L1), "function is NULL");
     FT_INVALID(gpu_function_set_cache_config(fill, (gpu_cache_config)4), "not a gpu_cache_config");
 }
@@ -172,7 +172,7 @@ static void function_attributes(void **state)
 
 static void fill_launch(gpu_function *f, unsigned shared, uint32_t value, gpu_status want, const char *needle)
 {
-    uint64_t ptr = gpu_buffer_device_ptr(out);
+    uint64_t ptr = gpu_buffer_get_device_ptr(out);
     uint32_t n = 64;
     void *args[] = {&ptr, &value, &n};
     gpu_launch_config c = gpu_launch_config_1d(1, 64);
@@ -192,24 +192,24 @@ static void fill_launch(gpu_function *f, unsigned shared, uint32_t value, gpu_st
 static void shared_memory_opt_in(void **state)
 {
     uint32_t want[64];
-    uint64_t ptr = gpu_buffer_device_ptr(out);
+    uint64_t ptr = gpu_buffer_get_device_ptr(out);
     gpu_launch_config c = gpu_launch_config_1d(1, 1);
 
     (void)state;
     fill_launch(fill, 48 * 1024, 1, GPU_OK, NULL);
     fill_launch(fill, 200 * 1024, 2, GPU_ERR_INVALID_ARG, "more than the function's limit of 49152");
-    fill_launch(fill, 200 * 1024, 2, GPU_ERR_INVALID_ARG, "GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES");
+    fill_launch(fill, 200 * 1024, 2, GPU_ERR_INVALID_ARG, "GPU_FUNCTION_ATTR_MAX_DYNAMIC_SHARED_BYTES");
     fill_launch(fill, OPTIN + 1, 2, GPU_ERR_INVALID_ARG, "more than device 0 allows a block (232448)");
-    FT_OK(gpu_function_set_attribute(fill, GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES, 200 * 1024));
+    FT_OK(gpu_function_set_attribute(fill, GPU_FUNCTION_ATTR_MAX_DYNAMIC_SHARED_BYTES, 200 * 1024));
     fill_launch(fill, 200 * 1024, 3, GPU_OK, NULL);
     FT_OK(gpu_stream_synchronize(stream));
     for (int i = 0; i < 64; i++)
         want[i] = 3;
     FT_BUFFER_EQ(out, want, 64);
     fill_launch(fill, 200 * 1024 + 4, 4, GPU_ERR_INVALID_ARG, "limit of 204800");
-    FT_OK(gpu_function_set_attribute(fill, GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES, 48 * 1024));
+    FT_OK(gpu_function_set_attribute(fill, GPU_FUNCTION_ATTR_MAX_DYNAMIC_SHARED_BYTES, 48 * 1024));
     /* The bytes reach the launch as asked. */
-    FT_OK(gpu_function_set_attribute(info, GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES, 100000));
+    FT_OK(gpu_function_set_attribute(info, GPU_FUNCTION_ATTR_MAX_DYNAMIC_SHARED_BYTES, 100000));
     c.shared_mem_bytes = 99999;
     FT_OK(gpu_stream_launch_function(stream, info, &c, (void *[]){&ptr}));
     FT_OK(gpu_stream_synchronize(stream));
@@ -222,58 +222,48 @@ static void occupancy(void **state)
 {
     gpu_launch_config c = {.grid = {2, 1, 1}, .block = {128, 1, 1}, .cluster = {2, 1, 1}};
     int grid = 0, block = 0;
-    unsigned ugrid = 0, ublock = 0;
     int n = -1;
 
     (void)state;
-    FT_OK(gpu_function_max_active_blocks(fill, 256, 0, &n));
+    FT_OK(gpu_function_get_max_active_blocks(fill, 256, 0, &n));
     assert_int_equal(n, SM_THREADS / 256);
-    FT_OK(gpu_function_max_active_blocks(fill, 1000, 0, &n));
+    FT_OK(gpu_function_get_max_active_blocks(fill, 1000, 0, &n));
     assert_int_equal(n, 2);
-    FT_OK(gpu_function_max_active_blocks(fill, 32, 0, &n));
+    FT_OK(gpu_function_get_max_active_blocks(fill, 32, 0, &n));
     assert_int_equal(n, 32); /* blocks a multiprocessor, not threads, bound it */
-    FT_OK(gpu_function_set_attribute(fill, GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES, 200 * 1024));
-    FT_OK(gpu_function_max_active_blocks(fill, 64, 100 * 1024, &n));
+    FT_OK(gpu_function_set_attribute(fill, GPU_FUNCTION_ATTR_MAX_DYNAMIC_SHARED_BYTES, 200 * 1024));
+    FT_OK(gpu_function_get_max_active_blocks(fill, 64, 100 * 1024, &n));
     assert_int_equal(n, SM_SHARED / (100 * 1024 + RESERVED));
-    FT_OK(gpu_function_set_attribute(fill, GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES, 48 * 1024));
-    FT_OK(gpu_function_max_active_blocks(fill, 64, 100 * 1024, &n));
+    FT_OK(gpu_function_set_attribute(fill, GPU_FUNCTION_ATTR_MAX_DYNAMIC_SHARED_BYTES, 48 * 1024));
+    FT_OK(gpu_function_get_max_active_blocks(fill, 64, 100 * 1024, &n));
     assert_int_equal(n, 0); /* more than the function allows: none fits */
 
-    FT_OK(gpu_function_occupancy_block_size(fill, 0, 0, &grid, &block));
+    FT_OK(gpu_function_get_occupancy_block_size(fill, 0, 0, &grid, &block));
     assert_int_equal(block, 1024);
     assert_int_equal(grid, 2 * sms());
-    FT_OK(gpu_function_occupancy_block_size(fill, 0, 100, &grid, &block));
+    FT_OK(gpu_function_get_occupancy_block_size(fill, 0, 100, &grid, &block));
     assert_int_equal(block, 100);
     assert_int_equal(grid, 16 * sms());
-    /* The deprecated unsigned form gives the same answers. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-    FT_OK(gpu_function_max_potential_block_size(fill, 0, 100, &ugrid, &ublock));
-    assert_int_equal(ublock, 100);
-    assert_int_equal(ugrid, 16u * (unsigned)sms());
-    FT_INVALID(gpu_function_max_potential_block_size(fill, 0, 0, NULL, &ublock), "min_grid_size is NULL");
-    FT_INVALID(gpu_function_max_potential_block_size(fill, 0, 2000, &ugrid, &ublock), "limit of 2000");
-#pragma GCC diagnostic pop
 
-    FT_OK(gpu_function_max_active_clusters(ex_info, &c, &n));
+    FT_OK(gpu_function_get_max_active_clusters(ex_info, &c, &n));
     assert_int_equal(n, 16 * sms() / 2);
 
-    FT_INVALID(gpu_function_max_active_blocks(NULL, 32, 0, &n), "function is NULL");
-    FT_INVALID(gpu_function_max_active_blocks(fill, 32, 0, NULL), "out is NULL");
-    FT_INVALID(gpu_function_max_active_blocks(fill, 0, 0, &n), "a block of 0 threads");
-    FT_INVALID(gpu_function_max_active_blocks(fill, 1025, 0, &n), "a block of 1025 threads");
-    FT_INVALID(gpu_function_occupancy_block_size(fill, 0, 0, NULL, &block), "min_grid_size is NULL");
-    FT_INVALID(gpu_function_occupancy_block_size(fill, 0, 0, &grid, NULL), "block_size is NULL");
-    FT_INVALID(gpu_function_occupancy_block_size(fill, 0, 2000, &grid, &block), "limit of 2000");
-    FT_INVALID(gpu_function_occupancy_block_size(fill, 0, -1, &grid, &block), "limit of -1");
-    FT_INVALID(gpu_function_max_active_clusters(ex_info, &(gpu_launch_config){.grid = {2, 1, 1}, .block = {1, 1, 1}},
+    FT_INVALID(gpu_function_get_max_active_blocks(NULL, 32, 0, &n), "function is NULL");
+    FT_INVALID(gpu_function_get_max_active_blocks(fill, 32, 0, NULL), "out is NULL");
+    FT_INVALID(gpu_function_get_max_active_blocks(fill, 0, 0, &n), "a block of 0 threads");
+    FT_INVALID(gpu_function_get_max_active_blocks(fill, 1025, 0, &n), "a block of 1025 threads");
+    FT_INVALID(gpu_function_get_occupancy_block_size(fill, 0, 0, NULL, &block), "min_grid_size is NULL");
+    FT_INVALID(gpu_function_get_occupancy_block_size(fill, 0, 0, &grid, NULL), "block_size is NULL");
+    FT_INVALID(gpu_function_get_occupancy_block_size(fill, 0, 2000, &grid, &block), "limit of 2000");
+    FT_INVALID(gpu_function_get_occupancy_block_size(fill, 0, -1, &grid, &block), "limit of -1");
+    FT_INVALID(gpu_function_get_max_active_clusters(ex_info, &(gpu_launch_config){.grid = {2, 1, 1}, .block = {1, 1, 1}},
                                                 &n),
                "asks for no cluster");
     c.cluster[0] = 3;
-    FT_INVALID(gpu_function_max_active_clusters(ex_info, &c, &n), "not a multiple of cluster x");
+    FT_INVALID(gpu_function_get_max_active_clusters(ex_info, &c, &n), "not a multiple of cluster x");
     c.grid[0] = 16;
     c.cluster[0] = 16;
-    FT_FAIL(gpu_function_max_active_clusters(ex_info, &c, &n), GPU_ERR_INVALID_ARG, CUABI_ERROR_INVALID_CLUSTER_SIZE,
+    FT_FAIL(gpu_function_get_max_active_clusters(ex_info, &c, &n), GPU_ERR_INVALID_ARG, CUABI_ERROR_INVALID_CLUSTER_SIZE,
             "cuOccupancyMaxActiveClusters");
 }
 
@@ -282,7 +272,7 @@ static void occupancy(void **state)
 /* Launches launch_ex_info with `c` and checks what it recorded: cluster xyz, cooperative, serialized, priority. */
 static void ex_launch(const gpu_launch_config *c, const uint32_t want[6])
 {
-    uint64_t ptr = gpu_buffer_device_ptr(out);
+    uint64_t ptr = gpu_buffer_get_device_ptr(out);
 
     FT_OK(gpu_buffer_memset(out, 0, 6, 4, 0xeeeeeeee));
     FT_OK(gpu_stream_launch_function(stream, ex_info, c, (void *[]){&ptr}));
@@ -295,7 +285,7 @@ static void extended_launches(void **state)
     static const uint32_t plain[6] = {0, 0, 0, 0, 0, 0}, cluster[6] = {2, 1, 1, 0, 1, (uint32_t)-2},
                           cooperative[6] = {0, 0, 0, 1, 0, 3};
     long ex = gpu_fake_calls("cuLaunchKernelEx"), kernel = gpu_fake_calls("cuLaunchKernel");
-    uint64_t ptr = gpu_buffer_device_ptr(out);
+    uint64_t ptr = gpu_buffer_get_device_ptr(out);
     int per_sm = 0;
     gpu_launch_config c = {.grid = {4, 2, 1}, .block = {32, 1, 1}, .cluster = {2, 1, 1},
                            .programmatic_serialization = true, .priority = -2};
@@ -312,7 +302,7 @@ static void extended_launches(void **state)
     assert_int_equal(gpu_fake_calls("cuLaunchCooperativeKernel"), 0);
 
     /* Cooperative: as many blocks as fit at once, and not one more. */
-    FT_OK(gpu_function_max_active_blocks(ex_info, 256, 0, &per_sm));
+    FT_OK(gpu_function_get_max_active_blocks(ex_info, 256, 0, &per_sm));
     c = (gpu_launch_config){.grid = {(unsigned)(per_sm * sms()), 1, 1}, .block = {256, 1, 1}, .cooperative = true};
     FT_OK(gpu_stream_launch_function(stream, ex_info, &c, (void *[]){&ptr}));
     c.grid[0]++;
@@ -358,7 +348,7 @@ static void extended_launches(void **state)
 static void serialization_needs_hopper(void **state)
 {
     gpu_fake_device_desc d, ampere;
-    uint64_t ptr = gpu_buffer_device_ptr(out);
+    uint64_t ptr = gpu_buffer_get_device_ptr(out);
 
     (void)state;
     assert_int_equal(gpu_fake_device_get(0, &d), 0);
@@ -386,7 +376,7 @@ static const gpu_launch_config old_style = {{2, 1, 1}, {3, 1, 1}, 16};
 static void old_initializers_mean_the_same(void **state)
 {
     long ex = gpu_fake_calls("cuLaunchKernelEx"), kernel = gpu_fake_calls("cuLaunchKernel");
-    uint64_t ptr = gpu_buffer_device_ptr(out);
+    uint64_t ptr = gpu_buffer_get_device_ptr(out);
     static const uint32_t want[7] = {2, 1, 1, 3, 1, 1, 16};
 
     (void)state;
@@ -429,7 +419,7 @@ static void memset_values(void **state)
     FT_OK(gpu_stream_synchronize(stream));
     FT_OK(gpu_buffer_memset(b, 24, 9, 4, 0xffffffffu));
     memset(want + 24, 0xff, 36);
-    assert_int_equal(gpu_fake_peek(gpu_buffer_device_ptr(b), bytes, 64), 0);
+    assert_int_equal(gpu_fake_peek(gpu_buffer_get_device_ptr(b), bytes, 64), 0);
     assert_memory_equal(bytes, want, 64);
 
     calls = gpu_fake_calls_total();
@@ -482,7 +472,7 @@ static void memset_long(void **state)
     FT_OK(gpu_buffer_memset(b, 8200, 3000, 4, 0x01020304u));
     for (size_t i = 0; i < 3000; i++)
         memcpy(want + 8200 + 4 * i, (const unsigned char[]){4, 3, 2, 1}, 4);
-    assert_int_equal(gpu_fake_peek(gpu_buffer_device_ptr(b), got, BYTES), 0);
+    assert_int_equal(gpu_fake_peek(gpu_buffer_get_device_ptr(b), got, BYTES), 0);
     assert_memory_equal(got, want, BYTES);
     gpu_buffer_destroy(b);
     free(got);
@@ -494,7 +484,7 @@ static void memset_long(void **state)
 static void module_globals(void **state)
 {
     uint32_t table[16], back[16];
-    uint64_t address = 0, ptr = gpu_buffer_device_ptr(out);
+    uint64_t address = 0, ptr = gpu_buffer_get_device_ptr(out);
     size_t bytes = 0;
     uint32_t n = 16;
 
@@ -590,7 +580,7 @@ static void tensor_maps(void **state)
     FT_OK(gpu_buffer_create(NULL, 256 * 128 * 4 + 64, &b));
     FT_OK(gpu_tensor_map_encode_tiled(b, 16, &d, &map));
     assert_true(map.opaque[0] == 0x50414d54454b4146ull);
-    assert_true(map.opaque[1] == gpu_buffer_device_ptr(b) + 16);
+    assert_true(map.opaque[1] == gpu_buffer_get_device_ptr(b) + 16);
     assert_true(map.opaque[2] == (2u | 2u << 8 | 3u << 16 | 2u << 20));
     assert_true(map.opaque[3] == 256 && map.opaque[4] == 128 && map.opaque[8] == 1024);
     assert_true(map.opaque[12] == (32u | 16u << 12));
@@ -638,7 +628,7 @@ static void tensor_maps(void **state)
 static void without_launch_ex(void **state)
 {
     static const uint32_t cooperative[6] = {0, 0, 0, 1, 0, 0};
-    uint64_t ptr = gpu_buffer_device_ptr(out);
+    uint64_t ptr = gpu_buffer_get_device_ptr(out);
     size_t v = 0;
     int n = 0;
 
@@ -653,7 +643,7 @@ static void without_launch_ex(void **state)
             GPU_ERR_NOT_SUPPORTED, 0, "cuLaunchKernelEx");
     FT_FAIL(gpu_context_get_limit(NULL, GPU_LIMIT_STACK_SIZE, &v), GPU_ERR_NOT_SUPPORTED, 0, "cuCtxGetLimit");
     FT_FAIL(gpu_buffer_memset(out, 0, 1, 1, 0), GPU_ERR_NOT_SUPPORTED, 0, "cuMemsetD8");
-    FT_FAIL(gpu_function_max_active_blocks(fill, 32, 0, &n), GPU_ERR_NOT_SUPPORTED, 0,
+    FT_FAIL(gpu_function_get_max_active_blocks(fill, 32, 0, &n), GPU_ERR_NOT_SUPPORTED, 0,
             "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags");
     /* The opt-in check needs cuFuncGetAttribute: without it the launch says so rather than guessing. */
     fill_launch(fill, 64 * 1024, 1, GPU_ERR_NOT_SUPPORTED, "cuFuncGetAttribute");

@@ -58,21 +58,21 @@ static void async_alloc_use_free(void **state)
         in[i] = i * 3u;
     FT_OK(gpu_stream_create_non_blocking(NULL, &s));
     FT_OK(gpu_buffer_create_async(s, sizeof(in), &b));
-    assert_int_equal(gpu_buffer_size(b), sizeof(in));
+    assert_int_equal(gpu_buffer_get_size(b), sizeof(in));
     assert_true(gpu_buffer_is_owner(b));
     FT_OK(gpu_buffer_copy_from_host_async(b, in, sizeof(in), s));
     FT_OK(ft_add_one(s, mod, b, 64));
     FT_OK(gpu_buffer_copy_to_host_async(b, out, sizeof(out), s));
-    FT_OK(gpu_context_pool_usage(NULL, &reserved, &used));
+    FT_OK(gpu_context_pool_get_usage(NULL, &reserved, &used));
     assert_int_equal(used, sizeof(in));
-    FT_OK(gpu_buffer_free_async(b, s));
+    FT_OK(gpu_buffer_destroy_async(b, s));
     /* Freed, not yet run: the memory is still in use until the stream gets there. */
-    FT_OK(gpu_context_pool_usage(NULL, NULL, &used));
+    FT_OK(gpu_context_pool_get_usage(NULL, NULL, &used));
     assert_int_equal(used, sizeof(in));
     FT_OK(gpu_stream_synchronize(s));
     for (uint32_t i = 0; i < 64; i++)
         assert_int_equal(out[i], i * 3u + 1u);
-    FT_OK(gpu_context_pool_usage(NULL, &reserved, &used));
+    FT_OK(gpu_context_pool_get_usage(NULL, &reserved, &used));
     assert_int_equal(used, 0);
     /* Threshold 0 (the default): nothing is kept. */
     assert_int_equal(reserved, 0);
@@ -85,22 +85,22 @@ static void pool_threshold_and_trim(void **state)
     uint64_t t = 1, reserved = 0;
 
     (void)state;
-    FT_OK(gpu_context_pool_release_threshold(NULL, &t));
+    FT_OK(gpu_context_pool_get_release_threshold(NULL, &t));
     assert_int_equal(t, 0);
     FT_OK(gpu_context_pool_set_release_threshold(NULL, 1u << 20));
-    FT_OK(gpu_context_pool_release_threshold(NULL, &t));
+    FT_OK(gpu_context_pool_get_release_threshold(NULL, &t));
     assert_int_equal(t, 1u << 20);
     FT_OK(gpu_buffer_create_async(GPU_DEVICE0_LEGACY_STREAM, 4096, &b));
-    FT_OK(gpu_buffer_free_async(b, GPU_DEVICE0_LEGACY_STREAM));
+    FT_OK(gpu_buffer_destroy_async(b, GPU_DEVICE0_LEGACY_STREAM));
     FT_OK(gpu_stream_synchronize(GPU_DEVICE0_LEGACY_STREAM));
     /* Under the threshold: kept for reuse. */
-    FT_OK(gpu_context_pool_usage(NULL, &reserved, NULL));
+    FT_OK(gpu_context_pool_get_usage(NULL, &reserved, NULL));
     assert_int_equal(reserved, 4096);
     assert_int_equal(gpu_fake_pool_cached(0), 4096);
     FT_OK(gpu_context_pool_trim(NULL, 1024));
     assert_int_equal(gpu_fake_pool_cached(0), 1024);
     FT_OK(gpu_context_pool_trim(NULL, 0));
-    FT_OK(gpu_context_pool_usage(NULL, &reserved, NULL));
+    FT_OK(gpu_context_pool_get_usage(NULL, &reserved, NULL));
     assert_int_equal(reserved, 0);
     FT_OK(gpu_context_pool_set_release_threshold(NULL, 0));
 }
@@ -114,9 +114,9 @@ static void async_arguments(void **state)
     (void)state;
     FT_INVALID(gpu_buffer_create_async(NULL, 16, NULL), "out is NULL");
     FT_INVALID(gpu_buffer_create_async(NULL, 0, &b), "bytes is 0");
-    FT_INVALID(gpu_buffer_free_async(NULL, NULL), "buffer is NULL");
+    FT_INVALID(gpu_buffer_destroy_async(NULL, NULL), "buffer is NULL");
     FT_OK(gpu_buffer_create(NULL, 16, &plain));
-    FT_INVALID(gpu_buffer_free_async(plain, NULL), "not from gpu_buffer_create_async");
+    FT_INVALID(gpu_buffer_destroy_async(plain, NULL), "not from gpu_buffer_create_async");
     gpu_buffer_destroy(plain);
     /* A stream of another device: refused, and the buffer is still the caller's. */
     FT_OK(gpu_context_retain_primary(1, &c1));
@@ -125,12 +125,12 @@ static void async_arguments(void **state)
         long allocs = gpu_fake_live(GPU_FAKE_LIVE_DEVICE_ALLOCS);
 
         FT_OK(gpu_buffer_create_async(NULL, 16, &b));
-        FT_FAIL(gpu_buffer_free_async(b, s1), GPU_ERR_INVALID_ARG, 0, "device 0's, the stream device 1's");
+        FT_FAIL(gpu_buffer_destroy_async(b, s1), GPU_ERR_INVALID_ARG, 0, "device 0's, the stream device 1's");
         /* Consumed all the same: freed at once. */
         assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_DEVICE_ALLOCS), allocs);
         FT_OK(gpu_buffer_create_async(NULL, 16, &b));
         assert_int_equal(gpu_fake_fail("cuMemFreeAsync", 1, CUABI_ERROR_INVALID_VALUE), 0);
-        FT_FAIL(gpu_buffer_free_async(b, NULL), GPU_ERR_TRANSFER, CUABI_ERROR_INVALID_VALUE, "cuMemFreeAsync");
+        FT_FAIL(gpu_buffer_destroy_async(b, NULL), GPU_ERR_TRANSFER, CUABI_ERROR_INVALID_VALUE, "cuMemFreeAsync");
         gpu_fake_fail_reset();
         assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_DEVICE_ALLOCS), allocs);
     }
@@ -153,12 +153,12 @@ static void pointer_info_and_view(void **state)
     (void)state;
     FT_OK(gpu_context_retain_primary(0, &ctx));
     FT_OK(gpu_buffer_create(ctx, 1024, &b));
-    FT_OK(gpu_pointer_get_info(gpu_buffer_device_ptr(b) + 100, &info));
+    FT_OK(gpu_pointer_get_info(gpu_buffer_get_device_ptr(b) + 100, &info));
     assert_int_equal(info.type, GPU_MEMORY_DEVICE);
     assert_int_equal(info.device, 0);
     assert_false(info.managed);
-    assert_ptr_equal(info.context, gpu_context_raw(ctx));
-    assert_int_equal(info.base, gpu_buffer_device_ptr(b));
+    assert_ptr_equal(info.context, gpu_context_get_raw(ctx));
+    assert_int_equal(info.base, gpu_buffer_get_device_ptr(b));
     assert_int_equal(info.size, 1024);
     /* Host memory CUDA never saw: not an error. */
     FT_OK(gpu_pointer_get_info((uintptr_t)&stack_thing, &info));
@@ -166,15 +166,15 @@ static void pointer_info_and_view(void **state)
     assert_int_equal(info.device, -1);
     assert_null(info.context);
     FT_OK(gpu_host_buffer_create(NULL, 64, &h));
-    FT_OK(gpu_pointer_get_info((uintptr_t)gpu_host_buffer_data(h), &info));
+    FT_OK(gpu_pointer_get_info((uintptr_t)gpu_host_buffer_get_data(h), &info));
     assert_int_equal(info.type, GPU_MEMORY_HOST);
     gpu_host_buffer_destroy(h);
     FT_INVALID(gpu_pointer_get_info(0, NULL), "out is NULL");
 
     /* A view of the middle of the allocation: every copy works on it; destroying it frees nothing. */
-    FT_OK(gpu_buffer_wrap(ctx, gpu_buffer_device_ptr(b) + 256, sizeof(in), &view));
+    FT_OK(gpu_buffer_wrap(ctx, gpu_buffer_get_device_ptr(b) + 256, sizeof(in), &view));
     assert_false(gpu_buffer_is_owner(view));
-    assert_int_equal(gpu_buffer_device_ptr(view), gpu_buffer_device_ptr(b) + 256);
+    assert_int_equal(gpu_buffer_get_device_ptr(view), gpu_buffer_get_device_ptr(b) + 256);
     FT_OK(gpu_stream_create_non_blocking(ctx, &s));
     for (uint32_t i = 0; i < 16; i++)
         in[i] = 100 + i;
@@ -184,7 +184,7 @@ static void pointer_info_and_view(void **state)
     FT_OK(gpu_stream_synchronize(s));
     for (uint32_t i = 0; i < 16; i++)
         assert_int_equal(out[i], 101 + i);
-    FT_OK(gpu_buffer_wrap(ctx, gpu_buffer_device_ptr(b), 1024, &view2));
+    FT_OK(gpu_buffer_wrap(ctx, gpu_buffer_get_device_ptr(b), 1024, &view2));
     FT_OK(gpu_buffer_copy_async(view2, view, sizeof(in), s));
     FT_OK(gpu_stream_synchronize(s));
     assert_int_equal(ft_peek(b, 0), 101);
@@ -197,7 +197,7 @@ static void pointer_info_and_view(void **state)
     }
     assert_int_equal(ft_peek(b, 64), 101);
     /* Past the end, unknown memory, zero. */
-    FT_FAIL(gpu_buffer_wrap(ctx, gpu_buffer_device_ptr(b) + 1000, 100, &view), GPU_ERR_INVALID_ARG, 0,
+    FT_FAIL(gpu_buffer_wrap(ctx, gpu_buffer_get_device_ptr(b) + 1000, 100, &view), GPU_ERR_INVALID_ARG, 0,
             "pass the end of its allocation");
     FT_FAIL(gpu_buffer_wrap(ctx, (uintptr_t)&stack_thing, 4, &view), GPU_ERR_INVALID_ARG, CUABI_ERROR_NOT_FOUND,
             "cuMemGetAddressRange");
@@ -218,15 +218,15 @@ static void memory_info(void **state)
 
     (void)state;
     FT_OK(gpu_device_get_info(0, &info));
-    FT_OK(gpu_context_memory_info(NULL, &free0, &total0));
+    FT_OK(gpu_context_get_memory_info(NULL, &free0, &total0));
     assert_int_equal(total0, info.total_memory);
     FT_OK(gpu_buffer_create(NULL, 1 << 20, &b));
-    FT_OK(gpu_context_memory_info(NULL, &free1, &total1));
+    FT_OK(gpu_context_get_memory_info(NULL, &free1, &total1));
     assert_int_equal(total1, total0);
     assert_int_equal(free0 - free1, 1 << 20);
     gpu_buffer_destroy(b);
-    FT_INVALID(gpu_context_memory_info(NULL, NULL, &total0), "free_bytes is NULL");
-    FT_INVALID(gpu_context_memory_info(NULL, &free0, NULL), "total_bytes is NULL");
+    FT_INVALID(gpu_context_get_memory_info(NULL, NULL, &total0), "free_bytes is NULL");
+    FT_INVALID(gpu_context_get_memory_info(NULL, &free0, NULL), "total_bytes is NULL");
 }
 
 /* ---- 4. Managed memory ---- */
@@ -241,27 +241,27 @@ static void managed(void **state)
     (void)state;
     FT_OK(gpu_stream_create_non_blocking(NULL, &s));
     FT_OK(gpu_buffer_create_managed(NULL, 64 * sizeof(uint32_t), &m));
-    host = gpu_buffer_managed_data(m);
+    host = gpu_buffer_get_managed_data(m);
     assert_non_null(host);
     for (uint32_t i = 0; i < 64; i++)
         host[i] = i;
     FT_OK(gpu_buffer_prefetch_async(m, GPU_LOCATION_DEVICE, s));
-    assert_int_equal(gpu_fake_managed_location(gpu_buffer_device_ptr(m)), 0);
+    assert_int_equal(gpu_fake_managed_location(gpu_buffer_get_device_ptr(m)), 0);
     FT_OK(ft_add_one(s, mod, m, 64));
     FT_OK(gpu_buffer_prefetch_async(m, GPU_LOCATION_HOST, s));
     FT_OK(gpu_stream_synchronize(s));
-    assert_int_equal(gpu_fake_managed_location(gpu_buffer_device_ptr(m)), -1);
+    assert_int_equal(gpu_fake_managed_location(gpu_buffer_get_device_ptr(m)), -1);
     for (uint32_t i = 0; i < 64; i++)
         assert_int_equal(host[i], i + 1);
     FT_OK(gpu_buffer_advise(m, GPU_ADVISE_SET_READ_MOSTLY, GPU_LOCATION_DEVICE));
-    assert_int_equal(gpu_fake_managed_advice(gpu_buffer_device_ptr(m)), GPU_ADVISE_SET_READ_MOSTLY);
+    assert_int_equal(gpu_fake_managed_advice(gpu_buffer_get_device_ptr(m)), GPU_ADVISE_SET_READ_MOSTLY);
     FT_OK(gpu_buffer_advise(m, GPU_ADVISE_SET_PREFERRED_LOCATION, GPU_LOCATION_HOST));
-    FT_OK(gpu_pointer_get_info(gpu_buffer_device_ptr(m), &info));
+    FT_OK(gpu_pointer_get_info(gpu_buffer_get_device_ptr(m), &info));
     assert_true(info.managed);
     FT_INVALID(gpu_buffer_advise(m, (gpu_memory_advice)7, GPU_LOCATION_HOST), "unknown advice 7");
     FT_INVALID(gpu_buffer_prefetch_async(m, (gpu_memory_location)5, s), "unknown location 5");
     FT_OK(gpu_buffer_create(NULL, 16, &plain));
-    assert_null(gpu_buffer_managed_data(plain));
+    assert_null(gpu_buffer_get_managed_data(plain));
     FT_INVALID(gpu_buffer_prefetch_async(plain, GPU_LOCATION_HOST, s), "not from gpu_buffer_create_managed");
     FT_INVALID(gpu_buffer_advise(plain, GPU_ADVISE_SET_READ_MOSTLY, GPU_LOCATION_HOST), "not from");
     FT_INVALID(gpu_buffer_create_managed(NULL, 0, &m), "bytes is 0");
@@ -278,21 +278,21 @@ static void priorities(void **state)
     gpu_stream *hi, *clamped;
 
     (void)state;
-    FT_OK(gpu_context_stream_priority_range(NULL, &least, &greatest));
+    FT_OK(gpu_context_get_stream_priority_range(NULL, &least, &greatest));
     assert_int_equal(least, 0);
     assert_int_equal(greatest, -5);
     FT_OK(gpu_stream_create_with_priority(NULL, GPU_STREAM_NON_BLOCKING, greatest, &hi));
-    assert_int_equal(gpu_stream_flags(hi), GPU_STREAM_NON_BLOCKING);
-    FT_OK(gpu_stream_priority(hi, &p));
+    assert_int_equal(gpu_stream_get_flags(hi), GPU_STREAM_NON_BLOCKING);
+    FT_OK(gpu_stream_get_priority(hi, &p));
     assert_int_equal(p, greatest);
     FT_OK(gpu_stream_create_with_priority(NULL, 0, -100, &clamped));
-    FT_OK(gpu_stream_priority(clamped, &p));
+    FT_OK(gpu_stream_get_priority(clamped, &p));
     assert_int_equal(p, greatest);
-    FT_OK(gpu_stream_priority(GPU_DEVICE0_LEGACY_STREAM, &p));
+    FT_OK(gpu_stream_get_priority(GPU_DEVICE0_LEGACY_STREAM, &p));
     assert_int_equal(p, 0);
     FT_INVALID(gpu_stream_create_with_priority(NULL, 8, 0, &hi), "unknown flags 0x8");
-    FT_INVALID(gpu_stream_priority(hi, NULL), "priority is NULL");
-    FT_INVALID(gpu_context_stream_priority_range(NULL, NULL, &greatest), "least is NULL");
+    FT_INVALID(gpu_stream_get_priority(hi, NULL), "priority is NULL");
+    FT_INVALID(gpu_context_get_stream_priority_range(NULL, NULL, &greatest), "least is NULL");
     gpu_stream_destroy(clamped);
     gpu_stream_destroy(hi);
 }
@@ -325,17 +325,17 @@ static void graph_update(void **state)
 
     (void)state;
     FT_OK(gpu_stream_create_non_blocking(NULL, &s));
-    FT_OK(gpu_stream_capture_info(s, &status, &id));
+    FT_OK(gpu_stream_get_capture_info(s, &status, &id));
     assert_int_equal(status, GPU_CAPTURE_STATUS_NONE);
     assert_int_equal(id, 0);
     FT_OK(gpu_stream_begin_capture(s, GPU_CAPTURE_MODE_GLOBAL));
-    FT_OK(gpu_stream_capture_info(s, &status, &id));
+    FT_OK(gpu_stream_get_capture_info(s, &status, &id));
     assert_int_equal(status, GPU_CAPTURE_STATUS_ACTIVE);
     assert_true(id != 0);
     FT_OK(ft_scale_add(s, mod, b, 2, 1, 8));
     FT_OK(gpu_stream_end_capture(s, &g1));
     FT_OK(gpu_stream_begin_capture(s, GPU_CAPTURE_MODE_GLOBAL));
-    FT_OK(gpu_stream_capture_info(s, &status, &id2));
+    FT_OK(gpu_stream_get_capture_info(s, &status, &id2));
     assert_true(id2 != id);
     FT_OK(ft_scale_add(s, mod, b, 3, 5, 8));
     FT_OK(gpu_stream_end_capture(s, &g2));
@@ -374,7 +374,7 @@ static void graph_update(void **state)
             "cuGraphDebugDotPrint");
     FT_INVALID(gpu_graph_write_dot(g3, NULL, false), "path is NULL");
     FT_INVALID(gpu_graph_exec_update(NULL, g3), "exec is NULL");
-    FT_INVALID(gpu_stream_capture_info(GPU_DEVICE0_LEGACY_STREAM, &status, &id), "never captured");
+    FT_INVALID(gpu_stream_get_capture_info(GPU_DEVICE0_LEGACY_STREAM, &status, &id), "never captured");
     FT_INVALID(gpu_graph_exec_upload(NULL, s), "exec is NULL");
     gpu_graph_exec_destroy(x);
     gpu_graph_destroy(g1);
@@ -397,19 +397,19 @@ static void ipc_same_process(void **state)
     bool done = false;
 
     (void)state;
-    FT_OK(gpu_buffer_ipc_handle(b, &h));
+    FT_OK(gpu_buffer_get_ipc_handle(b, &h));
     assert_int_equal(h.size, 16 * sizeof(uint32_t));
     allocs = gpu_fake_live(GPU_FAKE_LIVE_DEVICE_ALLOCS);
     /* The fake opens its own process's handles (a real driver refuses them). */
     FT_OK(gpu_buffer_open_ipc(NULL, &h, &opened));
-    assert_int_equal(gpu_buffer_size(opened), h.size);
+    assert_int_equal(gpu_buffer_get_size(opened), h.size);
     assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_DEVICE_ALLOCS), allocs + 1);
     assert_int_equal(ft_peek(opened, 3), 43);
     gpu_buffer_destroy(opened);
     assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_DEVICE_ALLOCS), allocs);
 
     FT_OK(gpu_event_create_interprocess(NULL, &e));
-    FT_OK(gpu_event_ipc_handle(e, &eh));
+    FT_OK(gpu_event_get_ipc_handle(e, &eh));
     FT_OK(gpu_event_open_ipc(NULL, &eh, &oe));
     FT_OK(gpu_stream_create(NULL, &s));
     FT_OK(ft_add_one(s, mod, b, 16));
@@ -424,17 +424,17 @@ static void ipc_same_process(void **state)
     gpu_event_destroy(e);
 
     FT_OK(gpu_event_create(NULL, &plain));
-    FT_INVALID(gpu_event_ipc_handle(plain, &eh), "not from gpu_event_create_interprocess");
+    FT_INVALID(gpu_event_get_ipc_handle(plain, &eh), "not from gpu_event_create_interprocess");
     gpu_event_destroy(plain);
     FT_OK(gpu_buffer_create_managed(NULL, 16, &m));
-    FT_INVALID(gpu_buffer_ipc_handle(m, &h), "only memory from gpu_buffer_create()");
+    FT_INVALID(gpu_buffer_get_ipc_handle(m, &h), "only memory from gpu_buffer_create()");
     gpu_buffer_destroy(m);
     /*
      * The size is the driver's, not the handle's: a 64-byte allocation
      * claimed as 1 GiB is refused (and the mapping closed again); a smaller
      * claim is the buffer's size, within the allocation.
      */
-    FT_OK(gpu_buffer_ipc_handle(b, &h));
+    FT_OK(gpu_buffer_get_ipc_handle(b, &h));
     h.size = 1ull << 30;
     opened = (gpu_buffer *)&opened;
     FT_FAIL(gpu_buffer_open_ipc(NULL, &h, &opened), GPU_ERR_INVALID_ARG, 0,
@@ -445,7 +445,7 @@ static void ipc_same_process(void **state)
     FT_FAIL(gpu_buffer_open_ipc(NULL, &h, &opened), GPU_ERR_INVALID_ARG, 0, "holds 64");
     h.size = 8;
     FT_OK(gpu_buffer_open_ipc(NULL, &h, &opened));
-    assert_int_equal(gpu_buffer_size(opened), 8);
+    assert_int_equal(gpu_buffer_get_size(opened), 8);
     gpu_buffer_destroy(opened);
     assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_DEVICE_ALLOCS), allocs);
     h.size = 0;
@@ -502,8 +502,8 @@ static int produce(int fd)
     gpu_buffer *b;
     gpu_event *e;
 
-    if (gpu_buffer_create(NULL, 64, &b) != GPU_OK || gpu_buffer_ipc_handle(b, &handles.mem) != GPU_OK ||
-        gpu_event_create_interprocess(NULL, &e) != GPU_OK || gpu_event_ipc_handle(e, &handles.event) != GPU_OK)
+    if (gpu_buffer_create(NULL, 64, &b) != GPU_OK || gpu_buffer_get_ipc_handle(b, &handles.mem) != GPU_OK ||
+        gpu_event_create_interprocess(NULL, &e) != GPU_OK || gpu_event_get_ipc_handle(e, &handles.event) != GPU_OK)
         return 1;
     if (write(fd, &handles, sizeof(handles)) != (ssize_t)sizeof(handles))
         return 1;
@@ -531,7 +531,7 @@ static void wait_released_by_write(void **state)
     FT_OK(ft_add_one(waiter, mod, data, 8));
     /* Held: nothing the fake can run releases it yet. */
     assert_int_equal(gpu_fake_run(100), 0);
-    FT_OK(gpu_stream_query(waiter, &idle));
+    FT_OK(gpu_stream_is_complete(waiter, &idle));
     assert_false(idle);
     assert_int_equal(ft_peek(data, 0), 0);
     /* The writer's kernel runs first, then its write releases the waiter. */
@@ -545,7 +545,7 @@ static void wait_released_by_write(void **state)
     FT_OK(gpu_stream_wait_value64(waiter, flags, 8, 0x100000000ull, GPU_WAIT_EQ));
     FT_OK(gpu_stream_write_value64(writer, flags, 8, 0x100000000ull));
     FT_OK(gpu_stream_synchronize(waiter));
-    assert_int_equal(gpu_fake_peek(gpu_buffer_device_ptr(flags) + 8, &v64, 8), 0);
+    assert_int_equal(gpu_fake_peek(gpu_buffer_get_device_ptr(flags) + 8, &v64, 8), 0);
     assert_int_equal(v64, 0x100000000ull);
     /* A device without memory operations. */
     assert_int_equal(gpu_fake_fail("cuStreamWaitValue32", 1, CUABI_ERROR_NOT_SUPPORTED), 0);
@@ -586,12 +586,12 @@ static void wait_conditions(void **state)
         FT_OK(gpu_buffer_copy_from_host(flag, &cases[i].have, 4));
         FT_OK(gpu_stream_wait_value32(s, flag, 0, cases[i].want, cases[i].cond));
         gpu_fake_run(10);
-        FT_OK(gpu_stream_query(s, &idle));
+        FT_OK(gpu_stream_is_complete(s, &idle));
         if (idle != cases[i].met)
             fail_msg("case %zu: have 0x%x want 0x%x cond %d: met %d", i, cases[i].have, cases[i].want,
                      (int)cases[i].cond, idle);
         if (!idle)
-            assert_int_equal(gpu_fake_poke(gpu_buffer_device_ptr(flag), &cases[i].want, 4), 0);
+            assert_int_equal(gpu_fake_poke(gpu_buffer_get_device_ptr(flag), &cases[i].want, 4), 0);
         FT_OK(gpu_stream_synchronize(s));
     }
     gpu_stream_destroy(s);
