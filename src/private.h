@@ -27,6 +27,9 @@ struct gpu_context {
  */
 gpu_status gpu__context_resolve(gpu_context *ctx, const struct gpu__driver **drv, gpu_context **resolved);
 
+/* A handle on device `ordinal`'s primary context, retained, with one reference. */
+gpu_status gpu__context_new(const struct gpu__driver *drv, int ordinal, gpu_context **out);
+
 void gpu__context_ref(gpu_context *ctx);
 void gpu__context_unref(gpu_context *ctx);
 
