@@ -41,9 +41,9 @@ static double compile_ms(const gpu_compile_options *o, gpu_cache_state *state)
     t0 = gpu_test_now_ns();
     BENCH_CHECK(gpu_program_compile(p, NULL, o));
     ms = (double)(gpu_test_now_ns() - t0) / 1e6;
-    *state = gpu_program_cache_state(p);
-    if (gpu_program_cache_warning(p))
-        printf("  cache warning: %s\n", gpu_program_cache_warning(p));
+    *state = gpu_program_get_cache_state(p);
+    if (gpu_program_get_cache_warning(p))
+        printf("  cache warning: %s\n", gpu_program_get_cache_warning(p));
     gpu_program_destroy(p);
     return ms;
 }
@@ -113,7 +113,7 @@ int main(void)
     int bad;
 
     if (gpu_compiler_load() != GPU_OK) {
-        printf("compile: skipped: %s\n", gpu_last_error());
+        printf("compile: skipped: %s\n", gpu_last_error_get_message());
         return BENCH_SKIP;
     }
     r = gpu_compiler_get_report();

@@ -4,7 +4,7 @@
  * calling the driver directly. Three calls: a launch of an empty kernel
  * (gpu_stream_launch_function vs cuLaunchKernel), an event query on a
  * completed event (gpu_event_is_complete vs cuEventQuery) and a query of an
- * idle stream (gpu_stream_query vs cuStreamQuery).
+ * idle stream (gpu_stream_is_complete vs cuStreamQuery).
  *
  * The direct arm calls the same driver, in the same process, with the same
  * CUfunction, CUstream and CUevent. Where meson found a libcuda to link, the
@@ -63,7 +63,7 @@ static void *symbol(void *handle, const char *name)
 /* The same file gpushim loaded, already in the process. */
 static void resolve_direct(void)
 {
-    void *handle = dlopen(gpu_driver_report()->file, RTLD_NOW | RTLD_NOLOAD);
+    void *handle = dlopen(gpu_driver_get_report()->file, RTLD_NOW | RTLD_NOLOAD);
     void *sym;
 
     sym = symbol(handle, "cuLaunchKernel");
@@ -142,7 +142,7 @@ static double stream_query_rate(const struct objects *o, bool direct)
         if (direct)
             busy += DIRECT_STREAM_QUERY(o->raw_stream) != 0;
         else
-            busy += gpu_stream_query(o->stream, &idle) != GPU_OK || !idle;
+            busy += gpu_stream_is_complete(o->stream, &idle) != GPU_OK || !idle;
     }
     t1 = gpu_test_now_ns();
     if (busy) {
@@ -207,9 +207,9 @@ int main(void)
     BENCH_CHECK(gpu_stream_create_non_blocking(NULL, &o.stream));
     BENCH_CHECK(gpu_event_create(NULL, &o.event));
     o.empty = bench_function(KERNEL_EMPTY);
-    o.raw_stream = gpu_stream_raw(o.stream);
-    o.raw_function = gpu_function_raw(o.empty);
-    o.raw_event = gpu_event_raw(o.event);
+    o.raw_stream = gpu_stream_get_raw(o.stream);
+    o.raw_function = gpu_function_get_raw(o.empty);
+    o.raw_event = gpu_event_get_raw(o.event);
     BENCH_CHECK(gpu_stream_record_event(o.stream, o.event));
     /*
      * gpushim left device 0's context current on this thread with its first

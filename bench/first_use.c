@@ -5,7 +5,7 @@
  *
  *   1. Fresh processes (this program, exec'ed again) each load the driver and
  *      report process start (the parent's clock just before fork) to a usable
- *      table, split by gpu_driver_report() into dlopen, symbol resolution and
+ *      table, split by gpu_driver_get_report() into dlopen, symbol resolution and
  *      cuInit. Medians over GPUSHIM_BENCH_PROCS processes.
  *   2. Fresh processes with GPUSHIM_LIBCUDA=/nonexistent/libcuda.so.1 (so this
  *      works on a GPU machine too) time the first call, which fails with
@@ -56,14 +56,14 @@ static int child_load(void)
     int count = 0;
 
     t1 = gpu_test_now_ns();
-    r = gpu_driver_report();
+    r = gpu_driver_get_report();
     if (st == GPU_OK)
-        st = gpu_device_count(&count);
+        st = gpu_device_get_count(&count);
     printf("LOAD status=%d exec_ns=%" PRIu64 " load_ns=%" PRIu64 " total_ns=%" PRIu64 " open_ns=%" PRIu64
            " resolve_ns=%" PRIu64 " init_ns=%" PRIu64 " devices=%d\n",
            (int)st, t_main - t0, t1 - t_main, t1 - t0, r->open_ns, r->resolve_ns, r->init_ns, count);
     if (st != GPU_OK)
-        printf("REASON %s: %s\n", gpu_status_name(st), gpu_last_error());
+        printf("REASON %s: %s\n", gpu_status_get_name(st), gpu_last_error_get_message());
     return 0;
 }
 
@@ -76,13 +76,13 @@ static int child_no_driver(void)
     gpu_status first;
 
     t0 = gpu_test_now_ns();
-    first = gpu_device_count(&count);
+    first = gpu_device_get_count(&count);
     t1 = gpu_test_now_ns();
     for (unsigned i = 0; i < calls; i++)
-        unexpected += gpu_device_count(&count) != GPU_ERR_NO_DRIVER;
+        unexpected += gpu_device_get_count(&count) != GPU_ERR_NO_DRIVER;
     t2 = gpu_test_now_ns();
     printf("NODRIVER status=%d first_ns=%" PRIu64 " per_call_ns=%.3f calls=%u unexpected=%u stage=%s\n", (int)first,
-           t1 - t0, (double)(t2 - t1) / calls, calls, unexpected, gpu_load_stage_name(gpu_driver_report()->stage));
+           t1 - t0, (double)(t2 - t1) / calls, calls, unexpected, gpu_load_stage_get_name(gpu_driver_get_report()->stage));
     return 0;
 }
 

@@ -49,7 +49,7 @@ int main(void)
     BENCH_CHECK(gpu_buffer_create(NULL, sizeof(host), &buf));
     memset(host, 0, sizeof(host));
     BENCH_CHECK(gpu_buffer_copy_from_host(buf, host, sizeof(host)));
-    ptr = gpu_buffer_device_ptr(buf);
+    ptr = gpu_buffer_get_device_ptr(buf);
 
     BENCH_CHECK(gpu_stream_begin_capture(s, GPU_CAPTURE_MODE_THREAD_LOCAL));
     for (unsigned k = 0; k < kernels; k++)

@@ -103,7 +103,7 @@ static bool worker_ok(struct worker *w, gpu_status st, const char *what)
     if (st == GPU_OK)
         return true;
     if (!w->failed)
-        snprintf(w->error, sizeof(w->error), "%s: %s: %s", what, gpu_status_name(st), gpu_last_error());
+        snprintf(w->error, sizeof(w->error), "%s: %s: %s", what, gpu_status_get_name(st), gpu_last_error_get_message());
     w->failed = true;
     return false;
 }
@@ -122,7 +122,7 @@ static bool serve(struct worker *w, gpu_stream *s, const struct slot *k)
 {
     struct run_spec *sp = w->spec;
     size_t bytes = (size_t)sp->n * sizeof(uint32_t);
-    uint64_t src = gpu_buffer_device_ptr(k->d_in), dst = gpu_buffer_device_ptr(k->d_out);
+    uint64_t src = gpu_buffer_get_device_ptr(k->d_in), dst = gpu_buffer_get_device_ptr(k->d_out);
     uint32_t n = sp->n, iters = sp->iters;
     void *args[] = {&src, &dst, &n, &iters};
     gpu_launch_config config = gpu_launch_config_1d(kernel_blocks(n), KERNEL_BLOCK);
@@ -168,8 +168,8 @@ static bool slot_create(struct worker *w, struct slot *k, size_t bytes)
         if (!worker_ok(w, gpu_host_buffer_create(NULL, bytes, &k->h_in), "host buffer") ||
             !worker_ok(w, gpu_host_buffer_create(NULL, bytes, &k->h_out), "host buffer"))
             return false;
-        k->in = gpu_host_buffer_data(k->h_in);
-        k->out = gpu_host_buffer_data(k->h_out);
+        k->in = gpu_host_buffer_get_data(k->h_in);
+        k->out = gpu_host_buffer_get_data(k->h_out);
         return true;
     }
     k->in = malloc(bytes);
@@ -339,8 +339,8 @@ static void *host_only_main(void *arg)
 
     BENCH_CHECK(gpu_host_buffer_create(NULL, bytes, &in_buf));
     BENCH_CHECK(gpu_host_buffer_create(NULL, bytes, &out_buf));
-    in = gpu_host_buffer_data(in_buf);
-    out = gpu_host_buffer_data(out_buf);
+    in = gpu_host_buffer_get_data(in_buf);
+    out = gpu_host_buffer_get_data(out_buf);
     for (uint32_t i = 0; i < h->spec->n; i++)
         out[i] = work_apply(h->spec->map, work_input(7, i));
     pthread_barrier_wait(h->start);
@@ -398,7 +398,7 @@ static double time_kernels(const struct run_spec *sp, gpu_stream **s, unsigned k
     uint64_t t0 = gpu_test_now_ns();
 
     for (unsigned i = 0; i < batch; i++) {
-        uint64_t src = gpu_buffer_device_ptr(d[2 * (i % k)]), dst = gpu_buffer_device_ptr(d[2 * (i % k) + 1]);
+        uint64_t src = gpu_buffer_get_device_ptr(d[2 * (i % k)]), dst = gpu_buffer_get_device_ptr(d[2 * (i % k) + 1]);
         void *args[] = {&src, &dst, &n, &iters};
 
         BENCH_CHECK(gpu_stream_launch_function(s[i % k], sp->work, &config, args));
@@ -448,8 +448,8 @@ static void measure_bound(const struct run_spec *sp, unsigned batch, struct boun
     }
     BENCH_CHECK(gpu_host_buffer_create(NULL, bytes, &h_in));
     BENCH_CHECK(gpu_host_buffer_create(NULL, bytes, &h_out));
-    in = gpu_host_buffer_data(h_in);
-    out = gpu_host_buffer_data(h_out);
+    in = gpu_host_buffer_get_data(h_in);
+    out = gpu_host_buffer_get_data(h_out);
     gpu_test_fill_input(in, sp->n, 1);
 
     b->kernel_ns = b->copy_ns = 1e300;

@@ -32,7 +32,7 @@
  *            floor_delta_ns=.. floor_tls_delta_ns=.. beyond_floor_tls_ns=.. beyond_floor_ns=..
  *
  * Another build, in this process: GPUSHIM_OVERHEAD_OTHER names another
- * build's libgpushim.so.0, loaded with dlmopen() into a namespace of its own
+ * build's libgpushim.so.N, loaded with dlmopen() into a namespace of its own
  * (with its own copy of the null driver; the real driver is never loaded
  * twice, so the arm needs GPUSHIM_LIBCUDA). Two more arms then make the
  * calls through a table of function pointers each: this build's functions
@@ -85,10 +85,10 @@ static bool same_pointer[OPS];
 
 /* The gpushim functions an arm calls, and those that make its objects: gpu_<fn> for each X(fn). */
 #define API_FUNCTIONS(X) \
-    X(stream_launch_function) X(stream_record_event) X(stream_wait_event) X(event_is_complete) X(stream_query) \
+    X(stream_launch_function) X(stream_record_event) X(stream_wait_event) X(event_is_complete) X(stream_is_complete) \
     X(buffer_copy_from_host_async) X(buffer_copy_to_host_async) X(stream_synchronize) \
-    X(stream_create_non_blocking) X(event_create) X(buffer_create) X(host_buffer_create) X(host_buffer_data) \
-    X(module_load_file) X(module_get_function) X(last_error) X(stream_destroy) X(event_destroy) \
+    X(stream_create_non_blocking) X(event_create) X(buffer_create) X(host_buffer_create) X(host_buffer_get_data) \
+    X(module_load_file) X(module_get_function) X(last_error_get_message) X(stream_destroy) X(event_destroy) \
     X(buffer_destroy) X(host_buffer_destroy) X(module_destroy)
 
 /* Those functions as pointers: this build's, or another build's (GPUSHIM_OVERHEAD_OTHER). */
@@ -147,7 +147,7 @@ static void resolve(void *handle, const gpu_load_report *report, enum op op, voi
 
 static void resolve_direct(void)
 {
-    const gpu_load_report *report = gpu_driver_report();
+    const gpu_load_report *report = gpu_driver_get_report();
     void *handle = dlopen(report->file, RTLD_NOW | RTLD_NOLOAD);
 
     if (!handle) {
@@ -195,7 +195,7 @@ static void resolve_direct(void)
             break; \
         case OP_STREAM_QUERY: \
             for (unsigned i = 0; i < count; i++) \
-                bad += CALL(api, stream_query)(b->stream, &yes) != GPU_OK || !yes; \
+                bad += CALL(api, stream_is_complete)(b->stream, &yes) != GPU_OK || !yes; \
             break; \
         case OP_COPY_H2D: \
             for (unsigned i = 0; i < count; i++) \
@@ -353,8 +353,8 @@ static double ns_per_call(enum op op, const struct objects *o, enum arm arm)
             BENCH_CHECK(gpu_stream_synchronize(o->self.stream));
     }
     if (bad) {
-        const char *why = arm == ARM_GPUSHIM || arm == ARM_SELF ? gpu_last_error()
-                          : arm == ARM_OTHER                    ? o->other_api->last_error()
+        const char *why = arm == ARM_GPUSHIM || arm == ARM_SELF ? gpu_last_error_get_message()
+                          : arm == ARM_OTHER                    ? o->other_api->last_error_get_message()
                                                                 : "";
 
         printf("FAILED: %s: %u of %u calls did not succeed (%s arm)%s%s\n", ops[op].label, bad, calls,
@@ -421,7 +421,7 @@ static void measure(enum op op, const struct objects *o, unsigned reps)
     printf("OVERHEAD %s driver=%s gpushim_ns=%.2f direct_ns=%.2f delta_ns=%.2f ratio=%.4f delta_min=%.2f "
            "delta_max=%.2f reps=%u calls=%u same_pointer=%s trace=%s target_%.0fns=%s floor_ns=%.2f floor_tls_ns=%.2f "
            "floor_delta_ns=%.2f floor_tls_delta_ns=%.2f beyond_floor_tls_ns=%.2f beyond_floor_ns=%.2f",
-           ops[op].label, base_name(gpu_driver_report()->file), arm_ns[ARM_GPUSHIM], arm_ns[ARM_DIRECT], d, r, lo,
+           ops[op].label, base_name(gpu_driver_get_report()->file), arm_ns[ARM_GPUSHIM], arm_ns[ARM_DIRECT], d, r, lo,
            hi, reps, calls, same_pointer[op] ? "yes" : "no", trace_mode(), TARGET_NS,
            d <= TARGET_NS ? "met" : "NOT_met", arm_ns[ARM_FLOOR], arm_ns[ARM_FLOOR_TLS], fd, ftd, b, bf);
     if (o->other_api)
@@ -447,7 +447,7 @@ static void load_symbol(void *handle, const char *path, const char *name, void *
     do { \
         gpu_status st_ = (call); \
         if (st_ != GPU_OK) { \
-            printf("FAILED: %s (the other build): %s\n", #call, (api)->last_error()); \
+            printf("FAILED: %s (the other build): %s\n", #call, (api)->last_error_get_message()); \
             exit(1); \
         } \
     } while (0)
@@ -483,7 +483,7 @@ static const struct api *load_other(struct built *b, size_t bytes)
     OTHER_CHECK(&api, api.host_buffer_create(NULL, bytes, &b->host));
     OTHER_CHECK(&api, api.module_load_file(NULL, gpu_test_ptx_path(), &b->module));
     OTHER_CHECK(&api, api.module_get_function(b->module, KERNEL_EMPTY, &b->empty));
-    b->host_data = api.host_buffer_data(b->host);
+    b->host_data = api.host_buffer_get_data(b->host);
     memset(b->host_data, 0x5a, bytes);
     OTHER_CHECK(&api, api.stream_record_event(b->stream, b->event));
     OTHER_CHECK(&api, api.stream_synchronize(b->stream));
@@ -520,14 +520,14 @@ int main(void)
     BENCH_CHECK(gpu_buffer_create(NULL, o.bytes, &o.self.device));
     BENCH_CHECK(gpu_host_buffer_create(NULL, o.bytes, &o.host));
     o.self.empty = bench_function(KERNEL_EMPTY);
-    o.raw_stream = gpu_stream_raw(o.self.stream);
-    o.raw_event = gpu_event_raw(o.self.event);
-    o.raw_function = gpu_function_raw(o.self.empty);
-    o.host_data = gpu_host_buffer_data(o.host);
+    o.raw_stream = gpu_stream_get_raw(o.self.stream);
+    o.raw_event = gpu_event_get_raw(o.self.event);
+    o.raw_function = gpu_function_get_raw(o.self.empty);
+    o.host_data = gpu_host_buffer_get_data(o.host);
     o.self.host_data = o.host_data;
-    o.device_ptr = gpu_buffer_device_ptr(o.self.device);
+    o.device_ptr = gpu_buffer_get_device_ptr(o.self.device);
     /* Every object is device 0's primary context's, which gpushim left current on this thread. */
-    o.f_stream = (struct floor_object){gpu_context_raw(gpu_buffer_context(o.self.device)), o.raw_stream, 0, 0};
+    o.f_stream = (struct floor_object){gpu_context_get_raw(gpu_buffer_get_context(o.self.device)), o.raw_stream, 0, 0};
     o.f_event = (struct floor_object){o.f_stream.ctx, o.raw_event, 0, 0};
     o.f_function = (struct floor_object){o.f_stream.ctx, o.raw_function, 0, 0};
     o.f_buffer = (struct floor_object){o.f_stream.ctx, NULL, o.device_ptr, o.bytes};
@@ -540,7 +540,7 @@ int main(void)
 
     printf("overhead: driver %s; %u reps of %u calls an arm (timed in batches of %u), copies of %zu bytes; "
            "tracing %s\n",
-           gpu_driver_report()->file, reps, calls, sync_every, o.bytes, trace_mode());
+           gpu_driver_get_report()->file, reps, calls, sync_every, o.bytes, trace_mode());
     printf("%-15s | %10s | %10s | %-22s | %7s | %8s | %8s | %8s | within %.0f ns\n", "call", "gpushim ns",
            "direct ns", "delta ns (min..max)", "ratio", "floor", "fl+TLS", "beyond", TARGET_NS);
     for (int op = 0; op < OPS; op++)

@@ -44,7 +44,7 @@ static double peer_copy(const struct copies *c)
 /* Seconds for one copy staged through the host. */
 static double staged_copy(const struct copies *c)
 {
-    void *host = gpu_host_buffer_data(c->host);
+    void *host = gpu_host_buffer_get_data(c->host);
     uint64_t t0 = gpu_test_now_ns();
 
     BENCH_CHECK(gpu_buffer_copy_to_host_async(c->src, host, c->bytes, c->s0));
@@ -57,7 +57,7 @@ static double staged_copy(const struct copies *c)
 /* Words of `dst` that differ from the pattern, read back through the host buffer cleared first. */
 static size_t wrong_words(const struct copies *c, gpu_buffer *dst)
 {
-    uint32_t *h = gpu_host_buffer_data(c->host);
+    uint32_t *h = gpu_host_buffer_get_data(c->host);
     size_t n = c->bytes / 4, wrong = 0;
 
     memset(h, 0, c->bytes);
@@ -103,9 +103,9 @@ int main(void)
         reps = MAX_REPS;
     st = gpu_driver_load();
     if (st == GPU_OK)
-        st = gpu_device_count(&count);
+        st = gpu_device_get_count(&count);
     if (st != GPU_OK) {
-        printf("peer: skipped: fewer than 2 devices (none: %s: %s)\n", gpu_status_name(st), gpu_last_error());
+        printf("peer: skipped: fewer than 2 devices (none: %s: %s)\n", gpu_status_get_name(st), gpu_last_error_get_message());
         return BENCH_SKIP;
     }
     if (count < 2) {
@@ -131,7 +131,7 @@ int main(void)
     BENCH_CHECK(gpu_buffer_create(ctx[1], c.bytes, &c.peer_dst));
     BENCH_CHECK(gpu_buffer_create(ctx[1], c.bytes, &c.staged_dst));
     BENCH_CHECK(gpu_host_buffer_create(ctx[0], c.bytes, &c.host));
-    h = gpu_host_buffer_data(c.host);
+    h = gpu_host_buffer_get_data(c.host);
 
     /* Zeroed destinations, so that a copy that did nothing cannot pass the check. */
     memset(h, 0, c.bytes);

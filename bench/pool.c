@@ -3,7 +3,7 @@
  * Stream-ordered allocation: a request that allocates a device
  * buffer, uses it (a copy in and a copy back of its first bytes) and frees
  * it, then waits for its result, made two ways in one run:
- *   stream-ordered  gpu_buffer_create_async / gpu_buffer_free_async on the
+ *   stream-ordered  gpu_buffer_create_async / gpu_buffer_destroy_async on the
  *                   stream (cuMemAllocAsync / cuMemFreeAsync), from the
  *                   device's default pool with its release threshold raised
  *                   so that freed memory stays reserved for the next request;
@@ -35,11 +35,11 @@ static void request(gpu_stream *s, size_t bytes, bool async, uint32_t *in, uint3
     if (async)
         BENCH_CHECK(gpu_buffer_create_async(s, bytes, &b));
     else
-        BENCH_CHECK(gpu_buffer_create(gpu_stream_context(s), bytes, &b));
+        BENCH_CHECK(gpu_buffer_create(gpu_stream_get_context(s), bytes, &b));
     BENCH_CHECK(gpu_buffer_copy_from_host_async(b, in, USE_WORDS * sizeof(uint32_t), s));
     BENCH_CHECK(gpu_buffer_copy_to_host_async(b, out, USE_WORDS * sizeof(uint32_t), s));
     if (async) {
-        BENCH_CHECK(gpu_buffer_free_async(b, s));
+        BENCH_CHECK(gpu_buffer_destroy_async(b, s));
         BENCH_CHECK(gpu_stream_synchronize(s));
     } else {
         BENCH_CHECK(gpu_stream_synchronize(s));
@@ -73,23 +73,23 @@ int main(void)
     /* Without a stream-ordered allocator there is nothing to compare. */
     st = gpu_context_pool_set_release_threshold(NULL, UINT64_MAX);
     if (st == GPU_ERR_NOT_SUPPORTED) {
-        printf("pool: skipped: %s\n", gpu_last_error());
+        printf("pool: skipped: %s\n", gpu_last_error_get_message());
         return BENCH_SKIP;
     }
     BENCH_CHECK(st);
     /* Warm both ways once. */
-    request(s, bytes, true, gpu_host_buffer_data(in), gpu_host_buffer_data(out), 1);
-    request(s, bytes, false, gpu_host_buffer_data(in), gpu_host_buffer_data(out), 2);
+    request(s, bytes, true, gpu_host_buffer_get_data(in), gpu_host_buffer_get_data(out), 1);
+    request(s, bytes, false, gpu_host_buffer_get_data(in), gpu_host_buffer_get_data(out), 2);
     for (unsigned r = 0; r < reps; r++) {
         for (int way = 0; way < 2; way++) {
             uint64_t t0 = gpu_test_now_ns();
 
             for (unsigned q = 0; q < requests; q++)
-                request(s, bytes, way == 0, gpu_host_buffer_data(in), gpu_host_buffer_data(out), r * requests + q);
+                request(s, bytes, way == 0, gpu_host_buffer_get_data(in), gpu_host_buffer_get_data(out), r * requests + q);
             (way == 0 ? async_us : plain_us)[r] = (double)(gpu_test_now_ns() - t0) / 1e3 / requests;
         }
     }
-    BENCH_CHECK(gpu_context_pool_usage(NULL, &reserved, NULL));
+    BENCH_CHECK(gpu_context_pool_get_usage(NULL, &reserved, NULL));
     a = gpu_test_median(async_us, reps);
     p = gpu_test_median(plain_us, reps);
     printf("pool: %u reps of %u requests, each: allocate %zu bytes, copy %zu bytes in and back, free, wait\n", reps,

@@ -66,7 +66,7 @@ static double now(clockid_t clock)
 static void check(gpu_status st, const char *what)
 {
     if (st != GPU_OK) {
-        fprintf(stderr, "bench-ptx: %s: %s\n", what, gpu_last_error());
+        fprintf(stderr, "bench-ptx: %s: %s\n", what, gpu_last_error_get_message());
         exit(1);
     }
 }
@@ -106,7 +106,7 @@ static void buffers(gpu_buffer *buf[3], uint64_t p[3])
 {
     for (int i = 0; i < 3; i++) {
         check(gpu_buffer_create(NULL, (size_t)N * 4, &buf[i]), "buffer");
-        p[i] = gpu_buffer_device_ptr(buf[i]);
+        p[i] = gpu_buffer_get_device_ptr(buf[i]);
     }
     check(gpu_buffer_memset(buf[0], 0, N, 4, 0x3f800000u), "memset");
     check(gpu_buffer_memset(buf[1], 0, N, 4, 0x40000000u), "memset");

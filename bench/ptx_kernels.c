@@ -494,19 +494,19 @@ int main(int argc, char **argv)
     for (unsigned i = 0; i < N_HIST; i++)
         z.hin[i] = (uint8_t)(lcg(&seed) % 200 + (i & 31)); /* uneven: some bins busier */
 
-    bufs[nb] = buffer((size_t)N_VEC * 4, z.a), p[nb] = gpu_buffer_device_ptr(bufs[nb]), nb++;        /* 0 a */
-    bufs[nb] = buffer((size_t)N_VEC * 4, z.b), p[nb] = gpu_buffer_device_ptr(bufs[nb]), nb++;        /* 1 b */
-    bufs[nb] = buffer((size_t)N_VEC * 4, NULL), p[nb] = gpu_buffer_device_ptr(bufs[nb]), nb++;       /* 2 c */
-    bufs[nb] = buffer((size_t)N_VEC * 4, z.x), p[nb] = gpu_buffer_device_ptr(bufs[nb]), nb++;        /* 3 x */
-    bufs[nb] = buffer((size_t)N_VEC * 4, z.y0), p[nb] = gpu_buffer_device_ptr(bufs[nb]), nb++;       /* 4 y */
-    bufs[nb] = buffer((size_t)N_MAT * N_MAT * 4, z.ma), p[nb] = gpu_buffer_device_ptr(bufs[nb]), nb++; /* 5 A */
-    bufs[nb] = buffer((size_t)N_MAT * N_MAT * 4, z.mb), p[nb] = gpu_buffer_device_ptr(bufs[nb]), nb++; /* 6 B */
-    bufs[nb] = buffer((size_t)N_MAT * N_MAT * 4, NULL), p[nb] = gpu_buffer_device_ptr(bufs[nb]), nb++; /* 7 C */
-    bufs[nb] = buffer((size_t)N_RED * 4, z.rin), p[nb] = gpu_buffer_device_ptr(bufs[nb]), nb++;      /* 8 in */
-    bufs[nb] = buffer(4, NULL), p[nb] = gpu_buffer_device_ptr(bufs[nb]), nb++;                       /* 9 sum */
-    bufs[nb] = buffer(N_HIST, z.hin), p[nb] = gpu_buffer_device_ptr(bufs[nb]), nb++;                 /* 10 bytes */
-    bufs[nb] = buffer(256 * 4, NULL), p[nb] = gpu_buffer_device_ptr(bufs[nb]), nb++;                 /* 11 bins */
-    bufs[nb] = buffer((size_t)N_MANDEL * N_MANDEL * 4, NULL), p[nb] = gpu_buffer_device_ptr(bufs[nb]), nb++; /* 12 */
+    bufs[nb] = buffer((size_t)N_VEC * 4, z.a), p[nb] = gpu_buffer_get_device_ptr(bufs[nb]), nb++;        /* 0 a */
+    bufs[nb] = buffer((size_t)N_VEC * 4, z.b), p[nb] = gpu_buffer_get_device_ptr(bufs[nb]), nb++;        /* 1 b */
+    bufs[nb] = buffer((size_t)N_VEC * 4, NULL), p[nb] = gpu_buffer_get_device_ptr(bufs[nb]), nb++;       /* 2 c */
+    bufs[nb] = buffer((size_t)N_VEC * 4, z.x), p[nb] = gpu_buffer_get_device_ptr(bufs[nb]), nb++;        /* 3 x */
+    bufs[nb] = buffer((size_t)N_VEC * 4, z.y0), p[nb] = gpu_buffer_get_device_ptr(bufs[nb]), nb++;       /* 4 y */
+    bufs[nb] = buffer((size_t)N_MAT * N_MAT * 4, z.ma), p[nb] = gpu_buffer_get_device_ptr(bufs[nb]), nb++; /* 5 A */
+    bufs[nb] = buffer((size_t)N_MAT * N_MAT * 4, z.mb), p[nb] = gpu_buffer_get_device_ptr(bufs[nb]), nb++; /* 6 B */
+    bufs[nb] = buffer((size_t)N_MAT * N_MAT * 4, NULL), p[nb] = gpu_buffer_get_device_ptr(bufs[nb]), nb++; /* 7 C */
+    bufs[nb] = buffer((size_t)N_RED * 4, z.rin), p[nb] = gpu_buffer_get_device_ptr(bufs[nb]), nb++;      /* 8 in */
+    bufs[nb] = buffer(4, NULL), p[nb] = gpu_buffer_get_device_ptr(bufs[nb]), nb++;                       /* 9 sum */
+    bufs[nb] = buffer(N_HIST, z.hin), p[nb] = gpu_buffer_get_device_ptr(bufs[nb]), nb++;                 /* 10 bytes */
+    bufs[nb] = buffer(256 * 4, NULL), p[nb] = gpu_buffer_get_device_ptr(bufs[nb]), nb++;                 /* 11 bins */
+    bufs[nb] = buffer((size_t)N_MANDEL * N_MANDEL * 4, NULL), p[nb] = gpu_buffer_get_device_ptr(bufs[nb]), nb++; /* 12 */
 
     /* The C loops' results once, to compare with; the kernels' land in the `got` copies. */
     run_vadd(&z);

@@ -8,5 +8,5 @@
 int main(void)
 {
     /* One call keeps the library needed, whatever --as-needed does. */
-    return gpu_status_name(GPU_OK)[0] == 'G' ? 0 : 1;
+    return gpu_status_get_name(GPU_OK)[0] == 'G' ? 0 : 1;
 }

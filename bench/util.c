@@ -19,8 +19,8 @@ bool bench_gpu_ready(const char *name)
 
 void bench_die(const char *what, gpu_status st)
 {
-    printf("FAILED: %s: %s (CUresult %d): %s\n", what, gpu_status_name(st), gpu_last_cuda_result(),
-           gpu_last_error());
+    printf("FAILED: %s: %s (CUresult %d): %s\n", what, gpu_status_get_name(st), gpu_last_error_get_cuda_result(),
+           gpu_last_error_get_message());
     exit(1);
 }
 

@@ -11,7 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fake_internal.h"
+#include "fake_array.h"
+#include "fake_context.h"
+#include "fake_core.h"
+#include "fake_device.h"
+#include "fake_faults.h"
+#include "fake_stream.h"
 
 struct fake_mipmap {
     struct fake_mipmap *next_live;
@@ -30,25 +35,6 @@ static uintptr_t next_handle = 0x1000; /* arrays and mipmapped arrays alike */
 #define KNOWN_FLAGS \
     (CUABI_ARRAY3D_LAYERED | CUABI_ARRAY3D_SURFACE_LDST | CUABI_ARRAY3D_CUBEMAP | CUABI_ARRAY3D_TEXTURE_GATHER | \
      CUABI_ARRAY3D_DEPTH_TEXTURE | CUABI_ARRAY3D_COLOR_ATTACHMENT)
-
-size_t fake_format_bytes(cuabi_array_format format)
-{
-    switch (format) {
-    case CUABI_AD_FORMAT_UNSIGNED_INT8:
-    case CUABI_AD_FORMAT_SIGNED_INT8:
-        return 1;
-    case CUABI_AD_FORMAT_UNSIGNED_INT16:
-    case CUABI_AD_FORMAT_SIGNED_INT16:
-    case CUABI_AD_FORMAT_HALF:
-        return 2;
-    case CUABI_AD_FORMAT_UNSIGNED_INT32:
-    case CUABI_AD_FORMAT_SIGNED_INT32:
-    case CUABI_AD_FORMAT_FLOAT:
-        return 4;
-    default:
-        return 0;
-    }
-}
 
 struct fake_array *fake_array_find(const void *handle)
 {
@@ -423,7 +409,7 @@ cuabi_result cuMipmappedArrayDestroy(cuabi_mipmapped_array mipmap)
 
 /* ---- The context's end, and the control API's view ---- */
 
-unsigned long fake_arrays_reset(const struct fake_ctx *ctx)
+unsigned long fake_arrays_reset(struct fake_ctx *ctx)
 {
     unsigned long n = 0;
 

@@ -8,7 +8,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "fake_internal.h"
+#include "fake_builtin.h"
+#include "fake_context.h"
+#include "fake_core.h"
+#include "fake_memory.h"
+#include "fake_stream.h"
 
 /* A running kernel: its launch and whether it has stayed within its memory. */
 struct fake_exec {
@@ -147,9 +151,10 @@ static const struct fake_kernel kernels[] = {
     {"launch_ex_info", 1, {8}, false, k_launch_ex_info},
 };
 
-bool fake_kernel_run(const struct fake_ctx *ctx, const struct fake_op *op)
+/* Runs a kernel operation on its stream; false when it touched memory it may not. */
+static bool kernel_run(struct fake_stream *s, const struct fake_op *op)
 {
-    struct fake_exec x = {ctx, op, op->u.k.kernel, 1, true};
+    struct fake_exec x = {s->ctx, op, op->u.k.kernel, 1, true};
 
     for (int i = 0; i < 3; i++)
         x.threads *= (uint64_t)op->u.k.grid[i] * op->u.k.block[i];
@@ -165,7 +170,10 @@ const struct fake_kernel *fake_builtin_find(const char *name, size_t len)
     return NULL;
 }
 
-bool fake_kernel_holds(const struct fake_op *op)
+/* Whether the operation is the "hold" kernel, which waits for the gate. */
+static bool kernel_holds(const struct fake_op *op)
 {
     return op->kind == FAKE_OP_KERNEL && op->u.k.kernel && op->u.k.kernel->hold;
 }
+
+const struct fake_work fake_builtin_work = {.run = kernel_run, .holds = kernel_holds};

@@ -2,18 +2,43 @@
 /*
  * The fake driver's contexts: one primary context per device, retained and
  * released by count, a per-thread stack of current contexts, peer access
- * between contexts, limits and the stream priority range.
+ * between contexts, limits and the stream priority range. What a context owns
+ * (streams, events, graphs, modules, textures, arrays, memory) goes through
+ * the parts' hooks (fake_parts()), in their order: the context names none of them.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fake_internal.h"
+#include "fake_context.h"
+#include "fake_core.h"
+#include "fake_device.h"
+#include "fake_faults.h"
 
 static _Thread_local struct {
     struct fake_ctx *stack[FAKE_STACK_MAX];
     int depth;
 } tls;
+
+cuabi_result fake_ctx_error(const struct fake_ctx *ctx)
+{
+    cuabi_result rc = fake_device_lost(ctx->device);
+
+    return rc != CUABI_SUCCESS ? rc : ctx->sticky;
+}
+
+/* Destroys what every part keeps of the context (its work finishes first); how many there were. */
+static unsigned long parts_reset(struct fake_ctx *c)
+{
+    size_t n;
+    const struct fake_part *p = fake_parts(&n);
+    unsigned long freed = 0;
+
+    for (size_t i = 0; i < n; i++)
+        if (p[i].ctx_reset)
+            freed += p[i].ctx_reset(c);
+    return freed;
+}
 
 struct fake_ctx *fake_current(void)
 {
@@ -90,8 +115,7 @@ cuabi_result cuDevicePrimaryCtxRetain(cuabi_context *ctx, cuabi_device dev)
 /* Destroys the primary context's resources (its work finishes first); how many there were. */
 static unsigned long ctx_reset(struct fake_ctx *c)
 {
-    unsigned long freed = fake_streams_reset(c) + fake_modules_reset(c) + fake_textures_reset(c) +
-                          fake_arrays_reset(c) + fake_memory_reset(c->device);
+    unsigned long freed = parts_reset(c);
 
     c->id = 0; /* retained again, it is a new context, with an ID of its own */
     c->cache_config = 0;
@@ -262,11 +286,7 @@ static void stack_remove(const struct fake_ctx *c)
 /* Destroys a created context: its work finishes first, then what it owns goes with it. */
 static void ctx_destroy(struct fake_ctx *c)
 {
-    fake_streams_reset(c);
-    fake_modules_reset(c);
-    fake_textures_reset(c);
-    fake_arrays_reset(c);
-    fake_memory_reset_owner(c);
+    parts_reset(c);
     c->retains = 0;
     fake.live[GPU_FAKE_LIVE_CONTEXTS]--;
     stack_remove(c);
@@ -489,11 +509,12 @@ static cuabi_result ctx_synchronize(enum fake_entry entry, cuabi_context ctx)
     if (rc == CUABI_SUCCESS)
         rc = ctx_named(ctx, &c);
     if (rc == CUABI_SUCCESS) {
-        /* Waiting for a capturing stream is impossible, so it is refused and breaks the capture. */
-        if (fake_ctx_capturing(c, true))
-            rc = CUABI_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-        else
-            rc = fake_ctx_drain(c);
+        size_t n;
+        const struct fake_part *p = fake_parts(&n);
+
+        for (size_t i = 0; i < n && rc == CUABI_SUCCESS; i++)
+            if (p[i].ctx_synchronize)
+                rc = p[i].ctx_synchronize(c);
     }
     return fake_end(rc);
 }

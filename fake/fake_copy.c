@@ -7,7 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fake_internal.h"
+#include "fake_array.h"
+#include "fake_context.h"
+#include "fake_core.h"
+#include "fake_device.h"
+#include "fake_host_memory.h"
+#include "fake_memory.h"
+#include "fake_stream.h"
 
 /* Bytes a side of a copy in rows and slices spans from its first; checked against overflow when it was made. */
 static size_t side_span(const struct fake_copy *c, const struct fake_copy_side *s)
@@ -45,7 +51,7 @@ static bool shaped_run(const struct fake_copy *c)
     return true;
 }
 
-bool fake_copy_run(const struct fake_copy *c)
+static bool copy_run(const struct fake_copy *c)
 {
     unsigned char *dst;
     const unsigned char *src;
@@ -61,6 +67,14 @@ bool fake_copy_run(const struct fake_copy *c)
         fake_alloc_written(c->dst, c->bytes);
     return true;
 }
+
+static bool copy_work_run(struct fake_stream *s, const struct fake_op *op)
+{
+    return copy_run(&op->u.copy);
+}
+
+/* A queued copy, as its stream runs it. */
+static const struct fake_work copy_work = {.run = copy_work_run};
 
 /*
  * Checks a copy's device addresses: allocated, in range, and reachable from
@@ -96,7 +110,7 @@ static cuabi_result copy_sync(enum fake_entry entry, const struct fake_copy *cop
         rc = check_copy(c, copy);
     if (rc == CUABI_SUCCESS)
         rc = fake_legacy_sync(c);
-    if (rc == CUABI_SUCCESS && copy->bytes && !fake_copy_run(copy))
+    if (rc == CUABI_SUCCESS && copy->bytes && !copy_run(copy))
         rc = CUABI_ERROR_INVALID_VALUE;
     return fake_end(rc);
 }
@@ -138,7 +152,7 @@ static bool stage_source(struct fake_copy *c)
  */
 static cuabi_result copy_enqueue(struct fake_stream *s, const struct fake_copy *c)
 {
-    struct fake_op *op = fake_op_new(FAKE_OP_COPY);
+    struct fake_op *op = fake_op_new(FAKE_OP_COPY, &copy_work);
     bool direct = s->capture != FAKE_CAPTURE_NONE;
     bool wait = !direct && !c->dst && !c->dst_side.array && !page_locked(c->host_dst, host_span(c, &c->dst_side));
     cuabi_result rc;
@@ -318,7 +332,7 @@ cuabi_result cuMemcpyPeer(cuabi_deviceptr dst, cuabi_context dst_ctx, cuabi_devi
         rc = fake_legacy_sync(dc);
     if (rc == CUABI_SUCCESS && sc != cur && sc != dc)
         rc = fake_legacy_sync(sc);
-    if (rc == CUABI_SUCCESS && bytes && !fake_copy_run(&c))
+    if (rc == CUABI_SUCCESS && bytes && !copy_run(&c))
         rc = CUABI_ERROR_INVALID_VALUE;
     return fake_end(rc);
 }
@@ -375,7 +389,7 @@ static unsigned char *fill_bytes(uint64_t dst, size_t span, int *device)
     return h && span <= h->size - (dst - (uintptr_t)h->ptr) ? h->ptr + (dst - (uintptr_t)h->ptr) : NULL;
 }
 
-bool fake_memset_run(const struct fake_memset *m)
+static bool memset_run(const struct fake_memset *m)
 {
     int device;
     unsigned char *p = fill_bytes(m->dst, memset_span(m), &device);
@@ -388,6 +402,14 @@ bool fake_memset_run(const struct fake_memset *m)
     }
     return true;
 }
+
+static bool memset_work_run(struct fake_stream *s, const struct fake_op *op)
+{
+    return memset_run(&op->u.memset);
+}
+
+/* A queued memset, as its stream runs it. */
+static const struct fake_work memset_work = {.run = memset_work_run};
 
 /* A fill's memory: allocated or mapped, aligned to its elements and reachable from `ctx`. */
 static cuabi_result memset_check(const struct fake_ctx *ctx, const struct fake_memset *m)
@@ -412,7 +434,7 @@ static cuabi_result memset_sync(enum fake_entry entry, const struct fake_memset 
         rc = memset_check(c, m);
     if (rc == CUABI_SUCCESS)
         rc = fake_legacy_sync(c);
-    if (rc == CUABI_SUCCESS && m->count && !fake_memset_run(m))
+    if (rc == CUABI_SUCCESS && m->count && !memset_run(m))
         rc = CUABI_ERROR_INVALID_VALUE;
     return fake_end(rc);
 }
@@ -428,7 +450,7 @@ static cuabi_result memset_async(enum fake_entry entry, const struct fake_memset
     if (rc == CUABI_SUCCESS && m->count)
         rc = memset_check(s->ctx, m);
     if (rc == CUABI_SUCCESS && m->count) {
-        op = fake_op_new(FAKE_OP_MEMSET);
+        op = fake_op_new(FAKE_OP_MEMSET, &memset_work);
         if (!op) {
             rc = CUABI_ERROR_OUT_OF_MEMORY;
         } else {
@@ -654,7 +676,7 @@ static cuabi_result shaped_sync(enum fake_entry entry, const struct end *dst, co
         rc = shaped_make(ctx, ctx, *dst, *src, sh, &c);
     if (rc == CUABI_SUCCESS)
         rc = fake_legacy_sync(ctx);
-    if (rc == CUABI_SUCCESS && !shape_empty(sh) && !fake_copy_run(&c))
+    if (rc == CUABI_SUCCESS && !shape_empty(sh) && !copy_run(&c))
         rc = CUABI_ERROR_INVALID_VALUE;
     return fake_end(rc);
 }
@@ -824,7 +846,7 @@ cuabi_result cuMemcpy3DPeer(const cuabi_memcpy3d_peer *copy)
         rc = fake_legacy_sync(dc);
     if (rc == CUABI_SUCCESS && sc != cur && sc != dc)
         rc = fake_legacy_sync(sc);
-    if (rc == CUABI_SUCCESS && !shape_empty(&sh) && !fake_copy_run(&c))
+    if (rc == CUABI_SUCCESS && !shape_empty(&sh) && !copy_run(&c))
         rc = CUABI_ERROR_INVALID_VALUE;
     return fake_end(rc);
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The fake driver's core: its lock and configuration, fault injection, cuInit,
- * cuDriverGetVersion, cuGetProcAddress in its forms (answered by version from
- * src/sys/cuda_proc_versions.h), the error names, and the control API's
- * counters.
+ * The fake driver's core: its lock and configuration, fault injection, the
+ * entry points' names and counts, cuInit, cuDriverGetVersion, and the control
+ * API's counters. It calls the other parts only through their hooks
+ * (fake_parts_register(), by fake_driver.c), naming none.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -11,9 +11,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "cuda_proc_rows.h"
 #include "env.h"
-#include "fake_internal.h"
+#include "fake_core.h"
 
 /* What cuDriverGetVersion says unless GPUSHIM_FAKE_VERSION says otherwise. */
 #define FAKE_DEFAULT_VERSION 13000
@@ -27,6 +26,9 @@ struct fake_state fake = {
 
 /* Set while this thread runs a host function; see fake_begin(). */
 _Thread_local bool fake_in_callback;
+
+/* The per-thread variant (_ptsz, _ptds) this thread is in; -1 outside one. */
+static _Thread_local int per_thread_entry = -1;
 
 /* The entry the next fake_begin() on this thread counts its call as; -1 for its own. */
 static _Thread_local int counted_as = -1;
@@ -54,8 +56,7 @@ static const struct {
 #undef GPU__ENTRY
 };
 
-/* The length of a symbol's base name: without _ptsz or _ptds, then without _vN. */
-static size_t base_length(const char *symbol, bool *per_thread)
+size_t fake_base_length(const char *symbol, bool *per_thread)
 {
     size_t n = strlen(symbol);
 
@@ -85,7 +86,7 @@ static int entry_of_base(const char *base, bool per_thread)
             return (int)gpushim_entries[i].entry;
     for (int i = 0; i < FAKE_E_COUNT; i++) {
         bool pt;
-        size_t n = base_length(symbol_names[i], &pt);
+        size_t n = fake_base_length(symbol_names[i], &pt);
 
         if (pt == per_thread && n == strlen(base) && strncmp(symbol_names[i], base, n) == 0 &&
             (best < 0 || strlen(symbol_names[i]) > strlen(symbol_names[best]) ||
@@ -100,20 +101,17 @@ const char *fake_entry_name(enum fake_entry entry)
     return symbol_names[entry];
 }
 
-/*
- * Every entry point of the list, as a table of the list's own types: this
- * fails to compile if a prototype differs from entry_points.h, and to link
- * if one is not defined.
- */
-static const struct {
-#define GPU__ENTRY(need, name, symbol, params, args) cuabi_result (*name) params;
-#include "entry_points.h"
-#undef GPU__ENTRY
-} all_entries __attribute__((used)) = {
-#define GPU__ENTRY(need, name, symbol, params, args) .name = symbol,
-#include "entry_points.h"
-#undef GPU__ENTRY
-};
+static int symbol_compare(const void *key, const void *name)
+{
+    return strcmp(key, *(const char *const *)name);
+}
+
+int fake_symbol_entry(const char *symbol)
+{
+    const char *const *found = bsearch(symbol, symbol_names, FAKE_E_COUNT, sizeof(symbol_names[0]), symbol_compare);
+
+    return found ? (int)(found - symbol_names) : -1;
+}
 
 /*
  * The fake's one fatal path: a GPUSHIM_FAKE_* value it cannot read or act on
@@ -198,7 +196,7 @@ cuabi_result fake_unimplemented(enum fake_entry entry)
 
 /* A whole decimal number in [lo, hi]; anything else stops the program, loudly. */
 /*
- * gpushim's own parser (src/sys/env.c): digits alone, a '-' first where the
+ * gpushim's own parser (src/base/env.c): digits alone, a '-' first where the
  * range has negative numbers, within [lo, hi]; anything else ends the
  * process, naming it.
  */
@@ -294,8 +292,7 @@ static void parse_omit(const char *spec)
     free(copy);
 }
 
-/* This library's own handle: dlsym on it tells what this build exports. */
-static void *self_handle(void)
+void *fake_self(void)
 {
     static void *self;
     Dl_info info;
@@ -307,14 +304,29 @@ static void *self_handle(void)
 
 static bool self_exports(const char *symbol)
 {
-    return self_handle() && dlsym(self_handle(), symbol);
+    return fake_self() && dlsym(fake_self(), symbol);
 }
 
-/* Reads the environment once, under the lock. */
+/* The parts of the fake, in fake_driver.c's order: the core calls them through it, naming none. */
+static const struct fake_part *parts;
+static size_t parts_count;
+
+void fake_parts_register(const struct fake_part *table, size_t count)
+{
+    parts = table;
+    parts_count = count;
+}
+
+const struct fake_part *fake_parts(size_t *count)
+{
+    *count = parts_count;
+    return parts;
+}
+
+/* Reads the environment once, under the lock: the core's variables, then each part's. */
 static void configure(void)
 {
     const char *v;
-    int devices = -1; /* as GPUSHIM_FAKE_DEVICE says */
 
     fake.configured = true;
     fake.driver_version = self_exports("cuGetProcAddress_v2") ? FAKE_DEFAULT_VERSION : FAKE_OLD_VERSION;
@@ -322,9 +334,6 @@ static void configure(void)
         fake.driver_version = (int)parse_number("GPUSHIM_FAKE_VERSION", v, 1000, 99990);
     if ((v = gpu__env_raw("GPUSHIM_FAKE_INIT_FAIL")))
         fake.init_fail = (cuabi_result)parse_number("GPUSHIM_FAKE_INIT_FAIL", v, 0, 4294967295L);
-    if ((v = gpu__env_raw("GPUSHIM_FAKE_DEVICES")))
-        devices = (int)parse_number("GPUSHIM_FAKE_DEVICES", v, 0, FAKE_MAX_DEVICES);
-    fake_devices_configure(devices, env_switch("GPUSHIM_FAKE_PEER", true));
     if ((v = gpu__env_raw("GPUSHIM_FAKE_FAIL")))
         parse_fail_rules(v);
     if ((v = gpu__env_raw("GPUSHIM_FAKE_OMIT")))
@@ -335,9 +344,9 @@ static void configure(void)
     fake.init_callback_status = -1;
     if ((v = gpu__env_raw("GPUSHIM_FAKE_INIT_CALLBACK")) && !(fake.init_callback = strdup(v)))
         die("GPUSHIM_FAKE_INIT_CALLBACK", "out of memory");
-    fake_faults_configure();
-    fake_report_configure();
-    fake_stream_configure();
+    for (size_t i = 0; i < parts_count; i++)
+        if (parts[i].configure)
+            parts[i].configure();
 }
 
 _Noreturn void fake_die(const char *what, const char *detail)
@@ -353,6 +362,28 @@ long fake_parse_number(const char *var, const char *text, long lo, long hi)
 bool fake_env_switch(const char *var, bool fallback)
 {
     return env_switch(var, fallback);
+}
+
+unsigned fake_checks(void)
+{
+    const char *v = gpu__env_raw("GPUSHIM_FAKE_CHECK");
+    unsigned checks = 0;
+
+    /* A comma-separated list of checks; a word the fake does not know stops the program rather than check less. */
+    while (v && *v) {
+        size_t len = strcspn(v, ",");
+
+        if (len == 4 && memcmp(v, "race", 4) == 0)
+            checks |= FAKE_CHECK_RACE;
+        else if (len == 4 && memcmp(v, "init", 4) == 0)
+            checks |= FAKE_CHECK_INIT;
+        else if (len == 11 && memcmp(v, "init-strict", 11) == 0)
+            checks |= FAKE_CHECK_INIT | FAKE_CHECK_INIT_STRICT;
+        else if (len)
+            fake_die("GPUSHIM_FAKE_CHECK", "names a check the fake does not have (it has: race, init, init-strict)");
+        v += len + (v[len] == ',');
+    }
+    return checks;
 }
 
 size_t fake_parse_bytes(const char *var, const char *text)
@@ -377,7 +408,10 @@ size_t fake_parse_bytes(const char *var, const char *text)
 
 void fake_lock(void)
 {
-    fake_host_kernels_load(); /* without the lock: the libraries' constructors may call the fake */
+    /* Without the lock: what a part loads (GPUSHIM_FAKE_KERNELS's libraries) may call the fake from its constructors. */
+    for (size_t i = 0; i < parts_count; i++)
+        if (parts[i].load)
+            parts[i].load();
     pthread_mutex_lock(&fake.lock);
     if (!fake.configured)
         configure();
@@ -403,7 +437,9 @@ cuabi_result fake_begin(enum fake_entry entry, bool needs_init)
         entry = (enum fake_entry)fake_per_thread_call();
     fake_lock();
     n = ++fake.calls[entry];
-    fake_faults_on_call();
+    for (size_t i = 0; i < parts_count; i++)
+        if (parts[i].on_call)
+            parts[i].on_call();
     /*
      * CUDA is not fork-safe: in the child of a process that initialised it,
      * the driver answers NOT_INITIALIZED to cuInit and every call that needs
@@ -422,6 +458,16 @@ cuabi_result fake_begin(enum fake_entry entry, bool needs_init)
 void fake_count_as(int entry)
 {
     counted_as = entry;
+}
+
+int fake_per_thread_call(void)
+{
+    return per_thread_entry;
+}
+
+void fake_per_thread_enter(int entry)
+{
+    per_thread_entry = entry;
 }
 
 cuabi_result fake_end(cuabi_result rc)
@@ -520,248 +566,7 @@ cuabi_result cuDriverGetVersion(int *version)
     return fake_end(rc);
 }
 
-/* A second function behind cuStreamQuery, so that cuGetProcAddress can hand out a pointer that is not the export. */
-static cuabi_result stream_query_twin(cuabi_stream stream)
-{
-    return cuStreamQuery(stream);
-}
-
-static int proc_version_compare(const void *key, const void *row)
-{
-    return strcmp(key, ((const struct gpu__cuda_proc *)row)->base);
-}
-
-static int symbol_compare(const void *key, const void *name)
-{
-    return strcmp(key, *(const char *const *)name);
-}
-
-/* The entry of a symbol of the driver; -1 for a name the list lacks. */
-static int symbol_entry(const char *symbol)
-{
-    const char *const *found = bsearch(symbol, symbol_names, FAKE_E_COUNT, sizeof(symbol_names[0]), symbol_compare);
-
-    return found ? (int)(found - symbol_names) : -1;
-}
-
-/*
- * The symbol the driver hands out for `base` at `version`: the row of the
- * newest version <= `version`, a per-thread one where asked and there is one.
- * NULL for a name the table lacks (*known false) or a version before its first.
- */
-static const char *proc_symbol(const char *base, int version, bool per_thread, bool *known)
-{
-    const struct gpu__cuda_proc *row =
-        bsearch(base, gpu__cuda_procs, GPU__CUDA_PROC_COUNT, sizeof(gpu__cuda_procs[0]), proc_version_compare);
-    const struct gpu__cuda_proc *end = gpu__cuda_procs + GPU__CUDA_PROC_COUNT;
-    const char *best = NULL, *best_per_thread = NULL;
-
-    *known = row != NULL;
-    if (!row)
-        return NULL;
-    while (row > gpu__cuda_procs && strcmp(row[-1].base, base) == 0)
-        row--;
-    for (; row < end && strcmp(row->base, base) == 0; row++)
-        if (row->version <= version) {
-            if (row->per_thread)
-                best_per_thread = row->symbol;
-            else
-                best = row->symbol;
-        }
-    return per_thread && best_per_thread ? best_per_thread : best;
-}
-
-/*
- * The pointer for a base name at a CUDA version. As documented for the real
- * driver, a name it has no answer for is still CUDA_SUCCESS, with *pfn NULL
- * and the reason in the status.
- */
-static void gpa_lookup(const char *base, void **pfn, int cuda_version, cuabi_uint64 flags,
-                       cuabi_proc_address_query_result *status)
-{
-    bool per_thread = (flags & CUABI_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
-    bool known = false;
-    const char *symbol = proc_symbol(base, cuda_version, per_thread, &known);
-    int asked = known ? fake_entry_find(base) : -1;
-    int entry = symbol ? symbol_entry(symbol) : -1;
-    void *fn;
-
-    /* Base names only, as the real driver: "cuMemAlloc_v2" is not a name it knows. */
-    *status = CUABI_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-    if (asked < 0)
-        return;
-    fake.gpa_asked[asked]++;
-    if (fake.omit[asked] || (entry >= 0 && fake.omit[entry]))
-        return;
-    if (!symbol) {
-        *status = CUABI_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
-        return;
-    }
-    /* What this build does not export, it does not have: the variants leave symbols out. */
-    fn = entry >= 0 && self_handle() ? dlsym(self_handle(), symbol) : NULL;
-    if (!fn)
-        return;
-    if (entry == FAKE_E_cuStreamQuery && fake.twin_stream_query) {
-        cuabi_result (*twin)(cuabi_stream) = stream_query_twin;
-
-        memcpy(&fn, &twin, sizeof(fn));
-    }
-    *pfn = fn;
-    *status = CUABI_GET_PROC_ADDRESS_SUCCESS;
-}
-
-/* cuGetProcAddress in every form: counted as `entry`, the status only where the form has one. */
-static cuabi_result get_proc_address(enum fake_entry entry, const char *symbol, void **pfn, int cuda_version,
-                                     cuabi_uint64 flags, cuabi_proc_address_query_result *status)
-{
-    cuabi_result rc = fake_begin(entry, false);
-    cuabi_proc_address_query_result st = CUABI_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-
-    if (rc == CUABI_SUCCESS) {
-        gpu_fake_gpa_stats *g = &fake.gpa;
-
-        g->flags_and = g->calls ? g->flags_and & flags : flags;
-        g->flags_or |= flags;
-        g->min_version = g->calls && g->min_version < cuda_version ? g->min_version : cuda_version;
-        g->max_version = g->calls && g->max_version > cuda_version ? g->max_version : cuda_version;
-        g->last_version = cuda_version;
-        g->calls++;
-        /* A version newer than the driver's is refused outright. */
-        if (!symbol || !pfn || (flags & ~(cuabi_uint64)3u) || cuda_version > fake.driver_version) {
-            rc = CUABI_ERROR_INVALID_VALUE;
-        } else {
-            *pfn = NULL;
-            gpa_lookup(symbol, pfn, cuda_version, flags, &st);
-            g->found += st == CUABI_GET_PROC_ADDRESS_SUCCESS;
-        }
-        if (status)
-            *status = st;
-    }
-    return fake_end(rc);
-}
-
-cuabi_result cuGetProcAddress_v2(const char *symbol, void **pfn, int cuda_version, cuabi_uint64 flags,
-                                 cuabi_proc_address_query_result *status)
-{
-    return get_proc_address(FAKE_E_cuGetProcAddress_v2, symbol, pfn, cuda_version, flags, status);
-}
-
-/* CUDA 11.3's form, without the status: a name it has no answer for is only a NULL pointer. */
-cuabi_result cuGetProcAddress(const char *symbol, void **pfn, int cuda_version, cuabi_uint64 flags)
-{
-    return get_proc_address(FAKE_E_cuGetProcAddress, symbol, pfn, cuda_version, flags, NULL);
-}
-
-/* ---- Error names ---- */
-
-static const char *result_name(cuabi_result result)
-{
-    switch (result) {
-#define FAKE_RESULT_NAME(name, value) \
-    case value: \
-        return "CUDA_" #name;
-        CUABI_RESULT_LIST(FAKE_RESULT_NAME)
-#undef FAKE_RESULT_NAME
-    }
-    return NULL;
-}
-
-/* The sentences the real driver uses, for the results this fake gives. */
-static const char *result_text(cuabi_result result)
-{
-    switch (result) {
-    case CUABI_SUCCESS: return "no error";
-    case CUABI_ERROR_INVALID_VALUE: return "invalid argument";
-    case CUABI_ERROR_OUT_OF_MEMORY: return "out of memory";
-    case CUABI_ERROR_NOT_INITIALIZED: return "initialization error";
-    case CUABI_ERROR_STUB_LIBRARY: return "CUDA driver is a stub library";
-    case CUABI_ERROR_NO_DEVICE: return "no CUDA-capable device is detected";
-    case CUABI_ERROR_DEVICE_UNAVAILABLE: return "CUDA-capable device(s) is/are busy or unavailable";
-    case CUABI_ERROR_INVALID_DEVICE: return "invalid device ordinal";
-    case CUABI_ERROR_INVALID_IMAGE: return "device kernel image is invalid";
-    case CUABI_ERROR_INVALID_CONTEXT: return "invalid device context";
-    case CUABI_ERROR_PEER_ACCESS_UNSUPPORTED: return "peer access is not supported between these two devices";
-    case CUABI_ERROR_INVALID_PTX: return "a PTX JIT compilation failed";
-    case CUABI_ERROR_INVALID_HANDLE: return "invalid resource handle";
-    case CUABI_ERROR_ILLEGAL_STATE: return "the operation cannot be performed in the present state";
-    case CUABI_ERROR_NOT_FOUND: return "named symbol not found";
-    case CUABI_ERROR_NOT_READY: return "device not ready";
-    case CUABI_ERROR_ILLEGAL_ADDRESS: return "an illegal memory access was encountered";
-    case CUABI_ERROR_PEER_ACCESS_ALREADY_ENABLED: return "peer access is already enabled";
-    case CUABI_ERROR_HOST_MEMORY_ALREADY_REGISTERED: return "part or all of the requested memory range is already mapped";
-    case CUABI_ERROR_HOST_MEMORY_NOT_REGISTERED: return "pointer does not correspond to a registered memory region";
-    case CUABI_ERROR_NOT_PERMITTED: return "operation not permitted";
-    case CUABI_ERROR_NOT_SUPPORTED: return "operation not supported";
-    case CUABI_ERROR_STREAM_CAPTURE_UNSUPPORTED: return "operation not permitted when stream is capturing";
-    case CUABI_ERROR_STREAM_CAPTURE_INVALIDATED: return "operation failed due to a previous error during capture";
-    case CUABI_ERROR_STREAM_CAPTURE_IMPLICIT: return "operation would make the legacy stream depend on a capturing blocking stream";
-    case CUABI_ERROR_UNKNOWN: return "unknown error";
-    default: return result_name(result) ? "an error the fake driver does not describe" : NULL;
-    }
-}
-
-cuabi_result cuGetErrorName(cuabi_result error, const char **str)
-{
-    cuabi_result rc = fake_begin(FAKE_E_cuGetErrorName, false);
-
-    if (rc == CUABI_SUCCESS) {
-        if (!str) {
-            rc = CUABI_ERROR_INVALID_VALUE;
-        } else {
-            *str = result_name(error);
-            rc = *str ? CUABI_SUCCESS : CUABI_ERROR_INVALID_VALUE;
-        }
-    }
-    return fake_end(rc);
-}
-
-cuabi_result cuGetErrorString(cuabi_result error, const char **str)
-{
-    cuabi_result rc = fake_begin(FAKE_E_cuGetErrorString, false);
-
-    if (rc == CUABI_SUCCESS) {
-        if (!str) {
-            rc = CUABI_ERROR_INVALID_VALUE;
-        } else {
-            *str = fake_host_kernel_note(error)  ? fake_host_kernel_note(error)
-                   : fake_module_note(error) ? fake_module_note(error)
-                                             : result_text(error);
-            rc = *str ? CUABI_SUCCESS : CUABI_ERROR_INVALID_VALUE;
-        }
-    }
-    return fake_end(rc);
-}
-
 /* ---- Control API: calls, counts, fault rules ---- */
-
-/* The entry of a per-thread variant's base: its name without _ptsz or _ptds; -1 for none. */
-static int base_entry(const char *variant)
-{
-    size_t n = strlen(variant) - 5;
-
-    for (int i = 0; i < FAKE_E_COUNT; i++)
-        if (strlen(symbol_names[i]) == n && strncmp(symbol_names[i], variant, n) == 0)
-            return i;
-    return -1;
-}
-
-FAKE_API int gpu_fake_symbol_implemented(const char *name)
-{
-    bool per_thread = false;
-    void *fn;
-    int i;
-
-    for (i = 0; name && i < FAKE_E_COUNT && strcmp(symbol_names[i], name) != 0; i++)
-        ;
-    if (!name || i == FAKE_E_COUNT)
-        return -1;
-    fn = self_handle() ? dlsym(self_handle(), name) : NULL;
-    if (!fn || fake_symbol_unimplemented(fn))
-        return 0;
-    /* A per-thread variant is the fake's own where its base is. */
-    base_length(name, &per_thread);
-    return !per_thread || fake_per_thread_base_implemented(base_entry(name));
-}
 
 FAKE_API unsigned long gpu_fake_unimplemented_calls(void)
 {

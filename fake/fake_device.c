@@ -12,7 +12,10 @@
 #include <unistd.h>
 
 #include "env.h"
-#include "fake_internal.h"
+#include "fake_core.h"
+#include "fake_device.h"
+#include "fake_faults.h"
+#include "fake_profiles.h"
 
 enum { ATTRIBUTE_MAX = 256 }; /* attribute values the overrides cover: CUDA 13's and later ones' */
 
@@ -182,11 +185,32 @@ static void parse_attributes(const char *list)
     }
 }
 
-void fake_devices_configure(int count, bool peer)
+size_t fake_format_bytes(cuabi_array_format format)
+{
+    switch (format) {
+    case CUABI_AD_FORMAT_UNSIGNED_INT8:
+    case CUABI_AD_FORMAT_SIGNED_INT8:
+        return 1;
+    case CUABI_AD_FORMAT_UNSIGNED_INT16:
+    case CUABI_AD_FORMAT_SIGNED_INT16:
+    case CUABI_AD_FORMAT_HALF:
+        return 2;
+    case CUABI_AD_FORMAT_UNSIGNED_INT32:
+    case CUABI_AD_FORMAT_SIGNED_INT32:
+    case CUABI_AD_FORMAT_FLOAT:
+        return 4;
+    default:
+        return 0;
+    }
+}
+
+void fake_devices_configure(void)
 {
     const struct fake_profile *named[FAKE_MAX_DEVICES];
-    const char *v = gpu__env_raw("GPUSHIM_FAKE_DEVICE");
-    int n = v ? parse_profiles(v, named) : 0;
+    const char *v = gpu__env_raw("GPUSHIM_FAKE_DEVICES");
+    int count = v ? (int)fake_parse_number("GPUSHIM_FAKE_DEVICES", v, 0, FAKE_MAX_DEVICES) : -1;
+    bool peer = fake_env_switch("GPUSHIM_FAKE_PEER", true);
+    int n = (v = gpu__env_raw("GPUSHIM_FAKE_DEVICE")) ? parse_profiles(v, named) : 0;
 
     if (count < 0)
         count = n ? n : 1;

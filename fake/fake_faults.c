@@ -11,7 +11,8 @@
 #include <string.h>
 
 #include "env.h"
-#include "fake_internal.h"
+#include "fake_core.h"
+#include "fake_faults.h"
 
 static struct {
     cuabi_result lost[FAKE_MAX_DEVICES]; /* what calls using the device return; 0 while it is there */
@@ -41,15 +42,15 @@ bool fake_over_limit(int device, size_t used, size_t bytes)
     return bytes > faults.limit[device] || used > faults.limit[device] - bytes;
 }
 
-/* Drops the queued work of every stream of the device's context: it never runs. */
+/* Drops the device's queued work, through the parts that queue it: it never runs. */
 static void drop_queued_work(int device)
 {
-    const struct fake_ctx *ctx = &fake.devices[device].ctx;
+    size_t n;
+    const struct fake_part *p = fake_parts(&n);
 
-    for (struct fake_stream *s = fake.streams; s; s = s->next_live)
-        if (s->ctx == ctx)
-            fake_stream_drop_work(s);
-    fake_stream_drop_work(&fake.devices[device].ctx.legacy);
+    for (size_t i = 0; i < n; i++)
+        if (p[i].device_lost)
+            p[i].device_lost(device);
 }
 
 static void lose(int device, cuabi_result result)

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fake_internal.h"
+#include "fake_core.h"
+#include "fake_graph.h"
+#include "fake_stream.h"
 
 struct fake_graph *fake_graph_find(const void *handle, bool exec)
 {
@@ -16,22 +18,6 @@ struct fake_graph *fake_graph_find(const void *handle, bool exec)
         if ((const void *)g == handle && g->exec == exec)
             return g;
     return NULL;
-}
-
-void fake_graph_append(struct fake_graph *g, struct fake_op *op)
-{
-    op->next = NULL;
-    if (g->tail)
-        g->tail->next = op;
-    else
-        g->head = op;
-    g->tail = op;
-}
-
-void fake_graph_free(struct fake_graph *g)
-{
-    fake_ops_free(g->head);
-    free(g);
 }
 
 void fake_graph_unlink(struct fake_graph *g)
@@ -43,6 +29,23 @@ void fake_graph_unlink(struct fake_graph *g)
     *p = g->next_live;
     fake.live[g->exec ? GPU_FAKE_LIVE_GRAPH_EXECS : GPU_FAKE_LIVE_GRAPHS]--;
     fake_graph_free(g);
+}
+
+unsigned long fake_graphs_reset(struct fake_ctx *ctx)
+{
+    unsigned long n = 0;
+
+    /* Each pass frees at most one graph and then starts over: a freed one's link is never read. */
+    for (;;) {
+        struct fake_graph *g = fake.graphs;
+
+        while (g && g->ctx != ctx)
+            g = g->next_live;
+        if (!g)
+            return n;
+        fake_graph_unlink(g);
+        n++;
+    }
 }
 
 static struct fake_graph *graph_new(struct fake_ctx *ctx, bool exec)
@@ -70,8 +73,8 @@ static struct fake_op *op_clone(const struct fake_op *node)
 
     if (op) {
         *op = *node;
-        if (op->kind == FAKE_OP_KERNEL)
-            fake_host_args_retain(op->u.k.host); /* the copies share the launch's arguments */
+        if (op->work && op->work->retain)
+            op->work->retain(op); /* the copies share what the operation holds: a launch's arguments */
         op->next = NULL;
         op->deps = NULL;
         op->ndeps = 0;
@@ -338,10 +341,12 @@ cuabi_result cuGraphExecUpdate_v2(cuabi_graph_exec exec, cuabi_graph graph, cuab
     /* Same shape: each node takes the new one's parameters. */
     for (struct fake_op *n = rc == CUABI_SUCCESS ? x->head : NULL, *m = g ? g->head : NULL; n && m;
          n = n->next, m = m->next) {
-        if (n->kind == FAKE_OP_KERNEL) { /* the node gives up its arguments and shares the new one's */
-            fake_host_args_retain(m->u.k.host);
-            fake_host_args_release(n->u.k.host);
-        }
+        /* The node gives up what it holds (a launch's arguments) and shares the new one's. */
+        if (m->work && m->work->retain)
+            m->work->retain(m);
+        if (n->work && n->work->release)
+            n->work->release(n);
+        n->work = m->work;
         n->u = m->u;
     }
     return fake_end(rc);

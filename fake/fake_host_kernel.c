@@ -3,7 +3,8 @@
  * Kernels as host functions: the registry of host implementations
  * by entry name, the launch's copy of its arguments, and the bridge that runs
  * an implementation when its stream reaches the launch, with device memory
- * reached only through gpu_fake_memory().
+ * reached only through gpu_fake_memory(), textures and surfaces through
+ * gpu_fake_texture_read() and gpu_fake_surface_read/write().
  *
  * The registry has its own lock, taken after the fake's (at a launch) or
  * alone (at a registration), so that a library's constructor may register
@@ -17,7 +18,14 @@
 #include <string.h>
 
 #include "env.h"
-#include "fake_internal.h"
+#include "fake_context.h"
+#include "fake_core.h"
+#include "fake_host_kernel.h"
+#include "fake_host_memory.h"
+#include "fake_image.h"
+#include "fake_memory.h"
+#include "fake_sample.h"
+#include "fake_stream.h"
 #include "ptx/ptx.h"
 
 struct registration {
@@ -290,12 +298,6 @@ cuabi_result fake_host_args_new(const struct fake_layout *l, void **params, void
     return CUABI_SUCCESS;
 }
 
-void fake_host_args_retain(struct fake_host_args *a)
-{
-    if (a)
-        a->refs++;
-}
-
 void fake_host_args_release(struct fake_host_args *a)
 {
     if (a && --a->refs == 0) {
@@ -304,7 +306,11 @@ void fake_host_args_release(struct fake_host_args *a)
     }
 }
 
-bool fake_host_kernel_run(struct fake_stream *s, const struct fake_op *op)
+/*
+ * Runs a host kernel's operation on its stream: false when it touched memory
+ * it may not (it printed why); a CUresult its implementation returned becomes the stream's fault.
+ */
+static bool host_kernel_run(struct fake_stream *s, const struct fake_op *op)
 {
     const struct fake_host_args *a = op->u.k.host;
     struct gpu_fake_exec x = {s->ctx, false};
@@ -350,14 +356,70 @@ bool fake_host_kernel_run(struct fake_stream *s, const struct fake_op *op)
     return !x.faulted;
 }
 
-const struct fake_ctx *fake_launch_ctx(const gpu_fake_launch *launch)
+static void host_kernel_retain(const struct fake_op *op)
+{
+    op->u.k.host->refs++;
+}
+
+static void host_kernel_release(const struct fake_op *op)
+{
+    fake_host_args_release(op->u.k.host);
+}
+
+const struct fake_work fake_host_kernel_work = {
+    .run = host_kernel_run, .retain = host_kernel_retain, .release = host_kernel_release};
+
+/* The context a host kernel's launch runs in, or NULL for no launch being run. */
+static const struct fake_ctx *launch_ctx(const gpu_fake_launch *launch)
 {
     return launch && launch->exec ? launch->exec->ctx : NULL;
 }
 
-void fake_launch_fault(const gpu_fake_launch *launch)
+/* Says why a host kernel's access faulted, and makes its stream report it. */
+static int launch_fault(const gpu_fake_launch *launch, const char *why)
 {
-    launch->exec->faulted = true; /* fake_host_kernel_run() makes it the stream's fault */
+    fprintf(stderr, "gpushim-fakecuda: kernel \"%s\" %s: an illegal address\n", launch->name, why);
+    launch->exec->faulted = true; /* host_kernel_run() makes it the stream's fault */
+    return -1;
+}
+
+FAKE_API int gpu_fake_texture_read(const gpu_fake_launch *launch, uint64_t texture, const float coords[3], float lod,
+                                   gpu_fake_texel *out)
+{
+    const struct fake_ctx *ctx = launch_ctx(launch);
+    char why[256];
+
+    if (!ctx || !coords || !out)
+        return -1;
+    return fake_texture_sample(ctx, texture, coords, lod, out, why, sizeof(why)) ? 0 : launch_fault(launch, why);
+}
+
+FAKE_API int gpu_fake_surface_read(const gpu_fake_launch *launch, uint64_t surface, long long x, long long y,
+                                   long long z, void *out, size_t size, gpu_fake_boundary boundary)
+{
+    const struct fake_ctx *ctx = launch_ctx(launch);
+    const long long at[3] = {x, y, z};
+    char why[256];
+
+    if (!ctx || !out)
+        return -1;
+    return fake_surface_access(ctx, surface, at, out, size, boundary, false, why, sizeof(why))
+               ? 0
+               : launch_fault(launch, why);
+}
+
+FAKE_API int gpu_fake_surface_write(const gpu_fake_launch *launch, uint64_t surface, long long x, long long y,
+                                    long long z, const void *in, size_t size, gpu_fake_boundary boundary)
+{
+    const struct fake_ctx *ctx = launch_ctx(launch);
+    const long long at[3] = {x, y, z};
+    char why[256];
+
+    if (!ctx || !in)
+        return -1;
+    return fake_surface_access(ctx, surface, at, (void *)(uintptr_t)in, size, boundary, true, why, sizeof(why))
+               ? 0
+               : launch_fault(launch, why);
 }
 
 FAKE_API void *gpu_fake_memory(const gpu_fake_launch *launch, uint64_t address, size_t bytes)
@@ -386,7 +448,7 @@ FAKE_API void *gpu_fake_memory(const gpu_fake_launch *launch, uint64_t address, 
             "gpushim-fakecuda: kernel \"%s\" touched %zu bytes at device address 0x%" PRIx64
             ", outside the live allocations its context (device %d) may reach: an illegal address\n",
             launch->name, bytes, address, launch->device);
-    launch->exec->faulted = true; /* fake_host_kernel_run() makes it the stream's fault */
+    launch->exec->faulted = true; /* host_kernel_run() makes it the stream's fault */
     return NULL;
 }
 
@@ -401,7 +463,7 @@ FAKE_API int gpu_fake_param(const gpu_fake_launch *launch, unsigned index, void 
         else
             fprintf(stderr, "gpushim-fakecuda: kernel \"%s\" read parameter %u as %zu bytes; the entry declares %zu\n",
                     launch->name, index, size, launch->param_sizes[index]);
-        launch->exec->faulted = true; /* fake_host_kernel_run() makes it the stream's fault */
+        launch->exec->faulted = true; /* host_kernel_run() makes it the stream's fault */
         return -1;
     }
     memcpy(out, launch->params[index], size);

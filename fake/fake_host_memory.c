@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fake_internal.h"
+#include "fake_context.h"
+#include "fake_core.h"
+#include "fake_host_memory.h"
+#include "fake_stream.h"
 
 /* The page-locked host memory holding `addr`, or NULL. */
 struct fake_host *fake_host_find(uint64_t addr)

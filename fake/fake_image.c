@@ -14,7 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fake_internal.h"
+#include "fake_builtin.h"
+#include "fake_context.h"
+#include "fake_core.h"
+#include "fake_image.h"
+#include "fake_memory.h"
+#include "fake_module.h"
 #include "ptx/ptx.h"
 
 enum {
@@ -28,6 +33,7 @@ struct reader {
     const char *p; /* the next character */
     unsigned line;
     struct fake_module *m;
+    const struct fake_image_sink *sink; /* what the module does with what is read */
     char *log;
     size_t log_size;
     bool versioned;
@@ -400,7 +406,7 @@ static bool add_entry(struct reader *r, struct fake_layout *l, unsigned line)
     cuabi_result rc;
 
     ptx_module_retain(l->ptx = r->ptx);
-    rc = fake_module_add_entry(r->m, l, line, r->log, r->log_size);
+    rc = r->sink->add_entry(r->m, l, line, r->log, r->log_size);
 
     if (rc != CUABI_SUCCESS && r->rc == CUABI_SUCCESS)
         r->rc = rc;
@@ -688,7 +694,7 @@ static bool read_variable(struct reader *r, bool define, bool constant)
                 return false;
             }
             snprintf(text, size, "%.*s %zu", (int)d.name.len, d.name.s, bytes);
-            rc = fake_global_declare(r->m, text, strlen(text), r->log, r->log_size, &a);
+            rc = r->sink->declare_global(r->m, text, strlen(text), r->log, r->log_size, &a);
             free(text);
             if (rc != CUABI_SUCCESS) {
                 r->rc = rc;
@@ -757,9 +763,9 @@ static bool read_fake_line(struct reader *r, const struct token *t)
         len--;
     }
     if (tok_is(t, ".fake_kernel"))
-        rc = fake_module_add_builtin(r->m, text, len, t->line, r->log, r->log_size);
+        rc = r->sink->add_builtin(r->m, text, len, t->line, r->log, r->log_size);
     else
-        rc = fake_global_declare(r->m, text, len, r->log, r->log_size, NULL);
+        rc = r->sink->declare_global(r->m, text, len, r->log, r->log_size, NULL);
     if (rc != CUABI_SUCCESS)
         r->rc = rc;
     return rc == CUABI_SUCCESS;
@@ -875,9 +881,10 @@ static bool read_directive(struct reader *r, struct token *t)
     return expected(r, t, "a declaration");
 }
 
-static cuabi_result read_text(const char *text, struct fake_module *m, char *log, size_t log_size)
+static cuabi_result read_text(const char *text, struct fake_module *m, const struct fake_image_sink *sink, char *log,
+                              size_t log_size)
 {
-    struct reader r = {text, 1, m, log, log_size, false, CUABI_SUCCESS, ptx_module_decode(text), 0};
+    struct reader r = {text, 1, m, sink, log, log_size, false, CUABI_SUCCESS, ptx_module_decode(text), 0};
     struct token t = {NULL, 0, 0};
 
     if (!r.ptx)
@@ -904,7 +911,7 @@ static cuabi_result read_text(const char *text, struct fake_module *m, char *log
         r.rc = CUABI_ERROR_INVALID_PTX;
     }
     if (r.rc == CUABI_SUCCESS)
-        fake_module_max_registers(m, r.max_regs);
+        sink->max_registers(m, r.max_regs);
     ptx_module_release(r.ptx);
     return r.rc;
 }
@@ -1057,14 +1064,15 @@ static cuabi_result fatbin_ptx(const unsigned char *fb, char **out, char *log, s
     return CUABI_ERROR_NO_BINARY_FOR_GPU;
 }
 
-static cuabi_result read_fatbin(const unsigned char *fb, struct fake_module *m, char *log, size_t log_size)
+static cuabi_result read_fatbin(const unsigned char *fb, struct fake_module *m, const struct fake_image_sink *sink,
+                                char *log, size_t log_size)
 {
     char *text = NULL;
     cuabi_result rc = fatbin_ptx(fb, &text, log, log_size);
 
     if (rc != CUABI_SUCCESS)
         return rc;
-    rc = read_text(text, m, log, log_size);
+    rc = read_text(text, m, sink, log, log_size);
     free(text);
     return rc;
 }
@@ -1120,7 +1128,8 @@ cuabi_result fake_image_ptx(const void *image, size_t size, char **out, char *lo
     return *out ? CUABI_SUCCESS : CUABI_ERROR_OUT_OF_MEMORY;
 }
 
-cuabi_result fake_image_load(const void *image, struct fake_module *m, char *log, size_t log_size)
+cuabi_result fake_image_load(const void *image, struct fake_module *m, const struct fake_image_sink *sink, char *log,
+                             size_t log_size)
 {
     const unsigned char *b = image;
 
@@ -1128,8 +1137,8 @@ cuabi_result fake_image_load(const void *image, struct fake_module *m, char *log
     if (is_elf(b))
         return not_supported(log, log_size, "a cubin has no PTX, only machine code" PTX_FLAGS);
     if (is_wrapper(b))
-        return (b = unwrap(b, log, log_size)) ? read_fatbin(b, m, log, log_size) : CUABI_ERROR_INVALID_IMAGE;
+        return (b = unwrap(b, log, log_size)) ? read_fatbin(b, m, sink, log, log_size) : CUABI_ERROR_INVALID_IMAGE;
     if (is_fatbin(b))
-        return read_fatbin(b, m, log, log_size);
-    return read_text(image, m, log, log_size);
+        return read_fatbin(b, m, sink, log, log_size);
+    return read_text(image, m, sink, log, log_size);
 }

@@ -9,7 +9,8 @@
  * memfd of this user's, with the random name and the size the handle says)
  * before it maps it shared. An exported event shares a page the same way:
  * how many records were queued and how many have run. The exporter runs its
- * stream up to each record as it queues it (fake_ipc_event_recorded()), so
+ * stream up to each record as it queues it (fake_ipc_event_recorded() in
+ * fake_event.c), so
  * another process waiting for the event waits only for that work, never for
  * the exporter to synchronise.
  */
@@ -24,7 +25,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fake_internal.h"
+#include "fake_core.h"
+#include "fake_context.h"
+#include "fake_device.h"
+#include "fake_event.h"
+#include "fake_memory.h"
+#include "fake_shm.h"
+#include "fake_stream.h"
 
 /* What a fake handle holds: the exporting process and what it exported. */
 struct ipc_payload {
@@ -42,21 +49,6 @@ static const char mem_magic[8] = "fakeipm";
 static const char event_magic[8] = "fakeipe";
 static const char shm_prefix[] = "gpushim-fake-ipc:";
 static const char event_prefix[] = "gpushim-fake-ipe:";
-
-/* An event's page, mapped shared by the exporter and every process that opened it. */
-struct ipc_event_page {
-    uint64_t recorded; /* records queued */
-    uint64_t done;     /* of those, records run */
-};
-
-struct fake_ipc_event {
-    struct ipc_event_page *page;
-    int fd;
-    uint64_t tag;  /* the page's memfd's name */
-    pid_t remote;  /* the exporter, for an event opened from it; 0 for the exporter's own */
-};
-
-enum { EVENT_PAGE = 4096 };
 
 static void ipc_pack(char *handle, const struct ipc_payload *p)
 {
@@ -220,8 +212,8 @@ static struct fake_ipc_event *event_share(void)
         return NULL;
     }
     snprintf(name, sizeof(name), "%s%016" PRIx64, event_prefix, s->tag);
-    s->fd = fake_shm_create(name, EVENT_PAGE);
-    s->page = s->fd >= 0 ? (struct ipc_event_page *)(void *)fake_shm_map(s->fd, EVENT_PAGE, 0, NULL) : NULL;
+    s->fd = fake_shm_create(name, FAKE_IPC_EVENT_PAGE);
+    s->page = s->fd >= 0 ? (struct fake_ipc_event_page *)(void *)fake_shm_map(s->fd, FAKE_IPC_EVENT_PAGE, 0, NULL) : NULL;
     if (!s->page) {
         if (s->fd >= 0)
             close(s->fd);
@@ -239,15 +231,15 @@ static cuabi_result event_open_remote(const struct ipc_payload *p, struct fake_c
 
     if (!s)
         return CUABI_ERROR_OUT_OF_MEMORY;
-    if (p->size != EVENT_PAGE || (s->fd = ipc_shm_open(p, event_prefix, EVENT_PAGE)) < 0) {
+    if (p->size != FAKE_IPC_EVENT_PAGE || (s->fd = ipc_shm_open(p, event_prefix, FAKE_IPC_EVENT_PAGE)) < 0) {
         free(s);
         return CUABI_ERROR_INVALID_HANDLE;
     }
-    s->page = (struct ipc_event_page *)(void *)fake_shm_map(s->fd, EVENT_PAGE, 0, NULL);
+    s->page = (struct fake_ipc_event_page *)(void *)fake_shm_map(s->fd, FAKE_IPC_EVENT_PAGE, 0, NULL);
     s->remote = (pid_t)p->pid;
     if (!s->page || !(e = fake_event_new(ctx, CUABI_EVENT_INTERPROCESS | CUABI_EVENT_DISABLE_TIMING))) {
         if (s->page)
-            munmap(s->page, EVENT_PAGE);
+            munmap(s->page, FAKE_IPC_EVENT_PAGE);
         close(s->fd);
         free(s);
         return CUABI_ERROR_OUT_OF_MEMORY;
@@ -255,57 +247,6 @@ static cuabi_result event_open_remote(const struct ipc_payload *p, struct fake_c
     e->shared = s;
     *event = (cuabi_event)(void *)e;
     return CUABI_SUCCESS;
-}
-
-void fake_ipc_event_recorded(struct fake_event *e)
-{
-    struct fake_ipc_event *s = e->shared;
-    uint64_t n;
-
-    if (s->remote)
-        return; /* recorded here, on this process's stream: nothing another process waits for */
-    n = __atomic_add_fetch(&s->page->recorded, 1, __ATOMIC_SEQ_CST);
-    fake_stream_drain(e->stream, e->seq);
-    /* The page outlives the event while the drain ran without the lock only if the event does. */
-    if (fake_event_find(e) && e->shared == s)
-        __atomic_store_n(&s->page->done, n, __ATOMIC_SEQ_CST);
-}
-
-bool fake_ipc_event_done(const struct fake_event *e)
-{
-    const struct fake_ipc_event *s = e->shared;
-
-    return !s || !s->remote ||
-           __atomic_load_n(&s->page->done, __ATOMIC_SEQ_CST) >= __atomic_load_n(&s->page->recorded, __ATOMIC_SEQ_CST);
-}
-
-void fake_ipc_event_wait(const struct fake_event *e)
-{
-    const struct fake_ipc_event *s = e->shared;
-    const struct timespec tick = {0, 1000000};
-    uint64_t want;
-
-    if (!s || !s->remote)
-        return;
-    want = __atomic_load_n(&s->page->recorded, __ATOMIC_SEQ_CST);
-    while (__atomic_load_n(&s->page->done, __ATOMIC_SEQ_CST) < want && !(kill(s->remote, 0) != 0 && errno == ESRCH)) {
-        fake_unlock();
-        nanosleep(&tick, NULL);
-        fake_lock();
-        /* Destroyed meanwhile (by another thread): its page is gone, and nothing is left to wait for. */
-        if (!fake_event_find(e) || e->shared != s)
-            return;
-    }
-}
-
-void fake_ipc_event_drop(struct fake_event *e)
-{
-    if (!e->shared)
-        return;
-    munmap(e->shared->page, EVENT_PAGE);
-    close(e->shared->fd);
-    free(e->shared);
-    e->shared = NULL;
 }
 
 cuabi_result cuIpcGetEventHandle(cuabi_ipc_event_handle *handle, cuabi_event event)
@@ -325,7 +266,7 @@ cuabi_result cuIpcGetEventHandle(cuabi_ipc_event_handle *handle, cuabi_event eve
     if (rc == CUABI_SUCCESS && !e->shared && !(e->shared = event_share()))
         rc = CUABI_ERROR_OUT_OF_MEMORY;
     if (rc == CUABI_SUCCESS) {
-        struct ipc_payload p = {.pid = (uint64_t)getpid(), .what = (uintptr_t)e, .size = EVENT_PAGE,
+        struct ipc_payload p = {.pid = (uint64_t)getpid(), .what = (uintptr_t)e, .size = FAKE_IPC_EVENT_PAGE,
                                 .tag = e->shared->tag, .fd = e->shared->fd};
 
         memcpy(p.magic, event_magic, sizeof(p.magic));

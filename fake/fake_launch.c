@@ -8,7 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fake_internal.h"
+#include "fake_builtin.h"
+#include "fake_core.h"
+#include "fake_device.h"
+#include "fake_host_kernel.h"
+#include "fake_launch.h"
+#include "fake_module.h"
+#include "fake_stream.h"
 
 enum { CLUSTER_MAX = 8 }; /* blocks in a portable cluster */
 
@@ -96,7 +102,7 @@ cuabi_result fake_launch(cuabi_function f, const unsigned grid[3], const unsigne
             rc = fake_launch_ex_check(s->ctx, &fn->attrs, grid, block, shared, ex);
         if (rc == CUABI_SUCCESS && fn->layout)
             rc = fake_host_args_new(fn->layout, params, extra, &host);
-        if (rc == CUABI_SUCCESS && !(op = fake_op_new(FAKE_OP_KERNEL))) {
+        if (rc == CUABI_SUCCESS && !(op = fake_op_new(FAKE_OP_KERNEL, host ? &fake_host_kernel_work : &fake_builtin_work))) {
             fake_host_args_release(host);
             rc = CUABI_ERROR_OUT_OF_MEMORY;
         }
@@ -177,6 +183,34 @@ cuabi_result fake_cluster_check(const unsigned grid[3], const struct fake_launch
         size *= ex->cluster[i];
     }
     return size > CLUSTER_MAX ? CUABI_ERROR_INVALID_CLUSTER_SIZE : CUABI_SUCCESS;
+}
+
+static int min_int(int a, int b)
+{
+    return a < b ? a : b;
+}
+
+/*
+ * Blocks of the function resident on one multiprocessor: threads, registers,
+ * then shared memory bound it. A cooperative launch's grid must fit them all;
+ * the occupancy calculator (fake_occupancy.c) reports them.
+ */
+int fake_blocks_per_sm(int device, const struct fake_func_attrs *a, unsigned block, size_t shared)
+{
+    int threads = (int)((block + 31) / 32 * 32);
+    int n = fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
+    size_t per_block = a->static_shared + shared +
+                       (size_t)fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK);
+
+    if (block == 0 || block > a->max_threads || shared > (size_t)a->max_dynamic_shared)
+        return 0;
+    n = min_int(n, fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR) / threads);
+    n = min_int(n, fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR) /
+                       (threads * a->regs));
+    if (shared || a->static_shared)
+        n = min_int(n, (int)((size_t)fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR) /
+                             per_block));
+    return n;
 }
 
 cuabi_result fake_launch_ex_check(const struct fake_ctx *ctx, const struct fake_func_attrs *a, const unsigned grid[3],

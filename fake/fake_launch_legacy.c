@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fake_internal.h"
+#include "fake_core.h"
+#include "fake_launch.h"
+#include "fake_module.h"
 
 /* The function's legacy state, made on first use; NULL when out of memory. */
 static struct fake_legacy_launch *legacy_of(struct fake_function *fn)
@@ -193,12 +195,4 @@ cuabi_result cuLaunchGridAsync(cuabi_function f, int grid_width, int grid_height
     if (rc == CUABI_SUCCESS)
         rc = legacy_launch(f, grid_width, grid_height, stream);
     return fake_end(rc);
-}
-
-void fake_legacy_launch_free(struct fake_legacy_launch *l)
-{
-    if (l) {
-        free(l->params);
-        free(l);
-    }
 }

@@ -2,7 +2,7 @@
 /*
  * The legacy ABI: the driver's pre-_v2 forms that a program built against an
  * old cuda.h links, or gets from cuGetProcAddress at an old version (see
- * src/sys/cuda_proc_versions.h). Each is served by its successor, counted
+ * src/driver/cuda_proc_versions.h). Each is served by its successor, counted
  * (and failed by fault rules) under its own name (fake_count_as()).
  *
  * The forms before CUDA 3.2 pass device addresses and sizes in 32 bits
@@ -17,7 +17,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "fake_internal.h"
+#include "fake_context.h"
+#include "fake_core.h"
 
 /* The result of a successor's call made for a legacy form: counting goes back to normal. */
 static cuabi_result served(cuabi_result rc)

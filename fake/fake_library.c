@@ -16,7 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fake_internal.h"
+#include "fake_context.h"
+#include "fake_core.h"
+#include "fake_device.h"
+#include "fake_image.h"
+#include "fake_module.h"
 
 struct fake_library {
     struct fake_library *next_live;
@@ -59,7 +63,8 @@ static cuabi_result library_module(struct fake_library *l, struct fake_ctx *c, s
     return fake_module_new(l->text, c, l, false, log, sizeof(log), out);
 }
 
-struct fake_function *fake_kernel_function(cuabi_kernel kernel)
+/* The function a CUkernel is in the current context, its library loaded there at the first need; else NULL. */
+static struct fake_function *kernel_function(cuabi_kernel kernel)
 {
     struct fake_ctx *c = fake_current();
     struct fake_module *m = NULL;
@@ -126,6 +131,7 @@ static cuabi_result library_new(const void *code, size_t size, struct fake_libra
     l->next_live = libraries;
     libraries = l;
     fake.live[GPU_FAKE_LIVE_LIBRARIES]++;
+    fake_function_kernels(kernel_function); /* a CUkernel is taken wherever a CUfunction is */
     *out = l;
     return CUABI_SUCCESS;
 }

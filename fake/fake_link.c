@@ -22,7 +22,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "fake_internal.h"
+#include "fake_context.h"
+#include "fake_core.h"
+#include "fake_image.h"
+#include "fake_module.h"
 #include "ptx/ptx.h"
 
 enum {

@@ -6,7 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fake_internal.h"
+#include "fake_context.h"
+#include "fake_core.h"
+#include "fake_device.h"
+#include "fake_memory.h"
+#include "fake_stream.h"
 
 cuabi_result cuMemAllocManaged(cuabi_deviceptr *ptr, size_t bytes, unsigned int flags)
 {

@@ -14,8 +14,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "fake_internal.h"
-#include "ptx/ptx.h"
+#include "fake_context.h"
+#include "fake_core.h"
+#include "fake_faults.h"
+#include "fake_host_memory.h"
+#include "fake_memory.h"
+#include "fake_shm.h"
+#include "fake_stream.h"
 
 enum {
     ALLOC_ALIGN = 512,      /* as the driver aligns them: TEXTURE_ALIGNMENT, so a texture may start at any */
@@ -335,7 +340,8 @@ static void alloc_drop(struct fake_alloc *a)
     free(a);
 }
 
-unsigned long fake_memory_reset(int device)
+/* Frees every device allocation of the device not made in a created context; how many there were. */
+static unsigned long memory_reset(int device)
 {
     unsigned long n = 0;
 
@@ -349,7 +355,8 @@ unsigned long fake_memory_reset(int device)
     return n;
 }
 
-unsigned long fake_memory_reset_owner(const struct fake_ctx *ctx)
+/* Frees every allocation made in a created context; how many there were. */
+static unsigned long memory_reset_owner(const struct fake_ctx *ctx)
 {
     unsigned long n = 0;
 
@@ -361,6 +368,11 @@ unsigned long fake_memory_reset_owner(const struct fake_ctx *ctx)
         }
     }
     return n;
+}
+
+unsigned long fake_memory_ctx_reset(struct fake_ctx *ctx)
+{
+    return ctx->created ? memory_reset_owner(ctx) : memory_reset(ctx->device);
 }
 
 /* ---- Device memory ---- */
@@ -404,7 +416,7 @@ cuabi_result fake_alloc_new(int device, size_t bytes, int kind, struct fake_allo
         return CUABI_ERROR_OUT_OF_MEMORY;
     }
     /* The init check's shadow: device memory a client allocates starts unwritten. */
-    if ((kind == FAKE_ALLOC_PLAIN || kind == FAKE_ALLOC_POOL) && ptx_check_init() &&
+    if ((kind == FAKE_ALLOC_PLAIN || kind == FAKE_ALLOC_POOL) && (fake_checks() & FAKE_CHECK_INIT) &&
         !(a->written = calloc(bytes / 8 + 1, 1))) {
         data_free(a);
         free(a);
@@ -710,7 +722,7 @@ cuabi_result cuMemGetInfo_v2(size_t *free_bytes, size_t *total_bytes)
         const struct fake_device *d = &fake.devices[c->device];
 
         *total_bytes = d->desc.total_memory;
-        *free_bytes = d->desc.total_memory - d->used - fake_pool_cached(c->device);
+        *free_bytes = d->desc.total_memory - d->used - d->pool_cached;
     }
     return fake_end(rc);
 }

@@ -13,7 +13,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fake_internal.h"
+#include "fake_builtin.h"
+#include "fake_context.h"
+#include "fake_core.h"
+#include "fake_device.h"
+#include "fake_image.h"
+#include "fake_memory.h"
+#include "fake_module.h"
+#include "fake_stream.h"
 #include "ptx/ptx.h"
 
 enum {
@@ -70,8 +77,9 @@ static struct fake_function *function_add(struct fake_module *m, const char *nam
     return f;
 }
 
-cuabi_result fake_module_add_builtin(struct fake_module *m, const char *name, size_t len, unsigned line, char *log,
-                                     size_t log_size)
+/* Adds built-in kernel NAME (a `.fake_kernel` line) to the module; a log line on failure. */
+static cuabi_result module_add_builtin(struct fake_module *m, const char *name, size_t len, unsigned line, char *log,
+                                       size_t log_size)
 {
     const struct fake_kernel *k = fake_builtin_find(name, len);
     struct fake_function *f;
@@ -105,8 +113,9 @@ static cuabi_result entry_attrs(const struct fake_layout *l, struct fake_func_at
     return CUABI_SUCCESS;
 }
 
-cuabi_result fake_module_add_entry(struct fake_module *m, struct fake_layout *layout, unsigned line, char *log,
-                                   size_t log_size)
+/* Adds an entry the module's PTX declares, taking `layout` (freed on failure too); a log line on failure. */
+static cuabi_result module_add_entry(struct fake_module *m, struct fake_layout *layout, unsigned line, char *log,
+                                     size_t log_size)
 {
     cuabi_result rc;
     struct fake_function *f = function_add(m, layout->name, strlen(layout->name), line, log, log_size, &rc);
@@ -120,12 +129,21 @@ cuabi_result fake_module_add_entry(struct fake_module *m, struct fake_layout *la
     return rc;
 }
 
+/* Frees a function's legacy launch state (fake_launch_legacy.c); NULL does nothing. */
+static void legacy_launch_free(struct fake_legacy_launch *l)
+{
+    if (l) {
+        free(l->params);
+        free(l);
+    }
+}
+
 /* Frees what the module's functions own (its globals are freed apart). */
 static void functions_free(struct fake_module *m)
 {
     for (size_t i = 0; i < m->count; i++) {
         fake_layout_free(m->functions[i].layout);
-        fake_legacy_launch_free(m->functions[i].legacy);
+        legacy_launch_free(m->functions[i].legacy);
     }
     free(m->functions);
 }
@@ -188,6 +206,14 @@ static void module_discard(struct fake_module *m)
     free(m);
 }
 
+/* What the image reader (fake_image.c) does with what it reads. */
+static const struct fake_image_sink image_sink = {
+    .add_builtin = module_add_builtin,
+    .add_entry = module_add_entry,
+    .declare_global = fake_global_declare,
+    .max_registers = fake_module_max_registers,
+};
+
 cuabi_result fake_module_new(const void *image, struct fake_ctx *ctx, struct fake_library *lib, bool probe,
                              char *log, size_t log_size, struct fake_module **out)
 {
@@ -199,7 +225,7 @@ cuabi_result fake_module_new(const void *image, struct fake_ctx *ctx, struct fak
     m->ctx = ctx;
     m->library = lib;
     m->probe = probe;
-    rc = fake_image_load(image, m, log, log_size);
+    rc = fake_image_load(image, m, &image_sink, log, log_size);
     if (rc != CUABI_SUCCESS) {
         module_discard(m);
         return rc;
@@ -284,7 +310,7 @@ cuabi_result cuModuleLoadFatBinary(cuabi_module *module, const void *image)
     return fake_end(module_load(rc, module, image, 0, NULL, NULL));
 }
 
-/* At most MODULE_FILE_MAX bytes; what else a file must be, fake_internal.h says. */
+/* At most MODULE_FILE_MAX bytes; what else a file must be, fake_module.h says. */
 cuabi_result fake_module_file_read(const char *caller, const char *path, char **out, size_t *size)
 {
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
@@ -431,6 +457,14 @@ cuabi_result cuModuleGetFunction(cuabi_function *function, cuabi_module module, 
     return fake_end(rc);
 }
 
+/* What a CUkernel is in the current context (fake_library.c's, set at its first load); NULL before any. */
+static struct fake_function *(*kernel_function)(cuabi_kernel kernel);
+
+void fake_function_kernels(struct fake_function *(*fn)(cuabi_kernel kernel))
+{
+    kernel_function = fn;
+}
+
 struct fake_function *fake_function_find(cuabi_function handle)
 {
     for (struct fake_module *m = fake.modules; m; m = m->next_live)
@@ -438,7 +472,7 @@ struct fake_function *fake_function_find(cuabi_function handle)
             if ((void *)&m->functions[i] == (void *)handle)
                 return &m->functions[i];
     /* A CUkernel where a CUfunction is taken: its function in the current context. */
-    return fake_kernel_function((cuabi_kernel)(void *)handle);
+    return kernel_function ? kernel_function((cuabi_kernel)(void *)handle) : NULL;
 }
 
 const char *fake_function_name(const struct fake_function *f)

@@ -1,35 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The fake driver's occupancy calculators: blocks per multiprocessor as
- * threads, registers and shared memory bound them on the device.
+ * threads, registers and shared memory bound them on the device
+ * (fake_blocks_per_sm(), which a cooperative launch checks too).
  */
 #include <stdlib.h>
 
-#include "fake_internal.h"
-
-static int min_int(int a, int b)
-{
-    return a < b ? a : b;
-}
-
-/* Blocks of the function resident on one multiprocessor: threads, registers, then shared memory bound it. */
-int fake_blocks_per_sm(int device, const struct fake_func_attrs *a, unsigned block, size_t shared)
-{
-    int threads = (int)((block + 31) / 32 * 32);
-    int n = fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
-    size_t per_block = a->static_shared + shared +
-                       (size_t)fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK);
-
-    if (block == 0 || block > a->max_threads || shared > (size_t)a->max_dynamic_shared)
-        return 0;
-    n = min_int(n, fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR) / threads);
-    n = min_int(n, fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR) /
-                       (threads * a->regs));
-    if (shared || a->static_shared)
-        n = min_int(n, (int)((size_t)fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR) /
-                             per_block));
-    return n;
-}
+#include "fake_context.h"
+#include "fake_core.h"
+#include "fake_device.h"
+#include "fake_launch.h"
+#include "fake_module.h"
+#include "fake_stream.h"
 
 /* The function's attributes and device, with a context current: else the CUresult. */
 static cuabi_result occupancy_of(cuabi_function f, const struct fake_func_attrs **a, int *device)

@@ -7,12 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fake_internal.h"
+#include "fake_core.h"
+#include "fake_device.h"
+#include "fake_memory.h"
+#include "fake_stream.h"
 
-/* The one pool of each device: what it holds for reuse beyond its allocations in use. */
+/* The one pool of each device; what it holds for reuse beyond its allocations in use is the device's pool_cached. */
 static struct fake_pool {
     uint64_t threshold;
-    size_t cached;
 } pools[FAKE_MAX_DEVICES];
 
 static struct fake_pool *pool_lookup(cuabi_mem_pool handle)
@@ -29,8 +31,8 @@ static void pool_shrink(int device, uint64_t keep)
     size_t used = fake.devices[device].pool_used;
     uint64_t room = keep > used ? keep - used : 0;
 
-    if (pools[device].cached > room)
-        pools[device].cached = (size_t)room;
+    if (fake.devices[device].pool_cached > room)
+        fake.devices[device].pool_cached = (size_t)room;
 }
 
 cuabi_result cuMemAllocAsync(cuabi_deviceptr *ptr, size_t bytes, cuabi_stream stream)
@@ -49,13 +51,30 @@ cuabi_result cuMemAllocAsync(cuabi_deviceptr *ptr, size_t bytes, cuabi_stream st
     if (rc == CUABI_SUCCESS)
         rc = fake_alloc_new(s->ctx->device, bytes, FAKE_ALLOC_POOL, &a);
     if (rc == CUABI_SUCCESS) {
-        struct fake_pool *p = &pools[s->ctx->device];
+        size_t *cached = &fake.devices[s->ctx->device].pool_cached;
 
-        p->cached -= p->cached < bytes ? p->cached : bytes;
+        *cached -= *cached < bytes ? *cached : bytes;
         *ptr = a->addr;
     }
     return fake_end(rc);
 }
+
+/* Runs a FREE operation: its allocation goes back to its pool; false when there is none at its address. */
+static bool free_run(struct fake_stream *s, const struct fake_op *op)
+{
+    struct fake_alloc *a = fake_alloc_at(op->u.value.addr, FAKE_ALLOC_POOL);
+    int device;
+
+    if (!a)
+        return false;
+    fake.devices[a->device].pool_cached += a->size;
+    device = a->device;
+    fake_alloc_free(op->u.value.addr);
+    pool_shrink(device, pools[device].threshold);
+    return true;
+}
+
+static const struct fake_work free_work = {.run = free_run};
 
 cuabi_result cuMemFreeAsync(cuabi_deviceptr ptr, cuabi_stream stream)
 {
@@ -67,7 +86,7 @@ cuabi_result cuMemFreeAsync(cuabi_deviceptr ptr, cuabi_stream stream)
         rc = fake_stream_for_work(stream, &s);
     if (rc == CUABI_SUCCESS && !fake_alloc_at(ptr, FAKE_ALLOC_POOL))
         rc = CUABI_ERROR_INVALID_VALUE;
-    if (rc == CUABI_SUCCESS && !(op = fake_op_new(FAKE_OP_FREE)))
+    if (rc == CUABI_SUCCESS && !(op = fake_op_new(FAKE_OP_FREE, &free_work)))
         rc = CUABI_ERROR_OUT_OF_MEMORY;
     if (rc == CUABI_SUCCESS) {
         op->u.value.addr = ptr;
@@ -128,7 +147,7 @@ cuabi_result cuMemPoolGetAttribute(cuabi_mem_pool pool, cuabi_mem_pool_attribute
         if (attr == CUABI_MEMPOOL_ATTR_RELEASE_THRESHOLD)
             v = p->threshold;
         else if (attr == CUABI_MEMPOOL_ATTR_RESERVED_MEM_CURRENT)
-            v = fake.devices[device].pool_used + p->cached;
+            v = fake.devices[device].pool_used + fake.devices[device].pool_cached;
         else if (attr == CUABI_MEMPOOL_ATTR_USED_MEM_CURRENT)
             v = fake.devices[device].pool_used;
         else
@@ -151,24 +170,6 @@ cuabi_result cuMemPoolTrimTo(cuabi_mem_pool pool, size_t keep)
     return fake_end(rc);
 }
 
-bool fake_pool_free_run(const struct fake_op *op)
-{
-    struct fake_alloc *a = fake_alloc_at(op->u.value.addr, FAKE_ALLOC_POOL);
-    int device;
-
-    if (!a)
-        return false;
-    pools[a->device].cached += a->size;
-    device = a->device;
-    fake_alloc_free(op->u.value.addr);
-    pool_shrink(device, pools[device].threshold);
-    return true;
-}
-
-size_t fake_pool_cached(int device)
-{
-    return pools[device].cached;
-}
 
 /* ---- Control API ---- */
 
@@ -178,7 +179,7 @@ FAKE_API long long gpu_fake_pool_cached(int device)
 
     fake_lock();
     if (fake_device_valid(device))
-        n = (long long)pools[device].cached;
+        n = (long long)fake.devices[device].pool_cached;
     fake_unlock();
     return n;
 }

@@ -4,7 +4,8 @@
  * to start or stop, so both succeed with a current context and do nothing,
  * as the driver's do when no profiling tool is attached.
  */
-#include "fake_internal.h"
+#include "fake_context.h"
+#include "fake_core.h"
 
 static cuabi_result profiler_call(enum fake_entry entry)
 {

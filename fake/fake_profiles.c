@@ -11,13 +11,14 @@
  * clocks, memory bus, L2 and the attributes a datasheet does not give as
  * cuDeviceTotalMem and cuDeviceGetAttribute report them on one (driver 580).
  * The deprecated _V1 stream memory operation attributes read 0 on every
- * board with a CUDA 12 or later driver. tests/fake/test_driver.c holds the published figures each
+ * board with a CUDA 12 or later driver. tests/fake/test_profiles.c holds the published figures each
  * profile is checked against; tests/gpu/test_profile.c compares the H200
  * profile with a real H200, attribute by attribute.
  */
 #include <string.h>
 
-#include "fake_internal.h"
+#include "fake_core.h"
+#include "fake_profiles.h"
 
 /* The profiles, in the order of the table's columns. */
 static const struct fake_profile profiles[] = {

@@ -9,7 +9,8 @@
 #include <unistd.h>
 
 #include "env.h"
-#include "fake_internal.h"
+#include "fake_core.h"
+#include "fake_report.h"
 
 FAKE_API const char *gpu_fake_identify(void)
 {

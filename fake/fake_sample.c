@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Texture reads and surface accesses for kernel code on the host (host
- * kernels, through gpu_fake_texture_read() and gpu_fake_surface_read/write()):
+ * Texture reads and surface accesses for kernel code on the host (the PTX
+ * interpreter, and host kernels through gpu_fake_texture_read() and
+ * gpu_fake_surface_read/write(), which fake_host_kernel.c defines):
  * a texture object's resource found again at each read, its elements decoded
  * as a GPU's texture unit decodes them, addressed and filtered as its
  * descriptor says. Runs under the fake's lock, as host kernels do.
@@ -10,7 +11,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fake_internal.h"
+#include "fake_array.h"
+#include "fake_context.h"
+#include "fake_core.h"
+#include "fake_device.h"
+#include "fake_memory.h"
+#include "fake_sample.h"
+#include "fake_texture.h"
 
 /* What a read samples: one array (or mipmap level), or pitched device memory. */
 struct image {
@@ -403,53 +410,4 @@ bool fake_surface_access(const struct fake_ctx *ctx, uint64_t surf, const long l
     else
         memcpy(bytes, p, size);
     return true;
-}
-
-/* ---- The host kernels' API ---- */
-
-/* Says why a host kernel's access faulted, and makes its stream report it. */
-static int launch_fault(const gpu_fake_launch *launch, const char *why)
-{
-    fprintf(stderr, "gpushim-fakecuda: kernel \"%s\" %s: an illegal address\n", launch->name, why);
-    fake_launch_fault(launch);
-    return -1;
-}
-
-FAKE_API int gpu_fake_texture_read(const gpu_fake_launch *launch, uint64_t texture, const float coords[3], float lod,
-                                   gpu_fake_texel *out)
-{
-    const struct fake_ctx *ctx = fake_launch_ctx(launch);
-    char why[256];
-
-    if (!ctx || !coords || !out)
-        return -1;
-    return fake_texture_sample(ctx, texture, coords, lod, out, why, sizeof(why)) ? 0 : launch_fault(launch, why);
-}
-
-FAKE_API int gpu_fake_surface_read(const gpu_fake_launch *launch, uint64_t surface, long long x, long long y,
-                                   long long z, void *out, size_t size, gpu_fake_boundary boundary)
-{
-    const struct fake_ctx *ctx = fake_launch_ctx(launch);
-    const long long at[3] = {x, y, z};
-    char why[256];
-
-    if (!ctx || !out)
-        return -1;
-    return fake_surface_access(ctx, surface, at, out, size, boundary, false, why, sizeof(why))
-               ? 0
-               : launch_fault(launch, why);
-}
-
-FAKE_API int gpu_fake_surface_write(const gpu_fake_launch *launch, uint64_t surface, long long x, long long y,
-                                    long long z, const void *in, size_t size, gpu_fake_boundary boundary)
-{
-    const struct fake_ctx *ctx = fake_launch_ctx(launch);
-    const long long at[3] = {x, y, z};
-    char why[256];
-
-    if (!ctx || !in)
-        return -1;
-    return fake_surface_access(ctx, surface, at, (void *)(uintptr_t)in, size, boundary, true, why, sizeof(why))
-               ? 0
-               : launch_fault(launch, why);
 }

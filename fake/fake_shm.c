@@ -13,7 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fake_internal.h"
+#include "fake_core.h"
+#include "fake_shm.h"
 
 enum { SEALS = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL };
 

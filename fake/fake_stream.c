@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The fake driver's streams and the work queued on them (events are
- * fake_event.c's, capture and graphs fake_graph.c's).
+ * The fake driver's streams, a thread's per-thread default stream among them,
+ * and the work queued on them (events are fake_event.c's, capture and graphs
+ * fake_graph.c's). Device work (kernels, copies, memsets, pool frees, stream
+ * memory operations) runs through the struct fake_work its queuing part gave
+ * it, so the stream, in the core, names none of those parts.
  *
  * Work is queued, not run: each stream is a FIFO of operations, and an
  * operation runs when something needs it done (a synchronisation, a
@@ -28,21 +31,26 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fake_internal.h"
+#include "fake_context.h"
+#include "fake_core.h"
+#include "fake_faults.h"
+#include "fake_stream.h"
 
-struct fake_op *fake_op_new(enum fake_op_kind kind)
+struct fake_op *fake_op_new(enum fake_op_kind kind, const struct fake_work *work)
 {
     struct fake_op *op = calloc(1, sizeof(*op));
 
-    if (op)
+    if (op) {
         op->kind = kind;
+        op->work = work;
+    }
     return op;
 }
 
 void fake_op_free(struct fake_op *op)
 {
-    if (op->kind == FAKE_OP_KERNEL)
-        fake_host_args_release(op->u.k.host);
+    if (op->work && op->work->release)
+        op->work->release(op);
     if (op->kind == FAKE_OP_COPY)
         free(op->u.copy.staged);
     free(op->deps);
@@ -162,13 +170,6 @@ bool fake_result_sticky(cuabi_result rc)
     }
 }
 
-cuabi_result fake_ctx_error(const struct fake_ctx *ctx)
-{
-    cuabi_result rc = fake_device_lost(ctx->device);
-
-    return rc != CUABI_SUCCESS ? rc : ctx->sticky;
-}
-
 /* Whether an operation does device work, which a corrupted context no longer does. */
 static bool device_work(const struct fake_op *op)
 {
@@ -176,10 +177,18 @@ static bool device_work(const struct fake_op *op)
            op->kind == FAKE_OP_WRITE_VALUE || op->kind == FAKE_OP_WAIT_VALUE;
 }
 
+/* Whether the operation is the "hold" kernel while the gate is closed (gpu_fake_gate()). */
+static bool held_at_gate(const struct fake_op *op)
+{
+    return op && op->work && op->work->holds && op->work->holds(op) && fake.gate_closed;
+}
+
 /* Whether the head of a queue cannot run yet: a wait on a value not met, in a context that still works. */
 static bool head_blocked(const struct fake_stream *q)
 {
-    return !q->ctx->sticky && fake_op_blocked(q->head);
+    const struct fake_op *op = q->head;
+
+    return !q->ctx->sticky && op && op->work && op->work->blocked && op->work->blocked(op);
 }
 
 static void run_op(struct fake_stream *s, struct fake_op *op)
@@ -191,13 +200,12 @@ static void run_op(struct fake_stream *s, struct fake_op *op)
         return;
     switch (op->kind) {
     case FAKE_OP_KERNEL:
-        ok = op->u.k.host ? fake_host_kernel_run(s, op) : fake_kernel_run(s->ctx, op);
-        break;
     case FAKE_OP_COPY:
-        ok = fake_copy_run(&op->u.copy);
-        break;
     case FAKE_OP_MEMSET:
-        ok = fake_memset_run(&op->u.memset);
+    case FAKE_OP_FREE:
+    case FAKE_OP_WRITE_VALUE:
+    case FAKE_OP_WAIT_VALUE:
+        ok = op->work->run(s, op);
         break;
     case FAKE_OP_HOST_FN:
         /*
@@ -228,13 +236,6 @@ static void run_op(struct fake_stream *s, struct fake_op *op)
         return;
     case FAKE_OP_WAIT:
         return;
-    case FAKE_OP_FREE:
-        ok = fake_pool_free_run(op);
-        break;
-    case FAKE_OP_WRITE_VALUE:
-    case FAKE_OP_WAIT_VALUE:
-        ok = fake_value_run(op);
-        break;
     }
     fake.clock_ns += 1000;
     if (!ok) {
@@ -265,7 +266,7 @@ static void oldest_other(struct fake_stream *q, void *arg)
 {
     struct other *o = arg;
 
-    if (q != o->held && q->head && !head_blocked(q) && !(fake_kernel_holds(q->head) && fake.gate_closed) &&
+    if (q != o->held && q->head && !head_blocked(q) && !held_at_gate(q->head) &&
         (!o->best || q->head->seq < o->best->head->seq))
         o->best = q;
 }
@@ -315,7 +316,7 @@ void fake_stream_drain(struct fake_stream *s, uint64_t upto)
             fake_stream_drain(d->stream, d->seq);
             continue;
         }
-        if (fake_kernel_holds(op) && fake.gate_closed) {
+        if (held_at_gate(op)) {
             pthread_cond_wait(&fake.cond, &fake.lock);
             continue;
         }
@@ -356,7 +357,7 @@ static bool advance(struct fake_stream *s, uint64_t upto)
             ran = true;
             continue;
         }
-        if ((fake_kernel_holds(op) && fake.gate_closed) || head_blocked(s))
+        if (held_at_gate(op) || head_blocked(s))
             return ran;
         s->head = op->next;
         if (!s->head)
@@ -705,6 +706,22 @@ void fake_ops_free(struct fake_op *op)
     }
 }
 
+void fake_graph_append(struct fake_graph *g, struct fake_op *op)
+{
+    op->next = NULL;
+    if (g->tail)
+        g->tail->next = op;
+    else
+        g->head = op;
+    g->tail = op;
+}
+
+void fake_graph_free(struct fake_graph *g)
+{
+    fake_ops_free(g->head);
+    free(g);
+}
+
 void fake_stream_drop_work(struct fake_stream *s)
 {
     fake_ops_free(s->head);
@@ -732,19 +749,11 @@ void fake_stream_free(struct fake_stream *s)
     free(s);
 }
 
-void fake_event_free(struct fake_event *e)
+void fake_stream_forget_event(const struct fake_event *e)
 {
-    struct fake_event **p = &fake.events;
-
-    while (*p != e)
-        p = &(*p)->next_live;
-    *p = e->next_live;
-    each_queue(forget_event_in, e);
+    each_queue(forget_event_in, (void *)e);
     for (struct fake_graph *g = fake.graphs; g; g = g->next_live)
         forget_event_in_ops(g->head, e);
-    fake_ipc_event_drop(e);
-    free(e);
-    fake.live[GPU_FAKE_LIVE_EVENTS]--;
 }
 
 unsigned long fake_streams_reset(struct fake_ctx *ctx)
@@ -753,35 +762,109 @@ unsigned long fake_streams_reset(struct fake_ctx *ctx)
 
     fake_stream_drain(&ctx->legacy, ctx->legacy.last_seq);
     ctx->legacy.fault = CUABI_SUCCESS;
-    /* Each pass frees at most one object and then starts over: a freed one's link is never read. */
+    /* Each pass frees at most one stream and then starts over: a freed one's link is never read. */
     for (;;) {
         struct fake_stream *s = fake.streams;
-        struct fake_event *e = fake.events;
-        struct fake_graph *g = fake.graphs;
 
         while (s && s->ctx != ctx)
             s = s->next_live;
-        if (s) {
-            n += !s->per_thread; /* a thread's per-thread stream goes with its context: no leak */
-            fake_stream_free(s);
-            continue;
-        }
-        while (e && e->ctx != ctx)
-            e = e->next_live;
-        if (e) {
-            fake_event_free(e);
-            n++;
-            continue;
-        }
-        while (g && g->ctx != ctx)
-            g = g->next_live;
-        if (g) {
-            fake_graph_unlink(g);
-            n++;
-            continue;
-        }
-        return n;
+        if (!s)
+            return n;
+        n += !s->per_thread; /* a thread's per-thread stream goes with its context: no leak */
+        fake_stream_free(s);
     }
+}
+
+cuabi_result fake_ctx_synchronize(struct fake_ctx *ctx)
+{
+    /* Waiting for a capturing stream is impossible, so it is refused and breaks the capture. */
+    if (fake_ctx_capturing(ctx, true))
+        return CUABI_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    return fake_ctx_drain(ctx);
+}
+
+void fake_streams_drop_work(int device)
+{
+    const struct fake_ctx *ctx = &fake.devices[device].ctx;
+
+    for (struct fake_stream *s = fake.streams; s; s = s->next_live)
+        if (s->ctx == ctx)
+            fake_stream_drop_work(s);
+    fake_stream_drop_work(&fake.devices[device].ctx.legacy);
+}
+
+/*
+ * ---- The per-thread default stream ----
+ *
+ * A thread's per-thread stream of a context is made at its first use: a
+ * blocking stream (ordered after the legacy stream's work, and the legacy
+ * stream after it), not counted as a live stream of the client's. It goes
+ * with its context, or when its thread exits with nothing queued on it (with
+ * work still queued, it stays, ownerless, until its context goes).
+ */
+
+/* The thread's number for its per-thread streams: 0 until it has one. */
+static _Thread_local uint64_t thread_number;
+static uint64_t threads_numbered;
+
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+
+/* At a thread's exit: its per-thread streams with nothing queued go; the others are left to their contexts. */
+static void thread_exit(void *value)
+{
+    uint64_t number = (uint64_t)(uintptr_t)value;
+    bool again = true;
+
+    fake_lock();
+    /* A freed stream's link is never read: after a free the walk starts over. */
+    while (again) {
+        again = false;
+        for (struct fake_stream *s = fake.streams; s; s = s->next_live) {
+            if (!s->per_thread || s->owner != number)
+                continue;
+            if (fake_stream_done(s, s->last_seq) && s->capture == FAKE_CAPTURE_NONE) {
+                fake_stream_free(s);
+                again = true;
+                break;
+            }
+            s->owner = 0;
+        }
+    }
+    fake_unlock();
+}
+
+static void exit_key_create(void)
+{
+    if (pthread_key_create(&exit_key, thread_exit) != 0)
+        fake_die("per-thread default stream", "no thread-specific key left");
+}
+
+cuabi_result fake_per_thread_stream(struct fake_ctx *ctx, struct fake_stream **out)
+{
+    struct fake_stream *s;
+    cuabi_result rc;
+
+    for (s = fake.streams; thread_number && s; s = s->next_live)
+        if (s->per_thread && s->owner == thread_number && s->ctx == ctx) {
+            *out = s;
+            return CUABI_SUCCESS;
+        }
+    pthread_once(&exit_key_once, exit_key_create);
+    if (!thread_number) {
+        thread_number = ++threads_numbered;
+        if (pthread_setspecific(exit_key, (void *)(uintptr_t)thread_number) != 0) {
+            thread_number = 0;
+            return CUABI_ERROR_OUT_OF_MEMORY;
+        }
+    }
+    if ((rc = fake_stream_new(ctx, 0, &s)) != CUABI_SUCCESS)
+        return rc;
+    s->per_thread = true;
+    s->owner = thread_number;
+    fake.live[GPU_FAKE_LIVE_STREAMS]--;
+    *out = s;
+    return CUABI_SUCCESS;
 }
 
 /* ---- Streams ---- */
@@ -894,35 +977,6 @@ cuabi_result cuStreamQuery(cuabi_stream stream)
     return fake_end(rc);
 }
 
-cuabi_result cuStreamWaitEvent(cuabi_stream stream, cuabi_event event, unsigned int flags)
-{
-    cuabi_result rc = fake_begin(FAKE_E_cuStreamWaitEvent, true);
-    struct fake_stream *s = NULL;
-
-    if (rc == CUABI_SUCCESS)
-        rc = fake_stream_for_work(stream, &s);
-    if (rc == CUABI_SUCCESS) {
-        /* The event may be another context's, even another device's. */
-        struct fake_event *e = fake_event_find(event);
-        struct fake_op *op = NULL;
-
-        if (flags & ~1u)
-            rc = CUABI_ERROR_INVALID_VALUE;
-        else if (!e)
-            rc = CUABI_ERROR_INVALID_HANDLE;
-        else if (!(op = fake_op_new(FAKE_OP_WAIT)))
-            rc = CUABI_ERROR_OUT_OF_MEMORY;
-        /* Another process's event: its record runs there, waited for here and now. */
-        if (rc == CUABI_SUCCESS && e->shared)
-            fake_ipc_event_wait(e);
-        if (rc == CUABI_SUCCESS) {
-            op->u.event = e;
-            rc = fake_enqueue(s, op);
-        }
-    }
-    return fake_end(rc);
-}
-
 cuabi_result cuLaunchHostFunc(cuabi_stream stream, cuabi_host_fn fn, void *user_data)
 {
     cuabi_result rc = fake_begin(FAKE_E_cuLaunchHostFunc, true);
@@ -935,7 +989,7 @@ cuabi_result cuLaunchHostFunc(cuabi_stream stream, cuabi_host_fn fn, void *user_
 
         if (!fn)
             rc = CUABI_ERROR_INVALID_VALUE;
-        else if (!(op = fake_op_new(FAKE_OP_HOST_FN)))
+        else if (!(op = fake_op_new(FAKE_OP_HOST_FN, NULL)))
             rc = CUABI_ERROR_OUT_OF_MEMORY;
         if (rc == CUABI_SUCCESS) {
             op->u.host.fn = fn;
@@ -968,7 +1022,7 @@ cuabi_result cuStreamAddCallback(cuabi_stream stream, cuabi_stream_callback call
         s->capture = FAKE_CAPTURE_INVALIDATED;
         rc = CUABI_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     }
-    if (rc == CUABI_SUCCESS && !(op = fake_op_new(FAKE_OP_HOST_FN)))
+    if (rc == CUABI_SUCCESS && !(op = fake_op_new(FAKE_OP_HOST_FN, NULL)))
         rc = CUABI_ERROR_OUT_OF_MEMORY;
     if (rc == CUABI_SUCCESS) {
         op->u.host.callback = callback;
@@ -1230,7 +1284,7 @@ FAKE_API size_t gpu_fake_run(size_t max)
         }
         /* The oldest queued operation: all it depends on is older, so already done. */
         each_queue(oldest_head, &s);
-        if (!s || (fake_kernel_holds(s->head) && fake.gate_closed) || fake_stalled())
+        if (!s || held_at_gate(s->head) || fake_stalled())
             break;
         op = s->head;
         s->head = op->next;
@@ -1266,56 +1320,4 @@ FAKE_API void gpu_fake_gate(bool open)
     fake.gate_closed = !open;
     pthread_cond_broadcast(&fake.cond);
     fake_unlock();
-}
-
-FAKE_API void *gpu_fake_newest(gpu_fake_live_kind kind)
-{
-    void *h = NULL;
-
-    fake_lock();
-    switch (kind) {
-    case GPU_FAKE_LIVE_DEVICE_ALLOCS:
-        h = fake.allocs ? (void *)(uintptr_t)fake.allocs->addr : NULL;
-        break;
-    case GPU_FAKE_LIVE_HOST_ALLOCS:
-    case GPU_FAKE_LIVE_HOST_REGISTERED:
-        for (struct fake_host *x = fake.hosts; x && !h; x = x->next)
-            if (x->registered == (kind == GPU_FAKE_LIVE_HOST_REGISTERED))
-                h = x->ptr;
-        break;
-    case GPU_FAKE_LIVE_STREAMS:
-        for (struct fake_stream *s = fake.streams; s && !h; s = s->next_live)
-            if (!s->per_thread)
-                h = s;
-        break;
-    case GPU_FAKE_LIVE_CONTEXTS:
-        for (struct fake_ctx *c = fake.created; c && !h; c = c->next_created)
-            if (c->retains)
-                h = c;
-        break;
-    case GPU_FAKE_LIVE_EVENTS:
-        h = fake.events;
-        break;
-    case GPU_FAKE_LIVE_MODULES:
-        h = fake.modules;
-        break;
-    case GPU_FAKE_LIVE_GRAPHS:
-    case GPU_FAKE_LIVE_GRAPH_EXECS:
-        for (struct fake_graph *g = fake.graphs; g && !h; g = g->next_live)
-            if (g->exec == (kind == GPU_FAKE_LIVE_GRAPH_EXECS))
-                h = g;
-        break;
-    case GPU_FAKE_LIVE_ARRAYS:
-    case GPU_FAKE_LIVE_MIPMAPPED_ARRAYS:
-        h = fake_array_newest(kind);
-        break;
-    case GPU_FAKE_LIVE_TEXTURES:
-    case GPU_FAKE_LIVE_SURFACES:
-        h = fake_texture_newest(kind);
-        break;
-    default:
-        break;
-    }
-    fake_unlock();
-    return h;
 }

@@ -5,7 +5,10 @@
  */
 #include <string.h>
 
-#include "fake_internal.h"
+#include "fake_context.h"
+#include "fake_core.h"
+#include "fake_memory.h"
+#include "fake_stream.h"
 
 /* The value at the operation's address, or false when it is not allocated memory. */
 static bool value_read(const struct fake_op *op, uint64_t *v)
@@ -41,7 +44,8 @@ static bool value_met(const struct fake_op *op, uint64_t v)
     }
 }
 
-bool fake_op_blocked(const struct fake_op *op)
+/* Whether the operation is a wait on a value not yet met: the stream cannot go on. */
+static bool value_blocked(const struct fake_op *op)
 {
     uint64_t v;
 
@@ -49,7 +53,8 @@ bool fake_op_blocked(const struct fake_op *op)
     return op && op->kind == FAKE_OP_WAIT_VALUE && value_read(op, &v) && !value_met(op, v);
 }
 
-bool fake_value_run(const struct fake_op *op)
+/* Runs a WRITE_VALUE or WAIT_VALUE operation; false when it touched memory it may not. */
+static bool value_run(struct fake_stream *s, const struct fake_op *op)
 {
     struct fake_alloc *a;
     uint64_t v;
@@ -77,6 +82,8 @@ bool fake_value_run(const struct fake_op *op)
     }
 }
 
+static const struct fake_work value_work = {.run = value_run, .blocked = value_blocked};
+
 static cuabi_result value_op(enum fake_entry entry, enum fake_op_kind kind, cuabi_stream stream, cuabi_deviceptr addr,
                              uint64_t value, unsigned width, unsigned flags)
 {
@@ -95,7 +102,7 @@ static cuabi_result value_op(enum fake_entry entry, enum fake_op_kind kind, cuab
 
         if (!a || !fake_ctx_reaches(s->ctx, a->device))
             rc = CUABI_ERROR_INVALID_VALUE;
-        else if (!(op = fake_op_new(kind)))
+        else if (!(op = fake_op_new(kind, &value_work)))
             rc = CUABI_ERROR_OUT_OF_MEMORY;
     }
     if (rc == CUABI_SUCCESS) {

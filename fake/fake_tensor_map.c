@@ -5,7 +5,8 @@
  */
 #include <string.h>
 
-#include "fake_internal.h"
+#include "fake_core.h"
+#include "fake_memory.h"
 
 cuabi_result cuTensorMapEncodeTiled(cuabi_tensor_map *map, cuabi_tensor_map_data_type type, cuabi_uint32 rank,
                                     void *address, const cuabi_uint64 *dims, const cuabi_uint64 *strides,

@@ -11,7 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fake_internal.h"
+#include "fake_array.h"
+#include "fake_context.h"
+#include "fake_core.h"
+#include "fake_device.h"
+#include "fake_memory.h"
+#include "fake_texture.h"
 
 static struct fake_texture *textures;
 static uint64_t next_handle = 1; /* textures and surfaces alike; 0 is no object */
@@ -334,7 +339,7 @@ cuabi_result cuSurfObjectGetResourceDesc(cuabi_resource_desc *res, cuabi_surf_ob
 
 /* ---- The context's end, and the control API's view ---- */
 
-unsigned long fake_textures_reset(const struct fake_ctx *ctx)
+unsigned long fake_textures_reset(struct fake_ctx *ctx)
 {
     unsigned long n = 0;
 

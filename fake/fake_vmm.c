@@ -28,7 +28,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "fake_internal.h"
+#include "fake_core.h"
+#include "fake_device.h"
+#include "fake_faults.h"
+#include "fake_memory.h"
+#include "fake_shm.h"
 
 /* Every board the fake plays maps 2 MiB pages: its minimum and recommended granularity. */
 #define GRANULARITY ((size_t)2 << 20)

@@ -52,7 +52,9 @@ first=${names[0]}
 last=${names[${#names[@]} - 1]}
 paired=
 if [ "$first" != "$last" ] && grep -q GPUSHIM_OVERHEAD_OTHER "$work/$last/bench/overhead.c"; then
-    paired=$work/$first/build/src/libgpushim.so.0
+    for f in "$work/$first/build/src"/libgpushim.so.[0-9]*; do
+        case ${f##*.so.} in *.*) ;; *) paired=$f ;; esac   # the soname's link, libgpushim.so.N
+    done
 fi
 
 lines=$work/lines.txt

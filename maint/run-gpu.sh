@@ -165,7 +165,7 @@ if [ -f "$BUILD/meson-logs/testlog.txt" ]; then
     cat "$BUILD/meson-logs/testlog.txt" >>"$TESTS_LOG"
 fi
 # ---- Call tracing: gpu-trace's file, read again by a strict JSON parser. ----
-step "trace-check trace-h200.json" "$TESTS_LOG" 60 python3 "$ROOT/tools/trace-check.py" "$OUT/trace-h200.json" --want-gpu
+step "trace-check trace-h200.json" "$TESTS_LOG" 60 python3 "$ROOT/tools/check-trace.py" "$OUT/trace-h200.json" --want-gpu
 step "gpushim-info" "$TESTS_LOG" 30 "$BUILD/tools/gpushim-info"
 step "gpushim-info --json" "$TESTS_LOG" 30 "$BUILD/tools/gpushim-info" --json
 # libgpushim.so dlopen'ed by ctypes into a PyTorch process shares its driver and context.
@@ -209,7 +209,7 @@ step "bench forward (real driver)" "$OVERHEAD_LOG" 120 env -u GPUSHIM_LIBCUDA "$
 step "bench forward (null driver)" "$OVERHEAD_LOG" 60 env GPUSHIM_LIBCUDA="$(realpath -m "$BUILD/bench/libnullcuda.so")" \
     "$BUILD/bench/bench-forward" "$BUILD/bench/libforward-arm-null.so" "$BUILD/bench/libforward-arm-gpushim.so"
 step "trace-check overhead traces" "$OVERHEAD_LOG" 60 sh -c 'python3 "$0" "$1" && python3 "$0" "$2" --want-gpu' \
-    "$ROOT/tools/trace-check.py" "$TMP/overhead-trace.json" "$TMP/overhead-trace-gpu.json"
+    "$ROOT/tools/check-trace.py" "$TMP/overhead-trace.json" "$TMP/overhead-trace-gpu.json"
 
 # ---- compute-sanitizer: every gpu test under each tool, at a small scale. ----
 SAN_LOG=$OUT/sanitizer.log

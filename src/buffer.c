@@ -27,7 +27,7 @@ gpu_buffer *gpu__buffer_begin(struct gpu__call *c, gpu_context *ctx, const struc
         c->st = gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: %s", func, out ? "bytes is 0" : "out is NULL");
         return NULL;
     }
-    b = gpu__object_new_(c, ctx, kind, sizeof(*b), func);
+    b = gpu__object_new(c, ctx, kind, sizeof(*b), func);
     if (b)
         b->size = bytes;
     return b;
@@ -46,17 +46,17 @@ void gpu_buffer_destroy(gpu_buffer *buffer)
     gpu__object_destroy(buffer ? &buffer->obj : NULL);
 }
 
-uint64_t gpu_buffer_device_ptr(const gpu_buffer *buffer)
+uint64_t gpu_buffer_get_device_ptr(const gpu_buffer *buffer)
 {
     return buffer ? (uint64_t)buffer->ptr : 0;
 }
 
-size_t gpu_buffer_size(const gpu_buffer *buffer)
+size_t gpu_buffer_get_size(const gpu_buffer *buffer)
 {
     return buffer ? buffer->size : 0;
 }
 
-gpu_context *gpu_buffer_context(const gpu_buffer *buffer)
+gpu_context *gpu_buffer_get_context(const gpu_buffer *buffer)
 {
     return buffer ? buffer->obj.ctx : NULL;
 }
@@ -106,27 +106,38 @@ static GPU__COLD gpu_status copy_async_cold(const gpu_buffer *buffer, void *dst,
     return COPY(&c, bytes, cuMemcpyHtoDAsync, buffer->ptr, src, bytes, c.stream);
 }
 
-/* A synchronous copy: a legacy-stream operation (GPU__LEGACY), when it moves bytes. */
-#define SYNC_COPY(c, bytes, fn, ...) \
-    ((bytes) ? GPU__LEGACY(c, __func__, GPU__INVOKE_END(c, fn, GPU_ERR_TRANSFER, __VA_ARGS__)) \
-             : gpu__call_end((c), GPU_OK))
+/*
+ * Opens a synchronous copy: copy_open(), then, when it moves bytes, the
+ * bracket of a legacy-stream operation (gpu__call_legacy()). False: c->st is
+ * the copy's status, and the call is ended (a copy of no bytes succeeds so).
+ */
+static bool sync_copy_open(struct gpu__call *c, const gpu_buffer *buffer, const void *host, size_t bytes,
+                           const char *func)
+{
+    if (!copy_open(c, buffer, host, bytes, false, NULL, func))
+        return false;
+    if (bytes)
+        return gpu__call_legacy(c, func);
+    c->st = gpu__call_end(c, GPU_OK);
+    return false;
+}
 
 gpu_status gpu_buffer_copy_from_host(gpu_buffer *buffer, const void *src, size_t bytes)
 {
     struct gpu__call c;
 
-    if (!copy_open(&c, buffer, src, bytes, false, NULL, __func__))
+    if (!sync_copy_open(&c, buffer, src, bytes, __func__))
         return c.st;
-    return SYNC_COPY(&c, bytes, cuMemcpyHtoD, buffer->ptr, src, bytes);
+    return gpu__legacy_leave(GPU__INVOKE_END(&c, cuMemcpyHtoD, GPU_ERR_TRANSFER, buffer->ptr, src, bytes));
 }
 
 gpu_status gpu_buffer_copy_to_host(const gpu_buffer *buffer, void *dst, size_t bytes)
 {
     struct gpu__call c;
 
-    if (!copy_open(&c, buffer, dst, bytes, false, NULL, __func__))
+    if (!sync_copy_open(&c, buffer, dst, bytes, __func__))
         return c.st;
-    return SYNC_COPY(&c, bytes, cuMemcpyDtoH, dst, buffer->ptr, bytes);
+    return gpu__legacy_leave(GPU__INVOKE_END(&c, cuMemcpyDtoH, GPU_ERR_TRANSFER, dst, buffer->ptr, bytes));
 }
 
 GPU__HOT_ENTRY
@@ -214,12 +225,13 @@ static gpu_status memset_op(gpu_buffer *buffer, size_t offset, size_t count, uns
     if (async)
         return GPU__INVOKE_END(&c, cuMemsetD32Async, GPU_ERR_TRANSFER, p, value, count, c.stream);
     /* Synchronous: a legacy-stream operation. */
+    if (!gpu__call_legacy(&c, func))
+        return c.st;
     if (element_size == 1)
-        return GPU__LEGACY(&c, func, GPU__INVOKE_END(&c, cuMemsetD8, GPU_ERR_TRANSFER, p, (unsigned char)value, count));
+        return gpu__legacy_leave(GPU__INVOKE_END(&c, cuMemsetD8, GPU_ERR_TRANSFER, p, (unsigned char)value, count));
     if (element_size == 2)
-        return GPU__LEGACY(&c, func,
-                           GPU__INVOKE_END(&c, cuMemsetD16, GPU_ERR_TRANSFER, p, (unsigned short)value, count));
-    return GPU__LEGACY(&c, func, GPU__INVOKE_END(&c, cuMemsetD32, GPU_ERR_TRANSFER, p, value, count));
+        return gpu__legacy_leave(GPU__INVOKE_END(&c, cuMemsetD16, GPU_ERR_TRANSFER, p, (unsigned short)value, count));
+    return gpu__legacy_leave(GPU__INVOKE_END(&c, cuMemsetD32, GPU_ERR_TRANSFER, p, value, count));
 }
 
 gpu_status gpu_buffer_memset(gpu_buffer *buffer, size_t offset, size_t count, unsigned element_size, uint32_t value)
@@ -248,7 +260,7 @@ gpu_status gpu_host_buffer_create(gpu_context *ctx, size_t bytes, gpu_host_buffe
     GPU__NOT_NULL(out);
     if (bytes == 0)
         return GPU__INVALID("bytes is 0");
-    h = gpu__object_new(&c, ctx, &host_kind, sizeof(*h));
+    h = gpu__object_new(&c, ctx, &host_kind, sizeof(*h), __func__);
     if (h)
         h->size = bytes;
     return GPU__OBJECT_MAKE(&c, h, out, cuMemHostAlloc, GPU_ERR_OUT_OF_MEMORY, &h->data, bytes,
@@ -268,7 +280,7 @@ gpu_status gpu_host_buffer_register(gpu_context *ctx, void *ptr, size_t bytes, g
         return GPU__FAIL(GPU_ERR_INVALID_ARG, "ptr + bytes (%p + %zu) overflows", ptr, bytes);
     if (bytes == 0)
         return GPU__INVALID("bytes is 0");
-    h = gpu__object_new(&c, ctx, &registered_kind, sizeof(*h));
+    h = gpu__object_new(&c, ctx, &registered_kind, sizeof(*h), __func__);
     if (!h)
         return c.st;
     h->data = ptr;
@@ -286,12 +298,12 @@ void gpu_host_buffer_destroy(gpu_host_buffer *buffer)
     gpu__object_destroy(buffer ? &buffer->obj : NULL);
 }
 
-void *gpu_host_buffer_data(const gpu_host_buffer *buffer)
+void *gpu_host_buffer_get_data(const gpu_host_buffer *buffer)
 {
     return buffer ? buffer->data : NULL;
 }
 
-size_t gpu_host_buffer_size(const gpu_host_buffer *buffer)
+size_t gpu_host_buffer_get_size(const gpu_host_buffer *buffer)
 {
     return buffer ? buffer->size : 0;
 }
@@ -326,7 +338,7 @@ gpu_status gpu_buffer_create_async(gpu_stream *stream, size_t bytes, gpu_buffer 
     return GPU__OBJECT_MAKE(&c, b, out, cuMemAllocAsync, GPU_ERR_TRANSFER, &b->ptr, bytes, stream ? stream->cu : NULL);
 }
 
-gpu_status gpu_buffer_free_async(gpu_buffer *buffer, gpu_stream *stream)
+gpu_status gpu_buffer_destroy_async(gpu_buffer *buffer, gpu_stream *stream)
 {
     struct gpu__call c;
     gpu_status st;
@@ -377,7 +389,7 @@ gpu_status gpu_context_pool_set_release_threshold(gpu_context *ctx, uint64_t byt
                                       CUABI_MEMPOOL_ATTR_RELEASE_THRESHOLD, &value);
 }
 
-gpu_status gpu_context_pool_release_threshold(gpu_context *ctx, uint64_t *bytes)
+gpu_status gpu_context_pool_get_release_threshold(gpu_context *ctx, uint64_t *bytes)
 {
     struct gpu__call c;
     cuabi_mem_pool pool;
@@ -403,7 +415,7 @@ gpu_status gpu_context_pool_trim(gpu_context *ctx, size_t keep_bytes)
     return st != GPU_OK ? st : GPU__INVOKE(&c, cuMemPoolTrimTo, GPU_ERR_DRIVER, pool, keep_bytes);
 }
 
-gpu_status gpu_context_pool_usage(gpu_context *ctx, uint64_t *reserved, uint64_t *used)
+gpu_status gpu_context_pool_get_usage(gpu_context *ctx, uint64_t *reserved, uint64_t *used)
 {
     struct gpu__call c;
     cuabi_mem_pool pool;
@@ -425,10 +437,19 @@ gpu_status gpu_context_pool_usage(gpu_context *ctx, uint64_t *reserved, uint64_t
 
 /* ---- Memory info ---- */
 
-gpu_status gpu_context_memory_info(gpu_context *ctx, size_t *free_bytes, size_t *total_bytes)
+gpu_status gpu_context_get_memory_info(gpu_context *ctx, size_t *free_bytes, size_t *total_bytes)
 {
+    struct gpu__call c;
+    size_t free_v = 0, total_v = 0;
+    gpu_status st;
+
     GPU__NOT_NULL(free_bytes, total_bytes);
-    return GPU__OBJECT_GET2(ctx, cuMemGetInfo, GPU_ERR_DRIVER, free_bytes, total_bytes);
+    st = GPU__OBJECT_CALL(&c, ctx, cuMemGetInfo, GPU_ERR_DRIVER, &free_v, &total_v);
+    if (st == GPU_OK) {
+        *free_bytes = free_v;
+        *total_bytes = total_v;
+    }
+    return st;
 }
 
 /* ---- Foreign pointers ---- */
@@ -474,7 +495,7 @@ gpu_status gpu_buffer_wrap(gpu_context *ctx, uint64_t ptr, size_t bytes, gpu_buf
     GPU__NOT_NULL(out);
     if (!ptr || !bytes)
         return GPU__INVALID(ptr ? "bytes is 0" : "ptr is 0");
-    b = gpu__object_new(&c, ctx, &view_kind, sizeof(*b));
+    b = gpu__object_new(&c, ctx, &view_kind, sizeof(*b), __func__);
     if (!b)
         return c.st;
     st = GPU__INVOKE_RAW(&c, cuMemGetAddressRange, &base, &size, ptr);
@@ -505,7 +526,7 @@ gpu_status gpu_buffer_create_managed(gpu_context *ctx, size_t bytes, gpu_buffer 
     return GPU__OBJECT_MAKE(&c, b, out, cuMemAllocManaged, GPU_ERR_TRANSFER, &b->ptr, bytes, CUABI_MEM_ATTACH_GLOBAL);
 }
 
-void *gpu_buffer_managed_data(const gpu_buffer *buffer)
+void *gpu_buffer_get_managed_data(const gpu_buffer *buffer)
 {
     return buffer && buffer->obj.kind == &managed_kind ? (void *)(uintptr_t)buffer->ptr : NULL;
 }
@@ -553,18 +574,21 @@ gpu_status gpu_buffer_advise(gpu_buffer *buffer, gpu_memory_advice advice, gpu_m
 
 /* ---- Buffers shared between processes ---- */
 
-gpu_status gpu_buffer_ipc_handle(const gpu_buffer *buffer, gpu_ipc_handle *out)
+gpu_status gpu_buffer_get_ipc_handle(const gpu_buffer *buffer, gpu_ipc_handle *out)
 {
+    struct gpu__call c;
+    cuabi_ipc_mem_handle h = {0};
     gpu_status st;
 
     GPU__NOT_NULL(buffer, out);
     if (buffer->obj.kind == &view_kind || buffer->obj.kind == &ipc_kind || buffer->obj.kind == &managed_kind ||
         buffer->obj.kind == &async_kind)
         return GPU__INVALID("only memory from gpu_buffer_create() can be exported");
-    st = GPU__OBJECT_GET(buffer->obj.ctx, cuIpcGetMemHandle, GPU_ERR_DRIVER,
-                         (cuabi_ipc_mem_handle *)(void *)out->cuda, buffer->ptr);
-    if (st == GPU_OK)
+    st = GPU__OBJECT_CALL(&c, buffer->obj.ctx, cuIpcGetMemHandle, GPU_ERR_DRIVER, &h, buffer->ptr);
+    if (st == GPU_OK) {
+        memcpy(out->cuda, &h, sizeof(h));
         out->size = buffer->size;
+    }
     return st;
 }
 

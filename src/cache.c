@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "cache.h"
-#include "sys/env.h"
-#include "sys/file.h"
+#include "base/env.h"
+#include "base/file.h"
 
 #define CACHE_OFF_ENV "GPUSHIM_CACHE"
 #define CACHE_DIR_ENV "GPUSHIM_CACHE_DIR"

@@ -36,7 +36,7 @@ struct gpu__cache {
     struct gpu__hash key;
     char dir[PATH_MAX];
     char name[GPU__CACHE_NAME_MAX]; /* <key in hex>.bin */
-    char path[PATH_MAX];            /* dir/name, for messages and gpu_program_cache_path() */
+    char path[PATH_MAX];            /* dir/name, for messages and gpu_program_get_cache_path() */
     unsigned long long max_bytes;
 };
 

@@ -38,12 +38,40 @@
  *   so its fields live in registers.
  * The call's arguments are evaluated again when it is retried: they must
  * have no side effects.
+ *
+ * Plain C11: what computes a value from values is a static inline function.
+ * A macro remains only where a function cannot do the work, for one of three
+ * reasons: it names a driver entry point `fn` (the table's member drv->fn,
+ * its name #fn, its GPU__OPTIONAL_##fn flag), it evaluates an argument only
+ * on one branch, or it speaks for its caller (__func__, a return):
+ *
+ * | macro (header)                           | why a macro                                            |
+ * |------------------------------------------|--------------------------------------------------------|
+ * | GPU__INVOKE_RAW (call.h)                 | drv->fn, #fn, GPU__OPTIONAL_##fn                       |
+ * | GPU__RESULT (call.h)                     | #fn                                                    |
+ * | GPU__INVOKE, GPU__INVOKE_END (call.h)    | pass fn to GPU__INVOKE_RAW and GPU__RESULT             |
+ * | GPU__STREAM_HOT, GPU__DRIVER_HOT (call.h)| gpu__driver_table.fn, GPU__OPTIONAL_##fn               |
+ * | GPU__HOT_RESULT (call.h)                 | #fn                                                    |
+ * | GPU__HOT_OR (call.h)                     | fn; `cold` evaluated only when the hot way declines    |
+ * | GPU__STREAM_CALL, GPU__OBJECT_CALL,      | fn; the invoke evaluated only when the call opened     |
+ * |   GPU__DRIVER_CALL (call.h)              |                                                        |
+ * | GPU__STREAM_CALL_FOR (call.h)            | fn; __func__ of the caller                             |
+ * | GPU__KIND (object.h)                     | #create, #destroy, offsetof(struct gpu__driver, fn)    |
+ * | GPU__RELEASE (object.h)                  | defines a function calling drv->destroy on a member    |
+ * | GPU__OBJECT_MAKE (object.h)              | fn; the invoke evaluated only when the object was made |
+ * | GPU__INVALID, GPU__FAIL (error.h)        | __func__; FAIL joins "%s: " to the format literal      |
+ * | GPU__NOT_NULL and its _PICK, _1, _2, _3  | returns from the caller; #a names the argument         |
+ * |   (error.h)                              |                                                        |
+ * | GPU__PRINTF (error.h), GPU__EXPECT       | compiler hints, empty or plain without GCC or Clang    |
+ * |   (hints.h)                              |                                                        |
  */
 #ifndef GPUSHIM_CALL_H
 #define GPUSHIM_CALL_H
 
 #include <string.h>
 
+#include "capture.h"
+#include "hints.h"
 #include "private.h"
 
 /*
@@ -131,23 +159,6 @@ static inline bool gpu__call_object(struct gpu__call *c, gpu_context *ctx)
 }
 
 /*
- * Legacy-stream work while gpushim's own global-mode capture on an ordered
- * stream is open (stream.c says why it is refused). gpu__ordered_captures
- * counts those captures. A synchronous legacy-stream operation is bracketed
- * by gpu__legacy_enter() (false: refused, c->st says so, and the call is
- * ended) and gpu__legacy_leave(st), so that a capture waits for it to leave
- * the driver before it begins; other legacy-stream work (on
- * GPU_DEVICE0_LEGACY_STREAM) is only checked, when its call opens.
- */
-extern atomic_uint gpu__ordered_captures;
-gpu_status gpu__legacy_refused(const char *func);
-bool gpu__legacy_enter(struct gpu__call *c, const char *func);
-gpu_status gpu__legacy_leave(gpu_status st);
-
-/* A synchronous legacy-stream operation, `call` (which ends the call), bracketed as above. */
-#define GPU__LEGACY(c, func, call) (gpu__legacy_enter((c), (func)) ? gpu__legacy_leave(call) : (c)->st)
-
-/*
  * Opens a call on a stream (GPU_DEVICE0_LEGACY_STREAM: the legacy stream of device
  * 0's primary context) in its context; c->stream is its CUstream.
  */
@@ -157,7 +168,7 @@ static inline bool gpu__call_stream(struct gpu__call *c, gpu_stream *stream)
 
     if (!stream) {
         c->stream = NULL;
-        if (__builtin_expect(atomic_load(&gpu__ordered_captures) != 0, 0)) {
+        if (GPU__EXPECT(atomic_load(&gpu__ordered_captures) != 0, 0)) {
             c->entered = false;
             c->st = gpu__legacy_refused("the legacy stream");
             return false;
@@ -196,46 +207,51 @@ static inline bool gpu__call_stream_for(struct gpu__call *c, gpu_stream *stream,
     return gpu__call_stream(c, stream);
 }
 
-/*
- * Whether `owner`, the context of the object a hot call works on, is `cu`,
- * the stream's. GPU__NO_OWNER (a call on the stream alone) is folded away
- * at compile time; an object's context is never NULL, so no other owner
- * needs a test for it.
- */
-#define GPU__NO_OWNER ((cuabi_context)0)
-#define GPU__HOT_OWNER_IS(owner, cu) \
-    (__builtin_constant_p((owner) == GPU__NO_OWNER) && (owner) == GPU__NO_OWNER ? true : (owner) == (cu))
-
-/*
- * The hot path's guard (see GPU__STREAM_HOT): `s` a real stream, `owner` (a
- * CUcontext expression, evaluated only once the stream is known to be real;
- * GPU__NO_OWNER for none) the stream's, and gpu__driver_hot: the driver is
- * loaded in this process image (not a child of fork()) and its table holds
- * its own pointers. Sets c->drv and c->stream.
- */
-#define GPU__CALL_HOT(c, s, owner) \
-    ((s) && GPU__HOT_OWNER_IS(owner, (s)->obj.ctx_cu) && \
-     atomic_load_explicit(&gpu__driver_hot, memory_order_acquire) && \
-     ((c)->drv = &gpu__driver_table, (c)->stream = (s)->cu, true))
-
 /* What gpu__call_hot_failed() makes of a failure the context explains: no CUresult a driver returns. */
 #define GPU__HOT_RETRY ((cuabi_result)0xffffffffu)
 
 /*
- * GPU__HOT_CALL_MISSED()'s slow half, out of line: GPU__HOT_RETRY where the
+ * The hot path's guard (see GPU__STREAM_HOT): `s` a real stream, `owner` (the
+ * CUcontext of the object the call works on) the stream's, and
+ * gpu__driver_hot: the driver is loaded in this process image (not a child
+ * of fork()) and its table holds its own pointers. Sets c->drv and c->stream.
+ */
+static inline bool gpu__call_hot(struct gpu__call *c, const gpu_stream *s, cuabi_context owner)
+{
+    if (!s || owner != s->obj.ctx_cu || !atomic_load_explicit(&gpu__driver_hot, memory_order_acquire))
+        return false;
+    c->drv = &gpu__driver_table;
+    c->stream = s->cu;
+    return true;
+}
+
+/*
+ * The owner of a hot call on the stream alone: the stream's own context (NULL
+ * for the legacy stream, which the hot path declines). Once gpu__call_hot()
+ * is inlined, the compare is folded away.
+ */
+static inline cuabi_context gpu__stream_owner(const gpu_stream *s)
+{
+    return s ? s->obj.ctx_cu : NULL;
+}
+
+/*
+ * gpu__call_hot_missed()'s slow half, out of line: GPU__HOT_RETRY where the
  * context explains `rc`, else `rc`. Its answer replaces rc, so the hot
  * wrapper keeps nothing across the call.
  */
 cuabi_result gpu__call_hot_failed(cuabi_result rc);
 
 /*
- * Keeps a hot call's `result` in c->rc; true when the driver says that it
+ * Keeps a hot call's answer `rc` in c->rc; true when the driver says that it
  * wanted the stream's context current: the cold way then makes it current
  * and calls again.
  */
-#define GPU__HOT_CALL_MISSED(c, result) \
-    ((c)->rc = (result), \
-     __builtin_expect((c)->rc != CUABI_SUCCESS, 0) && ((c)->rc = gpu__call_hot_failed((c)->rc)) == GPU__HOT_RETRY)
+static inline bool gpu__call_hot_missed(struct gpu__call *c, cuabi_result rc)
+{
+    c->rc = rc;
+    return GPU__EXPECT(rc != CUABI_SUCCESS, 0) && (c->rc = gpu__call_hot_failed(rc)) == GPU__HOT_RETRY;
+}
 
 /* gpu__call_end()'s slow half: leaves the context; `st` unless the leave failed after a call that succeeded. */
 gpu_status gpu__call_leave(const struct gpu__driver *drv, struct gpu__ctx_scope scope, gpu_status st);
@@ -251,6 +267,24 @@ static inline gpu_status gpu__call_end(struct gpu__call *c, gpu_status st)
     /* A failed enter pushed nothing; leave() then has nothing to undo. */
     c->entered = false;
     return gpu__call_leave(c->drv, c->scope, st);
+}
+
+/*
+ * Opens the bracket of a synchronous legacy-stream operation in the open call
+ * `c` (capture.h): false when a counted capture refuses it (the call is then
+ * ended, and c->st says so); true, and the caller ends the operation with
+ * gpu__legacy_leave(its status) once the driver has answered. Other
+ * legacy-stream work (on GPU_DEVICE0_LEGACY_STREAM) is only checked, when its
+ * call opens.
+ */
+static inline bool gpu__call_legacy(struct gpu__call *c, const char *func)
+{
+    gpu_status st = gpu__legacy_enter(func);
+
+    if (st == GPU_OK)
+        return true;
+    c->st = gpu__call_end(c, st);
+    return false;
 }
 
 /* An optional entry point the driver lacks: GPU_ERR_NOT_SUPPORTED, naming it. */
@@ -283,11 +317,12 @@ static inline gpu_status gpu__call_unsupported(struct gpu__call *c, const char *
 /*
  * The hot path of a call on a stream: true when the stream is real (and
  * `owner`, the CUcontext of the object worked on, the stream's;
- * GPU__NO_OWNER for none), the driver usable as loaded, the entry point
- * there, and the driver has answered `fn` in c->rc (success, or a failure
- * that the context does not explain). Then nothing is left to undo: GPU__HOT_RESULT is
- * the status. False: nothing was done that the cold way (open, invoke, end)
- * must not do again.
+ * gpu__stream_owner(stream) for none; evaluated whatever the stream), the
+ * driver usable as loaded, the entry point there, and the driver has
+ * answered `fn` in c->rc (success, or a failure that the context does not
+ * explain). Then nothing is left to undo: GPU__HOT_RESULT is the status.
+ * False: nothing was done that the cold way (open, invoke, end) must not do
+ * again.
  *
  * Only c->drv and c->stream are set before the driver call and nothing of
  * the call's state is needed after it, so the cold way's context handling
@@ -295,8 +330,8 @@ static inline gpu_status gpu__call_unsupported(struct gpu__call *c, const char *
  * the wrapper's arguments.
  */
 #define GPU__STREAM_HOT(c, stream, owner, fn, ...) \
-    (GPU__CALL_HOT(c, stream, owner) && (!GPU__OPTIONAL_##fn || gpu__driver_table.fn) && \
-     !GPU__HOT_CALL_MISSED(c, gpu__driver_table.fn(__VA_ARGS__)))
+    (gpu__call_hot((c), (stream), (owner)) && (!GPU__OPTIONAL_##fn || gpu__driver_table.fn) && \
+     !gpu__call_hot_missed((c), gpu__driver_table.fn(__VA_ARGS__)))
 
 /*
  * The hot path of a call that needs no context (cuEventQuery): true when the
@@ -308,30 +343,24 @@ static inline gpu_status gpu__call_unsupported(struct gpu__call *c, const char *
     (atomic_load_explicit(&gpu__driver_hot, memory_order_acquire) && (!GPU__OPTIONAL_##fn || gpu__driver_table.fn) && \
      ((c)->drv = &gpu__driver_table, (c)->rc = gpu__driver_table.fn(__VA_ARGS__), true))
 
+/* The status of a hot call, c->rc, with `category` where the CUresult implies no other; `entry` names it. */
+static inline gpu_status gpu__hot_result(const struct gpu__call *c, gpu_status category, const char *entry)
+{
+    return GPU__EXPECT(c->rc == CUABI_SUCCESS, 1) ? GPU_OK : gpu__check(c->rc, category, entry);
+}
+
 /* The status of a hot call that GPU__STREAM_HOT or GPU__DRIVER_HOT made. */
-#define GPU__HOT_RESULT(c, fn, category) \
-    (__builtin_expect((c)->rc == CUABI_SUCCESS, 1) ? GPU_OK : GPU__RESULT(c, fn, category))
-
-/* A function that only the cold way calls: kept out of line, and out of the hot code's cache lines. */
-#define GPU__COLD __attribute__((noinline, cold))
-
-/*
- * A hot call's public wrapper: it starts a cache line, so that its hot
- * instructions lie the same way in every build, whatever changes around it.
- * On the H200's host, in one process against the same tree without it: H2D
- * -0.23 ns, every other hot call unchanged (docs/benchmarks.md, "Call overhead").
- */
-#define GPU__HOT_ENTRY __attribute__((aligned(64)))
+#define GPU__HOT_RESULT(c, fn, category) gpu__hot_result((c), (category), #fn)
 
 /*
  * A hot call on a stream: its status, hot where GPU__STREAM_HOT allows, else
  * `cold`, an expression that does it the cold way. Only the calls that
  * tools/context-probe shows the driver making in their stream's context
  * whatever the thread holds use it (launch, record and wait, stream query,
- * async copies). Each makes `cold` a call of a GPU__COLD twin that opens,
- * invokes and ends: the hot wrapper then saves no registers for the cold
- * way and is little more than the driver call. The twin names the public
- * function in its messages.
+ * async copies). Each makes `cold` a call of a GPU__COLD twin (hints.h)
+ * that opens, invokes and ends: the hot wrapper then saves no registers for
+ * the cold way and is little more than the driver call. The twin names the
+ * public function in its messages.
  */
 #define GPU__HOT_OR(c, stream, owner, fn, category, cold, ...) \
     (GPU__STREAM_HOT(c, stream, owner, fn, __VA_ARGS__) ? GPU__HOT_RESULT(c, fn, category) : (cold))
@@ -354,38 +383,20 @@ static inline gpu_status gpu__call_unsupported(struct gpu__call *c, const char *
 #define GPU__DRIVER_CALL(c, fn, category, ...) \
     (gpu__call_driver(c) ? GPU__INVOKE(c, fn, category, __VA_ARGS__) : (c)->st)
 
-/* The status `st` of a getter's call; `n` bytes from `value` to `out` when it is GPU_OK. */
+/*
+ * The status `st` of a getter's call; `n` bytes from `value` to `out` when it
+ * is GPU_OK. The driver writes its answer into a local, which reaches *out
+ * only when the call succeeds (every getter's "set only on success"):
+ *
+ *     size_t v = 0;
+ *
+ *     return gpu__get_end(GPU__OBJECT_CALL(&c, ctx, cuCtxGetLimit, GPU_ERR_DRIVER, &v, limit), out, &v, sizeof(v));
+ */
 static inline gpu_status gpu__get_end(gpu_status st, void *out, const void *value, size_t n)
 {
     if (st == GPU_OK)
         memcpy(out, value, n);
     return st;
 }
-
-/*
- * A getter's driver call, GPU__OBJECT_CALL in `ctx`: `fn` writes its answer
- * through its first argument into a local of *out's type, which reaches
- * *out only when the call succeeds (every getter's "set only on success");
- * the rest are fn's other arguments. Its status.
- */
-#define GPU__OBJECT_GET(ctx, fn, category, out, ...) \
-    __extension__({ \
-        struct gpu__call get_c; \
-        __typeof__(*(out)) get_v; \
-        memset(&get_v, 0, sizeof(get_v)); \
-        gpu__get_end(GPU__OBJECT_CALL(&get_c, ctx, fn, category, &get_v, __VA_ARGS__), (out), &get_v, sizeof(get_v)); \
-    })
-
-/* GPU__OBJECT_GET of a driver call whose only arguments are its two answers, `a` and `b` (two scalars). */
-#define GPU__OBJECT_GET2(ctx, fn, category, a, b) \
-    __extension__({ \
-        struct gpu__call get_c; \
-        __typeof__(*(a)) get_a = 0; \
-        __typeof__(*(b)) get_b = 0; \
-        gpu_status get_st = GPU__OBJECT_CALL(&get_c, ctx, fn, category, &get_a, &get_b); \
-        if (get_st == GPU_OK) \
-            *(a) = get_a, *(b) = get_b; \
-        get_st; \
-    })
 
 #endif

@@ -6,36 +6,6 @@
 
 #include "call.h"
 
-static pthread_mutex_t default_lock = PTHREAD_MUTEX_INITIALIZER;
-/* Device 0's, for NULL context arguments; made once, never released. */
-static _Atomic(gpu_context *) default_ctx;
-
-static gpu_status context_new(const struct gpu__driver *drv, int ordinal, gpu_context **out)
-{
-    struct gpu__call c = {.drv = drv};
-    cuabi_device dev;
-    cuabi_context cu;
-    gpu_context *ctx;
-    gpu_status st;
-
-    st = GPU__INVOKE(&c, cuDeviceGet, GPU_ERR_NO_DEVICE, &dev, ordinal);
-    if (st == GPU_OK)
-        st = GPU__INVOKE(&c, cuDevicePrimaryCtxRetain, GPU_ERR_CONTEXT, &cu, dev);
-    if (st != GPU_OK)
-        return st;
-    ctx = calloc(1, sizeof(*ctx));
-    if (!ctx) {
-        drv->cuDevicePrimaryCtxRelease(dev);
-        return GPU__FAIL(GPU_ERR_OUT_OF_MEMORY, "%s", "out of host memory");
-    }
-    atomic_init(&ctx->refs, 1);
-    ctx->ordinal = ordinal;
-    ctx->device = dev;
-    ctx->cu = cu;
-    *out = ctx;
-    return GPU_OK;
-}
-
 gpu_status gpu_context_retain_primary(int device, gpu_context **out)
 {
     const struct gpu__driver *drv;
@@ -47,29 +17,7 @@ gpu_status gpu_context_retain_primary(int device, gpu_context **out)
     st = gpu__driver_get(&drv);
     if (st != GPU_OK)
         return st;
-    return context_new(drv, device, out);
-}
-
-gpu_status gpu_context_create(int device, gpu_context **out)
-{
-    return gpu_context_retain_primary(device, out);
-}
-
-void gpu__context_ref(gpu_context *ctx)
-{
-    atomic_fetch_add_explicit(&ctx->refs, 1, memory_order_relaxed);
-}
-
-void gpu__context_unref(gpu_context *ctx)
-{
-    const struct gpu__driver *drv;
-
-    if (atomic_fetch_sub_explicit(&ctx->refs, 1, memory_order_acq_rel) != 1)
-        return;
-    /* The table is there: a context exists only where a driver loaded. */
-    if (gpu__driver_get(&drv) == GPU_OK)
-        gpu__check(drv->cuDevicePrimaryCtxRelease(ctx->device), GPU_ERR_CONTEXT, "cuDevicePrimaryCtxRelease");
-    free(ctx);
+    return gpu__context_new(drv, device, out);
 }
 
 void gpu_context_destroy(gpu_context *ctx)
@@ -78,36 +26,14 @@ void gpu_context_destroy(gpu_context *ctx)
         gpu__context_unref(ctx);
 }
 
-int gpu_context_device(const gpu_context *ctx)
+int gpu_context_get_device(const gpu_context *ctx)
 {
     return ctx ? ctx->ordinal : -1;
 }
 
-void *gpu_context_raw(const gpu_context *ctx)
+void *gpu_context_get_raw(const gpu_context *ctx)
 {
     return ctx ? (void *)ctx->cu : NULL;
-}
-
-gpu_status gpu__context_resolve(gpu_context *ctx, const struct gpu__driver **drv, gpu_context **resolved)
-{
-    gpu_status st = gpu__driver_get(drv);
-
-    if (st != GPU_OK)
-        return st;
-    if (!ctx)
-        ctx = atomic_load_explicit(&default_ctx, memory_order_acquire);
-    if (ctx) {
-        *resolved = ctx;
-        return GPU_OK;
-    }
-    pthread_mutex_lock(&default_lock);
-    ctx = atomic_load_explicit(&default_ctx, memory_order_relaxed);
-    if (!ctx && (st = context_new(*drv, 0, &ctx)) == GPU_OK)
-        atomic_store_explicit(&default_ctx, ctx, memory_order_release);
-    pthread_mutex_unlock(&default_lock);
-    if (st == GPU_OK)
-        *resolved = ctx;
-    return st;
 }
 
 gpu_status gpu_context_synchronize(gpu_context *ctx)
@@ -143,10 +69,14 @@ _Static_assert((int)GPU_LIMIT_STACK_SIZE == (int)CUABI_LIMIT_STACK_SIZE && (int)
 
 gpu_status gpu_context_get_limit(gpu_context *ctx, gpu_limit limit, size_t *out)
 {
+    struct gpu__call c;
+    size_t v = 0;
+
     GPU__NOT_NULL(out);
     if ((unsigned)limit > GPU_LIMIT_MALLOC_HEAP_SIZE)
         return GPU__FAIL(GPU_ERR_INVALID_ARG, "limit %d is not a gpu_limit", (int)limit);
-    return GPU__OBJECT_GET(ctx, cuCtxGetLimit, GPU_ERR_DRIVER, out, (cuabi_limit)limit);
+    return gpu__get_end(GPU__OBJECT_CALL(&c, ctx, cuCtxGetLimit, GPU_ERR_DRIVER, &v, (cuabi_limit)limit), out, &v,
+                        sizeof(v));
 }
 
 gpu_status gpu_context_set_limit(gpu_context *ctx, gpu_limit limit, size_t value)

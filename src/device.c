@@ -33,7 +33,7 @@ static const struct {
     {CUABI_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, offsetof(gpu_device_info, memory_clock_rate_khz)},
 };
 
-gpu_status gpu_device_count(int *out)
+gpu_status gpu_device_get_count(int *out)
 {
     struct gpu__call c;
     int count = 0;

@@ -18,7 +18,7 @@ static gpu_status event_create(gpu_context *ctx, bool timed, gpu_event **out, co
 
     if (!out)
         return gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: out is NULL", func);
-    e = gpu__object_new_(&c, ctx, &event_kind, sizeof(*e), func);
+    e = gpu__object_new(&c, ctx, &event_kind, sizeof(*e), func);
     if (e)
         e->timed = timed;
     return GPU__OBJECT_MAKE(&c, e, out, cuEventCreate, GPU_ERR_EVENT, &e->cu,
@@ -40,7 +40,7 @@ void gpu_event_destroy(gpu_event *event)
     gpu__object_destroy(event ? &event->obj : NULL);
 }
 
-void *gpu_event_raw(const gpu_event *event)
+void *gpu_event_get_raw(const gpu_event *event)
 {
     return event ? (void *)event->cu : NULL;
 }
@@ -91,13 +91,17 @@ gpu_status gpu_event_synchronize(gpu_event *event)
     return GPU__INVOKE_END(&c, cuEventSynchronize, GPU_ERR_EVENT, event->cu);
 }
 
-gpu_status gpu_event_elapsed_ms(gpu_event *start, gpu_event *end, float *ms)
+gpu_status gpu_event_get_elapsed_ms(gpu_event *start, gpu_event *end, float *ms)
 {
+    struct gpu__call c;
+    float v = 0;
+
     if (!start || !end || !ms)
         return GPU__INVALID("an argument is NULL");
     if (!start->timed || !end->timed)
         return GPU__INVALID("an event was not created with gpu_event_create_timed()");
-    return GPU__OBJECT_GET(start->obj.ctx, cuEventElapsedTime, GPU_ERR_EVENT, ms, start->cu, end->cu);
+    return gpu__get_end(GPU__OBJECT_CALL(&c, start->obj.ctx, cuEventElapsedTime, GPU_ERR_EVENT, &v, start->cu, end->cu),
+                        ms, &v, sizeof(v));
 }
 
 /* ---- Events shared between processes ---- */
@@ -114,18 +118,21 @@ gpu_status gpu_event_create_interprocess(gpu_context *ctx, gpu_event **out)
     gpu_event *e;
 
     GPU__NOT_NULL(out);
-    e = gpu__object_new(&c, ctx, &interprocess_kind, sizeof(*e));
+    e = gpu__object_new(&c, ctx, &interprocess_kind, sizeof(*e), __func__);
     return GPU__OBJECT_MAKE(&c, e, out, cuEventCreate, GPU_ERR_EVENT, &e->cu,
                             CUABI_EVENT_INTERPROCESS | CUABI_EVENT_DISABLE_TIMING);
 }
 
-gpu_status gpu_event_ipc_handle(const gpu_event *event, gpu_ipc_event_handle *out)
+gpu_status gpu_event_get_ipc_handle(const gpu_event *event, gpu_ipc_event_handle *out)
 {
+    struct gpu__call c;
+    cuabi_ipc_event_handle h = {0};
+
     GPU__NOT_NULL(event, out);
     if (event->obj.kind != &interprocess_kind)
         return GPU__INVALID("the event is not from gpu_event_create_interprocess()");
-    return GPU__OBJECT_GET(event->obj.ctx, cuIpcGetEventHandle, GPU_ERR_EVENT,
-                           (cuabi_ipc_event_handle *)(void *)out->cuda, event->cu);
+    return gpu__get_end(GPU__OBJECT_CALL(&c, event->obj.ctx, cuIpcGetEventHandle, GPU_ERR_EVENT, &h, event->cu),
+                        out->cuda, &h, sizeof(h));
 }
 
 gpu_status gpu_event_open_ipc(gpu_context *ctx, const gpu_ipc_event_handle *handle, gpu_event **out)
@@ -136,6 +143,6 @@ gpu_status gpu_event_open_ipc(gpu_context *ctx, const gpu_ipc_event_handle *hand
 
     GPU__NOT_NULL(handle, out);
     memcpy(&h, handle->cuda, sizeof(h));
-    e = gpu__object_new(&c, ctx, &opened_kind, sizeof(*e));
+    e = gpu__object_new(&c, ctx, &opened_kind, sizeof(*e), __func__);
     return GPU__OBJECT_MAKE(&c, e, out, cuIpcOpenEventHandle, GPU_ERR_EVENT, &e->cu, h);
 }

@@ -4,15 +4,15 @@
  */
 #include "launch_ex.h"
 
-_Static_assert((int)GPU_FUNCTION_MAX_THREADS_PER_BLOCK == (int)CUABI_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK &&
-                   (int)GPU_FUNCTION_SHARED_BYTES == (int)CUABI_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES &&
-                   (int)GPU_FUNCTION_CONST_BYTES == (int)CUABI_FUNC_ATTRIBUTE_CONST_SIZE_BYTES &&
-                   (int)GPU_FUNCTION_LOCAL_BYTES == (int)CUABI_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES &&
-                   (int)GPU_FUNCTION_NUM_REGS == (int)CUABI_FUNC_ATTRIBUTE_NUM_REGS &&
-                   (int)GPU_FUNCTION_PTX_VERSION == (int)CUABI_FUNC_ATTRIBUTE_PTX_VERSION &&
-                   (int)GPU_FUNCTION_BINARY_VERSION == (int)CUABI_FUNC_ATTRIBUTE_BINARY_VERSION &&
-                   (int)GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES == (int)CUABI_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES &&
-                   (int)GPU_FUNCTION_PREFERRED_SHARED_CARVEOUT == (int)CUABI_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+_Static_assert((int)GPU_FUNCTION_ATTR_MAX_THREADS_PER_BLOCK == (int)CUABI_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK &&
+                   (int)GPU_FUNCTION_ATTR_SHARED_BYTES == (int)CUABI_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES &&
+                   (int)GPU_FUNCTION_ATTR_CONST_BYTES == (int)CUABI_FUNC_ATTRIBUTE_CONST_SIZE_BYTES &&
+                   (int)GPU_FUNCTION_ATTR_LOCAL_BYTES == (int)CUABI_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES &&
+                   (int)GPU_FUNCTION_ATTR_NUM_REGS == (int)CUABI_FUNC_ATTRIBUTE_NUM_REGS &&
+                   (int)GPU_FUNCTION_ATTR_PTX_VERSION == (int)CUABI_FUNC_ATTRIBUTE_PTX_VERSION &&
+                   (int)GPU_FUNCTION_ATTR_BINARY_VERSION == (int)CUABI_FUNC_ATTRIBUTE_BINARY_VERSION &&
+                   (int)GPU_FUNCTION_ATTR_MAX_DYNAMIC_SHARED_BYTES == (int)CUABI_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES &&
+                   (int)GPU_FUNCTION_ATTR_PREFERRED_SHARED_CARVEOUT == (int)CUABI_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
                "gpu_function_attribute is CUfunction_attribute");
 _Static_assert((int)GPU_CACHE_PREFER_NONE == (int)CUABI_FUNC_CACHE_PREFER_NONE &&
                    (int)GPU_CACHE_PREFER_SHARED == (int)CUABI_FUNC_CACHE_PREFER_SHARED &&
@@ -22,7 +22,7 @@ _Static_assert((int)GPU_CACHE_PREFER_NONE == (int)CUABI_FUNC_CACHE_PREFER_NONE &
 
 static bool is_attribute(gpu_function_attribute a)
 {
-    return (unsigned)a <= GPU_FUNCTION_PREFERRED_SHARED_CARVEOUT && (int)a != (int)CUABI_FUNC_ATTRIBUTE_CACHE_MODE_CA;
+    return (unsigned)a <= GPU_FUNCTION_ATTR_PREFERRED_SHARED_CARVEOUT && (int)a != (int)CUABI_FUNC_ATTRIBUTE_CACHE_MODE_CA;
 }
 
 /* Opens a call in the function's context (made current: occupancy needs it). */
@@ -55,11 +55,11 @@ gpu_status gpu_function_set_attribute(gpu_function *function, gpu_function_attri
     gpu_status st;
 
     GPU__NOT_NULL(function);
-    if (attribute == GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES && value < 0)
+    if (attribute == GPU_FUNCTION_ATTR_MAX_DYNAMIC_SHARED_BYTES && value < 0)
         return GPU__FAIL(GPU_ERR_INVALID_ARG, "%d bytes of dynamic shared memory", value);
-    else if (attribute == GPU_FUNCTION_PREFERRED_SHARED_CARVEOUT && (value < -1 || value > 100))
+    else if (attribute == GPU_FUNCTION_ATTR_PREFERRED_SHARED_CARVEOUT && (value < -1 || value > 100))
         return GPU__FAIL(GPU_ERR_INVALID_ARG, "a carveout of %d%%: -1 or 0 to 100", value);
-    else if (attribute != GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES && attribute != GPU_FUNCTION_PREFERRED_SHARED_CARVEOUT)
+    else if (attribute != GPU_FUNCTION_ATTR_MAX_DYNAMIC_SHARED_BYTES && attribute != GPU_FUNCTION_ATTR_PREFERRED_SHARED_CARVEOUT)
         return GPU__FAIL(GPU_ERR_INVALID_ARG, "attribute %d cannot be set", (int)attribute);
     if (!function_call(&c, function))
         return c.st;
@@ -83,7 +83,7 @@ gpu_status gpu_function_set_cache_config(gpu_function *function, gpu_cache_confi
     return GPU__INVOKE_END(&c, cuFuncSetCacheConfig, GPU_ERR_DRIVER, function->cu, (cuabi_func_cache)config);
 }
 
-gpu_status gpu_function_max_active_blocks(gpu_function *function, unsigned block_size, size_t dynamic_shared_bytes,
+gpu_status gpu_function_get_max_active_blocks(gpu_function *function, unsigned block_size, size_t dynamic_shared_bytes,
                                           int *out)
 {
     struct gpu__call c;
@@ -102,7 +102,7 @@ gpu_status gpu_function_max_active_blocks(gpu_function *function, unsigned block
     return st;
 }
 
-gpu_status gpu_function_occupancy_block_size(gpu_function *function, size_t dynamic_shared_bytes,
+gpu_status gpu_function_get_occupancy_block_size(gpu_function *function, size_t dynamic_shared_bytes,
                                              int block_size_limit, int *min_grid_size, int *block_size)
 {
     struct gpu__call c;
@@ -126,25 +126,7 @@ gpu_status gpu_function_occupancy_block_size(gpu_function *function, size_t dyna
     return st;
 }
 
-gpu_status gpu_function_max_potential_block_size(gpu_function *function, size_t dynamic_shared_bytes,
-                                                 unsigned block_size_limit, unsigned *min_grid_size,
-                                                 unsigned *block_size)
-{
-    int grid = 0, block = 0;
-    gpu_status st;
-
-    GPU__NOT_NULL(min_grid_size, block_size);
-    if (block_size_limit > 1024)
-        return GPU__FAIL(GPU_ERR_INVALID_ARG, "a block size limit of %u: 0 (none) to 1024", block_size_limit);
-    st = gpu_function_occupancy_block_size(function, dynamic_shared_bytes, (int)block_size_limit, &grid, &block);
-    if (st == GPU_OK) {
-        *min_grid_size = (unsigned)grid;
-        *block_size = (unsigned)block;
-    }
-    return st;
-}
-
-gpu_status gpu_function_max_active_clusters(gpu_function *function, const gpu_launch_config *config, int *out)
+gpu_status gpu_function_get_max_active_clusters(gpu_function *function, const gpu_launch_config *config, int *out)
 {
     cuabi_launch_attribute attrs[GPU__LAUNCH_ATTRS_MAX];
     cuabi_launch_config ex;

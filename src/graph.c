@@ -29,7 +29,7 @@ gpu_status gpu_stream_begin_capture(gpu_stream *stream, gpu_capture_mode mode)
     st = CAPTURED(stream);
     if (st != GPU_OK)
         return st;
-    /* Counted before the driver begins it: from then on, legacy-stream work is refused (stream.c). */
+    /* Counted before the driver begins it: from then on, legacy-stream work is refused (capture.c). */
     counted = gpu__capture_guard_open(stream, (int)mode);
     st = GPU__OBJECT_CALL(&c, stream->obj.ctx, cuStreamBeginCapture, GPU_ERR_GRAPH_CAPTURE, stream->cu,
                           (cuabi_stream_capture_mode)mode);
@@ -48,7 +48,7 @@ gpu_status gpu_stream_end_capture(gpu_stream *stream, gpu_graph **out)
     st = CAPTURED(stream);
     if (st != GPU_OK)
         return st;
-    g = gpu__object_new(&c, stream->obj.ctx, &graph_kind, sizeof(*g));
+    g = gpu__object_new(&c, stream->obj.ctx, &graph_kind, sizeof(*g), __func__);
     if (!g)
         return c.st;
     /* Ends the capture whatever happens next, so a failure below leaves the stream usable. */
@@ -89,7 +89,7 @@ gpu_status gpu_graph_instantiate(gpu_graph *graph, gpu_graph_exec **out)
     gpu_graph_exec *x;
 
     GPU__NOT_NULL(graph, out);
-    x = gpu__object_new(&c, graph->obj.ctx, &exec_kind, sizeof(*x));
+    x = gpu__object_new(&c, graph->obj.ctx, &exec_kind, sizeof(*x), __func__);
     return GPU__OBJECT_MAKE(&c, x, out, cuGraphInstantiateWithFlags, GPU_ERR_GRAPH_LAUNCH, &x->cu, graph->cu, 0);
 }
 
@@ -174,7 +174,7 @@ gpu_status gpu_graph_exec_update(gpu_graph_exec *exec, gpu_graph *graph)
     return gpu__call_end(&c, st);
 }
 
-gpu_status gpu_stream_capture_info(gpu_stream *stream, gpu_capture_status *status, uint64_t *id)
+gpu_status gpu_stream_get_capture_info(gpu_stream *stream, gpu_capture_status *status, uint64_t *id)
 {
     cuabi_stream_capture_status s = CUABI_STREAM_CAPTURE_STATUS_NONE;
     cuabi_uint64 n = 0;

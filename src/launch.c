@@ -115,7 +115,7 @@ static gpu_status shared_check(struct gpu__call *c, const gpu_function *f, unsig
     if (bytes > (unsigned)allowed)
         return gpu__fail(GPU_ERR_INVALID_ARG, 0,
                          "%s: \"%s\": %u bytes of dynamic shared memory, more than the function's limit of %d: more "
-                         "than 48 KiB needs the opt-in, gpu_function_set_attribute(GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES)",
+                         "than 48 KiB needs the opt-in, gpu_function_set_attribute(GPU_FUNCTION_ATTR_MAX_DYNAMIC_SHARED_BYTES)",
                          func, f->name, bytes, allowed);
     return GPU_OK;
 }
@@ -142,7 +142,7 @@ static gpu_status feature_check(struct gpu__call *c, const gpu_function *f, cons
     char why[512];
     int value;
 
-    snprintf(why, sizeof(why), "%s", gpu_last_error());
+    snprintf(why, sizeof(why), "%s", gpu_last_error_get_message());
     for (int i = 0; i < 3; i++) {
         value = features[i].below;
         if (!asked[i] || GPU__INVOKE_RAW(c, cuDeviceGetAttribute, &value, features[i].attribute,
@@ -189,9 +189,8 @@ static gpu_status launch_slow_in(struct gpu__call *c, const gpu_function *f, con
  * A launch with shared memory past 48 KiB or extended fields: off the plain
  * launch's path, in a call of its own (the plain one's stays in registers).
  */
-static __attribute__((noinline)) gpu_status launch_slow(gpu_stream *stream, gpu_function *f,
-                                                         const gpu_launch_config *config, void **args,
-                                                         const char *func)
+static GPU__NOINLINE gpu_status launch_slow(gpu_stream *stream, gpu_function *f, const gpu_launch_config *config,
+                                            void **args, const char *func)
 {
     struct gpu__call c;
 
@@ -229,9 +228,8 @@ static gpu_status launch(gpu_stream *stream, gpu_function *f, const gpu_launch_c
      GPU__STREAM_HOT(c, s, (f)->ctx_cu, cuLaunchKernel, PLAIN_LAUNCH_ARGS(f, config, (c)->stream, args)))
 
 /* Every launch the hot path did not make: the configuration's check with its message, then launch(). */
-static __attribute__((noinline)) gpu_status launch_checked(gpu_stream *stream, gpu_function *f,
-                                                            const gpu_launch_config *config, void **args,
-                                                            const char *func)
+static GPU__NOINLINE gpu_status launch_checked(gpu_stream *stream, gpu_function *f, const gpu_launch_config *config,
+                                               void **args, const char *func)
 {
     gpu_status st = config_check(config, func);
 

@@ -103,7 +103,7 @@ gpu_status gpu_module_load_data(gpu_context *ctx, const void *image, size_t size
     if (size >= 4 && memcmp(image, "\xb1\x43\x62\x46", 4) == 0)
         return GPU__INVALID("a fatbin wrapper (__fatBinC_Wrapper_t) holds a pointer, not an image: pass the "
                             "fatbin it points at, with its size");
-    m = gpu__object_new(&c, ctx, &module_kind, sizeof(*m));
+    m = gpu__object_new(&c, ctx, &module_kind, sizeof(*m), __func__);
     if (!m)
         return c.st;
     pthread_mutex_init(&m->lock, NULL);
@@ -291,7 +291,7 @@ gpu_status gpu_module_get_function(gpu_module *module, const char *name, gpu_fun
     return gpu__module_function(module, name, __func__, out);
 }
 
-void *gpu_function_raw(const gpu_function *function)
+void *gpu_function_get_raw(const gpu_function *function)
 {
     return function ? (void *)function->cu : NULL;
 }
@@ -362,9 +362,11 @@ static gpu_status global_copy(gpu_module *module, const char *name, void *dst, c
     if (bytes == 0)
         return gpu__call_end(&c, GPU_OK);
     /* Synchronous copies: legacy-stream operations. */
+    if (!gpu__call_legacy(&c, func))
+        return c.st;
     if (to_host)
-        return GPU__LEGACY(&c, func, GPU__INVOKE_END(&c, cuMemcpyDtoH, GPU_ERR_TRANSFER, dst, ptr, bytes));
-    return GPU__LEGACY(&c, func, GPU__INVOKE_END(&c, cuMemcpyHtoD, GPU_ERR_TRANSFER, ptr, src, bytes));
+        return gpu__legacy_leave(GPU__INVOKE_END(&c, cuMemcpyDtoH, GPU_ERR_TRANSFER, dst, ptr, bytes));
+    return gpu__legacy_leave(GPU__INVOKE_END(&c, cuMemcpyHtoD, GPU_ERR_TRANSFER, ptr, src, bytes));
 }
 
 gpu_status gpu_module_copy_to_global(gpu_module *module, const char *name, const void *src, size_t bytes)

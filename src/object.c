@@ -15,7 +15,7 @@ static bool has_entry(const struct gpu__driver *drv, size_t field)
     return fn != NULL;
 }
 
-void *gpu__object_new_(struct gpu__call *c, gpu_context *ctx, const struct gpu__kind *kind, size_t size,
+void *gpu__object_new(struct gpu__call *c, gpu_context *ctx, const struct gpu__kind *kind, size_t size,
                        const char *func)
 {
     struct gpu__object *obj;

@@ -6,7 +6,7 @@
  *     static GPU__RELEASE(stream_release, gpu_stream, cuStreamDestroy, cu)
  *     static const struct gpu__kind stream_kind = GPU__KIND(cuStreamCreate, cuStreamDestroy, stream_release, NULL);
  *
- *     s = gpu__object_new(&c, ctx, &stream_kind, sizeof(*s));
+ *     s = gpu__object_new(&c, ctx, &stream_kind, sizeof(*s), __func__);
  *     return GPU__OBJECT_MAKE(&c, s, out, cuStreamCreate, GPU_ERR_STREAM_CREATE, &s->cu, flags);
  *
  *     void gpu_stream_destroy(gpu_stream *stream) { gpu__object_destroy(stream ? &stream->obj : NULL); }
@@ -56,11 +56,11 @@ struct gpu__kind {
  * the driver call that creates the driver's object with GPU__INVOKE(c, ...)
  * and hands its status to gpu__object_finish(). NULL when the context or the
  * memory could not be had, or the driver lacks an entry point the kind needs
- * (c->st says why); nothing is left to undo then.
+ * (c->st says why); nothing is left to undo then. `func` names the caller
+ * in messages.
  */
-#define gpu__object_new(c, ctx, kind, size) gpu__object_new_((c), (ctx), (kind), (size), __func__)
-void *gpu__object_new_(struct gpu__call *c, gpu_context *ctx, const struct gpu__kind *kind, size_t size,
-                       const char *func);
+void *gpu__object_new(struct gpu__call *c, gpu_context *ctx, const struct gpu__kind *kind, size_t size,
+                      const char *func);
 
 /*
  * Ends the creation begun by gpu__object_new(): on success the object takes
@@ -93,7 +93,7 @@ gpu_buffer *gpu__buffer_begin(struct gpu__call *c, gpu_context *ctx, const struc
  * Releases the driver's object and frees `obj` (NULL does nothing). The
  * object's context is made current without relying on any one driver call
  * (the release is made even where none works), and the caller's context is
- * put back; whatever failed is in gpu_last_error().
+ * put back; whatever failed is in gpu_last_error_get_message().
  */
 void gpu__object_destroy(struct gpu__object *obj);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The objects' insides, shared by the modules above src/sys/.
+ * The objects' insides, shared by the gpu_* modules (the .c files of src/ itself).
  */
 #ifndef GPUSHIM_PRIVATE_H
 #define GPUSHIM_PRIVATE_H
@@ -10,8 +10,8 @@
 
 #include "gpushim/gpushim.h"
 
-#include "error.h"
-#include "sys/driver.h"
+#include "base/error.h"
+#include "driver/driver.h"
 
 struct gpu_context {
     atomic_int refs; /* the creator's, plus one per object made in it */
@@ -27,6 +27,9 @@ struct gpu_context {
  */
 gpu_status gpu__context_resolve(gpu_context *ctx, const struct gpu__driver **drv, gpu_context **resolved);
 
+/* A handle on device `ordinal`'s primary context, retained, with one reference. */
+gpu_status gpu__context_new(const struct gpu__driver *drv, int ordinal, gpu_context **out);
+
 void gpu__context_ref(gpu_context *ctx);
 void gpu__context_unref(gpu_context *ctx);
 
@@ -40,21 +43,20 @@ struct gpu__object {
     const struct gpu__kind *kind;
 };
 
+/*
+ * The flags gpu_stream_create() uses for a value of GPUSHIM_STREAM_NONBLOCKING:
+ * GPU_STREAM_NON_BLOCKING only for exactly "1", GPU_STREAM_DEFAULT for
+ * anything else, NULL (unset) included; "true", "yes", " 1" and the like do
+ * not select the racy mode. Pure; any thread. (stream.c)
+ */
+unsigned gpu__stream_flags_from_env(const char *nonblocking_env);
+
 struct gpu_stream {
     struct gpu__object obj;
     cuabi_stream cu;
     unsigned flags;
-    bool guarded; /* a global capture of this ordered stream is open and counted (stream.c) */
+    bool guarded; /* a global capture of this ordered stream is open and counted (capture.h) */
 };
-
-/*
- * A capture of `stream` in `mode` is about to begin: a global one of a stream
- * ordered against the legacy stream is counted (true), once the legacy-stream
- * work in flight has left the driver. gpu__capture_guard_close() when one
- * counted did not begin, or when the capture has ended. (stream.c)
- */
-bool gpu__capture_guard_open(gpu_stream *stream, int mode);
-void gpu__capture_guard_close(gpu_stream *stream);
 
 struct gpu_event {
     struct gpu__object obj;

@@ -9,7 +9,7 @@
 #include "cache.h"
 #include "private.h"
 #include "program_disk.h"
-#include "sys/compiler.h"
+#include "driver/compiler.h"
 
 #define DEFAULT_NAME "gpushim.cu"
 /* The architectures NVRTC has ever known lie well inside this. */
@@ -445,7 +445,7 @@ gpu_status gpu_program_compile(gpu_program *p, gpu_context *ctx, const gpu_compi
     return GPU_OK;
 }
 
-gpu_status gpu_program_output(const gpu_program *p, const void **data, size_t *size)
+gpu_status gpu_program_get_output(const gpu_program *p, const void **data, size_t *size)
 {
     if (!p || !data || !size)
         return GPU__INVALID(!p ? "program is NULL" : !data ? "data is NULL" : "size is NULL");
@@ -456,7 +456,7 @@ gpu_status gpu_program_output(const gpu_program *p, const void **data, size_t *s
     return GPU_OK;
 }
 
-gpu_status gpu_program_log(const gpu_program *p, const char **log, size_t *size)
+gpu_status gpu_program_get_log(const gpu_program *p, const char **log, size_t *size)
 {
     if (!p || !log)
         return GPU__INVALID(!p ? "program is NULL" : "log is NULL");
@@ -466,7 +466,7 @@ gpu_status gpu_program_log(const gpu_program *p, const char **log, size_t *size)
     return GPU_OK;
 }
 
-gpu_status gpu_program_lowered_name(const gpu_program *p, const char *expression, const char **out)
+gpu_status gpu_program_get_lowered_name(const gpu_program *p, const char *expression, const char **out)
 {
     if (!p || !expression || !out)
         return GPU__INVALID(!p ? "program is NULL" : !expression ? "expression is NULL" : "out is NULL");
@@ -478,21 +478,21 @@ gpu_status gpu_program_lowered_name(const gpu_program *p, const char *expression
             return GPU_OK;
         }
     return gpu__fail(GPU_ERR_FUNCTION_NOT_FOUND, 0,
-                     "gpu_program_lowered_name: \"%s\" was not added with gpu_program_add_name_expression",
+                     "gpu_program_get_lowered_name: \"%s\" was not added with gpu_program_add_name_expression",
                      expression);
 }
 
-gpu_cache_state gpu_program_cache_state(const gpu_program *p)
+gpu_cache_state gpu_program_get_cache_state(const gpu_program *p)
 {
     return p ? p->cache_state : GPU_CACHE_OFF;
 }
 
-const char *gpu_program_cache_path(const gpu_program *p)
+const char *gpu_program_get_cache_path(const gpu_program *p)
 {
     return p && p->has_cache_path ? p->cache_path : NULL;
 }
 
-const char *gpu_program_cache_warning(const gpu_program *p)
+const char *gpu_program_get_cache_warning(const gpu_program *p)
 {
     return p && p->cache_warning[0] ? p->cache_warning : NULL;
 }

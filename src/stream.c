@@ -4,89 +4,20 @@
  * a buffer's values). Ported from aprender-gpu's stream module; see
  * stream.h for the ordering facts it records.
  */
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "object.h"
-#include "sys/env.h"
+#include "base/env.h"
 
-unsigned gpu_stream_create_flags(const char *nonblocking_env)
+unsigned gpu__stream_flags_from_env(const char *nonblocking_env)
 {
     /* Exactly "1": a truthy-looking value must not silently re-arm the racy path. */
     if (nonblocking_env && strcmp(nonblocking_env, "1") == 0)
         return GPU_STREAM_NON_BLOCKING;
     return GPU_STREAM_DEFAULT;
-}
-
-/*
- * gpushim's own global-mode captures on ordered streams, and the legacy
- * stream. While a capture is open on a stream ordered against the legacy
- * stream (GPU_STREAM_DEFAULT), the driver answers every legacy-stream
- * operation with CUDA_ERROR_STREAM_CAPTURE_IMPLICIT (906) and invalidates the
- * capture; with a copier thread's synchronous copies, the H200's driver
- * (580.159.04) died inside cuMemcpyHtoD_v2 doing so, about twice in a hundred
- * runs (docs/logs/2026-12-03-d9abbf7-capture-crash.txt). gpushim knows every
- * capture it opened, so it gives such an operation the driver's own answer,
- * GPU_ERR_GRAPH_CAPTURE with 906, without calling the driver: the capture
- * goes on, and the driver's failing path is never reached.
- *
- * The two sides meet Dekker's way, with sequentially consistent atomics: a
- * synchronous legacy-stream operation announces itself (legacy_in_flight)
- * before it reads the count of captures, and a capture counts itself before
- * it waits for the announced operations to leave. So either the operation
- * sees the capture and is refused, or the capture waits for it: none is in
- * the driver once the capture begins. The cost to such an operation is two
- * atomic adds; the stream-ordered hot calls are untouched.
- */
-atomic_uint gpu__ordered_captures;
-static atomic_uint legacy_in_flight;
-
-gpu_status gpu__legacy_refused(const char *func)
-{
-    return gpu__fail(GPU_ERR_GRAPH_CAPTURE, (int)CUABI_ERROR_STREAM_CAPTURE_IMPLICIT,
-                     "%s: CUDA_ERROR_STREAM_CAPTURE_IMPLICIT (906): a global-mode capture on a stream ordered against "
-                     "the legacy stream is open, so this legacy-stream operation was refused without calling the "
-                     "driver (the capture goes on); capture on a gpu_stream_create_non_blocking() stream",
-                     func);
-}
-
-bool gpu__legacy_enter(struct gpu__call *c, const char *func)
-{
-    atomic_fetch_add(&legacy_in_flight, 1);
-    if (__builtin_expect(atomic_load(&gpu__ordered_captures) == 0, 1))
-        return true;
-    atomic_fetch_sub(&legacy_in_flight, 1);
-    c->st = gpu__call_end(c, gpu__legacy_refused(func));
-    return false;
-}
-
-gpu_status gpu__legacy_leave(gpu_status st)
-{
-    atomic_fetch_sub(&legacy_in_flight, 1);
-    return st;
-}
-
-bool gpu__capture_guard_open(gpu_stream *stream, int mode)
-{
-    if (mode != GPU_CAPTURE_MODE_GLOBAL || (stream->flags & GPU_STREAM_NON_BLOCKING) || stream->guarded)
-        return false;
-    stream->guarded = true;
-    atomic_fetch_add(&gpu__ordered_captures, 1);
-    /* The synchronous legacy-stream work that read no capture yet finishes in the driver first. */
-    while (atomic_load(&legacy_in_flight) != 0)
-        sched_yield();
-    return true;
-}
-
-void gpu__capture_guard_close(gpu_stream *stream)
-{
-    if (!stream->guarded)
-        return;
-    stream->guarded = false;
-    atomic_fetch_sub(&gpu__ordered_captures, 1);
 }
 
 static GPU__RELEASE(stream_release, gpu_stream, cuStreamDestroy, cu)
@@ -112,7 +43,7 @@ static gpu_status stream_create(gpu_context *ctx, unsigned flags, const int *pri
         return gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: out is NULL", func);
     if (flags & ~(unsigned)GPU_STREAM_NON_BLOCKING)
         return gpu__fail(GPU_ERR_INVALID_ARG, 0, "%s: unknown flags 0x%x", func, flags);
-    s = gpu__object_new_(&c, ctx, priority ? &priority_kind : &stream_kind, sizeof(*s), func);
+    s = gpu__object_new(&c, ctx, priority ? &priority_kind : &stream_kind, sizeof(*s), func);
     if (s)
         s->flags = flags;
     if (priority)
@@ -131,10 +62,19 @@ gpu_status gpu_stream_create_with_priority(gpu_context *ctx, unsigned flags, int
     return stream_create(ctx, flags, &priority, out, __func__);
 }
 
-gpu_status gpu_context_stream_priority_range(gpu_context *ctx, int *least, int *greatest)
+gpu_status gpu_context_get_stream_priority_range(gpu_context *ctx, int *least, int *greatest)
 {
+    struct gpu__call c;
+    int lo = 0, hi = 0;
+    gpu_status st;
+
     GPU__NOT_NULL(least, greatest);
-    return GPU__OBJECT_GET2(ctx, cuCtxGetStreamPriorityRange, GPU_ERR_DRIVER, least, greatest);
+    st = GPU__OBJECT_CALL(&c, ctx, cuCtxGetStreamPriorityRange, GPU_ERR_DRIVER, &lo, &hi);
+    if (st == GPU_OK) {
+        *least = lo;
+        *greatest = hi;
+    }
+    return st;
 }
 
 gpu_status gpu_stream_create(gpu_context *ctx, gpu_stream **out)
@@ -155,7 +95,7 @@ gpu_status gpu_stream_create(gpu_context *ctx, gpu_stream **out)
                  "%s=%.64s is neither 0 nor 1; streams stay ordered against the legacy stream", name, v);
         gpu__env_warn_once(&warned, warning);
     }
-    return gpu_stream_create_with_flags(ctx, gpu_stream_create_flags(v), out);
+    return gpu_stream_create_with_flags(ctx, gpu__stream_flags_from_env(v), out);
 }
 
 gpu_status gpu_stream_create_non_blocking(gpu_context *ctx, gpu_stream **out)
@@ -168,22 +108,22 @@ void gpu_stream_destroy(gpu_stream *stream)
     gpu__object_destroy(stream ? &stream->obj : NULL);
 }
 
-void *gpu_stream_raw(const gpu_stream *stream)
+void *gpu_stream_get_raw(const gpu_stream *stream)
 {
     return stream ? (void *)stream->cu : NULL;
 }
 
-unsigned gpu_stream_flags(const gpu_stream *stream)
+unsigned gpu_stream_get_flags(const gpu_stream *stream)
 {
     return stream ? stream->flags : GPU_STREAM_DEFAULT;
 }
 
-gpu_context *gpu_stream_context(const gpu_stream *stream)
+gpu_context *gpu_stream_get_context(const gpu_stream *stream)
 {
     return stream ? stream->obj.ctx : NULL;
 }
 
-gpu_status gpu_stream_priority(gpu_stream *stream, int *priority)
+gpu_status gpu_stream_get_priority(gpu_stream *stream, int *priority)
 {
     struct gpu__call c;
     int p = 0;
@@ -203,7 +143,7 @@ gpu_status gpu_stream_synchronize(gpu_stream *stream)
     return GPU__STREAM_CALL(&c, stream, cuStreamSynchronize, GPU_ERR_STREAM_SYNC, c.stream);
 }
 
-/* gpu_stream_query() the cold way (see GPU__HOT_OR). */
+/* gpu_stream_is_complete() the cold way (see GPU__HOT_OR). */
 static GPU__COLD gpu_status stream_query_cold(gpu_stream *stream, bool *idle)
 {
     struct gpu__call c;
@@ -221,12 +161,12 @@ static GPU__COLD gpu_status stream_query_cold(gpu_stream *stream, bool *idle)
 }
 
 GPU__HOT_ENTRY
-gpu_status gpu_stream_query(gpu_stream *stream, bool *idle)
+gpu_status gpu_stream_is_complete(gpu_stream *stream, bool *idle)
 {
     struct gpu__call c;
 
     GPU__NOT_NULL(idle);
-    if (!GPU__STREAM_HOT(&c, stream, GPU__NO_OWNER, cuStreamQuery, c.stream))
+    if (!GPU__STREAM_HOT(&c, stream, gpu__stream_owner(stream), cuStreamQuery, c.stream))
         return stream_query_cold(stream, idle);
     if (c.rc != CUABI_SUCCESS && c.rc != CUABI_ERROR_NOT_READY)
         return GPU__RESULT(&c, cuStreamQuery, GPU_ERR_STREAM_SYNC);
@@ -234,7 +174,7 @@ gpu_status gpu_stream_query(gpu_stream *stream, bool *idle)
     return GPU_OK;
 }
 
-gpu_status gpu_stream_memcpy_dtod_sync(gpu_stream *stream, uint64_t dst, uint64_t src, size_t bytes)
+gpu_status gpu_buffer_copy_device_ptr(gpu_stream *stream, uint64_t dst, uint64_t src, size_t bytes)
 {
     struct gpu__call c;
     gpu_context *unused;
@@ -244,9 +184,9 @@ gpu_status gpu_stream_memcpy_dtod_sync(gpu_stream *stream, uint64_t dst, uint64_
     if (!bytes)
         return gpu__context_resolve(stream ? stream->obj.ctx : NULL, &c.drv, &unused);
     /* A legacy-stream copy: which legacy stream is the current context's, so the context is made current. */
-    if (!gpu__call_object(&c, stream ? stream->obj.ctx : NULL))
+    if (!gpu__call_object(&c, stream ? stream->obj.ctx : NULL) || !gpu__call_legacy(&c, __func__))
         return c.st;
-    return GPU__LEGACY(&c, __func__, GPU__INVOKE_END(&c, cuMemcpyDtoD, GPU_ERR_TRANSFER, dst, src, bytes));
+    return gpu__legacy_leave(GPU__INVOKE_END(&c, cuMemcpyDtoD, GPU_ERR_TRANSFER, dst, src, bytes));
 }
 
 gpu_status gpu_stream_launch_host_func(gpu_stream *stream, void (*fn)(void *user_data), void *user_data)
@@ -294,8 +234,8 @@ gpu_status gpu_stream_wait_event(gpu_stream *stream, gpu_event *event)
 
     GPU__NOT_NULL(event);
     /* The event may be another device's: a stream can wait on any. */
-    return GPU__HOT_OR(&c, stream, GPU__NO_OWNER, cuStreamWaitEvent, GPU_ERR_STREAM_SYNC, wait_event_cold(stream, event),
-                       c.stream, event->cu, 0);
+    return GPU__HOT_OR(&c, stream, gpu__stream_owner(stream), cuStreamWaitEvent, GPU_ERR_STREAM_SYNC,
+                       wait_event_cold(stream, event), c.stream, event->cu, 0);
 }
 
 /* ---- Stream memory operations: 32- and 64-bit writes and waits on a buffer's values ---- */

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """The library's files by subject: every public function (gpu_*) that src/X.c
-defines is declared in include/gpushim/X.h, so a function's header names its
-source file. Prints each one that is not; exit 1 if any.
+(or src/base/X.c) defines is declared in include/gpushim/X.h, so a function's
+header names its source file. Prints each one that is not; exit 1 if any.
 
 usage: check-layout.py SOURCE_ROOT
 """
@@ -23,13 +23,13 @@ def main(root):
             declared.setdefault(name, set()).add(header.stem)
     bad = 0
     count = 0
-    for source in sorted((root / 'src').glob('*.c')):
+    for source in sorted((root / 'src').glob('*.c')) + sorted((root / 'src' / 'base').glob('*.c')):
         for name in DEFINITION.findall(source.read_text()):
             count += 1
             headers = declared.get(name, set())
             if source.stem not in headers:
                 where = ', '.join(f'include/gpushim/{h}.h' for h in sorted(headers)) or 'no public header'
-                print(f'src/{source.name} defines {name}, declared in {where}: '
+                print(f'{source.relative_to(root)} defines {name}, declared in {where}: '
                       f'move it to src/<header>.c or declare it in include/gpushim/{source.stem}.h')
                 bad += 1
     if count == 0:

@@ -64,7 +64,7 @@ struct info {
     const gpu_load_report *report;
     bool timed_out;          /* --timeout ran out: the report is the load in progress */
     double waited_s;
-    char count_error[1024];  /* why gpu_device_count failed; "" if it did not */
+    char count_error[1024];  /* why gpu_device_get_count failed; "" if it did not */
     int device_count;
     gpu_device_info *devices;
     struct check checks[SELF_TEST_COUNT];
@@ -84,9 +84,9 @@ __attribute__((format(printf, 4, 5))) static void record(struct info *in, const 
     c->status = st;
     if (st != GPU_OK) {
         /* A step can fail without gpushim failing (wrong data, an event not complete): it says why itself. */
-        const char *why = step_error[0] ? step_error : gpu_last_error();
+        const char *why = step_error[0] ? step_error : gpu_last_error_get_message();
 
-        snprintf(c->detail, sizeof(c->detail), "%s: %s", gpu_status_name(st),
+        snprintf(c->detail, sizeof(c->detail), "%s: %s", gpu_status_get_name(st),
                  why[0] ? why : "failed, and gpushim gave no detail");
         step_error[0] = '\0';
         return;
@@ -152,7 +152,7 @@ static gpu_status load_self_test_module(gpu_context *ctx, gpu_module **m, char *
     gpu_status st;
     int major, minor;
 
-    if (gpu_compiler_version(&major, &minor) != GPU_OK) {
+    if (gpu_compiler_get_version(&major, &minor) != GPU_OK) {
         snprintf(how, how_size, "JIT-compiled PTX (no NVRTC)");
         return gpu_module_load_data(ctx, add_one_ptx, sizeof(add_one_ptx) - 1, m);
     }
@@ -170,8 +170,8 @@ static gpu_status load_self_test_module(gpu_context *ctx, gpu_module **m, char *
     }
     if (st == GPU_OK)
         snprintf(how, how_size, "CUDA C++ compiled by NVRTC %d.%d to a cubin (%s%s%s)", major, minor,
-                 cache_state_name(gpu_program_cache_state(p)), gpu_program_cache_warning(p) ? ": " : "",
-                 gpu_program_cache_warning(p) ? gpu_program_cache_warning(p) : "");
+                 cache_state_name(gpu_program_get_cache_state(p)), gpu_program_get_cache_warning(p) ? ": " : "",
+                 gpu_program_get_cache_warning(p) ? gpu_program_get_cache_warning(p) : "");
     gpu_program_destroy(p);
     return st;
 }
@@ -210,13 +210,13 @@ static bool forwarders_known(const struct info *in)
 
 static void print_forwarders(const struct info *in, bool json)
 {
-    size_t n = gpu_cuda_symbol_count(), forwarded = 0, missing = 0;
+    size_t n = gpu_cuda_get_symbol_count(), forwarded = 0, missing = 0;
 
     for (size_t i = 0; i < n; i++) {
         const char *name;
         void *target;
 
-        if (gpu_cuda_symbol(i, &name, &target) == GPU_OK)
+        if (gpu_cuda_get_symbol(i, &name, &target) == GPU_OK)
             forwarded++;
     }
     if (json)
@@ -228,7 +228,7 @@ static void print_forwarders(const struct info *in, bool json)
         const char *name;
         void *target;
 
-        if (gpu_cuda_symbol(i, &name, &target) == GPU_OK)
+        if (gpu_cuda_get_symbol(i, &name, &target) == GPU_OK)
             continue;
         if (json) {
             printf("%s", missing ? ", " : "");
@@ -246,7 +246,7 @@ static void print_forwarders(const struct info *in, bool json)
 static void print_compiler_text(const gpu_compiler_report *r)
 {
     if (r->stage != GPU_LOAD_READY) {
-        printf("nvrtc: not usable (failed at stage: %s)\n", gpu_load_stage_name(r->stage));
+        printf("nvrtc: not usable (failed at stage: %s)\n", gpu_load_stage_get_name(r->stage));
         if (r->stage != GPU_LOAD_OPEN)
             printf("  %s\n", r->message);
         print_attempts_text(r->attempts, r->attempt_count);
@@ -266,7 +266,7 @@ static void print_compiler_text(const gpu_compiler_report *r)
 static void print_compiler_json(const gpu_compiler_report *r)
 {
     printf("  \"nvrtc\": {\n    \"usable\": %s,\n    \"stage\": ", r->stage == GPU_LOAD_READY ? "true" : "false");
-    json_string(gpu_load_stage_name(r->stage));
+    json_string(gpu_load_stage_get_name(r->stage));
     printf(",\n    \"message\": ");
     json_string(r->message);
     printf(",\n    \"file\": ");
@@ -330,7 +330,7 @@ static void self_test(struct info *in)
     if (st == GPU_OK)
         st = gpu_buffer_create(ctx, sizeof(host), &buf);
     if (st == GPU_OK) {
-        ptr = gpu_buffer_device_ptr(buf);
+        ptr = gpu_buffer_get_device_ptr(buf);
         st = gpu_buffer_copy_from_host(buf, host, sizeof(host));
     }
     if (st == GPU_OK)
@@ -426,7 +426,7 @@ static void print_json(const struct info *in)
     const gpu_load_report *r = in->report;
 
     printf("{\n  \"usable\": %s,\n  \"stage\": ", r->stage == GPU_LOAD_READY && !in->timed_out ? "true" : "false");
-    json_string(gpu_load_stage_name(r->stage));
+    json_string(gpu_load_stage_get_name(r->stage));
     printf(",\n  \"timed_out\": %s", in->timed_out ? "true" : "false");
     if (in->timed_out) {
         printf(",\n  \"waited_s\": %.3f,\n  \"step\": ", in->waited_s);
@@ -500,7 +500,7 @@ static void print_text(const struct info *in)
         printf("  %s\n", r->message);
         printf("  (a driver that hangs in cuInit hangs the first call that needs it; this exits instead)\n");
     } else if (r->stage != GPU_LOAD_READY) {
-        printf("driver: not usable (failed at stage: %s)\n", gpu_load_stage_name(r->stage));
+        printf("driver: not usable (failed at stage: %s)\n", gpu_load_stage_get_name(r->stage));
         if (r->stage != GPU_LOAD_OPEN)
             printf("  %s\n", r->message);
         if (r->only_gpushim)
@@ -648,14 +648,14 @@ int main(int argc, char **argv)
     if (!load_within(opt.timeout_s, &st, &in.waited_s)) {
         /* What is stuck, then out: the loading thread cannot be stopped, and nothing waits for it. */
         in.timed_out = true;
-        in.report = gpu_driver_report();
+        in.report = gpu_driver_get_report();
         rc = print_all(&in, INFO_EXIT_TIMEOUT);
         _exit(rc);
     }
     if (st != GPU_OK) {
         rc = INFO_EXIT_NO_DRIVER;
-    } else if ((st = gpu_device_count(&in.device_count)) != GPU_OK) {
-        snprintf(in.count_error, sizeof(in.count_error), "%s: %s", gpu_status_name(st), gpu_last_error());
+    } else if ((st = gpu_device_get_count(&in.device_count)) != GPU_OK) {
+        snprintf(in.count_error, sizeof(in.count_error), "%s: %s", gpu_status_get_name(st), gpu_last_error_get_message());
         in.device_count = 0;
         rc = INFO_EXIT_DEVICE_COUNT;
     } else if (in.device_count <= 0) {
@@ -669,7 +669,7 @@ int main(int argc, char **argv)
         }
         for (int i = 0; i < in.device_count; i++)
             if (gpu_device_get_info(i, &in.devices[i]) != GPU_OK)
-                snprintf(in.devices[i].name, sizeof(in.devices[i].name), "(unreadable: %s)", gpu_last_error());
+                snprintf(in.devices[i].name, sizeof(in.devices[i].name), "(unreadable: %s)", gpu_last_error_get_message());
         if (opt.self_test) {
             self_test(&in);
             for (int i = 0; i < in.check_count; i++)
@@ -677,7 +677,7 @@ int main(int argc, char **argv)
                     rc = INFO_EXIT_SELF_TEST;
         }
     }
-    in.report = gpu_driver_report();
+    in.report = gpu_driver_get_report();
     rc = print_all(&in, rc);
     free(in.devices);
     return rc;

@@ -308,7 +308,7 @@ static struct function **sorted(const struct summary *s)
 /* The result's name as the trace gave it, else gpushim's. */
 static const char *result_name(const struct function *f)
 {
-    const char *own = gpu_cuda_result_name((int)f->first_error_rc);
+    const char *own = gpu_cuda_result_get_name((int)f->first_error_rc);
 
     return f->first_error_result[0] ? f->first_error_result : own ? own : "CUDA_ERROR_UNRECOGNIZED";
 }

@@ -2,7 +2,7 @@
 /*
  * gpushim-info's command line, apart from the program so that it can be
  * tested and fuzzed on its own. Also the exit statuses, documented in
- * usage() and README.md.
+ * usage() and gpushim-info(1).
  */
 #ifndef GPUSHIM_INFO_ARGS_H
 #define GPUSHIM_INFO_ARGS_H

@@ -6,9 +6,9 @@ usage: tools/plot-bench.py [--out DIR] LOG_OR_FOLDER...
 
 Reads the machine-greppable lines the benchmarks print, from any mix of
 files and folders (a folder: its summary.txt and bench-*.log, as
-maint/run-gpu.sh writes them to $OUT; or a saved summary such as
-docs/logs/2026-12-03-0fe9647-gpu-run.txt). A line seen twice (summary.txt repeats the
-bench logs) counts once, the last one read winning.
+maint/run-gpu.sh writes them to $OUT; or a saved summary.txt). A line
+seen twice (summary.txt repeats the bench logs) counts once, the last one
+read winning.
 
   ORDERING_BENCH c=.. a_rps=.. b_rps=.. c_rps=.. wrong_a=.. ...  bench-ordering
   ORDERING_BOUND c=.. bound_rps=.. gpushim_rps=.. fraction=.. [host_only_rps=..]  bench-ordering (optional)

@@ -45,7 +45,7 @@ struct pipeline {
 
 static int fail(const char *what, gpu_status st)
 {
-    fprintf(stderr, "capture_replay: %s: %s: %s\n", what, gpu_status_name(st), gpu_last_error());
+    fprintf(stderr, "capture_replay: %s: %s: %s\n", what, gpu_status_get_name(st), gpu_last_error_get_message());
     return 1;
 }
 
@@ -53,7 +53,7 @@ static int fail(const char *what, gpu_status st)
 static gpu_status enqueue(struct pipeline *p)
 {
     size_t bytes = (size_t)N * sizeof(uint32_t);
-    uint64_t x = gpu_buffer_device_ptr(p->x), y = gpu_buffer_device_ptr(p->y);
+    uint64_t x = gpu_buffer_get_device_ptr(p->x), y = gpu_buffer_get_device_ptr(p->y);
     unsigned n = N, mul = MUL, add = ADD;
     void *affine_args[] = {&x, &mul, &add, &n};
     void *mirror_args[] = {&y, &x, &n};
@@ -61,11 +61,11 @@ static gpu_status enqueue(struct pipeline *p)
     gpu_status st;
 
     /* The driver copies the arguments at each launch call, so locals are fine here. */
-    if ((st = gpu_buffer_copy_from_host_async(p->x, gpu_host_buffer_data(p->in), bytes, p->stream)) != GPU_OK ||
+    if ((st = gpu_buffer_copy_from_host_async(p->x, gpu_host_buffer_get_data(p->in), bytes, p->stream)) != GPU_OK ||
         (st = gpu_stream_launch_kernel(p->stream, p->module, "affine", &config, affine_args)) != GPU_OK ||
         (st = gpu_stream_launch_kernel(p->stream, p->module, "mirror_add", &config, mirror_args)) != GPU_OK)
         return st;
-    return gpu_buffer_copy_to_host_async(p->y, gpu_host_buffer_data(p->out), bytes, p->stream);
+    return gpu_buffer_copy_to_host_async(p->y, gpu_host_buffer_get_data(p->out), bytes, p->stream);
 }
 
 /* Sets up p and captures the pipeline into p->exec. */
@@ -99,8 +99,8 @@ static int build(struct pipeline *p, const char *ptx)
 
 static int replay(struct pipeline *p, unsigned replays)
 {
-    uint32_t *in = gpu_host_buffer_data(p->in);
-    const uint32_t *out = gpu_host_buffer_data(p->out);
+    uint32_t *in = gpu_host_buffer_get_data(p->in);
+    const uint32_t *out = gpu_host_buffer_get_data(p->out);
     gpu_status st;
 
     for (unsigned r = 0; r < replays; r++) {
@@ -118,7 +118,7 @@ static int replay(struct pipeline *p, unsigned replays)
     }
     printf("capture_replay: ok: %u replays of one graph (copy in, affine, mirror_add, copy out), "
            "%u elements checked after each, with %s\n",
-           replays, (unsigned)N, gpu_driver_report()->file);
+           replays, (unsigned)N, gpu_driver_get_report()->file);
     return 0;
 }
 

@@ -53,7 +53,7 @@ static bool device_lost(void)
         "CUDA_ERROR_HARDWARE_STACK_ERROR",
         "CUDA_ERROR_UNKNOWN", /* what a GPU that fell off the bus (Xid 79) gives */
     };
-    const char *name = gpu_cuda_result_name(gpu_last_cuda_result());
+    const char *name = gpu_cuda_result_get_name(gpu_last_error_get_cuda_result());
 
     for (size_t i = 0; i < sizeof(lost) / sizeof(lost[0]); i++)
         if (strcmp(name, lost[i]) == 0)
@@ -65,10 +65,10 @@ static bool device_lost(void)
 static int report(const char *what, gpu_status st)
 {
     if (device_lost()) {
-        printf("faults: device lost while %s: %s; releasing everything and exiting\n", what, gpu_last_error());
+        printf("faults: device lost while %s: %s; releasing everything and exiting\n", what, gpu_last_error_get_message());
         return EXIT_LOST;
     }
-    fprintf(stderr, "faults: %s: %s: %s\n", what, gpu_status_name(st), gpu_last_error());
+    fprintf(stderr, "faults: %s: %s: %s\n", what, gpu_status_get_name(st), gpu_last_error_get_message());
     return st == GPU_ERR_NO_DRIVER || st == GPU_ERR_NO_DEVICE ? EXIT_NO_GPU : EXIT_ERROR;
 }
 
@@ -97,7 +97,7 @@ static int allocate(struct work *w, size_t want, size_t min)
         if (st != GPU_ERR_OUT_OF_MEMORY)
             return report("allocating device buffers", st);
         if (half(size) < min || half(size) == 0) {
-            printf("faults: out of memory: not even 2 x %zu bytes fit (%s)\n", size, gpu_last_error());
+            printf("faults: out of memory: not even 2 x %zu bytes fit (%s)\n", size, gpu_last_error_get_message());
             return EXIT_NO_MEMORY;
         }
         printf("faults: out of memory for 2 x %zu bytes; retrying with 2 x %zu\n", size, half(size));
@@ -125,7 +125,7 @@ static int copy_through(struct work *w, const unsigned char *src, unsigned char 
         return EXIT_ERROR;
     }
     printf("faults: ok: %zu bytes through 2 x %zu-byte device buffers in %zu chunk%s, checked, with %s\n", bytes,
-           w->size, chunks, chunks == 1 ? "" : "s", gpu_driver_report()->file);
+           w->size, chunks, chunks == 1 ? "" : "s", gpu_driver_get_report()->file);
     return EXIT_OK;
 }
 

@@ -65,7 +65,7 @@ int main(void)
         (st = gpu_module_load_data(NULL, ptx, sizeof ptx - 1, &module)) != GPU_OK ||
         (st = gpu_buffer_create(NULL, sizeof host, &buffer)) != GPU_OK)
         goto out;
-    x = gpu_buffer_device_ptr(buffer);
+    x = gpu_buffer_get_device_ptr(buffer);
     if ((st = gpu_buffer_copy_from_host_async(buffer, host, sizeof host, stream)) != GPU_OK ||
         (st = gpu_stream_launch_kernel(stream, module, "scale", &config, args)) != GPU_OK ||
         (st = gpu_buffer_copy_to_host_async(buffer, host, sizeof host, stream)) != GPU_OK ||
@@ -81,10 +81,10 @@ int main(void)
         }
     }
     if (rc == 0)
-        printf("quick_start: ok: %u floats times 3, with %s\n", n, gpu_driver_report()->file);
+        printf("quick_start: ok: %u floats times 3, with %s\n", n, gpu_driver_get_report()->file);
 out:
     if (st != GPU_OK)
-        fprintf(stderr, "quick_start: %s: %s\n", gpu_status_name(st), gpu_last_error());
+        fprintf(stderr, "quick_start: %s: %s\n", gpu_status_get_name(st), gpu_last_error_get_message());
     gpu_buffer_destroy(buffer);
     gpu_module_destroy(module);
     gpu_stream_destroy(stream);

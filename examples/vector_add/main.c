@@ -20,7 +20,7 @@ enum { N = (1 << 20) + 3, BLOCK = 256 }; /* not a multiple of BLOCK: the kernel'
 
 static int fail(const char *what, gpu_status st)
 {
-    fprintf(stderr, "vector_add: %s: %s: %s\n", what, gpu_status_name(st), gpu_last_error());
+    fprintf(stderr, "vector_add: %s: %s: %s\n", what, gpu_status_get_name(st), gpu_last_error_get_message());
     return 1;
 }
 
@@ -60,9 +60,9 @@ static int run(const char *ptx, float *a, float *b, float *c)
         fail("setting up", st);
         goto out;
     }
-    pa = gpu_buffer_device_ptr(da);
-    pb = gpu_buffer_device_ptr(db);
-    pc = gpu_buffer_device_ptr(dc);
+    pa = gpu_buffer_get_device_ptr(da);
+    pb = gpu_buffer_get_device_ptr(db);
+    pc = gpu_buffer_get_device_ptr(dc);
     if ((st = gpu_buffer_copy_from_host_async(da, a, bytes, stream)) != GPU_OK ||
         (st = gpu_buffer_copy_from_host_async(db, b, bytes, stream)) != GPU_OK ||
         (st = gpu_stream_launch_kernel(stream, module, "vector_add", &config, args)) != GPU_OK ||
@@ -74,7 +74,7 @@ static int run(const char *ptx, float *a, float *b, float *c)
     rc = check(a, b, c, n);
     if (rc == 0)
         printf("vector_add: ok: %u elements, c[i] == a[i] + b[i] for every one, with %s\n", n,
-               gpu_driver_report()->file);
+               gpu_driver_get_report()->file);
 out:
     gpu_buffer_destroy(dc);
     gpu_buffer_destroy(db);

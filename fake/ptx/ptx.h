@@ -32,9 +32,6 @@ const char *ptx_module_error(const struct ptx_module *m);
 void ptx_module_retain(struct ptx_module *m);  /* NULL does nothing */
 void ptx_module_release(struct ptx_module *m); /* NULL does nothing */
 
-/* Whether GPUSHIM_FAKE_CHECK asks for the init check (init or init-strict): allocations then keep a shadow. */
-bool ptx_check_init(void);
-
 /* The longest name of a global the module reader takes: far above any compiler's mangled names. */
 #define PTX_NAME_MAX 65536u
 

@@ -30,7 +30,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "fake_internal.h"
+#include "fake_core.h"
+#include "fake_sample.h"
 #include "ptx_internal.h"
 
 _Static_assert((int)SU_ZERO == (int)GPU_FAKE_BOUNDARY_ZERO && (int)SU_CLAMP == (int)GPU_FAKE_BOUNDARY_CLAMP &&

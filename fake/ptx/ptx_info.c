@@ -1,13 +1,46 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the rest of the fake asks about a decoded module besides running it:
- * its functions, for the JIT linker (fake_link.c), and what an entry uses,
- * for cuFuncGetAttribute.
+ * its functions by name (the decoder's map of them too), for the JIT linker
+ * (fake_link.c), and what an entry uses, for cuFuncGetAttribute.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "ptx_internal.h"
+
+size_t ptx_name_hash(const char *s, size_t len)
+{
+    uint64_t h = 14695981039346656037ull;
+
+    while (len--)
+        h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+    return (size_t)(h ^ h >> 29);
+}
+
+/* The slot of NAME in the function map: the one holding it, else the empty one where it would go. */
+size_t ptx_fmap_slot(const struct ptx_module *m, const char *s, size_t len)
+{
+    size_t mask = m->fmap_cap - 1, i = ptx_name_hash(s, len) & mask;
+
+    for (; m->fmap[i]; i = (i + 1) & mask) {
+        const char *n = m->funcs[m->fmap[i] - 1].name;
+
+        if (n && strlen(n) == len && memcmp(n, s, len) == 0)
+            break;
+    }
+    return i;
+}
+
+int32_t ptx_func_index(const struct ptx_module *m, const char *name, size_t len)
+{
+    size_t i;
+
+    if (!m || !m->fmap_cap)
+        return -1;
+    i = ptx_fmap_slot(m, name, len);
+    return m->fmap[i] ? (int32_t)(m->fmap[i] - 1) : -1;
+}
 
 /* Functions the driver gives every program: a declaration of one needs no definition. */
 static bool provided(const char *name)

@@ -236,12 +236,13 @@ static inline int32_t ptx_call_ret(const struct ptx_module *m, const struct ptx_
     return m->call_syms[c->syms + i];
 }
 
-/* ---- ptx_parse.c ---- */
+/* ---- ptx_info.c ---- */
 
 /* The function named NAME (LEN bytes) that the module looks up by that name, or -1. */
 int32_t ptx_func_index(const struct ptx_module *m, const char *name, size_t len);
 
-/* ---- ptx_info.c ---- */
+/* The slot of NAME in the module's function map: the one holding it, else the empty one where it would go. */
+size_t ptx_fmap_slot(const struct ptx_module *m, const char *s, size_t len);
 
 /*
  * The functions `fi` reaches through its calls, itself first, each once, in
@@ -292,9 +293,6 @@ struct ptx_shadow {
     uint16_t reader;  /* 1 + a thread that read it in that interval, or 0 */
 };
 
-/* The checks GPUSHIM_FAKE_CHECK asks for: CHECK_* bits. */
-enum { CHECK_RACE = 1, CHECK_INIT = 2, CHECK_INIT_STRICT = 4 };
-unsigned ptx_checks(void);
 
 /* GPUSHIM_FAKE_WATCHDOG: seconds with no block ended before a launch is stopped; 0: never. */
 unsigned ptx_watchdog_seconds(void);

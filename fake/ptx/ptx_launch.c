@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fake_internal.h"
+#include "fake_core.h"
 #include "env.h"
 #include "ptx_internal.h"
 
@@ -128,11 +128,11 @@ cuabi_result ptx_launch_run(const struct ptx_launch *l)
     r.cooperative = l->cooperative;
     r.shared_bytes = r.f->shared_static + l->shared;
     {
-        unsigned checks = ptx_checks();
+        unsigned checks = fake_checks();
 
-        r.race = checks & CHECK_RACE;
-        r.init = checks & CHECK_INIT;
-        r.init_strict = checks & CHECK_INIT_STRICT;
+        r.race = checks & FAKE_CHECK_RACE;
+        r.init = checks & FAKE_CHECK_INIT;
+        r.init_strict = checks & FAKE_CHECK_INIT_STRICT;
     }
     atomic_init(&r.init_reported, 0);
     r.watchdog = ptx_watchdog_seconds();

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fake_internal.h"
+#include "fake_context.h"
+#include "fake_core.h"
+#include "fake_memory.h"
 #include "env.h"
 #include "ptx_internal.h"
 
@@ -41,33 +43,6 @@ unsigned char *ptx_mem_lookup(struct ptx_mem *m, uint64_t addr, size_t bytes)
     m->data = found.data;
     m->written = found.written;
     return m->data + (addr - m->lo);
-}
-
-unsigned ptx_checks(void)
-{
-    const char *v = gpu__env_raw("GPUSHIM_FAKE_CHECK");
-    unsigned checks = 0;
-
-    /* A comma-separated list of checks; a word the fake does not know stops the program rather than check less. */
-    while (v && *v) {
-        size_t len = strcspn(v, ",");
-
-        if (len == 4 && memcmp(v, "race", 4) == 0)
-            checks |= CHECK_RACE;
-        else if (len == 4 && memcmp(v, "init", 4) == 0)
-            checks |= CHECK_INIT;
-        else if (len == 11 && memcmp(v, "init-strict", 11) == 0)
-            checks |= CHECK_INIT | CHECK_INIT_STRICT;
-        else if (len)
-            fake_die("GPUSHIM_FAKE_CHECK", "names a check the fake does not have (it has: race, init, init-strict)");
-        v += len + (v[len] == ',');
-    }
-    return checks;
-}
-
-bool ptx_check_init(void)
-{
-    return (ptx_checks() & CHECK_INIT) != 0;
 }
 
 unsigned ptx_watchdog_seconds(void)

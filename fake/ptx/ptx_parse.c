@@ -315,15 +315,6 @@ static enum ptx_type type_of(const char *s, size_t len)
 
 /* ---- Names ---- */
 
-size_t ptx_name_hash(const char *s, size_t len)
-{
-    uint64_t h = 14695981039346656037ull;
-
-    while (len--)
-        h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-    return (size_t)(h ^ h >> 29);
-}
-
 /* The slot of a key in a scope's map: the one holding it, else the empty one where it would go. */
 static struct map_slot *scope_slot(const struct scope *sc, const char *s, size_t len, bool range)
 {
@@ -590,30 +581,6 @@ static bool shared_fits(struct decoder *d, const struct decl *x, uint64_t off, s
 
 /* ---- Functions ---- */
 
-/* The slot of NAME in the function map: the one holding it, else the empty one where it would go. */
-static size_t fmap_slot(const struct ptx_module *m, const char *s, size_t len)
-{
-    size_t mask = m->fmap_cap - 1, i = ptx_name_hash(s, len) & mask;
-
-    for (; m->fmap[i]; i = (i + 1) & mask) {
-        const char *n = m->funcs[m->fmap[i] - 1].name;
-
-        if (n && strlen(n) == len && memcmp(n, s, len) == 0)
-            break;
-    }
-    return i;
-}
-
-int32_t ptx_func_index(const struct ptx_module *m, const char *name, size_t len)
-{
-    size_t i;
-
-    if (!m || !m->fmap_cap)
-        return -1;
-    i = fmap_slot(m, name, len);
-    return m->fmap[i] ? (int32_t)(m->fmap[i] - 1) : -1;
-}
-
 static int32_t func_find(const struct decoder *d, const char *s, size_t len)
 {
     return ptx_func_index(d->m, s, len);
@@ -645,11 +612,11 @@ static bool fmap_add(struct decoder *d, size_t fi)
             const char *n = old[i] ? m->funcs[old[i] - 1].name : NULL;
 
             if (n)
-                m->fmap[fmap_slot(m, n, strlen(n))] = old[i];
+                m->fmap[ptx_fmap_slot(m, n, strlen(n))] = old[i];
         }
         free(old);
     }
-    slot = fmap_slot(m, name, strlen(name));
+    slot = ptx_fmap_slot(m, name, strlen(name));
     if (!m->fmap[slot])
         m->fmap[slot] = (uint32_t)fi + 1;
     return true;

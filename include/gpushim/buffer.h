@@ -33,21 +33,21 @@ GPU_API void gpu_buffer_destroy(gpu_buffer *buffer);
  * @param buffer the buffer, or NULL
  * @return the device address, or 0
  */
-GPU_API uint64_t gpu_buffer_device_ptr(const gpu_buffer *buffer);
+GPU_API uint64_t gpu_buffer_get_device_ptr(const gpu_buffer *buffer);
 
 /**
  * The size in bytes; 0 for NULL.
  * @param buffer the buffer, or NULL
  * @return the size in bytes, or 0
  */
-GPU_API size_t gpu_buffer_size(const gpu_buffer *buffer);
+GPU_API size_t gpu_buffer_get_size(const gpu_buffer *buffer);
 
 /**
  * The buffer's context (borrowed).
  * @param buffer the buffer, or NULL
  * @return the context, owned by the buffer; NULL for NULL
  */
-GPU_API gpu_context *gpu_buffer_context(const gpu_buffer *buffer);
+GPU_API gpu_context *gpu_buffer_get_context(const gpu_buffer *buffer);
 
 /**
  * Copies `bytes` from host memory to the start of the buffer, synchronously,
@@ -57,7 +57,7 @@ GPU_API gpu_context *gpu_buffer_context(const gpu_buffer *buffer);
  * GPU_ERR_CONTEXT, GPU_ERR_TRANSFER.
  * @param buffer the destination
  * @param src host memory holding at least `bytes`
- * @param bytes how many bytes; at most gpu_buffer_size()
+ * @param bytes how many bytes; at most gpu_buffer_get_size()
  * @return GPU_OK, or one of the codes above
  */
 GPU_API gpu_status gpu_buffer_copy_from_host(gpu_buffer *buffer, const void *src, size_t bytes);
@@ -66,7 +66,7 @@ GPU_API gpu_status gpu_buffer_copy_from_host(gpu_buffer *buffer, const void *src
  * Copies the first `bytes` of the buffer to host memory; as gpu_buffer_copy_from_host().
  * @param buffer the source
  * @param dst host memory with room for `bytes`
- * @param bytes how many bytes; at most gpu_buffer_size()
+ * @param bytes how many bytes; at most gpu_buffer_get_size()
  * @return as gpu_buffer_copy_from_host()
  */
 GPU_API gpu_status gpu_buffer_copy_to_host(const gpu_buffer *buffer, void *dst, size_t bytes);
@@ -79,7 +79,7 @@ GPU_API gpu_status gpu_buffer_copy_to_host(const gpu_buffer *buffer, void *dst, 
  * copy. Same returns as the synchronous copies.
  * @param buffer the destination
  * @param src host memory holding at least `bytes`
- * @param bytes how many bytes; at most gpu_buffer_size()
+ * @param bytes how many bytes; at most gpu_buffer_get_size()
  * @param stream the stream to queue the copy on
  * @return as gpu_buffer_copy_from_host()
  */
@@ -90,7 +90,7 @@ GPU_API gpu_status gpu_buffer_copy_from_host_async(gpu_buffer *buffer, const voi
  * the buffer to host memory, queued on the stream.
  * @param buffer the source
  * @param dst host memory with room for `bytes`
- * @param bytes how many bytes; at most gpu_buffer_size()
+ * @param bytes how many bytes; at most gpu_buffer_get_size()
  * @param stream the stream to queue the copy on
  * @return as gpu_buffer_copy_from_host()
  */
@@ -182,14 +182,14 @@ GPU_API void gpu_host_buffer_destroy(gpu_host_buffer *buffer);
  * @param buffer the host buffer, or NULL
  * @return the host address, or NULL
  */
-GPU_API void *gpu_host_buffer_data(const gpu_host_buffer *buffer);
+GPU_API void *gpu_host_buffer_get_data(const gpu_host_buffer *buffer);
 
 /**
  * The size in bytes; 0 for NULL.
  * @param buffer the host buffer, or NULL
  * @return the size in bytes, or 0
  */
-GPU_API size_t gpu_host_buffer_size(const gpu_host_buffer *buffer);
+GPU_API size_t gpu_host_buffer_get_size(const gpu_host_buffer *buffer);
 
 /* ---- Memory and interop: stream-ordered allocation, foreign pointers, managed memory, IPC ---- */
 
@@ -198,13 +198,13 @@ GPU_API size_t gpu_host_buffer_size(const gpu_host_buffer *buffer);
  * from the default memory pool of the stream's device: the memory may be used
  * by work queued on the stream after this call (or on streams ordered after
  * it). GPU_DEVICE0_LEGACY_STREAM allocates on device 0's legacy stream. Free it with
- * gpu_buffer_free_async() (or gpu_buffer_destroy(), which frees it at once,
+ * gpu_buffer_destroy_async() (or gpu_buffer_destroy(), which frees it at once,
  * waiting for the device). GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER,
  * GPU_ERR_NOT_SUPPORTED (no stream-ordered allocator), GPU_ERR_CONTEXT,
  * GPU_ERR_OUT_OF_MEMORY, GPU_ERR_TRANSFER. Any thread.
  * @param stream the stream the allocation is ordered on; its context's device owns the memory
  * @param bytes how many bytes, at least 1
- * @param[out] out the new buffer, the caller's to free with gpu_buffer_free_async()
+ * @param[out] out the new buffer, the caller's to free with gpu_buffer_destroy_async()
  *             or gpu_buffer_destroy(); set only on success
  * @return GPU_OK, or one of the codes above
  */
@@ -227,7 +227,7 @@ GPU_API GPU_NODISCARD gpu_status gpu_buffer_create_async(gpu_stream *stream, siz
  *               GPU_DEVICE0_LEGACY_STREAM: device 0's legacy stream
  * @return GPU_OK (freed on the stream), or one of the codes above
  */
-GPU_API gpu_status gpu_buffer_free_async(gpu_buffer *buffer, gpu_stream *stream);
+GPU_API gpu_status gpu_buffer_destroy_async(gpu_buffer *buffer, gpu_stream *stream);
 
 /**
  * Sets the release threshold of the default memory pool of `ctx`'s device
@@ -250,7 +250,7 @@ GPU_API gpu_status gpu_context_pool_set_release_threshold(gpu_context *ctx, uint
  * @return GPU_OK, GPU_ERR_INVALID_ARG (bytes NULL), or a code of
  *         gpu_context_pool_set_release_threshold()
  */
-GPU_API gpu_status gpu_context_pool_release_threshold(gpu_context *ctx, uint64_t *bytes);
+GPU_API gpu_status gpu_context_pool_get_release_threshold(gpu_context *ctx, uint64_t *bytes);
 /**
  * Releases to the device now the memory of the default pool of `ctx`'s
  * device that is not in use, keeping at least `keep_bytes` reserved
@@ -268,7 +268,7 @@ GPU_API gpu_status gpu_context_pool_trim(gpu_context *ctx, size_t keep_bytes);
  * @param[out] used the bytes in use, or NULL to skip it; set only on success
  * @return GPU_OK, or a code of gpu_context_pool_set_release_threshold()
  */
-GPU_API gpu_status gpu_context_pool_usage(gpu_context *ctx, uint64_t *reserved, uint64_t *used);
+GPU_API gpu_status gpu_context_pool_get_usage(gpu_context *ctx, uint64_t *reserved, uint64_t *used);
 
 /**
  * Free and total bytes of device memory of `ctx`'s device (NULL: device 0),
@@ -279,7 +279,7 @@ GPU_API gpu_status gpu_context_pool_usage(gpu_context *ctx, uint64_t *reserved, 
  * @param[out] total_bytes the device's total bytes; set only on success
  * @return GPU_OK, or one of the codes above
  */
-GPU_API gpu_status gpu_context_memory_info(gpu_context *ctx, size_t *free_bytes, size_t *total_bytes);
+GPU_API gpu_status gpu_context_get_memory_info(gpu_context *ctx, size_t *free_bytes, size_t *total_bytes);
 
 /** What memory an address is (CUmemorytype). */
 typedef enum gpu_memory_type {
@@ -295,7 +295,7 @@ typedef struct gpu_pointer_info {
     gpu_memory_type type; /**< what memory it is */
     int device;     /**< the ordinal it was allocated or registered on; -1 if unknown */
     bool managed;   /**< managed (cuMemAllocManaged) memory */
-    void *context;  /**< the CUcontext it was allocated in (compare gpu_context_raw()); NULL if none */
+    void *context;  /**< the CUcontext it was allocated in (compare gpu_context_get_raw()); NULL if none */
     uint64_t base;  /**< the allocation holding the address: its start, 0 if unknown */
     size_t size;    /**< and its size in bytes, 0 if unknown */
 } gpu_pointer_info;
@@ -338,7 +338,7 @@ GPU_API bool gpu_buffer_is_owner(const gpu_buffer *buffer);
 /**
  * Allocates `bytes` (at least 1) of managed memory in `ctx` (NULL: device 0),
  * reachable from the host and every device (cuMemAllocManaged,
- * CU_MEM_ATTACH_GLOBAL). gpu_buffer_managed_data() is the host's view of it:
+ * CU_MEM_ATTACH_GLOBAL). gpu_buffer_get_managed_data() is the host's view of it:
  * touch it from the host only while no device work uses it (synchronise
  * first). GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_NOT_SUPPORTED,
  * GPU_ERR_CONTEXT, GPU_ERR_OUT_OF_MEMORY, GPU_ERR_TRANSFER.
@@ -354,7 +354,7 @@ GPU_API GPU_NODISCARD gpu_status gpu_buffer_create_managed(gpu_context *ctx, siz
  * @param buffer a buffer from gpu_buffer_create_managed(), or NULL
  * @return the host address; NULL for any other buffer and for NULL
  */
-GPU_API void *gpu_buffer_managed_data(const gpu_buffer *buffer);
+GPU_API void *gpu_buffer_get_managed_data(const gpu_buffer *buffer);
 
 /** Where gpu_buffer_prefetch_async() moves managed memory, and where advice applies. */
 typedef enum gpu_memory_location {
@@ -415,7 +415,7 @@ typedef struct gpu_ipc_handle {
  * @param[out] out the handle; set only on success
  * @return GPU_OK, or one of the codes above
  */
-GPU_API gpu_status gpu_buffer_ipc_handle(const gpu_buffer *buffer, gpu_ipc_handle *out);
+GPU_API gpu_status gpu_buffer_get_ipc_handle(const gpu_buffer *buffer, gpu_ipc_handle *out);
 
 /**
  * Opens another process's buffer in `ctx` (NULL: device 0), with peer access
@@ -424,14 +424,14 @@ GPU_API gpu_status gpu_buffer_ipc_handle(const gpu_buffer *buffer, gpu_ipc_handl
  * stays the exporter's. A handle of this very process, or of one that has
  * exited or freed the buffer, is refused by the driver: GPU_ERR_DRIVER (or
  * GPU_ERR_INVALID_ARG, GPU_ERR_CONTEXT) with the driver's reason in
- * gpu_last_error(). The size in the handle is the other process's claim:
+ * gpu_last_error_get_message(). The size in the handle is the other process's claim:
  * the allocation's own size is asked of the driver (cuMemGetAddressRange on
  * the opened pointer), and a claim beyond it is GPU_ERR_INVALID_ARG, the
  * mapping closed again, so that no bounds check of gpushim's ever trusts a
  * larger size. GPU_ERR_INVALID_ARG (NULL, size 0, a size beyond the
  * allocation), GPU_ERR_NO_DRIVER, GPU_ERR_NOT_SUPPORTED, GPU_ERR_OUT_OF_MEMORY.
  * @param ctx the context to map it in; NULL: device 0's primary context
- * @param handle the handle from gpu_buffer_ipc_handle() in the exporting process
+ * @param handle the handle from gpu_buffer_get_ipc_handle() in the exporting process
  * @param[out] out the new buffer, of the handle's size (at most the
  *             allocation's), the caller's to free with gpu_buffer_destroy(); set only on success
  * @return GPU_OK, or one of the codes above

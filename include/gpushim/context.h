@@ -23,7 +23,7 @@ extern "C" {
  *
  * Any call on any object works from any thread, whatever context the thread
  * holds. The hot calls on a stream (launches, event records and waits,
- * gpu_stream_query(), the async copies) are made as they are: the driver runs
+ * gpu_stream_is_complete(), the async copies) are made as they are: the driver runs
  * them in the stream's context, and the thread's context is left as it was.
  * Should a driver want the stream's context current for them, gpushim makes
  * it current and calls again. Every other call makes the object's context
@@ -40,17 +40,6 @@ extern "C" {
 GPU_API GPU_NODISCARD gpu_status gpu_context_retain_primary(int device, gpu_context **out);
 
 /**
- * Deprecated name of gpu_context_retain_primary(): it creates no context, it
- * retains the device's primary one. Same arguments, same answers.
- * @deprecated Use gpu_context_retain_primary().
- * @param device the device ordinal, from 0
- * @param[out] out the context, the caller's to free with gpu_context_destroy(); set only on success
- * @return as gpu_context_retain_primary()
- */
-GPU_API GPU_NODISCARD GPU_DEPRECATED("use gpu_context_retain_primary()") gpu_status
-gpu_context_create(int device, gpu_context **out);
-
-/**
  * Drops this reference; NULL does nothing.
  * @param ctx the context, or NULL
  */
@@ -61,14 +50,14 @@ GPU_API void gpu_context_destroy(gpu_context *ctx);
  * @param ctx the context, or NULL
  * @return the device ordinal, or -1
  */
-GPU_API int gpu_context_device(const gpu_context *ctx);
+GPU_API int gpu_context_get_device(const gpu_context *ctx);
 
 /**
  * The driver's CUcontext, for mixing with code that calls CUDA directly.
  * @param ctx the context, or NULL
  * @return the CUcontext, or NULL for NULL
  */
-GPU_API void *gpu_context_raw(const gpu_context *ctx);
+GPU_API void *gpu_context_get_raw(const gpu_context *ctx);
 
 /**
  * Waits for all work in the context (cuCtxSynchronize).

@@ -17,7 +17,7 @@ extern "C" {
  * @param[out] out the count; written only on success
  * @return GPU_OK, or one of the codes above
  */
-GPU_API gpu_status gpu_device_count(int *out);
+GPU_API gpu_status gpu_device_get_count(int *out);
 
 /** A device's UUID (cuDeviceGetUuid), the 16 bytes nvidia-smi prints as GPU-xxxxxxxx-xxxx-... */
 typedef struct gpu_uuid {

@@ -35,14 +35,14 @@ extern "C" {
 /**
  * Loads and initialises the driver if that has not happened yet (idempotent,
  * thread-safe). Returns GPU_OK when a usable driver is loaded,
- * GPU_ERR_NO_DRIVER (gpu_last_error() says which paths were tried and why each
+ * GPU_ERR_NO_DRIVER (gpu_last_error_get_message() says which paths were tried and why each
  * failed, or which stage failed) or GPU_ERR_FORKED in a child of a process
  * that had loaded it or was loading it when it forked (cuInit never runs
  * twice in one process image).
  *
  * The load waits for the driver: a cuInit that never returns blocks this
  * call, and every other thread's first call that needs the driver, for as
- * long (gpu_driver_report() says so meanwhile; `gpushim-info --timeout`
+ * long (gpu_driver_get_report() says so meanwhile; `gpushim-info --timeout`
  * reports it). A call into gpushim from inside the load, on the loading
  * thread (a driver calling back from cuInit), does not wait for itself: it
  * returns GPU_ERR_NO_DRIVER at once, saying so.
@@ -56,7 +56,7 @@ GPU_API gpu_status gpu_driver_load(void);
  * @param[out] out the version; written only on success
  * @return GPU_OK, or one of the codes above
  */
-GPU_API gpu_status gpu_driver_version(int *out);
+GPU_API gpu_status gpu_driver_get_version(int *out);
 
 /* ---- What the load found, for diagnostics (gpushim-info prints all of it). ---- */
 
@@ -75,7 +75,7 @@ typedef enum gpu_load_stage {
  * @param stage the stage
  * @return the name; static; "unknown" for a value outside the enum
  */
-GPU_API const char *gpu_load_stage_name(gpu_load_stage stage);
+GPU_API const char *gpu_load_stage_get_name(gpu_load_stage stage);
 
 /** One file the load tried. */
 typedef struct gpu_load_attempt {
@@ -101,7 +101,7 @@ typedef struct gpu_entry_point {
  * dlopen can take (PATH_MAX). Longer text, which no dlopen can open anyway,
  * is cut and ends with " [... cut: N bytes in all]": never cut silently.)
  */
-/** What the load did, from gpu_driver_report(). */
+/** What the load did, from gpu_driver_get_report(). */
 typedef struct gpu_load_report {
     gpu_load_stage stage;         /**< how far the load got, or GPU_LOAD_IN_PROGRESS */
     const char *message;          /**< the whole reason when stage != READY; "" when ready */
@@ -162,7 +162,7 @@ typedef struct gpu_load_report {
  * returns, a driver's callback from inside cuInit too.
  * @return the report; never NULL
  */
-GPU_API const gpu_load_report *gpu_driver_report(void);
+GPU_API const gpu_load_report *gpu_driver_get_report(void);
 
 #ifdef __cplusplus
 }

@@ -22,7 +22,7 @@ extern "C" {
 GPU_API GPU_NODISCARD gpu_status gpu_event_create(gpu_context *ctx, gpu_event **out);
 
 /**
- * Creates an event that records time, for gpu_event_elapsed_ms(). Same returns.
+ * Creates an event that records time, for gpu_event_get_elapsed_ms(). Same returns.
  * @param ctx the context; NULL: device 0's primary context
  * @param[out] out the new event, the caller's to free with gpu_event_destroy(); set only on success
  * @return as gpu_event_create()
@@ -40,7 +40,7 @@ GPU_API void gpu_event_destroy(gpu_event *event);
  * @param event the event, or NULL
  * @return the CUevent, or NULL for NULL
  */
-GPU_API void *gpu_event_raw(const gpu_event *event);
+GPU_API void *gpu_event_get_raw(const gpu_event *event);
 
 /**
  * Whether the work before the event's last record is done, without blocking.
@@ -68,7 +68,7 @@ GPU_API gpu_status gpu_event_synchronize(gpu_event *event);
  * @param[out] ms the milliseconds from start to end; written only on success
  * @return GPU_OK, or one of the codes above
  */
-GPU_API gpu_status gpu_event_elapsed_ms(gpu_event *start, gpu_event *end, float *ms);
+GPU_API gpu_status gpu_event_get_elapsed_ms(gpu_event *start, gpu_event *end, float *ms);
 
 /* ---- Interprocess events ---- */
 
@@ -97,7 +97,7 @@ GPU_API GPU_NODISCARD gpu_status gpu_event_create_interprocess(gpu_context *ctx,
  * @param[out] out the handle; set only on success
  * @return GPU_OK, or one of the codes above
  */
-GPU_API gpu_status gpu_event_ipc_handle(const gpu_event *event, gpu_ipc_event_handle *out);
+GPU_API gpu_status gpu_event_get_ipc_handle(const gpu_event *event, gpu_ipc_event_handle *out);
 
 /**
  * Opens another process's event in `ctx` (NULL: device 0) (cuIpcOpenEventHandle):
@@ -108,7 +108,7 @@ GPU_API gpu_status gpu_event_ipc_handle(const gpu_event *event, gpu_ipc_event_ha
  * GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT, GPU_ERR_OUT_OF_MEMORY.
  * GPU_ERR_INVALID_ARG also for a NULL handle or out.
  * @param ctx the context to open it in; NULL: device 0's primary context
- * @param handle the handle from gpu_event_ipc_handle() in the other process
+ * @param handle the handle from gpu_event_get_ipc_handle() in the other process
  * @param[out] out the opened event, the caller's to free with gpu_event_destroy(); set only on success
  * @return GPU_OK, or one of the codes above
  */

@@ -106,7 +106,7 @@ unsigned long gpu_fake_calls_total(void);
 
 /**
  * Whether the fake implements a driver function. It exports every function
- * of the CUDA 13.0 driver (src/sys/cuda_symbols.h); one it does not
+ * of the CUDA 13.0 driver (src/driver/cuda_symbols.h); one it does not
  * implement returns CUDA_ERROR_NOT_SUPPORTED, says so on stderr at its first
  * call (naming it), and is counted for gpu_fake_report().
  * @param name the exported symbol, e.g. "cuCtxCreate_v4"
@@ -456,7 +456,7 @@ int gpu_fake_driver_version(void);
  * Device profiles. Each fake device is one real board, with its name, total
  * memory, compute capability and every one of CUDA 13.0's 147 device
  * attributes as that board reports them (fake/fake_profiles.c; checked
- * against the boards' published figures by tests/fake/test_driver.c):
+ * against the boards' published figures by tests/fake/test_profiles.c):
  *   h200     NVIDIA H200 (the default): 132 SMs at 1980 MHz, 139.8 GiB HBM3e
  *            on a 6144-bit bus, 50 MiB L2, compute 9.0, 228 KiB shared memory a
  *            multiprocessor, clusters and tensor maps

@@ -9,7 +9,7 @@
  * source, and then starts on any machine.
  *
  * libgpushim-cuda.so exports every function symbol of libcuda (the list is
- * src/sys/cuda_symbols.h: the base names, the `_vN` versions and the
+ * src/driver/cuda_symbols.h: the base names, the `_vN` versions and the
  * per-thread `_ptsz`/`_ptds` names). Each forwards, unchanged, to the
  * driver's export of the very same name: the caller's cuda.h chose the ABI
  * when it was compiled, so no other version is ever substituted.
@@ -34,11 +34,11 @@
  *   claim a driver that found no device. Then cuGetErrorName and
  *   cuGetErrorString answer from gpushim: cuGetErrorString(34) gives the
  *   load's whole reason ("no CUDA driver could be loaded: libcuda.so.1:
- *   cannot open shared object file: ..."), the same text as gpu_last_error()
+ *   cannot open shared object file: ..."), the same text as gpu_last_error_get_message()
  *   after a failed gpu_driver_load().
  * - The driver lacks a symbol (an older driver than the program's cuda.h):
  *   that function returns **CUDA_ERROR_NOT_SUPPORTED (801)**, the driver's
- *   own answer for an operation it does not provide; gpu_cuda_symbol() names
+ *   own answer for an operation it does not provide; gpu_cuda_get_symbol() names
  *   it, and gpushim-info lists them (`--json`, all of them).
  * - A library that opened and exports cuInit is the driver whatever its
  *   cuInit answered: its functions give their own errors (the stub's 34, a
@@ -76,13 +76,13 @@ extern "C" {
  * How many symbols libgpushim-cuda forwards (637 for CUDA 13.0's list).
  * @return the count; every index below it names one
  */
-GPU_API size_t gpu_cuda_symbol_count(void);
+GPU_API size_t gpu_cuda_get_symbol_count(void);
 
 /**
  * The forwarder of symbol `index`: its name, and the function its calls land
  * on. Resolves every forwarder first, as their first call does (loading the
  * driver). Thread-safe.
- * @param index a number below gpu_cuda_symbol_count()
+ * @param index a number below gpu_cuda_get_symbol_count()
  * @param[out] name the symbol's name (static); set unless the arguments are invalid
  * @param[out] target the driver's own export of that name, which calls reach
  *             (through a traced stub when tracing); NULL when they reach none
@@ -91,9 +91,9 @@ GPU_API size_t gpu_cuda_symbol_count(void);
  *         export lay inside gpushim and was refused; GPU_ERR_NO_DRIVER or
  *         GPU_ERR_FORKED when there is no driver (calls return
  *         CUDA_ERROR_STUB_LIBRARY); GPU_ERR_INVALID_ARG for an index past
- *         the last or a NULL pointer. gpu_last_error() says which.
+ *         the last or a NULL pointer. gpu_last_error_get_message() says which.
  */
-GPU_API gpu_status gpu_cuda_symbol(size_t index, const char **name, void **target);
+GPU_API gpu_status gpu_cuda_get_symbol(size_t index, const char **name, void **target);
 
 /**
  * The loaded driver's own export of `symbol` (dlsym on the driver's handle,
@@ -105,7 +105,7 @@ GPU_API gpu_status gpu_cuda_symbol(size_t index, const char **name, void **targe
  *         GPU_ERR_DRIVER when the export lies inside gpushim (refused);
  *         GPU_ERR_NO_DRIVER or GPU_ERR_FORKED; GPU_ERR_INVALID_ARG for NULL
  */
-GPU_API gpu_status gpu_driver_symbol(const char *symbol, void **out);
+GPU_API gpu_status gpu_driver_get_symbol(const char *symbol, void **out);
 
 #ifdef __cplusplus
 }

@@ -17,18 +17,18 @@ extern "C" {
 
 /** A function attribute; the values are CUfunction_attribute's. */
 typedef enum gpu_function_attribute {
-    GPU_FUNCTION_MAX_THREADS_PER_BLOCK = 0,       /**< most threads a block of it may have (read) */
-    GPU_FUNCTION_SHARED_BYTES = 1,                /**< static shared memory, bytes (read) */
-    GPU_FUNCTION_CONST_BYTES = 2,                 /**< user constant memory, bytes (read) */
-    GPU_FUNCTION_LOCAL_BYTES = 3,                 /**< local memory per thread, bytes (read) */
-    GPU_FUNCTION_NUM_REGS = 4,                    /**< registers per thread (read) */
-    GPU_FUNCTION_PTX_VERSION = 5,                 /**< PTX virtual architecture, major*10+minor (read) */
-    GPU_FUNCTION_BINARY_VERSION = 6,              /**< binary architecture, major*10+minor (read) */
-    GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES = 8,    /**< most dynamic shared memory a launch may ask (read, set) */
-    GPU_FUNCTION_PREFERRED_SHARED_CARVEOUT = 9    /**< preferred shared-memory share of L1, percent; -1 none (read, set) */
+    GPU_FUNCTION_ATTR_MAX_THREADS_PER_BLOCK = 0,       /**< most threads a block of it may have (read) */
+    GPU_FUNCTION_ATTR_SHARED_BYTES = 1,                /**< static shared memory, bytes (read) */
+    GPU_FUNCTION_ATTR_CONST_BYTES = 2,                 /**< user constant memory, bytes (read) */
+    GPU_FUNCTION_ATTR_LOCAL_BYTES = 3,                 /**< local memory per thread, bytes (read) */
+    GPU_FUNCTION_ATTR_NUM_REGS = 4,                    /**< registers per thread (read) */
+    GPU_FUNCTION_ATTR_PTX_VERSION = 5,                 /**< PTX virtual architecture, major*10+minor (read) */
+    GPU_FUNCTION_ATTR_BINARY_VERSION = 6,              /**< binary architecture, major*10+minor (read) */
+    GPU_FUNCTION_ATTR_MAX_DYNAMIC_SHARED_BYTES = 8,    /**< most dynamic shared memory a launch may ask (read, set) */
+    GPU_FUNCTION_ATTR_PREFERRED_SHARED_CARVEOUT = 9    /**< preferred shared-memory share of L1, percent; -1 none (read, set) */
 } gpu_function_attribute;
 
-/** Dynamic shared memory a launch may use without raising GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES. */
+/** Dynamic shared memory a launch may use without raising GPU_FUNCTION_ATTR_MAX_DYNAMIC_SHARED_BYTES. */
 #define GPU_SHARED_MEMORY_DEFAULT_MAX (48u * 1024u)
 
 /**
@@ -44,15 +44,15 @@ GPU_API gpu_status gpu_function_get_attribute(gpu_function *function, gpu_functi
 
 /**
  * Sets attribute `attribute` of the function (cuFuncSetAttribute). Only
- * GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES (0 up to the device's
+ * GPU_FUNCTION_ATTR_MAX_DYNAMIC_SHARED_BYTES (0 up to the device's
  * GPU_DEVICE_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN less the function's static
  * shared memory: the opt-in a launch of more than 48 KiB needs) and
- * GPU_FUNCTION_PREFERRED_SHARED_CARVEOUT (-1 to 100) can be set. The setting
+ * GPU_FUNCTION_ATTR_PREFERRED_SHARED_CARVEOUT (-1 to 100) can be set. The setting
  * holds for every later launch of the function, from any thread.
  * GPU_ERR_INVALID_ARG (NULL, a read-only attribute, a value out of range, which
  * the driver refuses too), GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT, GPU_ERR_DRIVER.
  * @param function the function
- * @param attribute GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES or GPU_FUNCTION_PREFERRED_SHARED_CARVEOUT
+ * @param attribute GPU_FUNCTION_ATTR_MAX_DYNAMIC_SHARED_BYTES or GPU_FUNCTION_ATTR_PREFERRED_SHARED_CARVEOUT
  * @param value the new value: bytes, or percent (-1 for no preference)
  * @return GPU_OK, or one of the codes above
  */
@@ -89,7 +89,7 @@ GPU_API gpu_status gpu_function_set_cache_config(gpu_function *function, gpu_cac
  * @param[out] out the number of blocks; written only on success
  * @return GPU_OK, or one of the codes above
  */
-GPU_API gpu_status gpu_function_max_active_blocks(gpu_function *function, unsigned block_size,
+GPU_API gpu_status gpu_function_get_max_active_blocks(gpu_function *function, unsigned block_size,
                                                   size_t dynamic_shared_bytes, int *out);
 
 /**
@@ -107,23 +107,8 @@ GPU_API gpu_status gpu_function_max_active_blocks(gpu_function *function, unsign
  * @param[out] block_size the block size, in threads
  * @return GPU_OK, or one of the codes above
  */
-GPU_API gpu_status gpu_function_occupancy_block_size(gpu_function *function, size_t dynamic_shared_bytes,
+GPU_API gpu_status gpu_function_get_occupancy_block_size(gpu_function *function, size_t dynamic_shared_bytes,
                                                      int block_size_limit, int *min_grid_size, int *block_size);
-
-/**
- * Deprecated: gpu_function_occupancy_block_size() with unsigned types where
- * the driver has int. Same answers.
- * @deprecated Use gpu_function_occupancy_block_size().
- * @param function the function
- * @param dynamic_shared_bytes dynamic shared memory a block, in bytes, whatever the block size
- * @param block_size_limit the largest block size to consider, at most 1024; 0: no limit
- * @param[out] min_grid_size the smallest grid, in blocks, that reaches the occupancy
- * @param[out] block_size the block size, in threads
- * @return as gpu_function_occupancy_block_size()
- */
-GPU_API GPU_DEPRECATED("use gpu_function_occupancy_block_size()") gpu_status
-gpu_function_max_potential_block_size(gpu_function *function, size_t dynamic_shared_bytes, unsigned block_size_limit,
-                                      unsigned *min_grid_size, unsigned *block_size);
 
 /**
  * How many clusters of `config->cluster` blocks, each block of `config->block`
@@ -137,7 +122,7 @@ gpu_function_max_potential_block_size(gpu_function *function, size_t dynamic_sha
  * @param[out] out the number of clusters; written only on success
  * @return GPU_OK, or one of the codes above
  */
-GPU_API gpu_status gpu_function_max_active_clusters(gpu_function *function, const gpu_launch_config *config,
+GPU_API gpu_status gpu_function_get_max_active_clusters(gpu_function *function, const gpu_launch_config *config,
                                                     int *out);
 
 #ifdef __cplusplus

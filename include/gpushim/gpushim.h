@@ -5,7 +5,7 @@
  * A program that uses gpushim starts on any machine. The driver
  * (libcuda.so.1) is loaded with dlopen at the first call that needs it; on a
  * machine without one every such call returns GPU_ERR_NO_DRIVER and
- * gpu_last_error() says why.
+ * gpu_last_error_get_message() says why.
  *
  * Conventions: objects are opaque; results come out through the last
  * argument, written only on success; destroy(NULL) does nothing; argument
@@ -30,9 +30,10 @@
 #include "tensor_map.h"
 #include "program.h"
 #include "forward.h"
+#include "deprecated.h"
 
-#define GPUSHIM_VERSION_MAJOR 0 /**< the version of these headers: major */
-#define GPUSHIM_VERSION_MINOR 2 /**< minor */
+#define GPUSHIM_VERSION_MAJOR 1 /**< the version of these headers: major */
+#define GPUSHIM_VERSION_MINOR 0 /**< minor */
 #define GPUSHIM_VERSION_PATCH 0 /**< patch */
 
 #endif

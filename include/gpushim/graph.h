@@ -26,7 +26,7 @@ typedef enum gpu_capture_mode {
  * on a gpu_stream_create_non_blocking() stream. While a GPU_CAPTURE_MODE_GLOBAL
  * capture of an ordered stream made here is open, gpushim itself gives every
  * legacy-stream operation asked of it (the synchronous copies and memsets,
- * gpu_stream_memcpy_dtod_sync(), a global's copies, work on
+ * gpu_buffer_copy_device_ptr(), a global's copies, work on
  * GPU_DEVICE0_LEGACY_STREAM) that answer, GPU_ERR_GRAPH_CAPTURE with CUresult 906,
  * without calling the driver: the capture is not invalidated behind its
  * user's back, and the driver's failing path (which has crashed under
@@ -96,7 +96,7 @@ GPU_API void gpu_graph_exec_destroy(gpu_graph_exec *exec);
  * ABI): a graph of the same shape (a new capture of the same work) with other
  * kernel arguments or copy addresses. The next launch runs the new values. An
  * update the driver refuses (another topology, another node type, ...) leaves
- * `exec` as it was and returns GPU_ERR_GRAPH_LAUNCH with gpu_last_error()
+ * `exec` as it was and returns GPU_ERR_GRAPH_LAUNCH with gpu_last_error_get_message()
  * saying why (e.g. "... : CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED: the
  * topology changed"). GPU_ERR_INVALID_ARG (NULL, graphs of two contexts),
  * GPU_ERR_NO_DRIVER, GPU_ERR_NOT_SUPPORTED, GPU_ERR_CONTEXT.
@@ -135,7 +135,7 @@ typedef enum gpu_capture_status {
  * @param[out] id the capture's id, 0 when not capturing, or NULL to skip it; written only on success
  * @return GPU_OK, or one of the codes above
  */
-GPU_API gpu_status gpu_stream_capture_info(gpu_stream *stream, gpu_capture_status *status, uint64_t *id);
+GPU_API gpu_status gpu_stream_get_capture_info(gpu_stream *stream, gpu_capture_status *status, uint64_t *id);
 
 /**
  * Writes the graph as Graphviz DOT to the file `path` (cuGraphDebugDotPrint),

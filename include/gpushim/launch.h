@@ -21,7 +21,7 @@ extern "C" {
  *
  * More than 48 KiB (GPU_SHARED_MEMORY_DEFAULT_MAX) of dynamic shared memory
  * needs the function's opt-in (gpu_function_set_attribute() with
- * GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES); without it, or beyond what the
+ * GPU_FUNCTION_ATTR_MAX_DYNAMIC_SHARED_BYTES); without it, or beyond what the
  * device allows a block, the launch is GPU_ERR_INVALID_ARG before the driver
  * sees it, naming the limit.
  *

@@ -22,7 +22,7 @@ extern "C" {
  * wholly inside `size` bytes) is GPU_ERR_INVALID_ARG before the driver sees
  * it; so is a fatbin wrapper
  * (__fatBinC_Wrapper_t, a pointer rather than an image). When the driver
- * rejects the image, GPU_ERR_MODULE_LOAD and gpu_last_error() holds the
+ * rejects the image, GPU_ERR_MODULE_LOAD and gpu_last_error_get_message() holds the
  * driver's JIT log.
  * GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_NO_DEVICE, GPU_ERR_CONTEXT,
  * GPU_ERR_MODULE_LOAD, GPU_ERR_OUT_OF_MEMORY.
@@ -81,7 +81,7 @@ GPU_API gpu_status gpu_module_get_function(gpu_module *module, const char *name,
  * @param function the function, or NULL
  * @return the CUfunction, or NULL for NULL
  */
-GPU_API void *gpu_function_raw(const gpu_function *function);
+GPU_API void *gpu_function_get_raw(const gpu_function *function);
 
 /**
  * The device address and size in bytes of the module's `__device__` or

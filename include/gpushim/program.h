@@ -23,7 +23,7 @@
  * caps its size (default 256 MiB; the least recently used entries go first).
  * An entry is keyed by the source, the headers, the options, the name
  * expressions, the NVRTC version and the target. A cache that cannot be read
- * or written costs a warning (gpu_program_cache_warning()), never a failure.
+ * or written costs a warning (gpu_program_get_cache_warning()), never a failure.
  *
  * Never stale: NVRTC does not report which files a compile read, so a
  * program whose compile may read one from disk is not cached at all; it is
@@ -145,9 +145,9 @@ GPU_API gpu_status gpu_program_add_name_expression(gpu_program *program, const c
  * when options->arch is 0, for its device's compute capability (NULL: device
  * 0); `options` NULL means all defaults. A program compiles once: a second
  * call is GPU_ERR_INVALID_ARG.
- * GPU_ERR_COMPILE: NVRTC rejected the source; gpu_last_error() holds its log
- * (cut to fit), gpu_program_log() all of it.
- * GPU_ERR_NO_COMPILER: no usable NVRTC (gpu_last_error() lists each path
+ * GPU_ERR_COMPILE: NVRTC rejected the source; gpu_last_error_get_message() holds its log
+ * (cut to fit), gpu_program_get_log() all of it.
+ * GPU_ERR_NO_COMPILER: no usable NVRTC (gpu_last_error_get_message() lists each path
  * tried and why it failed). GPU_ERR_NOT_SUPPORTED: a cubin target with an
  * NVRTC older than 11.1. GPU_ERR_INVALID_ARG, GPU_ERR_OUT_OF_MEMORY, and with
  * arch 0 the driver's GPU_ERR_NO_DRIVER, GPU_ERR_NO_DEVICE, GPU_ERR_CONTEXT.
@@ -173,7 +173,7 @@ GPU_API GPU_NODISCARD gpu_status gpu_program_compile(gpu_program *program, gpu_c
  * @param[out] size its size in bytes; set only on success
  * @return GPU_OK or GPU_ERR_INVALID_ARG
  */
-GPU_API gpu_status gpu_program_output(const gpu_program *program, const void **data, size_t *size);
+GPU_API gpu_status gpu_program_get_output(const gpu_program *program, const void **data, size_t *size);
 
 /**
  * NVRTC's log of the compile (warnings; errors after GPU_ERR_COMPILE), NUL
@@ -186,7 +186,7 @@ GPU_API gpu_status gpu_program_output(const gpu_program *program, const void **d
  * @param[out] size the log's length in bytes without the NUL, or NULL to skip it
  * @return GPU_OK or GPU_ERR_INVALID_ARG
  */
-GPU_API gpu_status gpu_program_log(const gpu_program *program, const char **log, size_t *size);
+GPU_API gpu_status gpu_program_get_log(const gpu_program *program, const char **log, size_t *size);
 
 /**
  * The lowered name of `expression`, given to gpu_program_add_name_expression()
@@ -199,7 +199,7 @@ GPU_API gpu_status gpu_program_log(const gpu_program *program, const char **log,
  * @param[out] out the lowered name, valid while the program lives; set only on success
  * @return GPU_OK, or one of the codes above
  */
-GPU_API gpu_status gpu_program_lowered_name(const gpu_program *program, const char *expression,
+GPU_API gpu_status gpu_program_get_lowered_name(const gpu_program *program, const char *expression,
                                             const char **out);
 
 /**
@@ -207,7 +207,7 @@ GPU_API gpu_status gpu_program_lowered_name(const gpu_program *program, const ch
  * @param program the program, or NULL
  * @return the cache state; GPU_CACHE_OFF for NULL and before a compile
  */
-GPU_API gpu_cache_state gpu_program_cache_state(const gpu_program *program);
+GPU_API gpu_cache_state gpu_program_get_cache_state(const gpu_program *program);
 
 /**
  * The cache entry's file of the last compile, whether it was read, written or
@@ -216,7 +216,7 @@ GPU_API gpu_cache_state gpu_program_cache_state(const gpu_program *program);
  * @return the path, valid while the program lives; NULL when the cache was
  *         off or unusable, before a compile, and for NULL
  */
-GPU_API const char *gpu_program_cache_path(const gpu_program *program);
+GPU_API const char *gpu_program_get_cache_path(const gpu_program *program);
 
 /**
  * Why the cache could not be used or written for the last compile (e.g. an
@@ -225,7 +225,7 @@ GPU_API const char *gpu_program_cache_path(const gpu_program *program);
  * @param program the program, or NULL
  * @return the warning, valid while the program lives; NULL when there is none and for NULL
  */
-GPU_API const char *gpu_program_cache_warning(const gpu_program *program);
+GPU_API const char *gpu_program_get_cache_warning(const gpu_program *program);
 
 /**
  * Loads the compiled output into `ctx` (NULL: device 0) as a module, through
@@ -258,7 +258,7 @@ GPU_API GPU_NODISCARD gpu_status gpu_module_load_source(gpu_context *ctx, const 
 /**
  * Loads NVRTC if that has not happened yet (idempotent, thread-safe; a
  * failed load is not retried). GPU_OK, or GPU_ERR_NO_COMPILER with each path
- * tried and its error in gpu_last_error(). Needs no driver.
+ * tried and its error in gpu_last_error_get_message(). Needs no driver.
  * @return GPU_OK or GPU_ERR_NO_COMPILER
  */
 GPU_API gpu_status gpu_compiler_load(void);
@@ -270,7 +270,7 @@ GPU_API gpu_status gpu_compiler_load(void);
  * @param[out] minor the minor version; set only on success
  * @return GPU_OK, GPU_ERR_INVALID_ARG (either NULL) or GPU_ERR_NO_COMPILER
  */
-GPU_API gpu_status gpu_compiler_version(int *major, int *minor);
+GPU_API gpu_status gpu_compiler_get_version(int *major, int *minor);
 
 /** What the NVRTC load did, from gpu_compiler_get_report(); the fields as gpu_load_report's. */
 typedef struct gpu_compiler_report {

@@ -12,10 +12,10 @@ extern "C" {
 #endif
 
 /**
- * Every status, once: (name, sentence). The enum, gpu_status_name() and
- * gpu_status_str() all expand from it. The categories from GPU_ERR_STREAM_CREATE
- * on say which kind of operation the driver refused; gpu_last_cuda_result()
- * and gpu_last_error() say how.
+ * Every status, once: (name, sentence). The enum, gpu_status_get_name() and
+ * gpu_status_get_description() all expand from it. The categories from GPU_ERR_STREAM_CREATE
+ * on say which kind of operation the driver refused; gpu_last_error_get_cuda_result()
+ * and gpu_last_error_get_message() say how.
  */
 #define GPU_STATUS_LIST(X) \
     X(GPU_OK, "success") \
@@ -54,14 +54,14 @@ typedef enum gpu_status {
  * @param status any value
  * @return the name
  */
-GPU_API const char *gpu_status_name(gpu_status status);
+GPU_API const char *gpu_status_get_name(gpu_status status);
 
 /**
  * A sentence saying what the status means; static, never NULL. Any thread.
  * @param status any value
  * @return the sentence
  */
-GPU_API const char *gpu_status_str(gpu_status status);
+GPU_API const char *gpu_status_get_description(gpu_status status);
 
 /**
  * What the calling thread's last failed gpushim call failed on and why, e.g.
@@ -71,14 +71,14 @@ GPU_API const char *gpu_status_str(gpu_status status);
  * and stays valid until its next gpushim call.
  * @return the message; never NULL
  */
-GPU_API const char *gpu_last_error(void);
+GPU_API const char *gpu_last_error_get_message(void);
 
 /**
  * The CUresult of the calling thread's last failed call, or 0 when that
  * failure did not come from the driver (an argument error, no driver).
  * @return the CUresult, or 0
  */
-GPU_API int gpu_last_cuda_result(void);
+GPU_API int gpu_last_error_get_cuda_result(void);
 
 /**
  * The name of a CUresult, e.g. "CUDA_ERROR_NOT_READY": the driver's own
@@ -88,7 +88,7 @@ GPU_API int gpu_last_cuda_result(void);
  * @param result any CUresult value
  * @return the name
  */
-GPU_API const char *gpu_cuda_result_name(int result);
+GPU_API const char *gpu_cuda_result_get_name(int result);
 
 #ifdef __cplusplus
 }

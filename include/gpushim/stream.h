@@ -32,12 +32,6 @@ extern "C" {
  */
 #define GPU_DEVICE0_LEGACY_STREAM ((gpu_stream *)0)
 
-/**
- * Deprecated name of GPU_DEVICE0_LEGACY_STREAM, kept for existing code. It
- * is not CUDA's default stream, which is the current context's.
- */
-#define GPU_DEFAULT_STREAM GPU_DEVICE0_LEGACY_STREAM
-
 /* cuStreamCreate flags. */
 #define GPU_STREAM_DEFAULT 0x0u      /**< ordered against the legacy default stream */
 #define GPU_STREAM_NON_BLOCKING 0x1u /**< not ordered against it */
@@ -46,25 +40,9 @@ extern "C" {
 #define GPU_STREAM_NONBLOCKING_ENV "GPUSHIM_STREAM_NONBLOCKING"
 
 /**
- * aprender-gpu's name for GPU_STREAM_NONBLOCKING_ENV, which gpushim's stream
- * module comes from; read only where GPUSHIM_STREAM_NONBLOCKING is unset.
- */
-#define GPU_STREAM_NONBLOCKING_ENV_APRENDER "APR_STREAM_NONBLOCKING"
-
-/**
- * The flags gpu_stream_create() uses for a value of GPUSHIM_STREAM_NONBLOCKING:
- * GPU_STREAM_NON_BLOCKING only for exactly "1", GPU_STREAM_DEFAULT for
- * anything else, NULL (unset) included. "true", "yes", " 1" and the like do
- * not select the racy mode. Pure; any thread.
- * @param nonblocking_env the variable's value, or NULL when unset
- * @return GPU_STREAM_NON_BLOCKING or GPU_STREAM_DEFAULT
- */
-GPU_API unsigned gpu_stream_create_flags(const char *nonblocking_env);
-
-/**
  * Creates a stream in `ctx` (NULL: device 0) that is ordered against the
  * legacy stream, unless GPUSHIM_STREAM_NONBLOCKING (or, where it is unset,
- * APR_STREAM_NONBLOCKING) is exactly "1": a measurement knob that restores the
+ * aprender-gpu's APR_STREAM_NONBLOCKING, deprecated) is exactly "1": a measurement knob that restores the
  * faster, racy behaviour (see above). The variable is read at each call
  * (secure_getenv); a value other than "0" or "1" keeps the ordered streams and
  * is named in a warning on stderr, once a process.
@@ -111,21 +89,21 @@ GPU_API void gpu_stream_destroy(gpu_stream *stream);
  * @param stream the stream
  * @return the CUstream
  */
-GPU_API void *gpu_stream_raw(const gpu_stream *stream);
+GPU_API void *gpu_stream_get_raw(const gpu_stream *stream);
 
 /**
  * The flags the stream was created with.
  * @param stream the stream
  * @return its GPU_STREAM_* flags; GPU_STREAM_DEFAULT for GPU_DEVICE0_LEGACY_STREAM
  */
-GPU_API unsigned gpu_stream_flags(const gpu_stream *stream);
+GPU_API unsigned gpu_stream_get_flags(const gpu_stream *stream);
 
 /**
  * The stream's context (borrowed); NULL for GPU_DEVICE0_LEGACY_STREAM.
  * @param stream the stream
  * @return the context, owned by the stream
  */
-GPU_API gpu_context *gpu_stream_context(const gpu_stream *stream);
+GPU_API gpu_context *gpu_stream_get_context(const gpu_stream *stream);
 
 /**
  * Blocks until all work on the stream is done. GPU_ERR_NO_DRIVER, GPU_ERR_CONTEXT, GPU_ERR_STREAM_SYNC.
@@ -135,14 +113,15 @@ GPU_API gpu_context *gpu_stream_context(const gpu_stream *stream);
 GPU_API gpu_status gpu_stream_synchronize(gpu_stream *stream);
 
 /**
- * Whether all work on the stream is done, without blocking: *idle = false
- * while work is pending (CUDA_ERROR_NOT_READY is not an error).
+ * Whether all work on the stream is done, without blocking: *done = false
+ * while work is pending (CUDA_ERROR_NOT_READY is not an error), as
+ * gpu_event_is_complete() for an event.
  * GPU_ERR_INVALID_ARG, GPU_ERR_NO_DRIVER, GPU_ERR_CONTEXT, GPU_ERR_STREAM_SYNC.
  * @param stream the stream
- * @param[out] idle whether all its work is done; written only on success
+ * @param[out] done whether all its work is done; written only on success
  * @return GPU_OK, or one of the codes above
  */
-GPU_API gpu_status gpu_stream_query(gpu_stream *stream, bool *idle);
+GPU_API gpu_status gpu_stream_is_complete(gpu_stream *stream, bool *done);
 
 /**
  * Synchronous device-to-device copy of `bytes` from device address `src` to
@@ -155,7 +134,7 @@ GPU_API gpu_status gpu_stream_query(gpu_stream *stream, bool *idle);
  * @param bytes how many bytes
  * @return GPU_OK, or one of the codes above
  */
-GPU_API gpu_status gpu_stream_memcpy_dtod_sync(gpu_stream *stream, uint64_t dst, uint64_t src, size_t bytes);
+GPU_API gpu_status gpu_buffer_copy_device_ptr(gpu_stream *stream, uint64_t dst, uint64_t src, size_t bytes);
 
 /**
  * Queues `fn(user_data)` on the stream, run by a driver thread once all work
@@ -202,7 +181,7 @@ GPU_API gpu_status gpu_stream_wait_event(gpu_stream *stream, gpu_event *event);
  * @param[out] greatest the most urgent priority; written only on success
  * @return GPU_OK, or one of the codes above
  */
-GPU_API gpu_status gpu_context_stream_priority_range(gpu_context *ctx, int *least, int *greatest);
+GPU_API gpu_status gpu_context_get_stream_priority_range(gpu_context *ctx, int *least, int *greatest);
 
 /**
  * gpu_stream_create_with_flags() with a priority (cuStreamCreateWithPriority);
@@ -210,7 +189,7 @@ GPU_API gpu_status gpu_context_stream_priority_range(gpu_context *ctx, int *leas
  * GPU_ERR_NOT_SUPPORTED.
  * @param ctx the context; NULL: device 0's primary context
  * @param flags GPU_STREAM_DEFAULT or GPU_STREAM_NON_BLOCKING
- * @param priority the priority; lower is more urgent (see gpu_context_stream_priority_range())
+ * @param priority the priority; lower is more urgent (see gpu_context_get_stream_priority_range())
  * @param[out] out the new stream, the caller's to free with gpu_stream_destroy(); set only on success
  * @return as gpu_stream_create_with_flags(), and GPU_ERR_NOT_SUPPORTED
  */
@@ -224,7 +203,7 @@ GPU_API GPU_NODISCARD gpu_status gpu_stream_create_with_priority(gpu_context *ct
  * @param[out] priority its priority; written only on success
  * @return GPU_OK, or one of the codes above
  */
-GPU_API gpu_status gpu_stream_priority(gpu_stream *stream, int *priority);
+GPU_API gpu_status gpu_stream_get_priority(gpu_stream *stream, int *priority);
 
 /** When a stream waiting on a value goes on (CUstreamWaitValue_flags). */
 typedef enum gpu_wait_condition {

@@ -23,7 +23,7 @@ enum { WORDS = 4096 };
 
 static int fail(const char *what, gpu_status st)
 {
-    fprintf(stderr, "consumer: %s: %s: %s\n", what, gpu_status_name(st), gpu_last_error());
+    fprintf(stderr, "consumer: %s: %s: %s\n", what, gpu_status_get_name(st), gpu_last_error_get_message());
     return 1;
 }
 
@@ -31,20 +31,20 @@ static int expect_no_driver(const char *path)
 {
     gpu_stream *stream = NULL;
     gpu_status st = gpu_stream_create(NULL, &stream);
-    const gpu_load_report *r = gpu_driver_report();
+    const gpu_load_report *r = gpu_driver_get_report();
 
     if (st != GPU_ERR_NO_DRIVER || stream)
         return fail("gpu_stream_create without a driver should be GPU_ERR_NO_DRIVER", st);
-    if (!strstr(gpu_last_error(), path)) {
-        fprintf(stderr, "consumer: the error does not name %s: '%s'\n", path, gpu_last_error());
+    if (!strstr(gpu_last_error_get_message(), path)) {
+        fprintf(stderr, "consumer: the error does not name %s: '%s'\n", path, gpu_last_error_get_message());
         return 1;
     }
     if (r->stage != GPU_LOAD_OPEN || r->attempt_count != 1) {
         fprintf(stderr, "consumer: load report: stage %s, %zu attempts; want open, 1\n",
-                gpu_load_stage_name(r->stage), r->attempt_count);
+                gpu_load_stage_get_name(r->stage), r->attempt_count);
         return 1;
     }
-    printf("consumer: ok: GPU_ERR_NO_DRIVER: %s\n", gpu_last_error());
+    printf("consumer: ok: GPU_ERR_NO_DRIVER: %s\n", gpu_last_error_get_message());
     return 0;
 }
 
@@ -75,7 +75,7 @@ static int expect_round_trip(void)
     else
         rc = 0;
     if (rc == 0)
-        printf("consumer: ok: %d words through %s\n", WORDS, gpu_driver_report()->file);
+        printf("consumer: ok: %d words through %s\n", WORDS, gpu_driver_get_report()->file);
     gpu_buffer_destroy(buf);
     gpu_stream_destroy(stream);
     return rc;
@@ -85,13 +85,13 @@ int main(void)
 {
     const char *lib = getenv("GPUSHIM_LIBCUDA");
 
-    if (GPUSHIM_VERSION_MAJOR != 0 || GPUSHIM_VERSION_MINOR < 1) {
-        fprintf(stderr, "consumer: built against gpushim %d.%d, want 0.1 or later 0.x\n", GPUSHIM_VERSION_MAJOR,
+    if (GPUSHIM_VERSION_MAJOR != 1) {
+        fprintf(stderr, "consumer: built against gpushim %d.%d, want 1.x\n", GPUSHIM_VERSION_MAJOR,
                 GPUSHIM_VERSION_MINOR);
         return 1;
     }
-    if (strcmp(gpu_status_name(GPU_ERR_NO_DRIVER), "GPU_ERR_NO_DRIVER") != 0) {
-        fprintf(stderr, "consumer: gpu_status_name(GPU_ERR_NO_DRIVER) is '%s'\n", gpu_status_name(GPU_ERR_NO_DRIVER));
+    if (strcmp(gpu_status_get_name(GPU_ERR_NO_DRIVER), "GPU_ERR_NO_DRIVER") != 0) {
+        fprintf(stderr, "consumer: gpu_status_get_name(GPU_ERR_NO_DRIVER) is '%s'\n", gpu_status_get_name(GPU_ERR_NO_DRIVER));
         return 1;
     }
     if (lib && access(lib, F_OK) != 0)

@@ -47,7 +47,7 @@ int main(void)
     }
     st = gpu_buffer_create(NULL, 4096, &buf);
     if (st != GPU_OK) {
-        fprintf(stderr, "fake consumer: gpu_buffer_create: %s: %s\n", gpu_status_name(st), gpu_last_error());
+        fprintf(stderr, "fake consumer: gpu_buffer_create: %s: %s\n", gpu_status_get_name(st), gpu_last_error_get_message());
         return 1;
     }
     live = gpu_fake_live(GPU_FAKE_LIVE_DEVICE_ALLOCS);
@@ -59,9 +59,9 @@ int main(void)
     gpu_buffer_destroy(buf);
     if (gpu_fake_live(GPU_FAKE_LIVE_DEVICE_ALLOCS) != 0)
         return fail("the buffer is still counted live after gpu_buffer_destroy");
-    if (!gpu_driver_report()->file || strcmp(gpu_driver_report()->file, lib) != 0) {
+    if (!gpu_driver_get_report()->file || strcmp(gpu_driver_get_report()->file, lib) != 0) {
         fprintf(stderr, "fake consumer: gpushim loaded '%s', not GPUSHIM_LIBCUDA '%s'\n",
-                gpu_driver_report()->file ? gpu_driver_report()->file : "(null)", lib);
+                gpu_driver_get_report()->file ? gpu_driver_get_report()->file : "(null)", lib);
         return 1;
     }
     printf("fake consumer: ok: %s through %s\n", id, lib);

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Builds and runs the consumer program (app.c) against an INSTALLED gpushim,
 # the way a user's project would:
-#   cmake       find_package(gpushim 0.1 CONFIG REQUIRED), gpushim::gpushim
+#   cmake       find_package(gpushim 1.0 CONFIG REQUIRED), gpushim::gpushim
 #               and gpushim::gpushim_static
 #   pkg-config  cc $(pkg-config --cflags --libs gpushim), and the static
 #               library with pkg-config --static
@@ -57,13 +57,13 @@ check_binary() {
     needed=$(readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
     case $needed in *libcuda*) echo "FAIL: $1 needs libcuda: $needed"; return 1 ;; esac
     if [ "$2" = fake ]; then
-        case $needed in *libgpushim-fakecuda.so*libgpushim.so.0*|*libgpushim.so.0*libgpushim-fakecuda.so*) ;;
-        *) echo "FAIL: $1 does not need both libgpushim.so.0 and libgpushim-fakecuda.so: $needed"; return 1 ;; esac
+        case $needed in *libgpushim-fakecuda.so*libgpushim.so.1*|*libgpushim.so.1*libgpushim-fakecuda.so*) ;;
+        *) echo "FAIL: $1 does not need both libgpushim.so.1 and libgpushim-fakecuda.so: $needed"; return 1 ;; esac
         echo "linked: $1 ($2): NEEDED $needed"
         return
     fi
     if [ "$2" = shared ]; then
-        case $needed in *libgpushim.so.0*) ;; *) echo "FAIL: $1 does not need libgpushim.so.0: $needed"; return 1 ;; esac
+        case $needed in *libgpushim.so.1*) ;; *) echo "FAIL: $1 does not need libgpushim.so.1: $needed"; return 1 ;; esac
         # The library it runs with must be the installed one, not a build tree's.
         local resolved
         resolved=$(LD_LIBRARY_PATH=$libdir ldd "$1" | awk '/libgpushim/ {print $3}')
@@ -157,8 +157,8 @@ grep -E 'Dependency gpushim .*found' "$work/meson-sub.log" | head -n 1
 meson compile -C "$work/meson-sub" >/dev/null
 # Built in the subproject: it must NOT be the installed library, so no LD_LIBRARY_PATH check.
 sub_bin=$work/meson-sub/consumer
-if readelf -d "$sub_bin" | grep -q 'NEEDED.*libgpushim.so.0' && GPUSHIM_LIBCUDA=$missing "$sub_bin"; then
-    echo "linked: $sub_bin (subproject's libgpushim.so.0 through its build rpath)"
+if readelf -d "$sub_bin" | grep -q 'NEEDED.*libgpushim.so.1' && GPUSHIM_LIBCUDA=$missing "$sub_bin"; then
+    echo "linked: $sub_bin (subproject's libgpushim.so.1 through its build rpath)"
     [ -z "${FAKE_LIBCUDA:-}" ] || GPUSHIM_LIBCUDA="$FAKE_LIBCUDA" "$sub_bin" || failures=$((failures + 1))
 else
     echo "FAIL: the subproject consumer"

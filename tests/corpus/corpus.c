@@ -111,11 +111,11 @@ static char *nvrtc_ptx(const char *src_path, const char *name)
     if (!source)
         return NULL;
     if (gpu_program_create(source, name, NULL, 0, &p) == GPU_OK && gpu_program_compile(p, NULL, &opts) == GPU_OK &&
-        gpu_program_output(p, &data, &size) == GPU_OK && (ptx = malloc(size + 1))) {
+        gpu_program_get_output(p, &data, &size) == GPU_OK && (ptx = malloc(size + 1))) {
         memcpy(ptx, data, size);
         ptx[size] = '\0';
     } else {
-        fprintf(stderr, "NVRTC: %s\n", gpu_last_error());
+        fprintf(stderr, "NVRTC: %s\n", gpu_last_error_get_message());
     }
     gpu_program_destroy(p);
     free(source);
@@ -128,12 +128,12 @@ static gpu_buffer *upload(const void *data, size_t bytes)
 {
     gpu_buffer *b = NULL;
 
-    if (gpu_buffer_create(gpu_stream_context(stream), bytes, &b) != GPU_OK) {
-        fprintf(stderr, "gpu_buffer_create: %s\n", gpu_last_error());
+    if (gpu_buffer_create(gpu_stream_get_context(stream), bytes, &b) != GPU_OK) {
+        fprintf(stderr, "gpu_buffer_create: %s\n", gpu_last_error_get_message());
         exit(1);
     }
     if (data && gpu_buffer_copy_from_host(b, data, bytes) != GPU_OK) {
-        fprintf(stderr, "copy to the device: %s\n", gpu_last_error());
+        fprintf(stderr, "copy to the device: %s\n", gpu_last_error_get_message());
         exit(1);
     }
     return b;
@@ -143,7 +143,7 @@ static bool download(const char *kernel, const gpu_buffer *b, void *out, size_t 
 {
     if (gpu_buffer_copy_to_host(b, out, bytes) == GPU_OK)
         return true;
-    failf(kernel, "copy from the device: %s", gpu_last_error());
+    failf(kernel, "copy from the device: %s", gpu_last_error_get_message());
     return false;
 }
 
@@ -159,7 +159,7 @@ static bool launch(const char *kernel, unsigned gx, unsigned gy, unsigned bx, un
     if (st == GPU_OK)
         st = gpu_stream_synchronize(stream);
     if (st != GPU_OK) {
-        failf(kernel, "launch: %s: %s", gpu_status_name(st), gpu_last_error());
+        failf(kernel, "launch: %s: %s", gpu_status_get_name(st), gpu_last_error_get_message());
         return false;
     }
     return true;
@@ -177,7 +177,7 @@ static gpu_status launch_config(const char *kernel, const gpu_launch_config *c, 
 
 static uint64_t B(const gpu_buffer *b)
 {
-    return gpu_buffer_device_ptr(b);
+    return gpu_buffer_get_device_ptr(b);
 }
 
 /* A deterministic sequence for inputs. */
@@ -834,7 +834,7 @@ static void grid_sync(const char *ptx)
 
             memset(partial, 0, sizeof(partial));
             if (gpu_buffer_copy_from_host(dp, partial, sizeof(partial)) != GPU_OK) {
-                failf("grid_sync_sum", "copy: %s", gpu_last_error());
+                failf("grid_sync_sum", "copy: %s", gpu_last_error_get_message());
                 break;
             }
             if (round == 0)
@@ -845,7 +845,7 @@ static void grid_sync(const char *ptx)
                 unsetenv("GPUSHIM_FAKE_THREADS");
             st = launch_config("grid_sync_sum", &c, args);
             if (st != GPU_OK) {
-                failf("grid_sync_sum", "launch: %s: %s", gpu_status_name(st), gpu_last_error());
+                failf("grid_sync_sum", "launch: %s: %s", gpu_status_get_name(st), gpu_last_error_get_message());
                 break;
             }
             if (!download("grid_sync_sum", dout, out, sizeof(out)))
@@ -861,9 +861,9 @@ static void grid_sync(const char *ptx)
         c = gpu_launch_config_1d(1u << 20, 1024);
         c.cooperative = true;
         if (gpu_stream_launch_kernel(stream, module, "grid_sync_sum", &c, args) == GPU_OK ||
-            gpu_last_cuda_result() != 720)
+            gpu_last_error_get_cuda_result() != 720)
             failf("grid_sync_sum", "a cooperative grid of 2^20 blocks gave CUresult %d, expected "
-                  "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE (720)", gpu_last_cuda_result());
+                  "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE (720)", gpu_last_error_get_cuda_result());
     }
     gpu_buffer_destroy(di);
     gpu_buffer_destroy(dp);
@@ -964,7 +964,7 @@ static void clusters(const char *ptx)
         c.cluster[1] = c.cluster[2] = 1;
         st = launch_config("cluster_exchange", &c, args);
         if (st != GPU_OK) {
-            failf("cluster_exchange", "launch: %s: %s", gpu_status_name(st), gpu_last_error());
+            failf("cluster_exchange", "launch: %s: %s", gpu_status_get_name(st), gpu_last_error_get_message());
         } else if (download("cluster_exchange", d, out, sizeof(out))) {
             for (uint32_t b = 0; b < G; b++)
                 for (uint32_t t = 0; t < T; t++) {
@@ -982,7 +982,7 @@ static void clusters(const char *ptx)
         /* The kernel's own cluster shape (2), taken by a plain launch. */
         st = launch_config("cluster_fixed", &(gpu_launch_config){.grid = {G, 1, 1}, .block = {T, 1, 1}}, args);
         if (st != GPU_OK) {
-            failf("cluster_fixed", "launch: %s: %s", gpu_status_name(st), gpu_last_error());
+            failf("cluster_fixed", "launch: %s: %s", gpu_status_get_name(st), gpu_last_error_get_message());
         } else if (download("cluster_fixed", d, fixed, sizeof(fixed))) {
             for (uint32_t b = 0; b < G; b++)
                 if (fixed[b] != b % 2 + 20 + 100 * b) {
@@ -1048,7 +1048,7 @@ static void expect_unsupported(const char *ptx, const char *kernel, void **args,
 
     text = launch_captured(kernel, 32, args, &st);
     if (st != GPU_ERR_NOT_SUPPORTED)
-        failf(kernel, "the launch gave %s, expected GPU_ERR_NOT_SUPPORTED", gpu_status_name(st));
+        failf(kernel, "the launch gave %s, expected GPU_ERR_NOT_SUPPORTED", gpu_status_get_name(st));
     snprintf(after, sizeof(after), "%s(", kernel);
     snprintf(needle, sizeof(needle), "PTX line %u: %s", ptx_line(ptx, after, at), why);
     expect_text(kernel, text, needle);
@@ -1070,7 +1070,7 @@ static void run_checks(const char *name, const char *ptx)
 
     variant = name;
     if (!ptx || gpu_module_load_data(NULL, ptx, strlen(ptx) + 1, &module) != GPU_OK) {
-        failf("(load)", "%s", ptx ? gpu_last_error() : "no PTX");
+        failf("(load)", "%s", ptx ? gpu_last_error_get_message() : "no PTX");
         return;
     }
     /* 100 elements, 128 threads: thread 100 writes the 101st. */
@@ -1082,9 +1082,9 @@ static void run_checks(const char *name, const char *ptx)
 
         text = launch_captured("fill_off_by_one", 128, args, &st);
     }
-    if (st == GPU_OK || gpu_last_cuda_result() != 700)
+    if (st == GPU_OK || gpu_last_error_get_cuda_result() != 700)
         failf("fill_off_by_one", "the launch gave %s (CUresult %d), expected CUDA_ERROR_ILLEGAL_ADDRESS",
-              gpu_status_name(st), gpu_last_cuda_result());
+              gpu_status_get_name(st), gpu_last_error_get_cuda_result());
     snprintf(needle, sizeof(needle), "kernel \"fill_off_by_one\": block (0,0,0) thread (100,0,0): PTX line %u: write of 4 bytes at global address 0x%llx",
              ptx_line(ptx, "fill_off_by_one(", "st.global"), (unsigned long long)(p + 400));
     expect_text("fill_off_by_one", text, needle);
@@ -1102,7 +1102,7 @@ static void run_checks(const char *name, const char *ptx)
 
         text = launch_captured("reverse_synced", 64, args, &st);
         if (st != GPU_OK)
-            failf("reverse_synced", "%s: %s", gpu_status_name(st), gpu_last_error());
+            failf("reverse_synced", "%s: %s", gpu_status_get_name(st), gpu_last_error_get_message());
         else if (text && text[0])
             failf("reverse_synced", "a report for a correct kernel");
         free(text);
@@ -1123,7 +1123,7 @@ static void run_checks(const char *name, const char *ptx)
         expect_text("reverse_racy", text, "this write and an earlier read of thread (31,0,0) with no barrier between them");
     } else if (st != GPU_OK && !strict) {
         /* (The strict init check fails it too: warp 0 reads what warp 1 has not written yet.) */
-        failf("reverse_racy", "without GPUSHIM_FAKE_CHECK=race: %s", gpu_status_name(st));
+        failf("reverse_racy", "without GPUSHIM_FAKE_CHECK=race: %s", gpu_status_get_name(st));
     }
     free(text);
     gpu_buffer_destroy(d);
@@ -1141,7 +1141,7 @@ static void run_checks(const char *name, const char *ptx)
         text = launch_captured("calls_twice", 32, args, &st);
         free(text);
         if (st != GPU_OK)
-            failf("calls_twice", "%s: %s", gpu_status_name(st), gpu_last_error());
+            failf("calls_twice", "%s: %s", gpu_status_get_name(st), gpu_last_error_get_message());
         else if (download("calls_twice", d, data, 32 * 4))
             for (int i = 0; i < 32; i++)
                 if (data[i] != 2 * i) {
@@ -1160,7 +1160,7 @@ static void run_checks(const char *name, const char *ptx)
         data[i] = i;
     d = upload(NULL, sizeof(data));
     if (gpu_buffer_copy_from_host(d, data, 32 * 4) != GPU_OK)
-        failf("read_uninit", "copy: %s", gpu_last_error());
+        failf("read_uninit", "copy: %s", gpu_last_error_get_message());
     p = B(d);
     {
         gpu_buffer *o = upload(NULL, sizeof(data));
@@ -1174,11 +1174,11 @@ static void run_checks(const char *name, const char *ptx)
             reports++;
         if (!init) {
             if (st != GPU_OK || reports)
-                failf("read_uninit", "without the init check: %s, %d reports", gpu_status_name(st), reports);
+                failf("read_uninit", "without the init check: %s, %d reports", gpu_status_get_name(st), reports);
         } else {
-            if (strict ? st == GPU_OK || gpu_last_cuda_result() != 719 : st != GPU_OK)
-                failf("read_uninit", "the launch gave %s (CUresult %d) under %s", gpu_status_name(st),
-                      gpu_last_cuda_result(), check);
+            if (strict ? st == GPU_OK || gpu_last_error_get_cuda_result() != 719 : st != GPU_OK)
+                failf("read_uninit", "the launch gave %s (CUresult %d) under %s", gpu_status_get_name(st),
+                      gpu_last_error_get_cuda_result(), check);
             snprintf(needle, sizeof(needle),
                      "kernel \"read_uninit\": block (0,0,0) thread (32,0,0): PTX line %u: read of 4 bytes at global "
                      "address 0x%llx: its byte at 0x%llx was never written", ptx_line(ptx, "read_uninit(", "ld.global"),
@@ -1190,7 +1190,7 @@ static void run_checks(const char *name, const char *ptx)
         free(text);
         /* The kernel's own writes count: its output, read back by a second launch, is not reported. */
         if (gpu_buffer_copy_from_host(d, data, sizeof(data)) != GPU_OK)
-            failf("read_uninit", "copy: %s", gpu_last_error());
+            failf("read_uninit", "copy: %s", gpu_last_error_get_message());
         text = launch_captured("read_uninit", 64, args, &st);
         free(text);
         {
@@ -1198,7 +1198,7 @@ static void run_checks(const char *name, const char *ptx)
 
             text = launch_captured("read_uninit", 64, args2, &st);
             if (st != GPU_OK || (text && strstr(text, "uninitialised")))
-                failf("read_uninit", "a read of what a kernel wrote: %s, %s", gpu_status_name(st), text ? text : "");
+                failf("read_uninit", "a read of what a kernel wrote: %s, %s", gpu_status_get_name(st), text ? text : "");
             free(text);
         }
         gpu_buffer_destroy(o);
@@ -1211,7 +1211,7 @@ static void run_checks(const char *name, const char *ptx)
             expect_text("shared_uninit", text, needle);
             expect_text("shared_uninit", text, "was never written by a thread of the block: uninitialised shared memory");
         } else if (st != GPU_OK || (text && text[0])) {
-            failf("shared_uninit", "without the init check: %s", gpu_status_name(st));
+            failf("shared_uninit", "without the init check: %s", gpu_status_get_name(st));
         }
         free(text);
     }
@@ -1225,9 +1225,9 @@ static void run_checks(const char *name, const char *ptx)
         void *args[] = {&p};
 
         text = launch_captured("spin_forever", 64, args, &st);
-        if (st == GPU_OK || gpu_last_cuda_result() != 702)
-            failf("spin_forever", "the launch gave %s (CUresult %d), expected CUDA_ERROR_LAUNCH_TIMEOUT", gpu_status_name(st),
-                  gpu_last_cuda_result());
+        if (st == GPU_OK || gpu_last_error_get_cuda_result() != 702)
+            failf("spin_forever", "the launch gave %s (CUresult %d), expected CUDA_ERROR_LAUNCH_TIMEOUT", gpu_status_get_name(st),
+                  gpu_last_error_get_cuda_result());
         snprintf(needle, sizeof(needle), "kernel \"spin_forever\": block (0,0,0) thread (0,0,0): PTX line %u: no progress",
                  ptx_line(ptx, "spin_forever(", "bra"));
         expect_text("spin_forever", text, needle);
@@ -1250,7 +1250,7 @@ static void run_corpus(const char *name, const char *ptx)
         return;
     }
     if (gpu_module_load_data(NULL, ptx, strlen(ptx) + 1, &module) != GPU_OK) {
-        failf("(load)", "%s", gpu_last_error());
+        failf("(load)", "%s", gpu_last_error_get_message());
         return;
     }
     vector_add();
@@ -1296,12 +1296,12 @@ int main(int argc, char **argv)
     snprintf(src, sizeof(src), "%s/%s", argv[1], checks ? "checks.cu" : "kernels.cu");
     want_nvcc = strcmp(mode, "nvrtc") != 0;
     want_nvrtc = strcmp(mode, "nvcc") != 0;
-    if (gpu_device_count(&count) != GPU_OK || count < 1 || gpu_context_retain_primary(0, &ctx) != GPU_OK) {
-        printf("SKIP: no device: %s\n", gpu_last_error());
+    if (gpu_device_get_count(&count) != GPU_OK || count < 1 || gpu_context_retain_primary(0, &ctx) != GPU_OK) {
+        printf("SKIP: no device: %s\n", gpu_last_error_get_message());
         return SKIP;
     }
     if (gpu_stream_create(ctx, &stream) != GPU_OK) {
-        fprintf(stderr, "gpu_stream_create: %s\n", gpu_last_error());
+        fprintf(stderr, "gpu_stream_create: %s\n", gpu_last_error_get_message());
         return 1;
     }
     if (!mkdtemp(dir)) {

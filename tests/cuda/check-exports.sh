@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# libgpushim-cuda.so exports every symbol of src/sys/cuda_symbols.h as a function, and its
+# libgpushim-cuda.so exports every symbol of src/driver/cuda_symbols.h as a function, and its
 # marker gpu_cuda_forwarder (read-only data), nothing else; it needs libgpushim, never a CUDA
 # library, at load time.
 # usage: check-exports.sh libgpushim-cuda.so cuda_symbols.h
@@ -23,5 +23,5 @@ needed=$(readelf -d "$lib" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
 if printf '%s\n' "$needed" | grep -i cuda | grep -v '^libgpushim'; then
     echo "$lib must not need a CUDA library at load time"; exit 1
 fi
-printf '%s\n' "$needed" | grep -qx 'libgpushim.so.0' || { echo "$lib does not need libgpushim.so.0"; exit 1; }
+printf '%s\n' "$needed" | grep -qx 'libgpushim.so.1' || { echo "$lib does not need libgpushim.so.1"; exit 1; }
 echo "$(printf '%s\n' "$want" | wc -l) functions exported, exactly the list's; needs: $(echo $needed)"

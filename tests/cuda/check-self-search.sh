@@ -31,7 +31,7 @@ unset GPUSHIM_LIBCUDA GPUSHIM_LIBCUDA_DIRS
 
 mkdir -p "$work/lib/gpushim/cuda" "$work/system" "$work/alias" "$work/copy" "$work/notcuda" "$work/empty"
 ln -s "$cuda" "$work/lib/libgpushim-cuda.so.0"
-ln -s "$gpushim" "$work/lib/libgpushim.so.0"
+ln -s "$gpushim" "$work/lib/libgpushim.so.1"
 ln -s ../../libgpushim-cuda.so.0 "$work/lib/gpushim/cuda/libcuda.so.1"
 ln -s "$fake" "$work/system/libcuda.so.1"
 ln -s "$cuda" "$work/alias/libcuda.so.1"

@@ -97,7 +97,7 @@ int main(int argc, char **argv)
     /* The library opened is gpushim-cuda: what was asked to be first. */
     CHECK(dlsym(cuda, "gpu_cuda_forwarder") != NULL, "libcuda.so.1 is not libgpushim-cuda");
     rc = CALL_AS(unsigned (*)(unsigned), "cuInit")(0);
-    report = CALL_AS(const gpu_load_report *(*)(void), "gpu_driver_report");
+    report = CALL_AS(const gpu_load_report *(*)(void), "gpu_driver_get_report");
     r = report();
     CALL_AS(unsigned (*)(unsigned, const char **), "cuGetErrorString")(STUB_LIBRARY, &text);
     for (size_t i = 0; i < r->attempt_count; i++)

@@ -65,13 +65,13 @@ static bool is_error_text(const char *name)
 /* No driver: every function returns CUDA_ERROR_STUB_LIBRARY; cuGetErrorString(34) carries `why`. */
 static void every_symbol_is_stub(const char *why)
 {
-    size_t n = gpu_cuda_symbol_count();
+    size_t n = gpu_cuda_get_symbol_count();
     const char *name = NULL;
 
     assert_true(n >= 600);
     for (size_t i = 0; i < n; i++) {
         void *target = (void *)1;
-        gpu_status st = gpu_cuda_symbol(i, &name, &target);
+        gpu_status st = gpu_cuda_get_symbol(i, &name, &target);
 
         assert_true(st == GPU_ERR_NO_DRIVER);
         assert_null(target);
@@ -84,8 +84,8 @@ static void every_symbol_is_stub(const char *why)
     assert_int_equal(CALL_AS(error_text_fn, "cuGetErrorName")(0xDEAD, &name), INVALID_VALUE);
     assert_null(name);
     assert_int_equal(CALL_AS(error_text_fn, "cuGetErrorString")(STUB_LIBRARY, NULL), INVALID_VALUE);
-    assert_int_equal(gpu_cuda_symbol(n, &name, &(void *){NULL}), GPU_ERR_INVALID_ARG);
-    assert_int_equal(gpu_cuda_symbol(0, NULL, &(void *){NULL}), GPU_ERR_INVALID_ARG);
+    assert_int_equal(gpu_cuda_get_symbol(n, &name, &(void *){NULL}), GPU_ERR_INVALID_ARG);
+    assert_int_equal(gpu_cuda_get_symbol(0, NULL, &(void *){NULL}), GPU_ERR_INVALID_ARG);
 }
 
 /* What the case expects gpushim's reason to say (argv[3]). */
@@ -146,7 +146,7 @@ static void driver_slots(void **state)
 {
     const char *file = getenv("GPUSHIM_LIBCUDA") ? getenv("GPUSHIM_LIBCUDA") : "libcuda.so.1";
     void *driver;
-    size_t n = gpu_cuda_symbol_count(), forwarded = 0, missing = 0;
+    size_t n = gpu_cuda_get_symbol_count(), forwarded = 0, missing = 0;
     int count = -1;
 
     /* A first call through a forwarder loads the driver. */
@@ -156,7 +156,7 @@ static void driver_slots(void **state)
     for (size_t i = 0; i < n; i++) {
         const char *name;
         void *target = NULL;
-        gpu_status st = gpu_cuda_symbol(i, &name, &target);
+        gpu_status st = gpu_cuda_get_symbol(i, &name, &target);
         void *own = dlsym(driver, name);
 
         if (own) {
@@ -166,7 +166,7 @@ static void driver_slots(void **state)
             forwarded++;
         } else {
             assert_int_equal(st, GPU_ERR_NOT_SUPPORTED);
-            assert_non_null(strstr(gpu_last_error(), name));
+            assert_non_null(strstr(gpu_last_error_get_message(), name));
             assert_null(target);
             assert_int_equal(CALL_AS(no_args_fn, name)(), NOT_SUPPORTED);
             missing++;
@@ -176,12 +176,12 @@ static void driver_slots(void **state)
            "CUDA_ERROR_NOT_SUPPORTED\n",
            file, forwarded, n, missing);
     assert_true(forwarded > 100);
-    /* gpu_driver_symbol: the same lookup, for one name. */
+    /* gpu_driver_get_symbol: the same lookup, for one name. */
     void *p = NULL;
-    assert_int_equal(gpu_driver_symbol("cuDeviceGetCount", &p), GPU_OK);
+    assert_int_equal(gpu_driver_get_symbol("cuDeviceGetCount", &p), GPU_OK);
     assert_ptr_equal(p, dlsym(driver, "cuDeviceGetCount"));
-    assert_int_equal(gpu_driver_symbol("cuNoSuchFunction", &p), GPU_ERR_NOT_SUPPORTED);
-    assert_int_equal(gpu_driver_symbol(NULL, &p), GPU_ERR_INVALID_ARG);
+    assert_int_equal(gpu_driver_get_symbol("cuNoSuchFunction", &p), GPU_ERR_NOT_SUPPORTED);
+    assert_int_equal(gpu_driver_get_symbol(NULL, &p), GPU_ERR_INVALID_ARG);
     dlclose(driver);
 }
 
@@ -199,12 +199,12 @@ static void wrapped(void **state)
     assert_int_equal(version, 12080);
     assert_int_equal(CALL_AS(int_out_fn, "cuDeviceGetCount")(&count), NOT_SUPPORTED);
     assert_int_equal(count, -1);
-    for (size_t i = 0; i < gpu_cuda_symbol_count(); i++) {
-        gpu_status st = gpu_cuda_symbol(i, &name, &target);
+    for (size_t i = 0; i < gpu_cuda_get_symbol_count(); i++) {
+        gpu_status st = gpu_cuda_get_symbol(i, &name, &target);
 
         if (strcmp(name, "cuDeviceGetCount") == 0) {
             assert_int_equal(st, GPU_ERR_DRIVER);
-            assert_non_null(strstr(gpu_last_error(), "inside gpushim"));
+            assert_non_null(strstr(gpu_last_error_get_message(), "inside gpushim"));
             assert_null(target);
         }
     }
@@ -283,7 +283,7 @@ int main(int argc, char **argv)
     if (argc > 3)
         expected_reason = argv[3];
     if (strcmp(argv[1], "driver") == 0 && gpu_driver_load() != GPU_OK) {
-        printf("skipped: no usable driver: %s\n", gpu_last_error());
+        printf("skipped: no usable driver: %s\n", gpu_last_error_get_message());
         return 77;
     }
     cuda = dlopen(cuda_path, RTLD_NOW | RTLD_LOCAL);

@@ -4,7 +4,7 @@
  * argv[1] names the object, libgpushim.so or a plugin embedding
  * libgpushim.a; GPUSHIM_LIBCUDA names the fake driver, or, unset, the real
  * one is used (the gpu suite: exit 77 without one). The object opens, loads
- * the driver and reports through gpu_last_error() 100 times over, with
+ * the driver and reports through gpu_last_error_get_message() 100 times over, with
  * dlclose between; then a child forked after the load is refused with
  * GPU_ERR_FORKED. A plain program, not cmocka: each failure says what and
  * exits 1.
@@ -52,11 +52,11 @@ static void api_open(struct api *a, const char *path)
         fail("dlopen", dlerror());
     p = sym(a->handle, "gpu_driver_load");
     memcpy(&a->driver_load, &p, sizeof(p));
-    p = sym(a->handle, "gpu_driver_version");
+    p = sym(a->handle, "gpu_driver_get_version");
     memcpy(&a->driver_version, &p, sizeof(p));
-    p = sym(a->handle, "gpu_driver_report");
+    p = sym(a->handle, "gpu_driver_get_report");
     memcpy(&a->driver_report, &p, sizeof(p));
-    p = sym(a->handle, "gpu_last_error");
+    p = sym(a->handle, "gpu_last_error_get_message");
     memcpy(&a->last_error, &p, sizeof(p));
 }
 
@@ -90,9 +90,9 @@ static void use(const struct api *a)
     if (a->driver_report()->stage != GPU_LOAD_READY)
         fail("the report is not ready", a->driver_report()->message);
     if (a->driver_version(&version) != GPU_OK || version <= 0)
-        fail("gpu_driver_version", a->last_error());
+        fail("gpu_driver_get_version", a->last_error());
     /* A formatted message: the per-thread buffer works in every instance. */
-    if (a->driver_version(NULL) != GPU_ERR_INVALID_ARG || !strstr(a->last_error(), "gpu_driver_version: out is NULL"))
+    if (a->driver_version(NULL) != GPU_ERR_INVALID_ARG || !strstr(a->last_error(), "gpu_driver_get_version: out is NULL"))
         fail("an argument error was not reported", a->last_error());
 }
 

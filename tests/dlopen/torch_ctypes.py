@@ -19,24 +19,24 @@ torch_ctx = ctypes.c_void_p()
 assert libcuda.cuCtxGetCurrent(ctypes.byref(torch_ctx)) == 0 and torch_ctx.value
 
 g = ctypes.CDLL(sys.argv[1])
-g.gpu_last_error.restype = ctypes.c_char_p
-g.gpu_context_raw.restype = ctypes.c_void_p
-g.gpu_buffer_device_ptr.restype = ctypes.c_uint64
-assert g.gpu_driver_load() == 0, g.gpu_last_error()
+g.gpu_last_error_get_message.restype = ctypes.c_char_p
+g.gpu_context_get_raw.restype = ctypes.c_void_p
+g.gpu_buffer_get_device_ptr.restype = ctypes.c_uint64
+assert g.gpu_driver_load() == 0, g.gpu_last_error_get_message()
 ctx = ctypes.c_void_p()
-assert g.gpu_context_retain_primary(0, ctypes.byref(ctx)) == 0, g.gpu_last_error()
-assert g.gpu_context_raw(ctx) == torch_ctx.value, "gpushim's device 0 context is not torch's primary context"
+assert g.gpu_context_retain_primary(0, ctypes.byref(ctx)) == 0, g.gpu_last_error_get_message()
+assert g.gpu_context_get_raw(ctx) == torch_ctx.value, "gpushim's device 0 context is not torch's primary context"
 
 n = 1024
 buf = ctypes.c_void_p()
-assert g.gpu_buffer_create(ctx, ctypes.c_size_t(4 * n), ctypes.byref(buf)) == 0, g.gpu_last_error()
+assert g.gpu_buffer_create(ctx, ctypes.c_size_t(4 * n), ctypes.byref(buf)) == 0, g.gpu_last_error_get_message()
 host = (ctypes.c_float * n)(*range(n))
-assert g.gpu_buffer_copy_from_host(buf, host, ctypes.c_size_t(4 * n)) == 0, g.gpu_last_error()
+assert g.gpu_buffer_copy_from_host(buf, host, ctypes.c_size_t(4 * n)) == 0, g.gpu_last_error_get_message()
 
 
 class Cuda:
     """gpushim's buffer, as torch sees device memory."""
-    __cuda_array_interface__ = {"shape": (n,), "typestr": "<f4", "data": (g.gpu_buffer_device_ptr(buf), False),
+    __cuda_array_interface__ = {"shape": (n,), "typestr": "<f4", "data": (g.gpu_buffer_get_device_ptr(buf), False),
                                 "version": 2}
 
 
@@ -45,7 +45,7 @@ assert t[5].item() == 5.0
 t.mul_(2).add_(1)  # torch's kernels on gpushim's memory
 torch.cuda.synchronize()
 back = (ctypes.c_float * n)()
-assert g.gpu_buffer_copy_to_host(buf, back, ctypes.c_size_t(4 * n)) == 0, g.gpu_last_error()
+assert g.gpu_buffer_copy_to_host(buf, back, ctypes.c_size_t(4 * n)) == 0, g.gpu_last_error_get_message()
 assert all(back[i] == 2 * i + 1 for i in range(n)), [back[i] for i in range(4)]
 maps = [line.split()[-1] for line in open("/proc/self/maps") if "libcuda.so" in line]
 assert len(set(maps)) == 1, set(maps)

@@ -21,24 +21,26 @@ const char ft_ptx[] = "// the fake driver's kernels\n"
                       ".fake_kernel sleep_us\n"
                       ".fake_kernel hold\n";
 
+const char ft_two_kernels[] = ".version 8.0\n.fake_kernel add_one\n.fake_kernel scale_add\n";
+
 void ft_ok_(gpu_status st, const char *expr, const char *file, int line)
 {
     if (st == GPU_OK)
         return;
-    print_error("%s returned %s (CUresult %d): %s\n", expr, gpu_status_name(st), gpu_last_cuda_result(),
-                gpu_last_error());
+    print_error("%s returned %s (CUresult %d): %s\n", expr, gpu_status_get_name(st), gpu_last_error_get_cuda_result(),
+                gpu_last_error_get_message());
     _fail(file, line);
 }
 
 void ft_fail_(gpu_status st, gpu_status want, int cuda, const char *needle, const char *expr, const char *file,
               int line)
 {
-    const char *msg = gpu_last_error();
+    const char *msg = gpu_last_error_get_message();
 
-    if (st == want && gpu_last_cuda_result() == cuda && (needle ? strstr(msg, needle) != NULL : msg[0] != '\0'))
+    if (st == want && gpu_last_error_get_cuda_result() == cuda && (needle ? strstr(msg, needle) != NULL : msg[0] != '\0'))
         return;
     print_error("%s: want %s (CUresult %d, message with \"%s\"), got %s (CUresult %d): \"%s\"\n", expr,
-                gpu_status_name(want), cuda, needle ? needle : "", gpu_status_name(st), gpu_last_cuda_result(), msg);
+                gpu_status_get_name(want), cuda, needle ? needle : "", gpu_status_get_name(st), gpu_last_error_get_cuda_result(), msg);
     _fail(file, line);
 }
 
@@ -98,7 +100,7 @@ static gpu_launch_config config_for(uint32_t n)
 
 gpu_status ft_add_one(gpu_stream *s, gpu_module *m, const gpu_buffer *b, uint32_t n)
 {
-    uint64_t ptr = gpu_buffer_device_ptr(b);
+    uint64_t ptr = gpu_buffer_get_device_ptr(b);
     gpu_launch_config c = config_for(n);
     void *args[] = {&ptr, &n};
 
@@ -107,7 +109,7 @@ gpu_status ft_add_one(gpu_stream *s, gpu_module *m, const gpu_buffer *b, uint32_
 
 gpu_status ft_scale_add(gpu_stream *s, gpu_module *m, const gpu_buffer *b, uint32_t mul, uint32_t add, uint32_t n)
 {
-    uint64_t ptr = gpu_buffer_device_ptr(b);
+    uint64_t ptr = gpu_buffer_get_device_ptr(b);
     gpu_launch_config c = config_for(n);
     void *args[] = {&ptr, &mul, &add, &n};
 
@@ -159,7 +161,7 @@ uint32_t ft_peek(const gpu_buffer *b, uint32_t i)
 {
     uint32_t v = 0;
 
-    assert_int_equal(gpu_fake_peek(gpu_buffer_device_ptr(b) + 4u * i, &v, sizeof(v)), 0);
+    assert_int_equal(gpu_fake_peek(gpu_buffer_get_device_ptr(b) + 4u * i, &v, sizeof(v)), 0);
     return v;
 }
 
@@ -181,9 +183,19 @@ size_t ft_make_fatbin(unsigned char *out, unsigned kind, uint64_t flags, const c
     return total;
 }
 
+void ft_live_same(const gpu_fake_live_counts *before, const char *failed)
+{
+    gpu_fake_live_counts after;
+
+    gpu_fake_live_get(&after);
+    for (int k = 0; k < GPU_FAKE_LIVE_KIND_COUNT; k++)
+        if (after.count[k] != before->count[k])
+            fail_msg("%s failed: live kind %d went from %ld to %ld", failed, k, before->count[k], after.count[k]);
+}
+
 void ft_driver_sweep(cuabi_result (*sequence)(void), const char *const *calls, size_t ncalls, cuabi_result want)
 {
-    gpu_fake_live_counts before, after;
+    gpu_fake_live_counts before;
 
     assert_int_equal(sequence(), CUABI_SUCCESS);
     gpu_fake_live_get(&before);
@@ -198,10 +210,7 @@ void ft_driver_sweep(cuabi_result (*sequence)(void), const char *const *calls, s
         if (gpu_fake_calls(calls[i]) == made)
             fail_msg("the sequence never called %s", calls[i]);
         gpu_fake_fail_reset();
-        gpu_fake_live_get(&after);
-        for (int k = 0; k < GPU_FAKE_LIVE_KIND_COUNT; k++)
-            if (after.count[k] != before.count[k])
-                fail_msg("%s failed: live kind %d went from %ld to %ld", calls[i], k, before.count[k], after.count[k]);
+        ft_live_same(&before, calls[i]);
     }
 }
 
@@ -239,6 +248,14 @@ int ft_run_case(int argc, char **argv, const ft_case *cases, size_t count)
     return 2;
 }
 
+int ft_run(int argc, char **argv, const char *group, const struct CMUnitTest *tests, size_t ntests,
+           CMFixtureFunction setup, CMFixtureFunction teardown, const ft_case *cases, size_t ncases)
+{
+    if (argc < 2)
+        return _cmocka_run_group_tests(group, tests, ntests, setup, teardown);
+    return ft_run_case(argc, argv, cases, ncases);
+}
+
 cuabi_context ft_retain_current(int device)
 {
     cuabi_context ctx = NULL;
@@ -262,4 +279,74 @@ cuabi_result ft_launch_said(cuabi_module m, const char *name, unsigned blocks, u
         rc = cuCtxSynchronize();
     ft_capture_end(c);
     return rc;
+}
+
+cuabi_array ft_array_of(size_t w, size_t h, size_t d, cuabi_array_format f, unsigned ch, unsigned flags,
+                        const void *data, size_t bytes)
+{
+    cuabi_array3d_descriptor desc = {w, h, d, f, ch, flags};
+    cuabi_array a = NULL;
+
+    CU_OK(cuArray3DCreate_v2(&a, &desc));
+    if (data)
+        CU_OK(cuMemcpyHtoA_v2(a, 0, data, bytes));
+    return a;
+}
+
+cuabi_tex_object ft_texture_of(cuabi_array a, unsigned mode, unsigned filter, unsigned flags)
+{
+    cuabi_resource_desc res;
+    cuabi_texture_desc td;
+    cuabi_tex_object t = 0;
+
+    memset(&res, 0, sizeof(res));
+    res.type = CUABI_RESOURCE_TYPE_ARRAY;
+    res.res.array.array = a;
+    memset(&td, 0, sizeof(td));
+    td.address_mode[0] = td.address_mode[1] = td.address_mode[2] = mode;
+    td.filter_mode = filter;
+    td.flags = flags;
+    for (int c = 0; c < 4; c++)
+        td.border_color[c] = 100.0f + (float)c;
+    CU_OK(cuTexObjectCreate(&t, &res, &td, NULL));
+    return t;
+}
+
+int ft_attribute(int device, int attribute)
+{
+    int v = -12345;
+
+    CU_OK(cuDeviceGetAttribute(&v, (cuabi_device_attribute)attribute, device));
+    return v;
+}
+
+void ft_assert_released(void)
+{
+    for (int k = 0; k < GPU_FAKE_LIVE_CONTEXT_RETAINS; k++)
+        assert_int_equal(gpu_fake_live((gpu_fake_live_kind)k), 0);
+    for (int a = 0; a < GPU_FAKE_ANOMALY_COUNT; a++)
+        assert_int_equal(gpu_fake_anomalies((gpu_fake_anomaly)a), 0);
+}
+
+cuabi_mipmapped_array ft_mipmap_levels(cuabi_resource_desc *res)
+{
+    cuabi_array3d_descriptor d = {8, 8, 0, CUABI_AD_FORMAT_FLOAT, 1, 0};
+    cuabi_mipmapped_array m = NULL;
+    float fill[64];
+
+    CU_OK(cuMipmappedArrayCreate(&m, &d, 3));
+    for (unsigned i = 0; i < 3; i++) {
+        cuabi_array level = NULL;
+
+        for (int k = 0; k < 64; k++)
+            fill[k] = (float)(i + 1);
+        CU_OK(cuMipmappedArrayGetLevel(&level, m, i));
+        CU_OK(cuMemcpyHtoA_v2(level, 0, fill, (size_t)(64 >> (2 * i)) * 4));
+    }
+    if (res) {
+        memset(res, 0, sizeof(*res));
+        res->type = CUABI_RESOURCE_TYPE_MIPMAPPED_ARRAY;
+        res->res.mipmap.mipmap = m;
+    }
+    return m;
 }

@@ -35,13 +35,16 @@ cuabi_result cuGetProcAddress_v2(const char *symbol, void **pfn, int cuda_versio
 /* PTX for the fake naming every built-in kernel. */
 extern const char ft_ptx[];
 
-/* Asserts GPU_OK, printing gpu_last_error() when not. */
+/* PTX for the fake naming two built-in kernels, add_one and scale_add, in that order. */
+extern const char ft_two_kernels[];
+
+/* Asserts GPU_OK, printing gpu_last_error_get_message() when not. */
 #define FT_OK(expr) ft_ok_((expr), #expr, __FILE__, __LINE__)
 void ft_ok_(gpu_status st, const char *expr, const char *file, int line);
 
 /*
- * Asserts that a call failed with `status`, that gpu_last_cuda_result() is
- * `cuda`, and that gpu_last_error() contains `needle` (NULL: is not empty).
+ * Asserts that a call failed with `status`, that gpu_last_error_get_cuda_result() is
+ * `cuda`, and that gpu_last_error_get_message() contains `needle` (NULL: is not empty).
  */
 #define FT_FAIL(expr, status, cuda, needle) ft_fail_((expr), (status), (cuda), (needle), #expr, __FILE__, __LINE__)
 void ft_fail_(gpu_status st, gpu_status want, int cuda, const char *needle, const char *expr, const char *file,
@@ -56,6 +59,9 @@ void ft_fail_(gpu_status st, gpu_status want, int cuda, const char *needle, cons
             fail_msg("%s called the driver", #expr); \
     } while (0)
 
+/* Asserts that a driver call succeeded. */
+#define CU_OK(call) assert_int_equal((call), CUABI_SUCCESS)
+
 /* What the fake holds and the anomalies it saw, to compare after some work. */
 typedef struct ft_mark {
     gpu_fake_live_counts live;
@@ -67,6 +73,9 @@ void ft_mark_take(ft_mark *m);
 /* Asserts the fake holds what it held at the mark and saw no new anomaly. */
 #define FT_MARK_CHECK(m) ft_mark_check_((m), __FILE__, __LINE__)
 void ft_mark_check_(const ft_mark *m, const char *file, int line);
+
+/* Asserts that the fake holds nothing of the kinds before its context retains and saw no anomaly. */
+void ft_assert_released(void);
 
 /* Leaves the calling thread with no current context, through the driver itself. */
 void ft_no_context(void);
@@ -123,6 +132,9 @@ uint32_t ft_peek(const gpu_buffer *b, uint32_t i);
  */
 size_t ft_make_fatbin(unsigned char *out, unsigned kind, uint64_t flags, const char *data);
 
+/* Fails the test, saying that `failed` failed, unless the fake's live counts are those of `before`. */
+void ft_live_same(const gpu_fake_live_counts *before, const char *failed);
+
 /*
  * The fault sweep of a sequence of driver calls (it stops at its first
  * failure and cleans up): it must succeed alone; then each of `calls` (a
@@ -132,8 +144,28 @@ size_t ft_make_fatbin(unsigned char *out, unsigned kind, uint64_t flags, const c
  */
 void ft_driver_sweep(cuabi_result (*sequence)(void), const char *const *calls, size_t ncalls, cuabi_result want);
 
+/* Attribute `attribute` of `device`, asked of the driver. */
+int ft_attribute(int device, int attribute);
+
 /* cuInit, the device's primary context retained and made current: what a driver-API program does first. */
 cuabi_context ft_retain_current(int device);
+
+/*
+ * A CUDA array of w x h x d (h, d 0 for fewer dimensions) elements of `ch`
+ * channels of format f, made with `flags`, holding `data` (bytes long) when
+ * not NULL; and a texture object that reads array `a` with address mode
+ * `mode` in every dimension, filter `filter`, `flags`, and border colour
+ * 100, 101, 102, 103.
+ */
+cuabi_array ft_array_of(size_t w, size_t h, size_t d, cuabi_array_format f, unsigned ch, unsigned flags,
+                        const void *data, size_t bytes);
+cuabi_tex_object ft_texture_of(cuabi_array a, unsigned mode, unsigned filter, unsigned flags);
+
+/*
+ * An 8 x 8 float mipmapped array of three levels, level i holding i + 1
+ * everywhere; *res, when res is not NULL, describes it as a texture's resource.
+ */
+cuabi_mipmapped_array ft_mipmap_levels(cuabi_resource_desc *res);
 
 /* A case of a program that runs one case a process: the name its command line gives, and its test. */
 typedef struct ft_case {
@@ -143,5 +175,12 @@ typedef struct ft_case {
 
 /* Runs the one case argv[1] names; 2, with a usage line, when there is no such case. */
 int ft_run_case(int argc, char **argv, const ft_case *cases, size_t count);
+
+/*
+ * A program of both kinds: with no argument, the group `tests` in one
+ * process between `setup` and `teardown`; with one, the case of `cases` it names.
+ */
+int ft_run(int argc, char **argv, const char *group, const struct CMUnitTest *tests, size_t ntests,
+           CMFixtureFunction setup, CMFixtureFunction teardown, const ft_case *cases, size_t ncases);
 
 #endif

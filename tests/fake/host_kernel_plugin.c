@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A library for GPUSHIM_FAKE_KERNELS (test_host_kernels.c's `plugin` case):
+ * A library for GPUSHIM_FAKE_KERNELS (test_host_kernel.c's `plugin` case):
  * its constructor registers "vadd" as c = a + b + 1000, so that the test can
  * tell it from its own.
  */

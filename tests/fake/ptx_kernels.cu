@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Kernels whose PTX the fake's reader is tested on (tests/fake/test_ptx.c).
+// Kernels whose PTX the fake's reader is tested on (tests/fake/test_image.c).
 struct pod {
     unsigned long long base;
     unsigned add;

@@ -48,8 +48,8 @@ static void *fresh_thread_error(void *arg)
 {
     const char **out = arg;
 
-    out[0] = gpu_last_error();
-    out[1] = gpu_last_cuda_result() == 0 ? "0" : "nonzero";
+    out[0] = gpu_last_error_get_message();
+    out[1] = gpu_last_error_get_cuda_result() == 0 ? "0" : "nonzero";
     return NULL;
 }
 
@@ -61,29 +61,29 @@ static void status_and_names(void **state)
 
     (void)state;
     for (int s = 0; s < GPU_STATUS_COUNT_; s++) {
-        assert_true(strncmp(gpu_status_name((gpu_status)s), "GPU_", 4) == 0);
-        assert_true(gpu_status_str((gpu_status)s)[0] != '\0');
+        assert_true(strncmp(gpu_status_get_name((gpu_status)s), "GPU_", 4) == 0);
+        assert_true(gpu_status_get_description((gpu_status)s)[0] != '\0');
     }
-    assert_string_equal(gpu_status_name(GPU_ERR_FORKED), "GPU_ERR_FORKED");
-    assert_string_equal(gpu_status_name(GPU_STATUS_COUNT_), "GPU_STATUS_UNKNOWN");
-    assert_string_equal(gpu_status_str((gpu_status)-1), "unknown status");
+    assert_string_equal(gpu_status_get_name(GPU_ERR_FORKED), "GPU_ERR_FORKED");
+    assert_string_equal(gpu_status_get_name(GPU_STATUS_COUNT_), "GPU_STATUS_UNKNOWN");
+    assert_string_equal(gpu_status_get_description((gpu_status)-1), "unknown status");
     /* Errors belong to the thread: a new one has none. */
-    FT_INVALID(gpu_driver_version(NULL), "out is NULL");
+    FT_INVALID(gpu_driver_get_version(NULL), "out is NULL");
     assert_int_equal(pthread_create(&t, NULL, fresh_thread_error, seen), 0);
     assert_int_equal(pthread_join(t, NULL), 0);
     assert_string_equal(seen[0], "");
     assert_string_equal(seen[1], "0");
     /* With the driver loaded the names are the driver's; when it fails, gpushim's own. */
     calls = gpu_fake_calls("cuGetErrorName");
-    assert_string_equal(gpu_cuda_result_name(906), "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT");
+    assert_string_equal(gpu_cuda_result_get_name(906), "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT");
     assert_int_equal(gpu_fake_calls("cuGetErrorName"), calls + 1);
     gpu_fake_fail("cuGetErrorName", 1, CUABI_ERROR_UNKNOWN);
-    assert_string_equal(gpu_cuda_result_name(901), "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED");
-    assert_string_equal(gpu_cuda_result_name(-1), "CUDA_ERROR_UNRECOGNIZED");
+    assert_string_equal(gpu_cuda_result_get_name(901), "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED");
+    assert_string_equal(gpu_cuda_result_get_name(-1), "CUDA_ERROR_UNRECOGNIZED");
     gpu_fake_fail_reset();
     for (int st = GPU_LOAD_NOT_STARTED; st <= GPU_LOAD_READY; st++)
-        assert_string_not_equal(gpu_load_stage_name((gpu_load_stage)st), "unknown");
-    assert_string_equal(gpu_load_stage_name((gpu_load_stage)99), "unknown");
+        assert_string_not_equal(gpu_load_stage_get_name((gpu_load_stage)st), "unknown");
+    assert_string_equal(gpu_load_stage_get_name((gpu_load_stage)99), "unknown");
 }
 
 static void driver_queries(void **state)
@@ -93,20 +93,20 @@ static void driver_queries(void **state)
 
     (void)state;
     FT_OK(gpu_driver_load());
-    FT_OK(gpu_driver_version(&v));
+    FT_OK(gpu_driver_get_version(&v));
     assert_int_equal(v, gpu_fake_driver_version());
-    FT_OK(gpu_device_count(&n));
+    FT_OK(gpu_device_get_count(&n));
     assert_int_equal(n, 2);
-    FT_INVALID(gpu_device_count(NULL), "out is NULL");
+    FT_INVALID(gpu_device_get_count(NULL), "out is NULL");
     FT_INVALID(gpu_device_can_access_peer(0, 1, NULL), "out is NULL");
     FT_INVALID(gpu_device_can_access_peer(-1, 1, &can), "negative");
     FT_INVALID(gpu_device_get_info(-3, &(gpu_device_info){.total_memory = 0}), "device -3 is negative");
     /* A failed cuGetErrorString leaves the sentence out, not the message. */
     gpu_fake_fail("cuDeviceGetCount", 1, CUABI_ERROR_NOT_SUPPORTED);
     gpu_fake_fail("cuGetErrorString", 1, CUABI_ERROR_UNKNOWN);
-    FT_FAIL(gpu_device_count(&n), GPU_ERR_NOT_SUPPORTED, CUABI_ERROR_NOT_SUPPORTED,
+    FT_FAIL(gpu_device_get_count(&n), GPU_ERR_NOT_SUPPORTED, CUABI_ERROR_NOT_SUPPORTED,
             "cuDeviceGetCount: CUDA_ERROR_NOT_SUPPORTED (801)");
-    assert_null(strstr(gpu_last_error(), "operation not supported"));
+    assert_null(strstr(gpu_last_error_get_message(), "operation not supported"));
     gpu_fake_fail_reset();
 }
 
@@ -125,7 +125,7 @@ static void context_lifetime(void **state)
     (void)state;
     FT_INVALID(gpu_context_retain_primary(1, NULL), "out is NULL");
     gpu_context_destroy(NULL);
-    assert_null(gpu_context_raw(NULL));
+    assert_null(gpu_context_get_raw(NULL));
     FT_OK(gpu_context_retain_primary(1, &c));
     assert_int_equal(gpu_fake_primary_retains(1), 1);
     FT_OK(gpu_stream_create(c, &s));
@@ -133,8 +133,8 @@ static void context_lifetime(void **state)
     FT_OK(gpu_buffer_create(c, 4, &b));
     FT_OK(gpu_module_load_data(c, ft_ptx, strlen(ft_ptx), &m));
     FT_OK(gpu_host_buffer_create(c, 8, &h));
-    assert_ptr_equal(gpu_stream_context(s), c);
-    assert_ptr_equal(gpu_buffer_context(b), c);
+    assert_ptr_equal(gpu_stream_get_context(s), c);
+    assert_ptr_equal(gpu_buffer_get_context(b), c);
     /* The objects hold the context: destroying it now releases nothing in the driver. */
     gpu_context_destroy(c);
     assert_int_equal(gpu_fake_primary_retains(1), 1);
@@ -153,26 +153,6 @@ static void context_lifetime(void **state)
     /* The last one released the primary context, with nothing left in it. */
     assert_int_equal(gpu_fake_primary_retains(1), 0);
     assert_int_equal(gpu_fake_anomalies(GPU_FAKE_ANOMALY_RELEASE_FREED), 0);
-}
-
-/* The deprecated name retains the same primary context, and is released the same way. */
-static void context_create_is_retain_primary(void **state)
-{
-    gpu_context *a = NULL, *b = NULL;
-
-    (void)state;
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-    FT_INVALID(gpu_context_create(1, NULL), "out is NULL");
-    FT_OK(gpu_context_create(1, &a));
-#pragma GCC diagnostic pop
-    FT_OK(gpu_context_retain_primary(1, &b));
-    assert_ptr_equal(gpu_context_raw(a), gpu_context_raw(b));
-    assert_int_equal(gpu_context_device(a), 1);
-    assert_int_equal(gpu_fake_primary_retains(1), 2);
-    gpu_context_destroy(a);
-    gpu_context_destroy(b);
-    assert_int_equal(gpu_fake_primary_retains(1), 0);
 }
 
 static void context_synchronize(void **state)
@@ -207,13 +187,13 @@ static void stream_arguments(void **state)
     FT_INVALID(gpu_stream_create_with_flags(NULL, 0x4, &s), "unknown flags 0x4");
     assert_null(s);
     gpu_stream_destroy(NULL);
-    assert_null(gpu_stream_raw(NULL));
-    assert_int_equal(gpu_stream_flags(NULL), GPU_STREAM_DEFAULT);
-    assert_null(gpu_stream_context(NULL));
+    assert_null(gpu_stream_get_raw(NULL));
+    assert_int_equal(gpu_stream_get_flags(NULL), GPU_STREAM_DEFAULT);
+    assert_null(gpu_stream_get_context(NULL));
     FT_OK(gpu_stream_create_with_flags(NULL, GPU_STREAM_NON_BLOCKING, &s));
-    assert_non_null(gpu_stream_raw(s));
-    FT_INVALID(gpu_stream_query(s, NULL), "idle is NULL");
-    FT_INVALID(gpu_stream_memcpy_dtod_sync(s, 0, gpu_buffer_device_ptr(b), 4), "a device address is 0");
+    assert_non_null(gpu_stream_get_raw(s));
+    FT_INVALID(gpu_stream_is_complete(s, NULL), "idle is NULL");
+    FT_INVALID(gpu_buffer_copy_device_ptr(s, 0, gpu_buffer_get_device_ptr(b), 4), "a device address is 0");
     FT_INVALID(gpu_stream_launch_host_func(s, NULL, NULL), "fn is NULL");
     FT_INVALID(gpu_stream_record_event(s, NULL), "event is NULL");
     FT_INVALID(gpu_stream_wait_event(s, NULL), "event is NULL");
@@ -221,16 +201,16 @@ static void stream_arguments(void **state)
     {
         long calls = gpu_fake_calls("cuMemcpyDtoD_v2");
 
-        FT_OK(gpu_stream_memcpy_dtod_sync(s, 0, 0, 0));
+        FT_OK(gpu_buffer_copy_device_ptr(s, 0, 0, 0));
         assert_int_equal(gpu_fake_calls("cuMemcpyDtoD_v2"), calls);
     }
     /* The driver checks the addresses it is given. */
-    FT_FAIL(gpu_stream_memcpy_dtod_sync(s, gpu_buffer_device_ptr(b) + 8, gpu_buffer_device_ptr(b), 16),
+    FT_FAIL(gpu_buffer_copy_device_ptr(s, gpu_buffer_get_device_ptr(b) + 8, gpu_buffer_get_device_ptr(b), 16),
             GPU_ERR_TRANSFER, CUABI_ERROR_INVALID_VALUE, "cuMemcpyDtoD");
-    FT_OK(gpu_stream_memcpy_dtod_sync(s, gpu_buffer_device_ptr(b) + 8, gpu_buffer_device_ptr(b), 8));
+    FT_OK(gpu_buffer_copy_device_ptr(s, gpu_buffer_get_device_ptr(b) + 8, gpu_buffer_get_device_ptr(b), 8));
     assert_int_equal(ft_peek(b, 2), 0);
     assert_int_equal(ft_peek(b, 3), 1);
-    FT_OK(gpu_stream_query(GPU_DEVICE0_LEGACY_STREAM, &idle));
+    FT_OK(gpu_stream_is_complete(GPU_DEVICE0_LEGACY_STREAM, &idle));
     assert_true(idle);
     gpu_buffer_destroy(b);
     gpu_stream_destroy(s);
@@ -241,7 +221,7 @@ static void free_after_queued_work(void **state)
 {
     gpu_stream *s = NULL;
     gpu_buffer *b = ft_buffer_seq(NULL, 4, 0);
-    uint64_t gone = gpu_buffer_device_ptr(b);
+    uint64_t gone = gpu_buffer_get_device_ptr(b);
     unsigned long faults = gpu_fake_anomalies(GPU_FAKE_ANOMALY_EXEC_FAULT);
 
     (void)state;
@@ -252,7 +232,7 @@ static void free_after_queued_work(void **state)
     assert_int_equal(gpu_fake_pending(), 0);
     assert_int_equal(gpu_fake_anomalies(GPU_FAKE_ANOMALY_EXEC_FAULT), faults);
     FT_OK(gpu_stream_synchronize(s));
-    FT_FAIL(gpu_stream_memcpy_dtod_sync(s, gone, gone, 4), GPU_ERR_TRANSFER, CUABI_ERROR_INVALID_VALUE,
+    FT_FAIL(gpu_buffer_copy_device_ptr(s, gone, gone, 4), GPU_ERR_TRANSFER, CUABI_ERROR_INVALID_VALUE,
             "cuMemcpyDtoD");
     gpu_stream_destroy(s);
 }
@@ -269,15 +249,15 @@ static void event_arguments(void **state)
     FT_INVALID(gpu_event_create(NULL, NULL), "out is NULL");
     FT_INVALID(gpu_event_create_timed(NULL, NULL), "out is NULL");
     gpu_event_destroy(NULL);
-    assert_null(gpu_event_raw(NULL));
+    assert_null(gpu_event_get_raw(NULL));
     FT_OK(gpu_event_create(NULL, &e));
-    assert_non_null(gpu_event_raw(e));
+    assert_non_null(gpu_event_get_raw(e));
     FT_INVALID(gpu_event_is_complete(NULL, &done), "event is NULL");
     FT_INVALID(gpu_event_is_complete(e, NULL), "done is NULL");
     FT_INVALID(gpu_event_synchronize(NULL), "event is NULL");
-    FT_INVALID(gpu_event_elapsed_ms(e, NULL, &ms), "an argument is NULL");
-    FT_INVALID(gpu_event_elapsed_ms(e, e, NULL), "an argument is NULL");
-    FT_INVALID(gpu_event_elapsed_ms(e, e, &ms), "gpu_event_create_timed");
+    FT_INVALID(gpu_event_get_elapsed_ms(e, NULL, &ms), "an argument is NULL");
+    FT_INVALID(gpu_event_get_elapsed_ms(e, e, NULL), "an argument is NULL");
+    FT_INVALID(gpu_event_get_elapsed_ms(e, e, &ms), "gpu_event_create_timed");
     /* Recorded on the legacy stream, which the default context's streams share. */
     FT_OK(gpu_stream_record_event(GPU_DEVICE0_LEGACY_STREAM, e));
     FT_OK(gpu_event_synchronize(e));
@@ -355,7 +335,7 @@ static void launch_reaches_kernel(void **state)
 
     (void)state;
     FT_OK(gpu_buffer_create(NULL, sizeof(got), &b));
-    ptr = gpu_buffer_device_ptr(b);
+    ptr = gpu_buffer_get_device_ptr(b);
     FT_OK(gpu_stream_launch_kernel(GPU_DEVICE0_LEGACY_STREAM, mod, "launch_info", &c, args));
     FT_OK(gpu_buffer_copy_to_host(b, got, sizeof(got)));
     assert_memory_equal(got, want, sizeof(got));
@@ -387,7 +367,7 @@ static void module_arguments(void **state)
     FT_INVALID(gpu_stream_launch_function(NULL, NULL, &c, NULL), "function is NULL");
     assert_ptr_equal(m, (gpu_module *)&m);
     gpu_module_destroy(NULL);
-    assert_null(gpu_function_raw(NULL));
+    assert_null(gpu_function_get_raw(NULL));
     /* Looked up once; the second lookup is gpushim's. */
     calls = gpu_fake_calls("cuModuleGetFunction");
     FT_OK(gpu_module_get_function(mod, "copy_u32", &f));
@@ -497,14 +477,14 @@ static void buffer_arguments(void **state)
     FT_INVALID(gpu_buffer_create(NULL, 0, &b), "bytes is 0");
     assert_null(b);
     gpu_buffer_destroy(NULL);
-    assert_int_equal(gpu_buffer_device_ptr(NULL), 0);
-    assert_int_equal(gpu_buffer_size(NULL), 0);
-    assert_null(gpu_buffer_context(NULL));
+    assert_int_equal(gpu_buffer_get_device_ptr(NULL), 0);
+    assert_int_equal(gpu_buffer_get_size(NULL), 0);
+    assert_null(gpu_buffer_get_context(NULL));
     FT_OK(gpu_buffer_create(NULL, sizeof(v), &b));
     FT_OK(gpu_buffer_create(NULL, 4, &c));
     FT_OK(gpu_stream_create(NULL, &s));
-    assert_int_equal(gpu_buffer_size(b), sizeof(v));
-    assert_true(gpu_buffer_device_ptr(b) != 0);
+    assert_int_equal(gpu_buffer_get_size(b), sizeof(v));
+    assert_true(gpu_buffer_get_device_ptr(b) != 0);
     FT_INVALID(gpu_buffer_copy_from_host(NULL, v, 4), "buffer is NULL");
     FT_INVALID(gpu_buffer_copy_from_host(b, NULL, 4), "the host pointer is NULL");
     FT_INVALID(gpu_buffer_copy_from_host(b, v, sizeof(v) + 1), "33 bytes do not fit a buffer of 32");
@@ -553,16 +533,16 @@ static void host_buffers(void **state)
     FT_INVALID(gpu_host_buffer_register(NULL, mem, 0, &h), "bytes is 0");
     FT_INVALID(gpu_host_buffer_register(NULL, mem, 4, NULL), "out is NULL");
     gpu_host_buffer_destroy(NULL);
-    assert_null(gpu_host_buffer_data(NULL));
-    assert_int_equal(gpu_host_buffer_size(NULL), 0);
+    assert_null(gpu_host_buffer_get_data(NULL));
+    assert_int_equal(gpu_host_buffer_get_size(NULL), 0);
     FT_OK(gpu_host_buffer_create(NULL, 64, &h));
-    assert_int_equal(gpu_host_buffer_size(h), 64);
+    assert_int_equal(gpu_host_buffer_get_size(h), 64);
     assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_HOST_ALLOCS), 1);
     /* Memory the driver already page-locked is an argument error, with the driver's reason. */
-    FT_FAIL(gpu_host_buffer_register(NULL, gpu_host_buffer_data(h), 16, &r), GPU_ERR_INVALID_ARG,
+    FT_FAIL(gpu_host_buffer_register(NULL, gpu_host_buffer_get_data(h), 16, &r), GPU_ERR_INVALID_ARG,
             CUABI_ERROR_HOST_MEMORY_ALREADY_REGISTERED, "cuMemHostRegister");
     FT_OK(gpu_host_buffer_register(NULL, mem, sizeof(mem), &r));
-    assert_ptr_equal(gpu_host_buffer_data(r), mem);
+    assert_ptr_equal(gpu_host_buffer_get_data(r), mem);
     FT_FAIL(gpu_host_buffer_register(NULL, mem + 4, 8, &again), GPU_ERR_INVALID_ARG,
             CUABI_ERROR_HOST_MEMORY_ALREADY_REGISTERED, "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED (712)");
     assert_ptr_equal(again, (gpu_host_buffer *)&h);
@@ -693,7 +673,6 @@ int main(void)
         cmocka_unit_test(status_and_names),
         cmocka_unit_test(driver_queries),
         cmocka_unit_test(context_lifetime),
-        cmocka_unit_test(context_create_is_retain_primary),
         cmocka_unit_test(context_synchronize),
         cmocka_unit_test(stream_arguments),
         cmocka_unit_test(free_after_queued_work),

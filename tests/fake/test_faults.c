@@ -109,7 +109,7 @@ static void check_stalled_then_released(void)
     FT_OK(ft_add_one(s, m, b, N));
     assert_true(gpu_fake_pending() >= 1);
     assert_int_equal(gpu_fake_run(100), 0);
-    FT_OK(gpu_stream_query(s, &idle));
+    FT_OK(gpu_stream_is_complete(s, &idle));
     assert_false(idle);
     assert_int_equal(ft_peek(b, 0), 10);
     released = 0;
@@ -117,7 +117,7 @@ static void check_stalled_then_released(void)
     FT_OK(gpu_stream_synchronize(s));
     assert_int_equal(released, 1);
     assert_int_equal(pthread_join(t, NULL), 0);
-    FT_OK(gpu_stream_query(s, &idle));
+    FT_OK(gpu_stream_is_complete(s, &idle));
     assert_true(idle);
     for (uint32_t i = 0; i < N; i++)
         want[i] = 11 + i;
@@ -180,7 +180,7 @@ static void lost_device(void **state)
     assert_int_equal(ft_peek(b0, 0), 100);
 
     FT_FAIL(gpu_stream_synchronize(s0), GPU_ERR_STREAM_SYNC, WANT_LOST, "CUDA_ERROR_DEVICE_UNAVAILABLE (46): CUDA-capable device(s) is/are busy or unavailable");
-    FT_FAIL(gpu_stream_query(s0, &idle), GPU_ERR_STREAM_SYNC, WANT_LOST, NULL);
+    FT_FAIL(gpu_stream_is_complete(s0, &idle), GPU_ERR_STREAM_SYNC, WANT_LOST, NULL);
     FT_FAIL(gpu_event_synchronize(e0), GPU_ERR_EVENT, WANT_LOST, NULL);
     FT_FAIL(gpu_buffer_create(c0, 64, &more), GPU_ERR_TRANSFER, WANT_LOST, NULL);
     assert_null(more);
@@ -233,7 +233,7 @@ static void lost_device_env(void **state)
     bool failed = false;
 
     (void)state;
-    FT_OK(gpu_device_count(&count));
+    FT_OK(gpu_device_get_count(&count));
     print_message("%lu calls into the fake after the load; device 0 is lost at call %lu\n", gpu_fake_calls_total(), nth);
     assert_true(gpu_fake_calls_total() < nth);
     while (!failed) {
@@ -268,13 +268,13 @@ static void init_delay(void **state)
     int count = 0;
 
     (void)state;
-    assert_int_equal(gpu_driver_report()->stage, GPU_LOAD_NOT_STARTED);
+    assert_int_equal(gpu_driver_get_report()->stage, GPU_LOAD_NOT_STARTED);
     gpu_fake_init_delay(300);
     start = now_ms();
-    FT_OK(gpu_device_count(&count));
+    FT_OK(gpu_device_get_count(&count));
     assert_true(now_ms() - start >= 300.0);
     assert_int_equal(count, 1);
-    assert_true(gpu_driver_report()->init_ns >= 300u * 1000000u);
+    assert_true(gpu_driver_get_report()->init_ns >= 300u * 1000000u);
 }
 
 /* ---- Devices from the environment ---- */
@@ -420,10 +420,7 @@ static void children(void **state)
 
 int main(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        const struct CMUnitTest test;
-    } cases[] = {
+    static const ft_case cases[] = {
         {"memory-limit", cmocka_unit_test(memory_limit)},
         {"memory-limit-env", cmocka_unit_test(memory_limit_env)},
         {"stall", cmocka_unit_test(stall)},
@@ -441,9 +438,5 @@ int main(int argc, char **argv)
         return child_report(true);
     if (argc == 2 && strcmp(argv[1], "child-clean") == 0)
         return child_report(false);
-    for (size_t i = 0; argc == 2 && i < sizeof(cases) / sizeof(cases[0]); i++)
-        if (strcmp(argv[1], cases[i].name) == 0)
-            return _cmocka_run_group_tests(cases[i].name, &cases[i].test, 1, NULL, NULL);
-    fprintf(stderr, "usage: %s CASE (memory-limit, stall, lost, init-delay, device-env, children, ...)\n", argv[0]);
-    return 64;
+    return ft_run_case(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
 }

@@ -60,10 +60,10 @@ static int child_loads_its_own(void)
 static void fork_before_load(void **state)
 {
     (void)state;
-    assert_int_equal(gpu_driver_report()->stage, GPU_LOAD_NOT_STARTED);
+    assert_int_equal(gpu_driver_get_report()->stage, GPU_LOAD_NOT_STARTED);
     assert_int_equal(run_child(child_loads_its_own), 0);
     /* The child's load was its own: the parent has loaded nothing. */
-    assert_int_equal(gpu_driver_report()->stage, GPU_LOAD_NOT_STARTED);
+    assert_int_equal(gpu_driver_get_report()->stage, GPU_LOAD_NOT_STARTED);
     assert_int_equal(gpu_fake_calls("cuInit"), 0);
 }
 
@@ -75,7 +75,7 @@ static gpu_event *parent_event;
 
 static bool forked_error(gpu_status st)
 {
-    return st == GPU_ERR_FORKED && gpu_last_cuda_result() == 0 && strstr(gpu_last_error(), "fork()") != NULL;
+    return st == GPU_ERR_FORKED && gpu_last_error_get_cuda_result() == 0 && strstr(gpu_last_error_get_message(), "fork()") != NULL;
 }
 
 static int child_is_refused(void)
@@ -88,13 +88,13 @@ static int child_is_refused(void)
     bool flag = false;
 
     CHILD_CHECK(1, forked_error(gpu_driver_load()));
-    CHILD_CHECK(2, forked_error(gpu_device_count(&n)) && n == -1);
-    CHILD_CHECK(3, forked_error(gpu_driver_version(&n)) && n == -1);
+    CHILD_CHECK(2, forked_error(gpu_device_get_count(&n)) && n == -1);
+    CHILD_CHECK(3, forked_error(gpu_driver_get_version(&n)) && n == -1);
     CHILD_CHECK(4, forked_error(gpu_context_retain_primary(0, &ctx)) && ctx == (gpu_context *)&calls);
     CHILD_CHECK(5, forked_error(gpu_buffer_create(NULL, 4, &b)) && b == (gpu_buffer *)&calls);
     CHILD_CHECK(6, forked_error(gpu_buffer_copy_from_host(parent_buffer, &v, 4)));
     CHILD_CHECK(7, forked_error(gpu_stream_synchronize(parent_stream)));
-    CHILD_CHECK(8, forked_error(gpu_stream_query(parent_stream, &flag)));
+    CHILD_CHECK(8, forked_error(gpu_stream_is_complete(parent_stream, &flag)));
     CHILD_CHECK(9, forked_error(gpu_event_synchronize(parent_event)));
     CHILD_CHECK(10, forked_error(gpu_context_synchronize(NULL)));
     /*
@@ -106,9 +106,9 @@ static int child_is_refused(void)
     CHILD_CHECK(16, forked_error(gpu_buffer_copy_from_host_async(parent_buffer, &v, 4, parent_stream)));
     CHILD_CHECK(17, forked_error(gpu_buffer_copy_to_host_async(parent_buffer, &v, 4, parent_stream)));
     /* What the parent's load found stays readable. */
-    CHILD_CHECK(11, gpu_driver_report()->stage == GPU_LOAD_READY);
+    CHILD_CHECK(11, gpu_driver_get_report()->stage == GPU_LOAD_READY);
     /* Names come from gpushim's own table: the driver is not asked. */
-    CHILD_CHECK(12, strcmp(gpu_cuda_result_name(600), "CUDA_ERROR_NOT_READY") == 0);
+    CHILD_CHECK(12, strcmp(gpu_cuda_result_get_name(600), "CUDA_ERROR_NOT_READY") == 0);
     /* Destroying the parent's objects frees gpushim's part and leaves the driver alone. */
     gpu_event_destroy(parent_event);
     gpu_stream_destroy(parent_stream);

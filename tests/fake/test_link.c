@@ -22,6 +22,8 @@
  *   attributes    cuFuncGetAttribute of entries of PTX: the static shared,
  *                 local and constant memory, the bound on a block's threads,
  *                 the versions, as the PTX says; the occupancy they allow
+ *   link-file  cuLinkAddFile of a symbolic link: refused, and told why in
+ *              the error log and by cuGetErrorString
  */
 #include <math.h>
 #include <stdio.h>
@@ -31,8 +33,6 @@
 #include <unistd.h>
 
 #include "fake_test.h"
-
-#define CU_OK(call) assert_int_equal((call), CUABI_SUCCESS)
 
 enum { N = 200, LOG = 2048 };
 
@@ -106,15 +106,6 @@ static const char attrs_ptx[] = ".version 8.3\n"
 
 static char lib_path[64];
 
-static void retain_current(void)
-{
-    cuabi_context ctx = NULL;
-
-    CU_OK(cuInit(0));
-    CU_OK(cuDevicePrimaryCtxRetain(&ctx, 0));
-    CU_OK(cuCtxSetCurrent(ctx));
-}
-
 /* lib_ptx in a file of this user's, mode 0600. */
 static void write_lib_file(void)
 {
@@ -175,7 +166,7 @@ static void link_units(void **state)
     float wall = -1;
 
     (void)state;
-    retain_current();
+    ft_retain_current(0);
     write_lib_file();
     memset(info, 'x', sizeof(info));
     CU_OK(cuLinkCreate_v2(5, options, values, &l));
@@ -243,7 +234,7 @@ static void link_errors(void **state)
     const char *text = NULL;
 
     (void)state;
-    retain_current();
+    ft_retain_current(0);
     /* A function no unit defines: named, with the unit that calls it. */
     CU_OK(cuLinkCreate_v2(2, options, values, &l));
     CU_OK(cuLinkAddData_v2(l, CUABI_JIT_INPUT_PTX, (void *)main_ptx, sizeof(main_ptx), "main.ptx", 0, NULL, NULL));
@@ -335,7 +326,7 @@ static void link_sweep(void **state)
     static const char *const destroys[] = {"cuLinkDestroy", "cuMemFree_v2", "cuModuleUnload"};
 
     (void)state;
-    retain_current();
+    ft_retain_current(0);
     write_lib_file();
     ft_driver_sweep(link_sequence, calls, sizeof(calls) / sizeof(calls[0]), CUABI_ERROR_UNKNOWN);
     ft_driver_sweep(link_sequence, destroys, sizeof(destroys) / sizeof(destroys[0]), CUABI_SUCCESS);
@@ -360,7 +351,7 @@ static void attributes(void **state)
     int a = -1, b = -1;
 
     (void)state;
-    retain_current();
+    ft_retain_current(0);
     CU_OK(cuModuleLoadData(&m, attrs_ptx));
     CU_OK(cuModuleGetFunction(&heavy, m, "heavy"));
     CU_OK(cuModuleGetFunction(&light, m, "light"));
@@ -520,30 +511,60 @@ static void library_sweep(void **state)
 
     (void)state;
     library_text_make();
-    retain_current();
+    ft_retain_current(0);
     ft_driver_sweep(library_sequence, calls, sizeof(calls) / sizeof(calls[0]), CUABI_ERROR_UNKNOWN);
     ft_driver_sweep(library_sequence, destroys, sizeof(destroys) / sizeof(destroys[0]), CUABI_SUCCESS);
     assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_LIBRARIES), 0);
     assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_DEVICE_ALLOCS), 0);
 }
 
+static void link_file(void **state)
+{
+    char dir[] = "/tmp/gpushim-gaps-XXXXXX", path[64], link[64], error[512] = "";
+    cuabi_jit_option options[] = {CUABI_JIT_ERROR_LOG_BUFFER, CUABI_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {error, (void *)(uintptr_t)sizeof(error)};
+    cuabi_link_state l = NULL;
+    const char *text = NULL;
+    FILE *f;
+
+    (void)state;
+    ft_retain_current(0);
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/k.ptx", dir);
+    snprintf(link, sizeof(link), "%s/link.ptx", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    assert_true(fputs(ft_ptx, f) >= 0);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(symlink(path, link), 0);
+
+    CU_OK(cuLinkCreate_v2(2, options, values, &l));
+    assert_int_equal(cuLinkAddFile_v2(l, CUABI_JIT_INPUT_PTX, link, 0, NULL, NULL), CUABI_ERROR_INVALID_VALUE);
+    if (!strstr(error, "symbolic link") || !strstr(error, link))
+        fail_msg("the error log \"%s\" does not say why", error);
+    CU_OK(cuGetErrorString(CUABI_ERROR_INVALID_VALUE, &text));
+    if (!strstr(text, "symbolic link"))
+        fail_msg("cuGetErrorString says \"%s\"", text);
+    /* The file itself is read. */
+    CU_OK(cuLinkAddFile_v2(l, CUABI_JIT_INPUT_PTX, path, 0, NULL, NULL));
+    CU_OK(cuLinkDestroy(l));
+    unlink(link);
+    unlink(path);
+    rmdir(dir);
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+}
+
 int main(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        struct CMUnitTest test;
-    } cases[] = {
+    static const ft_case cases[] = {
         {"link", cmocka_unit_test(link_units)},
         {"link-errors", cmocka_unit_test(link_errors)},
         {"link-sweep", cmocka_unit_test(link_sweep)},
         {"attributes", cmocka_unit_test(attributes)},
         {"library", cmocka_unit_test(library)},
         {"library-sweep", cmocka_unit_test(library_sweep)},
+        {"link-file", cmocka_unit_test(link_file)},
     };
 
-    for (size_t i = 0; argc == 2 && i < sizeof(cases) / sizeof(cases[0]); i++)
-        if (strcmp(argv[1], cases[i].name) == 0)
-            return _cmocka_run_group_tests(cases[i].name, &cases[i].test, 1, NULL, NULL);
-    fprintf(stderr, "usage: %s CASE\n", argv[0]);
-    return 2;
+    return ft_run_case(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
 }

@@ -38,7 +38,7 @@ static void callback_refused(void **state)
     assert_int_equal(gpu_fake_init_callback_status(), GPU_ERR_NO_DRIVER);
     assert_int_equal(gpu_fake_calls("cuInit"), 1);
     /* The refusal was the callback's; the load itself finished, and later calls see it. */
-    assert_int_equal(gpu_driver_report()->stage, GPU_LOAD_READY);
+    assert_int_equal(gpu_driver_get_report()->stage, GPU_LOAD_READY);
     FT_OK(gpu_driver_load());
 }
 
@@ -55,16 +55,16 @@ __attribute__((visibility("default"))) int gpu_device_count_probe(void);
 int gpu_device_count_probe(void)
 {
     int n = -1;
-    const gpu_load_report *r = gpu_driver_report();
+    const gpu_load_report *r = gpu_driver_get_report();
 
-    if (gpu_device_count(&n) != GPU_ERR_NO_DRIVER || n != -1)
+    if (gpu_device_get_count(&n) != GPU_ERR_NO_DRIVER || n != -1)
         return 1;
-    if (!strstr(gpu_last_error(), "called back from inside the driver's load"))
+    if (!strstr(gpu_last_error_get_message(), "called back from inside the driver's load"))
         return 2;
     /* The report, read from inside the load, says where it is. */
     if (r->stage != GPU_LOAD_IN_PROGRESS || !r->step || strcmp(r->step, "cuInit") != 0)
         return 3;
-    if (strcmp(gpu_load_stage_name(r->stage), "in progress") != 0 || r->started_ns == 0)
+    if (strcmp(gpu_load_stage_get_name(r->stage), "in progress") != 0 || r->started_ns == 0)
         return 4;
     return 0;
 }
@@ -84,7 +84,7 @@ static int child_during_load(void)
     gpu_buffer *b = (gpu_buffer *)&t0;
 
     alarm(20);
-    if (gpu_driver_load() != GPU_ERR_FORKED || !strstr(gpu_last_error(), "fork()"))
+    if (gpu_driver_load() != GPU_ERR_FORKED || !strstr(gpu_last_error_get_message(), "fork()"))
         return 1;
     if (gpu_buffer_create(NULL, 4, &b) != GPU_ERR_FORKED || b != (gpu_buffer *)&t0)
         return 2;
@@ -95,7 +95,7 @@ static int child_during_load(void)
     if (now_ns() - t0 > 1000000000u)
         return 4;
     /* The report is the parent's snapshot at the fork, not a second load. */
-    if (gpu_driver_report()->stage != GPU_LOAD_IN_PROGRESS || gpu_driver_report()->attempt_count > 1)
+    if (gpu_driver_get_report()->stage != GPU_LOAD_IN_PROGRESS || gpu_driver_get_report()->attempt_count > 1)
         return 5;
     return 0;
 }
@@ -110,14 +110,14 @@ static void slow_init(void **state)
     pid_t pid;
 
     (void)state;
-    assert_int_equal(gpu_driver_report()->stage, GPU_LOAD_NOT_STARTED);
+    assert_int_equal(gpu_driver_get_report()->stage, GPU_LOAD_NOT_STARTED);
     assert_int_equal(pthread_create(&t, NULL, loader_thread, &st), 0);
     /* Until cuInit is entered: the report must say so, with the file and the start. */
-    while ((r = gpu_driver_report())->stage != GPU_LOAD_IN_PROGRESS || !r->step || strcmp(r->step, "cuInit") != 0) {
+    while ((r = gpu_driver_get_report())->stage != GPU_LOAD_IN_PROGRESS || !r->step || strcmp(r->step, "cuInit") != 0) {
         assert_true(now_ns() < deadline);
         usleep(1000);
     }
-    assert_string_equal(gpu_load_stage_name(r->stage), "in progress");
+    assert_string_equal(gpu_load_stage_get_name(r->stage), "in progress");
     assert_non_null(strstr(r->message, "cuInit(0) has not returned"));
     assert_true(r->started_ns >= t0 && r->started_ns <= now_ns());
     assert_non_null(r->file);
@@ -139,7 +139,7 @@ static void slow_init(void **state)
 
     assert_int_equal(pthread_join(t, NULL), 0);
     FT_OK(st);
-    r = gpu_driver_report();
+    r = gpu_driver_get_report();
     assert_int_equal(r->stage, GPU_LOAD_READY);
     assert_null(r->step);
     assert_true(r->init_called);
@@ -158,7 +158,7 @@ static void via_counted(void **state)
 
     (void)state;
     FT_OK(gpu_driver_load());
-    r = gpu_driver_report();
+    r = gpu_driver_get_report();
     assert_true(r->used_get_proc_address);
     for (size_t i = 0; i < r->entry_count; i++) {
         if (r->entries[i].via && strcmp(r->entries[i].via, "cuGetProcAddress") == 0)
@@ -180,7 +180,7 @@ static void init_all_ones(void **state)
 
     (void)state;
     FT_FAIL(gpu_driver_load(), GPU_ERR_NO_DRIVER, -1, "cuInit(0) failed: CUDA_ERROR_UNRECOGNIZED (4294967295)");
-    r = gpu_driver_report();
+    r = gpu_driver_get_report();
     assert_int_equal(r->stage, GPU_LOAD_INIT);
     assert_true(r->init_called);
     assert_true(r->init_result == 0xFFFFFFFFu);
@@ -219,9 +219,9 @@ static void long_paths(void **state)
     assert_int_equal(symlink(fake_path, path), 0);
     setenv("GPUSHIM_LIBCUDA", path, 1);
     FT_OK(gpu_driver_load());
-    assert_int_equal(gpu_driver_report()->attempt_count, 1);
-    assert_string_equal(gpu_driver_report()->attempts[0].path, path);
-    assert_null(gpu_driver_report()->attempts[0].error);
+    assert_int_equal(gpu_driver_get_report()->attempt_count, 1);
+    assert_string_equal(gpu_driver_get_report()->attempts[0].path, path);
+    assert_null(gpu_driver_get_report()->attempts[0].error);
     unlink(path);
     for (int i = 0; i < 4; i++) {
         rmdir(dir);
@@ -240,12 +240,12 @@ static void long_missing(void **state)
     snprintf(path, sizeof(path), "%s/libcuda.so.1", dir);
     setenv("GPUSHIM_LIBCUDA", path, 1);
     FT_FAIL(gpu_driver_load(), GPU_ERR_NO_DRIVER, 0, path);
-    r = gpu_driver_report();
+    r = gpu_driver_get_report();
     assert_int_equal(r->stage, GPU_LOAD_OPEN);
     assert_string_equal(r->attempts[0].path, path);
     assert_non_null(strstr(r->attempts[0].error, path));
     assert_non_null(strstr(r->message, path));
-    assert_non_null(strstr(gpu_last_error(), "No such file or directory"));
+    assert_non_null(strstr(gpu_last_error_get_message(), "No such file or directory"));
 }
 
 /* A value longer than any path dlopen takes: kept up to PATH_MAX and more, and the cut said. */
@@ -259,7 +259,7 @@ static void huge_path(void **state)
     memset(path + 1, 'a', 6000);
     setenv("GPUSHIM_LIBCUDA", path, 1);
     FT_FAIL(gpu_driver_load(), GPU_ERR_NO_DRIVER, 0, "cut: ");
-    r = gpu_driver_report();
+    r = gpu_driver_get_report();
     assert_int_equal(r->stage, GPU_LOAD_OPEN);
     assert_true(strlen(r->attempts[0].path) > 4096);
     assert_non_null(strstr(r->attempts[0].path, "aaaa [... cut: 6001 bytes in all]"));
@@ -269,10 +269,7 @@ static void huge_path(void **state)
 
 int main(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        struct CMUnitTest test;
-    } cases[] = {
+    static const ft_case cases[] = {
         {"callback", cmocka_unit_test(callback_refused)},
         {"callback-message", cmocka_unit_test(callback_message)},
         {"slow-init", cmocka_unit_test(slow_init)},
@@ -285,9 +282,5 @@ int main(int argc, char **argv)
 
     /* A deadlock or a hang fails the test, rather than stopping the suite. */
     alarm(60);
-    for (size_t i = 0; argc == 2 && i < sizeof(cases) / sizeof(cases[0]); i++)
-        if (strcmp(argv[1], cases[i].name) == 0)
-            return _cmocka_run_group_tests(cases[i].name, &cases[i].test, 1, NULL, NULL);
-    fprintf(stderr, "usage: test-load-hazards CASE\n");
-    return 2;
+    return ft_run_case(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
 }

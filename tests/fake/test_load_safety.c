@@ -21,8 +21,6 @@
 
 #include "fake_test.h"
 
-#define CU_OK(call) assert_int_equal((call), CUABI_SUCCESS)
-
 static cuabi_context ctx;
 
 static int setup(void **state)

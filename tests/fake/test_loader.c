@@ -2,7 +2,7 @@
 /*
  * The loader against the fake driver, one configuration per process (gpushim
  * loads once): argv[1] names the configuration that meson set up, and the
- * test checks gpu_driver_report() and the calls' outcomes against what that
+ * test checks gpu_driver_get_report() and the calls' outcomes against what that
  * configuration must give. The fake's legacy unversioned symbols abort when
  * called, so every configuration that runs work proves the versioned ABI.
  */
@@ -108,15 +108,15 @@ static void workload(bool optional)
     FT_OK(gpu_event_is_complete(e1, &done));
     assert_false(done);
     FT_OK(gpu_event_synchronize(e1));
-    FT_OK(gpu_event_elapsed_ms(e0, e1, &ms));
+    FT_OK(gpu_event_get_elapsed_ms(e0, e1, &ms));
     /* Two operations of 1 us each, and the 250 us the kernel slept. */
     assert_true(ms > 0.2515f && ms < 0.2525f);
     /* Ordered after the blocking stream's work by the legacy stream; the async copy reads it back. */
     FT_OK(gpu_stream_wait_event(nb, e1));
     FT_OK(ft_scale_add(nb, m, b, 3, 1, N));
-    FT_OK(gpu_buffer_copy_to_host_async(b, gpu_host_buffer_data(h), sizeof(out), nb));
+    FT_OK(gpu_buffer_copy_to_host_async(b, gpu_host_buffer_get_data(h), sizeof(out), nb));
     FT_OK(gpu_stream_synchronize(nb));
-    memcpy(out, gpu_host_buffer_data(h), sizeof(out));
+    memcpy(out, gpu_host_buffer_get_data(h), sizeof(out));
     assert_memory_equal(out, want, sizeof(out));
     if (optional) {
         gpu_graph *g = NULL;
@@ -183,12 +183,12 @@ static void report_ready(void **state)
     int version = 0;
 
     (void)state;
-    assert_int_equal(gpu_driver_report()->stage, GPU_LOAD_NOT_STARTED);
+    assert_int_equal(gpu_driver_get_report()->stage, GPU_LOAD_NOT_STARTED);
     assert_int_equal(gpu_fake_calls("cuInit"), 0);
     FT_OK(gpu_driver_load());
-    r = gpu_driver_report();
+    r = gpu_driver_get_report();
     assert_int_equal(r->stage, GPU_LOAD_READY);
-    assert_string_equal(gpu_load_stage_name(r->stage), "ready");
+    assert_string_equal(gpu_load_stage_get_name(r->stage), "ready");
     assert_string_equal(r->message, "");
     same_file(r->file, getenv("GPUSHIM_LIBCUDA"));
     /* The report says it is the fake, as the fake says it. */
@@ -201,7 +201,7 @@ static void report_ready(void **state)
     assert_int_equal(r->abi_version, GPU_CUDA_ABI_VERSION);
     assert_int_equal(r->init_result, 0);
     assert_int_equal(r->driver_version, gpu_fake_driver_version());
-    FT_OK(gpu_driver_version(&version));
+    FT_OK(gpu_driver_get_version(&version));
     assert_int_equal(version, gpu_fake_driver_version());
     /* gpushim asks cuGetProcAddress when the driver has it and is at least the pinned ABI. */
     assert_int_equal(r->used_get_proc_address,
@@ -249,8 +249,8 @@ static void error_names(void **state)
     char byte = 0;
 
     (void)state;
-    assert_string_equal(gpu_cuda_result_name(600), "CUDA_ERROR_NOT_READY");
-    assert_string_equal(gpu_cuda_result_name(123456), "CUDA_ERROR_UNRECOGNIZED");
+    assert_string_equal(gpu_cuda_result_get_name(600), "CUDA_ERROR_NOT_READY");
+    assert_string_equal(gpu_cuda_result_get_name(123456), "CUDA_ERROR_UNRECOGNIZED");
     /* The driver's own names where it has cuGetErrorName, gpushim's table where not. */
     assert_int_equal(gpu_fake_calls("cuGetErrorName") - calls, exported("cuGetErrorName") ? 2 : 0);
     FT_OK(gpu_buffer_create(NULL, 16, &b));
@@ -335,8 +335,8 @@ static void every_call_fails(const char *needle, int cuda)
 
     FT_FAIL(gpu_driver_load(), GPU_ERR_NO_DRIVER, cuda, needle);
     init_calls = gpu_fake_calls("cuInit");
-    FT_FAIL(gpu_driver_version(&n), GPU_ERR_NO_DRIVER, cuda, needle);
-    FT_FAIL(gpu_device_count(&n), GPU_ERR_NO_DRIVER, cuda, needle);
+    FT_FAIL(gpu_driver_get_version(&n), GPU_ERR_NO_DRIVER, cuda, needle);
+    FT_FAIL(gpu_device_get_count(&n), GPU_ERR_NO_DRIVER, cuda, needle);
     assert_int_equal(n, -5);
     FT_FAIL(gpu_device_get_info(0, &info), GPU_ERR_NO_DRIVER, cuda, needle);
     assert_int_equal(info.multiprocessors, -5);
@@ -345,7 +345,7 @@ static void every_call_fails(const char *needle, int cuda)
     FT_FAIL(gpu_context_synchronize(NULL), GPU_ERR_NO_DRIVER, cuda, needle);
     FT_FAIL(gpu_stream_create(NULL, &s), GPU_ERR_NO_DRIVER, cuda, needle);
     FT_FAIL(gpu_stream_synchronize(GPU_DEVICE0_LEGACY_STREAM), GPU_ERR_NO_DRIVER, cuda, needle);
-    FT_FAIL(gpu_stream_query(GPU_DEVICE0_LEGACY_STREAM, &flag), GPU_ERR_NO_DRIVER, cuda, needle);
+    FT_FAIL(gpu_stream_is_complete(GPU_DEVICE0_LEGACY_STREAM, &flag), GPU_ERR_NO_DRIVER, cuda, needle);
     FT_FAIL(gpu_stream_is_capturing(GPU_DEVICE0_LEGACY_STREAM, &flag), GPU_ERR_NO_DRIVER, cuda, needle);
     FT_FAIL(gpu_event_create(NULL, &e), GPU_ERR_NO_DRIVER, cuda, needle);
     FT_FAIL(gpu_buffer_create(NULL, 4, &b), GPU_ERR_NO_DRIVER, cuda, needle);
@@ -370,11 +370,11 @@ static void init_fails(void **state)
     const gpu_load_report *r;
 
     (void)state;
-    snprintf(needle, sizeof(needle), "cuInit(0) failed: %s (%d)", gpu_cuda_result_name(want), want);
+    snprintf(needle, sizeof(needle), "cuInit(0) failed: %s (%d)", gpu_cuda_result_get_name(want), want);
     every_call_fails(needle, want);
-    r = gpu_driver_report();
+    r = gpu_driver_get_report();
     assert_int_equal(r->stage, GPU_LOAD_INIT);
-    assert_string_equal(gpu_load_stage_name(r->stage), "init");
+    assert_string_equal(gpu_load_stage_get_name(r->stage), "init");
     assert_int_equal(r->init_result, want);
     assert_int_equal(r->driver_version, 0);
     same_file(r->file, getenv("GPUSHIM_LIBCUDA"));
@@ -392,7 +392,7 @@ static void version_fails(void **state)
 
     (void)state;
     every_call_fails("cuDriverGetVersion failed: CUDA_ERROR_UNKNOWN (999)", 0);
-    r = gpu_driver_report();
+    r = gpu_driver_get_report();
     assert_int_equal(r->stage, GPU_LOAD_INIT);
     assert_int_equal(r->init_result, 0);
     assert_int_equal(gpu_fake_calls("cuDriverGetVersion"), 1);
@@ -405,9 +405,9 @@ static void required_missing(void **state)
 
     (void)state;
     every_call_fails("lacks cuMemAlloc_v2 (cuGetProcAddress: symbol not found)", 0);
-    r = gpu_driver_report();
+    r = gpu_driver_get_report();
     assert_int_equal(r->stage, GPU_LOAD_RESOLVE);
-    assert_string_equal(gpu_load_stage_name(r->stage), "resolve");
+    assert_string_equal(gpu_load_stage_get_name(r->stage), "resolve");
     assert_int_equal(r->missing_required, 1);
     assert_int_equal(r->missing_optional, 0);
     assert_int_equal(r->driver_version, gpu_fake_driver_version());
@@ -422,7 +422,7 @@ static void not_a_driver(void **state)
 
     (void)state;
     every_call_fails("is not a CUDA driver: it exports no cuInit", 0);
-    r = gpu_driver_report();
+    r = gpu_driver_get_report();
     assert_int_equal(r->stage, GPU_LOAD_RESOLVE);
     assert_false(r->init_called);
     assert_null(r->fake); /* libgpushim.so exports no gpu_fake_identify */

@@ -22,8 +22,6 @@
 
 #include "fake_test.h"
 
-#define CU_OK(call) assert_int_equal((call), CUABI_SUCCESS)
-
 /* The variants this test calls, as cuda.h declares them under CUDA_API_PER_THREAD_DEFAULT_STREAM. */
 cuabi_result cuMemsetD32Async_ptsz(cuabi_deviceptr dst, unsigned int value, size_t count, cuabi_stream stream);
 cuabi_result cuMemcpyHtoDAsync_v2_ptsz(cuabi_deviceptr dst, const void *src, size_t bytes, cuabi_stream stream);
@@ -37,16 +35,6 @@ cuabi_result cuStreamEndCapture_ptsz(cuabi_stream stream, cuabi_graph *graph);
 cuabi_result cuStreamIsCapturing_ptsz(cuabi_stream stream, cuabi_stream_capture_status *status);
 
 enum { N = 64 };
-
-static cuabi_context retain_current(void)
-{
-    cuabi_context ctx = NULL;
-
-    CU_OK(cuInit(0));
-    CU_OK(cuDevicePrimaryCtxRetain(&ctx, 0));
-    CU_OK(cuCtxSetCurrent(ctx));
-    return ctx;
-}
 
 /* The first u32 of a buffer, read by a legacy-stream copy (which waits for every blocking stream) unless `ptds`. */
 static uint32_t first_word(cuabi_deviceptr d, bool ptds)
@@ -72,7 +60,7 @@ static void names(void **state)
     /* A variant of a function the fake does not implement is not its own either, and says so by its name. */
     assert_int_equal(gpu_fake_symbol_implemented("cuSignalExternalSemaphoresAsync_ptsz"), 0);
     assert_int_equal(gpu_fake_symbol_implemented("cuMemPrefetchAsync_v2_ptsz"), 0);
-    retain_current();
+    ft_retain_current(0);
     sym = dlsym(lib, "cuSignalExternalSemaphoresAsync_ptsz");
     assert_non_null(sym);
     memcpy(&fn, &sym, sizeof(fn));
@@ -143,7 +131,7 @@ static void per_thread_capture(void)
 
 static void ordering(void **state)
 {
-    cuabi_context ctx = retain_current();
+    cuabi_context ctx = ft_retain_current(0);
     cuabi_module m = NULL;
     cuabi_function hold = NULL;
     cuabi_stream blocking = NULL;
@@ -239,25 +227,18 @@ static void sweep(void **state)
                                         "cuMemcpyDtoH_v2_ptds"};
 
     (void)state;
-    retain_current();
+    ft_retain_current(0);
     ft_driver_sweep(sequence, calls, sizeof(calls) / sizeof(calls[0]), CUABI_ERROR_UNKNOWN);
     CU_OK(cuDevicePrimaryCtxRelease_v2(0));
 }
 
 int main(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        struct CMUnitTest test;
-    } cases[] = {
+    static const ft_case cases[] = {
         {"names", cmocka_unit_test(names)},
         {"ordering", cmocka_unit_test(ordering)},
         {"sweep", cmocka_unit_test(sweep)},
     };
 
-    for (size_t i = 0; argc == 2 && i < sizeof(cases) / sizeof(cases[0]); i++)
-        if (strcmp(argv[1], cases[i].name) == 0)
-            return _cmocka_run_group_tests(cases[i].name, &cases[i].test, 1, NULL, NULL);
-    fprintf(stderr, "usage: %s CASE\n", argv[0]);
-    return 2;
+    return ft_run_case(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
 }

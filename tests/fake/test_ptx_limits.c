@@ -18,8 +18,6 @@
 
 #include "fake_test.h"
 
-#define CU_OK(call) assert_int_equal((call), CUABI_SUCCESS)
-
 static int setup(void **state)
 {
     (void)state;

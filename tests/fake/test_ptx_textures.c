@@ -15,8 +15,6 @@
 
 #include "fake_test.h"
 
-#define CU_OK(call) assert_int_equal((call), CUABI_SUCCESS)
-
 /*
  * One texture kernel: thread i reads record i of `in` (x, y, z as floats,
  * then an integer: a layer or an index), runs `inst` and stores its four
@@ -244,37 +242,6 @@ static void same_as_reference(const char *name, uint64_t tex, const struct coord
                      (double)want[i][2], (double)want[i][3]);
 }
 
-static cuabi_array array_of(size_t w, size_t h, size_t d, cuabi_array_format f, unsigned ch, unsigned flags,
-                            const void *data, size_t bytes)
-{
-    cuabi_array3d_descriptor desc = {w, h, d, f, ch, flags};
-    cuabi_array a = NULL;
-
-    CU_OK(cuArray3DCreate_v2(&a, &desc));
-    if (data)
-        CU_OK(cuMemcpyHtoA_v2(a, 0, data, bytes));
-    return a;
-}
-
-static cuabi_tex_object texture_of(cuabi_array a, unsigned mode, unsigned filter, unsigned flags)
-{
-    cuabi_resource_desc res;
-    cuabi_texture_desc td;
-    cuabi_tex_object t = 0;
-
-    memset(&res, 0, sizeof(res));
-    res.type = CUABI_RESOURCE_TYPE_ARRAY;
-    res.res.array.array = a;
-    memset(&td, 0, sizeof(td));
-    td.address_mode[0] = td.address_mode[1] = td.address_mode[2] = mode;
-    td.filter_mode = filter;
-    td.flags = flags;
-    for (int c = 0; c < 4; c++)
-        td.border_color[c] = 100.0f + (float)c;
-    CU_OK(cuTexObjectCreate(&t, &res, &td, NULL));
-    return t;
-}
-
 /* Coordinates inside, on edges, between texels and far outside, for a 4x3 texture. */
 static const struct coord coords2d[] = {
     {0.5f, 0.5f, 0, 0},   {2.5f, 1.5f, 0, 0},  {3.99f, 2.99f, 0, 0}, {1.0f, 1.0f, 0, 0},    {1.25f, 0.75f, 0, 0},
@@ -296,13 +263,13 @@ static void float_2d(void **state)
     for (int y = 0; y < 3; y++)
         for (int x = 0; x < 4; x++)
             v[y][x] = (float)(y * 10 + x);
-    a = array_of(4, 3, 0, CUABI_AD_FORMAT_FLOAT, 1, 0, v, sizeof(v));
+    a = ft_array_of(4, 3, 0, CUABI_AD_FORMAT_FLOAT, 1, 0, v, sizeof(v));
     for (unsigned m = 0; m < 4; m++)
         for (unsigned filter = 0; filter < 2; filter++)
             for (unsigned norm = 0; norm < 2; norm++) {
                 if (m >= 2 && !norm)
                     continue; /* wrap and mirror need normalized coordinates */
-                t = texture_of(a, modes[m], filter, norm ? CUABI_TRSF_NORMALIZED_COORDINATES : 0);
+                t = ft_texture_of(a, modes[m], filter, norm ? CUABI_TRSF_NORMALIZED_COORDINATES : 0);
                 same_as_reference("tex2d", t, coords2d, N2D, K_2D, got);
                 if (m == 0 && filter == 0 && !norm) {
                     assert_true(got[1][0] == 12.0f);  /* (2.5, 1.5): texel (2, 1) */
@@ -340,17 +307,17 @@ static void float_1d_3d(void **state)
         for (int y = 0; y < 3; y++)
             for (int x = 0; x < 4; x++)
                 cube[z][y][x] = (float)(z * 100 + y * 10 + x);
-    a = array_of(8, 0, 0, CUABI_AD_FORMAT_FLOAT, 1, 0, line, sizeof(line));
-    t = texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_LINEAR, 0);
+    a = ft_array_of(8, 0, 0, CUABI_AD_FORMAT_FLOAT, 1, 0, line, sizeof(line));
+    t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_LINEAR, 0);
     same_as_reference("tex1d", t, c, 8, K_1D, got);
     assert_true(got[3][0] == 154.0f / 256.0f); /* x = 1.1: texels 0 and 1, weights of 8 fractional bits */
     CU_OK(cuTexObjectDestroy(t));
     CU_OK(cuArrayDestroy(a));
-    a = array_of(4, 3, 2, CUABI_AD_FORMAT_FLOAT, 1, 0, cube, sizeof(cube));
-    t = texture_of(a, CUABI_TR_ADDRESS_MODE_BORDER, CUABI_TR_FILTER_MODE_LINEAR, 0);
+    a = ft_array_of(4, 3, 2, CUABI_AD_FORMAT_FLOAT, 1, 0, cube, sizeof(cube));
+    t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_BORDER, CUABI_TR_FILTER_MODE_LINEAR, 0);
     same_as_reference("tex3d", t, c, 8, K_3D, got);
     CU_OK(cuTexObjectDestroy(t));
-    t = texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
+    t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
     same_as_reference("tex3d", t, c, 8, K_3D, got);
     assert_true(got[5][0] == 122.0f); /* (2.5, 2, 1.3): texel (2, 2, 1) */
     CU_OK(cuTexObjectDestroy(t));
@@ -370,15 +337,15 @@ static void integer_2d(void **state)
     for (int y = 0; y < 3; y++)
         for (int x = 0; x < 4; x++)
             v[y][x] = -1000 * y - x;
-    a = array_of(4, 3, 0, CUABI_AD_FORMAT_SIGNED_INT32, 1, 0, v, sizeof(v));
-    t = texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
+    a = ft_array_of(4, 3, 0, CUABI_AD_FORMAT_SIGNED_INT32, 1, 0, v, sizeof(v));
+    t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
     same_as_reference("tex2d_s32", t, coords2d, N2D, K_2D, (float (*)[4])got);
     assert_int_equal((int32_t)got[1][0], -1002);
     assert_int_equal((int32_t)got[5][0], -2000);
     CU_OK(cuTexObjectDestroy(t));
     CU_OK(cuArrayDestroy(a));
-    a = array_of(2, 2, 0, CUABI_AD_FORMAT_UNSIGNED_INT8, 4, 0, rgba, sizeof(rgba));
-    t = texture_of(a, CUABI_TR_ADDRESS_MODE_BORDER, CUABI_TR_FILTER_MODE_POINT, CUABI_TRSF_READ_AS_INTEGER);
+    a = ft_array_of(2, 2, 0, CUABI_AD_FORMAT_UNSIGNED_INT8, 4, 0, rgba, sizeof(rgba));
+    t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_BORDER, CUABI_TR_FILTER_MODE_POINT, CUABI_TRSF_READ_AS_INTEGER);
     same_as_reference("tex2d_u32", t, coords2d, N2D, K_2D, (float (*)[4])got);
     assert_int_equal(got[3][0], 13);
     assert_int_equal(got[3][3], 255);
@@ -402,19 +369,19 @@ static void layered(void **state)
                 layers[l][y][x] = (float)(l * 100 + y * 10 + x);
                 line[l][x] = (float)(l * 100 + x);
             }
-    a = array_of(4, 2, 3, CUABI_AD_FORMAT_FLOAT, 1, CUABI_ARRAY3D_LAYERED, layers, sizeof(layers));
-    t = texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
+    a = ft_array_of(4, 2, 3, CUABI_AD_FORMAT_FLOAT, 1, CUABI_ARRAY3D_LAYERED, layers, sizeof(layers));
+    t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
     same_as_reference("texa2d", t, c, 5, K_A2D, got);
     assert_true(got[1][0] == 112.0f);
     assert_true(got[3][0] == 203.0f); /* layer 7 of 3: the last */
     CU_OK(cuTexObjectDestroy(t));
-    t = texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_LINEAR, 0);
+    t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_LINEAR, 0);
     same_as_reference("texa2d", t, c, 5, K_A2D, got);
     assert_true(got[2][0] == 205.5f);
     CU_OK(cuTexObjectDestroy(t));
     CU_OK(cuArrayDestroy(a));
-    a = array_of(4, 0, 3, CUABI_AD_FORMAT_FLOAT, 1, CUABI_ARRAY3D_LAYERED, line, sizeof(line));
-    t = texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
+    a = ft_array_of(4, 0, 3, CUABI_AD_FORMAT_FLOAT, 1, CUABI_ARRAY3D_LAYERED, line, sizeof(line));
+    t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
     same_as_reference("texa1d", t, c, 5, K_A1D, got);
     assert_true(got[1][0] == 102.0f);
     CU_OK(cuTexObjectDestroy(t));
@@ -424,10 +391,9 @@ static void layered(void **state)
 /* tex1Dfetch of linear memory (an integer coordinate, zeros outside); tex.level and tex.grad of mipmaps. */
 static void fetch_and_levels(void **state)
 {
-    float data[16], fill[64], got[64][4];
+    float data[16], got[64][4];
     struct coord c[] = {{0, 0, 0, 0}, {0, 0, 0, 5}, {0, 0, 0, 15}, {0, 0, 0, 16}, {0, 0, 0, -1}};
     struct coord lod[] = {{0.5f, 0.5f, 0.0f, 0}, {0.5f, 0.5f, 0.75f, 0}, {0.3f, 0.6f, 1.5f, 0}, {0.5f, 0.5f, 9.0f, 0}};
-    cuabi_array3d_descriptor d = {8, 8, 0, CUABI_AD_FORMAT_FLOAT, 1, 0};
     cuabi_mipmapped_array m = NULL;
     cuabi_deviceptr buf = 0;
     cuabi_resource_desc res;
@@ -453,18 +419,7 @@ static void fetch_and_levels(void **state)
     CU_OK(cuTexObjectDestroy(t));
     CU_OK(cuMemFree_v2(buf));
 
-    CU_OK(cuMipmappedArrayCreate(&m, &d, 3));
-    for (unsigned i = 0; i < 3; i++) {
-        cuabi_array level = NULL;
-
-        for (int k = 0; k < 64; k++)
-            fill[k] = (float)(i + 1);
-        CU_OK(cuMipmappedArrayGetLevel(&level, m, i));
-        CU_OK(cuMemcpyHtoA_v2(level, 0, fill, (size_t)(64 >> (2 * i)) * 4));
-    }
-    memset(&res, 0, sizeof(res));
-    res.type = CUABI_RESOURCE_TYPE_MIPMAPPED_ARRAY;
-    res.res.mipmap.mipmap = m;
+    m = ft_mipmap_levels(&res);
     td.flags = CUABI_TRSF_NORMALIZED_COORDINATES;
     td.mipmap_filter_mode = CUABI_TR_FILTER_MODE_LINEAR;
     CU_OK(cuTexObjectCreate(&t, &res, &td, NULL));
@@ -523,7 +478,7 @@ static void surface_2d_modes(void **state)
     for (int y = 0; y < 4; y++)
         for (int x = 0; x < 8; x++)
             v[y][x] = (uint32_t)(1 + 100 * y + x);
-    a = array_of(8, 4, 0, CUABI_AD_FORMAT_UNSIGNED_INT32, 1, CUABI_ARRAY3D_SURFACE_LDST, v, sizeof(v));
+    a = ft_array_of(8, 4, 0, CUABI_AD_FORMAT_UNSIGNED_INT32, 1, CUABI_ARRAY3D_SURFACE_LDST, v, sizeof(v));
     s = surface_of(a);
     CU_OK(surf_run("ld_zero", s, zero, 5, got));
     for (unsigned i = 0; i < 5; i++)
@@ -568,14 +523,14 @@ static void surface_shapes(void **state)
             for (int x = 0; x < 4; x++)
                 vol[z][y][x] = (uint32_t)(z * 100 + y * 10 + x);
     memcpy(lay, vol, sizeof(lay));
-    a = array_of(6, 0, 0, CUABI_AD_FORMAT_UNSIGNED_INT32, 1, CUABI_ARRAY3D_SURFACE_LDST, line, sizeof(line));
+    a = ft_array_of(6, 0, 0, CUABI_AD_FORMAT_UNSIGNED_INT32, 1, CUABI_ARRAY3D_SURFACE_LDST, line, sizeof(line));
     s = surface_of(a);
     CU_OK(surf_run("ld_1d", s, (const struct access[]){{20, 0, 0, 0}, {4, 0, 0, 0}}, 2, got));
     assert_int_equal(got[0][0], 15);
     assert_int_equal(got[1][0], 3);
     CU_OK(cuSurfObjectDestroy(s));
     CU_OK(cuArrayDestroy(a));
-    a = array_of(4, 2, 3, CUABI_AD_FORMAT_UNSIGNED_INT32, 1, CUABI_ARRAY3D_SURFACE_LDST, vol, sizeof(vol));
+    a = ft_array_of(4, 2, 3, CUABI_AD_FORMAT_UNSIGNED_INT32, 1, CUABI_ARRAY3D_SURFACE_LDST, vol, sizeof(vol));
     s = surface_of(a);
     CU_OK(surf_run("ld_3d", s, (const struct access[]){{12, 1, 2, 0}, {4, 0, 1, 0}}, 2, got));
     assert_int_equal(got[0][0], 213);
@@ -583,7 +538,7 @@ static void surface_shapes(void **state)
     CU_OK(cuSurfObjectDestroy(s));
     CU_OK(cuArrayDestroy(a));
     /* A layered 2D surface: a store into layer 1, read back by layer. */
-    a = array_of(4, 2, 2, CUABI_AD_FORMAT_UNSIGNED_INT32, 1, CUABI_ARRAY3D_SURFACE_LDST | CUABI_ARRAY3D_LAYERED, lay,
+    a = ft_array_of(4, 2, 2, CUABI_AD_FORMAT_UNSIGNED_INT32, 1, CUABI_ARRAY3D_SURFACE_LDST | CUABI_ARRAY3D_LAYERED, lay,
                  sizeof(lay));
     s = surface_of(a);
     CU_OK(surf_run("st_a2d", s, (const struct access[]){{8, 1, 1, 4242}}, 1, got));
@@ -593,7 +548,7 @@ static void surface_shapes(void **state)
     assert_int_equal(got[2][0], 100);
     CU_OK(cuSurfObjectDestroy(s));
     CU_OK(cuArrayDestroy(a));
-    a = array_of(4, 0, 2, CUABI_AD_FORMAT_UNSIGNED_INT32, 1, CUABI_ARRAY3D_SURFACE_LDST | CUABI_ARRAY3D_LAYERED, lay,
+    a = ft_array_of(4, 0, 2, CUABI_AD_FORMAT_UNSIGNED_INT32, 1, CUABI_ARRAY3D_SURFACE_LDST | CUABI_ARRAY3D_LAYERED, lay,
                  sizeof(lay[0]));
     s = surface_of(a);
     CU_OK(surf_run("ld_a1d", s, (const struct access[]){{12, 0, 1, 0}}, 1, got));
@@ -601,7 +556,7 @@ static void surface_shapes(void **state)
     CU_OK(cuSurfObjectDestroy(s));
     CU_OK(cuArrayDestroy(a));
     /* uchar4: four bytes at once, clamped loads and zero-mode stores. */
-    a = array_of(2, 2, 0, CUABI_AD_FORMAT_UNSIGNED_INT8, 4, CUABI_ARRAY3D_SURFACE_LDST, rgba, sizeof(rgba));
+    a = ft_array_of(2, 2, 0, CUABI_AD_FORMAT_UNSIGNED_INT8, 4, CUABI_ARRAY3D_SURFACE_LDST, rgba, sizeof(rgba));
     s = surface_of(a);
     CU_OK(surf_run("ld_v4b8", s, (const struct access[]){{4, 1, 0, 0}, {-4, 7, 0, 0}}, 2, got));
     assert_int_equal(got[0][0], 0x100f0e0du);
@@ -612,13 +567,13 @@ static void surface_shapes(void **state)
     assert_memory_equal(rback, rgba, sizeof(rgba));
     CU_OK(cuSurfObjectDestroy(s));
     CU_OK(cuArrayDestroy(a));
-    a = array_of(3, 2, 0, CUABI_AD_FORMAT_UNSIGNED_INT16, 1, CUABI_ARRAY3D_SURFACE_LDST, halves, sizeof(halves));
+    a = ft_array_of(3, 2, 0, CUABI_AD_FORMAT_UNSIGNED_INT16, 1, CUABI_ARRAY3D_SURFACE_LDST, halves, sizeof(halves));
     s = surface_of(a);
     CU_OK(surf_run("ld_b16", s, (const struct access[]){{4, 1, 0, 0}}, 1, got));
     assert_int_equal(got[0][0], 12);
     CU_OK(cuSurfObjectDestroy(s));
     CU_OK(cuArrayDestroy(a));
-    a = array_of(2, 2, 0, CUABI_AD_FORMAT_UNSIGNED_INT32, 2, CUABI_ARRAY3D_SURFACE_LDST, pairs, sizeof(pairs));
+    a = ft_array_of(2, 2, 0, CUABI_AD_FORMAT_UNSIGNED_INT32, 2, CUABI_ARRAY3D_SURFACE_LDST, pairs, sizeof(pairs));
     s = surface_of(a);
     CU_OK(surf_run("ld_v2b32", s, (const struct access[]){{8, 1, 0, 0}}, 1, got));
     assert_int_equal(got[0][0], 15);
@@ -626,7 +581,7 @@ static void surface_shapes(void **state)
     assert_int_equal(got[0][0], 11);
     CU_OK(cuSurfObjectDestroy(s));
     CU_OK(cuArrayDestroy(a));
-    a = array_of(2, 1, 0, CUABI_AD_FORMAT_UNSIGNED_INT32, 4, CUABI_ARRAY3D_SURFACE_LDST, quads, sizeof(quads));
+    a = ft_array_of(2, 1, 0, CUABI_AD_FORMAT_UNSIGNED_INT32, 4, CUABI_ARRAY3D_SURFACE_LDST, quads, sizeof(quads));
     s = surface_of(a);
     CU_OK(surf_run("ld_v2b32", s, (const struct access[]){{24, 0, 0, 0}}, 1, got));
     assert_int_equal(got[0][0], 2200); /* the last 8 bytes of the second 16-byte element */
@@ -647,7 +602,7 @@ static void faults(void **state)
     cuabi_tex_object t;
 
     (void)state;
-    a = array_of(2, 2, 0, CUABI_AD_FORMAT_UNSIGNED_INT32, 1, CUABI_ARRAY3D_SURFACE_LDST, v, sizeof(v));
+    a = ft_array_of(2, 2, 0, CUABI_AD_FORMAT_UNSIGNED_INT32, 1, CUABI_ARRAY3D_SURFACE_LDST, v, sizeof(v));
     s = surface_of(a);
     ft_capture_begin(&cap, 2);
     assert_int_equal(surf_run("ld_trap", s, (const struct access[]){{0, 0, 0, 0}, {8, 1, 0, 0}}, 2, got),
@@ -673,7 +628,7 @@ static void faults(void **state)
     if (!strstr(text, want) || !strstr(text, "which is no live texture object"))
         fail_msg("wanted \"%s\" in: %s", want, text);
     /* A texture whose array is gone. */
-    t = texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
+    t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
     CU_OK(cuSurfObjectDestroy(s));
     CU_OK(cuArrayDestroy(a));
     ft_capture_begin(&cap, 2);
@@ -682,7 +637,7 @@ static void faults(void **state)
     assert_non_null(strstr(text, "whose memory is no longer allocated"));
     CU_OK(cuTexObjectDestroy(t));
     /* The module still runs afterwards. */
-    a = array_of(2, 2, 0, CUABI_AD_FORMAT_UNSIGNED_INT32, 1, CUABI_ARRAY3D_SURFACE_LDST, v, sizeof(v));
+    a = ft_array_of(2, 2, 0, CUABI_AD_FORMAT_UNSIGNED_INT32, 1, CUABI_ARRAY3D_SURFACE_LDST, v, sizeof(v));
     s = surface_of(a);
     CU_OK(surf_run("ld_trap", s, (const struct access[]){{4, 1, 0, 0}}, 1, got));
     assert_int_equal(got[0][0], 4);

@@ -12,8 +12,6 @@
 
 #include "fake_test.h"
 
-#define CU_OK(call) assert_int_equal((call), CUABI_SUCCESS)
-
 /* Each thread reads a[tid * stride + skew] and writes it to out[tid]; or writes shared[tid * stride]. */
 static const char ptx[] =
     ".version 7.8\n.target sm_75\n.address_size 64\n\n"

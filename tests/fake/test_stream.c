@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The ordering and error semantics of the fake's queued work, as a CUDA
- * program sees them through the driver API. One case per process (argv[1]).
+ * Streams and their queued work (fake/fake_stream.c): ordering and error
+ * semantics, queries, callbacks and attributes, as a CUDA program sees them
+ * through the driver API. One case per process (argv[1]).
  *
  *   sticky      a kernel that faults corrupts its context: the next copy, and
  *               every later call on that context, returns the fault until the
@@ -20,6 +21,17 @@
  *               the fake lazy again
  *   progress-callbacks  (GPUSHIM_FAKE_PROGRESS=1) host functions and callbacks
  *               fire, on another thread, while the host calls nothing
+ *   queries    cuStreamGetCtx (and _v2), cuStreamGetFlags, cuStreamGetId,
+ *              cuCtxGetId, cuDevicePrimaryCtxGetState, cuCtxSet/GetCacheConfig;
+ *              their errors
+ *   callbacks  cuStreamAddCallback after earlier work, told the stream and
+ *              status; cuEventRecordWithFlags; their errors
+ *   attributes cuStreamGetAttribute, cuStreamSetAttribute and
+ *              cuStreamCopyAttributes: access policy window, synchronization
+ *              policy, priority; their errors
+ *   sweep      each driver call of queries, callbacks, attributes and the
+ *              driver-API cases of test_copy.c, test_module.c, test_device.c
+ *              and test_managed.c failed in turn: nothing is left alive
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -30,7 +42,6 @@
 
 #include "fake_test.h"
 
-#define CU_OK(call) assert_int_equal((call), CUABI_SUCCESS)
 #define CU_IS(call, want) assert_int_equal((call), (want))
 
 enum { N = 64 };
@@ -416,6 +427,444 @@ static void progress_callbacks(void **state)
     CU_OK(cuDevicePrimaryCtxRelease_v2(0));
 }
 
+static void queries(void **state)
+{
+    cuabi_context c0 = NULL, mine = NULL, got = NULL;
+    cuabi_green_ctx green = (cuabi_green_ctx)(uintptr_t)1;
+    cuabi_stream s = NULL, t = NULL;
+    unsigned flags = 99;
+    unsigned long long id_s = 0, id_t = 0, id_l = 0, again = 0, ctx_a = 0, ctx_b = 0, ctx_again = 0;
+    int active = -1;
+    cuabi_func_cache cache = CUABI_FUNC_CACHE_PREFER_EQUAL;
+
+    (void)state;
+    CU_OK(cuInit(0));
+    /* A primary context not yet retained: inactive, flags 0. */
+    CU_OK(cuDevicePrimaryCtxGetState(0, &flags, &active));
+    assert_int_equal(flags, 0);
+    assert_int_equal(active, 0);
+    c0 = ft_retain_current(0);
+    CU_OK(cuCtxSetFlags(4));
+    CU_OK(cuDevicePrimaryCtxGetState(0, &flags, &active));
+    assert_int_equal(flags, 4);
+    assert_int_equal(active, 1);
+    assert_int_equal(cuDevicePrimaryCtxGetState(9, &flags, &active), CUABI_ERROR_INVALID_DEVICE);
+    assert_int_equal(cuDevicePrimaryCtxGetState(0, NULL, &active), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuDevicePrimaryCtxGetState(0, &flags, NULL), CUABI_ERROR_INVALID_VALUE);
+
+    CU_OK(cuStreamCreate(&s, CUABI_STREAM_NON_BLOCKING));
+    CU_OK(cuStreamCreate(&t, 0));
+    CU_OK(cuStreamGetCtx(s, &got));
+    assert_ptr_equal(got, c0);
+    got = NULL;
+    CU_OK(cuStreamGetCtx(NULL, &got));
+    assert_ptr_equal(got, c0);
+    got = NULL;
+    CU_OK(cuStreamGetCtx_v2(t, &got, &green));
+    assert_ptr_equal(got, c0);
+    assert_null(green);
+    CU_OK(cuStreamGetFlags(s, &flags));
+    assert_int_equal(flags, CUABI_STREAM_NON_BLOCKING);
+    CU_OK(cuStreamGetFlags(t, &flags));
+    assert_int_equal(flags, 0);
+    CU_OK(cuStreamGetFlags(CUABI_STREAM_LEGACY, &flags));
+    assert_int_equal(flags, 0);
+    /* IDs: distinct, and the same at every ask. */
+    CU_OK(cuStreamGetId(s, &id_s));
+    CU_OK(cuStreamGetId(t, &id_t));
+    CU_OK(cuStreamGetId(NULL, &id_l));
+    CU_OK(cuStreamGetId(s, &again));
+    assert_true(id_s != 0 && id_t != 0 && id_l != 0);
+    assert_true(id_s != id_t && id_s != id_l && id_t != id_l);
+    assert_true(again == id_s);
+    CU_OK(cuCtxGetId(NULL, &ctx_a));
+    CU_OK(cuCtxGetId(c0, &ctx_again));
+    assert_true(ctx_a == ctx_again);
+    /* A created context: its own ID; the stream of another context says its context, not the current one. */
+    CU_OK(cuCtxCreate_v2(&mine, 0, 0));
+    CU_OK(cuCtxGetId(mine, &ctx_b));
+    assert_true(ctx_b != ctx_a);
+    CU_OK(cuStreamGetCtx(s, &got));
+    assert_ptr_equal(got, c0);
+    CU_OK(cuCtxDestroy_v2(mine));
+    assert_int_equal(cuCtxGetId(mine, &ctx_b), CUABI_ERROR_INVALID_CONTEXT);
+    CU_OK(cuCtxSetCurrent(c0));
+    /* The cache preference: kept per context, told back; an unknown one refused. */
+    CU_OK(cuCtxGetCacheConfig(&cache));
+    assert_int_equal(cache, CUABI_FUNC_CACHE_PREFER_NONE);
+    CU_OK(cuCtxSetCacheConfig(CUABI_FUNC_CACHE_PREFER_L1));
+    CU_OK(cuCtxGetCacheConfig(&cache));
+    assert_int_equal(cache, CUABI_FUNC_CACHE_PREFER_L1);
+    assert_int_equal(cuCtxSetCacheConfig((cuabi_func_cache)4), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuCtxGetCacheConfig(NULL), CUABI_ERROR_INVALID_VALUE);
+    CU_OK(cuCtxSetCacheConfig(CUABI_FUNC_CACHE_PREFER_NONE));
+    /* Errors. */
+    assert_int_equal(cuStreamGetCtx(s, NULL), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamGetCtx_v2(s, &got, NULL), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamGetFlags(s, NULL), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamGetId(s, NULL), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuCtxGetId(c0, NULL), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuCtxGetId((cuabi_context)(uintptr_t)0x99, &ctx_b), CUABI_ERROR_INVALID_CONTEXT);
+    CU_OK(cuStreamDestroy_v2(t));
+    assert_int_equal(cuStreamGetCtx(t, &got), CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuStreamGetFlags(t, &flags), CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuStreamGetId(t, &id_t), CUABI_ERROR_INVALID_HANDLE);
+    CU_OK(cuStreamDestroy_v2(s));
+    CU_OK(cuCtxSetCurrent(NULL));
+    assert_int_equal(cuStreamGetCtx(NULL, &got), CUABI_ERROR_INVALID_CONTEXT);
+    assert_int_equal(cuCtxGetId(NULL, &ctx_b), CUABI_ERROR_INVALID_CONTEXT);
+    assert_int_equal(cuCtxGetCacheConfig(&cache), CUABI_ERROR_INVALID_CONTEXT);
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+    CU_OK(cuDevicePrimaryCtxGetState(0, &flags, &active));
+    assert_int_equal(active, 0);
+}
+
+struct told {
+    cuabi_stream stream;
+    cuabi_result status;
+    int calls;
+    unsigned char seen;
+    const unsigned char *watch;
+};
+
+static void on_done(cuabi_stream stream, cuabi_result status, void *user_data)
+{
+    struct told *t = user_data;
+
+    t->stream = stream;
+    t->status = status;
+    t->seen = *t->watch;
+    t->calls++;
+}
+
+static void callbacks(void **state)
+{
+    static unsigned char host[64];
+    static const unsigned char src[64] = {42};
+    cuabi_stream s = NULL;
+    cuabi_event e = NULL;
+    cuabi_deviceptr d = 0;
+    cuabi_graph g = NULL;
+    struct told t = {.watch = host, .status = 77};
+
+    (void)state;
+    ft_retain_current(0);
+    CU_OK(cuStreamCreate(&s, 0));
+    CU_OK(cuMemAlloc_v2(&d, sizeof(host)));
+    CU_OK(cuMemcpyHtoDAsync_v2(d, src, sizeof(src), s));
+    CU_OK(cuMemcpyDtoHAsync_v2(host, d, sizeof(host), s));
+    /* After the copies it follows: it sees their result. */
+    CU_OK(cuStreamAddCallback(s, on_done, &t, 0));
+    CU_OK(cuStreamSynchronize(s));
+    assert_int_equal(t.calls, 1);
+    assert_ptr_equal(t.stream, s);
+    assert_int_equal(t.status, CUABI_SUCCESS);
+    assert_int_equal(t.seen, 42);
+    /* On the legacy stream, told the handle it was given. */
+    t.stream = s;
+    CU_OK(cuStreamAddCallback(NULL, on_done, &t, 0));
+    CU_OK(cuCtxSynchronize());
+    assert_int_equal(t.calls, 2);
+    assert_null(t.stream);
+    assert_int_equal(cuStreamAddCallback(s, NULL, &t, 0), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamAddCallback(s, on_done, &t, 1), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamAddCallback((cuabi_stream)(uintptr_t)0x1234, on_done, &t, 0),
+                     CUABI_ERROR_INVALID_HANDLE);
+    /* A capturing stream refuses it, and the capture is broken. */
+    CU_OK(cuStreamBeginCapture_v2(s, CUABI_STREAM_CAPTURE_MODE_RELAXED));
+    assert_int_equal(cuStreamAddCallback(s, on_done, &t, 0), CUABI_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+    assert_int_equal(cuStreamEndCapture(s, &g), CUABI_ERROR_STREAM_CAPTURE_INVALIDATED);
+    assert_int_equal(t.calls, 2);
+
+    /* Records with flags: default and external are plain records. */
+    CU_OK(cuEventCreate(&e, 0));
+    CU_OK(cuEventRecordWithFlags(e, s, CUABI_EVENT_RECORD_DEFAULT));
+    CU_OK(cuEventSynchronize(e));
+    CU_OK(cuMemcpyHtoDAsync_v2(d, src, sizeof(src), s));
+    CU_OK(cuEventRecordWithFlags(e, s, CUABI_EVENT_RECORD_EXTERNAL));
+    CU_OK(cuEventSynchronize(e));
+    CU_OK(cuEventQuery(e));
+    assert_int_equal(cuEventRecordWithFlags(e, s, 2), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuEventRecordWithFlags(NULL, s, 0), CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuEventRecordWithFlags(e, (cuabi_stream)(uintptr_t)0x1234, 0), CUABI_ERROR_INVALID_HANDLE);
+    CU_OK(cuEventDestroy_v2(e));
+    CU_OK(cuStreamDestroy_v2(s));
+    CU_OK(cuMemFree_v2(d));
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+}
+
+static void attributes(void **state)
+{
+    cuabi_stream s = NULL, t = NULL;
+    cuabi_deviceptr d = 0;
+    cuabi_launch_attribute_value v, w;
+    int priority = 1;
+
+    (void)state;
+    ft_retain_current(0);
+    CU_OK(cuMemAlloc_v2(&d, 4096));
+    CU_OK(cuStreamCreateWithPriority(&s, 0, -2));
+    CU_OK(cuStreamCreate(&t, 0));
+    /* At first: the stream's priority, an automatic policy, no window. */
+    memset(&v, 0x5a, sizeof(v));
+    CU_OK(cuStreamGetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_PRIORITY, &v));
+    assert_int_equal(v.priority, -2);
+    CU_OK(cuStreamGetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, &v));
+    assert_int_equal(v.sync_policy, CUABI_SYNC_POLICY_AUTO);
+    CU_OK(cuStreamGetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, &v));
+    assert_null(v.access_policy_window.base_ptr);
+    assert_int_equal(v.access_policy_window.num_bytes, 0);
+    CU_OK(cuStreamGetAttribute(NULL, CUABI_LAUNCH_ATTRIBUTE_PRIORITY, &v));
+    assert_int_equal(v.priority, 0);
+    /* What was set is told back. */
+    memset(&v, 0, sizeof(v));
+    v.access_policy_window = (cuabi_access_policy_window){(void *)(uintptr_t)d, 4096, 0.5f,
+                                                          CUABI_ACCESS_PROPERTY_PERSISTING, 1};
+    CU_OK(cuStreamSetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, &v));
+    memset(&w, 0, sizeof(w));
+    CU_OK(cuStreamGetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, &w));
+    assert_ptr_equal(w.access_policy_window.base_ptr, (void *)(uintptr_t)d);
+    assert_int_equal(w.access_policy_window.num_bytes, 4096);
+    assert_true(w.access_policy_window.hit_ratio == 0.5f);
+    assert_int_equal(w.access_policy_window.hit_prop, CUABI_ACCESS_PROPERTY_PERSISTING);
+    assert_int_equal(w.access_policy_window.miss_prop, 1);
+    v.sync_policy = CUABI_SYNC_POLICY_BLOCKING_SYNC;
+    CU_OK(cuStreamSetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, &v));
+    CU_OK(cuStreamGetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, &w));
+    assert_int_equal(w.sync_policy, CUABI_SYNC_POLICY_BLOCKING_SYNC);
+    /* A priority past the range is clamped to it, as at creation. */
+    v.priority = -100;
+    CU_OK(cuStreamSetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_PRIORITY, &v));
+    CU_OK(cuStreamGetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_PRIORITY, &w));
+    assert_int_equal(w.priority, -5);
+    CU_OK(cuStreamGetPriority(s, &priority));
+    assert_int_equal(priority, -5);
+    /* All of them to another stream. */
+    CU_OK(cuStreamCopyAttributes(t, s));
+    CU_OK(cuStreamGetAttribute(t, CUABI_LAUNCH_ATTRIBUTE_PRIORITY, &w));
+    assert_int_equal(w.priority, -5);
+    CU_OK(cuStreamGetAttribute(t, CUABI_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, &w));
+    assert_int_equal(w.sync_policy, CUABI_SYNC_POLICY_BLOCKING_SYNC);
+    CU_OK(cuStreamGetAttribute(t, CUABI_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, &w));
+    assert_int_equal(w.access_policy_window.num_bytes, 4096);
+    /* Errors: NULL, a bad stream, an attribute not a stream's, values out of range; nothing changed. */
+    assert_int_equal(cuStreamGetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_PRIORITY, NULL), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamSetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_PRIORITY, NULL), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamGetAttribute((cuabi_stream)(uintptr_t)0x1234, CUABI_LAUNCH_ATTRIBUTE_PRIORITY, &w),
+                     CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuStreamSetAttribute((cuabi_stream)(uintptr_t)0x1234, CUABI_LAUNCH_ATTRIBUTE_PRIORITY, &v),
+                     CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuStreamCopyAttributes(t, (cuabi_stream)(uintptr_t)0x1234), CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuStreamCopyAttributes((cuabi_stream)(uintptr_t)0x1234, s), CUABI_ERROR_INVALID_HANDLE);
+    assert_int_equal(cuStreamGetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_COOPERATIVE, &w), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamSetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_COOPERATIVE, &v), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamGetAttribute(s, 99, &w), CUABI_ERROR_INVALID_VALUE);
+    v.access_policy_window.hit_ratio = 1.5f;
+    assert_int_equal(cuStreamSetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, &v),
+                     CUABI_ERROR_INVALID_VALUE);
+    v.access_policy_window.hit_ratio = 1.0f;
+    v.access_policy_window.miss_prop = 3;
+    assert_int_equal(cuStreamSetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, &v),
+                     CUABI_ERROR_INVALID_VALUE);
+    CU_OK(cuStreamGetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, &w));
+    assert_true(w.access_policy_window.hit_ratio == 0.5f);
+    memset(&v, 0, sizeof(v));
+    assert_int_equal(cuStreamSetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, &v),
+                     CUABI_ERROR_INVALID_VALUE);
+    v.sync_policy = 5;
+    assert_int_equal(cuStreamSetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, &v),
+                     CUABI_ERROR_INVALID_VALUE);
+    CU_OK(cuStreamGetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, &w));
+    assert_int_equal(w.sync_policy, CUABI_SYNC_POLICY_BLOCKING_SYNC);
+    CU_OK(cuStreamDestroy_v2(t));
+    CU_OK(cuStreamDestroy_v2(s));
+    CU_OK(cuMemFree_v2(d));
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+}
+
+static void on_nothing(cuabi_stream stream, cuabi_result status, void *user_data)
+{
+    (void)stream;
+    (void)status;
+    ++*(int *)user_data;
+}
+
+/*
+ * The calls of the cases copies and peer3d (test_copy.c), queries, callbacks and
+ * attributes, modules (test_module.c), devices (test_device.c) and ranges
+ * (test_managed.c) as one sequence of driver calls, stopping at the first
+ * failure and cleaning up.
+ */
+static cuabi_result sequence(void)
+{
+    static unsigned char host[64];
+    cuabi_context ctx = NULL, got = NULL, c1 = NULL;
+    cuabi_green_ctx green = NULL;
+    cuabi_stream s = NULL;
+    cuabi_event e = NULL;
+    cuabi_deviceptr d = 0, p1 = 0;
+    unsigned flags = 0;
+    unsigned long long id = 0;
+    int active = 0, called = 0;
+    cuabi_func_cache cache = CUABI_FUNC_CACHE_PREFER_NONE;
+    cuabi_module m = NULL, owner = NULL;
+    cuabi_function f = NULL;
+    const char *name = NULL;
+    unsigned count = 0;
+    cuabi_module_loading_mode loading = 0;
+    cuabi_device dev = 0;
+    size_t width = 0;
+    cuabi_mem_pool pool = NULL;
+    cuabi_stream_capture_mode mode = CUABI_STREAM_CAPTURE_MODE_GLOBAL;
+    cuabi_launch_attribute_value value = {.priority = -1};
+    cuabi_memcpy3d_peer peer = {.src_type = CUABI_MEMORYTYPE_HOST, .src_host = host, .src_pitch = sizeof(host),
+                                .dst_type = CUABI_MEMORYTYPE_DEVICE, .dst_pitch = sizeof(host),
+                                .width = sizeof(host), .height = 1, .depth = 1};
+    cuabi_deviceptr managed = 0;
+    int mostly = 0, last = 0;
+    void *range_data[2] = {&mostly, &last};
+    size_t range_sizes[2] = {sizeof(int), sizeof(int)};
+    cuabi_mem_range_attribute range_attrs[2] = {CUABI_MEM_RANGE_ATTRIBUTE_READ_MOSTLY,
+                                                CUABI_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION};
+    cuabi_result rc = cuCtxCreate_v2(&c1, 0, 1);
+
+    if (rc == CUABI_SUCCESS)
+        rc = cuMemAlloc_v2(&p1, sizeof(host));
+    if (rc == CUABI_SUCCESS)
+        rc = cuCtxCreate_v2(&ctx, 0, 0);
+    if (rc == CUABI_SUCCESS)
+        rc = cuStreamCreate(&s, 0);
+    if (rc == CUABI_SUCCESS)
+        rc = cuEventCreate(&e, 0);
+    if (rc == CUABI_SUCCESS)
+        rc = cuMemAlloc_v2(&d, sizeof(host));
+    if (rc == CUABI_SUCCESS)
+        rc = cuMemcpy(d, (cuabi_deviceptr)(uintptr_t)host, sizeof(host));
+    if (rc == CUABI_SUCCESS)
+        rc = cuMemcpyAsync((cuabi_deviceptr)(uintptr_t)host, d, sizeof(host), s);
+    if (rc == CUABI_SUCCESS)
+        rc = cuMemcpyPeer(p1, c1, d, ctx, sizeof(host));
+    if (rc == CUABI_SUCCESS)
+        rc = cuStreamAddCallback(s, on_nothing, &called, 0);
+    if (rc == CUABI_SUCCESS)
+        rc = cuEventRecordWithFlags(e, s, CUABI_EVENT_RECORD_EXTERNAL);
+    if (rc == CUABI_SUCCESS)
+        rc = cuStreamGetCtx(s, &got);
+    if (rc == CUABI_SUCCESS)
+        rc = cuStreamGetCtx_v2(s, &got, &green);
+    if (rc == CUABI_SUCCESS)
+        rc = cuStreamGetFlags(s, &flags);
+    if (rc == CUABI_SUCCESS)
+        rc = cuStreamGetId(s, &id);
+    if (rc == CUABI_SUCCESS)
+        rc = cuCtxGetId(ctx, &id);
+    if (rc == CUABI_SUCCESS)
+        rc = cuDevicePrimaryCtxGetState(0, &flags, &active);
+    if (rc == CUABI_SUCCESS)
+        rc = cuCtxSetCacheConfig(CUABI_FUNC_CACHE_PREFER_SHARED);
+    if (rc == CUABI_SUCCESS)
+        rc = cuCtxGetCacheConfig(&cache);
+    if (rc == CUABI_SUCCESS)
+        rc = cuModuleLoadData(&m, ft_two_kernels);
+    if (rc == CUABI_SUCCESS)
+        rc = cuModuleGetFunctionCount(&count, m);
+    if (rc == CUABI_SUCCESS)
+        rc = cuModuleEnumerateFunctions(&f, 1, m);
+    if (rc == CUABI_SUCCESS)
+        rc = cuFuncGetName(&name, f);
+    if (rc == CUABI_SUCCESS)
+        rc = cuFuncGetModule(&owner, f);
+    if (rc == CUABI_SUCCESS)
+        rc = cuModuleGetLoadingMode(&loading);
+    if (rc == CUABI_SUCCESS)
+        rc = cuDeviceGetByPCIBusId(&dev, "0000:29:00.0");
+    if (rc == CUABI_SUCCESS)
+        rc = cuDeviceGetP2PAttribute(&active, CUABI_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 1);
+    if (rc == CUABI_SUCCESS)
+        rc = cuDeviceGetTexture1DLinearMaxWidth(&width, CUABI_AD_FORMAT_FLOAT, 2, 0);
+    if (rc == CUABI_SUCCESS)
+        rc = cuDeviceGetMemPool(&pool, 0);
+    if (rc == CUABI_SUCCESS)
+        rc = cuCtxResetPersistingL2Cache();
+    if (rc == CUABI_SUCCESS)
+        rc = cuThreadExchangeStreamCaptureMode(&mode);
+    if (rc == CUABI_SUCCESS)
+        rc = cuStreamSetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_PRIORITY, &value);
+    if (rc == CUABI_SUCCESS)
+        rc = cuStreamGetAttribute(s, CUABI_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, &value);
+    if (rc == CUABI_SUCCESS)
+        rc = cuStreamCopyAttributes(s, NULL);
+    if (rc == CUABI_SUCCESS) {
+        peer.src_context = ctx;
+        peer.dst_context = c1;
+        peer.dst_device = p1;
+        rc = cuMemcpy3DPeer(&peer);
+    }
+    if (rc == CUABI_SUCCESS) {
+        peer.dst_context = ctx;
+        peer.dst_device = d;
+        rc = cuMemcpy3DPeerAsync(&peer, s);
+    }
+    if (rc == CUABI_SUCCESS)
+        rc = cuMemAllocManaged(&managed, sizeof(host), CUABI_MEM_ATTACH_GLOBAL);
+    if (rc == CUABI_SUCCESS)
+        rc = cuMemAdvise(managed, sizeof(host), CUABI_MEM_ADVISE_SET_READ_MOSTLY, 0);
+    if (rc == CUABI_SUCCESS)
+        rc = cuMemRangeGetAttribute(&mostly, sizeof(mostly), CUABI_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, managed,
+                                    sizeof(host));
+    if (rc == CUABI_SUCCESS)
+        rc = cuMemRangeGetAttributes(range_data, range_sizes, range_attrs, 2, managed, sizeof(host));
+    if (rc == CUABI_SUCCESS)
+        rc = cuStreamSynchronize(s);
+    if (m)
+        cuModuleUnload(m);
+    if (e)
+        cuEventDestroy_v2(e);
+    if (s)
+        cuStreamDestroy_v2(s);
+    if (managed)
+        cuMemFree_v2(managed);
+    if (d)
+        cuMemFree_v2(d);
+    if (ctx && cuCtxDestroy_v2(ctx) != CUABI_SUCCESS)
+        cuCtxDestroy_v2(ctx); /* a failed destroy is tried again, as a careful program would */
+    if (c1 && cuCtxDestroy_v2(c1) != CUABI_SUCCESS)
+        cuCtxDestroy_v2(c1);
+    return rc;
+}
+
+static void sweep(void **state)
+{
+    static const char *const calls[] = {
+        "cuCtxCreate_v2", "cuMemAlloc_v2",    "cuStreamCreate",          "cuEventCreate",
+        "cuMemcpy",       "cuMemcpyAsync",    "cuMemcpyPeer",            "cuStreamAddCallback",
+        "cuEventRecordWithFlags", "cuStreamGetCtx", "cuStreamGetCtx_v2", "cuStreamGetFlags",
+        "cuStreamGetId",  "cuCtxGetId",       "cuDevicePrimaryCtxGetState", "cuCtxSetCacheConfig",
+        "cuCtxGetCacheConfig", "cuModuleLoadData", "cuModuleGetFunctionCount", "cuModuleEnumerateFunctions",
+        "cuFuncGetName",  "cuFuncGetModule",  "cuModuleGetLoadingMode",  "cuDeviceGetByPCIBusId",
+        "cuDeviceGetP2PAttribute", "cuDeviceGetTexture1DLinearMaxWidth", "cuDeviceGetMemPool",
+        "cuCtxResetPersistingL2Cache", "cuThreadExchangeStreamCaptureMode", "cuStreamSetAttribute",
+        "cuStreamGetAttribute", "cuStreamCopyAttributes", "cuMemcpy3DPeer", "cuMemcpy3DPeerAsync", "cuMemAllocManaged",
+        "cuMemAdvise", "cuMemRangeGetAttribute", "cuMemRangeGetAttributes", "cuStreamSynchronize",
+        "cuModuleUnload", "cuEventDestroy_v2", "cuStreamDestroy_v2", "cuMemFree_v2", "cuCtxDestroy_v2"};
+    gpu_fake_live_counts before;
+    bool cleaning = false;
+
+    (void)state;
+    CU_OK(cuInit(0));
+    CU_OK(sequence());
+    gpu_fake_live_get(&before);
+    for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+        assert_int_equal(gpu_fake_fail(calls[i], 1, CUABI_ERROR_UNKNOWN), 0);
+        /* A failed call fails the sequence, up to the clean-up, whose failures it rides over. */
+        cleaning = cleaning || strcmp(calls[i], "cuModuleUnload") == 0;
+        assert_int_equal(sequence(), cleaning ? CUABI_SUCCESS : CUABI_ERROR_UNKNOWN);
+        gpu_fake_fail_reset();
+        ft_live_same(&before, calls[i]);
+    }
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_CONTEXTS), 0);
+}
+
 int main(int argc, char **argv)
 {
     static const ft_case cases[] = {
@@ -426,6 +875,10 @@ int main(int argc, char **argv)
         {"pageable", cmocka_unit_test(pageable)},
         {"progress-poll", cmocka_unit_test(progress_poll)},
         {"progress-callbacks", cmocka_unit_test(progress_callbacks)},
+        {"queries", cmocka_unit_test(queries)},
+        {"callbacks", cmocka_unit_test(callbacks)},
+        {"attributes", cmocka_unit_test(attributes)},
+        {"sweep", cmocka_unit_test(sweep)},
     };
 
     return ft_run_case(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));

@@ -4,7 +4,7 @@
  * makes failed in turn. For each operation the sweep first runs it and asks
  * the fake which entry points it called and how often; then for each of those
  * calls it runs the operation again with exactly that call failing, and checks
- * the status, gpu_last_cuda_result(), a message naming the entry point, that
+ * the status, gpu_last_error_get_cuda_result(), a message naming the entry point, that
  * out pointers are untouched, that nothing leaked, and that the thread's
  * current context is as it was. It does so with the calling thread holding no
  * context, the operation's own, and another device's (which makes gpushim push
@@ -77,7 +77,7 @@ typedef struct op {
 static gpu_status run_device_count(void **made)
 {
     int n = -7;
-    gpu_status st = gpu_device_count(&n);
+    gpu_status st = gpu_device_get_count(&n);
 
     (void)made;
     assert_int_equal(n, st == GPU_OK ? gpu_fake_device_count() : -7);
@@ -217,7 +217,7 @@ static gpu_status run_default_stream_synchronize(void **made)
 static gpu_status run_stream_query(void **made)
 {
     bool idle = false;
-    gpu_status st = gpu_stream_query(fx.s, &idle);
+    gpu_status st = gpu_stream_is_complete(fx.s, &idle);
 
     (void)made;
     assert_int_equal(idle, st == GPU_OK);
@@ -227,7 +227,7 @@ static gpu_status run_stream_query(void **made)
 static gpu_status run_dtod_sync(void **made)
 {
     (void)made;
-    return gpu_stream_memcpy_dtod_sync(fx.s, gpu_buffer_device_ptr(fx.b) + 128, gpu_buffer_device_ptr(fx.b), 64);
+    return gpu_buffer_copy_device_ptr(fx.s, gpu_buffer_get_device_ptr(fx.b) + 128, gpu_buffer_get_device_ptr(fx.b), 64);
 }
 
 static void count_call(void *user_data)
@@ -326,7 +326,7 @@ static gpu_status run_event_synchronize(void **made)
 static gpu_status run_elapsed(void **made)
 {
     float ms = -3.0f;
-    gpu_status st = gpu_event_elapsed_ms(fx.t0, fx.t1, &ms);
+    gpu_status st = gpu_event_get_elapsed_ms(fx.t0, fx.t1, &ms);
 
     (void)made;
     if (st != GPU_OK)
@@ -355,7 +355,7 @@ static void prepare_end_capture(void)
 {
     FT_OK(gpu_stream_begin_capture(fx.nb, GPU_CAPTURE_MODE_GLOBAL));
     FT_OK(gpu_stream_launch_function(fx.nb, fx.f, &(gpu_launch_config){.grid = {1, 1, 1}, .block = {4, 1, 1}, .shared_mem_bytes = 0},
-                                     (void *[]){&(uint64_t){gpu_buffer_device_ptr(fx.b)}, &(uint32_t){4}}));
+                                     (void *[]){&(uint64_t){gpu_buffer_get_device_ptr(fx.b)}, &(uint32_t){4}}));
 }
 
 static gpu_status run_end_capture(void **made)
@@ -380,9 +380,9 @@ static void recover_capture(void)
     cuabi_stream_capture_status status = CUABI_STREAM_CAPTURE_STATUS_NONE;
     cuabi_graph g = NULL;
 
-    assert_int_equal(cuCtxSetCurrent(gpu_context_raw(fx.ctx[0])), CUABI_SUCCESS);
-    assert_int_equal(cuStreamIsCapturing(gpu_stream_raw(fx.nb), &status), CUABI_SUCCESS);
-    if (status != CUABI_STREAM_CAPTURE_STATUS_NONE && cuStreamEndCapture(gpu_stream_raw(fx.nb), &g) == CUABI_SUCCESS)
+    assert_int_equal(cuCtxSetCurrent(gpu_context_get_raw(fx.ctx[0])), CUABI_SUCCESS);
+    assert_int_equal(cuStreamIsCapturing(gpu_stream_get_raw(fx.nb), &status), CUABI_SUCCESS);
+    if (status != CUABI_STREAM_CAPTURE_STATUS_NONE && cuStreamEndCapture(gpu_stream_get_raw(fx.nb), &g) == CUABI_SUCCESS)
         assert_int_equal(cuGraphDestroy(g), CUABI_SUCCESS);
 }
 
@@ -505,7 +505,7 @@ static gpu_status run_get_function(void **made)
     if (st != GPU_OK)
         assert_ptr_equal(f, SENTINEL);
     else
-        assert_non_null(gpu_function_raw(f));
+        assert_non_null(gpu_function_get_raw(f));
     return st;
 }
 
@@ -517,7 +517,7 @@ static gpu_status run_launch_kernel(void **made)
 
 static gpu_status run_launch_function(void **made)
 {
-    uint64_t ptr = gpu_buffer_device_ptr(fx.b);
+    uint64_t ptr = gpu_buffer_get_device_ptr(fx.b);
     uint32_t n = 64;
     void *args[] = {&ptr, &n};
     gpu_launch_config c = gpu_launch_config_1d(1, 64);
@@ -569,7 +569,7 @@ static gpu_status run_copy_to_host(void **made)
     memset(out, 0x77, sizeof(out));
     st = gpu_buffer_copy_to_host(fx.b, out, sizeof(out));
     /* A copy that failed wrote nothing; one whose context could not be popped after it did copy. */
-    for (int i = 0; st != GPU_OK && !strstr(gpu_last_error(), "cuCtxPopCurrent") && i < 64; i++)
+    for (int i = 0; st != GPU_OK && !strstr(gpu_last_error_get_message(), "cuCtxPopCurrent") && i < 64; i++)
         assert_int_equal(out[i], 0x77777777u);
     return st;
 }
@@ -623,7 +623,7 @@ static gpu_status run_host_register(void **made)
     if (st != GPU_OK)
         assert_ptr_equal(h, SENTINEL);
     else
-        assert_ptr_equal(gpu_host_buffer_data(h), fx.host);
+        assert_ptr_equal(gpu_host_buffer_get_data(h), fx.host);
     *made = h;
     return st;
 }
@@ -670,7 +670,7 @@ static void kernels_setup(void)
     FT_OK(gpu_module_load_data(fx.ctx[0], kernels_ptx, strlen(kernels_ptx), &kx.m));
     FT_OK(gpu_module_get_function(kx.m, "launch_ex_info", &kx.info));
     FT_OK(gpu_module_get_function(kx.m, "fill_u32", &kx.fill));
-    FT_OK(gpu_function_set_attribute(kx.fill, GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES, 64 * 1024));
+    FT_OK(gpu_function_set_attribute(kx.fill, GPU_FUNCTION_ATTR_MAX_DYNAMIC_SHARED_BYTES, 64 * 1024));
 }
 
 static void kernels_teardown(void)
@@ -727,7 +727,7 @@ static gpu_status run_function_get_attribute(void **made)
 
     (void)made;
     kernels_setup();
-    st = gpu_function_get_attribute(kx.fill, GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES, &v);
+    st = gpu_function_get_attribute(kx.fill, GPU_FUNCTION_ATTR_MAX_DYNAMIC_SHARED_BYTES, &v);
     assert_int_equal(v, st == GPU_OK ? 64 * 1024 : -7);
     return st;
 }
@@ -736,7 +736,7 @@ static gpu_status run_function_set_attribute(void **made)
 {
     (void)made;
     kernels_setup();
-    return gpu_function_set_attribute(kx.info, GPU_FUNCTION_PREFERRED_SHARED_CARVEOUT, 50);
+    return gpu_function_set_attribute(kx.info, GPU_FUNCTION_ATTR_PREFERRED_SHARED_CARVEOUT, 50);
 }
 
 static gpu_status run_function_set_cache_config(void **made)
@@ -753,7 +753,7 @@ static gpu_status run_max_active_blocks(void **made)
 
     (void)made;
     kernels_setup();
-    st = gpu_function_max_active_blocks(kx.info, 256, 0, &n);
+    st = gpu_function_get_max_active_blocks(kx.info, 256, 0, &n);
     assert_int_equal(n, st == GPU_OK ? 8 : -7);
     return st;
 }
@@ -765,7 +765,7 @@ static gpu_status run_occupancy_block_size(void **made)
 
     (void)made;
     kernels_setup();
-    st = gpu_function_occupancy_block_size(kx.info, 0, 0, &grid, &block);
+    st = gpu_function_get_occupancy_block_size(kx.info, 0, 0, &grid, &block);
     if (st == GPU_OK)
         assert_true(block >= 32 && block <= 1024 && grid > 0);
     else
@@ -781,7 +781,7 @@ static gpu_status run_max_active_clusters(void **made)
 
     (void)made;
     kernels_setup();
-    st = gpu_function_max_active_clusters(kx.info, &c, &n);
+    st = gpu_function_get_max_active_clusters(kx.info, &c, &n);
     assert_true(st == GPU_OK ? n > 0 : n == -7);
     return st;
 }
@@ -789,7 +789,7 @@ static gpu_status run_max_active_clusters(void **made)
 /* An extended launch of launch_ex_info into fx.b; undo_sync_s then checks nothing more. */
 static gpu_status launch_ex(const gpu_launch_config *c)
 {
-    uint64_t ptr = gpu_buffer_device_ptr(fx.b);
+    uint64_t ptr = gpu_buffer_get_device_ptr(fx.b);
 
     kernels_setup();
     return gpu_stream_launch_function(fx.s, kx.info, c, (void *[]){&ptr});
@@ -810,7 +810,7 @@ static gpu_status run_launch_cluster(void **made)
 
 static gpu_status run_launch_big_shared(void **made)
 {
-    uint64_t ptr = gpu_buffer_device_ptr(fx.b);
+    uint64_t ptr = gpu_buffer_get_device_ptr(fx.b);
     uint32_t v = 9, n = 8;
 
     (void)made;
@@ -898,7 +898,7 @@ static gpu_status run_tensor_map(void **made)
     (void)made;
     memset(&map, 0x33, sizeof(map));
     st = gpu_tensor_map_encode_tiled(fx.b, 0, &d, &map);
-    assert_true(st == GPU_OK ? map.opaque[1] == gpu_buffer_device_ptr(fx.b) : map.opaque[1] == 0x3333333333333333ull);
+    assert_true(st == GPU_OK ? map.opaque[1] == gpu_buffer_get_device_ptr(fx.b) : map.opaque[1] == 0x3333333333333333ull);
     return st;
 }
 /* ---- Memory and interop ---- */
@@ -932,7 +932,7 @@ static gpu_status run_buffer_free_async(void **made)
 {
     (void)made;
     /* Consumed whatever happens: freed on the stream, or at once. */
-    return gpu_buffer_free_async(fx.tmp, fx.s);
+    return gpu_buffer_destroy_async(fx.tmp, fx.s);
 }
 
 static void finish_free_async(void)
@@ -949,7 +949,7 @@ static gpu_status run_pool_set_threshold(void **made)
 static gpu_status run_pool_threshold(void **made)
 {
     uint64_t t = 77;
-    gpu_status st = gpu_context_pool_release_threshold(fx.ctx[0], &t);
+    gpu_status st = gpu_context_pool_get_release_threshold(fx.ctx[0], &t);
 
     (void)made;
     assert_int_equal(t, st == GPU_OK ? 0 : 77);
@@ -965,7 +965,7 @@ static gpu_status run_pool_trim(void **made)
 static gpu_status run_pool_usage(void **made)
 {
     uint64_t r = 77, u = 77;
-    gpu_status st = gpu_context_pool_usage(fx.ctx[0], &r, &u);
+    gpu_status st = gpu_context_pool_get_usage(fx.ctx[0], &r, &u);
 
     (void)made;
     if (st != GPU_OK)
@@ -976,7 +976,7 @@ static gpu_status run_pool_usage(void **made)
 static gpu_status run_memory_info(void **made)
 {
     size_t f = 77, t = 77;
-    gpu_status st = gpu_context_memory_info(fx.ctx[0], &f, &t);
+    gpu_status st = gpu_context_get_memory_info(fx.ctx[0], &f, &t);
     gpu_fake_device_desc d;
 
     (void)made;
@@ -991,7 +991,7 @@ static gpu_status run_memory_info(void **made)
 static gpu_status run_pointer_info(void **made)
 {
     gpu_pointer_info info = {.device = 77};
-    gpu_status st = gpu_pointer_get_info(gpu_buffer_device_ptr(fx.b), &info);
+    gpu_status st = gpu_pointer_get_info(gpu_buffer_get_device_ptr(fx.b), &info);
 
     (void)made;
     assert_int_equal(info.device, st == GPU_OK ? 0 : 77);
@@ -1000,7 +1000,7 @@ static gpu_status run_pointer_info(void **made)
 
 static gpu_status run_buffer_wrap(void **made)
 {
-    RUN_MADE(gpu_buffer, gpu_buffer_wrap(fx.ctx[0], gpu_buffer_device_ptr(fx.b) + 16, 64, &made_));
+    RUN_MADE(gpu_buffer, gpu_buffer_wrap(fx.ctx[0], gpu_buffer_get_device_ptr(fx.b) + 16, 64, &made_));
 }
 
 static gpu_status run_buffer_create_managed(void **made)
@@ -1028,7 +1028,7 @@ static gpu_status run_stream_create_priority(void **made)
 static gpu_status run_stream_priority(void **made)
 {
     int p = 77;
-    gpu_status st = gpu_stream_priority(fx.s, &p);
+    gpu_status st = gpu_stream_get_priority(fx.s, &p);
 
     (void)made;
     assert_int_equal(p, st == GPU_OK ? 0 : 77);
@@ -1038,7 +1038,7 @@ static gpu_status run_stream_priority(void **made)
 static gpu_status run_priority_range(void **made)
 {
     int least = 77, greatest = 77;
-    gpu_status st = gpu_context_stream_priority_range(fx.ctx[0], &least, &greatest);
+    gpu_status st = gpu_context_get_stream_priority_range(fx.ctx[0], &least, &greatest);
 
     (void)made;
     assert_int_equal(greatest, st == GPU_OK ? -5 : 77);
@@ -1060,7 +1060,7 @@ static gpu_status run_exec_upload(void **made)
 static gpu_status run_capture_info(void **made)
 {
     gpu_capture_status status = GPU_CAPTURE_STATUS_INVALIDATED;
-    gpu_status st = gpu_stream_capture_info(fx.nb, &status, NULL);
+    gpu_status st = gpu_stream_get_capture_info(fx.nb, &status, NULL);
 
     (void)made;
     assert_int_equal(status, st == GPU_OK ? GPU_CAPTURE_STATUS_NONE : GPU_CAPTURE_STATUS_INVALIDATED);
@@ -1081,7 +1081,7 @@ static void finish_dot(void)
 static gpu_status run_buffer_ipc_handle(void **made)
 {
     gpu_ipc_handle h = {.size = 77};
-    gpu_status st = gpu_buffer_ipc_handle(fx.b, &h);
+    gpu_status st = gpu_buffer_get_ipc_handle(fx.b, &h);
 
     (void)made;
     assert_int_equal(h.size, st == GPU_OK ? 256 : 77);
@@ -1103,7 +1103,7 @@ static gpu_status run_event_ipc_handle(void **made)
     gpu_ipc_event_handle h;
 
     (void)made;
-    return gpu_event_ipc_handle(fx.ipc_event, &h);
+    return gpu_event_get_ipc_handle(fx.ipc_event, &h);
 }
 
 static gpu_status run_event_open_ipc(void **made)
@@ -1139,7 +1139,7 @@ static gpu_status run_wait_value64(void **made)
 #define W(entry, status) {entry, status}
 
 static const op ops[] = {
-    {"gpu_device_count", 0, false, NULL, run_device_count, NULL, NULL, NULL,
+    {"gpu_device_get_count", 0, false, NULL, run_device_count, NULL, NULL, NULL,
      {W("cuDeviceGetCount", GPU_ERR_DRIVER)}},
     {"gpu_device_get_info", 0, false, NULL, run_device_get_info, NULL, NULL, NULL,
      {W("cuDeviceGet", GPU_ERR_NO_DEVICE), W("cuDeviceGetName", GPU_ERR_DRIVER), W("cuDeviceTotalMem", GPU_ERR_DRIVER),
@@ -1166,9 +1166,9 @@ static const op ops[] = {
      {W("cuStreamSynchronize", GPU_ERR_STREAM_SYNC)}},
     {"gpu_stream_synchronize(GPU_DEVICE0_LEGACY_STREAM)", 0, false, NULL, run_default_stream_synchronize, NULL, NULL, NULL,
      {W("cuStreamSynchronize", GPU_ERR_STREAM_SYNC)}},
-    {"gpu_stream_query", 0, false, NULL, run_stream_query, NULL, NULL, NULL,
+    {"gpu_stream_is_complete", 0, false, NULL, run_stream_query, NULL, NULL, NULL,
      {W("cuStreamQuery", GPU_ERR_STREAM_SYNC)}},
-    {"gpu_stream_memcpy_dtod_sync", 0, false, NULL, run_dtod_sync, NULL, NULL, NULL,
+    {"gpu_buffer_copy_device_ptr", 0, false, NULL, run_dtod_sync, NULL, NULL, NULL,
      {W("cuMemcpyDtoD", GPU_ERR_TRANSFER)}},
     {"gpu_stream_launch_host_func", 0, false, NULL, run_host_func, undo_sync_s, NULL, NULL,
      {W("cuLaunchHostFunc", GPU_ERR_KERNEL_LAUNCH)}},
@@ -1186,7 +1186,7 @@ static const op ops[] = {
      {W("cuEventQuery", GPU_ERR_EVENT)}},
     {"gpu_event_synchronize", 0, false, NULL, run_event_synchronize, NULL, NULL, NULL,
      {W("cuEventSynchronize", GPU_ERR_EVENT)}},
-    {"gpu_event_elapsed_ms", 0, false, NULL, run_elapsed, NULL, NULL, NULL,
+    {"gpu_event_get_elapsed_ms", 0, false, NULL, run_elapsed, NULL, NULL, NULL,
      {W("cuEventElapsedTime", GPU_ERR_EVENT)}},
     {"gpu_stream_begin_capture", 0, false, NULL, run_begin_capture, undo_begin_capture, recover_capture, NULL,
      {W("cuStreamBeginCapture", GPU_ERR_GRAPH_CAPTURE)}},
@@ -1251,11 +1251,11 @@ static const op ops[] = {
      {W("cuFuncSetAttribute", GPU_ERR_DRIVER)}},
     {"gpu_function_set_cache_config", 0, false, NULL, run_function_set_cache_config, NULL, NULL, NULL,
      {W("cuFuncSetCacheConfig", GPU_ERR_DRIVER)}},
-    {"gpu_function_max_active_blocks", 0, false, NULL, run_max_active_blocks, NULL, NULL, NULL,
+    {"gpu_function_get_max_active_blocks", 0, false, NULL, run_max_active_blocks, NULL, NULL, NULL,
      {W("cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", GPU_ERR_DRIVER)}},
-    {"gpu_function_occupancy_block_size", 0, false, NULL, run_occupancy_block_size, NULL, NULL, NULL,
+    {"gpu_function_get_occupancy_block_size", 0, false, NULL, run_occupancy_block_size, NULL, NULL, NULL,
      {W("cuOccupancyMaxPotentialBlockSizeWithFlags", GPU_ERR_DRIVER)}},
-    {"gpu_function_max_active_clusters", 0, false, NULL, run_max_active_clusters, NULL, NULL, NULL,
+    {"gpu_function_get_max_active_clusters", 0, false, NULL, run_max_active_clusters, NULL, NULL, NULL,
      {W("cuOccupancyMaxActiveClusters", GPU_ERR_DRIVER)}},
     {"gpu_stream_launch_function(cooperative)", 0, false, NULL, run_launch_cooperative, undo_sync_s, NULL, NULL,
      {W("cuLaunchKernelEx", GPU_ERR_KERNEL_LAUNCH)}},
@@ -1284,17 +1284,17 @@ static const op ops[] = {
     /* Memory and interop. */
     {"gpu_buffer_create_async", 0, false, NULL, run_buffer_create_async, undo_buffer_sync, NULL, NULL,
      {W("cuMemAllocAsync", GPU_ERR_TRANSFER)}},
-    {"gpu_buffer_free_async", 0, false, prepare_buffer_async, run_buffer_free_async, NULL, NULL, finish_free_async,
+    {"gpu_buffer_destroy_async", 0, false, prepare_buffer_async, run_buffer_free_async, NULL, NULL, finish_free_async,
      {W("cuMemFreeAsync", GPU_ERR_TRANSFER)}},
     {"gpu_context_pool_set_release_threshold", 0, false, NULL, run_pool_set_threshold, NULL, NULL, NULL,
      {W("cuDeviceGetDefaultMemPool", GPU_ERR_DRIVER), W("cuMemPoolSetAttribute", GPU_ERR_DRIVER)}},
-    {"gpu_context_pool_release_threshold", 0, false, NULL, run_pool_threshold, NULL, NULL, NULL,
+    {"gpu_context_pool_get_release_threshold", 0, false, NULL, run_pool_threshold, NULL, NULL, NULL,
      {W("cuDeviceGetDefaultMemPool", GPU_ERR_DRIVER), W("cuMemPoolGetAttribute", GPU_ERR_DRIVER)}},
     {"gpu_context_pool_trim", 0, false, NULL, run_pool_trim, NULL, NULL, NULL,
      {W("cuDeviceGetDefaultMemPool", GPU_ERR_DRIVER), W("cuMemPoolTrimTo", GPU_ERR_DRIVER)}},
-    {"gpu_context_pool_usage", 0, false, NULL, run_pool_usage, NULL, NULL, NULL,
+    {"gpu_context_pool_get_usage", 0, false, NULL, run_pool_usage, NULL, NULL, NULL,
      {W("cuDeviceGetDefaultMemPool", GPU_ERR_DRIVER), W("cuMemPoolGetAttribute", GPU_ERR_DRIVER)}},
-    {"gpu_context_memory_info", 0, false, NULL, run_memory_info, NULL, NULL, NULL,
+    {"gpu_context_get_memory_info", 0, false, NULL, run_memory_info, NULL, NULL, NULL,
      {W("cuMemGetInfo", GPU_ERR_DRIVER)}},
     {"gpu_pointer_get_info", 0, false, NULL, run_pointer_info, NULL, NULL, NULL,
      {W("cuPointerGetAttributes", GPU_ERR_DRIVER)}},
@@ -1307,25 +1307,25 @@ static const op ops[] = {
     {"gpu_buffer_advise", 0, false, NULL, run_advise, NULL, NULL, NULL, {W("cuMemAdvise", GPU_ERR_TRANSFER)}},
     {"gpu_stream_create_with_priority", 0, false, NULL, run_stream_create_priority, undo_stream, NULL, NULL,
      {W("cuStreamCreateWithPriority", GPU_ERR_STREAM_CREATE)}},
-    {"gpu_stream_priority", 0, false, NULL, run_stream_priority, NULL, NULL, NULL,
+    {"gpu_stream_get_priority", 0, false, NULL, run_stream_priority, NULL, NULL, NULL,
      {W("cuStreamGetPriority", GPU_ERR_STREAM_SYNC)}},
-    {"gpu_context_stream_priority_range", 0, false, NULL, run_priority_range, NULL, NULL, NULL,
+    {"gpu_context_get_stream_priority_range", 0, false, NULL, run_priority_range, NULL, NULL, NULL,
      {W("cuCtxGetStreamPriorityRange", GPU_ERR_DRIVER)}},
     {"gpu_graph_exec_update", 0, false, NULL, run_exec_update, NULL, NULL, NULL,
      {W("cuGraphExecUpdate", GPU_ERR_GRAPH_LAUNCH)}},
     {"gpu_graph_exec_upload", 0, false, NULL, run_exec_upload, NULL, NULL, NULL,
      {W("cuGraphUpload", GPU_ERR_GRAPH_LAUNCH)}},
-    {"gpu_stream_capture_info", 0, false, NULL, run_capture_info, NULL, NULL, NULL,
+    {"gpu_stream_get_capture_info", 0, false, NULL, run_capture_info, NULL, NULL, NULL,
      {W("cuStreamGetCaptureInfo", GPU_ERR_GRAPH_CAPTURE)}},
     {"gpu_graph_write_dot", 0, false, NULL, run_write_dot, NULL, NULL, finish_dot,
      {W("cuGraphDebugDotPrint", GPU_ERR_DRIVER)}},
-    {"gpu_buffer_ipc_handle", 0, false, NULL, run_buffer_ipc_handle, NULL, NULL, NULL,
+    {"gpu_buffer_get_ipc_handle", 0, false, NULL, run_buffer_ipc_handle, NULL, NULL, NULL,
      {W("cuIpcGetMemHandle", GPU_ERR_DRIVER)}},
     {"gpu_buffer_open_ipc", 0, false, NULL, run_buffer_open_ipc, undo_buffer, NULL, NULL,
      {W("cuIpcOpenMemHandle", GPU_ERR_DRIVER), W("cuMemGetAddressRange", GPU_ERR_DRIVER)}},
     {"gpu_event_create_interprocess", 0, false, NULL, run_event_create_interprocess, undo_event, NULL, NULL,
      {W("cuEventCreate", GPU_ERR_EVENT)}},
-    {"gpu_event_ipc_handle", 0, false, NULL, run_event_ipc_handle, NULL, NULL, NULL,
+    {"gpu_event_get_ipc_handle", 0, false, NULL, run_event_ipc_handle, NULL, NULL, NULL,
      {W("cuIpcGetEventHandle", GPU_ERR_EVENT)}},
     {"gpu_event_open_ipc", 0, false, NULL, run_event_open_ipc, undo_event, NULL, NULL,
      {W("cuIpcOpenEventHandle", GPU_ERR_EVENT)}},
@@ -1352,9 +1352,9 @@ static void set_context(enum thread_state state, const op *o)
 {
     ft_no_context();
     if (state == STATE_OWN)
-        assert_int_equal(cuCtxSetCurrent(gpu_context_raw(fx.ctx[o->ctx])), CUABI_SUCCESS);
+        assert_int_equal(cuCtxSetCurrent(gpu_context_get_raw(fx.ctx[o->ctx])), CUABI_SUCCESS);
     else if (state == STATE_OTHER)
-        assert_int_equal(cuCtxSetCurrent(gpu_context_raw(fx.ctx[1 - o->ctx])), CUABI_SUCCESS);
+        assert_int_equal(cuCtxSetCurrent(gpu_context_get_raw(fx.ctx[1 - o->ctx])), CUABI_SUCCESS);
 }
 
 /*
@@ -1383,11 +1383,11 @@ static void check_state(enum thread_state state, const op *o, bool pop_failed)
     void *cur = ft_current();
 
     if (state == STATE_OWN)
-        assert_ptr_equal(cur, gpu_context_raw(fx.ctx[o->ctx]));
+        assert_ptr_equal(cur, gpu_context_get_raw(fx.ctx[o->ctx]));
     if (state == STATE_OTHER)
-        assert_ptr_equal(cur, gpu_context_raw(fx.ctx[1 - o->ctx]));
+        assert_ptr_equal(cur, gpu_context_get_raw(fx.ctx[1 - o->ctx]));
     if (state == STATE_NONE && cur)
-        assert_ptr_equal(cur, gpu_context_raw(fx.ctx[o->ctx]));
+        assert_ptr_equal(cur, gpu_context_get_raw(fx.ctx[o->ctx]));
     assert_true(gpu_fake_context_depth() <= (pop_failed ? 2 : 1));
 }
 
@@ -1414,7 +1414,7 @@ static gpu_status want_for(const op *o, const char *entry, int code)
     for (const struct want *w = o->wants; w->entry; w++)
         if (strcmp(w->entry, entry) == 0)
             st = w->status;
-    /* A destroy returns nothing: what it meets is in gpu_last_error() (checked in attempt()). */
+    /* A destroy returns nothing: what it meets is in gpu_last_error_get_message() (checked in attempt()). */
     if (st == GPU_STATUS_COUNT_ && o->is_void)
         st = GPU_OK;
     /* A context that cannot be popped is an error too: the caller's context was at stake. */
@@ -1440,7 +1440,7 @@ static void take_calls(long counts[ENTRY_COUNT])
  */
 static void release_leftovers(const ft_mark *mark, const long retains[2])
 {
-    assert_int_equal(cuCtxSetCurrent(gpu_context_raw(fx.ctx[0])), CUABI_SUCCESS);
+    assert_int_equal(cuCtxSetCurrent(gpu_context_get_raw(fx.ctx[0])), CUABI_SUCCESS);
     if (gpu_fake_live(GPU_FAKE_LIVE_GRAPH_EXECS) > mark->live.count[GPU_FAKE_LIVE_GRAPH_EXECS])
         assert_int_equal(cuGraphExecDestroy(gpu_fake_newest(GPU_FAKE_LIVE_GRAPH_EXECS)), CUABI_SUCCESS);
     if (gpu_fake_live(GPU_FAKE_LIVE_GRAPHS) > mark->live.count[GPU_FAKE_LIVE_GRAPHS])
@@ -1494,18 +1494,18 @@ static void attempt(const op *o, enum thread_state state, const char *entry, con
         want = want_for(o, entry, code);
     if (st != want) {
         print_error("%s, called with %s, call %u of %s failing with %d: %s, want %s: %s\n", o->name,
-                    state_names[state], nth, entry ? entry : "(none)", code, gpu_status_name(st),
-                    gpu_status_name(want), gpu_last_error());
+                    state_names[state], nth, entry ? entry : "(none)", code, gpu_status_get_name(st),
+                    gpu_status_get_name(want), gpu_last_error_get_message());
         fail();
     }
     /* A destroy whose release failed says so; one whose context calls failed released all the same. */
     if (entry && (want != GPU_OK || (o->is_void && is_wanted(o, entry)))) {
         char result[64];
 
-        snprintf(result, sizeof(result), "%s (%d)", gpu_cuda_result_name(code), code);
-        assert_int_equal(gpu_last_cuda_result(), code);
-        if (!strstr(gpu_last_error(), entry) || !strstr(gpu_last_error(), result))
-            fail_msg("%s: the message names neither %s nor %s: \"%s\"", o->name, entry, result, gpu_last_error());
+        snprintf(result, sizeof(result), "%s (%d)", gpu_cuda_result_get_name(code), code);
+        assert_int_equal(gpu_last_error_get_cuda_result(), code);
+        if (!strstr(gpu_last_error_get_message(), entry) || !strstr(gpu_last_error_get_message(), result))
+            fail_msg("%s: the message names neither %s nor %s: \"%s\"", o->name, entry, result, gpu_last_error_get_message());
     }
     if (delta)
         for (int i = 0; i < ENTRY_COUNT; i++)
@@ -1571,12 +1571,12 @@ static int setup(void **state)
     FT_OK(gpu_buffer_create(fx.ctx[1], 256, &fx.b1));
     FT_OK(gpu_stream_record_event(fx.s, fx.t0));
     FT_OK(gpu_stream_launch_function(fx.s, fx.f, &(gpu_launch_config){.grid = {1, 1, 1}, .block = {8, 1, 1}, .shared_mem_bytes = 0},
-                                     (void *[]){&(uint64_t){gpu_buffer_device_ptr(fx.b)}, &(uint32_t){8}}));
+                                     (void *[]){&(uint64_t){gpu_buffer_get_device_ptr(fx.b)}, &(uint32_t){8}}));
     FT_OK(gpu_stream_record_event(fx.s, fx.t1));
     FT_OK(gpu_stream_synchronize(fx.s));
     FT_OK(gpu_stream_begin_capture(fx.nb, GPU_CAPTURE_MODE_GLOBAL));
     FT_OK(gpu_stream_launch_function(fx.nb, fx.f, &(gpu_launch_config){.grid = {1, 1, 1}, .block = {8, 1, 1}, .shared_mem_bytes = 0},
-                                     (void *[]){&(uint64_t){gpu_buffer_device_ptr(fx.b)}, &(uint32_t){8}}));
+                                     (void *[]){&(uint64_t){gpu_buffer_get_device_ptr(fx.b)}, &(uint32_t){8}}));
     FT_OK(gpu_stream_end_capture(fx.nb, &fx.g));
     FT_OK(gpu_graph_instantiate(fx.g, &fx.x));
     snprintf(fx.path, sizeof(fx.path), "/tmp/gpushim-fake-XXXXXX");
@@ -1589,8 +1589,8 @@ static int setup(void **state)
     FT_OK(gpu_buffer_create(fx.ctx[0], 32, &fx.flags));
     FT_OK(gpu_buffer_copy_from_host(fx.flags, (uint64_t[4]){1, 1, 0, 0}, 32));
     FT_OK(gpu_event_create_interprocess(fx.ctx[0], &fx.ipc_event));
-    FT_OK(gpu_buffer_ipc_handle(fx.b, &fx.ipc));
-    FT_OK(gpu_event_ipc_handle(fx.ipc_event, &fx.ipc_e));
+    FT_OK(gpu_buffer_get_ipc_handle(fx.b, &fx.ipc));
+    FT_OK(gpu_event_get_ipc_handle(fx.ipc_event, &fx.ipc_e));
     snprintf(fx.dot, sizeof(fx.dot), "/tmp/gpushim-dot-%d.dot", (int)getpid());
     return 0;
 }
@@ -1622,10 +1622,7 @@ static int teardown(void **state)
     gpu_context_destroy(fx.ctx[0]);
     /* What is left is device 0's default context, which gpushim keeps for the process. */
     assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_CONTEXT_RETAINS), 1);
-    for (int k = 0; k < GPU_FAKE_LIVE_CONTEXT_RETAINS; k++)
-        assert_int_equal(gpu_fake_live((gpu_fake_live_kind)k), 0);
-    for (int a = 0; a < GPU_FAKE_ANOMALY_COUNT; a++)
-        assert_int_equal(gpu_fake_anomalies((gpu_fake_anomaly)a), 0);
+    ft_assert_released();
     return 0;
 }
 

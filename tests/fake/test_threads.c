@@ -37,7 +37,7 @@ static void *first_call(void *arg)
         f->st = gpu_driver_load();
         break;
     case 1:
-        f->st = gpu_device_count(&n);
+        f->st = gpu_device_get_count(&n);
         if (f->st == GPU_OK && n != 2)
             f->st = GPU_ERR_DRIVER;
         break;
@@ -65,7 +65,7 @@ static void first_use_loads_once(void **state)
     gpu_fake_gpa_stats gpa;
 
     (void)state;
-    assert_int_equal(gpu_driver_report()->stage, GPU_LOAD_NOT_STARTED);
+    assert_int_equal(gpu_driver_get_report()->stage, GPU_LOAD_NOT_STARTED);
     assert_int_equal(gpu_fake_calls("cuInit"), 0);
     pthread_barrier_init(&barrier, NULL, FIRST_THREADS);
     for (int i = 0; i < FIRST_THREADS; i++) {
@@ -77,7 +77,7 @@ static void first_use_loads_once(void **state)
     pthread_barrier_destroy(&barrier);
     for (int i = 0; i < FIRST_THREADS; i++) {
         if (f[i].st != GPU_OK)
-            fail_msg("thread %d: %s", i, gpu_status_name(f[i].st));
+            fail_msg("thread %d: %s", i, gpu_status_get_name(f[i].st));
         gpu_buffer_destroy(f[i].b);
         gpu_stream_destroy(f[i].s);
     }
@@ -139,9 +139,9 @@ static void *with_context(void *arg)
 {
     struct ctx_case *c = arg;
 
-    if (c->pushed >= 2 && cuCtxPushCurrent_v2(gpu_context_raw(ctx[0])) != CUABI_SUCCESS)
+    if (c->pushed >= 2 && cuCtxPushCurrent_v2(gpu_context_get_raw(ctx[0])) != CUABI_SUCCESS)
         return NULL;
-    if (c->pushed >= 1 && cuCtxPushCurrent_v2(gpu_context_raw(ctx[1])) != CUABI_SUCCESS)
+    if (c->pushed >= 1 && cuCtxPushCurrent_v2(gpu_context_get_raw(ctx[1])) != CUABI_SUCCESS)
         return NULL;
     c->st = use_device0();
     c->after = ft_current();
@@ -160,7 +160,7 @@ static void thread_contexts(void **state)
         assert_int_equal(pthread_join(t, NULL), 0);
         FT_OK(c.st);
         /* No context: the thread is left holding the object's. Another: it has it back, stack and all. */
-        assert_ptr_equal(c.after, gpu_context_raw(ctx[pushed ? 1 : 0]));
+        assert_ptr_equal(c.after, gpu_context_get_raw(ctx[pushed ? 1 : 0]));
         assert_int_equal(c.depth, pushed ? pushed : 1);
     }
 }
@@ -187,10 +187,10 @@ static void context_changed_behind_gpushims_back(void **state)
     FT_OK(gpu_stream_create_non_blocking(ctx[0], &s));
     FT_OK(gpu_buffer_create(ctx[0], sizeof(v), &b));
     /* A query with the stream's context current is one driver call, and no context check. */
-    FT_OK(gpu_stream_query(s, &idle));
+    FT_OK(gpu_stream_is_complete(s, &idle));
     calls = gpu_fake_calls("cuStreamQuery");
     checks = gpu_fake_calls("cuCtxGetCurrent");
-    FT_OK(gpu_stream_query(s, &idle));
+    FT_OK(gpu_stream_is_complete(s, &idle));
     assert_int_equal(gpu_fake_calls("cuStreamQuery"), calls + 1);
     assert_int_equal(gpu_fake_calls("cuCtxGetCurrent"), checks);
     assert_true(idle);
@@ -200,18 +200,18 @@ static void context_changed_behind_gpushims_back(void **state)
     calls = gpu_fake_calls("cuMemcpyHtoDAsync_v2");
     FT_OK(gpu_buffer_copy_from_host_async(b, v, sizeof(v), s));
     assert_int_equal(gpu_fake_calls("cuMemcpyHtoDAsync_v2"), calls + 2);
-    assert_ptr_equal(ft_current(), gpu_context_raw(ctx[0]));
+    assert_ptr_equal(ft_current(), gpu_context_get_raw(ctx[0]));
     FT_OK(gpu_stream_synchronize(s));
     FT_BUFFER_EQ(b, v, N);
 
     /* Another device's context behind its back: queued under a push, and the thread gets its own back. */
-    assert_int_equal(cuCtxSetCurrent(gpu_context_raw(ctx[1])), CUABI_SUCCESS);
+    assert_int_equal(cuCtxSetCurrent(gpu_context_get_raw(ctx[1])), CUABI_SUCCESS);
     for (uint32_t i = 0; i < N; i++)
         v[i] = 5 * i + 1;
     calls = gpu_fake_calls("cuMemcpyHtoDAsync_v2");
     FT_OK(gpu_buffer_copy_from_host_async(b, v, sizeof(v), s));
     assert_int_equal(gpu_fake_calls("cuMemcpyHtoDAsync_v2"), calls + 2);
-    assert_ptr_equal(ft_current(), gpu_context_raw(ctx[1]));
+    assert_ptr_equal(ft_current(), gpu_context_get_raw(ctx[1]));
     assert_int_equal(gpu_fake_context_depth(), 1);
     FT_OK(gpu_stream_synchronize(s));
     FT_BUFFER_EQ(b, v, N);
@@ -230,7 +230,7 @@ static long context_calls(void)
 /* Every hot call once on `s`, `e` and `b` (device 0's): what failed, or GPU_OK. */
 static gpu_status hot_calls(gpu_stream *s, gpu_event *e, gpu_buffer *b, gpu_function *f, uint32_t *v)
 {
-    uint64_t ptr = gpu_buffer_device_ptr(b);
+    uint64_t ptr = gpu_buffer_get_device_ptr(b);
     uint32_t n = N;
     void *args[] = {&ptr, &n};
     gpu_launch_config config = gpu_launch_config_1d((N + 63) / 64, 64);
@@ -241,7 +241,7 @@ static gpu_status hot_calls(gpu_stream *s, gpu_event *e, gpu_buffer *b, gpu_func
         (st = gpu_stream_launch_function(s, f, &config, args)) != GPU_OK ||
         (st = gpu_stream_record_event(s, e)) != GPU_OK || (st = gpu_stream_wait_event(s, e)) != GPU_OK ||
         (st = gpu_buffer_copy_to_host_async(b, v, N * sizeof(*v), s)) != GPU_OK ||
-        (st = gpu_stream_query(s, &idle)) != GPU_OK)
+        (st = gpu_stream_is_complete(s, &idle)) != GPU_OK)
         return st;
     (void)idle;
     return GPU_OK;
@@ -272,7 +272,7 @@ static void hot_calls_leave_the_threads_context(void **state)
         for (uint32_t i = 0; i < N; i++)
             v[i] = 3 * i + (uint32_t)held;
         if (held)
-            assert_int_equal(cuCtxSetCurrent(gpu_context_raw(ctx[1])), CUABI_SUCCESS);
+            assert_int_equal(cuCtxSetCurrent(gpu_context_get_raw(ctx[1])), CUABI_SUCCESS);
         else
             ft_no_context();
         before = context_calls();
@@ -281,7 +281,7 @@ static void hot_calls_leave_the_threads_context(void **state)
         /* Six calls, six driver calls, none of them about the context. */
         assert_int_equal(gpu_fake_calls_total() - hot, 6);
         assert_int_equal(context_calls(), before);
-        assert_ptr_equal(ft_current(), held ? gpu_context_raw(ctx[1]) : NULL);
+        assert_ptr_equal(ft_current(), held ? gpu_context_get_raw(ctx[1]) : NULL);
         assert_int_equal(gpu_fake_context_depth(), held);
         FT_OK(gpu_stream_synchronize(s));
         for (uint32_t i = 0; i < N; i++)
@@ -392,7 +392,7 @@ static void *copy_loop(void *arg)
         if (c->st == GPU_OK && memcmp(v, r, sizeof(v)) != 0)
             c->st = GPU_ERR_TRANSFER;
     }
-    c->cuda = gpu_last_cuda_result();
+    c->cuda = gpu_last_error_get_cuda_result();
     pthread_barrier_wait(&barrier);
     return NULL;
 }
@@ -531,10 +531,7 @@ static int teardown_contexts(void **state)
     gpu_context_destroy(ctx[1]);
     gpu_context_destroy(ctx[0]);
     assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_CONTEXT_RETAINS), 1);
-    for (int k = 0; k < GPU_FAKE_LIVE_CONTEXT_RETAINS; k++)
-        assert_int_equal(gpu_fake_live((gpu_fake_live_kind)k), 0);
-    for (int a = 0; a < GPU_FAKE_ANOMALY_COUNT; a++)
-        assert_int_equal(gpu_fake_anomalies((gpu_fake_anomaly)a), 0);
+    ft_assert_released();
     return 0;
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The work that check_trace.py traces: argv[1] names it, the checker sets
+ * The work that check-trace.py traces: argv[1] names it, the checker sets
  * GPUSHIM_TRACE* and reads the file this process leaves at exit. Each mode
  * checks its own data, then prints one JSON line on stdout: the handles the
  * checker looks for in the trace and how often the fake saw each entry point
@@ -29,7 +29,7 @@ enum { THREADS = 16, ROUNDS = 20, N = 1024 };
 #define CHECK(cond) \
     do { \
         if (!(cond)) { \
-            fprintf(stderr, "%s:%d: check failed: %s (%s)\n", __FILE__, __LINE__, #cond, gpu_last_error()); \
+            fprintf(stderr, "%s:%d: check failed: %s (%s)\n", __FILE__, __LINE__, #cond, gpu_last_error_get_message()); \
             exit(2); \
         } \
     } while (0)
@@ -82,12 +82,12 @@ static void sequence(void)
     /* A CUresult that is an answer, not an error: NOT_READY while the hold kernel waits. */
     gpu_fake_gate(false);
     OK(ft_hold(s, module));
-    OK(gpu_stream_query(s, &idle));
+    OK(gpu_stream_is_complete(s, &idle));
     CHECK(!idle);
     gpu_fake_gate(true);
     OK(gpu_stream_synchronize(s));
-    snprintf(extra, sizeof(extra), "\"stream\":\"%p\",\"buffer\":\"0x%llx\"", gpu_stream_raw(s),
-             (unsigned long long)gpu_buffer_device_ptr(b));
+    snprintf(extra, sizeof(extra), "\"stream\":\"%p\",\"buffer\":\"0x%llx\"", gpu_stream_get_raw(s),
+             (unsigned long long)gpu_buffer_get_device_ptr(b));
     gpu_buffer_destroy(b);
     gpu_stream_destroy(s);
     /* A negative int argument: the trace keeps its sign. */
@@ -168,7 +168,7 @@ static void gpu(void)
     /* The fake runs the legacy stream's queue (the upload's end event) only when asked to. */
     OK(gpu_context_synchronize(NULL));
     CHECK(ft_peek(b, N - 1) == 7 + N - 1);
-    snprintf(extra, sizeof(extra), "\"streams\":[\"%p\",\"%p\"]", gpu_stream_raw(s[0]), gpu_stream_raw(s[1]));
+    snprintf(extra, sizeof(extra), "\"streams\":[\"%p\",\"%p\"]", gpu_stream_get_raw(s[0]), gpu_stream_get_raw(s[1]));
     for (int k = 0; k < 2; k++)
         gpu_stream_destroy(s[k]);
     gpu_buffer_destroy(a);

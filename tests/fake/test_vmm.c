@@ -35,22 +35,11 @@
 
 #include "fake_test.h"
 
-#define CU_OK(call) assert_int_equal((call), CUABI_SUCCESS)
 #define CU_IS(call, want) assert_int_equal((call), (want))
 
 #define G ((size_t)2 << 20)
 
 static const char *self_exe;
-
-static cuabi_context retain_current(void)
-{
-    cuabi_context ctx = NULL;
-
-    CU_OK(cuInit(0));
-    CU_OK(cuDevicePrimaryCtxRetain(&ctx, 0));
-    CU_OK(cuCtxSetCurrent(ctx));
-    return ctx;
-}
 
 static cuabi_mem_allocation_prop device_prop(int device, unsigned types)
 {
@@ -267,7 +256,7 @@ static void vmm(void **state)
     size_t before;
 
     (void)state;
-    retain_current();
+    ft_retain_current(0);
     CU_OK(cuModuleLoadData(&m, ft_ptx));
     granularity();
     create_errors();
@@ -412,7 +401,7 @@ static void vmm_sweep(void **state)
                                             "cuMemFree_v2"};
 
     (void)state;
-    retain_current();
+    ft_retain_current(0);
     sweep(vmm_sequence, vmm_calls, sizeof(vmm_calls) / sizeof(vmm_calls[0]));
     assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_VMM_ALLOCS), 0);
     assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_VMM_RESERVATIONS), 0);
@@ -646,7 +635,7 @@ static void share(void **state)
     pid_t pid;
 
     (void)state;
-    retain_current();
+    ft_retain_current(0);
     export_errors();
     hostile_imports();
     CU_OK(cuMemCreate(&h, G, &prop, 0));
@@ -749,7 +738,7 @@ static void ipc(void **state)
     pid_t pid;
 
     (void)state;
-    retain_current();
+    ft_retain_current(0);
     CU_OK(cuMemAlloc_v2(&d, G));
     CU_OK(words_write(d, G / 4, first_value));
     CU_OK(cuIpcGetMemHandle(&h, d));
@@ -826,7 +815,7 @@ static void *record(void *arg)
 
 static void ipc_event(void **state)
 {
-    struct recorder r = {.ctx = retain_current()};
+    struct recorder r = {.ctx = ft_retain_current(0)};
     cuabi_ipc_event_handle h;
     cuabi_module m = NULL;
     cuabi_function hold = NULL;
@@ -863,10 +852,7 @@ static void ipc_event(void **state)
 
 int main(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        struct CMUnitTest test;
-    } cases[] = {
+    static const ft_case cases[] = {
         {"vmm", cmocka_unit_test(vmm)},
         {"vmm-sweep", cmocka_unit_test(vmm_sweep)},
         {"share", cmocka_unit_test(share)},
@@ -881,9 +867,5 @@ int main(int argc, char **argv)
         return ipc_child();
     if (argc == 2 && strcmp(argv[1], "ipc-event-child") == 0)
         return ipc_event_child();
-    for (size_t i = 0; argc == 2 && i < sizeof(cases) / sizeof(cases[0]); i++)
-        if (strcmp(argv[1], cases[i].name) == 0)
-            return _cmocka_run_group_tests(cases[i].name, &cases[i].test, 1, NULL, NULL);
-    fprintf(stderr, "usage: %s CASE\n", argv[0]);
-    return 2;
+    return ft_run_case(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
 }

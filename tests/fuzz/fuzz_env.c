@@ -19,6 +19,7 @@
 #endif
 
 void gpu__driver_forget(void);
+unsigned gpu__stream_flags_from_env(const char *nonblocking_env);
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 
 static void check(int ok, const char *what)
@@ -63,19 +64,19 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     setenv("GPUSHIM_LIBCUDA", value, 1);
     gpu__driver_forget();
     st = gpu_driver_load();
-    r = gpu_driver_report();
+    r = gpu_driver_get_report();
     check(st == GPU_OK || st == GPU_ERR_NO_DRIVER, "gpu_driver_load: an unexpected status");
     check((st == GPU_OK) == (r->stage == GPU_LOAD_READY), "the status and the report disagree");
     check(r->stage != GPU_LOAD_IN_PROGRESS && r->stage != GPU_LOAD_NOT_STARTED, "the load did not finish");
     check(r->attempt_count == 1, "GPUSHIM_LIBCUDA must be the one attempt");
     check(strncmp(r->attempts[0].path, value, 4096) == 0, "the attempt is not the value");
-    check(st == GPU_OK || (r->message[0] != '\0' && gpu_last_error()[0] != '\0'), "a failure without a reason");
+    check(st == GPU_OK || (r->message[0] != '\0' && gpu_last_error_get_message()[0] != '\0'), "a failure without a reason");
     check(value[0] == '/' || strstr(r->attempts[0].error, "is not an absolute path") != NULL,
           "a relative value was not refused");
 
-    flags = gpu_stream_create_flags(nonblocking);
+    flags = gpu__stream_flags_from_env(nonblocking);
     check(flags == (nonblocking && strcmp(nonblocking, "1") == 0 ? GPU_STREAM_NON_BLOCKING : GPU_STREAM_DEFAULT),
-          "gpu_stream_create_flags: only exactly \"1\" is non-blocking");
+          "gpu__stream_flags_from_env: only exactly \"1\" is non-blocking");
     if (st == GPU_OK) {
         gpu_stream *s = NULL;
 

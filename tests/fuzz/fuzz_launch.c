@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fake_internal.h"
+#include "fake_core.h"
 #include "ptx/ptx_internal.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

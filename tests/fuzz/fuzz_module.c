@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 static void check(int ok, const char *what)
 {
     if (!ok) {
-        fprintf(stderr, "fuzz-module: %s (%s)\n", what, gpu_last_error());
+        fprintf(stderr, "fuzz-module: %s (%s)\n", what, gpu_last_error_get_message());
         abort();
     }
 }
@@ -78,7 +78,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     /* GPU_ERR_NOT_SUPPORTED: a cubin, or a fatbin without uncompressed PTX, which the fake cannot run. */
     check(st == GPU_OK || st == GPU_ERR_MODULE_LOAD || st == GPU_ERR_INVALID_ARG || st == GPU_ERR_NOT_SUPPORTED,
           "load: an unexpected status");
-    check(st == GPU_OK || gpu_last_error()[0] != '\0', "load: a failure without a reason");
+    check(st == GPU_OK || gpu_last_error_get_message()[0] != '\0', "load: a failure without a reason");
     switch (binary_whole(image, image_size)) {
     case 0:
         check(st == GPU_ERR_INVALID_ARG, "load: an image shorter than its headers say was not refused");

@@ -17,8 +17,8 @@ int gpu_test_start(const char *program)
     }
     st = gpu_test_load_kernels();
     if (st != GPU_OK) {
-        printf("FAIL %s: cannot load %s (%s): %s\n", program, gpu_test_ptx_path(), gpu_status_name(st),
-               gpu_last_error());
+        printf("FAIL %s: cannot load %s (%s): %s\n", program, gpu_test_ptx_path(), gpu_status_get_name(st),
+               gpu_last_error_get_message());
         return 1;
     }
     return 0;

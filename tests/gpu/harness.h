@@ -47,8 +47,8 @@ int gpu_test_start(const char *program);
     do { \
         gpu_status st_ = (call); \
         if (st_ != (expected)) \
-            fail_msg("%s returned %s, expected %s: %s", #call, gpu_status_name(st_), gpu_status_name(expected), \
-                     gpu_last_error()); \
+            fail_msg("%s returned %s, expected %s: %s", #call, gpu_status_get_name(st_), gpu_status_get_name(expected), \
+                     gpu_last_error_get_message()); \
     } while (0)
 
 #define assert_gpu_ok(call) assert_gpu_status((call), GPU_OK)

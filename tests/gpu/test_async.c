@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Stream-ordered copies and page-locked host memory: gpu_host_buffer_create,
- * gpu_host_buffer_register, the three _async copies, gpu_stream_query and
+ * gpu_host_buffer_register, the three _async copies, gpu_stream_is_complete and
  * gpu_stream_launch_host_func. Every check is by data: what came back, and
  * what a host function saw when it ran.
  */
@@ -49,9 +49,9 @@ static void pinned_round_trip(void **state)
     (void)state;
     assert_gpu_ok(gpu_host_buffer_create(NULL, BYTES, &in));
     assert_gpu_ok(gpu_host_buffer_create(NULL, BYTES, &out));
-    assert_non_null(gpu_host_buffer_data(in));
-    assert_int_equal(gpu_host_buffer_size(in), BYTES);
-    round_trip(gpu_host_buffer_data(in), gpu_host_buffer_data(out), 11u);
+    assert_non_null(gpu_host_buffer_get_data(in));
+    assert_int_equal(gpu_host_buffer_get_size(in), BYTES);
+    round_trip(gpu_host_buffer_get_data(in), gpu_host_buffer_get_data(out), 11u);
     gpu_host_buffer_destroy(in);
     gpu_host_buffer_destroy(out);
     printf("ASYNC pinned round trip: %zu bytes in, work, device copy, out: correct\n", BYTES);
@@ -68,8 +68,8 @@ static void registered_round_trip(void **state)
     assert_non_null(out);
     assert_gpu_ok(gpu_host_buffer_register(NULL, in, BYTES, &hin));
     assert_gpu_ok(gpu_host_buffer_register(NULL, out, BYTES, &hout));
-    assert_ptr_equal(gpu_host_buffer_data(hin), in);
-    assert_int_equal(gpu_host_buffer_size(hin), BYTES);
+    assert_ptr_equal(gpu_host_buffer_get_data(hin), in);
+    assert_int_equal(gpu_host_buffer_get_size(hin), BYTES);
     assert_gpu_status(gpu_host_buffer_register(NULL, in, BYTES, &again), GPU_ERR_INVALID_ARG);
     assert_null(again);
     round_trip(in, out, 12u);
@@ -90,13 +90,13 @@ static void query_while_kernel_runs(void **state)
 
     (void)state;
     assert_gpu_ok(gpu_stream_create_non_blocking(NULL, &s));
-    assert_gpu_ok(gpu_stream_query(s, &idle));
+    assert_gpu_ok(gpu_stream_is_complete(s, &idle));
     assert_true(idle);
     assert_gpu_ok(gpu_test_launch_spin(s, (uint64_t)gpu_test_env("GPUSHIM_SPIN_MS", 100) * 1000000u));
-    assert_gpu_ok(gpu_stream_query(s, &idle));
+    assert_gpu_ok(gpu_stream_is_complete(s, &idle));
     assert_false(idle);
     assert_gpu_ok(gpu_stream_synchronize(s));
-    assert_gpu_ok(gpu_stream_query(s, &idle));
+    assert_gpu_ok(gpu_stream_is_complete(s, &idle));
     assert_true(idle);
     printf("ASYNC stream_query: idle before, busy during a spin, idle after\n");
 }
@@ -144,12 +144,12 @@ static void host_func_runs_after_work(void **state)
     assert_gpu_ok(gpu_stream_create_non_blocking(NULL, &s));
     assert_gpu_ok(gpu_buffer_create(NULL, BYTES, &d));
     assert_gpu_ok(gpu_host_buffer_create(NULL, BYTES, &h));
-    memset(gpu_host_buffer_data(h), 0, BYTES);
-    seen.out = gpu_host_buffer_data(h);
+    memset(gpu_host_buffer_get_data(h), 0, BYTES);
+    seen.out = gpu_host_buffer_get_data(h);
     /* The spin makes a callback that ignored the stream's order see zeros. */
     assert_gpu_ok(gpu_test_launch_spin(s, (uint64_t)gpu_test_env("GPUSHIM_SPIN_MS", 100) * 500000u));
     assert_gpu_ok(gpu_test_launch_fill(s, d, value, N));
-    assert_gpu_ok(gpu_buffer_copy_to_host_async(d, gpu_host_buffer_data(h), BYTES, s));
+    assert_gpu_ok(gpu_buffer_copy_to_host_async(d, gpu_host_buffer_get_data(h), BYTES, s));
     assert_gpu_ok(gpu_stream_launch_host_func(s, first_callback, &seen));
     assert_gpu_ok(gpu_stream_launch_host_func(s, second_callback, &seen));
     assert_gpu_ok(gpu_stream_synchronize(s));

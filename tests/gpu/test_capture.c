@@ -68,7 +68,7 @@ static atomic_bool stop;
  */
 static void copier_note(struct copier *c, int before, gpu_status st)
 {
-    int code = gpu_last_cuda_result();
+    int code = gpu_last_error_get_cuda_result();
     int after = atomic_load(&phase);
     int ph = before == after ? before : PHASE_CAPTURE;
 
@@ -85,8 +85,8 @@ static void copier_note(struct copier *c, int before, gpu_status st)
         if (code == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED)
             atomic_fetch_add(&c->invalidated_errors[ph], 1);
     } else if (atomic_fetch_add(&c->other_errors[ph], 1) == 0) {
-        snprintf(c->other_text, sizeof(c->other_text), "%s (CUresult %d): %s", gpu_status_name(st), code,
-                 gpu_last_error());
+        snprintf(c->other_text, sizeof(c->other_text), "%s (CUresult %d): %s", gpu_status_get_name(st), code,
+                 gpu_last_error_get_message());
     }
 }
 
@@ -223,22 +223,22 @@ static void capture_non_blocking(gpu_capture_mode mode, const char *mode_name)
     atomic_store(&phase, PHASE_CAPTURE);
     begin = gpu_stream_begin_capture(s, mode);
     if (begin != GPU_OK)
-        snprintf(why, sizeof(why), "begin: %s", gpu_last_error());
-    enq_in = gpu_buffer_copy_from_host_async(d_in, gpu_host_buffer_data(h_in), bytes, s);
+        snprintf(why, sizeof(why), "begin: %s", gpu_last_error_get_message());
+    enq_in = gpu_buffer_copy_from_host_async(d_in, gpu_host_buffer_get_data(h_in), bytes, s);
     enq_work = gpu_test_launch_work(s, d_in, d_out, n, iters);
-    enq_out = gpu_buffer_copy_to_host_async(d_out, gpu_host_buffer_data(h_out), bytes, s);
+    enq_out = gpu_buffer_copy_to_host_async(d_out, gpu_host_buffer_get_data(h_out), bytes, s);
     /* Hold the capture open until the copiers have provably run inside it. */
     overlapped = copiers_wait(PHASE_CAPTURE, 9);
     end = gpu_stream_end_capture(s, &graph);
     if (end != GPU_OK && !why[0])
-        snprintf(why, sizeof(why), "end (CUresult %d): %s", gpu_last_cuda_result(), gpu_last_error());
+        snprintf(why, sizeof(why), "end (CUresult %d): %s", gpu_last_error_get_cuda_result(), gpu_last_error_get_message());
     atomic_store(&phase, PHASE_AFTER);
     if (end == GPU_OK)
         inst = gpu_graph_instantiate(graph, &exec);
     /* Replays run while the copiers keep going: a graph launch is stream work like any other. */
     for (unsigned r = 0; inst == GPU_OK && r < replays; r++) {
-        uint32_t *in = gpu_host_buffer_data(h_in);
-        uint32_t *out = gpu_host_buffer_data(h_out);
+        uint32_t *in = gpu_host_buffer_get_data(h_in);
+        uint32_t *out = gpu_host_buffer_get_data(h_out);
 
         gpu_test_fill_input(in, n, 424242u + r);
         memset(out, 0, bytes);
@@ -246,7 +246,7 @@ static void capture_non_blocking(gpu_capture_mode mode, const char *mode_name)
         if (replay == GPU_OK)
             replay = gpu_stream_synchronize(s);
         if (replay != GPU_OK) {
-            snprintf(why, sizeof(why), "replay %u: %s", r, gpu_last_error());
+            snprintf(why, sizeof(why), "replay %u: %s", r, gpu_last_error_get_message());
             break;
         }
         wrong += gpu_test_count_wrong(out, n, 424242u + r, map) != 0;
@@ -256,7 +256,7 @@ static void capture_non_blocking(gpu_capture_mode mode, const char *mode_name)
     copiers_stop();
 
     printf("CAPTURE stream=non_blocking mode=%s begin=%s end=%s instantiate=%s replays=%u wrong=%u", mode_name,
-           gpu_status_name(begin), gpu_status_name(end), gpu_status_name(inst), done, wrong);
+           gpu_status_get_name(begin), gpu_status_get_name(end), gpu_status_get_name(inst), done, wrong);
     print_copiers();
     printf("\n");
     if (why[0])
@@ -314,7 +314,7 @@ static bool round_trip_ok(void)
          gpu_test_launch_work(s, a, b, N, 16) == GPU_OK && gpu_buffer_copy_to_host(b, out, sizeof(out)) == GPU_OK &&
          gpu_test_count_wrong(out, N, 99u, map) == 0;
     if (!ok)
-        printf("CAPTURE after: %s\n", gpu_last_error());
+        printf("CAPTURE after: %s\n", gpu_last_error_get_message());
     gpu_buffer_destroy(a);
     gpu_buffer_destroy(b);
     gpu_stream_destroy(s);
@@ -334,7 +334,7 @@ static void ordered_global_capture_is_guarded(void **state)
     (void)state;
     assert_int_equal(unsetenv(GPU_STREAM_NONBLOCKING_ENV), 0);
     assert_gpu_ok(gpu_stream_create(NULL, &s));
-    assert_int_equal(gpu_stream_flags(s), GPU_STREAM_DEFAULT);
+    assert_int_equal(gpu_stream_get_flags(s), GPU_STREAM_DEFAULT);
     assert_gpu_ok(gpu_buffer_create(NULL, 4096 * 4, &a));
     assert_gpu_ok(gpu_buffer_create(NULL, 4096 * 4, &b));
     assert_gpu_ok(gpu_test_launch_work(s, a, b, 1, 1));
@@ -345,12 +345,12 @@ static void ordered_global_capture_is_guarded(void **state)
     atomic_store(&phase, PHASE_CAPTURE);
     begin = gpu_stream_begin_capture(s, GPU_CAPTURE_MODE_GLOBAL);
     launch = gpu_test_launch_work(s, a, b, 4096, 16);
-    launch_code = launch == GPU_OK ? 0 : gpu_last_cuda_result();
+    launch_code = launch == GPU_OK ? 0 : gpu_last_error_get_cuda_result();
     overlapped = copiers_wait(PHASE_CAPTURE, 5);
     end = gpu_stream_end_capture(s, &graph);
-    end_code = end == GPU_OK ? 0 : gpu_last_cuda_result();
+    end_code = end == GPU_OK ? 0 : gpu_last_error_get_cuda_result();
     if (end != GPU_OK)
-        printf("CAPTURE end says: %s\n", gpu_last_error());
+        printf("CAPTURE end says: %s\n", gpu_last_error_get_message());
     atomic_store(&phase, PHASE_AFTER);
     capturing_st = gpu_stream_is_capturing(s, &capturing);
     copiers_wait(PHASE_AFTER, 4);
@@ -367,8 +367,8 @@ static void ordered_global_capture_is_guarded(void **state)
     after_ok = round_trip_ok();
 
     printf("CAPTURE stream=ordered mode=global begin=%s launch=%s/%d end=%s/%d still_capturing=%s after_ok=%s",
-           gpu_status_name(begin), gpu_status_name(launch), launch_code, gpu_status_name(end), end_code,
-           capturing_st == GPU_OK ? (capturing ? "yes" : "no") : gpu_status_name(capturing_st),
+           gpu_status_get_name(begin), gpu_status_get_name(launch), launch_code, gpu_status_get_name(end), end_code,
+           capturing_st == GPU_OK ? (capturing ? "yes" : "no") : gpu_status_get_name(capturing_st),
            after_ok ? "yes" : "no");
     print_copiers();
     printf("\n");
@@ -383,9 +383,9 @@ static void ordered_global_capture_is_guarded(void **state)
     assert_int_equal(during_failures, during_refused);
     assert_true(during_refused > 0);
     if (launch != GPU_OK)
-        fail_msg("launch during the capture: %s/%d", gpu_status_name(launch), launch_code);
+        fail_msg("launch during the capture: %s/%d", gpu_status_get_name(launch), launch_code);
     if (end != GPU_OK || !graph_made)
-        fail_msg("the capture did not end in a graph: end=%s/%d", gpu_status_name(end), end_code);
+        fail_msg("the capture did not end in a graph: end=%s/%d", gpu_status_get_name(end), end_code);
     assert_int_equal(SUM(failures, PHASE_BEFORE), 0);
     assert_int_equal(SUM(failures, PHASE_AFTER), 0);
     assert_int_equal(capturing_st, GPU_OK);
@@ -403,7 +403,7 @@ static const char *capture_word(gpu_stream *s)
     gpu_capture_status status;
     uint64_t id;
 
-    if (gpu_stream_capture_info(s, &status, &id) != GPU_OK)
+    if (gpu_stream_get_capture_info(s, &status, &id) != GPU_OK)
         return "unknown";
     return (unsigned)status < 3 ? words[status] : "other";
 }
@@ -413,7 +413,7 @@ static void bad_shape_keeps_capture(void **state)
     enum { N = 4096 };
     static uint32_t out[N];
     const gpu_launch_config bad = gpu_launch_config_1d(N / 256, 2048); /* more than 1024 threads a block */
-    void *handle = dlopen(gpu_driver_report()->file, RTLD_NOW | RTLD_NOLOAD);
+    void *handle = dlopen(gpu_driver_get_report()->file, RTLD_NOW | RTLD_NOLOAD);
     void *sym = handle ? dlsym(handle, "cuLaunchKernel") : NULL;
     gpu_stream *s = NULL;
     gpu_buffer *dst = NULL;
@@ -435,12 +435,12 @@ static void bad_shape_keeps_capture(void **state)
     assert_gpu_ok(gpu_stream_create_with_flags(NULL, GPU_STREAM_NON_BLOCKING, &s));
     assert_gpu_ok(gpu_buffer_create(NULL, sizeof(out), &dst));
     assert_gpu_ok(gpu_module_get_function(gpu_test_module(), KERNEL_FILL, &fill));
-    p = gpu_buffer_device_ptr(dst);
+    p = gpu_buffer_get_device_ptr(dst);
 
     /* Refused by gpushim, both ways of launching: the capture is still active, and ends in a graph that works. */
     assert_gpu_ok(gpu_stream_begin_capture(s, GPU_CAPTURE_MODE_THREAD_LOCAL));
     assert_gpu_status(gpu_stream_launch_function(s, fill, &bad, args), GPU_ERR_INVALID_ARG);
-    assert_non_null(strstr(gpu_last_error(), "block x is 2048, more than 1024"));
+    assert_non_null(strstr(gpu_last_error_get_message(), "block x is 2048, more than 1024"));
     assert_gpu_status(gpu_stream_launch_kernel(s, gpu_test_module(), KERNEL_FILL, &bad, args), GPU_ERR_INVALID_ARG);
     assert_string_equal(capture_word(s), "active");
     assert_gpu_ok(gpu_test_launch_fill(s, dst, value, n));
@@ -455,15 +455,15 @@ static void bad_shape_keeps_capture(void **state)
 
     /* The same launch made on the driver itself, inside a capture: printed, for docs/results.md. */
     assert_gpu_ok(gpu_stream_begin_capture(s, GPU_CAPTURE_MODE_THREAD_LOCAL));
-    raw_rc = raw(gpu_function_raw(fill), bad.grid[0], bad.grid[1], bad.grid[2], bad.block[0], bad.block[1],
-                 bad.block[2], 0, gpu_stream_raw(s), args, NULL);
+    raw_rc = raw(gpu_function_get_raw(fill), bad.grid[0], bad.grid[1], bad.grid[2], bad.block[0], bad.block[1],
+                 bad.block[2], 0, gpu_stream_get_raw(s), args, NULL);
     raw_after = capture_word(s);
     gpu_graph_destroy(graph);
     graph = NULL;
     raw_end = gpu_stream_end_capture(s, &graph);
-    raw_end_code = raw_end == GPU_OK ? 0 : gpu_last_cuda_result();
+    raw_end_code = raw_end == GPU_OK ? 0 : gpu_last_error_get_cuda_result();
     printf("CAPTURE bad_shape gpushim=%s capture_after=active driver_rc=%d driver_capture_after=%s driver_end=%s/%d\n",
-           gpu_status_name(GPU_ERR_INVALID_ARG), raw_rc, raw_after, gpu_status_name(raw_end), raw_end_code);
+           gpu_status_get_name(GPU_ERR_INVALID_ARG), raw_rc, raw_after, gpu_status_get_name(raw_end), raw_end_code);
     assert_int_not_equal(raw_rc, 0);
 
     gpu_graph_exec_destroy(exec);

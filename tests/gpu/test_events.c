@@ -81,7 +81,7 @@ static uint32_t produce_consume(bool wait, uint32_t value, uint32_t n)
     assert_gpu_ok(gpu_buffer_create(NULL, (size_t)n * 4, &shared));
     assert_gpu_ok(gpu_buffer_create(NULL, (size_t)n * 4, &seen));
     assert_gpu_ok(gpu_host_buffer_create(NULL, (size_t)n * 4, &host));
-    out = gpu_host_buffer_data(host);
+    out = gpu_host_buffer_get_data(host);
     memset(out, 0xff, (size_t)n * 4);
     assert_gpu_ok(gpu_buffer_copy_from_host(shared, zeros, (size_t)n * 4));
 
@@ -137,12 +137,12 @@ static void timed_elapsed(void **state)
     assert_gpu_ok(gpu_stream_record_event(s, t1));
     assert_gpu_ok(gpu_stream_record_event(s, untimed));
     assert_gpu_ok(gpu_event_synchronize(t1));
-    assert_gpu_ok(gpu_event_elapsed_ms(t0, t1, &ms));
+    assert_gpu_ok(gpu_event_get_elapsed_ms(t0, t1, &ms));
     printf("EVENTS elapsed_ms=%.3f over a %.1f ms spin\n", (double)ms, (double)ns / 1e6);
     assert_true(ms > 0.0f);
     /* The spin waits on the GPU's own clock, so the events cannot see less than most of it. */
     assert_true((double)ms >= 0.5 * (double)ns / 1e6);
-    assert_gpu_status(gpu_event_elapsed_ms(t0, untimed, &ms), GPU_ERR_INVALID_ARG);
+    assert_gpu_status(gpu_event_get_elapsed_ms(t0, untimed, &ms), GPU_ERR_INVALID_ARG);
     gpu_event_destroy(untimed);
     gpu_event_destroy(t1);
     gpu_event_destroy(t0);

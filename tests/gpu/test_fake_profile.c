@@ -77,7 +77,7 @@ static void h200_profile(void **state)
         int frc = attribute(&f, a, 0);
 
         if (st != GPU_OK || frc != 0 || r != f) {
-            printf("PROFILE attribute %d real=%d (%s) fake=%d (%d)%s\n", a, r, gpu_status_name(st), f, frc,
+            printf("PROFILE attribute %d real=%d (%s) fake=%d (%d)%s\n", a, r, gpu_status_get_name(st), f, frc,
                    device_own(a) ? " device's own" : "");
             differ += !device_own(a);
         }

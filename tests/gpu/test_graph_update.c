@@ -23,7 +23,7 @@ static gpu_graph *capture_fills(gpu_stream *s, gpu_buffer *b, uint32_t value, in
     gpu_graph *g;
 
     assert_gpu_ok(gpu_stream_begin_capture(s, GPU_CAPTURE_MODE_GLOBAL));
-    assert_gpu_ok(gpu_stream_capture_info(s, &status, id));
+    assert_gpu_ok(gpu_stream_get_capture_info(s, &status, id));
     assert_int_equal(status, GPU_CAPTURE_STATUS_ACTIVE);
     assert_true(*id != 0);
     for (int i = 0; i < kernels; i++)
@@ -56,7 +56,7 @@ static void update_upload_dot(void **state)
     (void)state;
     assert_gpu_ok(gpu_stream_create_non_blocking(NULL, &s));
     assert_gpu_ok(gpu_buffer_create(NULL, sizeof(host), &b));
-    assert_gpu_ok(gpu_stream_capture_info(s, &status, &none));
+    assert_gpu_ok(gpu_stream_get_capture_info(s, &status, &none));
     assert_int_equal(status, GPU_CAPTURE_STATUS_NONE);
     assert_int_equal(none, 0);
     g1 = capture_fills(s, b, 0x111, 1, &id1);
@@ -78,9 +78,9 @@ static void update_upload_dot(void **state)
     expect_all(0x222);
     /* Two kernels for one: refused, saying why; the executable graph still runs what it did. */
     assert_gpu_status(gpu_graph_exec_update(x, g3), GPU_ERR_GRAPH_LAUNCH);
-    printf("GRAPH_UPDATE refused (another shape): %s\n", gpu_last_error());
-    assert_int_equal(gpu_last_cuda_result(), 910);
-    assert_non_null(strstr(gpu_last_error(), "CU_GRAPH_EXEC_UPDATE_ERROR"));
+    printf("GRAPH_UPDATE refused (another shape): %s\n", gpu_last_error_get_message());
+    assert_int_equal(gpu_last_error_get_cuda_result(), 910);
+    assert_non_null(strstr(gpu_last_error_get_message(), "CU_GRAPH_EXEC_UPDATE_ERROR"));
     assert_gpu_ok(gpu_test_launch_fill(s, b, 0, N));
     assert_gpu_ok(gpu_stream_launch_graph(s, x));
     assert_gpu_ok(gpu_buffer_copy_to_host_async(b, host, sizeof(host), s));

@@ -76,26 +76,26 @@ static int consume(int fd)
         st = gpu_buffer_open_ipc(NULL, &big, &wrong);
         if (st != GPU_ERR_INVALID_ARG || wrong) {
             printf("IPC consumer: a 1 GiB claim on a %zu-byte buffer: %s: %s\n", (size_t)h.mem.size,
-                   gpu_status_name(st), gpu_last_error());
+                   gpu_status_get_name(st), gpu_last_error_get_message());
             return 6;
         }
     }
     if (gpu_buffer_open_ipc(NULL, &h.mem, &b) != GPU_OK || gpu_event_open_ipc(NULL, &h.event, &e) != GPU_OK ||
         gpu_stream_create_non_blocking(NULL, &s) != GPU_OK) {
-        printf("IPC consumer: %s\n", gpu_last_error());
+        printf("IPC consumer: %s\n", gpu_last_error_get_message());
         return 3;
     }
     t0 = gpu_test_now_ns();
     if (gpu_stream_wait_event(s, e) != GPU_OK ||
         gpu_buffer_copy_to_host_async(b, host, (size_t)N * sizeof(uint32_t), s) != GPU_OK ||
         gpu_stream_synchronize(s) != GPU_OK) {
-        printf("IPC consumer: %s\n", gpu_last_error());
+        printf("IPC consumer: %s\n", gpu_last_error_get_message());
         return 4;
     }
     for (uint32_t i = 0; i < N; i++)
         bad += host[i] != VALUE;
     printf("IPC consumer: opened a %zu-byte buffer and an event of process %d, waited %.1f ms for the event, "
-           "read %u wrong words of %u\n", gpu_buffer_size(b), (int)getppid(), (double)(gpu_test_now_ns() - t0) / 1e6,
+           "read %u wrong words of %u\n", gpu_buffer_get_size(b), (int)getppid(), (double)(gpu_test_now_ns() - t0) / 1e6,
            bad, N);
     gpu_stream_destroy(s);
     gpu_event_destroy(e);
@@ -109,8 +109,8 @@ static int produce_and_exit(int fd)
     gpu_buffer *b;
     gpu_event *e;
 
-    if (gpu_buffer_create(NULL, 4096, &b) != GPU_OK || gpu_buffer_ipc_handle(b, &h.mem) != GPU_OK ||
-        gpu_event_create_interprocess(NULL, &e) != GPU_OK || gpu_event_ipc_handle(e, &h.event) != GPU_OK)
+    if (gpu_buffer_create(NULL, 4096, &b) != GPU_OK || gpu_buffer_get_ipc_handle(b, &h.mem) != GPU_OK ||
+        gpu_event_create_interprocess(NULL, &e) != GPU_OK || gpu_event_get_ipc_handle(e, &h.event) != GPU_OK)
         return 2;
     if (write(fd, &h, sizeof(h)) != (ssize_t)sizeof(h))
         return 3;
@@ -138,8 +138,8 @@ static void producer_and_consumer(void **state)
     assert_gpu_ok(gpu_test_launch_spin(s, 300u * 1000u * 1000u));
     assert_gpu_ok(gpu_test_launch_fill(s, b, VALUE, N));
     assert_gpu_ok(gpu_stream_record_event(s, e));
-    assert_gpu_ok(gpu_buffer_ipc_handle(b, &h.mem));
-    assert_gpu_ok(gpu_event_ipc_handle(e, &h.event));
+    assert_gpu_ok(gpu_buffer_get_ipc_handle(b, &h.mem));
+    assert_gpu_ok(gpu_event_get_ipc_handle(e, &h.event));
     assert_int_equal(pipe(fds), 0);
     pid = spawn("--consumer", fds[0], fds[1]);
     assert_true(pid > 0);
@@ -172,12 +172,12 @@ static void dead_producer(void **state)
     close(fds[0]);
     assert_int_equal(wait_exit(pid), 0);
     st = gpu_buffer_open_ipc(NULL, &h.mem, &b);
-    printf("IPC dead producer: buffer open: %s: %s\n", gpu_status_name(st), gpu_last_error());
+    printf("IPC dead producer: buffer open: %s: %s\n", gpu_status_get_name(st), gpu_last_error_get_message());
     assert_int_not_equal(st, GPU_OK);
     assert_null(b);
-    assert_true(strlen(gpu_last_error()) > 0);
+    assert_true(strlen(gpu_last_error_get_message()) > 0);
     st = gpu_event_open_ipc(NULL, &h.event, &e);
-    printf("IPC dead producer: event open: %s: %s\n", gpu_status_name(st), st == GPU_OK ? "" : gpu_last_error());
+    printf("IPC dead producer: event open: %s: %s\n", gpu_status_get_name(st), st == GPU_OK ? "" : gpu_last_error_get_message());
     gpu_event_destroy(e);
 }
 

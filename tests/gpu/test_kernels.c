@@ -146,13 +146,13 @@ static void device_attributes(void **state)
         gpu_function *f = function(names[i]);
         int regs, fixed, local, max_threads, ptx, binary, dynamic;
 
-        assert_gpu_ok(gpu_function_get_attribute(f, GPU_FUNCTION_NUM_REGS, &regs));
-        assert_gpu_ok(gpu_function_get_attribute(f, GPU_FUNCTION_SHARED_BYTES, &fixed));
-        assert_gpu_ok(gpu_function_get_attribute(f, GPU_FUNCTION_LOCAL_BYTES, &local));
-        assert_gpu_ok(gpu_function_get_attribute(f, GPU_FUNCTION_MAX_THREADS_PER_BLOCK, &max_threads));
-        assert_gpu_ok(gpu_function_get_attribute(f, GPU_FUNCTION_PTX_VERSION, &ptx));
-        assert_gpu_ok(gpu_function_get_attribute(f, GPU_FUNCTION_BINARY_VERSION, &binary));
-        assert_gpu_ok(gpu_function_get_attribute(f, GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES, &dynamic));
+        assert_gpu_ok(gpu_function_get_attribute(f, GPU_FUNCTION_ATTR_NUM_REGS, &regs));
+        assert_gpu_ok(gpu_function_get_attribute(f, GPU_FUNCTION_ATTR_SHARED_BYTES, &fixed));
+        assert_gpu_ok(gpu_function_get_attribute(f, GPU_FUNCTION_ATTR_LOCAL_BYTES, &local));
+        assert_gpu_ok(gpu_function_get_attribute(f, GPU_FUNCTION_ATTR_MAX_THREADS_PER_BLOCK, &max_threads));
+        assert_gpu_ok(gpu_function_get_attribute(f, GPU_FUNCTION_ATTR_PTX_VERSION, &ptx));
+        assert_gpu_ok(gpu_function_get_attribute(f, GPU_FUNCTION_ATTR_BINARY_VERSION, &binary));
+        assert_gpu_ok(gpu_function_get_attribute(f, GPU_FUNCTION_ATTR_MAX_DYNAMIC_SHARED_BYTES, &dynamic));
         printf("KERNELS function %s regs=%d static_shared=%d local=%d max_threads=%d ptx=%d binary=%d "
                "max_dynamic_shared=%d\n",
                names[i], regs, fixed, local, max_threads, ptx, binary, dynamic);
@@ -161,7 +161,7 @@ static void device_attributes(void **state)
         assert_true(ptx > 0);
     }
     /* persistent holds its ticket in static shared memory (ptxas rounds it up). */
-    assert_gpu_ok(gpu_function_get_attribute(function("persistent"), GPU_FUNCTION_SHARED_BYTES, &v));
+    assert_gpu_ok(gpu_function_get_attribute(function("persistent"), GPU_FUNCTION_ATTR_SHARED_BYTES, &v));
     assert_true(v >= 8);
 }
 
@@ -172,7 +172,7 @@ static void shared_200k(void **state)
     enum { BYTES = 200 * 1024, WORDS = BYTES / 4 };
     gpu_function *f = function("big_shared");
     gpu_buffer *out = zeroed(WORDS);
-    uint64_t ptr = gpu_buffer_device_ptr(out);
+    uint64_t ptr = gpu_buffer_get_device_ptr(out);
     uint32_t words = WORDS;
     void *args[] = {&ptr, &words};
     gpu_launch_config c = gpu_launch_config_1d(1, 1024);
@@ -188,14 +188,14 @@ static void shared_200k(void **state)
     }
     c.shared_mem_bytes = BYTES;
     st = gpu_stream_launch_function(stream, f, &c, args);
-    printf("KERNELS shared without opt-in: %s: %s\n", gpu_status_name(st), gpu_last_error());
+    printf("KERNELS shared without opt-in: %s: %s\n", gpu_status_get_name(st), gpu_last_error_get_message());
     assert_int_equal(st, GPU_ERR_INVALID_ARG);
-    assert_non_null(strstr(gpu_last_error(), "opt-in"));
+    assert_non_null(strstr(gpu_last_error_get_message(), "opt-in"));
     c.shared_mem_bytes = (unsigned)dev.max_shared_memory_per_block_optin + 1;
     assert_gpu_status(gpu_stream_launch_function(stream, f, &c, args), GPU_ERR_INVALID_ARG);
-    assert_non_null(strstr(gpu_last_error(), "allows a block"));
+    assert_non_null(strstr(gpu_last_error_get_message(), "allows a block"));
 
-    assert_gpu_ok(gpu_function_set_attribute(f, GPU_FUNCTION_MAX_DYNAMIC_SHARED_BYTES, BYTES));
+    assert_gpu_ok(gpu_function_set_attribute(f, GPU_FUNCTION_ATTR_MAX_DYNAMIC_SHARED_BYTES, BYTES));
     c.shared_mem_bytes = BYTES;
     assert_gpu_ok(gpu_stream_launch_function(stream, f, &c, args));
     host = download(out, WORDS);
@@ -226,14 +226,14 @@ static void persistent_all_resident(void **state)
     (void)state;
     if (no_wait("occupancy"))
         return;
-    assert_gpu_ok(gpu_function_occupancy_block_size(f, 0, 0, &min_grid, &block));
-    assert_gpu_ok(gpu_function_max_active_blocks(f, (unsigned)block, 0, &per_sm));
+    assert_gpu_ok(gpu_function_get_occupancy_block_size(f, 0, 0, &min_grid, &block));
+    assert_gpu_ok(gpu_function_get_max_active_blocks(f, (unsigned)block, 0, &per_sm));
     assert_true(per_sm > 0);
     grid = (unsigned)per_sm * (unsigned)dev.multiprocessors;
     arrived = zeroed(2);
     out = zeroed(grid);
-    a = gpu_buffer_device_ptr(arrived);
-    o = gpu_buffer_device_ptr(out);
+    a = gpu_buffer_get_device_ptr(arrived);
+    o = gpu_buffer_get_device_ptr(out);
     assert_gpu_ok(gpu_stream_launch_function(stream, f, &(gpu_launch_config){.grid = {grid, 1, 1},
                                                                              .block = {(unsigned)block, 1, 1}},
                                              args));
@@ -280,14 +280,14 @@ static void cooperative_barrier(void **state)
     }
     if (no_wait("cooperative"))
         return;
-    assert_gpu_ok(gpu_function_max_active_blocks(f, BLOCK, 0, &per_sm));
+    assert_gpu_ok(gpu_function_get_max_active_blocks(f, BLOCK, 0, &per_sm));
     grid = (unsigned)per_sm * (unsigned)dev.multiprocessors;
     count = zeroed(2);
     phase1 = zeroed(grid + 1);
     out = zeroed(grid + 1);
-    c_ptr = gpu_buffer_device_ptr(count);
-    p_ptr = gpu_buffer_device_ptr(phase1);
-    o_ptr = gpu_buffer_device_ptr(out);
+    c_ptr = gpu_buffer_get_device_ptr(count);
+    p_ptr = gpu_buffer_get_device_ptr(phase1);
+    o_ptr = gpu_buffer_get_device_ptr(out);
     c.grid[0] = grid;
     c.grid[1] = c.grid[2] = 1;
     assert_gpu_ok(gpu_stream_launch_function(stream, f, &c, args));
@@ -298,10 +298,10 @@ static void cooperative_barrier(void **state)
     c.grid[0] = grid + 1;
     st = gpu_stream_launch_function(stream, f, &c, args);
     printf("KERNELS cooperative block=%d blocks_per_sm=%d co_resident_grid=%u wrong=%zu; grid %u: %s (%d)\n", BLOCK,
-           per_sm, grid, wrong, grid + 1, gpu_status_name(st), gpu_last_cuda_result());
+           per_sm, grid, wrong, grid + 1, gpu_status_get_name(st), gpu_last_error_get_cuda_result());
     assert_int_equal(wrong, 0);
     assert_int_not_equal(st, GPU_OK);
-    assert_int_equal(gpu_last_cuda_result(), 720); /* CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE */
+    assert_int_equal(gpu_last_error_get_cuda_result(), 720); /* CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE */
     free(host);
     gpu_buffer_destroy(out);
     gpu_buffer_destroy(phase1);
@@ -326,10 +326,10 @@ static void cluster_ranks(void **state)
         printf("KERNELS cluster skipped: the device has no cluster launch\n");
         return;
     }
-    assert_gpu_ok(gpu_function_max_active_clusters(f, &c, &clusters));
+    assert_gpu_ok(gpu_function_get_max_active_clusters(f, &c, &clusters));
     assert_true(clusters > 0);
     out = zeroed(GRID);
-    ptr = gpu_buffer_device_ptr(out);
+    ptr = gpu_buffer_get_device_ptr(out);
     assert_gpu_ok(gpu_stream_launch_function(stream, f, &c, (void *[]){&ptr}));
     host = download(out, GRID);
     for (uint32_t b = 0; b < GRID; b++)
@@ -355,7 +355,7 @@ static void serialized_pair(void **state)
     enum { N = 1 << 20, SPINS = 64, PAIRS = 10 };
     gpu_function *primary = function("pss_primary"), *secondary = function("pss_secondary");
     gpu_buffer *buf = zeroed(N), *out = zeroed(N);
-    uint64_t b = gpu_buffer_device_ptr(buf), o = gpu_buffer_device_ptr(out);
+    uint64_t b = gpu_buffer_get_device_ptr(buf), o = gpu_buffer_get_device_ptr(out);
     uint32_t n = N, spins = SPINS;
     gpu_launch_config first = gpu_launch_config_1d(N / 256, 256), second = first;
     uint32_t *host;
@@ -446,7 +446,7 @@ static void constant_table(void **state)
     for (uint32_t i = 0; i < 64; i++)
         table[i] = 0x1000u + i * 37u;
     assert_gpu_ok(gpu_module_copy_to_global(mod, "const_table", table, sizeof(table)));
-    ptr = gpu_buffer_device_ptr(out);
+    ptr = gpu_buffer_get_device_ptr(out);
     assert_gpu_ok(gpu_stream_launch_function(stream, function("read_constant"),
                                              &(gpu_launch_config){.grid = {N / 256, 1, 1}, .block = {256, 1, 1}},
                                              (void *[]){&ptr, &n}));
@@ -468,7 +468,7 @@ static void constant_table(void **state)
 static size_t tma_tile(const gpu_tensor_map *map, gpu_buffer *out, int x0, int y0, unsigned w, unsigned h)
 {
     enum { TILE_W = 32, TILE_H = 16 };
-    uint64_t o = gpu_buffer_device_ptr(out);
+    uint64_t o = gpu_buffer_get_device_ptr(out);
     uint32_t *host;
     size_t wrong = 0;
 
@@ -548,7 +548,7 @@ int main(void)
     if (st == GPU_OK)
         st = gpu_stream_create_non_blocking(NULL, &stream);
     if (st != GPU_OK) {
-        printf("FAIL gpu-kernels: %s (%s): %s\n", path, gpu_status_name(st), gpu_last_error());
+        printf("FAIL gpu-kernels: %s (%s): %s\n", path, gpu_status_get_name(st), gpu_last_error_get_message());
         return 1;
     }
     rc = cmocka_run_group_tests_name("kernels", tests, NULL, NULL);

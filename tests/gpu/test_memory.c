@@ -43,12 +43,12 @@ static void stream_ordered(void **state)
 
         assert_gpu_ok(gpu_buffer_create_async(s, BYTES, &b));
         assert_gpu_ok(gpu_test_launch_fill(s, b, 0x1000 + round, N));
-        assert_gpu_ok(gpu_buffer_copy_to_host_async(b, gpu_host_buffer_data(h), BYTES, s));
-        assert_gpu_ok(gpu_buffer_free_async(b, s));
+        assert_gpu_ok(gpu_buffer_copy_to_host_async(b, gpu_host_buffer_get_data(h), BYTES, s));
+        assert_gpu_ok(gpu_buffer_destroy_async(b, s));
         assert_gpu_ok(gpu_stream_synchronize(s));
-        expect_all(gpu_host_buffer_data(h), N, 0x1000 + round);
+        expect_all(gpu_host_buffer_get_data(h), N, 0x1000 + round);
     }
-    assert_gpu_ok(gpu_context_pool_usage(NULL, &reserved, &used));
+    assert_gpu_ok(gpu_context_pool_get_usage(NULL, &reserved, &used));
     printf("MEMORY pool after 8 alloc/fill/free rounds (threshold 0): reserved=%llu used=%llu\n",
            (unsigned long long)reserved, (unsigned long long)used);
     assert_int_equal(used, 0);
@@ -58,18 +58,18 @@ static void stream_ordered(void **state)
         gpu_buffer *b;
         uint64_t t = 0;
 
-        assert_gpu_ok(gpu_context_pool_release_threshold(NULL, &t));
+        assert_gpu_ok(gpu_context_pool_get_release_threshold(NULL, &t));
         assert_int_equal(t, 64u << 20);
         assert_gpu_ok(gpu_buffer_create_async(s, BYTES, &b));
-        assert_gpu_ok(gpu_buffer_free_async(b, s));
+        assert_gpu_ok(gpu_buffer_destroy_async(b, s));
         assert_gpu_ok(gpu_stream_synchronize(s));
     }
-    assert_gpu_ok(gpu_context_pool_usage(NULL, &reserved, &used));
+    assert_gpu_ok(gpu_context_pool_get_usage(NULL, &reserved, &used));
     printf("MEMORY pool with a 64 MiB threshold after a free: reserved=%llu used=%llu\n",
            (unsigned long long)reserved, (unsigned long long)used);
     assert_true(reserved >= BYTES);
     assert_gpu_ok(gpu_context_pool_trim(NULL, 0));
-    assert_gpu_ok(gpu_context_pool_usage(NULL, &reserved, &used));
+    assert_gpu_ok(gpu_context_pool_get_usage(NULL, &reserved, &used));
     printf("MEMORY pool after trim(0): reserved=%llu used=%llu\n", (unsigned long long)reserved,
            (unsigned long long)used);
     assert_int_equal(reserved, 0);
@@ -90,24 +90,24 @@ static void pointers_and_views(void **state)
     (void)state;
     assert_gpu_ok(gpu_context_retain_primary(0, &ctx));
     assert_gpu_ok(gpu_buffer_create(ctx, BYTES, &b));
-    assert_gpu_ok(gpu_pointer_get_info(gpu_buffer_device_ptr(b) + 4096, &info));
+    assert_gpu_ok(gpu_pointer_get_info(gpu_buffer_get_device_ptr(b) + 4096, &info));
     printf("MEMORY pointer info of a gpushim buffer: type=%d device=%d managed=%d context=%s base=+%lld size=%zu\n",
-           (int)info.type, info.device, (int)info.managed, info.context == gpu_context_raw(ctx) ? "ours" : "OTHER",
-           (long long)(info.base - gpu_buffer_device_ptr(b)), info.size);
+           (int)info.type, info.device, (int)info.managed, info.context == gpu_context_get_raw(ctx) ? "ours" : "OTHER",
+           (long long)(info.base - gpu_buffer_get_device_ptr(b)), info.size);
     assert_int_equal(info.type, GPU_MEMORY_DEVICE);
     assert_int_equal(info.device, 0);
     assert_false(info.managed);
-    assert_ptr_equal(info.context, gpu_context_raw(ctx));
-    assert_int_equal(info.base, gpu_buffer_device_ptr(b));
+    assert_ptr_equal(info.context, gpu_context_get_raw(ctx));
+    assert_int_equal(info.base, gpu_buffer_get_device_ptr(b));
     assert_true(info.size >= BYTES);
     assert_gpu_ok(gpu_host_buffer_create(ctx, 4096, &h));
-    assert_gpu_ok(gpu_pointer_get_info((uintptr_t)gpu_host_buffer_data(h), &info));
+    assert_gpu_ok(gpu_pointer_get_info((uintptr_t)gpu_host_buffer_get_data(h), &info));
     assert_int_equal(info.type, GPU_MEMORY_HOST);
     assert_gpu_ok(gpu_pointer_get_info((uintptr_t)&on_stack, &info));
     assert_int_equal(info.type, GPU_MEMORY_UNKNOWN);
 
     /* A view of the second half: written through it, read back through the owner. */
-    assert_gpu_ok(gpu_buffer_wrap(ctx, gpu_buffer_device_ptr(b) + BYTES / 2, BYTES / 2, &view));
+    assert_gpu_ok(gpu_buffer_wrap(ctx, gpu_buffer_get_device_ptr(b) + BYTES / 2, BYTES / 2, &view));
     assert_false(gpu_buffer_is_owner(view));
     assert_gpu_ok(gpu_stream_create_non_blocking(ctx, &s));
     assert_gpu_ok(gpu_test_launch_fill(s, b, 1, N));
@@ -117,7 +117,7 @@ static void pointers_and_views(void **state)
     assert_gpu_ok(gpu_buffer_copy_to_host(b, host, BYTES));
     expect_all(host, N / 2, 1);
     expect_all(host + N / 2, N / 2, 2);
-    assert_gpu_status(gpu_buffer_wrap(ctx, gpu_buffer_device_ptr(b) + BYTES - 4, 8, &view), GPU_ERR_INVALID_ARG);
+    assert_gpu_status(gpu_buffer_wrap(ctx, gpu_buffer_get_device_ptr(b) + BYTES - 4, 8, &view), GPU_ERR_INVALID_ARG);
     assert_gpu_status(gpu_buffer_wrap(ctx, (uintptr_t)&on_stack, 4, &view), GPU_ERR_INVALID_ARG);
     printf("MEMORY view over another allocation: written through the view, read through the owner: correct\n");
     gpu_stream_destroy(s);
@@ -132,9 +132,9 @@ static void memory_info(void **state)
     gpu_buffer *b;
 
     (void)state;
-    assert_gpu_ok(gpu_context_memory_info(NULL, &free0, &total0));
+    assert_gpu_ok(gpu_context_get_memory_info(NULL, &free0, &total0));
     assert_gpu_ok(gpu_buffer_create(NULL, (size_t)256 << 20, &b));
-    assert_gpu_ok(gpu_context_memory_info(NULL, &free1, &total1));
+    assert_gpu_ok(gpu_context_get_memory_info(NULL, &free1, &total1));
     gpu_buffer_destroy(b);
     printf("MEMORY info: total=%zu MiB free=%zu MiB, %zu MiB less after a 256 MiB buffer\n", total0 >> 20,
            free0 >> 20, (free0 - free1) >> 20);
@@ -154,27 +154,27 @@ static void managed(void **state)
     gpu_status st;
 
     (void)state;
-    assert_gpu_ok(gpu_context_memory_info(NULL, &free_bytes, &total));
+    assert_gpu_ok(gpu_context_get_memory_info(NULL, &free_bytes, &total));
     /* One MiB, far below what any device has free; checked all the same. */
     assert_true((size_t)M * sizeof(uint32_t) < free_bytes / 4);
     st = gpu_buffer_create_managed(NULL, (size_t)M * sizeof(uint32_t), &m);
     if (st == GPU_ERR_NOT_SUPPORTED) {
-        printf("MEMORY managed: not supported here: %s\n", gpu_last_error());
+        printf("MEMORY managed: not supported here: %s\n", gpu_last_error_get_message());
         return;
     }
     assert_gpu_ok(st);
-    data = gpu_buffer_managed_data(m);
+    data = gpu_buffer_get_managed_data(m);
     assert_non_null(data);
     for (uint32_t i = 0; i < M; i++)
         data[i] = i;
-    assert_gpu_ok(gpu_pointer_get_info(gpu_buffer_device_ptr(m), &info));
+    assert_gpu_ok(gpu_pointer_get_info(gpu_buffer_get_device_ptr(m), &info));
     assert_true(info.managed);
     assert_gpu_ok(gpu_stream_create_non_blocking(NULL, &s));
     assert_gpu_ok(gpu_buffer_advise(m, GPU_ADVISE_SET_PREFERRED_LOCATION, GPU_LOCATION_DEVICE));
     assert_gpu_ok(gpu_buffer_advise(m, GPU_ADVISE_SET_ACCESSED_BY, GPU_LOCATION_HOST));
     assert_gpu_ok(gpu_buffer_prefetch_async(m, GPU_LOCATION_DEVICE, s));
     {
-        uint64_t p = gpu_buffer_device_ptr(m);
+        uint64_t p = gpu_buffer_get_device_ptr(m);
         uint32_t n = M;
         void *args[] = {&p, &n};
         gpu_launch_config config = gpu_launch_config_1d(kernel_blocks(M), KERNEL_BLOCK);
@@ -200,14 +200,14 @@ static void priorities(void **state)
     gpu_buffer *b;
 
     (void)state;
-    assert_gpu_ok(gpu_context_stream_priority_range(NULL, &least, &greatest));
+    assert_gpu_ok(gpu_context_get_stream_priority_range(NULL, &least, &greatest));
     printf("MEMORY stream priorities: least=%d greatest=%d\n", least, greatest);
     assert_true(greatest <= least);
     assert_gpu_ok(gpu_stream_create_with_priority(NULL, GPU_STREAM_NON_BLOCKING, greatest, &hi));
     assert_gpu_ok(gpu_stream_create_with_priority(NULL, GPU_STREAM_NON_BLOCKING, least, &lo));
-    assert_gpu_ok(gpu_stream_priority(hi, &p));
+    assert_gpu_ok(gpu_stream_get_priority(hi, &p));
     assert_int_equal(p, greatest);
-    assert_gpu_ok(gpu_stream_priority(lo, &p));
+    assert_gpu_ok(gpu_stream_get_priority(lo, &p));
     assert_int_equal(p, least);
     assert_gpu_ok(gpu_buffer_create(NULL, BYTES, &b));
     assert_gpu_ok(gpu_test_launch_fill(hi, b, 77, N));
@@ -227,7 +227,7 @@ static bool idle_within(gpu_stream *s, unsigned ms)
     bool idle = false;
 
     while (!idle && gpu_test_now_ns() < end) {
-        assert_gpu_ok(gpu_stream_query(s, &idle));
+        assert_gpu_ok(gpu_stream_is_complete(s, &idle));
         if (!idle)
             nanosleep(&(struct timespec){0, 200000}, NULL);
     }
@@ -251,7 +251,7 @@ static void wait_value_released_by_write(void **state)
     assert_gpu_ok(gpu_test_launch_fill(waiter, data, 0, N));
     st = gpu_stream_wait_value32(waiter, flags, 0, 1, GPU_WAIT_GEQ);
     if (st == GPU_ERR_NOT_SUPPORTED) {
-        printf("MEMORY memops: not supported here: %s\n", gpu_last_error());
+        printf("MEMORY memops: not supported here: %s\n", gpu_last_error_get_message());
         return;
     }
     assert_gpu_ok(st);
@@ -260,7 +260,7 @@ static void wait_value_released_by_write(void **state)
     /* Held: 50 ms later the waiter has still not run its fill. */
     t0 = gpu_test_now_ns();
     assert_false(idle_within(waiter, 50));
-    assert_gpu_ok(gpu_stream_query(waiter, &idle));
+    assert_gpu_ok(gpu_stream_is_complete(waiter, &idle));
     assert_false(idle);
     /* One write is not enough (the 64-bit wait is for another value), the second releases it. */
     assert_gpu_ok(gpu_stream_write_value32(writer, flags, 0, 1));

@@ -61,8 +61,8 @@ static void check_work(gpu_module *module, bool by_function)
     assert_gpu_ok(gpu_stream_create_with_flags(NULL, GPU_STREAM_DEFAULT, &s));
     assert_gpu_ok(gpu_buffer_create(NULL, sizeof(in), &a));
     assert_gpu_ok(gpu_buffer_create(NULL, sizeof(out), &b));
-    src = gpu_buffer_device_ptr(a);
-    dst = gpu_buffer_device_ptr(b);
+    src = gpu_buffer_get_device_ptr(a);
+    dst = gpu_buffer_get_device_ptr(b);
     assert_gpu_ok(gpu_buffer_copy_from_host(a, in, sizeof(in)));
     if (by_function) {
         assert_gpu_ok(gpu_module_get_function(module, KERNEL_WORK, &f));
@@ -104,7 +104,7 @@ static void load_from_file(void **state)
     assert_gpu_ok(gpu_module_get_function(m, KERNEL_WORK, &f1));
     assert_gpu_ok(gpu_module_get_function(m, KERNEL_WORK, &f2));
     assert_ptr_equal(f1, f2);
-    assert_non_null(gpu_function_raw(f1));
+    assert_non_null(gpu_function_get_raw(f1));
     check_work(m, true);
     gpu_module_destroy(m);
     printf("MODULES from file: %s loaded and run\n", gpu_test_ptx_path());
@@ -117,8 +117,8 @@ static void missing_function(void **state)
     (void)state;
     assert_gpu_status(gpu_module_get_function(gpu_test_module(), "no_such_kernel", &f), GPU_ERR_FUNCTION_NOT_FOUND);
     assert_null(f);
-    assert_non_null(strstr(gpu_last_error(), "no_such_kernel"));
-    printf("MODULES missing function: %s\n", gpu_last_error());
+    assert_non_null(strstr(gpu_last_error_get_message(), "no_such_kernel"));
+    printf("MODULES missing function: %s\n", gpu_last_error_get_message());
 }
 
 static void bad_ptx_gives_jit_log(void **state)
@@ -129,9 +129,9 @@ static void bad_ptx_gives_jit_log(void **state)
     (void)state;
     assert_gpu_status(gpu_module_load_data(NULL, bad_ptx, strlen(bad_ptx), &m), GPU_ERR_MODULE_LOAD);
     assert_null(m);
-    log = gpu_last_error();
-    printf("MODULES bad PTX: CUresult %d: %s\n", gpu_last_cuda_result(), log);
-    assert_int_not_equal(gpu_last_cuda_result(), 0);
+    log = gpu_last_error_get_message();
+    printf("MODULES bad PTX: CUresult %d: %s\n", gpu_last_error_get_cuda_result(), log);
+    assert_int_not_equal(gpu_last_error_get_cuda_result(), 0);
     assert_non_null(strstr(log, "syntax error"));
     assert_non_null(strstr(log, BAD_PTX_LINE));
 }
@@ -143,7 +143,7 @@ static void missing_file(void **state)
     (void)state;
     assert_gpu_status(gpu_module_load_file(NULL, "/nonexistent/gpushim/kernels.ptx", &m), GPU_ERR_MODULE_LOAD);
     assert_null(m);
-    assert_non_null(strstr(gpu_last_error(), "/nonexistent/gpushim/kernels.ptx"));
+    assert_non_null(strstr(gpu_last_error_get_message(), "/nonexistent/gpushim/kernels.ptx"));
 }
 
 /* Each shape is refused by gpushim itself: GPU_ERR_INVALID_ARG and no CUresult. */
@@ -167,11 +167,11 @@ static void invalid_launch_configs(void **state)
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         assert_gpu_status(gpu_launch_config_check(&bad[i]), GPU_ERR_INVALID_ARG);
         assert_gpu_status(gpu_stream_launch_function(s, empty, &bad[i], NULL), GPU_ERR_INVALID_ARG);
-        assert_int_equal(gpu_last_cuda_result(), 0);
+        assert_int_equal(gpu_last_error_get_cuda_result(), 0);
         assert_gpu_status(gpu_stream_launch_kernel(s, gpu_test_module(), KERNEL_EMPTY, &bad[i], NULL),
                           GPU_ERR_INVALID_ARG);
         printf("MODULES refused grid (%u,%u,%u) block (%u,%u,%u): %s\n", bad[i].grid[0], bad[i].grid[1],
-               bad[i].grid[2], bad[i].block[0], bad[i].block[1], bad[i].block[2], gpu_last_error());
+               bad[i].grid[2], bad[i].block[0], bad[i].block[1], bad[i].block[2], gpu_last_error_get_message());
     }
     /* The limits themselves are allowed, and the driver agrees. */
     assert_gpu_ok(gpu_stream_launch_function(s, empty, &good, NULL));

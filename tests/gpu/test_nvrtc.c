@@ -70,8 +70,8 @@ static void run_and_check(const gpu_program *p, gpu_module *m)
     void *args_i[] = {&pi, &ai, &n};
     size_t wrong_f = 0, wrong_i = 0;
 
-    assert_gpu_ok(gpu_program_lowered_name(p, "scale<float>", &name_f));
-    assert_gpu_ok(gpu_program_lowered_name(p, "scale<int>", &name_i));
+    assert_gpu_ok(gpu_program_get_lowered_name(p, "scale<float>", &name_f));
+    assert_gpu_ok(gpu_program_get_lowered_name(p, "scale<int>", &name_i));
     assert_string_equal(name_f, "_Z5scaleIfEvPT_S0_j");
     assert_string_equal(name_i, "_Z5scaleIiEvPT_S0_j");
     for (int i = 0; i < N; i++) {
@@ -81,8 +81,8 @@ static void run_and_check(const gpu_program *p, gpu_module *m)
     assert_gpu_ok(gpu_stream_create_with_flags(NULL, GPU_STREAM_DEFAULT, &s));
     assert_gpu_ok(gpu_buffer_create(NULL, sizeof(xf), &bf));
     assert_gpu_ok(gpu_buffer_create(NULL, sizeof(xi), &bi));
-    pf = gpu_buffer_device_ptr(bf);
-    pi = gpu_buffer_device_ptr(bi);
+    pf = gpu_buffer_get_device_ptr(bf);
+    pi = gpu_buffer_get_device_ptr(bi);
     assert_gpu_ok(gpu_buffer_copy_from_host(bf, xf, sizeof(xf)));
     assert_gpu_ok(gpu_buffer_copy_from_host(bi, xi, sizeof(xi)));
     assert_gpu_ok(gpu_stream_launch_kernel(s, m, name_f, &cfg, args_f));
@@ -113,17 +113,17 @@ static void a_cubin_for_the_device_runs_and_then_hits_the_cache(void **state)
 
     (void)state;
     cold = compile_scale(GPU_COMPILE_CUBIN, 0, &cold_ns);
-    assert_int_equal(gpu_program_cache_state(cold), GPU_CACHE_MISS);
-    assert_null(gpu_program_cache_warning(cold));
-    assert_gpu_ok(gpu_program_output(cold, &a, &sa));
+    assert_int_equal(gpu_program_get_cache_state(cold), GPU_CACHE_MISS);
+    assert_null(gpu_program_get_cache_warning(cold));
+    assert_gpu_ok(gpu_program_get_output(cold, &a, &sa));
     assert_memory_equal(a, "\177ELF", 4);
     assert_gpu_ok(gpu_program_load_module(cold, NULL, &m));
     run_and_check(cold, m);
     gpu_module_destroy(m);
 
     hit = compile_scale(GPU_COMPILE_CUBIN, 0, &hit_ns);
-    assert_int_equal(gpu_program_cache_state(hit), GPU_CACHE_HIT);
-    assert_gpu_ok(gpu_program_output(hit, &b, &sb));
+    assert_int_equal(gpu_program_get_cache_state(hit), GPU_CACHE_HIT);
+    assert_gpu_ok(gpu_program_get_output(hit, &b, &sb));
     assert_int_equal(sa, sb);
     assert_memory_equal(a, b, sa);
     assert_gpu_ok(gpu_program_load_module(hit, NULL, &m));
@@ -147,10 +147,10 @@ static void ptx_for_the_device_is_jit_compiled_and_runs(void **state)
     (void)state;
     assert_gpu_ok(gpu_device_get_info(0, &info));
     p = compile_scale(GPU_COMPILE_PTX, info.compute_major * 10 + info.compute_minor, NULL);
-    assert_gpu_ok(gpu_program_output(p, &ptx, &size));
+    assert_gpu_ok(gpu_program_get_output(p, &ptx, &size));
     assert_non_null(strstr(ptx, ".entry _Z5scaleIfEvPT_S0_j("));
-    assert_gpu_ok(gpu_driver_version(&driver));
-    assert_gpu_ok(gpu_compiler_version(&major, &minor));
+    assert_gpu_ok(gpu_driver_get_version(&driver));
+    assert_gpu_ok(gpu_compiler_get_version(&major, &minor));
     if (major * 1000 + minor * 10 > driver) {
         /* A newer NVRTC's PTX is a newer ISA than this driver can JIT: only its cubins load here. */
         assert_gpu_status(gpu_program_load_module(p, NULL, &m), GPU_ERR_MODULE_LOAD);
@@ -182,7 +182,7 @@ static void one_call_compiles_and_loads(void **state)
     assert_gpu_ok(gpu_module_load_source(NULL, source, NULL, &m));
     assert_gpu_ok(gpu_stream_create_with_flags(NULL, GPU_STREAM_DEFAULT, &s));
     assert_gpu_ok(gpu_buffer_create(NULL, sizeof(host), &b));
-    ptr = gpu_buffer_device_ptr(b);
+    ptr = gpu_buffer_get_device_ptr(b);
     assert_gpu_ok(gpu_stream_launch_kernel(s, m, "fill", &cfg, args));
     assert_gpu_ok(gpu_stream_synchronize(s));
     assert_gpu_ok(gpu_buffer_copy_to_host(b, host, sizeof(host)));
@@ -194,7 +194,7 @@ static void one_call_compiles_and_loads(void **state)
     gpu_module_destroy(m);
     /* A compile error is GPU_ERR_COMPILE with NVRTC's log, not a module. */
     assert_gpu_status(gpu_module_load_source(NULL, "__global__ void broken() { nope; }", NULL, &m), GPU_ERR_COMPILE);
-    assert_non_null(strstr(gpu_last_error(), "nope"));
+    assert_non_null(strstr(gpu_last_error_get_message(), "nope"));
 }
 
 static void remove_cache(void)
@@ -233,7 +233,7 @@ int main(int argc, char **argv)
         return GPU_TEST_SKIP;
     }
     if (gpu_compiler_load() != GPU_OK) {
-        printf("skipped: no NVRTC: %s\n", gpu_last_error());
+        printf("skipped: no NVRTC: %s\n", gpu_last_error_get_message());
         return GPU_TEST_SKIP;
     }
     r = gpu_compiler_get_report();

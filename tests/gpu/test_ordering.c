@@ -55,7 +55,7 @@ static void *worker_main(void *arg)
         !gpu_test_ok(e, gpu_buffer_create(NULL, bytes, &d_in), "gpu_buffer_create") ||
         !gpu_test_ok(e, gpu_buffer_create(NULL, bytes, &d_out), "gpu_buffer_create"))
         goto done;
-    w->flags = gpu_stream_flags(stream);
+    w->flags = gpu_stream_get_flags(stream);
     for (unsigned r = 0; r < w->rounds; r++) {
         size_t wrong;
 
@@ -97,7 +97,7 @@ static double kernel_ms(uint32_t n, uint32_t iters)
          gpu_event_create_timed(NULL, &t1) == GPU_OK && gpu_test_launch_work(s, a, b, n, iters) == GPU_OK &&
          gpu_stream_record_event(s, t0) == GPU_OK && gpu_test_launch_work(s, a, b, n, iters) == GPU_OK &&
          gpu_stream_record_event(s, t1) == GPU_OK && gpu_event_synchronize(t1) == GPU_OK &&
-         gpu_event_elapsed_ms(t0, t1, &ms) == GPU_OK;
+         gpu_event_get_elapsed_ms(t0, t1, &ms) == GPU_OK;
     if (!ok)
         ms = -1.0f;
     gpu_event_destroy(t0);

@@ -41,7 +41,7 @@ static uint64_t spin_ns(void)
 /* The harness's launch helpers use device 0's module; this one takes the module of the stream's device. */
 static gpu_status launch_fill(gpu_module *module, gpu_stream *stream, gpu_buffer *dst, uint32_t value, uint32_t n)
 {
-    uint64_t p = gpu_buffer_device_ptr(dst);
+    uint64_t p = gpu_buffer_get_device_ptr(dst);
     void *args[] = {&p, &value, &n};
     gpu_launch_config config = gpu_launch_config_1d(kernel_blocks(n), KERNEL_BLOCK);
 
@@ -65,7 +65,7 @@ static int setup(void **state)
     for (int d = 0; d < 2; d++) {
         st = gpu_context_retain_primary(d, &contexts[d]);
         if (st != GPU_OK) {
-            printf("FAIL gpu_context_retain_primary(%d): %s: %s\n", d, gpu_status_name(st), gpu_last_error());
+            printf("FAIL gpu_context_retain_primary(%d): %s: %s\n", d, gpu_status_get_name(st), gpu_last_error_get_message());
             return -1;
         }
     }
@@ -73,8 +73,8 @@ static int setup(void **state)
     modules[0] = gpu_test_module();
     st = gpu_module_load_file(contexts[1], gpu_test_ptx_path(), &modules[1]);
     if (st != GPU_OK) {
-        printf("FAIL cannot load %s on device 1 (%s): %s\n", gpu_test_ptx_path(), gpu_status_name(st),
-               gpu_last_error());
+        printf("FAIL cannot load %s on device 1 (%s): %s\n", gpu_test_ptx_path(), gpu_status_get_name(st),
+               gpu_last_error_get_message());
         return -1;
     }
     return 0;
@@ -173,15 +173,15 @@ static void fill_per_thread_then_copy_both_ways(void **state)
     for (int d = 0; d < 2; d++) {
         assert_gpu_ok(gpu_buffer_create(contexts[d], bytes, &copy[d]));
         assert_gpu_ok(gpu_host_buffer_create(contexts[d], bytes, &host[d]));
-        memset(gpu_host_buffer_data(host[d]), 0, bytes);
+        memset(gpu_host_buffer_get_data(host[d]), 0, bytes);
         assert_gpu_ok(launch_fill(modules[d], f[d].stream, copy[d], SENTINEL, n));
         assert_gpu_ok(gpu_buffer_copy_async(copy[d], f[1 - d].buffer, bytes, f[d].stream));
-        assert_gpu_ok(gpu_buffer_copy_to_host_async(copy[d], gpu_host_buffer_data(host[d]), bytes, f[d].stream));
+        assert_gpu_ok(gpu_buffer_copy_to_host_async(copy[d], gpu_host_buffer_get_data(host[d]), bytes, f[d].stream));
     }
     for (int d = 0; d < 2; d++)
         assert_gpu_ok(gpu_stream_synchronize(f[d].stream));
     for (int d = 0; d < 2; d++) {
-        uint32_t right = count_equal(gpu_host_buffer_data(host[d]), n, f[1 - d].value);
+        uint32_t right = count_equal(gpu_host_buffer_get_data(host[d]), n, f[1 - d].value);
 
         printf("PEER copy from=%d to=%d n=%u wrong=%u peer_access=%s\n", 1 - d, d, n, n - right,
                peer_on ? "on" : "off");
@@ -217,7 +217,7 @@ static uint32_t produce_consume(bool wait, uint32_t value, uint32_t n)
     assert_gpu_ok(gpu_buffer_create(contexts[0], bytes, &shared));
     assert_gpu_ok(gpu_buffer_create(contexts[1], bytes, &seen));
     assert_gpu_ok(gpu_host_buffer_create(contexts[1], bytes, &host));
-    out = gpu_host_buffer_data(host);
+    out = gpu_host_buffer_get_data(host);
     memset(out, 0, bytes);
     /* The old values are in place before the producer starts, so a consumer that does not wait reads them. */
     assert_gpu_ok(gpu_test_launch_fill(producer, shared, SENTINEL, n));
@@ -261,10 +261,10 @@ static void event_of_device0_orders_device1(void **state)
 #define WRONG_DEVICE(name, call) \
     do { \
         gpu_status st_ = (call); \
-        printf("PEER wrong_device case=%s status=%s error=\"%s\"\n", name, gpu_status_name(st_), \
-               st_ == GPU_OK ? "" : gpu_last_error()); \
+        printf("PEER wrong_device case=%s status=%s error=\"%s\"\n", name, gpu_status_get_name(st_), \
+               st_ == GPU_OK ? "" : gpu_last_error_get_message()); \
         if (st_ != GPU_ERR_INVALID_ARG) \
-            fail_msg("%s returned %s, expected GPU_ERR_INVALID_ARG", #call, gpu_status_name(st_)); \
+            fail_msg("%s returned %s, expected GPU_ERR_INVALID_ARG", #call, gpu_status_get_name(st_)); \
     } while (0)
 
 static void other_device_objects_are_invalid_arg(void **state)
@@ -309,7 +309,7 @@ int main(int argc, char **argv)
     int rc;
 
     /* Without a driver gpu_test_start() says so and skips; with one, two devices are needed first. */
-    if (gpu_driver_load() == GPU_OK && gpu_device_count(&count) == GPU_OK && count < 2) {
+    if (gpu_driver_load() == GPU_OK && gpu_device_get_count(&count) == GPU_OK && count < 2) {
         printf("SKIP %s: %d CUDA device%s, the peer tests need 2\n", program, count, count == 1 ? "" : "s");
         return GPU_TEST_SKIP;
     }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The table of src/sys/cuda_proc_versions.h against the real driver: for
+ * The table of src/driver/cuda_proc_versions.h against the real driver: for
  * every row, the driver's cuGetProcAddress_v2 and its plain form at the row's
  * version (with the per-thread flag for a per-thread row, with no flag and
  * with the legacy stream's for another) must hand out the very function that
@@ -94,7 +94,7 @@ static void legacy_report(void *driver)
 
 static void proc_table(void **state)
 {
-    const gpu_load_report *r = gpu_driver_report();
+    const gpu_load_report *r = gpu_driver_get_report();
     size_t n = GPU__CUDA_PROC_COUNT, skipped = 0;
     struct walk w = {0};
     int version = 0;
@@ -112,7 +112,7 @@ static void proc_table(void **state)
     sym = dlsym(w.driver, "cuGetProcAddress");
     if (sym)
         memcpy(&w.plain, &sym, sizeof(sym));
-    assert_gpu_ok(gpu_driver_version(&version));
+    assert_gpu_ok(gpu_driver_get_version(&version));
     printf("PROCTABLE driver %s, version %d, %zu rows\n", r->file, version, n);
 
     for (size_t i = 0; i < n; i++) {

@@ -30,7 +30,7 @@ static void *open_driver(const gpu_load_report *report)
 
 static void table_resolved(void **state)
 {
-    const gpu_load_report *r = gpu_driver_report();
+    const gpu_load_report *r = gpu_driver_get_report();
     void *handle;
     void *sym;
     get_proc_address_fn gpa;

@@ -40,7 +40,7 @@ static void *lookup(void *handle, const char *name)
 
 static int setup(void **state)
 {
-    void *handle = dlopen(gpu_driver_report()->file, RTLD_NOW | RTLD_NOLOAD);
+    void *handle = dlopen(gpu_driver_get_report()->file, RTLD_NOW | RTLD_NOLOAD);
     void *sym;
 
     (void)state;
@@ -53,7 +53,7 @@ static int setup(void **state)
     sym = lookup(handle, "cuDeviceGet");
     memcpy(&device_get, &sym, sizeof(sym));
     if (!ctx_get_current)
-        printf("THREADS cannot reach cuCtxGetCurrent in %s\n", gpu_driver_report()->file);
+        printf("THREADS cannot reach cuCtxGetCurrent in %s\n", gpu_driver_get_report()->file);
     return ctx_get_current ? 0 : -1;
 }
 
@@ -90,13 +90,13 @@ static void *fresh_main(void *arg)
         gpu_test_ok(e, gpu_host_buffer_create(NULL, BYTES, &out), "gpu_host_buffer_create") &&
         gpu_test_ok(e, gpu_buffer_create(NULL, BYTES, &d_in), "gpu_buffer_create") &&
         gpu_test_ok(e, gpu_buffer_create(NULL, BYTES, &d_out), "gpu_buffer_create")) {
-        gpu_test_fill_input(gpu_host_buffer_data(in), N, 500u + f->id);
-        if (gpu_test_ok(e, gpu_buffer_copy_from_host_async(d_in, gpu_host_buffer_data(in), BYTES, s), "copy in") &&
+        gpu_test_fill_input(gpu_host_buffer_get_data(in), N, 500u + f->id);
+        if (gpu_test_ok(e, gpu_buffer_copy_from_host_async(d_in, gpu_host_buffer_get_data(in), BYTES, s), "copy in") &&
             gpu_test_ok(e, gpu_test_launch_work(s, d_in, d_out, N, ITERS), "launch work") &&
-            gpu_test_ok(e, gpu_buffer_copy_to_host_async(d_out, gpu_host_buffer_data(out), BYTES, s), "copy out") &&
+            gpu_test_ok(e, gpu_buffer_copy_to_host_async(d_out, gpu_host_buffer_get_data(out), BYTES, s), "copy out") &&
             gpu_test_ok(e, gpu_stream_synchronize(s), "gpu_stream_synchronize"))
-            f->wrong = gpu_test_count_wrong(gpu_host_buffer_data(out), N, 500u + f->id, work_map_for(ITERS));
-        f->expected = gpu_context_raw(gpu_stream_context(s));
+            f->wrong = gpu_test_count_wrong(gpu_host_buffer_get_data(out), N, 500u + f->id, work_map_for(ITERS));
+        f->expected = gpu_context_get_raw(gpu_stream_get_context(s));
         f->after = current();
     }
     gpu_buffer_destroy(d_in);
@@ -148,24 +148,24 @@ static void *hot_only_main(void *arg)
 {
     struct hot_only *h = arg;
     gpu_test_error *e = &h->error;
-    uint64_t src = gpu_buffer_device_ptr(h->d_in), dst = gpu_buffer_device_ptr(h->d_out);
+    uint64_t src = gpu_buffer_get_device_ptr(h->d_in), dst = gpu_buffer_get_device_ptr(h->d_out);
     uint32_t n = N, iters = ITERS;
     void *args[] = {&src, &dst, &n, &iters};
     gpu_launch_config config = gpu_launch_config_1d(kernel_blocks(N), KERNEL_BLOCK);
     bool idle = false;
 
     h->before = current();
-    gpu_test_fill_input(gpu_host_buffer_data(h->in), N, 900u);
-    if (gpu_test_ok(e, gpu_buffer_copy_from_host_async(h->d_in, gpu_host_buffer_data(h->in), BYTES, h->s), "copy in") &&
+    gpu_test_fill_input(gpu_host_buffer_get_data(h->in), N, 900u);
+    if (gpu_test_ok(e, gpu_buffer_copy_from_host_async(h->d_in, gpu_host_buffer_get_data(h->in), BYTES, h->s), "copy in") &&
         gpu_test_ok(e, gpu_stream_launch_function(h->s, h->f, &config, args), "launch") &&
         gpu_test_ok(e, gpu_stream_record_event(h->s, h->ev), "record") &&
         gpu_test_ok(e, gpu_stream_wait_event(h->s, h->ev), "wait") &&
-        gpu_test_ok(e, gpu_stream_query(h->s, &idle), "query") &&
-        gpu_test_ok(e, gpu_buffer_copy_to_host_async(h->d_out, gpu_host_buffer_data(h->out), BYTES, h->s),
+        gpu_test_ok(e, gpu_stream_is_complete(h->s, &idle), "query") &&
+        gpu_test_ok(e, gpu_buffer_copy_to_host_async(h->d_out, gpu_host_buffer_get_data(h->out), BYTES, h->s),
                     "copy out")) {
         h->during = current();
         if (gpu_test_ok(e, gpu_stream_synchronize(h->s), "gpu_stream_synchronize"))
-            h->wrong = gpu_test_count_wrong(gpu_host_buffer_data(h->out), N, 900u, work_map_for(ITERS));
+            h->wrong = gpu_test_count_wrong(gpu_host_buffer_get_data(h->out), N, 900u, work_map_for(ITERS));
     }
     return NULL;
 }
@@ -186,7 +186,7 @@ static void hot_calls_from_a_thread_without_context(void **state)
     assert_gpu_ok(gpu_buffer_create(NULL, BYTES, &h.d_out));
     assert_gpu_ok(gpu_host_buffer_create(NULL, BYTES, &h.in));
     assert_gpu_ok(gpu_host_buffer_create(NULL, BYTES, &h.out));
-    stream_ctx = gpu_context_raw(gpu_stream_context(h.s));
+    stream_ctx = gpu_context_get_raw(gpu_stream_get_context(h.s));
     assert_int_equal(pthread_create(&t, NULL, hot_only_main, &h), 0);
     assert_int_equal(pthread_join(t, NULL), 0);
     printf("THREADS hot calls only: context before=%p after them=%p (%s; the stream's %p) wrong=%zu\n", h.before,
@@ -259,12 +259,12 @@ static void *pushed_main(void *arg)
         KEEPS(p, gpu_event_synchronize(ev));
         KEEPS(p, gpu_stream_synchronize(s));
         KEEPS(p, gpu_buffer_copy_to_host(d_out, out, BYTES));
-        KEEPS(p, gpu_buffer_copy_to_host_async(d_out, gpu_host_buffer_data(h), BYTES, s));
+        KEEPS(p, gpu_buffer_copy_to_host_async(d_out, gpu_host_buffer_get_data(h), BYTES, s));
         KEEPS(p, gpu_stream_synchronize(s));
         KEEPS(p, gpu_context_synchronize(NULL));
         p->wrong = gpu_test_count_wrong(out, N, 77u, work_map_for(ITERS)) +
-                   gpu_test_count_wrong(gpu_host_buffer_data(h), N, 77u, work_map_for(ITERS));
-        p->gpushim_ctx = gpu_context_raw(gpu_stream_context(s));
+                   gpu_test_count_wrong(gpu_host_buffer_get_data(h), N, 77u, work_map_for(ITERS));
+        p->gpushim_ctx = gpu_context_get_raw(gpu_stream_get_context(s));
     }
     gpu_host_buffer_destroy(h);
     gpu_event_destroy(ev);

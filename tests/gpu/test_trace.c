@@ -27,7 +27,7 @@ enum { SPINS = 5, FILLS = 5, N = 1 << 20, SPIN_US = 2000, MAX_SPANS = 256 };
     do { \
         gpu_status st_ = (st); \
         if (st_ != GPU_OK) { \
-            printf("FAIL gpu-trace child: %s: %s: %s\n", (what), gpu_status_name(st_), gpu_last_error()); \
+            printf("FAIL gpu-trace child: %s: %s: %s\n", (what), gpu_status_get_name(st_), gpu_last_error_get_message()); \
             exit(1); \
         } \
     } while (0)
@@ -57,11 +57,11 @@ static int child(const char *path)
         CHILD_CHECK("spin", gpu_test_launch_spin(a, (uint64_t)SPIN_US * 1000u));
     for (int i = 0; i < FILLS; i++) {
         CHILD_CHECK("fill", gpu_test_launch_fill(b, dev, 0x5eed0000u + (uint32_t)i, N));
-        CHILD_CHECK("download", gpu_buffer_copy_to_host_async(dev, gpu_host_buffer_data(host), N * sizeof(uint32_t), b));
+        CHILD_CHECK("download", gpu_buffer_copy_to_host_async(dev, gpu_host_buffer_get_data(host), N * sizeof(uint32_t), b));
     }
     CHILD_CHECK("sync a", gpu_stream_synchronize(a));
     CHILD_CHECK("sync b", gpu_stream_synchronize(b));
-    out = gpu_host_buffer_data(host);
+    out = gpu_host_buffer_get_data(host);
     for (uint32_t i = 0; i < N; i++)
         if (out[i] != 0x5eed0000u + FILLS - 1) {
             printf("FAIL gpu-trace child: out[%u] = 0x%x, want 0x%x\n", i, out[i], 0x5eed0000u + FILLS - 1);

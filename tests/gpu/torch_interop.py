@@ -48,16 +48,16 @@ def main():
     g.gpu_stream_synchronize.argtypes = [vp]
     g.gpu_stream_destroy.argtypes = [vp]
     g.gpu_context_retain_primary.argtypes = [ctypes.c_int, ctypes.POINTER(vp)]
-    g.gpu_context_raw.argtypes = [vp]
-    g.gpu_context_raw.restype = vp
+    g.gpu_context_get_raw.argtypes = [vp]
+    g.gpu_context_get_raw.restype = vp
     g.gpu_context_destroy.argtypes = [vp]
-    g.gpu_last_error.restype = ctypes.c_char_p
-    g.gpu_status_name.restype = ctypes.c_char_p
+    g.gpu_last_error_get_message.restype = ctypes.c_char_p
+    g.gpu_status_get_name.restype = ctypes.c_char_p
 
     def ok(st, what):
         if st != 0:
-            raise SystemExit(f"FAIL torch_interop: {what}: {g.gpu_status_name(st).decode()}: "
-                             f"{g.gpu_last_error().decode()}")
+            raise SystemExit(f"FAIL torch_interop: {what}: {g.gpu_status_get_name(st).decode()}: "
+                             f"{g.gpu_last_error_get_message().decode()}")
 
     n = 1 << 20
     x = torch.arange(n, dtype=torch.int32, device="cuda:0") * 3 + 7
@@ -69,7 +69,7 @@ def main():
     ok(g.gpu_context_retain_primary(0, ctypes.byref(ctx)), "gpu_context_retain_primary")
     info = PointerInfo()
     ok(g.gpu_pointer_get_info(x.data_ptr(), ctypes.byref(info)), "gpu_pointer_get_info")
-    same_ctx = info.context == g.gpu_context_raw(ctx)
+    same_ctx = info.context == g.gpu_context_get_raw(ctx)
     print(f"TORCH tensor {x.data_ptr():#x} ({nbytes} bytes): type={info.type} device={info.device} "
           f"managed={info.managed} context={'primary' if same_ctx else 'OTHER'} "
           f"base={info.base:#x} (offset {x.data_ptr() - info.base}) size={info.size}")

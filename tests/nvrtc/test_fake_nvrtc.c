@@ -168,7 +168,7 @@ static gpu_program *compile(const char *source, const gpu_compile_options *o, gp
 static gpu_cache_state compile_state(const char *source, const gpu_compile_options *o)
 {
     gpu_program *p = compile(source, o, GPU_OK);
-    gpu_cache_state s = gpu_program_cache_state(p);
+    gpu_cache_state s = gpu_program_get_cache_state(p);
 
     gpu_program_destroy(p);
     return s;
@@ -179,7 +179,7 @@ static char *output_text(const gpu_program *p)
     const void *data;
     size_t size;
 
-    assert_int_equal(gpu_program_output(p, &data, &size), GPU_OK);
+    assert_int_equal(gpu_program_get_output(p, &data, &size), GPU_OK);
     assert_true(size > 0);
     return (char *)data;
 }
@@ -189,8 +189,8 @@ static void entry_path(const char *source, const gpu_compile_options *o, char *p
 {
     gpu_program *p = compile(source, o, GPU_OK);
 
-    assert_non_null(gpu_program_cache_path(p));
-    snprintf(path, size, "%s", gpu_program_cache_path(p));
+    assert_non_null(gpu_program_get_cache_path(p));
+    snprintf(path, size, "%s", gpu_program_get_cache_path(p));
     gpu_program_destroy(p);
 }
 
@@ -224,16 +224,16 @@ static void ptx_names_the_kernels_and_the_target(void **state)
     fresh_cache(dir, sizeof(dir));
     p = compile(kernel_source, &ptx80, GPU_OK);
     assert_non_null(strstr(output_text(p), ".target compute_80\n"));
-    assert_int_equal(gpu_program_lowered_name(p, "scale<float>", &lowered), GPU_OK);
+    assert_int_equal(gpu_program_get_lowered_name(p, "scale<float>", &lowered), GPU_OK);
     assert_string_equal(lowered, "_Z4fakescale_float_");
     assert_non_null(strstr(output_text(p), ".visible .entry _Z4fakescale_float_()"));
-    assert_int_equal(gpu_program_lowered_name(p, "scale<double>", &lowered), GPU_ERR_FUNCTION_NOT_FOUND);
-    assert_non_null(strstr(gpu_last_error(), "scale<double>"));
-    assert_int_equal(gpu_program_log(p, &log, &log_size), GPU_OK);
+    assert_int_equal(gpu_program_get_lowered_name(p, "scale<double>", &lowered), GPU_ERR_FUNCTION_NOT_FOUND);
+    assert_non_null(strstr(gpu_last_error_get_message(), "scale<double>"));
+    assert_int_equal(gpu_program_get_log(p, &log, &log_size), GPU_OK);
     assert_string_equal(log, "");
     assert_int_equal(log_size, 0);
-    assert_int_equal(gpu_program_cache_state(p), GPU_CACHE_MISS);
-    assert_null(gpu_program_cache_warning(p));
+    assert_int_equal(gpu_program_get_cache_state(p), GPU_CACHE_MISS);
+    assert_null(gpu_program_get_cache_warning(p));
     gpu_program_destroy(p);
     remove_tree(dir);
 }
@@ -287,12 +287,12 @@ static void a_compile_error_is_gpu_err_compile_with_the_log(void **state)
     (void)state;
     fresh_cache(dir, sizeof(dir));
     p = compile("#error this kernel is broken\n", &ptx80, GPU_ERR_COMPILE);
-    assert_non_null(strstr(gpu_last_error(), "nvrtcCompileProgram: NVRTC_ERROR_COMPILATION (6)"));
-    assert_non_null(strstr(gpu_last_error(), "k.cu(1): error: #error this kernel is broken"));
-    assert_int_equal(gpu_program_log(p, &log, &size), GPU_OK);
+    assert_non_null(strstr(gpu_last_error_get_message(), "nvrtcCompileProgram: NVRTC_ERROR_COMPILATION (6)"));
+    assert_non_null(strstr(gpu_last_error_get_message(), "k.cu(1): error: #error this kernel is broken"));
+    assert_int_equal(gpu_program_get_log(p, &log, &size), GPU_OK);
     assert_non_null(strstr(log, "1 error detected"));
     assert_int_equal(size, strlen(log));
-    assert_int_equal(gpu_program_output(p, &data, &size), GPU_ERR_INVALID_ARG);
+    assert_int_equal(gpu_program_get_output(p, &data, &size), GPU_ERR_INVALID_ARG);
     assert_int_equal(gpu_program_compile(p, NULL, &ptx80), GPU_ERR_INVALID_ARG);
     /* Nothing stored for a failed compile. */
     assert_int_equal(count_files(dir, ".bin"), 0);
@@ -317,30 +317,30 @@ static void arguments_are_checked_first(void **state)
     assert_int_equal(gpu_program_create("x", NULL, NULL, 0, NULL), GPU_ERR_INVALID_ARG);
     assert_int_equal(gpu_program_create("x", NULL, NULL, 1, &p), GPU_ERR_INVALID_ARG);
     assert_int_equal(gpu_program_create("x", NULL, &no_name, 1, &p), GPU_ERR_INVALID_ARG);
-    assert_non_null(strstr(gpu_last_error(), "header 0 has no name"));
+    assert_non_null(strstr(gpu_last_error_get_message(), "header 0 has no name"));
     assert_int_equal(gpu_program_compile(NULL, NULL, NULL), GPU_ERR_INVALID_ARG);
     assert_int_equal(gpu_program_add_name_expression(NULL, "x"), GPU_ERR_INVALID_ARG);
-    assert_int_equal(gpu_program_output(NULL, &data, &size), GPU_ERR_INVALID_ARG);
-    assert_int_equal(gpu_program_log(NULL, &s, &size), GPU_ERR_INVALID_ARG);
-    assert_int_equal(gpu_program_lowered_name(NULL, "x", &s), GPU_ERR_INVALID_ARG);
+    assert_int_equal(gpu_program_get_output(NULL, &data, &size), GPU_ERR_INVALID_ARG);
+    assert_int_equal(gpu_program_get_log(NULL, &s, &size), GPU_ERR_INVALID_ARG);
+    assert_int_equal(gpu_program_get_lowered_name(NULL, "x", &s), GPU_ERR_INVALID_ARG);
     assert_int_equal(gpu_program_load_module(NULL, NULL, &m), GPU_ERR_INVALID_ARG);
     assert_int_equal(gpu_module_load_source(NULL, NULL, NULL, &m), GPU_ERR_INVALID_ARG);
-    assert_int_equal(gpu_program_cache_state(NULL), GPU_CACHE_OFF);
-    assert_null(gpu_program_cache_path(NULL));
-    assert_null(gpu_program_cache_warning(NULL));
+    assert_int_equal(gpu_program_get_cache_state(NULL), GPU_CACHE_OFF);
+    assert_null(gpu_program_get_cache_path(NULL));
+    assert_null(gpu_program_get_cache_warning(NULL));
     gpu_program_destroy(NULL);
 
     assert_int_equal(gpu_program_create("x", NULL, NULL, 0, &p), GPU_OK);
     assert_int_equal(gpu_program_add_name_expression(p, ""), GPU_ERR_INVALID_ARG);
-    assert_int_equal(gpu_program_output(p, &data, &size), GPU_ERR_INVALID_ARG);
-    assert_int_equal(gpu_program_lowered_name(p, "x", &s), GPU_ERR_INVALID_ARG);
+    assert_int_equal(gpu_program_get_output(p, &data, &size), GPU_ERR_INVALID_ARG);
+    assert_int_equal(gpu_program_get_lowered_name(p, "x", &s), GPU_ERR_INVALID_ARG);
     assert_int_equal(gpu_program_load_module(p, NULL, &m), GPU_ERR_INVALID_ARG);
-    assert_int_equal(gpu_program_log(p, &s, NULL), GPU_OK);
+    assert_int_equal(gpu_program_get_log(p, &s, NULL), GPU_OK);
     assert_string_equal(s, "");
     o.options = arch_option;
     o.option_count = 1;
     assert_int_equal(gpu_program_compile(p, NULL, &o), GPU_ERR_INVALID_ARG);
-    assert_non_null(strstr(gpu_last_error(), "names an architecture"));
+    assert_non_null(strstr(gpu_last_error_get_message(), "names an architecture"));
     o.options = null_option;
     assert_int_equal(gpu_program_compile(p, NULL, &o), GPU_ERR_INVALID_ARG);
     o.options = NULL;
@@ -403,8 +403,8 @@ static void each_nvrtc_call_failing_in_turn(void **state)
             if (st != GPU_OK) {
                 failed++;
                 assert_int_equal(st, GPU_ERR_COMPILE);
-                assert_non_null(strstr(gpu_last_error(), calls[i]));
-                assert_non_null(strstr(gpu_last_error(), "NVRTC_ERROR_INTERNAL_ERROR (11)"));
+                assert_non_null(strstr(gpu_last_error_get_message(), calls[i]));
+                assert_non_null(strstr(gpu_last_error_get_message(), "NVRTC_ERROR_INTERNAL_ERROR (11)"));
             }
             gpu_program_destroy(p);
         }
@@ -437,7 +437,7 @@ static void *compile_in_thread(void *arg)
         const void *data;
         size_t size;
 
-        job->right_output = gpu_program_output(p, &data, &size) == GPU_OK && strstr(data, expect) != NULL;
+        job->right_output = gpu_program_get_output(p, &data, &size) == GPU_OK && strstr(data, expect) != NULL;
     }
     gpu_program_destroy(p);
     return NULL;
@@ -483,22 +483,22 @@ static void a_hit_is_the_same_output_without_nvrtc(void **state)
     (void)state;
     fresh_cache(dir, sizeof(dir));
     a = compile("#warning keep me\n", &ptx80, GPU_OK);
-    assert_int_equal(gpu_program_cache_state(a), GPU_CACHE_MISS);
+    assert_int_equal(gpu_program_get_cache_state(a), GPU_CACHE_MISS);
     before = fake_compiles();
     b = compile("#warning keep me\n", &ptx80, GPU_OK);
     assert_int_equal(fake_compiles(), before);
-    assert_int_equal(gpu_program_cache_state(b), GPU_CACHE_HIT);
-    assert_string_equal(gpu_program_cache_path(a), gpu_program_cache_path(b));
-    assert_int_equal(strncmp(gpu_program_cache_path(b), dir, strlen(dir)), 0);
-    assert_int_equal(gpu_program_output(a, &da, &sa), GPU_OK);
-    assert_int_equal(gpu_program_output(b, &db, &sb), GPU_OK);
+    assert_int_equal(gpu_program_get_cache_state(b), GPU_CACHE_HIT);
+    assert_string_equal(gpu_program_get_cache_path(a), gpu_program_get_cache_path(b));
+    assert_int_equal(strncmp(gpu_program_get_cache_path(b), dir, strlen(dir)), 0);
+    assert_int_equal(gpu_program_get_output(a, &da, &sa), GPU_OK);
+    assert_int_equal(gpu_program_get_output(b, &db, &sb), GPU_OK);
     assert_int_equal(sa, sb);
     assert_memory_equal(da, db, sa);
-    assert_int_equal(gpu_program_lowered_name(b, "scale<float>", &lb), GPU_OK);
-    assert_int_equal(gpu_program_lowered_name(a, "scale<float>", &la), GPU_OK);
+    assert_int_equal(gpu_program_get_lowered_name(b, "scale<float>", &lb), GPU_OK);
+    assert_int_equal(gpu_program_get_lowered_name(a, "scale<float>", &la), GPU_OK);
     assert_string_equal(la, lb);
     /* The compile's warnings come back with a hit. */
-    assert_int_equal(gpu_program_log(b, &lb, NULL), GPU_OK);
+    assert_int_equal(gpu_program_get_log(b, &lb, NULL), GPU_OK);
     assert_non_null(strstr(lb, "warning: #warning keep me"));
     gpu_program_destroy(a);
     gpu_program_destroy(b);
@@ -536,14 +536,14 @@ static void the_key_covers_everything_that_changes_the_output(void **state)
 
         assert_int_equal(gpu_program_create(kernel_source, "k.cu", h, 1, &p), GPU_OK);
         assert_int_equal(gpu_program_compile(p, NULL, &ptx80), GPU_OK);
-        assert_int_equal(gpu_program_cache_state(p), i < 3 ? GPU_CACHE_MISS : GPU_CACHE_HIT);
+        assert_int_equal(gpu_program_get_cache_state(p), i < 3 ? GPU_CACHE_MISS : GPU_CACHE_HIT);
         gpu_program_destroy(p);
     }
     /* Name expressions. */
     assert_int_equal(gpu_program_create(kernel_source, "k.cu", NULL, 0, &p), GPU_OK);
     assert_int_equal(gpu_program_add_name_expression(p, "scale<double>"), GPU_OK);
     assert_int_equal(gpu_program_compile(p, NULL, &ptx80), GPU_OK);
-    assert_int_equal(gpu_program_cache_state(p), GPU_CACHE_MISS);
+    assert_int_equal(gpu_program_get_cache_state(p), GPU_CACHE_MISS);
     gpu_program_destroy(p);
     /* The NVRTC version: another process, with another version, misses; the same one hits. */
     assert_int_equal(run_child(dir, (const char *const[]){"FAKE_NVRTC_VERSION", "12.4", NULL}), 10 + GPU_CACHE_MISS);
@@ -569,9 +569,9 @@ static void expect_replaced(const char *why)
 {
     gpu_program *p = compile(kernel_source, &ptx80, GPU_OK);
 
-    assert_int_equal(gpu_program_cache_state(p), GPU_CACHE_REPLACED);
-    assert_non_null(gpu_program_cache_warning(p));
-    assert_non_null(strstr(gpu_program_cache_warning(p), why));
+    assert_int_equal(gpu_program_get_cache_state(p), GPU_CACHE_REPLACED);
+    assert_non_null(gpu_program_get_cache_warning(p));
+    assert_non_null(strstr(gpu_program_get_cache_warning(p), why));
     assert_non_null(strstr(output_text(p), "// source:\n"));
     gpu_program_destroy(p);
     /* Replaced by a good entry. */
@@ -671,8 +671,8 @@ static void old_entries_go_first_when_the_cap_is_passed(void **state)
     {
         gpu_program *p = compile(sources[2], &ptx80, GPU_OK);
 
-        assert_non_null(gpu_program_cache_warning(p));
-        assert_non_null(strstr(gpu_program_cache_warning(p), "not a number"));
+        assert_non_null(gpu_program_get_cache_warning(p));
+        assert_non_null(strstr(gpu_program_get_cache_warning(p), "not a number"));
         gpu_program_destroy(p);
     }
     assert_int_equal(count_files(dir, ".bin"), 2);
@@ -720,14 +720,14 @@ static void an_unusable_cache_is_a_warning_not_a_failure(void **state)
     fresh_cache(dir, sizeof(dir));
     setenv("GPUSHIM_CACHE_DIR", "/dev/null/gpushim", 1);
     p = compile(kernel_source, &ptx80, GPU_OK);
-    assert_int_equal(gpu_program_cache_state(p), GPU_CACHE_OFF);
-    assert_non_null(strstr(gpu_program_cache_warning(p), "cannot make /dev/null/gpushim"));
-    assert_null(gpu_program_cache_path(p));
+    assert_int_equal(gpu_program_get_cache_state(p), GPU_CACHE_OFF);
+    assert_non_null(strstr(gpu_program_get_cache_warning(p), "cannot make /dev/null/gpushim"));
+    assert_null(gpu_program_get_cache_path(p));
     gpu_program_destroy(p);
     /* A relative folder is refused. */
     setenv("GPUSHIM_CACHE_DIR", "relative/cache", 1);
     p = compile(kernel_source, &ptx80, GPU_OK);
-    assert_non_null(strstr(gpu_program_cache_warning(p), "not an absolute path"));
+    assert_non_null(strstr(gpu_program_get_cache_warning(p), "not an absolute path"));
     gpu_program_destroy(p);
     /* An entry that cannot be written: a folder stands where the file would go. */
     setenv("GPUSHIM_CACHE_DIR", dir, 1);
@@ -735,9 +735,9 @@ static void an_unusable_cache_is_a_warning_not_a_failure(void **state)
     assert_int_equal(unlink(path), 0);
     assert_int_equal(mkdir(path, 0700), 0);
     p = compile(kernel_source, &ptx80, GPU_OK);
-    assert_int_equal(gpu_program_cache_state(p), GPU_CACHE_MISS);
-    assert_non_null(strstr(gpu_program_cache_warning(p), "is not a regular file"));
-    assert_non_null(strstr(gpu_program_cache_warning(p), "not written"));
+    assert_int_equal(gpu_program_get_cache_state(p), GPU_CACHE_MISS);
+    assert_non_null(strstr(gpu_program_get_cache_warning(p), "is not a regular file"));
+    assert_non_null(strstr(gpu_program_get_cache_warning(p), "not written"));
     assert_int_equal(count_files(dir, ".tmp"), 0);
     gpu_program_destroy(p);
     remove_tree(dir);
@@ -746,9 +746,9 @@ static void an_unusable_cache_is_a_warning_not_a_failure(void **state)
     setenv("GPUSHIM_CACHE", "0", 1);
     before = fake_compiles();
     p = compile(kernel_source, &ptx80, GPU_OK);
-    assert_int_equal(gpu_program_cache_state(p), GPU_CACHE_OFF);
-    assert_null(gpu_program_cache_warning(p));
-    assert_null(gpu_program_cache_path(p));
+    assert_int_equal(gpu_program_get_cache_state(p), GPU_CACHE_OFF);
+    assert_null(gpu_program_get_cache_warning(p));
+    assert_null(gpu_program_get_cache_path(p));
     gpu_program_destroy(p);
     unsetenv("GPUSHIM_CACHE");
     {
@@ -765,7 +765,7 @@ static void an_unusable_cache_is_a_warning_not_a_failure(void **state)
     unsetenv("XDG_CACHE_HOME");
     unsetenv("HOME");
     p = compile(kernel_source, &ptx80, GPU_OK);
-    assert_non_null(strstr(gpu_program_cache_warning(p), "no folder for it"));
+    assert_non_null(strstr(gpu_program_get_cache_warning(p), "no folder for it"));
     gpu_program_destroy(p);
 }
 
@@ -780,13 +780,13 @@ static void the_cache_folder_follows_xdg_then_home(void **state)
     setenv("XDG_CACHE_HOME", dir, 1);
     p = compile(kernel_source, &ptx80, GPU_OK);
     snprintf(expect, sizeof(expect), "%s/gpushim/", dir);
-    assert_int_equal(strncmp(gpu_program_cache_path(p), expect, strlen(expect)), 0);
+    assert_int_equal(strncmp(gpu_program_get_cache_path(p), expect, strlen(expect)), 0);
     gpu_program_destroy(p);
     unsetenv("XDG_CACHE_HOME");
     setenv("HOME", dir, 1);
     p = compile(kernel_source, &ptx80, GPU_OK);
     snprintf(expect, sizeof(expect), "%s/.cache/gpushim/", dir);
-    assert_int_equal(strncmp(gpu_program_cache_path(p), expect, strlen(expect)), 0);
+    assert_int_equal(strncmp(gpu_program_get_cache_path(p), expect, strlen(expect)), 0);
     gpu_program_destroy(p);
     remove_tree(dir);
 }
@@ -812,10 +812,10 @@ static void expect_compile(gpu_cache_state state, const char *why)
 {
     gpu_program *p = compile(kernel_source, &ptx80, GPU_OK);
 
-    assert_int_equal(gpu_program_cache_state(p), state);
+    assert_int_equal(gpu_program_get_cache_state(p), state);
     if (why) {
-        if (!gpu_program_cache_warning(p) || !strstr(gpu_program_cache_warning(p), why))
-            fail_msg("the warning \"%s\" does not say \"%s\"", gpu_program_cache_warning(p), why);
+        if (!gpu_program_get_cache_warning(p) || !strstr(gpu_program_get_cache_warning(p), why))
+            fail_msg("the warning \"%s\" does not say \"%s\"", gpu_program_get_cache_warning(p), why);
     }
     assert_non_null(strstr(output_text(p), "// source:\n"));
     gpu_program_destroy(p);
@@ -866,8 +866,8 @@ static void planted_entries_are_not_trusted(void **state)
             gpu_program_add_name_expression(p, "scale<float>") != GPU_OK ||
             gpu_program_compile(p, NULL, &ptx80) != GPU_OK)
             _exit(2);
-        _exit(gpu_program_cache_state(p) == GPU_CACHE_REPLACED &&
-                      strstr(gpu_program_cache_warning(p), "is not a regular file")
+        _exit(gpu_program_get_cache_state(p) == GPU_CACHE_REPLACED &&
+                      strstr(gpu_program_get_cache_warning(p), "is not a regular file")
                   ? 0
                   : 3);
     }
@@ -899,10 +899,10 @@ static void the_folder_is_checked_on_every_compile(void **state)
     {
         gpu_program *p = compile(kernel_source, &ptx80, GPU_OK);
 
-        assert_int_equal(gpu_program_cache_state(p), GPU_CACHE_OFF);
-        assert_null(gpu_program_cache_path(p));
-        assert_non_null(strstr(gpu_program_cache_warning(p), dir));
-        assert_non_null(strstr(gpu_program_cache_warning(p), "writable by other users and not sticky"));
+        assert_int_equal(gpu_program_get_cache_state(p), GPU_CACHE_OFF);
+        assert_null(gpu_program_get_cache_path(p));
+        assert_non_null(strstr(gpu_program_get_cache_warning(p), dir));
+        assert_non_null(strstr(gpu_program_get_cache_warning(p), "writable by other users and not sticky"));
         gpu_program_destroy(p);
     }
     assert_int_equal(fake_compiles(), before + 1);
@@ -1041,9 +1041,9 @@ static void a_file_size_limit_is_a_warning(void **state)
             _exit(2);
         if (gpu_program_create(kernel_source, "k.cu", NULL, 0, &p) != GPU_OK || gpu_program_compile(p, NULL, &ptx80))
             _exit(3);
-        if (gpu_program_cache_state(p) != GPU_CACHE_MISS || !gpu_program_cache_warning(p) ||
-            !strstr(gpu_program_cache_warning(p), strerror(EFBIG))) {
-            fprintf(stderr, "state %d, warning %s\n", gpu_program_cache_state(p), gpu_program_cache_warning(p));
+        if (gpu_program_get_cache_state(p) != GPU_CACHE_MISS || !gpu_program_get_cache_warning(p) ||
+            !strstr(gpu_program_get_cache_warning(p), strerror(EFBIG))) {
+            fprintf(stderr, "state %d, warning %s\n", gpu_program_get_cache_state(p), gpu_program_get_cache_warning(p));
             _exit(4);
         }
         gpu_program_destroy(p);
@@ -1143,15 +1143,15 @@ static void what_reads_the_disk_is_not_cached(void **state)
 
             assert_int_equal(gpu_program_create(cases[i].source, "k.cu", &mem, 1, &p), GPU_OK);
             assert_int_equal(gpu_program_compile(p, NULL, &o), GPU_OK);
-            w = gpu_program_cache_warning(p);
+            w = gpu_program_get_cache_warning(p);
             if (cases[i].why) {
-                if (gpu_program_cache_state(p) != GPU_CACHE_OFF || !w || !strstr(w, cases[i].why) ||
-                    !strstr(w, "cache skipped") || gpu_program_cache_path(p) || fake_compiles() != before + 1)
+                if (gpu_program_get_cache_state(p) != GPU_CACHE_OFF || !w || !strstr(w, cases[i].why) ||
+                    !strstr(w, "cache skipped") || gpu_program_get_cache_path(p) || fake_compiles() != before + 1)
                     fail_msg("case %zu (%s), round %d: state %d, warning \"%s\"", i, cases[i].source, round,
-                             gpu_program_cache_state(p), w ? w : "(none)");
-            } else if (gpu_program_cache_state(p) != (round ? GPU_CACHE_HIT : GPU_CACHE_MISS) || w) {
+                             gpu_program_get_cache_state(p), w ? w : "(none)");
+            } else if (gpu_program_get_cache_state(p) != (round ? GPU_CACHE_HIT : GPU_CACHE_MISS) || w) {
                 fail_msg("case %zu (%s), round %d: state %d, warning \"%s\": should be cached", i, cases[i].source,
-                         round, gpu_program_cache_state(p), w ? w : "(none)");
+                         round, gpu_program_get_cache_state(p), w ? w : "(none)");
             }
             gpu_program_destroy(p);
         }
@@ -1177,12 +1177,12 @@ static int compile_as_user(const char *dir, const char *why)
             gpu_program_add_name_expression(p, "scale<float>") != GPU_OK ||
             gpu_program_compile(p, NULL, &ptx80) != GPU_OK)
             _exit(3);
-        w = gpu_program_cache_warning(p);
+        w = gpu_program_get_cache_warning(p);
         if (why && (!w || !strstr(w, why))) {
             fprintf(stderr, "as a user: the warning \"%s\" does not say \"%s\"\n", w ? w : "(none)", why);
             _exit(4);
         }
-        _exit(10 + (int)gpu_program_cache_state(p));
+        _exit(10 + (int)gpu_program_get_cache_state(p));
     }
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFEXITED(status));
@@ -1256,10 +1256,10 @@ static void the_report_says_what_was_loaded(void **state)
     int major, minor;
 
     (void)state;
-    assert_int_equal(gpu_compiler_version(&major, &minor), GPU_OK);
+    assert_int_equal(gpu_compiler_get_version(&major, &minor), GPU_OK);
     assert_int_equal(major, 12);
     assert_int_equal(minor, 4);
-    assert_int_equal(gpu_compiler_version(NULL, &minor), GPU_ERR_INVALID_ARG);
+    assert_int_equal(gpu_compiler_get_version(NULL, &minor), GPU_ERR_INVALID_ARG);
     assert_int_equal(r->stage, GPU_LOAD_READY);
     assert_string_equal(r->message, "");
     assert_string_equal(r->file, nvrtc_path);
@@ -1287,15 +1287,15 @@ static void expect_no_compiler(gpu_load_stage stage, const char *says)
     /* A program is made without NVRTC; its compile says why there is none. */
     assert_int_equal(gpu_program_create(kernel_source, NULL, NULL, 0, &p), GPU_OK);
     assert_int_equal(gpu_program_compile(p, NULL, &ptx80), GPU_ERR_NO_COMPILER);
-    assert_non_null(strstr(gpu_last_error(), says));
-    assert_int_equal(gpu_program_cache_state(p), GPU_CACHE_OFF);
+    assert_non_null(strstr(gpu_last_error_get_message(), says));
+    assert_int_equal(gpu_program_get_cache_state(p), GPU_CACHE_OFF);
     gpu_program_destroy(p);
     assert_int_equal(gpu_compiler_load(), GPU_ERR_NO_COMPILER);
-    assert_int_equal(gpu_compiler_version(&major, &minor), GPU_ERR_NO_COMPILER);
+    assert_int_equal(gpu_compiler_get_version(&major, &minor), GPU_ERR_NO_COMPILER);
     r = gpu_compiler_get_report();
     assert_int_equal(r->stage, stage);
     assert_non_null(strstr(r->message, says));
-    assert_string_equal(gpu_last_error(), r->message);
+    assert_string_equal(gpu_last_error_get_message(), r->message);
 }
 
 /*
@@ -1522,7 +1522,7 @@ static void run_mode(const char *mode)
         setenv("FAKE_NVRTC_VERSION", "99.7", 1);
         setenv("FAKE_NVRTC_BUILTINS", "0", 1);
         setenv("GPUSHIM_CACHE", "0", 1);
-        assert_int_equal(gpu_compiler_version(&major, &minor), GPU_OK);
+        assert_int_equal(gpu_compiler_get_version(&major, &minor), GPU_OK);
         assert_int_equal(major * 100 + minor, 9907);
         /* No libnvrtc-builtins.so.99.7 beside it: the report says so, and nothing fails for it. */
         assert_null(gpu_compiler_get_report()->builtins);
@@ -1539,8 +1539,8 @@ static void run_mode(const char *mode)
         assert_null(gpu_compiler_get_report()->builtins);
         assert_non_null(strstr(gpu_compiler_get_report()->builtins_note, "libnvrtc-builtins.so.12.4 is absent"));
         p = compile(kernel_source, &ptx80, GPU_ERR_COMPILE);
-        assert_non_null(strstr(gpu_last_error(), "NVRTC_ERROR_BUILTIN_OPERATION_FAILURE (7)"));
-        assert_non_null(strstr(gpu_last_error(), "could not load libnvrtc-builtins.so.12.4"));
+        assert_non_null(strstr(gpu_last_error_get_message(), "NVRTC_ERROR_BUILTIN_OPERATION_FAILURE (7)"));
+        assert_non_null(strstr(gpu_last_error_get_message(), "could not load libnvrtc-builtins.so.12.4"));
         gpu_program_destroy(p);
     } else if (strcmp(mode, "old") == 0) {
         gpu_compile_options cubin = {GPU_COMPILE_CUBIN, 80, NULL, 0, true};
@@ -1550,7 +1550,7 @@ static void run_mode(const char *mode)
         setenv("GPUSHIM_LIBNVRTC", nvrtc_path, 1);
         setenv("GPUSHIM_CACHE", "0", 1);
         p = compile(kernel_source, &cubin, GPU_ERR_NOT_SUPPORTED);
-        assert_non_null(strstr(gpu_last_error(), "has no nvrtcGetCUBIN"));
+        assert_non_null(strstr(gpu_last_error_get_message(), "has no nvrtcGetCUBIN"));
         gpu_program_destroy(p);
         p = compile(kernel_source, &ptx80, GPU_OK);
         gpu_program_destroy(p);
@@ -1596,11 +1596,11 @@ static int child_compile(const char *dir)
     if (gpu_program_create(kernel_source, "k.cu", NULL, 0, &p) != GPU_OK)
         return 1;
     if (gpu_program_compile(p, NULL, &ptx80) != GPU_OK) {
-        fprintf(stderr, "child: %s\n", gpu_last_error());
+        fprintf(stderr, "child: %s\n", gpu_last_error_get_message());
         gpu_program_destroy(p);
         return 1;
     }
-    s = gpu_program_cache_state(p);
+    s = gpu_program_get_cache_state(p);
     gpu_program_destroy(p);
     return 10 + (int)s;
 }

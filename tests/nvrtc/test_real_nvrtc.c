@@ -41,7 +41,7 @@ static const char *ptx_of(const gpu_program *p)
     const void *data;
     size_t size;
 
-    assert_int_equal(gpu_program_output(p, &data, &size), GPU_OK);
+    assert_int_equal(gpu_program_get_output(p, &data, &size), GPU_OK);
     assert_true(size > 1);
     assert_int_equal(((const char *)data)[size - 1], '\0');
     return data;
@@ -58,8 +58,8 @@ static void ptx_has_the_template_and_the_extern_c_entries(void **state)
     assert_int_equal(gpu_program_add_name_expression(p, "scale<float>"), GPU_OK);
     assert_int_equal(gpu_program_add_name_expression(p, "&scale<double>"), GPU_OK);
     assert_int_equal(gpu_program_compile(p, NULL, &ptx75), GPU_OK);
-    assert_int_equal(gpu_program_lowered_name(p, "scale<float>", &lowered_f), GPU_OK);
-    assert_int_equal(gpu_program_lowered_name(p, "&scale<double>", &lowered_d), GPU_OK);
+    assert_int_equal(gpu_program_get_lowered_name(p, "scale<float>", &lowered_f), GPU_OK);
+    assert_int_equal(gpu_program_get_lowered_name(p, "&scale<double>", &lowered_d), GPU_OK);
     /* The Itanium C++ ABI's names for them. */
     assert_string_equal(lowered_f, "_Z5scaleIfEvPT_S0_j");
     assert_string_equal(lowered_d, "_Z5scaleIdEvPT_S0_j");
@@ -107,9 +107,9 @@ static void a_compile_error_carries_nvrtcs_log(void **state)
                                         "broken.cu", NULL, 0, &p),
                      GPU_OK);
     assert_int_equal(gpu_program_compile(p, NULL, &ptx75), GPU_ERR_COMPILE);
-    assert_non_null(strstr(gpu_last_error(), "nvrtcCompileProgram: NVRTC_ERROR_COMPILATION (6)"));
-    assert_non_null(strstr(gpu_last_error(), "undefined_thing"));
-    assert_int_equal(gpu_program_log(p, &log, &size), GPU_OK);
+    assert_non_null(strstr(gpu_last_error_get_message(), "nvrtcCompileProgram: NVRTC_ERROR_COMPILATION (6)"));
+    assert_non_null(strstr(gpu_last_error_get_message(), "undefined_thing"));
+    assert_int_equal(gpu_program_get_log(p, &log, &size), GPU_OK);
     assert_non_null(strstr(log, "broken.cu(1): error"));
     assert_non_null(strstr(log, "undefined_thing"));
     assert_int_equal(size, strlen(log));
@@ -126,7 +126,7 @@ static void a_cubin_is_an_elf_image(void **state)
     (void)state;
     assert_int_equal(gpu_program_create(source, NULL, NULL, 0, &p), GPU_OK);
     assert_int_equal(gpu_program_compile(p, NULL, &o), GPU_OK);
-    assert_int_equal(gpu_program_output(p, &data, &size), GPU_OK);
+    assert_int_equal(gpu_program_get_output(p, &data, &size), GPU_OK);
     assert_true(size > 64);
     assert_memory_equal(data, "\177ELF", 4);
     gpu_program_destroy(p);
@@ -151,18 +151,18 @@ static void the_second_compile_is_a_cache_hit(void **state)
         assert_int_equal(gpu_program_create(source, NULL, NULL, 0, p), GPU_OK);
         assert_int_equal(gpu_program_add_name_expression(*p, "scale<float>"), GPU_OK);
         assert_int_equal(gpu_program_compile(*p, NULL, &o), GPU_OK);
-        assert_null(gpu_program_cache_warning(*p));
+        assert_null(gpu_program_get_cache_warning(*p));
     }
-    assert_int_equal(gpu_program_cache_state(a), GPU_CACHE_MISS);
-    assert_int_equal(gpu_program_cache_state(b), GPU_CACHE_HIT);
-    assert_int_equal(gpu_program_output(a, &da, &sa), GPU_OK);
-    assert_int_equal(gpu_program_output(b, &db, &sb), GPU_OK);
+    assert_int_equal(gpu_program_get_cache_state(a), GPU_CACHE_MISS);
+    assert_int_equal(gpu_program_get_cache_state(b), GPU_CACHE_HIT);
+    assert_int_equal(gpu_program_get_output(a, &da, &sa), GPU_OK);
+    assert_int_equal(gpu_program_get_output(b, &db, &sb), GPU_OK);
     assert_int_equal(sa, sb);
     assert_memory_equal(da, db, sa);
-    assert_int_equal(gpu_program_lowered_name(a, "scale<float>", &la), GPU_OK);
-    assert_int_equal(gpu_program_lowered_name(b, "scale<float>", &lb), GPU_OK);
+    assert_int_equal(gpu_program_get_lowered_name(a, "scale<float>", &la), GPU_OK);
+    assert_int_equal(gpu_program_get_lowered_name(b, "scale<float>", &lb), GPU_OK);
     assert_string_equal(la, lb);
-    assert_int_equal(unlink(gpu_program_cache_path(a)), 0);
+    assert_int_equal(unlink(gpu_program_get_cache_path(a)), 0);
     assert_int_equal(rmdir(dir), 0);
     gpu_program_destroy(a);
     gpu_program_destroy(b);
@@ -192,10 +192,10 @@ static gpu_cache_state compile_expecting(const char *src, const char *const *opt
     assert_int_equal(gpu_program_create(src, "reads_disk.cu", NULL, 0, &p), GPU_OK);
     assert_int_equal(gpu_program_compile(p, NULL, &o), GPU_OK);
     if (!strstr(ptx_of(p), want))
-        fail_msg("the PTX does not hold \"%s\" (cache state %d): a stale header", want, gpu_program_cache_state(p));
-    state = gpu_program_cache_state(p);
+        fail_msg("the PTX does not hold \"%s\" (cache state %d): a stale header", want, gpu_program_get_cache_state(p));
+    state = gpu_program_get_cache_state(p);
     if (state == GPU_CACHE_OFF)
-        assert_non_null(strstr(gpu_program_cache_warning(p), "cache skipped"));
+        assert_non_null(strstr(gpu_program_get_cache_warning(p), "cache skipped"));
     gpu_program_destroy(p);
     return state;
 }
@@ -265,7 +265,7 @@ static void *compile_one(void *arg)
         const void *data;
         size_t size;
 
-        job->found_entry = gpu_program_output(p, &data, &size) == GPU_OK && strstr(data, entry) != NULL;
+        job->found_entry = gpu_program_get_output(p, &data, &size) == GPU_OK && strstr(data, entry) != NULL;
     }
     gpu_program_destroy(p);
     return NULL;
@@ -308,7 +308,7 @@ static void the_report_names_nvrtc(void **state)
     int major, minor;
 
     (void)state;
-    assert_int_equal(gpu_compiler_version(&major, &minor), GPU_OK);
+    assert_int_equal(gpu_compiler_get_version(&major, &minor), GPU_OK);
     assert_int_equal(r->stage, GPU_LOAD_READY);
     assert_int_equal(r->version_major, major);
     assert_true(major >= 12);
@@ -347,7 +347,7 @@ int main(int argc, char **argv)
         return 77;
     }
     if (gpu_compiler_load() != GPU_OK) {
-        printf("skipped: no NVRTC: %s\n", gpu_last_error());
+        printf("skipped: no NVRTC: %s\n", gpu_last_error_get_message());
         return 77;
     }
     return cmocka_run_group_tests_name("real-nvrtc", tests, NULL, NULL);

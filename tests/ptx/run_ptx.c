@@ -261,7 +261,7 @@ static bool run_case(int line, const char *entry, unsigned grid, unsigned block,
                      const struct side *want, const char *inputs)
 {
     static unsigned char got[MAX_BYTES];
-    gpu_context *ctx = gpu_stream_context(stream);
+    gpu_context *ctx = gpu_stream_get_context(stream);
     gpu_buffer *bin = NULL, *bout = NULL;
     gpu_launch_config c = gpu_launch_config_1d(grid, block);
     gpu_status st = GPU_ERR_MODULE_LOAD;
@@ -271,7 +271,7 @@ static bool run_case(int line, const char *entry, unsigned grid, unsigned block,
         (st = gpu_buffer_create(ctx, want->size, &bout)) == GPU_OK &&
         (in->size == 0 || (st = gpu_buffer_copy_from_host(bin, in->bytes, in->size)) == GPU_OK) &&
         (st = gpu_buffer_memset_async(bout, 0, want->size, 1, 0, stream)) == GPU_OK) {
-        uint64_t pin = gpu_buffer_device_ptr(bin), pout = gpu_buffer_device_ptr(bout);
+        uint64_t pin = gpu_buffer_get_device_ptr(bin), pout = gpu_buffer_get_device_ptr(bout);
         void *args[] = {&pin, &pout};
 
         st = gpu_stream_launch_kernel(stream, module, entry, &c, args);
@@ -281,8 +281,8 @@ static bool run_case(int line, const char *entry, unsigned grid, unsigned block,
             st = gpu_buffer_copy_to_host(bout, got, want->size);
     }
     if (st != GPU_OK) {
-        fprintf(stderr, "%s:%d: %s (%s): %s: %s\n", where, line, entry, inputs, gpu_status_name(st),
-                module ? gpu_last_error() : "the module did not load");
+        fprintf(stderr, "%s:%d: %s (%s): %s: %s\n", where, line, entry, inputs, gpu_status_get_name(st),
+                module ? gpu_last_error_get_message() : "the module did not load");
     } else {
         ok = true;
         for (size_t i = 0; i < want->n; i++) {
@@ -388,17 +388,17 @@ int main(int argc, char **argv)
         fprintf(stderr, "cannot read %s\n", argv[2]);
         return 1;
     }
-    if (gpu_device_count(&count) != GPU_OK || count < 1 || gpu_context_retain_primary(0, &ctx) != GPU_OK) {
-        printf("SKIP: no device: %s\n", gpu_last_error());
+    if (gpu_device_get_count(&count) != GPU_OK || count < 1 || gpu_context_retain_primary(0, &ctx) != GPU_OK) {
+        printf("SKIP: no device: %s\n", gpu_last_error_get_message());
         return SKIP;
     }
     if (gpu_stream_create(ctx, &stream) != GPU_OK) {
-        fprintf(stderr, "%s: no stream: %s\n", family, gpu_last_error());
+        fprintf(stderr, "%s: no stream: %s\n", family, gpu_last_error_get_message());
         gpu_context_destroy(ctx);
         return 1;
     }
     if (gpu_module_load_file(ctx, argv[1], &module) != GPU_OK) {
-        fprintf(stderr, "%s: %s\n", argv[1], gpu_last_error());
+        fprintf(stderr, "%s: %s\n", argv[1], gpu_last_error_get_message());
         module = NULL;
     }
     while ((len = getline(&line, &cap, expect)) >= 0) {

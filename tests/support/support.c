@@ -81,16 +81,16 @@ bool gpu_test_find_device(char *why, size_t size)
     setvbuf(stdout, NULL, _IOLBF, 0);
     st = gpu_driver_load();
     if (st != GPU_OK) {
-        snprintf(why, size, "no usable CUDA driver (%s): %s", gpu_status_name(st), gpu_last_error());
+        snprintf(why, size, "no usable CUDA driver (%s): %s", gpu_status_get_name(st), gpu_last_error_get_message());
         return false;
     }
-    st = gpu_device_count(&count);
+    st = gpu_device_get_count(&count);
     if (st != GPU_OK || count < 1) {
-        snprintf(why, size, "no CUDA device (%s, count %d): %s", gpu_status_name(st), count,
-                 st == GPU_OK ? "" : gpu_last_error());
+        snprintf(why, size, "no CUDA device (%s, count %d): %s", gpu_status_get_name(st), count,
+                 st == GPU_OK ? "" : gpu_last_error_get_message());
         return false;
     }
-    if (gpu_device_get_info(0, &info) == GPU_OK && gpu_driver_version(&version) == GPU_OK)
+    if (gpu_device_get_info(0, &info) == GPU_OK && gpu_driver_get_version(&version) == GPU_OK)
         printf("DEVICE %s sm_%d%d multiprocessors=%d memory=%zu driver=%d devices=%d\n", info.name,
                info.compute_major, info.compute_minor, info.multiprocessors, info.total_memory, version, count);
     return true;
@@ -114,8 +114,8 @@ gpu_module *gpu_test_module(void)
 }
 gpu_status gpu_test_launch_work(gpu_stream *stream, gpu_buffer *in, gpu_buffer *out, uint32_t n, uint32_t iters)
 {
-    uint64_t src = gpu_buffer_device_ptr(in);
-    uint64_t dst = gpu_buffer_device_ptr(out);
+    uint64_t src = gpu_buffer_get_device_ptr(in);
+    uint64_t dst = gpu_buffer_get_device_ptr(out);
     void *args[] = {&src, &dst, &n, &iters};
     gpu_launch_config config = gpu_launch_config_1d(kernel_blocks(n), KERNEL_BLOCK);
 
@@ -132,7 +132,7 @@ gpu_status gpu_test_launch_spin(gpu_stream *stream, uint64_t ns)
 
 gpu_status gpu_test_launch_fill(gpu_stream *stream, gpu_buffer *dst, uint32_t value, uint32_t n)
 {
-    uint64_t p = gpu_buffer_device_ptr(dst);
+    uint64_t p = gpu_buffer_get_device_ptr(dst);
     void *args[] = {&p, &value, &n};
     gpu_launch_config config = gpu_launch_config_1d(kernel_blocks(n), KERNEL_BLOCK);
 
@@ -141,8 +141,8 @@ gpu_status gpu_test_launch_fill(gpu_stream *stream, gpu_buffer *dst, uint32_t va
 
 gpu_status gpu_test_launch_copy(gpu_stream *stream, gpu_buffer *src, gpu_buffer *dst, uint32_t n)
 {
-    uint64_t from = gpu_buffer_device_ptr(src);
-    uint64_t to = gpu_buffer_device_ptr(dst);
+    uint64_t from = gpu_buffer_get_device_ptr(src);
+    uint64_t to = gpu_buffer_get_device_ptr(dst);
     void *args[] = {&from, &to, &n};
     gpu_launch_config config = gpu_launch_config_1d(kernel_blocks(n), KERNEL_BLOCK);
 
@@ -171,8 +171,8 @@ bool gpu_test_ok(gpu_test_error *error, gpu_status st, const char *what)
     if (st == GPU_OK)
         return true;
     if (!error->failed) {
-        snprintf(error->text, sizeof(error->text), "%s: %s (CUresult %d): %s", what, gpu_status_name(st),
-                 gpu_last_cuda_result(), gpu_last_error());
+        snprintf(error->text, sizeof(error->text), "%s: %s (CUresult %d): %s", what, gpu_status_get_name(st),
+                 gpu_last_error_get_cuda_result(), gpu_last_error_get_message());
         error->failed = true;
     }
     return false;

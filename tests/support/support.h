@@ -43,7 +43,7 @@ const char *gpu_test_ptx_path(void);
 
 /*
  * Loads kernels.ptx into device 0's primary context, once; later calls
- * return GPU_OK. On failure gpu_last_error() says why.
+ * return GPU_OK. On failure gpu_last_error_get_message() says why.
  */
 gpu_status gpu_test_load_kernels(void);
 
@@ -68,7 +68,7 @@ typedef struct gpu_test_error {
     char text[640];
 } gpu_test_error;
 
-/* Keeps the first failure (`what`, the status, gpu_last_error()); returns st == GPU_OK. */
+/* Keeps the first failure (`what`, the status, gpu_last_error_get_message()); returns st == GPU_OK. */
 bool gpu_test_ok(gpu_test_error *error, gpu_status st, const char *what);
 
 /* Keeps a failure that is not a gpu_status; returns false. */

@@ -11,13 +11,13 @@
 
 #include <cmocka.h>
 
-#include <gpushim/gpushim.h>
+#include "private.h"
 
 static void default_stream_flag_is_legacy_ordered(void **state)
 {
     (void)state;
     /* Unset => ordered: legacy copies stay ordered against kernels. */
-    assert_int_equal(gpu_stream_create_flags(NULL), GPU_STREAM_DEFAULT);
+    assert_int_equal(gpu__stream_flags_from_env(NULL), GPU_STREAM_DEFAULT);
 }
 
 static void nonblocking_is_opt_in_only(void **state)
@@ -25,10 +25,10 @@ static void nonblocking_is_opt_in_only(void **state)
     static const char *const not_one[] = {"0", "", "true", "yes", "on", "TRUE", "2", "1 ", " 1", "01", "1\n"};
 
     (void)state;
-    assert_int_equal(gpu_stream_create_flags("1"), GPU_STREAM_NON_BLOCKING);
+    assert_int_equal(gpu__stream_flags_from_env("1"), GPU_STREAM_NON_BLOCKING);
     /* A truthy-looking value is the classic way an opt-in knob turns itself back on. */
     for (size_t i = 0; i < sizeof(not_one) / sizeof(not_one[0]); i++) {
-        if (gpu_stream_create_flags(not_one[i]) != GPU_STREAM_DEFAULT)
+        if (gpu__stream_flags_from_env(not_one[i]) != GPU_STREAM_DEFAULT)
             fail_msg(GPU_STREAM_NONBLOCKING_ENV "=\"%s\" must not select the racy non-blocking path", not_one[i]);
     }
 }
@@ -47,8 +47,7 @@ static void default_stream_is_null(void **state)
 {
     (void)state;
     assert_null(GPU_DEVICE0_LEGACY_STREAM);
-    assert_null(GPU_DEFAULT_STREAM); /* the deprecated name */
-    assert_null(gpu_stream_raw(GPU_DEVICE0_LEGACY_STREAM));
+    assert_null(gpu_stream_get_raw(GPU_DEVICE0_LEGACY_STREAM));
 }
 
 int main(void)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The hot calls' public wrappers start a cache line (GPU__HOT_ENTRY in
- * src/call.h), in the shared library as users load it: each is looked up
+ * src/hints.h), in the shared library as users load it: each is looked up
  * with dlsym in the library named by argv[1], opened on its own.
  */
 #include <dlfcn.h>
@@ -12,7 +12,7 @@ int main(int argc, char **argv)
 {
     static const char *const hot[] = {
         "gpu_stream_launch_function", "gpu_stream_launch_kernel", "gpu_stream_record_event",
-        "gpu_stream_wait_event", "gpu_stream_query", "gpu_event_is_complete",
+        "gpu_stream_wait_event", "gpu_stream_is_complete", "gpu_event_is_complete",
         "gpu_buffer_copy_from_host_async", "gpu_buffer_copy_to_host_async",
     };
     void *lib = argc == 2 ? dlopen(argv[1], RTLD_NOW | RTLD_LOCAL) : NULL;

@@ -26,7 +26,7 @@
 static const char *mode;
 static const char *libcuda;
 
-/* What gpu_last_error() must say, and which stage, in this situation. */
+/* What gpu_last_error_get_message() must say, and which stage, in this situation. */
 static const char *expected_reason(void)
 {
     if (strcmp(mode, "missing") == 0)
@@ -50,27 +50,27 @@ static gpu_load_stage expected_stage(void)
 #define assert_no_driver(call) \
     do { \
         assert_int_equal((call), GPU_ERR_NO_DRIVER); \
-        assert_non_null(strstr(gpu_last_error(), libcuda)); \
-        assert_non_null(strstr(gpu_last_error(), expected_reason())); \
+        assert_non_null(strstr(gpu_last_error_get_message(), libcuda)); \
+        assert_non_null(strstr(gpu_last_error_get_message(), expected_reason())); \
     } while (0)
 
 #define assert_invalid(call) \
     do { \
         assert_int_equal((call), GPU_ERR_INVALID_ARG); \
-        assert_int_equal(gpu_last_cuda_result(), 0); \
-        assert_true(strlen(gpu_last_error()) > 0); \
+        assert_int_equal(gpu_last_error_get_cuda_result(), 0); \
+        assert_true(strlen(gpu_last_error_get_message()) > 0); \
     } while (0)
 
 static void report_before_any_call_says_not_started(void **state)
 {
     (void)state;
-    assert_int_equal(gpu_driver_report()->stage, GPU_LOAD_NOT_STARTED);
-    assert_string_equal(gpu_last_error(), "");
-    assert_int_equal(gpu_last_cuda_result(), 0);
+    assert_int_equal(gpu_driver_get_report()->stage, GPU_LOAD_NOT_STARTED);
+    assert_string_equal(gpu_last_error_get_message(), "");
+    assert_int_equal(gpu_last_error_get_cuda_result(), 0);
     /* Argument errors need no driver, and do not load it. */
-    assert_invalid(gpu_driver_version(NULL));
+    assert_invalid(gpu_driver_get_version(NULL));
     assert_invalid(gpu_context_retain_primary(0, NULL));
-    assert_int_equal(gpu_driver_report()->stage, GPU_LOAD_NOT_STARTED);
+    assert_int_equal(gpu_driver_get_report()->stage, GPU_LOAD_NOT_STARTED);
 }
 
 static void driver_calls_say_why(void **state)
@@ -80,12 +80,12 @@ static void driver_calls_say_why(void **state)
 
     (void)state;
     assert_no_driver(gpu_driver_load());
-    assert_int_equal(gpu_last_cuda_result(), strcmp(mode, "stub") == 0 ? 34 : 0);
-    assert_no_driver(gpu_driver_version(&value));
-    assert_no_driver(gpu_device_count(&value));
+    assert_int_equal(gpu_last_error_get_cuda_result(), strcmp(mode, "stub") == 0 ? 34 : 0);
+    assert_no_driver(gpu_driver_get_version(&value));
+    assert_no_driver(gpu_device_get_count(&value));
     assert_int_equal(value, 12345);
 
-    r = gpu_driver_report();
+    r = gpu_driver_get_report();
     assert_int_equal(r->stage, expected_stage());
     assert_non_null(strstr(r->message, expected_reason()));
     assert_int_equal(r->abi_version, GPU_CUDA_ABI_VERSION);
@@ -100,7 +100,7 @@ static void driver_calls_say_why(void **state)
         assert_null(r->attempts[0].error);
         assert_non_null(r->file);
     }
-    assert_string_equal(gpu_load_stage_name(r->stage),
+    assert_string_equal(gpu_load_stage_get_name(r->stage),
                         expected_stage() == GPU_LOAD_OPEN ? "open" : expected_stage() == GPU_LOAD_INIT ? "init" : "resolve");
 }
 
@@ -119,7 +119,7 @@ static void device_calls(void **state)
     assert_true(flag);
     assert_invalid(gpu_device_can_access_peer(0, 1, NULL));
     assert_invalid(gpu_device_can_access_peer(-1, 0, &flag));
-    assert_invalid(gpu_device_count(NULL));
+    assert_invalid(gpu_device_get_count(NULL));
 }
 
 static void context_calls(void **state)
@@ -135,8 +135,8 @@ static void context_calls(void **state)
     assert_no_driver(gpu_context_synchronize(NULL));
     assert_invalid(gpu_context_enable_peer_access(NULL, NULL));
     gpu_context_destroy(NULL);
-    assert_int_equal(gpu_context_device(NULL), -1);
-    assert_null(gpu_context_raw(NULL));
+    assert_int_equal(gpu_context_get_device(NULL), -1);
+    assert_null(gpu_context_get_raw(NULL));
 }
 
 static void host_fn(void *user_data)
@@ -161,18 +161,18 @@ static void stream_calls(void **state)
     assert_ptr_equal(s, sentinel);
 
     assert_no_driver(gpu_stream_synchronize(GPU_DEVICE0_LEGACY_STREAM));
-    assert_no_driver(gpu_stream_query(GPU_DEVICE0_LEGACY_STREAM, &flag));
+    assert_no_driver(gpu_stream_is_complete(GPU_DEVICE0_LEGACY_STREAM, &flag));
     assert_true(flag);
-    assert_invalid(gpu_stream_query(GPU_DEVICE0_LEGACY_STREAM, NULL));
-    assert_no_driver(gpu_stream_memcpy_dtod_sync(GPU_DEVICE0_LEGACY_STREAM, 0x1000, 0x2000, 16));
-    assert_invalid(gpu_stream_memcpy_dtod_sync(GPU_DEVICE0_LEGACY_STREAM, 0, 0x2000, 16));
+    assert_invalid(gpu_stream_is_complete(GPU_DEVICE0_LEGACY_STREAM, NULL));
+    assert_no_driver(gpu_buffer_copy_device_ptr(GPU_DEVICE0_LEGACY_STREAM, 0x1000, 0x2000, 16));
+    assert_invalid(gpu_buffer_copy_device_ptr(GPU_DEVICE0_LEGACY_STREAM, 0, 0x2000, 16));
     assert_no_driver(gpu_stream_launch_host_func(GPU_DEVICE0_LEGACY_STREAM, host_fn, NULL));
     assert_invalid(gpu_stream_launch_host_func(GPU_DEVICE0_LEGACY_STREAM, NULL, NULL));
     assert_invalid(gpu_stream_record_event(GPU_DEVICE0_LEGACY_STREAM, NULL));
     assert_invalid(gpu_stream_wait_event(GPU_DEVICE0_LEGACY_STREAM, NULL));
     gpu_stream_destroy(NULL);
-    assert_int_equal(gpu_stream_flags(NULL), GPU_STREAM_DEFAULT);
-    assert_null(gpu_stream_context(NULL));
+    assert_int_equal(gpu_stream_get_flags(NULL), GPU_STREAM_DEFAULT);
+    assert_null(gpu_stream_get_context(NULL));
 }
 
 static void event_calls(void **state)
@@ -190,11 +190,11 @@ static void event_calls(void **state)
     assert_invalid(gpu_event_create_timed(NULL, NULL));
     assert_invalid(gpu_event_is_complete(NULL, &flag));
     assert_invalid(gpu_event_synchronize(NULL));
-    assert_invalid(gpu_event_elapsed_ms(NULL, NULL, &ms));
+    assert_invalid(gpu_event_get_elapsed_ms(NULL, NULL, &ms));
     assert_true(flag);
     assert_true(ms == 1.5f);
     gpu_event_destroy(NULL);
-    assert_null(gpu_event_raw(NULL));
+    assert_null(gpu_event_get_raw(NULL));
 }
 
 static void graph_calls(void **state)
@@ -205,7 +205,7 @@ static void graph_calls(void **state)
 
     (void)state;
     assert_invalid(gpu_stream_begin_capture(GPU_DEVICE0_LEGACY_STREAM, GPU_CAPTURE_MODE_GLOBAL));
-    assert_non_null(strstr(gpu_last_error(), "legacy default stream cannot be captured"));
+    assert_non_null(strstr(gpu_last_error_get_message(), "legacy default stream cannot be captured"));
     assert_invalid(gpu_stream_begin_capture(GPU_DEVICE0_LEGACY_STREAM, (gpu_capture_mode)7));
     assert_invalid(gpu_stream_end_capture(GPU_DEVICE0_LEGACY_STREAM, &g));
     assert_invalid(gpu_stream_end_capture(GPU_DEVICE0_LEGACY_STREAM, NULL));
@@ -243,10 +243,10 @@ static void module_calls(void **state)
     assert_invalid(gpu_stream_launch_function(GPU_DEVICE0_LEGACY_STREAM, NULL, &cfg, NULL));
     /* An impossible configuration is refused before anything else looks at the function. */
     assert_invalid(gpu_stream_launch_function(GPU_DEVICE0_LEGACY_STREAM, f, &bad, NULL));
-    assert_non_null(strstr(gpu_last_error(), "2048"));
+    assert_non_null(strstr(gpu_last_error_get_message(), "2048"));
     assert_invalid(gpu_stream_launch_function(GPU_DEVICE0_LEGACY_STREAM, f, NULL, NULL));
     gpu_module_destroy(NULL);
-    assert_null(gpu_function_raw(NULL));
+    assert_null(gpu_function_get_raw(NULL));
 }
 
 static void buffer_calls(void **state)
@@ -274,11 +274,11 @@ static void buffer_calls(void **state)
     assert_ptr_equal(h, (gpu_host_buffer *)(uintptr_t)0x5678);
     gpu_buffer_destroy(NULL);
     gpu_host_buffer_destroy(NULL);
-    assert_int_equal(gpu_buffer_device_ptr(NULL), 0);
-    assert_int_equal(gpu_buffer_size(NULL), 0);
-    assert_null(gpu_buffer_context(NULL));
-    assert_null(gpu_host_buffer_data(NULL));
-    assert_int_equal(gpu_host_buffer_size(NULL), 0);
+    assert_int_equal(gpu_buffer_get_device_ptr(NULL), 0);
+    assert_int_equal(gpu_buffer_get_size(NULL), 0);
+    assert_null(gpu_buffer_get_context(NULL));
+    assert_null(gpu_host_buffer_get_data(NULL));
+    assert_int_equal(gpu_host_buffer_get_size(NULL), 0);
 }
 
 static void *other_thread(void *arg)
@@ -286,8 +286,8 @@ static void *other_thread(void *arg)
     const char **seen = arg;
     int value;
 
-    seen[0] = strlen(gpu_last_error()) == 0 ? "empty" : "inherited";
-    seen[1] = gpu_device_count(&value) == GPU_ERR_NO_DRIVER && strstr(gpu_last_error(), libcuda) ? "no driver" : "wrong";
+    seen[0] = strlen(gpu_last_error_get_message()) == 0 ? "empty" : "inherited";
+    seen[1] = gpu_device_get_count(&value) == GPU_ERR_NO_DRIVER && strstr(gpu_last_error_get_message(), libcuda) ? "no driver" : "wrong";
     return NULL;
 }
 
@@ -303,7 +303,7 @@ static void errors_belong_to_their_thread(void **state)
     assert_string_equal(seen[0], "empty");
     assert_string_equal(seen[1], "no driver");
     /* This thread's error is still its own. */
-    assert_non_null(strstr(gpu_last_error(), "out is NULL"));
+    assert_non_null(strstr(gpu_last_error_get_message(), "out is NULL"));
 }
 
 int main(int argc, char **argv)

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Page-locked host memory (fake/fake_host_memory.c). With no argument, the
+ * group: host ranges that wrap around the address space or are registered
+ * twice, checked in gpushim and in the fake, which must be as strict as the
+ * driver. With one, that case alone, called as a CUDA program calls the driver:
+ *
+ *   mapped     fills (cuMemsetD8/16/32, 2D, async) and cuMemGetAddressRange
+ *              at mapped page-locked memory's device alias; their errors
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "fake_test.h"
+
+static void mapped(void **state)
+{
+    enum { N = 1024 };
+    unsigned char *host = NULL;
+    cuabi_deviceptr alias = 0, base = 0;
+    size_t size = 0;
+    cuabi_stream s = NULL;
+
+    (void)state;
+    ft_retain_current(0);
+    CU_OK(cuMemHostAlloc((void **)&host, N, CUABI_MEMHOSTALLOC_DEVICEMAP));
+    CU_OK(cuMemHostGetDevicePointer_v2(&alias, host, 0));
+    CU_OK(cuStreamCreate(&s, 0));
+    memset(host, 0, N);
+
+    CU_OK(cuMemsetD8_v2(alias, 0x11, 16));
+    CU_OK(cuMemsetD16_v2(alias + 16, 0x2222, 8));
+    CU_OK(cuMemsetD32_v2(alias + 32, 0x33333333u, 4));
+    CU_OK(cuMemsetD2D8_v2(alias + 64, 32, 0x44, 8, 2)); /* bytes 64-71 and 96-103 */
+    CU_OK(cuMemsetD8Async(alias + 128, 0x55, 16, s));
+    CU_OK(cuMemsetD32Async(alias + 144, 0x66666666u, 4, s));
+    CU_OK(cuStreamSynchronize(s));
+    for (int i = 0; i < 176; i++) {
+        unsigned want = i < 16                          ? 0x11
+                        : i < 32                        ? 0x22
+                        : i < 48                        ? 0x33
+                        : (i >= 64 && i < 72) || (i >= 96 && i < 104) ? 0x44
+                        : i >= 128 && i < 144           ? 0x55
+                        : i >= 144 && i < 160           ? 0x66
+                                                        : 0;
+
+        if (host[i] != want)
+            fail_msg("byte %d is 0x%02x, not 0x%02x", i, host[i], want);
+    }
+    /* Past its end, misaligned: refused as for device memory. */
+    assert_int_equal(cuMemsetD8_v2(alias + N - 8, 0, 9), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuMemsetD32_v2(alias + 2, 0, 1), CUABI_ERROR_INVALID_VALUE);
+
+    CU_OK(cuMemGetAddressRange_v2(&base, &size, alias + 100));
+    assert_int_equal(base, alias);
+    assert_int_equal(size, N);
+    assert_int_equal(cuMemGetAddressRange_v2(&base, &size, 0x1000), CUABI_ERROR_NOT_FOUND);
+
+    CU_OK(cuStreamDestroy_v2(s));
+    CU_OK(cuMemFreeHost(host));
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    /* Device 0's primary context, made once here, so that later refusals make no driver call at all. */
+    FT_OK(gpu_context_synchronize(NULL));
+    return 0;
+}
+
+static void host_register_overflow(void **state)
+{
+    gpu_host_buffer *h = (gpu_host_buffer *)&h;
+    static uint32_t mem[64];
+    void *high = (void *)(UINTPTR_MAX - 4095);
+
+    (void)state;
+    FT_INVALID(gpu_host_buffer_register(NULL, mem, SIZE_MAX, &h), "ptr + bytes");
+    FT_INVALID(gpu_host_buffer_register(NULL, mem, SIZE_MAX - (size_t)(uintptr_t)mem + 1, &h), "overflows");
+    FT_INVALID(gpu_host_buffer_register(NULL, high, 4097, &h), "overflows");
+    FT_INVALID(gpu_host_buffer_register(NULL, high, 4096, &h), "overflows");
+    assert_ptr_equal(h, (gpu_host_buffer *)&h);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_HOST_REGISTERED), 0);
+}
+
+/* The fake called as a CUDA program would: as strict as the driver. */
+static void fake_register_strict(void **state)
+{
+    static uint32_t mem[1024];
+    cuabi_context ctx = NULL;
+
+    (void)state;
+    assert_int_equal(cuDevicePrimaryCtxRetain(&ctx, 0), CUABI_SUCCESS);
+    assert_int_equal(cuCtxPushCurrent_v2(ctx), CUABI_SUCCESS);
+    assert_int_equal(cuMemHostRegister_v2(mem, SIZE_MAX, 0), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuMemHostRegister_v2((void *)(UINTPTR_MAX - 15), 32, 0), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_HOST_REGISTERED), 0);
+    assert_int_equal(cuMemHostRegister_v2(mem + 256, 1024, 0), CUABI_SUCCESS);
+    /* The same range again, one inside it, ones that overlap either end: already registered. */
+    assert_int_equal(cuMemHostRegister_v2(mem + 256, 1024, 0), CUABI_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+    assert_int_equal(cuMemHostRegister_v2(mem + 300, 16, 0), CUABI_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+    assert_int_equal(cuMemHostRegister_v2(mem, 1028, 0), CUABI_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+    assert_int_equal(cuMemHostRegister_v2(mem + 511, 64, 0), CUABI_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+    /* A larger range around it, too (the check must look both ways). */
+    assert_int_equal(cuMemHostRegister_v2(mem, sizeof(mem), 0), CUABI_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+    /* Ranges that only touch it are free. */
+    assert_int_equal(cuMemHostRegister_v2(mem, 1024, 0), CUABI_SUCCESS);
+    assert_int_equal(cuMemHostRegister_v2(mem + 512, 1024, 0), CUABI_SUCCESS);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_HOST_REGISTERED), 3);
+    assert_int_equal(cuMemHostUnregister(mem), CUABI_SUCCESS);
+    assert_int_equal(cuMemHostUnregister(mem + 256), CUABI_SUCCESS);
+    assert_int_equal(cuMemHostUnregister(mem + 512), CUABI_SUCCESS);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_HOST_REGISTERED), 0);
+    assert_int_equal(cuCtxPopCurrent_v2(&ctx), CUABI_SUCCESS);
+    assert_int_equal(cuDevicePrimaryCtxRelease_v2(0), CUABI_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(host_register_overflow),
+        cmocka_unit_test(fake_register_strict),
+    };
+    static const ft_case cases[] = {
+        {"mapped", cmocka_unit_test(mapped)},
+    };
+
+    return ft_run(argc, argv, "host-memory", tests, sizeof(tests) / sizeof(tests[0]), setup, NULL, cases,
+                  sizeof(cases) / sizeof(cases[0]));
+}

@@ -1,0 +1,5 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef CYCLES_BAD_STEP_H
+#define CYCLES_BAD_STEP_H
+int bad_step(void);
+#endif
