@@ -576,3 +576,12 @@ cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
         *memPool = (cudaMemPool_t)pool;
     return gpu__cudart_set(e);
 }
+
+cudaError_t cudaCtxResetPersistingL2Cache(void)
+{
+    cudaError_t e = gpu__cudart_context();
+
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuCtxResetPersistingL2Cache());
+    return gpu__cudart_set(e);
+}

@@ -5,6 +5,7 @@
  */
 #include "runtime.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -511,5 +512,59 @@ cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)
 
     if (e == cudaSuccess)
         e = gpu__cudart_map(cuMemPoolTrimTo((CUmemoryPool)memPool, minBytesToKeep));
+    return gpu__cudart_set(e);
+}
+
+_Static_assert(sizeof(struct cudaMemPoolProps) == sizeof(CUmemPoolProps) &&
+                   offsetof(struct cudaMemPoolProps, location) == offsetof(CUmemPoolProps, location) &&
+                   offsetof(struct cudaMemPoolProps, maxSize) == offsetof(CUmemPoolProps, maxSize),
+               "a runtime pool's properties are the driver's, field for field");
+_Static_assert(sizeof(struct cudaMemAccessDesc) == sizeof(CUmemAccessDesc), "an access description is the driver's");
+
+cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)
+{
+    CUmemoryPool pool = NULL;
+    cudaError_t e = gpu__cudart_context();
+
+    if (!memPool || !poolProps)
+        return gpu__cudart_set(cudaErrorInvalidValue);
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuMemPoolCreate(&pool, (const CUmemPoolProps *)(const void *)poolProps));
+    if (e == cudaSuccess)
+        *memPool = (cudaMemPool_t)pool;
+    return gpu__cudart_set(e);
+}
+
+cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool)
+{
+    cudaError_t e = gpu__cudart_context();
+
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuMemPoolDestroy((CUmemoryPool)memPool));
+    return gpu__cudart_set(e);
+}
+
+cudaError_t cudaMemPoolSetAccess(cudaMemPool_t memPool, const struct cudaMemAccessDesc *descList, size_t count)
+{
+    cudaError_t e = gpu__cudart_context();
+
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(
+            cuMemPoolSetAccess((CUmemoryPool)memPool, (const CUmemAccessDesc *)(const void *)descList, count));
+    return gpu__cudart_set(e);
+}
+
+cudaError_t cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool,
+                                 struct cudaMemLocation *location)
+{
+    CUmemAccess_flags f = CU_MEM_ACCESS_FLAGS_PROT_NONE;
+    cudaError_t e = gpu__cudart_context();
+
+    if (!flags)
+        return gpu__cudart_set(cudaErrorInvalidValue);
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuMemPoolGetAccess(&f, (CUmemoryPool)memPool, (CUmemLocation *)(void *)location));
+    if (e == cudaSuccess)
+        *flags = (enum cudaMemAccessFlags)f;
     return gpu__cudart_set(e);
 }

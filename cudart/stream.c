@@ -177,3 +177,26 @@ cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t l
                                                    (CUdeviceptr)(uintptr_t)devPtr, length, flags));
     return gpu__cudart_set(e);
 }
+
+_Static_assert(sizeof(cudaStreamAttrValue) == sizeof(CUstreamAttrValue), "a stream attribute's value is the driver's");
+
+/* cudaStreamAttrID's values are CUstreamAttrID's; the values, the driver's union. */
+cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaStreamAttrID attr, const cudaStreamAttrValue *value)
+{
+    cudaError_t e = gpu__cudart_context();
+
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuStreamSetAttribute(gpu__cudart_stream(hStream, false), (CUstreamAttrID)attr,
+                                                 (const CUstreamAttrValue *)(const void *)value));
+    return gpu__cudart_set(e);
+}
+
+cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaStreamAttrID attr, cudaStreamAttrValue *value_out)
+{
+    cudaError_t e = gpu__cudart_context();
+
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuStreamGetAttribute(gpu__cudart_stream(hStream, false), (CUstreamAttrID)attr,
+                                                 (CUstreamAttrValue *)(void *)value_out));
+    return gpu__cudart_set(e);
+}

@@ -87,6 +87,12 @@ int main()
     CHECK_CUDA(cudaFreeAsync(async_mem, s));
     CHECK_CUDA(cudaStreamSynchronize(s));
     CHECK(callbacks == 11);
+    cudaStreamAttrValue policy = {}, got_policy = {};
+    policy.syncPolicy = cudaSyncPolicyYield;
+    CHECK_CUDA(cudaStreamSetAttribute(s, cudaStreamAttributeSynchronizationPolicy, &policy));
+    CHECK_CUDA(cudaStreamGetAttribute(s, cudaStreamAttributeSynchronizationPolicy, &got_policy));
+    CHECK(got_policy.syncPolicy == cudaSyncPolicyYield);
+    CHECK_CUDA(cudaCtxResetPersistingL2Cache());
     CHECK_CUDA(cudaStreamDestroy(s));
 
     // The device by its PCI bus id, and back.
