@@ -128,8 +128,8 @@ cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 bloc
 cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
                              cudaStream_t stream)
 {
-    return gpu__cudart_launch(gpu__cudart_function_find(func), gridDim, blockDim, args, sharedMem, stream, false,
-                              NULL, 0);
+    return gpu__cudart_launch(gpu__cudart_function_of(func), gridDim, blockDim, args, sharedMem, stream, false, NULL,
+                              0);
 }
 
 /* The function `func` names: a kernel handle (cudaGetKernel's) or a kernel's host stub. */

@@ -65,8 +65,8 @@ cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream)
 cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
                                   cudaStream_t stream)
 {
-    return gpu__cudart_launch(gpu__cudart_function_find(func), gridDim, blockDim, args, sharedMem, stream, true,
-                              NULL, 0);
+    return gpu__cudart_launch(gpu__cudart_function_of(func), gridDim, blockDim, args, sharedMem, stream, true, NULL,
+                              0);
 }
 
 cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config, const void *func, void **args)

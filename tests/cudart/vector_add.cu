@@ -83,6 +83,13 @@ int main()
     CHECK_CUDA(cudaMemcpy(c.data(), da, n * sizeof(float), cudaMemcpyDeviceToHost));
     for (int i = 0; i < n; i++)
         CHECK(c[i] == 3.0f * (float)i);
+    // And through its kernel handle: da = da + db once more.
+    cudaKernel_t handle;
+    CHECK_CUDA(cudaGetKernel(&handle, (const void *)add));
+    CHECK_CUDA(cudaLaunchKernel((const void *)handle, dim3((n + 127) / 128), dim3(128), args, 0, 0));
+    CHECK_CUDA(cudaMemcpy(c.data(), da, n * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; i++)
+        CHECK(c[i] == 5.0f * (float)i);
 
     cudaFuncAttributes fa;
     CHECK_CUDA(cudaFuncGetAttributes(&fa, (const void *)add));
