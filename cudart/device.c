@@ -8,6 +8,7 @@
 #include <cudaProfiler.h>
 #include <cuda_profiler_api.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -155,15 +156,136 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
     return gpu__cudart_set(e);
 }
 
-static int attribute(CUdevice dev, CUdevice_attribute a)
-{
-    int v = 0;
+/* Where each attribute goes in cudaDeviceProp, and how wide the field is. */
+struct property {
+    size_t offset;
+    CUdevice_attribute attribute;
+};
 
-    return cuDeviceGetAttribute(&v, a, dev) == CUDA_SUCCESS ? v : 0;
-}
+#define P(field, name) {offsetof(struct cudaDeviceProp, field), CU_DEVICE_ATTRIBUTE_##name}
+static const struct property int_properties[] = {
+    P(regsPerBlock, MAX_REGISTERS_PER_BLOCK),
+    P(warpSize, WARP_SIZE),
+    P(maxThreadsPerBlock, MAX_THREADS_PER_BLOCK),
+    P(maxThreadsDim[0], MAX_BLOCK_DIM_X),
+    P(maxThreadsDim[1], MAX_BLOCK_DIM_Y),
+    P(maxThreadsDim[2], MAX_BLOCK_DIM_Z),
+    P(maxGridSize[0], MAX_GRID_DIM_X),
+    P(maxGridSize[1], MAX_GRID_DIM_Y),
+    P(maxGridSize[2], MAX_GRID_DIM_Z),
+    P(major, COMPUTE_CAPABILITY_MAJOR),
+    P(minor, COMPUTE_CAPABILITY_MINOR),
+    P(multiProcessorCount, MULTIPROCESSOR_COUNT),
+    P(integrated, INTEGRATED),
+    P(canMapHostMemory, CAN_MAP_HOST_MEMORY),
+    P(maxTexture1D, MAXIMUM_TEXTURE1D_WIDTH),
+    P(maxTexture1DMipmap, MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH),
+    P(maxTexture2D[0], MAXIMUM_TEXTURE2D_WIDTH),
+    P(maxTexture2D[1], MAXIMUM_TEXTURE2D_HEIGHT),
+    P(maxTexture2DMipmap[0], MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH),
+    P(maxTexture2DMipmap[1], MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT),
+    P(maxTexture2DLinear[0], MAXIMUM_TEXTURE2D_LINEAR_WIDTH),
+    P(maxTexture2DLinear[1], MAXIMUM_TEXTURE2D_LINEAR_HEIGHT),
+    P(maxTexture2DLinear[2], MAXIMUM_TEXTURE2D_LINEAR_PITCH),
+    P(maxTexture2DGather[0], MAXIMUM_TEXTURE2D_GATHER_WIDTH),
+    P(maxTexture2DGather[1], MAXIMUM_TEXTURE2D_GATHER_HEIGHT),
+    P(maxTexture3D[0], MAXIMUM_TEXTURE3D_WIDTH),
+    P(maxTexture3D[1], MAXIMUM_TEXTURE3D_HEIGHT),
+    P(maxTexture3D[2], MAXIMUM_TEXTURE3D_DEPTH),
+    P(maxTexture3DAlt[0], MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE),
+    P(maxTexture3DAlt[1], MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE),
+    P(maxTexture3DAlt[2], MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE),
+    P(maxTextureCubemap, MAXIMUM_TEXTURECUBEMAP_WIDTH),
+    P(maxTexture1DLayered[0], MAXIMUM_TEXTURE1D_LAYERED_WIDTH),
+    P(maxTexture1DLayered[1], MAXIMUM_TEXTURE1D_LAYERED_LAYERS),
+    P(maxTexture2DLayered[0], MAXIMUM_TEXTURE2D_LAYERED_WIDTH),
+    P(maxTexture2DLayered[1], MAXIMUM_TEXTURE2D_LAYERED_HEIGHT),
+    P(maxTexture2DLayered[2], MAXIMUM_TEXTURE2D_LAYERED_LAYERS),
+    P(maxTextureCubemapLayered[0], MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH),
+    P(maxTextureCubemapLayered[1], MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS),
+    P(maxSurface1D, MAXIMUM_SURFACE1D_WIDTH),
+    P(maxSurface2D[0], MAXIMUM_SURFACE2D_WIDTH),
+    P(maxSurface2D[1], MAXIMUM_SURFACE2D_HEIGHT),
+    P(maxSurface3D[0], MAXIMUM_SURFACE3D_WIDTH),
+    P(maxSurface3D[1], MAXIMUM_SURFACE3D_HEIGHT),
+    P(maxSurface3D[2], MAXIMUM_SURFACE3D_DEPTH),
+    P(maxSurface1DLayered[0], MAXIMUM_SURFACE1D_LAYERED_WIDTH),
+    P(maxSurface1DLayered[1], MAXIMUM_SURFACE1D_LAYERED_LAYERS),
+    P(maxSurface2DLayered[0], MAXIMUM_SURFACE2D_LAYERED_WIDTH),
+    P(maxSurface2DLayered[1], MAXIMUM_SURFACE2D_LAYERED_HEIGHT),
+    P(maxSurface2DLayered[2], MAXIMUM_SURFACE2D_LAYERED_LAYERS),
+    P(maxSurfaceCubemap, MAXIMUM_SURFACECUBEMAP_WIDTH),
+    P(maxSurfaceCubemapLayered[0], MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH),
+    P(maxSurfaceCubemapLayered[1], MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS),
+    P(concurrentKernels, CONCURRENT_KERNELS),
+    P(ECCEnabled, ECC_ENABLED),
+    P(pciBusID, PCI_BUS_ID),
+    P(pciDeviceID, PCI_DEVICE_ID),
+    P(pciDomainID, PCI_DOMAIN_ID),
+    P(tccDriver, TCC_DRIVER),
+    P(asyncEngineCount, ASYNC_ENGINE_COUNT),
+    P(unifiedAddressing, UNIFIED_ADDRESSING),
+    P(memoryBusWidth, GLOBAL_MEMORY_BUS_WIDTH),
+    P(l2CacheSize, L2_CACHE_SIZE),
+    P(persistingL2CacheMaxSize, MAX_PERSISTING_L2_CACHE_SIZE),
+    P(maxThreadsPerMultiProcessor, MAX_THREADS_PER_MULTIPROCESSOR),
+    P(streamPrioritiesSupported, STREAM_PRIORITIES_SUPPORTED),
+    P(globalL1CacheSupported, GLOBAL_L1_CACHE_SUPPORTED),
+    P(localL1CacheSupported, LOCAL_L1_CACHE_SUPPORTED),
+    P(regsPerMultiprocessor, MAX_REGISTERS_PER_MULTIPROCESSOR),
+    P(managedMemory, MANAGED_MEMORY),
+    P(isMultiGpuBoard, MULTI_GPU_BOARD),
+    P(multiGpuBoardGroupID, MULTI_GPU_BOARD_GROUP_ID),
+    P(hostNativeAtomicSupported, HOST_NATIVE_ATOMIC_SUPPORTED),
+    P(pageableMemoryAccess, PAGEABLE_MEMORY_ACCESS),
+    P(concurrentManagedAccess, CONCURRENT_MANAGED_ACCESS),
+    P(computePreemptionSupported, COMPUTE_PREEMPTION_SUPPORTED),
+    P(canUseHostPointerForRegisteredMem, CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM),
+    P(cooperativeLaunch, COOPERATIVE_LAUNCH),
+    P(pageableMemoryAccessUsesHostPageTables, PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES),
+    P(directManagedMemAccessFromHost, DIRECT_MANAGED_MEM_ACCESS_FROM_HOST),
+    P(maxBlocksPerMultiProcessor, MAX_BLOCKS_PER_MULTIPROCESSOR),
+    P(accessPolicyMaxWindowSize, MAX_ACCESS_POLICY_WINDOW_SIZE),
+    P(hostRegisterSupported, HOST_REGISTER_SUPPORTED),
+    P(sparseCudaArraySupported, SPARSE_CUDA_ARRAY_SUPPORTED),
+    P(hostRegisterReadOnlySupported, READ_ONLY_HOST_REGISTER_SUPPORTED),
+    P(timelineSemaphoreInteropSupported, TIMELINE_SEMAPHORE_INTEROP_SUPPORTED),
+    P(memoryPoolsSupported, MEMORY_POOLS_SUPPORTED),
+    P(gpuDirectRDMASupported, GPU_DIRECT_RDMA_SUPPORTED),
+    P(gpuDirectRDMAWritesOrdering, GPU_DIRECT_RDMA_WRITES_ORDERING),
+    P(deferredMappingCudaArraySupported, DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED),
+    P(ipcEventSupported, IPC_EVENT_SUPPORTED),
+    P(clusterLaunch, CLUSTER_LAUNCH),
+    P(unifiedFunctionPointers, UNIFIED_FUNCTION_POINTERS),
+    P(deviceNumaConfig, NUMA_CONFIG),
+    P(deviceNumaId, NUMA_ID),
+    P(mpsEnabled, MPS_ENABLED),
+    P(hostNumaId, HOST_NUMA_ID),
+    P(hostNumaMultinodeIpcSupported, HOST_NUMA_MULTINODE_IPC_SUPPORTED),
+};
+static const struct property size_properties[] = {
+    P(sharedMemPerBlock, MAX_SHARED_MEMORY_PER_BLOCK),
+    P(memPitch, MAX_PITCH),
+    P(totalConstMem, TOTAL_CONSTANT_MEMORY),
+    P(textureAlignment, TEXTURE_ALIGNMENT),
+    P(texturePitchAlignment, TEXTURE_PITCH_ALIGNMENT),
+    P(surfaceAlignment, SURFACE_ALIGNMENT),
+    P(sharedMemPerMultiprocessor, MAX_SHARED_MEMORY_PER_MULTIPROCESSOR),
+    P(sharedMemPerBlockOptin, MAX_SHARED_MEMORY_PER_BLOCK_OPTIN),
+    P(reservedSharedMemPerBlock, RESERVED_SHARED_MEMORY_PER_BLOCK),
+};
+/* The unsigned fields, which hold the attribute's bits as they are. */
+static const struct property unsigned_properties[] = {
+    P(gpuDirectRDMAFlushWritesOptions, GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS),
+    P(memoryPoolSupportedHandleTypes, MEMPOOL_SUPPORTED_HANDLE_TYPES),
+    P(gpuPciDeviceID, GPU_PCI_DEVICE_ID),
+    P(gpuPciSubsystemID, GPU_PCI_SUBSYSTEM_ID),
+};
+#undef P
 
 static void fill_properties(struct cudaDeviceProp *p, CUdevice dev)
 {
+    char *base = (char *)p;
     size_t total = 0;
 
     memset(p, 0, sizeof(*p));
@@ -172,119 +294,25 @@ static void fill_properties(struct cudaDeviceProp *p, CUdevice dev)
     (void)cuDeviceGetUuid((CUuuid *)&p->uuid, dev);
     if (cuDeviceTotalMem(&total, dev) == CUDA_SUCCESS)
         p->totalGlobalMem = total;
-#define A(name) attribute(dev, CU_DEVICE_ATTRIBUTE_##name)
-    p->sharedMemPerBlock = (size_t)A(MAX_SHARED_MEMORY_PER_BLOCK);
-    p->regsPerBlock = A(MAX_REGISTERS_PER_BLOCK);
-    p->warpSize = A(WARP_SIZE);
-    p->memPitch = (size_t)A(MAX_PITCH);
-    p->maxThreadsPerBlock = A(MAX_THREADS_PER_BLOCK);
-    p->maxThreadsDim[0] = A(MAX_BLOCK_DIM_X);
-    p->maxThreadsDim[1] = A(MAX_BLOCK_DIM_Y);
-    p->maxThreadsDim[2] = A(MAX_BLOCK_DIM_Z);
-    p->maxGridSize[0] = A(MAX_GRID_DIM_X);
-    p->maxGridSize[1] = A(MAX_GRID_DIM_Y);
-    p->maxGridSize[2] = A(MAX_GRID_DIM_Z);
-    p->totalConstMem = (size_t)A(TOTAL_CONSTANT_MEMORY);
-    p->major = A(COMPUTE_CAPABILITY_MAJOR);
-    p->minor = A(COMPUTE_CAPABILITY_MINOR);
-    p->textureAlignment = (size_t)A(TEXTURE_ALIGNMENT);
-    p->texturePitchAlignment = (size_t)A(TEXTURE_PITCH_ALIGNMENT);
-    p->multiProcessorCount = A(MULTIPROCESSOR_COUNT);
-    p->integrated = A(INTEGRATED);
-    p->canMapHostMemory = A(CAN_MAP_HOST_MEMORY);
-    p->maxTexture1D = A(MAXIMUM_TEXTURE1D_WIDTH);
-    p->maxTexture1DMipmap = A(MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH);
-    p->maxTexture2D[0] = A(MAXIMUM_TEXTURE2D_WIDTH);
-    p->maxTexture2D[1] = A(MAXIMUM_TEXTURE2D_HEIGHT);
-    p->maxTexture2DMipmap[0] = A(MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH);
-    p->maxTexture2DMipmap[1] = A(MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT);
-    p->maxTexture2DLinear[0] = A(MAXIMUM_TEXTURE2D_LINEAR_WIDTH);
-    p->maxTexture2DLinear[1] = A(MAXIMUM_TEXTURE2D_LINEAR_HEIGHT);
-    p->maxTexture2DLinear[2] = A(MAXIMUM_TEXTURE2D_LINEAR_PITCH);
-    p->maxTexture2DGather[0] = A(MAXIMUM_TEXTURE2D_GATHER_WIDTH);
-    p->maxTexture2DGather[1] = A(MAXIMUM_TEXTURE2D_GATHER_HEIGHT);
-    p->maxTexture3D[0] = A(MAXIMUM_TEXTURE3D_WIDTH);
-    p->maxTexture3D[1] = A(MAXIMUM_TEXTURE3D_HEIGHT);
-    p->maxTexture3D[2] = A(MAXIMUM_TEXTURE3D_DEPTH);
-    p->maxTexture3DAlt[0] = A(MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE);
-    p->maxTexture3DAlt[1] = A(MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE);
-    p->maxTexture3DAlt[2] = A(MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE);
-    p->maxTextureCubemap = A(MAXIMUM_TEXTURECUBEMAP_WIDTH);
-    p->maxTexture1DLayered[0] = A(MAXIMUM_TEXTURE1D_LAYERED_WIDTH);
-    p->maxTexture1DLayered[1] = A(MAXIMUM_TEXTURE1D_LAYERED_LAYERS);
-    p->maxTexture2DLayered[0] = A(MAXIMUM_TEXTURE2D_LAYERED_WIDTH);
-    p->maxTexture2DLayered[1] = A(MAXIMUM_TEXTURE2D_LAYERED_HEIGHT);
-    p->maxTexture2DLayered[2] = A(MAXIMUM_TEXTURE2D_LAYERED_LAYERS);
-    p->maxTextureCubemapLayered[0] = A(MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH);
-    p->maxTextureCubemapLayered[1] = A(MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS);
-    p->maxSurface1D = A(MAXIMUM_SURFACE1D_WIDTH);
-    p->maxSurface2D[0] = A(MAXIMUM_SURFACE2D_WIDTH);
-    p->maxSurface2D[1] = A(MAXIMUM_SURFACE2D_HEIGHT);
-    p->maxSurface3D[0] = A(MAXIMUM_SURFACE3D_WIDTH);
-    p->maxSurface3D[1] = A(MAXIMUM_SURFACE3D_HEIGHT);
-    p->maxSurface3D[2] = A(MAXIMUM_SURFACE3D_DEPTH);
-    p->maxSurface1DLayered[0] = A(MAXIMUM_SURFACE1D_LAYERED_WIDTH);
-    p->maxSurface1DLayered[1] = A(MAXIMUM_SURFACE1D_LAYERED_LAYERS);
-    p->maxSurface2DLayered[0] = A(MAXIMUM_SURFACE2D_LAYERED_WIDTH);
-    p->maxSurface2DLayered[1] = A(MAXIMUM_SURFACE2D_LAYERED_HEIGHT);
-    p->maxSurface2DLayered[2] = A(MAXIMUM_SURFACE2D_LAYERED_LAYERS);
-    p->maxSurfaceCubemap = A(MAXIMUM_SURFACECUBEMAP_WIDTH);
-    p->maxSurfaceCubemapLayered[0] = A(MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH);
-    p->maxSurfaceCubemapLayered[1] = A(MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS);
-    p->surfaceAlignment = (size_t)A(SURFACE_ALIGNMENT);
-    p->concurrentKernels = A(CONCURRENT_KERNELS);
-    p->ECCEnabled = A(ECC_ENABLED);
-    p->pciBusID = A(PCI_BUS_ID);
-    p->pciDeviceID = A(PCI_DEVICE_ID);
-    p->pciDomainID = A(PCI_DOMAIN_ID);
-    p->tccDriver = A(TCC_DRIVER);
-    p->asyncEngineCount = A(ASYNC_ENGINE_COUNT);
-    p->unifiedAddressing = A(UNIFIED_ADDRESSING);
-    p->memoryBusWidth = A(GLOBAL_MEMORY_BUS_WIDTH);
-    p->l2CacheSize = A(L2_CACHE_SIZE);
-    p->persistingL2CacheMaxSize = A(MAX_PERSISTING_L2_CACHE_SIZE);
-    p->maxThreadsPerMultiProcessor = A(MAX_THREADS_PER_MULTIPROCESSOR);
-    p->streamPrioritiesSupported = A(STREAM_PRIORITIES_SUPPORTED);
-    p->globalL1CacheSupported = A(GLOBAL_L1_CACHE_SUPPORTED);
-    p->localL1CacheSupported = A(LOCAL_L1_CACHE_SUPPORTED);
-    p->sharedMemPerMultiprocessor = (size_t)A(MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
-    p->regsPerMultiprocessor = A(MAX_REGISTERS_PER_MULTIPROCESSOR);
-    p->managedMemory = A(MANAGED_MEMORY);
-    p->isMultiGpuBoard = A(MULTI_GPU_BOARD);
-    p->multiGpuBoardGroupID = A(MULTI_GPU_BOARD_GROUP_ID);
-    p->hostNativeAtomicSupported = A(HOST_NATIVE_ATOMIC_SUPPORTED);
-    p->pageableMemoryAccess = A(PAGEABLE_MEMORY_ACCESS);
-    p->concurrentManagedAccess = A(CONCURRENT_MANAGED_ACCESS);
-    p->computePreemptionSupported = A(COMPUTE_PREEMPTION_SUPPORTED);
-    p->canUseHostPointerForRegisteredMem = A(CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM);
-    p->cooperativeLaunch = A(COOPERATIVE_LAUNCH);
-    p->sharedMemPerBlockOptin = (size_t)A(MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
-    p->pageableMemoryAccessUsesHostPageTables = A(PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES);
-    p->directManagedMemAccessFromHost = A(DIRECT_MANAGED_MEM_ACCESS_FROM_HOST);
-    p->maxBlocksPerMultiProcessor = A(MAX_BLOCKS_PER_MULTIPROCESSOR);
-    p->accessPolicyMaxWindowSize = A(MAX_ACCESS_POLICY_WINDOW_SIZE);
-    p->reservedSharedMemPerBlock = (size_t)A(RESERVED_SHARED_MEMORY_PER_BLOCK);
-    p->hostRegisterSupported = A(HOST_REGISTER_SUPPORTED);
-    p->sparseCudaArraySupported = A(SPARSE_CUDA_ARRAY_SUPPORTED);
-    p->hostRegisterReadOnlySupported = A(READ_ONLY_HOST_REGISTER_SUPPORTED);
-    p->timelineSemaphoreInteropSupported = A(TIMELINE_SEMAPHORE_INTEROP_SUPPORTED);
-    p->memoryPoolsSupported = A(MEMORY_POOLS_SUPPORTED);
-    p->gpuDirectRDMASupported = A(GPU_DIRECT_RDMA_SUPPORTED);
-    p->gpuDirectRDMAFlushWritesOptions = (unsigned)A(GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS);
-    p->gpuDirectRDMAWritesOrdering = A(GPU_DIRECT_RDMA_WRITES_ORDERING);
-    p->memoryPoolSupportedHandleTypes = (unsigned)A(MEMPOOL_SUPPORTED_HANDLE_TYPES);
-    p->deferredMappingCudaArraySupported = A(DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED);
-    p->ipcEventSupported = A(IPC_EVENT_SUPPORTED);
-    p->clusterLaunch = A(CLUSTER_LAUNCH);
-    p->unifiedFunctionPointers = A(UNIFIED_FUNCTION_POINTERS);
-    p->deviceNumaConfig = A(NUMA_CONFIG);
-    p->deviceNumaId = A(NUMA_ID);
-    p->mpsEnabled = A(MPS_ENABLED);
-    p->hostNumaId = A(HOST_NUMA_ID);
-    p->gpuPciDeviceID = (unsigned)A(GPU_PCI_DEVICE_ID);
-    p->gpuPciSubsystemID = (unsigned)A(GPU_PCI_SUBSYSTEM_ID);
-    p->hostNumaMultinodeIpcSupported = A(HOST_NUMA_MULTINODE_IPC_SUPPORTED);
-#undef A
+    /* An attribute the driver does not answer stays 0. */
+    for (size_t i = 0; i < sizeof(int_properties) / sizeof(int_properties[0]); i++) {
+        int v = 0;
+
+        if (cuDeviceGetAttribute(&v, int_properties[i].attribute, dev) == CUDA_SUCCESS)
+            *(int *)(void *)(base + int_properties[i].offset) = v;
+    }
+    for (size_t i = 0; i < sizeof(size_properties) / sizeof(size_properties[0]); i++) {
+        int v = 0;
+
+        if (cuDeviceGetAttribute(&v, size_properties[i].attribute, dev) == CUDA_SUCCESS && v > 0)
+            *(size_t *)(void *)(base + size_properties[i].offset) = (size_t)v;
+    }
+    for (size_t i = 0; i < sizeof(unsigned_properties) / sizeof(unsigned_properties[0]); i++) {
+        int v = 0;
+
+        if (cuDeviceGetAttribute(&v, unsigned_properties[i].attribute, dev) == CUDA_SUCCESS)
+            *(unsigned int *)(void *)(base + unsigned_properties[i].offset) = (unsigned int)v;
+    }
 }
 
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
