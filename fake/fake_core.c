@@ -172,6 +172,17 @@ cuabi_result fake_unimplemented(enum fake_entry entry)
                     "gpushim-fakecuda: %s: the fake driver has no OpenGL, EGL or VDPAU to share resources with: "
                     "it returns CUDA_ERROR_INVALID_GRAPHICS_CONTEXT (219)\n",
                     name);
+    } else if (rc == CUABI_SUCCESS && entry == FAKE_E_cuGetExportTable) {
+        /*
+         * The undocumented tables NVIDIA's own runtime asks for, static or shared alike: without them it fails
+         * every call. What works is the runtime over the documented driver API.
+         */
+        rc = CUABI_ERROR_NOT_SUPPORTED;
+        if (fake.unimplemented[entry]++ == 0)
+            fprintf(stderr,
+                    "gpushim-fakecuda: this program's CUDA runtime is NVIDIA's, which needs driver tables the fake "
+                    "does not serve (cuGetExportTable): build it with nvcc -cudart=shared and run it with "
+                    "libgpushim-cudart as libcudart.so.13 (LD_LIBRARY_PATH=<libdir>/gpushim/cudart)\n");
     } else if (rc == CUABI_SUCCESS) {
         rc = CUABI_ERROR_NOT_SUPPORTED;
         if (fake.unimplemented[entry]++ == 0)

@@ -787,7 +787,7 @@ static bool known_directive(const struct token *t)
     return false;
 }
 
-/* `.version 8.5` as CU_FUNC_ATTRIBUTE_PTX_VERSION tells it: 85. */
+/* `.version 8.5` as a number: 85, the attribute's value for PTX with no `.target sm_XX`. */
 static int version_number(const struct token *v)
 {
     int major = 0, minor = 0;
@@ -819,7 +819,24 @@ static bool read_directive(struct reader *r, struct token *t)
     if (tok_is(t, ".fake_kernel") || tok_is(t, ".fake_global") || tok_is(t, ".fake_entry") ||
         tok_is(t, ".fake_max_registers"))
         return read_fake_line(r, t);
-    if (tok_is(t, ".target") || tok_is(t, ".file") || tok_is(t, ".loc") || tok_is(t, ".address_size")) {
+    if (tok_is(t, ".target")) {
+        /*
+         * The virtual architecture the PTX is for (sm_75: 75) is what CU_FUNC_ATTRIBUTE_PTX_VERSION tells, as the
+         * driver does: CUB picks its tuning by it, and fails a launch for an architecture it was not built for.
+         */
+        const char *p = r->p + strspn(r->p, " \t");
+
+        if (strncmp(p, "sm_", 3) == 0 && p[3] >= '0' && p[3] <= '9') {
+            int arch = 0;
+
+            for (p += 3; *p >= '0' && *p <= '9' && arch < 100000; p++)
+                arch = arch * 10 + (*p - '0');
+            r->m->ptx_version = arch;
+        }
+        skip_line(r);
+        return true;
+    }
+    if (tok_is(t, ".file") || tok_is(t, ".loc") || tok_is(t, ".address_size")) {
         skip_line(r); /* their arguments do not matter here */
         return true;
     }

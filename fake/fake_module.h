@@ -52,7 +52,7 @@ struct fake_module {
     struct fake_function *functions; /* handed out only once the load succeeded: they do not move after */
     struct fake_library *library;    /* the library it was loaded for in its context, or NULL: the client's */
     bool probe;        /* read to check and list an image, never run: not live, its globals have no memory */
-    int ptx_version;   /* .version 8.5: 85 */
+    int ptx_version;   /* .target sm_75: 75; .version 8.5: 85 where there is no target */
     size_t const_bytes; /* of its .const variables */
     struct fake_global **global_map; /* its globals by name (fake_module.c), open addressing */
     size_t global_map_cap, nglobals;

@@ -139,7 +139,7 @@ static void function_attributes(void **state)
     FT_OK(gpu_function_get_attribute(fill, GPU_FUNCTION_ATTR_SHARED_BYTES, &v));
     assert_int_equal(v, 0);
     FT_OK(gpu_function_get_attribute(fill, GPU_FUNCTION_ATTR_PTX_VERSION, &v));
-    assert_int_equal(v, 80);
+    assert_int_equal(v, 90); /* .target sm_90 */
     FT_OK(gpu_function_get_attribute(fill, GPU_FUNCTION_ATTR_BINARY_VERSION, &v));
     assert_int_equal(v, 90);
     FT_OK(gpu_function_get_attribute(copy, GPU_FUNCTION_ATTR_MAX_DYNAMIC_SHARED_BYTES, &v));

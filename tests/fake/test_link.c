@@ -360,7 +360,7 @@ static void attributes(void **state)
     assert_int_equal(func_attribute(heavy, CUABI_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES), 48);
     assert_int_equal(func_attribute(heavy, CUABI_FUNC_ATTRIBUTE_CONST_SIZE_BYTES), 64);
     assert_int_equal(func_attribute(heavy, CUABI_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK), 128);
-    assert_int_equal(func_attribute(heavy, CUABI_FUNC_ATTRIBUTE_PTX_VERSION), 83);
+    assert_int_equal(func_attribute(heavy, CUABI_FUNC_ATTRIBUTE_PTX_VERSION), 75); /* .target sm_75 */
     assert_int_equal(func_attribute(heavy, CUABI_FUNC_ATTRIBUTE_BINARY_VERSION), 90);
     assert_in_range(func_attribute(heavy, CUABI_FUNC_ATTRIBUTE_NUM_REGS), 8, 255);
     assert_int_equal(func_attribute(light, CUABI_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES), 0);
@@ -423,7 +423,7 @@ static void library(void **state)
     CU_OK(cuKernelGetLibrary(&owner, k));
     assert_ptr_equal(owner, lib);
     CU_OK(cuKernelGetAttribute(&v, CUABI_FUNC_ATTRIBUTE_PTX_VERSION, k, 0));
-    assert_int_equal(v, 80);
+    assert_int_equal(v, 75);
     CU_OK(cuKernelGetParamInfo(k, 1, &offset, &psize));
     assert_int_equal(offset, 8);
     assert_int_equal(psize, 4);
