@@ -192,12 +192,18 @@ run_cuda_app() {
         { echo "FAIL: $1 on the fake driver"; failures=$((failures + 1)); }
 }
 
+# part_here PACKAGE WHY FILE: whether the installed tree has PACKAGE (WHY says where it is built) and FILE, which
+# its consumer needs, is here; if not, says which is missing.
+part_here() {
+    if ! pkg-config --exists "$1"; then
+        say "$1: not installed here ($2)"
+        return 1
+    fi
+    [ -e "$3" ] || { say "$1: skipped, no $3"; return 1; }
+}
+
 cuda_include=${CUDA_INCLUDE:-/usr/local/cuda/include}
-if ! pkg-config --exists gpushim-cuda; then
-    say "gpushim-cuda: not installed here (its forwarders exist for x86-64 and AArch64 Linux only)"
-elif [ ! -f "$cuda_include/cuda.h" ]; then
-    say "gpushim-cuda: skipped, no cuda.h in $cuda_include"
-else
+if part_here gpushim-cuda "its forwarders exist for x86-64 and AArch64 Linux only" "$cuda_include/cuda.h"; then
     say "pkg-config, gpushim-cuda in place of -lcuda ($(pkg-config --libs gpushim-cuda))"
     # shellcheck disable=SC2046 # the flags are meant to split
     "$cc" -std=c11 -Wall -Wextra -Werror -isystem "$cuda_include" "$root/tests/cuda/app.c" \
@@ -242,11 +248,7 @@ run_cudart_app() {
 }
 
 nvcc=${NVCC:-$(dirname "$cuda_include")/bin/nvcc}
-if ! pkg-config --exists gpushim-cudart; then
-    say "gpushim-cudart: not installed here (built where the toolkit's cuda_runtime_api.h is)"
-elif [ ! -x "$nvcc" ]; then
-    say "gpushim-cudart: skipped, no nvcc at $nvcc"
-else
+if part_here gpushim-cudart "built where the toolkit's cuda_runtime_api.h is" "$nvcc"; then
     say "pkg-config, gpushim-cudart for nvcc -cudart=shared ($(pkg-config --libs gpushim-cudart))"
     # shellcheck disable=SC2046 # the flags are meant to split
     "$nvcc" -cudart=shared -gencode arch=compute_75,code=compute_75 "$work/consumers/cudart_app.cu" \
