@@ -24,8 +24,13 @@
 # Meson's dependency('gpushim-cuda'); each runs with no driver (its own error path, gpushim's reason)
 # and on the fake driver.
 #
+# libgpushim-cudart, where it is installed and nvcc is here (NVCC, default beside CUDA_INCLUDE): cudart_app.cu,
+# a runtime program built with nvcc -cudart=shared, linked with pkg-config's gpushim-cudart (run with
+# LD_LIBRARY_PATH=its cudartdir) and with CMake's gpushim::cudart (run by its build-tree run path); each must
+# load the installed libgpushim-cudart as libcudart.so.13, fail cleanly with no driver and run on the fake.
+#
 # usage: tests/consumers/run.sh PREFIX      (PREFIX: where `meson install` put gpushim)
-# environment: FAKE_LIBCUDA (optional), CC (default cc)
+# environment: FAKE_LIBCUDA (optional), CC (default cc), CUDA_INCLUDE, NVCC
 set -euo pipefail
 
 prefix=${1:?usage: run.sh PREFIX}
@@ -187,12 +192,18 @@ run_cuda_app() {
         { echo "FAIL: $1 on the fake driver"; failures=$((failures + 1)); }
 }
 
+# part_here PACKAGE WHY FILE: whether the installed tree has PACKAGE (WHY says where it is built) and FILE, which
+# its consumer needs, is here; if not, says which is missing.
+part_here() {
+    if ! pkg-config --exists "$1"; then
+        say "$1: not installed here ($2)"
+        return 1
+    fi
+    [ -e "$3" ] || { say "$1: skipped, no $3"; return 1; }
+}
+
 cuda_include=${CUDA_INCLUDE:-/usr/local/cuda/include}
-if ! pkg-config --exists gpushim-cuda; then
-    say "gpushim-cuda: not installed here (its forwarders exist for x86-64 and AArch64 Linux only)"
-elif [ ! -f "$cuda_include/cuda.h" ]; then
-    say "gpushim-cuda: skipped, no cuda.h in $cuda_include"
-else
+if part_here gpushim-cuda "its forwarders exist for x86-64 and AArch64 Linux only" "$cuda_include/cuda.h"; then
     say "pkg-config, gpushim-cuda in place of -lcuda ($(pkg-config --libs gpushim-cuda))"
     # shellcheck disable=SC2046 # the flags are meant to split
     "$cc" -std=c11 -Wall -Wextra -Werror -isystem "$cuda_include" "$root/tests/cuda/app.c" \
@@ -209,6 +220,46 @@ else
     say "meson, dependency('gpushim-cuda') from the installed tree"
     [ -x "$work/meson-installed/consumer-cuda" ] || { echo "FAIL: meson built no consumer-cuda"; failures=$((failures + 1)); }
     [ ! -x "$work/meson-installed/consumer-cuda" ] || run_cuda_app "$work/meson-installed/consumer-cuda"
+fi
+
+# run_cudart_app FILE DIR: a program built with -cudart=shared, run with LD_LIBRARY_PATH=DIR ('' for none): its
+# libcudart.so.13 must be the installed libgpushim-cudart; with no driver it fails with the runtime's error,
+# on the fake it runs.
+run_cudart_app() {
+    local needed resolved ours out
+    needed=$(readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+    case $needed in *libcudart.so.13*) ;; *) echo "FAIL: $1 does not need libcudart.so.13: $needed"
+        failures=$((failures + 1)); return ;; esac
+    resolved=$(env -u LD_LIBRARY_PATH ${2:+LD_LIBRARY_PATH="$2"} ldd "$1" | awk '/libcudart.so.13/ {print $3}')
+    ours=$(realpath "$libdir/libgpushim-cudart.so")
+    if [ -z "$resolved" ] || [ "$(realpath "$resolved")" != "$ours" ]; then
+        echo "FAIL: $1 loads libcudart.so.13 from '$resolved', not $ours"
+        failures=$((failures + 1))
+        return
+    fi
+    echo "linked: $1: NEEDED $needed; libcudart.so.13 => $resolved"
+    if out=$(env -u LD_LIBRARY_PATH ${2:+LD_LIBRARY_PATH="$2"} GPUSHIM_LIBCUDA=$missing "$1" 2>&1) ||
+        ! grep -q cudaErrorInsufficientDriver <<<"$out"; then
+        echo "FAIL: $1 without a driver: expected cudaErrorInsufficientDriver and exit 1: $out"
+        failures=$((failures + 1))
+    fi
+    env -u LD_LIBRARY_PATH ${2:+LD_LIBRARY_PATH="$2"} GPUSHIM_LIBCUDA="$FAKE_LIBCUDA" "$1" ||
+        { echo "FAIL: $1 on the fake driver"; failures=$((failures + 1)); }
+}
+
+nvcc=${NVCC:-$(dirname "$cuda_include")/bin/nvcc}
+if part_here gpushim-cudart "built where the toolkit's cuda_runtime_api.h is" "$nvcc"; then
+    say "pkg-config, gpushim-cudart for nvcc -cudart=shared ($(pkg-config --libs gpushim-cudart))"
+    # shellcheck disable=SC2046 # the flags are meant to split
+    "$nvcc" -cudart=shared -gencode arch=compute_75,code=compute_75 "$work/consumers/cudart_app.cu" \
+        $(pkg-config --libs gpushim-cudart) -o "$work/pc-cudart"
+    run_cudart_app "$work/pc-cudart" "$(pkg-config --variable=cudartdir gpushim-cudart)"
+
+    say "cmake, gpushim::cudart with CUDA_RUNTIME_LIBRARY Shared"
+    cmake -S "$work/consumers/cmake-cudart" -B "$work/cmake-cudart" -DCMAKE_PREFIX_PATH="$prefix" \
+        -DCMAKE_CUDA_COMPILER="$nvcc" >"$work/cmake-cudart.log" 2>&1 || { cat "$work/cmake-cudart.log"; exit 1; }
+    cmake --build "$work/cmake-cudart" -- -s >/dev/null
+    run_cudart_app "$work/cmake-cudart/consumer-cudart" ""
 fi
 
 if [ "$failures" -ne 0 ]; then
