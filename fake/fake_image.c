@@ -413,36 +413,6 @@ static bool add_entry(struct reader *r, struct fake_layout *l, unsigned line)
     return rc == CUABI_SUCCESS;
 }
 
-/* `( .param ..., ... )` of an entry, into l. */
-static bool read_params(struct reader *r, struct fake_layout *l)
-{
-    struct token t = {NULL, 0, 0};
-
-    if (accept(r, ')'))
-        return true;
-    for (;;) {
-        struct decl d;
-        size_t bytes;
-
-        if (!need(r, &t, ".param"))
-            return false;
-        if (!tok_is(&t, ".param"))
-            return expected(r, &t, ".param");
-        if (!read_decl(r, &d))
-            return false;
-        if (d.open_dim || !decl_bytes(&d, FAKE_PARAM_BYTES_MAX, &bytes) || bytes == 0)
-            return fail(r, d.name.line, "no size the fake can take for parameter \"%.*s\"", (int)d.name.len, d.name.s);
-        if (!add_param(r, l, bytes, d.align ? d.align : d.elem * d.vec, d.name.line))
-            return false;
-        if (!need(r, &t, ", or )"))
-            return false;
-        if (t.len == 1 && t.s[0] == ')')
-            return true;
-        if (!(t.len == 1 && t.s[0] == ','))
-            return expected(r, &t, ", or )");
-    }
-}
-
 /* Performance directives between an entry's `)` and its body: .maxntid 256, 1, 1 and the like. */
 static bool perf_directive(const struct token *t)
 {
@@ -456,90 +426,103 @@ static bool perf_directive(const struct token *t)
     return false;
 }
 
+/* Skips an entry's `( ... )`, whose `(` was just read. */
+static bool skip_params(struct reader *r, const struct token *name)
+{
+    struct token t = {NULL, 0, 0};
+    unsigned depth = 1;
+
+    while (depth && next(r, &t))
+        depth += t.len == 1 && t.s[0] == '(' ? 1 : t.len == 1 && t.s[0] == ')' ? -1u : 0;
+    if (depth == 0)
+        return true;
+    return r->rc != CUABI_SUCCESS ? false
+                                  : fail(r, name->line, "expected ) closing the parameters of \"%.*s\"", (int)name->len,
+                                         name->s);
+}
+
+/*
+ * Entry `e` as the interpreter's decoder read it, into a layout: its
+ * parameters and bounds are the decoder's, so that what a launch copies is
+ * what the kernel reads.
+ */
+static struct fake_layout *entry_layout(struct reader *r, const struct ptx_entry_info *e)
+{
+    struct fake_layout *l = layout_new(e->name, strlen(e->name));
+
+    if (l) {
+        l->count = e->nparams;
+        l->bytes = e->param_bytes;
+        l->max_threads = e->max_threads;
+    }
+    if (l && e->nparams &&
+        (!(l->size = calloc(e->nparams, sizeof(*l->size))) || !(l->align = calloc(e->nparams, sizeof(*l->align))) ||
+         !(l->offset = calloc(e->nparams, sizeof(*l->offset))))) {
+        fake_layout_free(l);
+        l = NULL;
+    }
+    if (!l) {
+        r->rc = CUABI_ERROR_OUT_OF_MEMORY;
+        return NULL;
+    }
+    for (unsigned k = 0; k < e->nparams; k++)
+        ptx_entry_param(r->ptx, e, k, &l->offset[k], &l->size[k], &l->align[k]);
+    return l;
+}
+
 /* `.entry NAME (params) directives { body }` (or `;`), after `.entry`; `declare` false for an .extern one. */
 static bool read_entry(struct reader *r, bool declare)
 {
     struct token name = {NULL, 0, 0}, t = {NULL, 0, 0};
+    struct ptx_entry_info e;
     struct fake_layout *l;
+    bool known;
 
     if (!need(r, &name, "the entry's name"))
         return false;
     if (!is_word_char(name.s[0]) || name.s[0] == '.')
         return expected(r, &name, "the entry's name");
-    if (!(l = layout_new(name.s, name.len))) {
-        r->rc = CUABI_ERROR_OUT_OF_MEMORY;
+    /*
+     * The entry runs as the interpreter decoded it: one it did not read is
+     * refused, one whose header it could not read with its reason, not
+     * guessed at. Where the decoder refused the whole module, read_text says why.
+     */
+    known = declare && !ptx_module_error(r->ptx) && ptx_module_entry(r->ptx, name.s, name.len, &e);
+    if (known && e.error) {
+        snprintf(r->log, r->log_size, "fake ptxas: %s", e.error);
+        r->rc = CUABI_ERROR_INVALID_PTX;
         return false;
     }
-    if (accept(r, '(') && !read_params(r, l)) {
-        fake_layout_free(l);
+    if (accept(r, '(') && !skip_params(r, &name))
         return false;
-    }
     for (;;) {
-        if (!need(r, &t, "{ or ;")) {
-            fake_layout_free(l);
+        if (!need(r, &t, "{ or ;"))
             return false;
-        }
         if (perf_directive(&t)) {
-            bool threads = tok_is(&t, ".maxntid") || tok_is(&t, ".reqntid");
-            unsigned long long product = 1, n;
-
-            /* its numbers, separated by commas; .maxntid and .reqntid bound the threads of a block */
-            while (skip_space(r) && ((*r->p >= '0' && *r->p <= '9') || *r->p == ',')) {
+            /* its numbers, separated by commas: the decoder reads them */
+            while (skip_space(r) && ((*r->p >= '0' && *r->p <= '9') || *r->p == ','))
                 next(r, &t);
-                if (threads && number(&t, &n) && n <= 1024)
-                    product *= n;
-            }
-            if (threads && product <= 1024 && (!l->max_threads || product < l->max_threads))
-                l->max_threads = (unsigned)product;
             continue;
         }
         if (tok_is(&t, ".pragma")) {
-            if (!skip_statement(r, t.line)) {
-                fake_layout_free(l);
+            if (!skip_statement(r, t.line))
                 return false;
-            }
             continue;
         }
         break;
     }
-    if (t.len == 1 && t.s[0] == ';') {
-        fake_layout_free(l); /* a declaration of an entry defined elsewhere */
-        return true;
-    }
-    if (!(t.len == 1 && t.s[0] == '{')) {
-        fake_layout_free(l);
+    if (t.len == 1 && t.s[0] == ';')
+        return true; /* a declaration of an entry defined elsewhere */
+    if (!(t.len == 1 && t.s[0] == '{'))
         return expected(r, &t, "a performance directive, { or ;");
-    }
-    if (!skip_block(r, name.line, name.s, name.len)) {
-        fake_layout_free(l);
+    if (!skip_block(r, name.line, name.s, name.len))
         return false;
-    }
-    if (!declare) {
-        fake_layout_free(l);
+    if (!declare || ptx_module_error(r->ptx))
         return true;
-    }
-    /*
-     * An entry of the PTX runs as the interpreter decoded it: one it did not
-     * read, or whose parameters it lays out otherwise, is refused, not
-     * guessed at (where the decoder refused the whole module, read_text says
-     * why).
-     */
-    if (!ptx_module_error(r->ptx)) {
-        size_t bytes = SIZE_MAX;
-
-        if (!ptx_module_has_entry(r->ptx, l->name, &bytes)) {
-            fake_layout_free(l);
-            return fail(r, name.line, "entry \"%.*s\" is not one the interpreter's decoder read", (int)name.len,
-                        name.s);
-        }
-        if (bytes != SIZE_MAX && bytes != l->bytes) {
-            size_t declared = l->bytes;
-
-            fake_layout_free(l);
-            return fail(r, name.line, "%zu bytes of parameters the interpreter's decoder lays out as %zu, in "
-                        "\"%.*s\"", declared, bytes, (int)name.len, name.s);
-        }
-    }
+    if (!known)
+        return fail(r, name.line, "entry \"%.*s\" is not one the interpreter's decoder read", (int)name.len, name.s);
+    if (!(l = entry_layout(r, &e)))
+        return false;
     return add_entry(r, l, name.line);
 }
 
@@ -787,19 +770,6 @@ static bool known_directive(const struct token *t)
     return false;
 }
 
-/* `.version 8.5` as a number: 85, the attribute's value for PTX with no `.target sm_XX`. */
-static int version_number(const struct token *v)
-{
-    int major = 0, minor = 0;
-    size_t i = 0;
-
-    for (; i < v->len && v->s[i] >= '0' && v->s[i] <= '9' && major < 1000; i++)
-        major = major * 10 + (v->s[i] - '0');
-    if (i < v->len && v->s[i] == '.' && i + 1 < v->len && v->s[i + 1] >= '0' && v->s[i + 1] <= '9')
-        minor = v->s[i + 1] - '0';
-    return major * 10 + minor;
-}
-
 /* One module-scope directive, whose first token is t. */
 static bool read_directive(struct reader *r, struct token *t)
 {
@@ -813,31 +783,13 @@ static bool read_directive(struct reader *r, struct token *t)
             return false;
         if (!(v.s[0] >= '0' && v.s[0] <= '9'))
             return expected(r, &v, "a version number");
-        r->m->ptx_version = version_number(&v);
         return true;
     }
     if (tok_is(t, ".fake_kernel") || tok_is(t, ".fake_global") || tok_is(t, ".fake_entry") ||
         tok_is(t, ".fake_max_registers"))
         return read_fake_line(r, t);
-    if (tok_is(t, ".target")) {
-        /*
-         * The virtual architecture the PTX is for (sm_75: 75) is what CU_FUNC_ATTRIBUTE_PTX_VERSION tells, as the
-         * driver does: CUB picks its tuning by it, and fails a launch for an architecture it was not built for.
-         */
-        const char *p = r->p + strspn(r->p, " \t");
-
-        if (strncmp(p, "sm_", 3) == 0 && p[3] >= '0' && p[3] <= '9') {
-            int arch = 0;
-
-            for (p += 3; *p >= '0' && *p <= '9' && arch < 100000; p++)
-                arch = arch * 10 + (*p - '0');
-            r->m->ptx_version = arch;
-        }
-        skip_line(r);
-        return true;
-    }
-    if (tok_is(t, ".file") || tok_is(t, ".loc") || tok_is(t, ".address_size")) {
-        skip_line(r); /* their arguments do not matter here */
+    if (tok_is(t, ".target") || tok_is(t, ".file") || tok_is(t, ".loc") || tok_is(t, ".address_size")) {
+        skip_line(r); /* the decoder reads .target; the others' arguments do not matter here */
         return true;
     }
     if (tok_is(t, ".section")) {
@@ -910,8 +862,10 @@ static cuabi_result read_text(const char *text, struct fake_module *m, const str
         snprintf(log, log_size, "fake ptxas: %s", ptx_module_error(r.ptx));
         r.rc = CUABI_ERROR_INVALID_PTX;
     }
-    if (r.rc == CUABI_SUCCESS)
+    if (r.rc == CUABI_SUCCESS) {
+        m->ptx_version = ptx_module_arch(r.ptx);
         sink->max_registers(m, r.max_regs);
+    }
     ptx_module_release(r.ptx);
     return r.rc;
 }

@@ -94,6 +94,33 @@ bool ptx_module_function(const struct ptx_module *m, size_t i, struct ptx_functi
  */
 bool ptx_module_has_entry(const struct ptx_module *m, const char *name, size_t *param_bytes);
 
+/*
+ * An entry as the decoder read its header: the one front end the module
+ * loader (fake_image.c) takes entries from.
+ */
+struct ptx_entry_info {
+    const char *name;
+    unsigned line;         /* of its name */
+    unsigned nparams;
+    size_t param_bytes;    /* the parameter buffer: the last one's end */
+    unsigned max_threads;  /* of a block, from .maxntid or .reqntid; 0: not bounded */
+    const char *error;     /* why its header could not be read (no parameters then), or NULL */
+    size_t index;          /* the decoder's */
+};
+
+/* Entry NAME of LEN bytes (defined, or kept with its reason) into *out; false for none. */
+bool ptx_module_entry(const struct ptx_module *m, const char *name, size_t len, struct ptx_entry_info *out);
+
+/* Parameter K of entry `e` (K below its nparams): its offset in the buffer, its size and alignment. */
+void ptx_entry_param(const struct ptx_module *m, const struct ptx_entry_info *e, unsigned k, size_t *offset,
+                     size_t *size, size_t *align);
+
+/*
+ * The architecture the module's PTX is for, as CU_FUNC_ATTRIBUTE_PTX_VERSION
+ * tells it: `.target sm_75`'s 75, else `.version 8.5`'s 85; 0 with neither.
+ */
+int ptx_module_arch(const struct ptx_module *m);
+
 /* What an entry and the functions it calls use, as cuFuncGetAttribute tells it. */
 struct ptx_entry_usage {
     size_t shared_static; /* bytes of the static shared variables it reaches */

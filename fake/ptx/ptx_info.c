@@ -84,6 +84,34 @@ bool ptx_module_has_entry(const struct ptx_module *m, const char *name, size_t *
     return true;
 }
 
+bool ptx_module_entry(const struct ptx_module *m, const char *name, size_t len, struct ptx_entry_info *out)
+{
+    int32_t i = ptx_func_index(m, name, len);
+    const struct ptx_function *f;
+
+    if (i < 0 || !m->funcs[i].entry || !(m->funcs[i].defined || m->funcs[i].error))
+        return false;
+    f = &m->funcs[i];
+    *out = (struct ptx_entry_info){f->name, f->line, f->bad_header ? 0 : f->nkparams, f->kparam_bytes,
+                                   f->max_threads, f->bad_header ? f->error : NULL, (size_t)i};
+    return true;
+}
+
+void ptx_entry_param(const struct ptx_module *m, const struct ptx_entry_info *e, unsigned k, size_t *offset,
+                     size_t *size, size_t *align)
+{
+    const struct ptx_symbol *p = &m->syms[m->funcs[e->index].kparams + k];
+
+    *offset = (size_t)p->value;
+    *size = p->size;
+    *align = p->align;
+}
+
+int ptx_module_arch(const struct ptx_module *m)
+{
+    return m ? m->arch : 0;
+}
+
 uint32_t *ptx_reach(const struct ptx_module *m, size_t fi, size_t *n)
 {
     /* The walk's stack: a function and the next of its instructions to look at. */

@@ -87,6 +87,7 @@ struct ptx_symbol {
     bool bound;
     uint64_t value;
     size_t size;
+    uint32_t align;      /* S_PARAM: its alignment in the buffer */
 };
 
 struct ptx_opd {
@@ -196,6 +197,10 @@ struct ptx_function {
     size_t kparam_bytes;     /* an entry's parameter buffer */
     bool uses_calls;
     unsigned cluster[3];     /* an entry's .reqnctapercluster, or 0s */
+    uint32_t kparams, nkparams; /* an entry's parameters: `nkparams` S_PARAM symbols from `kparams` */
+    unsigned max_threads;    /* an entry's .maxntid or .reqntid product, or 0 */
+    unsigned line;           /* of its name */
+    bool bad_header;         /* its name, parameters or directives could not be read: `error` says why */
 };
 
 struct ptx_module {
@@ -222,6 +227,7 @@ struct ptx_module {
     uint32_t *gmap;           /* global (.global, .const) symbols by name, as fmap: the newest of each name */
     size_t gmap_cap;
     uint32_t *gnext;          /* [nsyms]: 1 + the next older global symbol of the same name, or 0 */
+    int arch;                 /* ptx_module_arch's */
 };
 
 /* Argument i of call c, a symbol of the module. */

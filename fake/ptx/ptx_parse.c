@@ -641,6 +641,9 @@ static bool read_params(struct decoder *d, struct ptx_function *f, bool entry, b
             return errf(d, d->line, "expected .param");
         if (!read_decl(d, &x, NULL))
             return false;
+        if (entry && x.open)
+            return errf(d, d->line, "parameter \"%.*s\" of kernel \"%s\" has no size", (int)x.len, x.name,
+                        f->name ? f->name : "?");
         bytes = decl_bytes(&x);
         if (x.align > 16 && !entry)
             x.align = 16;
@@ -654,6 +657,9 @@ static bool read_params(struct decoder *d, struct ptx_function *f, bool entry, b
         if (sym < 0 || !name_add(d, true, (struct name){x.name, x.len, N_SYM, (uint32_t)sym, 0, 0, -1}))
             return false;
         if (entry) {
+            d->m->syms[sym].align = x.align;
+            if (f->nkparams++ == 0)
+                f->kparams = (uint32_t)sym;
             f->kparam_bytes = off + bytes;
         } else {
             d->frame = off + (uint32_t)bytes;
@@ -673,7 +679,7 @@ static bool read_params(struct decoder *d, struct ptx_function *f, bool entry, b
         }
     } while (accept(d, ','));
     if (!accept(d, ')'))
-        return errf(d, d->line, "expected )");
+        return errf(d, d->line, "expected , or )");
     return true;
 }
 
@@ -1759,6 +1765,8 @@ static bool read_function(struct decoder *d, bool entry, bool is_extern)
     d->f = f;
     if (has_result && !read_params(d, f, false, true))
         goto bad_header;
+    skip_space(d);
+    f->line = d->line;
     len = word(d, &s);
     if (len == 0) {
         errf(d, d->line, "a function without a name");
@@ -1780,6 +1788,7 @@ static bool read_function(struct decoder *d, bool entry, bool is_extern)
             const char *dir;
             size_t dl = word(d, &dir);
             unsigned nums = 0;
+            unsigned long long threads = 1;
 
             for (;;) {
                 while (*d->p == ' ' || *d->p == '\t' || *d->p == ',' || *d->p == '\n' || *d->p == '\r')
@@ -1792,6 +1801,8 @@ static bool read_function(struct decoder *d, bool entry, bool is_extern)
                     /* The cluster shape the entry was compiled for: each at most 32 (the driver's limit is lower). */
                     if (is(dir, dl, ".reqnctapercluster") && nums < 3)
                         f->cluster[nums] = v >= 1 && v <= 32 ? (unsigned)v : 0;
+                    if (v <= 1024 && threads <= 1024)
+                        threads *= v;
                     nums++;
                 }
             }
@@ -1803,6 +1814,10 @@ static bool read_function(struct decoder *d, bool entry, bool is_extern)
             if (is(dir, dl, ".reqnctapercluster"))
                 for (unsigned i = nums; i < 3; i++)
                     f->cluster[i] = 1;
+            /* .maxntid and .reqntid bound the threads of a block: the tightest product within 1024 holds. */
+            if ((is(dir, dl, ".maxntid") || is(dir, dl, ".reqntid")) && threads <= 1024 &&
+                (!f->max_threads || threads < f->max_threads))
+                f->max_threads = (unsigned)threads;
             continue;
         }
         errf(d, d->line, "unexpected text after function \"%s\"", f->name);
@@ -1848,6 +1863,7 @@ static bool read_function(struct decoder *d, bool entry, bool is_extern)
 bad_header:
     if (d->oom)
         return false;
+    f->bad_header = true;
     if (!(f->error = strdup(d->err)))
         return d->oom = true, false;
     d->err[0] = '\0';
@@ -2005,6 +2021,28 @@ static bool index_globals(struct ptx_module *m)
     return true;
 }
 
+/*
+ * After .version or .target: the module's architecture number. The virtual
+ * architecture a `.target sm_XX` names (sm_75: 75), else the version (8.5: 85).
+ */
+static void read_arch(struct decoder *d, bool target)
+{
+    const char *p = d->p + strspn(d->p, " \t");
+    int n = 0;
+
+    if (target) {
+        if (strncmp(p, "sm_", 3) != 0 || p[3] < '0' || p[3] > '9')
+            return;
+        for (p += 3; *p >= '0' && *p <= '9' && n < 100000; p++)
+            n = n * 10 + (*p - '0');
+        d->m->arch = n;
+        return;
+    }
+    for (; *p >= '0' && *p <= '9' && n < 1000; p++)
+        n = n * 10 + (*p - '0');
+    d->m->arch = n * 10 + (p[0] == '.' && p[1] >= '0' && p[1] <= '9' ? p[1] - '0' : 0);
+}
+
 struct ptx_module *ptx_module_decode(const char *text)
 {
     struct decoder d;
@@ -2035,6 +2073,8 @@ struct ptx_module *ptx_module_decode(const char *text)
             is_extern = is_extern || is(s, len, ".extern");
             len = word(&d, &s);
         }
+        if (is(s, len, ".version") || is(s, len, ".target"))
+            read_arch(&d, is(s, len, ".target"));
         if (is(s, len, ".version") || is(s, len, ".target") || is(s, len, ".address_size") || is(s, len, ".file") ||
             is(s, len, ".loc") || s[0] != '.' || (len > 6 && memcmp(s, ".fake_", 6) == 0)) {
             skip_line(&d);
