@@ -9,6 +9,7 @@
  * matching; nothing is compiled.
  */
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,7 @@ struct reader {
     cuabi_result rc; /* the first error; the log says why */
     struct ptx_module *ptx; /* the text decoded for the interpreter, or NULL */
     unsigned max_regs; /* .fake_max_registers's, or 0 */
+    size_t next_global; /* the decoder's next variable to allocate */
 };
 
 struct token {
@@ -157,30 +159,6 @@ static bool accept(struct reader *r, char c)
     return true;
 }
 
-static bool number(const struct token *t, unsigned long long *out)
-{
-    char buf[32];
-    char *end;
-
-    if (t->len == 0 || t->len >= sizeof(buf) || t->s[0] < '0' || t->s[0] > '9')
-        return false;
-    memcpy(buf, t->s, t->len);
-    buf[t->len] = '\0';
-    *out = strtoull(buf, &end, 0);
-    return *end == '\0' || (end[0] == 'U' && end[1] == '\0');
-}
-
-static bool need_number(struct reader *r, unsigned long long max, unsigned long long *out)
-{
-    struct token t = {NULL, 0, 0};
-
-    if (!need(r, &t, "a number"))
-        return false;
-    if (!number(&t, out) || *out > max)
-        return expected(r, &t, "a number");
-    return true;
-}
-
 static void skip_line(struct reader *r)
 {
     r->p += strcspn(r->p, "\n");
@@ -219,122 +197,6 @@ static bool skip_block(struct reader *r, unsigned line, const char *what, size_t
     if (r->rc != CUABI_SUCCESS)
         return false;
     return fail(r, line, "expected } closing the block of \"%.*s\" opened here", (int)len, what);
-}
-
-/* ---- Types ---- */
-
-/* Bytes of a PTX fundamental type (.u32, .f16x2, ...), or 0 if the token is not one. */
-static size_t type_size(const struct token *t)
-{
-    static const struct {
-        const char *name;
-        size_t size;
-    } types[] = {
-        {".b8", 1}, {".s8", 1}, {".u8", 1}, {".b16", 2}, {".s16", 2}, {".u16", 2}, {".f16", 2}, {".bf16", 2},
-        {".b32", 4}, {".s32", 4}, {".u32", 4}, {".f32", 4}, {".f16x2", 4}, {".bf16x2", 4}, {".b64", 8},
-        {".s64", 8}, {".u64", 8}, {".f64", 8}, {".b128", 16}, {".pred", 1}, {".e4m3x2", 2}, {".e5m2x2", 2},
-        {".texref", 8}, {".samplerref", 8}, {".surfref", 8},
-    };
-
-    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
-        if (tok_is(t, types[i].name))
-            return types[i].size;
-    return 0;
-}
-
-/* What a declaration's attributes say: `.align N`, `.v2`/`.v4`, the type; `.ptr`'s own attributes left out. */
-struct decl {
-    size_t align;     /* 0: the type's own */
-    size_t elem;      /* bytes of the type, 0 until read */
-    unsigned vec;     /* 1, 2 or 4 */
-    struct token name;
-    size_t dims[MAX_DIMS];
-    unsigned ndims;
-    bool open_dim;    /* `[]`: the initialiser says how many */
-};
-
-/*
- * Reads attributes up to and including the declared name and its array
- * dimensions: `.align 8 .b8 name[24]`, `.u64 .ptr .global .align 4 name`.
- */
-static bool read_decl(struct reader *r, struct decl *d)
-{
-    struct token t = {NULL, 0, 0};
-    bool ptr = false;
-
-    memset(d, 0, sizeof(*d));
-    d->vec = 1;
-    for (;;) {
-        unsigned long long n;
-
-        if (!need(r, &t, "a type or a name"))
-            return false;
-        if (tok_is(&t, ".align")) {
-            if (!need_number(r, 1 << 16, &n))
-                return false;
-            if (n == 0 || (n & (n - 1)))
-                return expected(r, &t, "a power of two after .align");
-            if (!ptr) /* after .ptr, .align is the pointee's */
-                d->align = (size_t)n;
-        } else if (tok_is(&t, ".v2") || tok_is(&t, ".v4") || tok_is(&t, ".v8")) {
-            d->vec = (unsigned)(t.s[2] - '0');
-        } else if (tok_is(&t, ".ptr")) {
-            ptr = true;
-        } else if (ptr && (tok_is(&t, ".global") || tok_is(&t, ".const") || tok_is(&t, ".shared") ||
-                           tok_is(&t, ".local"))) {
-            /* the pointee's state space */
-        } else if (tok_is(&t, ".attribute")) {
-            if (!accept(r, '('))
-                return fail(r, t.line, "expected ( after .attribute");
-            while (need(r, &t, ")") && !(t.len == 1 && t.s[0] == ')'))
-                ;
-            if (r->rc != CUABI_SUCCESS)
-                return false;
-        } else if (type_size(&t)) {
-            d->elem = type_size(&t);
-        } else if (t.s[0] != '.' && t.s[0] != '%' && !(t.s[0] >= '0' && t.s[0] <= '9') && is_word_char(t.s[0])) {
-            d->name = t;
-            break;
-        } else {
-            return expected(r, &t, "a type or a name");
-        }
-    }
-    if (d->elem == 0)
-        return expected(r, &d->name, "a type before the name");
-    while (accept(r, '[')) {
-        unsigned long long n = 0;
-
-        if (d->ndims == MAX_DIMS)
-            return fail(r, d->name.line, "too many dimensions in \"%.*s\"", (int)d->name.len, d->name.s);
-        if (accept(r, ']')) {
-            if (d->ndims || d->open_dim)
-                return fail(r, d->name.line, "an open dimension past the first in \"%.*s\"", (int)d->name.len,
-                            d->name.s);
-            d->open_dim = true;
-            d->dims[d->ndims++] = 1;
-            continue;
-        }
-        if (!need_number(r, 1ull << 31, &n))
-            return false;
-        if (!accept(r, ']'))
-            return fail(r, d->name.line, "expected ] after a dimension of \"%.*s\"", (int)d->name.len, d->name.s);
-        d->dims[d->ndims++] = (size_t)n;
-    }
-    return true;
-}
-
-/* Bytes of the declaration, at most `max`; false if larger. */
-static bool decl_bytes(const struct decl *d, size_t max, size_t *out)
-{
-    size_t bytes = d->elem * d->vec;
-
-    for (unsigned i = 0; i < d->ndims; i++) {
-        if (d->dims[i] && bytes > max / d->dims[i])
-            return false;
-        bytes *= d->dims[i];
-    }
-    *out = bytes;
-    return bytes <= max;
 }
 
 /* ---- Entries ---- */
@@ -574,149 +436,51 @@ static bool read_fake_entry(struct reader *r, const char *text, size_t len, unsi
 
 /* ---- Variables ---- */
 
-/* One scalar of an initialiser: an integer, or 0f/0d followed by a float's bits in hex. */
-static bool scalar_value(const struct token *t, bool negative, unsigned long long *out)
+/* Allocates variable `g` of the module, with its initial bytes; false with the reason. */
+static bool declare_global(struct reader *r, const struct ptx_global_info *g)
 {
-    char buf[40];
-    char *end;
+    size_t len = strlen(g->name), size = len + 24;
+    struct fake_alloc *a = NULL;
+    cuabi_result rc;
+    char *text;
 
-    if (t->len >= sizeof(buf))
+    if (len > PTX_NAME_MAX)
+        return fail(r, g->line, "a global's name is longer than %u characters: \"%.64s...\"", PTX_NAME_MAX, g->name);
+    if (!(text = malloc(size))) {
+        r->rc = CUABI_ERROR_OUT_OF_MEMORY;
         return false;
-    memcpy(buf, t->s, t->len);
-    buf[t->len] = '\0';
-    if (t->len > 2 && buf[0] == '0' && (buf[1] == 'f' || buf[1] == 'F' || buf[1] == 'd' || buf[1] == 'D'))
-        *out = strtoull(buf + 2, &end, 16);
-    else
-        *out = strtoull(buf, &end, 0);
-    if (*end == 'U')
-        end++;
-    if (negative)
-        *out = 0 - *out;
-    return *end == '\0' && buf[0] >= '0' && buf[0] <= '9';
+    }
+    snprintf(text, size, "%s %zu", g->name, g->size);
+    rc = r->sink->declare_global(r->m, text, strlen(text), r->log, r->log_size, &a);
+    free(text);
+    if (rc != CUABI_SUCCESS) {
+        r->rc = rc;
+        return false;
+    }
+    if (a) {
+        ptx_module_bind_global(r->ptx, g->name, len, a->addr);
+        if (g->init)
+            memcpy(a->data, g->init, g->init_len < a->size ? g->init_len : a->size);
+    }
+    if (g->constant)
+        r->m->const_bytes += g->size;
+    return true;
 }
 
 /*
- * `= value` or `= {v, {v, v}, ...}` after a variable: each scalar is written,
- * `elem` bytes little-endian, into `data` (NULL: only counted) up to `bytes`.
- * Values the fake cannot compute (addresses of other symbols) stay zero.
+ * Allocates the variables the decoder read in statements up to line `upto`,
+ * in their order: the module's .global and .const variables, defined here
+ * and with a size.
  */
-static bool read_init(struct reader *r, size_t elem, unsigned char *data, size_t bytes, size_t *count)
+static bool declare_globals(struct reader *r, unsigned upto)
 {
-    struct token t = {NULL, 0, 0};
-    int depth = 0;
-    bool negative = false, seen = false;
+    struct ptx_global_info g;
+    size_t i = r->next_global;
 
-    *count = 0;
-    for (;;) {
-        unsigned long long v;
-
-        if (!skip_space(r))
+    for (; ptx_module_global(r->ptx, &i, &g) && g.line <= upto; r->next_global = ++i)
+        if (g.defined && g.size > 0 && !declare_global(r, &g))
             return false;
-        if (depth == 0 && seen && (*r->p == ';' || *r->p == ','))
-            return true;
-        if (!need(r, &t, "an initialiser"))
-            return false;
-        seen = true;
-        if (t.len == 1 && t.s[0] == '{') {
-            depth++;
-        } else if (t.len == 1 && t.s[0] == '}') {
-            if (--depth < 0)
-                return expected(r, &t, "an initialiser");
-        } else if (t.len == 1 && t.s[0] == '-') {
-            negative = true;
-            continue;
-        } else if (t.len == 1 && t.s[0] == ';') {
-            return expected(r, &t, "the initialiser's }");
-        } else if (t.len == 1 && (t.s[0] == ',' || t.s[0] == '(' || t.s[0] == ')' || t.s[0] == '+')) {
-            /* separators, and generic(sym) or sym+offset, which stay zero */
-        } else if (!(skip_space(r) && *r->p == '(')) { /* generic( is not a value */
-            if (scalar_value(&t, negative, &v) && data && (*count + 1) * elem <= bytes)
-                for (size_t b = 0; b < elem; b++)
-                    data[*count * elem + b] = b < 8 ? (unsigned char)(v >> (8 * b)) : 0;
-            (*count)++;
-        }
-        negative = false;
-    }
-}
-
-/* `.global` or `.const` (`constant`) after its linking directives: each declarator becomes a global of the module. */
-static bool read_variable(struct reader *r, bool define, bool constant)
-{
-    struct decl d;
-    struct token t = {NULL, 0, 0};
-
-    if (!read_decl(r, &d))
-        return false;
-    for (;;) {
-        struct fake_alloc *a = NULL;
-        const char *init_at = NULL;
-        unsigned init_line = 0;
-        size_t bytes = 0, count = 0;
-
-        if (accept(r, '=')) {
-            /* Read once to count (an open dimension takes its size from it), again to write the values. */
-            init_at = r->p;
-            init_line = r->line;
-            if (!read_init(r, d.elem, NULL, 0, &count))
-                return false;
-            if (d.open_dim)
-                d.dims[0] = (count + d.vec - 1) / d.vec;
-        }
-        if (!decl_bytes(&d, 1 << 20, &bytes))
-            return fail(r, d.name.line, "a global larger than 1 MiB: \"%.*s\"", (int)d.name.len, d.name.s);
-        if (define && bytes > 0) {
-            size_t size = d.name.len + 24;
-            char *text;
-            cuabi_result rc;
-
-            if (d.name.len > PTX_NAME_MAX)
-                return fail(r, d.name.line, "a global's name is longer than %u characters: \"%.64s...\"",
-                            PTX_NAME_MAX, d.name.s);
-            if (!(text = malloc(size))) {
-                r->rc = CUABI_ERROR_OUT_OF_MEMORY;
-                return false;
-            }
-            snprintf(text, size, "%.*s %zu", (int)d.name.len, d.name.s, bytes);
-            rc = r->sink->declare_global(r->m, text, strlen(text), r->log, r->log_size, &a);
-            free(text);
-            if (rc != CUABI_SUCCESS) {
-                r->rc = rc;
-                return false;
-            }
-            if (a)
-                ptx_module_bind_global(r->ptx, d.name.s, d.name.len, a->addr);
-            if (constant)
-                r->m->const_bytes += bytes;
-        }
-        if (a && init_at) {
-            const char *resume = r->p;
-            unsigned resume_line = r->line;
-
-            r->p = init_at;
-            r->line = init_line;
-            read_init(r, d.elem, a->data, a->size, &count);
-            r->p = resume;
-            r->line = resume_line;
-        }
-        if (!need(r, &t, "; or ,"))
-            return false;
-        if (t.len == 1 && t.s[0] == ';')
-            return true;
-        if (!(t.len == 1 && t.s[0] == ','))
-            return expected(r, &t, "; or ,");
-        /* Another declarator of the same type: `.global .u32 a, b[4];`. */
-        if (!need(r, &d.name, "a name"))
-            return false;
-        d.ndims = 0;
-        d.open_dim = false;
-        while (accept(r, '[')) {
-            unsigned long long n;
-
-            if (d.ndims == MAX_DIMS || !need_number(r, 1ull << 31, &n) || !accept(r, ']'))
-                return r->rc != CUABI_SUCCESS ? false : expected(r, &d.name, "a dimension");
-            d.dims[d.ndims++] = (size_t)n;
-        }
-    }
+    return true;
 }
 
 /* ---- The module ---- */
@@ -810,7 +574,7 @@ static bool read_directive(struct reader *r, struct token *t)
     if (tok_is(t, ".entry"))
         return read_entry(r, !external);
     if (tok_is(t, ".global") || tok_is(t, ".const"))
-        return read_variable(r, !external, tok_is(t, ".const"));
+        return skip_statement(r, t->line) && declare_globals(r, t->line);
     if (tok_is(t, ".func") || tok_is(t, ".shared") || tok_is(t, ".local") || tok_is(t, ".pragma") ||
         tok_is(t, ".alias") || tok_is(t, ".tex") || tok_is(t, ".texref") || tok_is(t, ".samplerref") ||
         tok_is(t, ".surfref")) {
@@ -836,11 +600,17 @@ static bool read_directive(struct reader *r, struct token *t)
 static cuabi_result read_text(const char *text, struct fake_module *m, const struct fake_image_sink *sink, char *log,
                               size_t log_size)
 {
-    struct reader r = {text, 1, m, sink, log, log_size, false, CUABI_SUCCESS, ptx_module_decode(text), 0};
+    struct reader r = {text, 1, m, sink, log, log_size, false, CUABI_SUCCESS, ptx_module_decode(text), 0, 0};
     struct token t = {NULL, 0, 0};
 
     if (!r.ptx)
         return CUABI_ERROR_OUT_OF_MEMORY;
+    /* What the interpreter's decoder refuses, the module refuses: nothing half read can run. */
+    if (ptx_module_error(r.ptx)) {
+        snprintf(log, log_size, "fake ptxas: %s", ptx_module_error(r.ptx));
+        ptx_module_release(r.ptx);
+        return CUABI_ERROR_INVALID_PTX;
+    }
     while (next(&r, &t)) {
         if (!known_directive(&t)) {
             fail(&r, t.line, "unexpected \"%.*s\"", (int)rest_of_line(t.s), t.s);
@@ -857,11 +627,8 @@ static cuabi_result read_text(const char *text, struct fake_module *m, const str
         snprintf(log, log_size, "fake ptxas: no .version directive: this is not PTX");
         r.rc = CUABI_ERROR_INVALID_PTX;
     }
-    /* What the interpreter's decoder refuses, the module refuses: nothing half read can run. */
-    if (r.rc == CUABI_SUCCESS && ptx_module_error(r.ptx)) {
-        snprintf(log, log_size, "fake ptxas: %s", ptx_module_error(r.ptx));
-        r.rc = CUABI_ERROR_INVALID_PTX;
-    }
+    if (r.rc == CUABI_SUCCESS)
+        declare_globals(&r, UINT_MAX);
     if (r.rc == CUABI_SUCCESS) {
         m->ptx_version = ptx_module_arch(r.ptx);
         sink->max_registers(m, r.max_regs);

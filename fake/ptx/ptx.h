@@ -121,6 +121,20 @@ void ptx_entry_param(const struct ptx_module *m, const struct ptx_entry_info *e,
  */
 int ptx_module_arch(const struct ptx_module *m);
 
+/* A module-scope .global or .const variable as the decoder read it, for the module loader to allocate. */
+struct ptx_global_info {
+    const char *name;
+    unsigned line;               /* of its statement */
+    size_t size, align;          /* bytes (at most 1 MiB; 0 for an open array without an initialiser) */
+    bool constant;               /* .const */
+    bool defined;                /* not .extern */
+    const unsigned char *init;   /* its first `init_len` bytes as the initialiser gives them, or NULL: zeros */
+    size_t init_len;
+};
+
+/* The first .global or .const variable at or after *i (in text order) into *out, *i its index; false for none. */
+bool ptx_module_global(const struct ptx_module *m, size_t *i, struct ptx_global_info *out);
+
 /* What an entry and the functions it calls use, as cuFuncGetAttribute tells it. */
 struct ptx_entry_usage {
     size_t shared_static; /* bytes of the static shared variables it reaches */

@@ -107,6 +107,20 @@ void ptx_entry_param(const struct ptx_module *m, const struct ptx_entry_info *e,
     *align = p->align;
 }
 
+bool ptx_module_global(const struct ptx_module *m, size_t *i, struct ptx_global_info *out)
+{
+    for (; m && *i < m->nsyms; ++*i) {
+        const struct ptx_symbol *g = &m->syms[*i];
+
+        if (g->space == S_GLOBAL) {
+            *out = (struct ptx_global_info){g->name, g->line, g->size, g->align, g->constant, g->defined, g->init,
+                                            g->init_len};
+            return true;
+        }
+    }
+    return false;
+}
+
 int ptx_module_arch(const struct ptx_module *m)
 {
     return m ? m->arch : 0;

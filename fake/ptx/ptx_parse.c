@@ -504,10 +504,20 @@ static bool read_decl(struct decoder *d, struct decl *x, const struct decl *prev
             x->vec = (unsigned)(s[2] - '0');
         } else if (is(s, len, ".ptr")) {
             ptr = true;
+        } else if (is(s, len, ".attribute")) {
+            /* .attribute(.managed): the variable is laid out as any other */
+            if (!accept(d, '('))
+                return errf(d, d->line, "expected ( after .attribute");
+            while (*d->p && *d->p != ')' && *d->p != ';' && *d->p != '\n')
+                d->p++;
+            if (!accept(d, ')'))
+                return errf(d, d->line, "expected ) after .attribute(");
         } else if (is(s, len, ".global") || is(s, len, ".shared") || is(s, len, ".const") || is(s, len, ".local")) {
             /* .param's pointer attributes */
         } else if (type_of(s + 1, len - 1) != T_NONE) {
             x->type = type_of(s + 1, len - 1);
+        } else if (is(s, len, ".texref") || is(s, len, ".samplerref") || is(s, len, ".surfref")) {
+            x->type = T_B64; /* a reference: 8 bytes no instruction reads (read_image_address refuses it) */
         } else {
             return errf(d, d->line, "unexpected \"%.*s\" in a declaration", (int)len, s);
         }
@@ -1877,16 +1887,103 @@ bad_header:
     return true;
 }
 
-/* A module-scope variable: .global/.const (bound to the fake's allocation later) or .shared. */
+/* One scalar of an initialiser: an integer, or 0f/0d followed by a float's bits in hex; false for another word. */
+static bool init_scalar(const char *s, size_t len, bool negative, uint64_t *out)
+{
+    char buf[40];
+    char *end;
+
+    if (len >= sizeof(buf) || len == 0 || s[0] < '0' || s[0] > '9')
+        return false;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    if (len > 2 && buf[0] == '0' && (buf[1] == 'f' || buf[1] == 'F' || buf[1] == 'd' || buf[1] == 'D'))
+        *out = strtoull(buf + 2, &end, 16);
+    else
+        *out = strtoull(buf, &end, 0);
+    end += *end == 'U';
+    if (negative)
+        *out = 0 - *out;
+    return *end == '\0';
+}
+
+/*
+ * `= value` or `= {v, {v, v}, ...}` after variable `sym` of `elem`-byte
+ * elements: each scalar, little-endian, into its initial bytes; `*count` the
+ * scalars. Values the decoder cannot compute (addresses of other symbols,
+ * decimal floats) stay zero. False with the module's error.
+ */
+static bool read_init(struct decoder *d, struct ptx_symbol *sym, size_t elem, size_t *count)
+{
+    size_t cap = 0;
+    int depth = 0;
+    bool negative = false, seen = false;
+
+    *count = 0;
+    for (;;) {
+        const char *s;
+        size_t len;
+        uint64_t v;
+
+        skip_space(d);
+        if (depth == 0 && seen && (*d->p == ';' || *d->p == ','))
+            return true;
+        if (!*d->p)
+            return fatalf(d, d->line, "the text ends inside the initialiser of \"%s\"", sym->name);
+        seen = true;
+        if (*d->p == ';')
+            return fatalf(d, d->line, "expected the initialiser's } in \"%s\"", sym->name);
+        if (*d->p == '{' || *d->p == '}' || *d->p == '-' || *d->p == ',' || *d->p == '(' || *d->p == ')' ||
+            *d->p == '+') {
+            char c = *d->p++;
+
+            if (c == '{')
+                depth++;
+            else if (c == '}' && --depth < 0)
+                return fatalf(d, d->line, "an unmatched } in the initialiser of \"%s\"", sym->name);
+            negative = c == '-';
+            continue;
+        }
+        len = word(d, &s);
+        if (len == 0)
+            return fatalf(d, d->line, "unexpected \"%c\" in the initialiser of \"%s\"", *d->p, sym->name);
+        skip_space(d);
+        if (*d->p == '(') /* generic(sym): an address */
+            continue;
+        if (init_scalar(s, len, negative, &v) && (*count + 1) * elem <= sym->size) {
+            if (!GROW(d, sym->init, cap, (*count + 1) * elem))
+                return false;
+            memset(sym->init + sym->init_len, 0, *count * elem - sym->init_len);
+            for (size_t b = 0; b < elem; b++)
+                sym->init[*count * elem + b] = b < 8 ? (unsigned char)(v >> (8 * b)) : 0;
+            sym->init_len = (*count + 1) * elem;
+        }
+        (*count)++;
+        negative = false;
+    }
+}
+
+/*
+ * A module-scope variable: .global/.const (bound to the fake's allocation
+ * later) or .shared. A .global or .const the decoder cannot read refuses
+ * the module: the module loader allocates them as the decoder read them.
+ */
 static bool read_variable(struct decoder *d, const char *dir, size_t dlen, bool is_extern)
 {
+    bool shared = is(dir, dlen, ".shared"), first = true;
+    unsigned line = d->line;
+    struct decl x, prev;
+
+    d->err[0] = '\0';
+
     for (;;) {
-        struct decl x;
         int32_t sym;
 
-        if (!read_decl(d, &x, NULL))
-            return false;
-        if (is(dir, dlen, ".shared")) {
+        if (!read_decl(d, &x, first ? NULL : &prev))
+            break;
+        prev = x;
+        first = false;
+        if (shared) {
             size_t off = (d->m->shared_static + 15) / 16 * 16, bytes = decl_bytes(&x);
 
             if (x.open || is_extern) {
@@ -1899,16 +1996,46 @@ static bool read_variable(struct decoder *d, const char *dir, size_t dlen, bool 
                 sym = sym_add(d, x.name, x.len, S_SHARED, off, bytes);
                 d->m->shared_static = off + bytes;
             }
-        } else {
-            sym = sym_add(d, x.name, x.len, S_GLOBAL, 0, decl_bytes(&x));
+            if (sym < 0 || !name_add(d, true, (struct name){x.name, x.len, N_SYM, (uint32_t)sym, 0, 0, -1}))
+                return false;
+            /* One declarator per statement is what compilers write: the rest is passed over. */
+            skip_statement(d, false);
+            return true;
         }
+        if (x.align & (x.align - 1)) {
+            errf(d, d->line, "bad .align");
+            break;
+        }
+        sym = sym_add(d, x.name, x.len, S_GLOBAL, 0, decl_bytes(&x));
         if (sym < 0 || !name_add(d, true, (struct name){x.name, x.len, N_SYM, (uint32_t)sym, 0, 0, -1}))
             return false;
-        if (!skip_statement(d, false))
+        d->m->syms[sym].align = x.align;
+        d->m->syms[sym].constant = is(dir, dlen, ".const");
+        d->m->syms[sym].defined = !is_extern;
+        d->m->syms[sym].line = line;
+        if (accept(d, '=')) {
+            size_t count, elem = ptx_types[x.type].size;
+
+            if (x.open) /* an open dimension takes its size from the initialiser */
+                d->m->syms[sym].size = PTX_GLOBAL_MAX;
+            if (!read_init(d, &d->m->syms[sym], elem, &count))
+                return false;
+            if (x.open)
+                d->m->syms[sym].size = count > PTX_GLOBAL_MAX ? SIZE_MAX : (count + x.vec - 1) / x.vec * x.vec * elem;
+        }
+        if (d->m->syms[sym].size > PTX_GLOBAL_MAX)
+            return fatalf(d, d->line, "a global larger than 1 MiB: \"%s\"", d->m->syms[sym].name);
+        if (accept(d, ';'))
             return true;
-        /* skip_statement read past `;`: one declarator per statement is what compilers write. */
-        return true;
+        if (!accept(d, ',')) {
+            errf(d, d->line, "expected ; or , after \"%.*s\"", (int)x.len, x.name);
+            break;
+        }
     }
+    /* Why the declaration could not be read refuses the module. */
+    if (!d->fatal[0])
+        memcpy(d->fatal, d->err, sizeof(d->err));
+    return false;
 }
 
 /* Dynamic shared symbols take their offset now that the static size is known. */
@@ -1971,8 +2098,10 @@ static void module_free(struct ptx_module *m)
         free(m->funcs[i].name);
         free(m->funcs[i].error);
     }
-    for (size_t i = 0; i < m->nsyms; i++)
+    for (size_t i = 0; i < m->nsyms; i++) {
         free(m->syms[i].name);
+        free(m->syms[i].init);
+    }
     free(m->funcs);
     free(m->fmap);
     free(m->gmap);
