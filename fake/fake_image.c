@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The fake driver's module reader: PTX as nvcc and NVRTC emit it,
- * the fake's own lines (.fake_kernel, .fake_global, .fake_entry), and
- * fatbins that carry PTX, zstd-compressed or not, and nvcc's wrappers of
- * them. It reads what a host implementation needs: each entry's name and
- * parameter layout, and the module's .global and .const variables with
- * their sizes and initialisers. Function bodies are skipped by brace
- * matching; nothing is compiled.
+ * The fake driver's module reader: PTX as nvcc and NVRTC emit it, the
+ * fake's own lines (.fake_kernel, .fake_global, .fake_entry), and fatbins
+ * that carry PTX, zstd-compressed or not, and nvcc's wrappers of them. The
+ * containers are read here; the PTX only by the interpreter's decoder
+ * (ptx/ptx.h), whose entries with their parameter layouts and whose .global
+ * and .const variables with their initial bytes become the module's
+ * functions and globals. Nothing is compiled.
  */
 #include <dlfcn.h>
 #include <limits.h>
@@ -31,35 +31,14 @@ enum {
 };
 
 struct reader {
-    const char *p; /* the next character */
-    unsigned line;
     struct fake_module *m;
     const struct fake_image_sink *sink; /* what the module does with what is read */
     char *log;
     size_t log_size;
-    bool versioned;
     cuabi_result rc; /* the first error; the log says why */
-    struct ptx_module *ptx; /* the text decoded for the interpreter, or NULL */
+    struct ptx_module *ptx; /* the text as the interpreter's decoder read it */
     unsigned max_regs; /* .fake_max_registers's, or 0 */
-    size_t next_global; /* the decoder's next variable to allocate */
 };
-
-struct token {
-    const char *s;
-    size_t len;
-    unsigned line;
-};
-
-static bool is_word_char(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$' ||
-           c == '%' || c == '.';
-}
-
-static bool tok_is(const struct token *t, const char *word)
-{
-    return t->len == strlen(word) && memcmp(t->s, word, t->len) == 0;
-}
 
 /* Records the first error: the log says where and what. Returns false, for `return fail(...)`. */
 static bool fail(struct reader *r, unsigned line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -77,126 +56,6 @@ static bool fail(struct reader *r, unsigned line, const char *fmt, ...)
         r->rc = CUABI_ERROR_INVALID_PTX;
     }
     return false;
-}
-
-/* The text of a line from `s`, without trailing blanks, for messages. */
-static size_t rest_of_line(const char *s)
-{
-    size_t len = strcspn(s, "\n");
-
-    while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r'))
-        len--;
-    return len;
-}
-
-/* Skips blanks and comments; false (and an error) for a comment that does not end. */
-static bool skip_space(struct reader *r)
-{
-    for (;;) {
-        if (*r->p == '\n') {
-            r->line++;
-            r->p++;
-        } else if (*r->p == ' ' || *r->p == '\t' || *r->p == '\r' || *r->p == '\f' || *r->p == '\v') {
-            r->p++;
-        } else if (r->p[0] == '/' && r->p[1] == '/') {
-            r->p += strcspn(r->p, "\n");
-        } else if (r->p[0] == '/' && r->p[1] == '*') {
-            unsigned start = r->line;
-
-            for (r->p += 2; *r->p && !(r->p[0] == '*' && r->p[1] == '/'); r->p++)
-                r->line += *r->p == '\n';
-            if (!*r->p)
-                return fail(r, start, "/* comment does not end");
-            r->p += 2;
-        } else {
-            return true;
-        }
-    }
-}
-
-/* The next token: a word (directive, name, number), a string, or one character. False at the end. */
-static bool next(struct reader *r, struct token *t)
-{
-    if (!skip_space(r) || !*r->p)
-        return false;
-    t->s = r->p;
-    t->line = r->line;
-    if (is_word_char(*r->p)) {
-        while (is_word_char(*r->p))
-            r->p++;
-    } else if (*r->p == '"') {
-        for (r->p++; *r->p && *r->p != '"' && *r->p != '\n'; r->p++)
-            r->p += r->p[0] == '\\' && r->p[1] && r->p[1] != '\n';
-        if (*r->p != '"')
-            return fail(r, t->line, "a string does not end on its line");
-        r->p++;
-    } else {
-        r->p++;
-    }
-    t->len = (size_t)(r->p - t->s);
-    return true;
-}
-
-/* The next token, which must be there: else an error saying what was expected. */
-static bool need(struct reader *r, struct token *t, const char *expected)
-{
-    if (next(r, t))
-        return true;
-    return fail(r, r->line, "expected %s, found the end", expected);
-}
-
-static bool expected(struct reader *r, const struct token *t, const char *what)
-{
-    return fail(r, t->line, "expected %s, found \"%.*s\"", what, (int)t->len, t->s);
-}
-
-/* Whether the next token is the character `c`; consumes it if so. */
-static bool accept(struct reader *r, char c)
-{
-    if (!skip_space(r) || *r->p != c)
-        return false;
-    r->p++;
-    return true;
-}
-
-static void skip_line(struct reader *r)
-{
-    r->p += strcspn(r->p, "\n");
-}
-
-/* Skips to the `;` that ends a statement, passing over bracketed parts. */
-static bool skip_statement(struct reader *r, unsigned line)
-{
-    struct token t = {NULL, 0, 0};
-    int depth = 0;
-
-    while (next(r, &t)) {
-        if (t.len == 1 && (t.s[0] == '(' || t.s[0] == '[' || t.s[0] == '{'))
-            depth++;
-        else if (t.len == 1 && (t.s[0] == ')' || t.s[0] == ']' || t.s[0] == '}'))
-            depth--;
-        else if (t.len == 1 && t.s[0] == ';' && depth <= 0)
-            return true;
-    }
-    return r->rc == CUABI_SUCCESS ? fail(r, line, "expected ; ending the statement") : false;
-}
-
-/* Skips a `{ ... }` block whose `{` was just read. */
-static bool skip_block(struct reader *r, unsigned line, const char *what, size_t len)
-{
-    struct token t = {NULL, 0, 0};
-    unsigned depth = 1;
-
-    while (depth && next(r, &t))
-        if (t.len == 1 && t.s[0] == '{')
-            depth++;
-        else if (t.len == 1 && t.s[0] == '}')
-            depth--;
-    if (depth == 0)
-        return true;
-    if (r->rc != CUABI_SUCCESS)
-        return false;
-    return fail(r, line, "expected } closing the block of \"%.*s\" opened here", (int)len, what);
 }
 
 /* ---- Entries ---- */
@@ -275,34 +134,6 @@ static bool add_entry(struct reader *r, struct fake_layout *l, unsigned line)
     return rc == CUABI_SUCCESS;
 }
 
-/* Performance directives between an entry's `)` and its body: .maxntid 256, 1, 1 and the like. */
-static bool perf_directive(const struct token *t)
-{
-    static const char *const names[] = {".maxntid",       ".reqntid",          ".minnctapersm", ".maxnctapersm",
-                                        ".maxnreg",       ".explicitcluster",  ".reqnctapercluster",
-                                        ".maxclusterrank", ".noreturn",        ".blocksareclusters"};
-
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-        if (tok_is(t, names[i]))
-            return true;
-    return false;
-}
-
-/* Skips an entry's `( ... )`, whose `(` was just read. */
-static bool skip_params(struct reader *r, const struct token *name)
-{
-    struct token t = {NULL, 0, 0};
-    unsigned depth = 1;
-
-    while (depth && next(r, &t))
-        depth += t.len == 1 && t.s[0] == '(' ? 1 : t.len == 1 && t.s[0] == ')' ? -1u : 0;
-    if (depth == 0)
-        return true;
-    return r->rc != CUABI_SUCCESS ? false
-                                  : fail(r, name->line, "expected ) closing the parameters of \"%.*s\"", (int)name->len,
-                                         name->s);
-}
-
 /*
  * Entry `e` as the interpreter's decoder read it, into a layout: its
  * parameters and bounds are the decoder's, so that what a launch copies is
@@ -332,60 +163,17 @@ static struct fake_layout *entry_layout(struct reader *r, const struct ptx_entry
     return l;
 }
 
-/* `.entry NAME (params) directives { body }` (or `;`), after `.entry`; `declare` false for an .extern one. */
-static bool read_entry(struct reader *r, bool declare)
+/* Entry `e` of the decoder's: a function of the module, or the reason its header could not be read. */
+static bool read_entry(struct reader *r, const struct ptx_entry_info *e)
 {
-    struct token name = {NULL, 0, 0}, t = {NULL, 0, 0};
-    struct ptx_entry_info e;
     struct fake_layout *l;
-    bool known;
 
-    if (!need(r, &name, "the entry's name"))
-        return false;
-    if (!is_word_char(name.s[0]) || name.s[0] == '.')
-        return expected(r, &name, "the entry's name");
-    /*
-     * The entry runs as the interpreter decoded it: one it did not read is
-     * refused, one whose header it could not read with its reason, not
-     * guessed at. Where the decoder refused the whole module, read_text says why.
-     */
-    known = declare && !ptx_module_error(r->ptx) && ptx_module_entry(r->ptx, name.s, name.len, &e);
-    if (known && e.error) {
-        snprintf(r->log, r->log_size, "fake ptxas: %s", e.error);
+    if (e->error) {
+        snprintf(r->log, r->log_size, "fake ptxas: %s", e->error);
         r->rc = CUABI_ERROR_INVALID_PTX;
         return false;
     }
-    if (accept(r, '(') && !skip_params(r, &name))
-        return false;
-    for (;;) {
-        if (!need(r, &t, "{ or ;"))
-            return false;
-        if (perf_directive(&t)) {
-            /* its numbers, separated by commas: the decoder reads them */
-            while (skip_space(r) && ((*r->p >= '0' && *r->p <= '9') || *r->p == ','))
-                next(r, &t);
-            continue;
-        }
-        if (tok_is(&t, ".pragma")) {
-            if (!skip_statement(r, t.line))
-                return false;
-            continue;
-        }
-        break;
-    }
-    if (t.len == 1 && t.s[0] == ';')
-        return true; /* a declaration of an entry defined elsewhere */
-    if (!(t.len == 1 && t.s[0] == '{'))
-        return expected(r, &t, "a performance directive, { or ;");
-    if (!skip_block(r, name.line, name.s, name.len))
-        return false;
-    if (!declare || ptx_module_error(r->ptx))
-        return true;
-    if (!known)
-        return fail(r, name.line, "entry \"%.*s\" is not one the interpreter's decoder read", (int)name.len, name.s);
-    if (!(l = entry_layout(r, &e)))
-        return false;
-    return add_entry(r, l, name.line);
+    return (l = entry_layout(r, e)) && add_entry(r, l, e->line);
 }
 
 /* `.fake_entry NAME SIZE[:ALIGN]...`: an entry with parameters of those sizes, for tests. */
@@ -467,41 +255,33 @@ static bool declare_global(struct reader *r, const struct ptx_global_info *g)
     return true;
 }
 
-/*
- * Allocates the variables the decoder read in statements up to line `upto`,
- * in their order: the module's .global and .const variables, defined here
- * and with a size.
- */
-static bool declare_globals(struct reader *r, unsigned upto)
-{
-    struct ptx_global_info g;
-    size_t i = r->next_global;
-
-    for (; ptx_module_global(r->ptx, &i, &g) && g.line <= upto; r->next_global = ++i)
-        if (g.defined && g.size > 0 && !declare_global(r, &g))
-            return false;
-    return true;
-}
-
 /* ---- The module ---- */
 
-/* A `.fake_*` line: the text after the directive, to the end of the line. */
-static bool read_fake_line(struct reader *r, const struct token *t)
+/* Whether the line's directive, its first `dlen` bytes, is `word`. */
+static bool directive_is(const char *text, size_t dlen, const char *word)
 {
-    const char *text = r->p;
-    size_t len = rest_of_line(text);
+    return dlen == strlen(word) && memcmp(text, word, dlen) == 0;
+}
+
+/* A `.fake_*` line: the directive, then its text to the end of the line. */
+static bool read_fake_line(struct reader *r, const struct ptx_fake_line *f)
+{
+    size_t dlen = strcspn(f->text, " \t"), len;
+    const char *text = f->text + dlen;
     cuabi_result rc = CUABI_SUCCESS;
 
-    skip_line(r);
-    if (tok_is(t, ".fake_entry"))
-        return read_fake_entry(r, text, len, t->line);
-    if (tok_is(t, ".fake_max_registers")) {
+    len = strlen(text);
+    while (len && (text[len - 1] == ' ' || text[len - 1] == '\t' || text[len - 1] == '\r'))
+        len--;
+    if (directive_is(f->text, dlen, ".fake_entry"))
+        return read_fake_entry(r, text, len, f->line);
+    if (directive_is(f->text, dlen, ".fake_max_registers")) {
         /* What a link's CU_JIT_MAX_REGISTERS leaves in its image: at most 255 registers a thread. */
         char *end;
         unsigned long n = strtoul(text, &end, 10);
 
         if (end == text || end > text + len || n == 0 || n > 255)
-            return fail(r, t->line, ".fake_max_registers wants 1 to 255");
+            return fail(r, f->line, ".fake_max_registers wants 1 to 255");
         r->max_regs = (unsigned)n;
         return true;
     }
@@ -509,99 +289,31 @@ static bool read_fake_line(struct reader *r, const struct token *t)
         text++;
         len--;
     }
-    if (tok_is(t, ".fake_kernel"))
-        rc = r->sink->add_builtin(r->m, text, len, t->line, r->log, r->log_size);
-    else
+    if (directive_is(f->text, dlen, ".fake_kernel"))
+        rc = r->sink->add_builtin(r->m, text, len, f->line, r->log, r->log_size);
+    else if (directive_is(f->text, dlen, ".fake_global"))
         rc = r->sink->declare_global(r->m, text, len, r->log, r->log_size, NULL);
+    else
+        return fail(r, f->line, "unexpected \"%.*s\"", (int)(dlen < 80 ? dlen : 80), f->text);
     if (rc != CUABI_SUCCESS)
         r->rc = rc;
     return rc == CUABI_SUCCESS;
 }
 
-static bool known_directive(const struct token *t)
-{
-    static const char *const names[] = {
-        ".version", ".target", ".address_size", ".fake_kernel", ".fake_global", ".fake_entry",
-        ".fake_max_registers", ".file",
-        ".loc",     ".section", ".visible",     ".extern",      ".weak",        ".common",     ".entry",
-        ".func",    ".global",  ".const",       ".shared",      ".local",       ".pragma",     ".alias",
-        ".tex",     ".texref",  ".samplerref",  ".surfref",
-    };
-
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-        if (tok_is(t, names[i]))
-            return true;
-    return false;
-}
-
-/* One module-scope directive, whose first token is t. */
-static bool read_directive(struct reader *r, struct token *t)
-{
-    bool external = false;
-
-    if (tok_is(t, ".version")) {
-        struct token v = {NULL, 0, 0};
-
-        r->versioned = true;
-        if (!need(r, &v, "a version number"))
-            return false;
-        if (!(v.s[0] >= '0' && v.s[0] <= '9'))
-            return expected(r, &v, "a version number");
-        return true;
-    }
-    if (tok_is(t, ".fake_kernel") || tok_is(t, ".fake_global") || tok_is(t, ".fake_entry") ||
-        tok_is(t, ".fake_max_registers"))
-        return read_fake_line(r, t);
-    if (tok_is(t, ".target") || tok_is(t, ".file") || tok_is(t, ".loc") || tok_is(t, ".address_size")) {
-        skip_line(r); /* the decoder reads .target; the others' arguments do not matter here */
-        return true;
-    }
-    if (tok_is(t, ".section")) {
-        struct token name = {NULL, 0, 0};
-
-        if (!need(r, &name, "a section name"))
-            return false;
-        if (!accept(r, '{'))
-            return fail(r, name.line, "expected { after .section %.*s", (int)name.len, name.s);
-        return skip_block(r, name.line, name.s, name.len);
-    }
-    /* Linking directives, then what they apply to. */
-    while (tok_is(t, ".visible") || tok_is(t, ".extern") || tok_is(t, ".weak") || tok_is(t, ".common")) {
-        external |= tok_is(t, ".extern");
-        if (!need(r, t, "a declaration"))
-            return false;
-    }
-    if (tok_is(t, ".entry"))
-        return read_entry(r, !external);
-    if (tok_is(t, ".global") || tok_is(t, ".const"))
-        return skip_statement(r, t->line) && declare_globals(r, t->line);
-    if (tok_is(t, ".func") || tok_is(t, ".shared") || tok_is(t, ".local") || tok_is(t, ".pragma") ||
-        tok_is(t, ".alias") || tok_is(t, ".tex") || tok_is(t, ".texref") || tok_is(t, ".samplerref") ||
-        tok_is(t, ".surfref")) {
-        /* Nothing a host implementation needs: a .func's body, or a variable no host call reaches. */
-        struct token u = {NULL, 0, 0};
-        int depth = 0;
-
-        while (next(r, &u)) {
-            if (u.len == 1 && u.s[0] == '(')
-                depth++;
-            else if (u.len == 1 && u.s[0] == ')')
-                depth--;
-            else if (u.len == 1 && u.s[0] == ';' && depth == 0)
-                return true;
-            else if (u.len == 1 && u.s[0] == '{' && depth == 0)
-                return skip_block(r, t->line, t->s, t->len);
-        }
-        return r->rc == CUABI_SUCCESS ? fail(r, t->line, "expected ; or a body after %.*s", (int)t->len, t->s) : false;
-    }
-    return expected(r, t, "a declaration");
-}
-
+/*
+ * The module as the decoder read its text: its `.fake_*` lines, variables
+ * and entries, each kind in text order and the three merged by line, so
+ * that a name defined twice is reported where it is defined again.
+ */
 static cuabi_result read_text(const char *text, struct fake_module *m, const struct fake_image_sink *sink, char *log,
                               size_t log_size)
 {
-    struct reader r = {text, 1, m, sink, log, log_size, false, CUABI_SUCCESS, ptx_module_decode(text), 0, 0};
-    struct token t = {NULL, 0, 0};
+    struct reader r = {m, sink, log, log_size, CUABI_SUCCESS, ptx_module_decode(text), 0};
+    struct ptx_entry_info e;
+    struct ptx_global_info g;
+    const struct ptx_fake_line *f;
+    size_t ei = 0, gi = 0, fi = 0;
+    bool has_e, has_g;
 
     if (!r.ptx)
         return CUABI_ERROR_OUT_OF_MEMORY;
@@ -611,24 +323,26 @@ static cuabi_result read_text(const char *text, struct fake_module *m, const str
         ptx_module_release(r.ptx);
         return CUABI_ERROR_INVALID_PTX;
     }
-    while (next(&r, &t)) {
-        if (!known_directive(&t)) {
-            fail(&r, t.line, "unexpected \"%.*s\"", (int)rest_of_line(t.s), t.s);
-            break;
+    has_e = ptx_module_entry_next(r.ptx, &ei, &e);
+    has_g = ptx_module_global(r.ptx, &gi, &g);
+    f = ptx_module_fake_line(r.ptx, fi);
+    while (r.rc == CUABI_SUCCESS && (has_e || has_g || f)) {
+        unsigned le = has_e ? e.line : UINT_MAX, lg = has_g ? g.line : UINT_MAX, lf = f ? f->line : UINT_MAX;
+
+        if (f && lf <= le && lf <= lg) {
+            read_fake_line(&r, f);
+            f = ptx_module_fake_line(r.ptx, ++fi);
+        } else if (has_g && lg <= le) {
+            if (g.defined && g.size > 0)
+                declare_global(&r, &g);
+            gi++;
+            has_g = ptx_module_global(r.ptx, &gi, &g);
+        } else {
+            read_entry(&r, &e);
+            ei++;
+            has_e = ptx_module_entry_next(r.ptx, &ei, &e);
         }
-        if (!r.versioned && !tok_is(&t, ".version")) {
-            fail(&r, t.line, ".version must come first");
-            break;
-        }
-        if (!read_directive(&r, &t))
-            break;
     }
-    if (r.rc == CUABI_SUCCESS && !r.versioned) {
-        snprintf(log, log_size, "fake ptxas: no .version directive: this is not PTX");
-        r.rc = CUABI_ERROR_INVALID_PTX;
-    }
-    if (r.rc == CUABI_SUCCESS)
-        declare_globals(&r, UINT_MAX);
     if (r.rc == CUABI_SUCCESS) {
         m->ptx_version = ptx_module_arch(r.ptx);
         sink->max_registers(m, r.max_regs);

@@ -88,13 +88,6 @@ struct ptx_function_info {
 bool ptx_module_function(const struct ptx_module *m, size_t i, struct ptx_function_info *out);
 
 /*
- * Whether the decoder read entry NAME: to run it, or to say why it cannot;
- * *param_bytes its parameters' bytes as the decoder laid them out (SIZE_MAX
- * for one it cannot run).
- */
-bool ptx_module_has_entry(const struct ptx_module *m, const char *name, size_t *param_bytes);
-
-/*
  * An entry as the decoder read its header: the one front end the module
  * loader (fake_image.c) takes entries from.
  */
@@ -107,9 +100,6 @@ struct ptx_entry_info {
     const char *error;     /* why its header could not be read (no parameters then), or NULL */
     size_t index;          /* the decoder's */
 };
-
-/* Entry NAME of LEN bytes (defined, or kept with its reason) into *out; false for none. */
-bool ptx_module_entry(const struct ptx_module *m, const char *name, size_t len, struct ptx_entry_info *out);
 
 /* Parameter K of entry `e` (K below its nparams): its offset in the buffer, its size and alignment. */
 void ptx_entry_param(const struct ptx_module *m, const struct ptx_entry_info *e, unsigned k, size_t *offset,
@@ -134,6 +124,22 @@ struct ptx_global_info {
 
 /* The first .global or .const variable at or after *i (in text order) into *out, *i its index; false for none. */
 bool ptx_module_global(const struct ptx_module *m, size_t *i, struct ptx_global_info *out);
+
+/*
+ * The next defined entry, or one kept with its reason, at or after function
+ * *i (in text order) into *out, *i its index; false for none. An entry
+ * defined twice comes twice.
+ */
+bool ptx_module_entry_next(const struct ptx_module *m, size_t *i, struct ptx_entry_info *out);
+
+/* A line of the fake's own (`.fake_kernel`, `.fake_global`, ...), which the decoder passes over. */
+struct ptx_fake_line {
+    char *text; /* from the directive to the end of the line */
+    unsigned line;
+};
+
+/* The module's I-th `.fake_*` line, in text order; NULL past the last. */
+const struct ptx_fake_line *ptx_module_fake_line(const struct ptx_module *m, size_t i);
 
 /* What an entry and the functions it calls use, as cuFuncGetAttribute tells it. */
 struct ptx_entry_usage {

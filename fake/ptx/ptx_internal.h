@@ -234,6 +234,8 @@ struct ptx_module {
     size_t gmap_cap;
     uint32_t *gnext;          /* [nsyms]: 1 + the next older global symbol of the same name, or 0 */
     int arch;                 /* ptx_module_arch's */
+    struct ptx_fake_line *fake_lines; /* the `.fake_*` lines, in text order */
+    size_t nfake_lines;
 };
 
 /* Argument i of call c, a symbol of the module. */

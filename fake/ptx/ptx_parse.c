@@ -104,6 +104,9 @@ struct decoder {
     size_t fi;
     uint32_t frame;         /* the frame's size so far */
     int32_t sink;           /* the function's register for `_`, or -1 */
+    unsigned open_comment;  /* the line of a comment the text ends inside, or 0 */
+    unsigned open_string;   /* the line of a string that does not end on it, or 0 */
+    size_t cap_fake_lines;
     char err[200];          /* the first error in the function */
     char fatal[256];        /* why the module is refused, or empty */
 };
@@ -183,10 +186,14 @@ static void skip_space(struct decoder *d)
         } else if (c == '/' && d->p[1] == '/') {
             d->p += strcspn(d->p, "\n");
         } else if (c == '/' && d->p[1] == '*') {
+            unsigned start = d->line;
+
             for (d->p += 2; *d->p && !(d->p[0] == '*' && d->p[1] == '/'); d->p++)
                 d->line += *d->p == '\n';
             if (*d->p)
                 d->p += 2;
+            else if (!d->open_comment)
+                d->open_comment = start;
         } else {
             return;
         }
@@ -232,6 +239,8 @@ static void skip_string(struct decoder *d)
         d->p += d->p[0] == '\\' && d->p[1] && d->p[1] != '\n';
     if (*d->p == '"')
         d->p++;
+    else if (!d->open_string)
+        d->open_string = d->line;
 }
 
 static bool skip_block(struct decoder *d, bool open);
@@ -2102,6 +2111,9 @@ static void module_free(struct ptx_module *m)
         free(m->syms[i].name);
         free(m->syms[i].init);
     }
+    for (size_t i = 0; i < m->nfake_lines; i++)
+        free(m->fake_lines[i].text);
+    free(m->fake_lines);
     free(m->funcs);
     free(m->fmap);
     free(m->gmap);
@@ -2151,6 +2163,54 @@ static bool index_globals(struct ptx_module *m)
 }
 
 /*
+ * Whether word S begins a declaration PTX allows at module scope (or a line
+ * of the fake's own), `.version` first; else refuses the module.
+ */
+static bool module_directive(struct decoder *d, const char *s, size_t len, bool versioned)
+{
+    static const char *const names[] = {
+        ".version", ".target", ".address_size", ".file", ".loc", ".section", ".visible", ".extern", ".weak",
+        ".common", ".entry", ".func", ".global", ".const", ".shared", ".local", ".pragma", ".alias", ".tex",
+        ".texref", ".samplerref", ".surfref",
+    };
+    bool known = len > 6 && memcmp(s, ".fake_", 6) == 0;
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !known; i++)
+        known = is(s, len, names[i]);
+    if (!known) {
+        size_t line = strcspn(s, "\n");
+
+        while (line && (s[line - 1] == ' ' || s[line - 1] == '\t' || s[line - 1] == '\r'))
+            line--;
+        return fatalf(d, d->line, "unexpected \"%.*s\"", (int)(line < 80 ? line : 80), s);
+    }
+    if (!versioned && !is(s, len, ".version"))
+        return fatalf(d, d->line, ".version must come first");
+    if (is(s, len, ".version")) {
+        const char *p = d->p + strspn(d->p, " \t");
+
+        if (*p < '0' || *p > '9')
+            return fatalf(d, d->line, "expected a version number after .version");
+    }
+    return true;
+}
+
+/* Keeps a `.fake_*` line, from its directive S to the end of the line, for the module loader. */
+static bool fake_line_add(struct decoder *d, const char *s)
+{
+    struct ptx_fake_line *l;
+
+    if (!GROW(d, d->m->fake_lines, d->cap_fake_lines, d->m->nfake_lines + 1))
+        return false;
+    l = &d->m->fake_lines[d->m->nfake_lines];
+    if (!(l->text = strndup(s, strcspn(s, "\n"))))
+        return d->oom = true, false;
+    l->line = d->line;
+    d->m->nfake_lines++;
+    return true;
+}
+
+/*
  * After .version or .target: the module's architecture number. The virtual
  * architecture a `.target sm_XX` names (sm_75: 75), else the version (8.5: 85).
  */
@@ -2185,6 +2245,8 @@ struct ptx_module *ptx_module_decode(const char *text)
     d.line = 1;
     d.m = m;
     d.sink = -1;
+    bool versioned = false;
+
     while (!d.oom && !d.fatal[0]) {
         const char *s;
         size_t len;
@@ -2198,14 +2260,21 @@ struct ptx_module *ptx_module_decode(const char *text)
             fatalf(&d, d.line, "unexpected \"%c\" between declarations", *d.p);
             break;
         }
+        if (!module_directive(&d, s, len, versioned))
+            break;
+        versioned = true;
         while (is(s, len, ".visible") || is(s, len, ".extern") || is(s, len, ".weak") || is(s, len, ".common")) {
             is_extern = is_extern || is(s, len, ".extern");
             len = word(&d, &s);
         }
         if (is(s, len, ".version") || is(s, len, ".target"))
             read_arch(&d, is(s, len, ".target"));
-        if (is(s, len, ".version") || is(s, len, ".target") || is(s, len, ".address_size") || is(s, len, ".file") ||
-            is(s, len, ".loc") || s[0] != '.' || (len > 6 && memcmp(s, ".fake_", 6) == 0)) {
+        if (len > 6 && memcmp(s, ".fake_", 6) == 0) {
+            if (!fake_line_add(&d, s))
+                break;
+            skip_line(&d);
+        } else if (is(s, len, ".version") || is(s, len, ".target") || is(s, len, ".address_size") ||
+                   is(s, len, ".file") || is(s, len, ".loc")) {
             skip_line(&d);
         } else if (is(s, len, ".entry") || is(s, len, ".func")) {
             if (!read_function(&d, is(s, len, ".entry"), is_extern))
@@ -2216,15 +2285,27 @@ struct ptx_module *ptx_module_decode(const char *text)
                 skip_statement(&d, false);
             }
         } else if (is(s, len, ".section")) {
-            skip_line(&d);
-            skip_space(&d);
-            if (*d.p == '{' && !skip_block(&d, false))
+            unsigned line = d.line;
+            const char *name;
+            size_t nlen = word(&d, &name);
+
+            if (!accept(&d, '{')) {
+                fatalf(&d, line, "expected { after .section %.*s", (int)nlen, name);
+                break;
+            }
+            if (!skip_block(&d, true))
                 fatalf(&d, d.line, "the text ends inside a .section");
         } else {
             if (!skip_statement(&d, false))
                 break;
         }
     }
+    if (!d.fatal[0] && d.open_comment)
+        fatalf(&d, d.open_comment, "/* comment does not end");
+    if (!d.fatal[0] && d.open_string)
+        fatalf(&d, d.open_string, "a string does not end on its line");
+    if (!d.fatal[0] && !versioned)
+        fatalf(&d, d.line, "no .version directive: this is not PTX");
     scope_free(&d.global);
     scope_free(&d.local);
     free(d.labels);

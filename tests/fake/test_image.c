@@ -235,7 +235,7 @@ static void malformed(void **state)
         {".version 8.0\n.fake_entry e 8:3\n", "bad parameter size"},
         {".version 8.0\n.entry k() .maxntid 1 ret;\n", "PTX line 2: unexpected text after function \"k\""},
         {".target sm_90\n.version 8.0\n", "line 1: .version must come first"},
-        {".version\n", "expected a version number, found the end"},
+        {".version\n", "PTX line 1: expected a version number after .version"},
         {".version 8.0\n.section .debug_info\n.b8 1\n", "line 2: expected { after .section .debug_info"},
         {".version 8.0\n.pragma \"nounroll;\n", "line 2: a string does not end on its line"},
         {".version 8.0\n.global .u32 x[2;\n", "PTX line 2: expected ]"},
