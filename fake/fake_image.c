@@ -27,7 +27,6 @@ enum {
     FATBIN_KIND_PTX = 1,
     FATBIN_COMPRESSED = 0x8000, /* in an entry's flags: zstd, nvcc's default */
     FATBIN_COMPRESSED_OTHER = 0x2000, /* nvcc --compress-mode=speed: a format not published */
-    MAX_DIMS = 8,
 };
 
 struct reader {

@@ -2267,6 +2267,10 @@ struct ptx_module *ptx_module_decode(const char *text)
             is_extern = is_extern || is(s, len, ".extern");
             len = word(&d, &s);
         }
+        if (len == 0 || s[0] != '.') {
+            fatalf(&d, d.line, "expected a declaration, found \"%.*s\"", len ? (int)len : 1, len ? s : d.p);
+            break;
+        }
         if (is(s, len, ".version") || is(s, len, ".target"))
             read_arch(&d, is(s, len, ".target"));
         if (len > 6 && memcmp(s, ".fake_", 6) == 0) {

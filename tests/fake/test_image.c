@@ -242,6 +242,7 @@ static void malformed(void **state)
         {".version 8.0\n.global .align 3 .u32 x;\n", "PTX line 2: bad .align"},
         {".version 8.0\n.func f(.param .b32 x) { ret;\n", "PTX line 3: the text ends inside the body of function \"f\""},
         {".version 8.0\nmov.u32 %r1, 0;\n", "line 2: unexpected \"mov.u32 %r1, 0;\""},
+        {".version 8.0\n.visible foo;\n", "line 2: expected a declaration, found \"foo\""},
     };
     gpu_module *m = (gpu_module *)&m;
 
