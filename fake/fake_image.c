@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The fake driver's module reader: PTX as nvcc and NVRTC emit it,
- * the fake's own lines (.fake_kernel, .fake_global, .fake_entry), and
- * fatbins that carry PTX, zstd-compressed or not, and nvcc's wrappers of
- * them. It reads what a host implementation needs: each entry's name and
- * parameter layout, and the module's .global and .const variables with
- * their sizes and initialisers. Function bodies are skipped by brace
- * matching; nothing is compiled.
+ * The fake driver's module reader: PTX as nvcc and NVRTC emit it, the
+ * fake's own lines (.fake_kernel, .fake_global, .fake_entry), and fatbins
+ * that carry PTX, zstd-compressed or not, and nvcc's wrappers of them. The
+ * containers are read here; the PTX only by the interpreter's decoder
+ * (ptx/ptx.h), whose entries with their parameter layouts and whose .global
+ * and .const variables with their initial bytes become the module's
+ * functions and globals. Nothing is compiled.
  */
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,38 +27,17 @@ enum {
     FATBIN_KIND_PTX = 1,
     FATBIN_COMPRESSED = 0x8000, /* in an entry's flags: zstd, nvcc's default */
     FATBIN_COMPRESSED_OTHER = 0x2000, /* nvcc --compress-mode=speed: a format not published */
-    MAX_DIMS = 8,
 };
 
 struct reader {
-    const char *p; /* the next character */
-    unsigned line;
     struct fake_module *m;
     const struct fake_image_sink *sink; /* what the module does with what is read */
     char *log;
     size_t log_size;
-    bool versioned;
     cuabi_result rc; /* the first error; the log says why */
-    struct ptx_module *ptx; /* the text decoded for the interpreter, or NULL */
+    struct ptx_module *ptx; /* the text as the interpreter's decoder read it */
     unsigned max_regs; /* .fake_max_registers's, or 0 */
 };
-
-struct token {
-    const char *s;
-    size_t len;
-    unsigned line;
-};
-
-static bool is_word_char(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$' ||
-           c == '%' || c == '.';
-}
-
-static bool tok_is(const struct token *t, const char *word)
-{
-    return t->len == strlen(word) && memcmp(t->s, word, t->len) == 0;
-}
 
 /* Records the first error: the log says where and what. Returns false, for `return fail(...)`. */
 static bool fail(struct reader *r, unsigned line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -75,266 +55,6 @@ static bool fail(struct reader *r, unsigned line, const char *fmt, ...)
         r->rc = CUABI_ERROR_INVALID_PTX;
     }
     return false;
-}
-
-/* The text of a line from `s`, without trailing blanks, for messages. */
-static size_t rest_of_line(const char *s)
-{
-    size_t len = strcspn(s, "\n");
-
-    while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r'))
-        len--;
-    return len;
-}
-
-/* Skips blanks and comments; false (and an error) for a comment that does not end. */
-static bool skip_space(struct reader *r)
-{
-    for (;;) {
-        if (*r->p == '\n') {
-            r->line++;
-            r->p++;
-        } else if (*r->p == ' ' || *r->p == '\t' || *r->p == '\r' || *r->p == '\f' || *r->p == '\v') {
-            r->p++;
-        } else if (r->p[0] == '/' && r->p[1] == '/') {
-            r->p += strcspn(r->p, "\n");
-        } else if (r->p[0] == '/' && r->p[1] == '*') {
-            unsigned start = r->line;
-
-            for (r->p += 2; *r->p && !(r->p[0] == '*' && r->p[1] == '/'); r->p++)
-                r->line += *r->p == '\n';
-            if (!*r->p)
-                return fail(r, start, "/* comment does not end");
-            r->p += 2;
-        } else {
-            return true;
-        }
-    }
-}
-
-/* The next token: a word (directive, name, number), a string, or one character. False at the end. */
-static bool next(struct reader *r, struct token *t)
-{
-    if (!skip_space(r) || !*r->p)
-        return false;
-    t->s = r->p;
-    t->line = r->line;
-    if (is_word_char(*r->p)) {
-        while (is_word_char(*r->p))
-            r->p++;
-    } else if (*r->p == '"') {
-        for (r->p++; *r->p && *r->p != '"' && *r->p != '\n'; r->p++)
-            r->p += r->p[0] == '\\' && r->p[1] && r->p[1] != '\n';
-        if (*r->p != '"')
-            return fail(r, t->line, "a string does not end on its line");
-        r->p++;
-    } else {
-        r->p++;
-    }
-    t->len = (size_t)(r->p - t->s);
-    return true;
-}
-
-/* The next token, which must be there: else an error saying what was expected. */
-static bool need(struct reader *r, struct token *t, const char *expected)
-{
-    if (next(r, t))
-        return true;
-    return fail(r, r->line, "expected %s, found the end", expected);
-}
-
-static bool expected(struct reader *r, const struct token *t, const char *what)
-{
-    return fail(r, t->line, "expected %s, found \"%.*s\"", what, (int)t->len, t->s);
-}
-
-/* Whether the next token is the character `c`; consumes it if so. */
-static bool accept(struct reader *r, char c)
-{
-    if (!skip_space(r) || *r->p != c)
-        return false;
-    r->p++;
-    return true;
-}
-
-static bool number(const struct token *t, unsigned long long *out)
-{
-    char buf[32];
-    char *end;
-
-    if (t->len == 0 || t->len >= sizeof(buf) || t->s[0] < '0' || t->s[0] > '9')
-        return false;
-    memcpy(buf, t->s, t->len);
-    buf[t->len] = '\0';
-    *out = strtoull(buf, &end, 0);
-    return *end == '\0' || (end[0] == 'U' && end[1] == '\0');
-}
-
-static bool need_number(struct reader *r, unsigned long long max, unsigned long long *out)
-{
-    struct token t = {NULL, 0, 0};
-
-    if (!need(r, &t, "a number"))
-        return false;
-    if (!number(&t, out) || *out > max)
-        return expected(r, &t, "a number");
-    return true;
-}
-
-static void skip_line(struct reader *r)
-{
-    r->p += strcspn(r->p, "\n");
-}
-
-/* Skips to the `;` that ends a statement, passing over bracketed parts. */
-static bool skip_statement(struct reader *r, unsigned line)
-{
-    struct token t = {NULL, 0, 0};
-    int depth = 0;
-
-    while (next(r, &t)) {
-        if (t.len == 1 && (t.s[0] == '(' || t.s[0] == '[' || t.s[0] == '{'))
-            depth++;
-        else if (t.len == 1 && (t.s[0] == ')' || t.s[0] == ']' || t.s[0] == '}'))
-            depth--;
-        else if (t.len == 1 && t.s[0] == ';' && depth <= 0)
-            return true;
-    }
-    return r->rc == CUABI_SUCCESS ? fail(r, line, "expected ; ending the statement") : false;
-}
-
-/* Skips a `{ ... }` block whose `{` was just read. */
-static bool skip_block(struct reader *r, unsigned line, const char *what, size_t len)
-{
-    struct token t = {NULL, 0, 0};
-    unsigned depth = 1;
-
-    while (depth && next(r, &t))
-        if (t.len == 1 && t.s[0] == '{')
-            depth++;
-        else if (t.len == 1 && t.s[0] == '}')
-            depth--;
-    if (depth == 0)
-        return true;
-    if (r->rc != CUABI_SUCCESS)
-        return false;
-    return fail(r, line, "expected } closing the block of \"%.*s\" opened here", (int)len, what);
-}
-
-/* ---- Types ---- */
-
-/* Bytes of a PTX fundamental type (.u32, .f16x2, ...), or 0 if the token is not one. */
-static size_t type_size(const struct token *t)
-{
-    static const struct {
-        const char *name;
-        size_t size;
-    } types[] = {
-        {".b8", 1}, {".s8", 1}, {".u8", 1}, {".b16", 2}, {".s16", 2}, {".u16", 2}, {".f16", 2}, {".bf16", 2},
-        {".b32", 4}, {".s32", 4}, {".u32", 4}, {".f32", 4}, {".f16x2", 4}, {".bf16x2", 4}, {".b64", 8},
-        {".s64", 8}, {".u64", 8}, {".f64", 8}, {".b128", 16}, {".pred", 1}, {".e4m3x2", 2}, {".e5m2x2", 2},
-        {".texref", 8}, {".samplerref", 8}, {".surfref", 8},
-    };
-
-    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
-        if (tok_is(t, types[i].name))
-            return types[i].size;
-    return 0;
-}
-
-/* What a declaration's attributes say: `.align N`, `.v2`/`.v4`, the type; `.ptr`'s own attributes left out. */
-struct decl {
-    size_t align;     /* 0: the type's own */
-    size_t elem;      /* bytes of the type, 0 until read */
-    unsigned vec;     /* 1, 2 or 4 */
-    struct token name;
-    size_t dims[MAX_DIMS];
-    unsigned ndims;
-    bool open_dim;    /* `[]`: the initialiser says how many */
-};
-
-/*
- * Reads attributes up to and including the declared name and its array
- * dimensions: `.align 8 .b8 name[24]`, `.u64 .ptr .global .align 4 name`.
- */
-static bool read_decl(struct reader *r, struct decl *d)
-{
-    struct token t = {NULL, 0, 0};
-    bool ptr = false;
-
-    memset(d, 0, sizeof(*d));
-    d->vec = 1;
-    for (;;) {
-        unsigned long long n;
-
-        if (!need(r, &t, "a type or a name"))
-            return false;
-        if (tok_is(&t, ".align")) {
-            if (!need_number(r, 1 << 16, &n))
-                return false;
-            if (n == 0 || (n & (n - 1)))
-                return expected(r, &t, "a power of two after .align");
-            if (!ptr) /* after .ptr, .align is the pointee's */
-                d->align = (size_t)n;
-        } else if (tok_is(&t, ".v2") || tok_is(&t, ".v4") || tok_is(&t, ".v8")) {
-            d->vec = (unsigned)(t.s[2] - '0');
-        } else if (tok_is(&t, ".ptr")) {
-            ptr = true;
-        } else if (ptr && (tok_is(&t, ".global") || tok_is(&t, ".const") || tok_is(&t, ".shared") ||
-                           tok_is(&t, ".local"))) {
-            /* the pointee's state space */
-        } else if (tok_is(&t, ".attribute")) {
-            if (!accept(r, '('))
-                return fail(r, t.line, "expected ( after .attribute");
-            while (need(r, &t, ")") && !(t.len == 1 && t.s[0] == ')'))
-                ;
-            if (r->rc != CUABI_SUCCESS)
-                return false;
-        } else if (type_size(&t)) {
-            d->elem = type_size(&t);
-        } else if (t.s[0] != '.' && t.s[0] != '%' && !(t.s[0] >= '0' && t.s[0] <= '9') && is_word_char(t.s[0])) {
-            d->name = t;
-            break;
-        } else {
-            return expected(r, &t, "a type or a name");
-        }
-    }
-    if (d->elem == 0)
-        return expected(r, &d->name, "a type before the name");
-    while (accept(r, '[')) {
-        unsigned long long n = 0;
-
-        if (d->ndims == MAX_DIMS)
-            return fail(r, d->name.line, "too many dimensions in \"%.*s\"", (int)d->name.len, d->name.s);
-        if (accept(r, ']')) {
-            if (d->ndims || d->open_dim)
-                return fail(r, d->name.line, "an open dimension past the first in \"%.*s\"", (int)d->name.len,
-                            d->name.s);
-            d->open_dim = true;
-            d->dims[d->ndims++] = 1;
-            continue;
-        }
-        if (!need_number(r, 1ull << 31, &n))
-            return false;
-        if (!accept(r, ']'))
-            return fail(r, d->name.line, "expected ] after a dimension of \"%.*s\"", (int)d->name.len, d->name.s);
-        d->dims[d->ndims++] = (size_t)n;
-    }
-    return true;
-}
-
-/* Bytes of the declaration, at most `max`; false if larger. */
-static bool decl_bytes(const struct decl *d, size_t max, size_t *out)
-{
-    size_t bytes = d->elem * d->vec;
-
-    for (unsigned i = 0; i < d->ndims; i++) {
-        if (d->dims[i] && bytes > max / d->dims[i])
-            return false;
-        bytes *= d->dims[i];
-    }
-    *out = bytes;
-    return bytes <= max;
 }
 
 /* ---- Entries ---- */
@@ -413,134 +133,46 @@ static bool add_entry(struct reader *r, struct fake_layout *l, unsigned line)
     return rc == CUABI_SUCCESS;
 }
 
-/* `( .param ..., ... )` of an entry, into l. */
-static bool read_params(struct reader *r, struct fake_layout *l)
+/*
+ * Entry `e` as the interpreter's decoder read it, into a layout: its
+ * parameters and bounds are the decoder's, so that what a launch copies is
+ * what the kernel reads.
+ */
+static struct fake_layout *entry_layout(struct reader *r, const struct ptx_entry_info *e)
 {
-    struct token t = {NULL, 0, 0};
+    struct fake_layout *l = layout_new(e->name, strlen(e->name));
 
-    if (accept(r, ')'))
-        return true;
-    for (;;) {
-        struct decl d;
-        size_t bytes;
-
-        if (!need(r, &t, ".param"))
-            return false;
-        if (!tok_is(&t, ".param"))
-            return expected(r, &t, ".param");
-        if (!read_decl(r, &d))
-            return false;
-        if (d.open_dim || !decl_bytes(&d, FAKE_PARAM_BYTES_MAX, &bytes) || bytes == 0)
-            return fail(r, d.name.line, "no size the fake can take for parameter \"%.*s\"", (int)d.name.len, d.name.s);
-        if (!add_param(r, l, bytes, d.align ? d.align : d.elem * d.vec, d.name.line))
-            return false;
-        if (!need(r, &t, ", or )"))
-            return false;
-        if (t.len == 1 && t.s[0] == ')')
-            return true;
-        if (!(t.len == 1 && t.s[0] == ','))
-            return expected(r, &t, ", or )");
+    if (l) {
+        l->count = e->nparams;
+        l->bytes = e->param_bytes;
+        l->max_threads = e->max_threads;
     }
+    if (l && e->nparams &&
+        (!(l->size = calloc(e->nparams, sizeof(*l->size))) || !(l->align = calloc(e->nparams, sizeof(*l->align))) ||
+         !(l->offset = calloc(e->nparams, sizeof(*l->offset))))) {
+        fake_layout_free(l);
+        l = NULL;
+    }
+    if (!l) {
+        r->rc = CUABI_ERROR_OUT_OF_MEMORY;
+        return NULL;
+    }
+    for (unsigned k = 0; k < e->nparams; k++)
+        ptx_entry_param(r->ptx, e, k, &l->offset[k], &l->size[k], &l->align[k]);
+    return l;
 }
 
-/* Performance directives between an entry's `)` and its body: .maxntid 256, 1, 1 and the like. */
-static bool perf_directive(const struct token *t)
+/* Entry `e` of the decoder's: a function of the module, or the reason its header could not be read. */
+static bool read_entry(struct reader *r, const struct ptx_entry_info *e)
 {
-    static const char *const names[] = {".maxntid",       ".reqntid",          ".minnctapersm", ".maxnctapersm",
-                                        ".maxnreg",       ".explicitcluster",  ".reqnctapercluster",
-                                        ".maxclusterrank", ".noreturn",        ".blocksareclusters"};
-
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-        if (tok_is(t, names[i]))
-            return true;
-    return false;
-}
-
-/* `.entry NAME (params) directives { body }` (or `;`), after `.entry`; `declare` false for an .extern one. */
-static bool read_entry(struct reader *r, bool declare)
-{
-    struct token name = {NULL, 0, 0}, t = {NULL, 0, 0};
     struct fake_layout *l;
 
-    if (!need(r, &name, "the entry's name"))
-        return false;
-    if (!is_word_char(name.s[0]) || name.s[0] == '.')
-        return expected(r, &name, "the entry's name");
-    if (!(l = layout_new(name.s, name.len))) {
-        r->rc = CUABI_ERROR_OUT_OF_MEMORY;
+    if (e->error) {
+        snprintf(r->log, r->log_size, "fake ptxas: %s", e->error);
+        r->rc = CUABI_ERROR_INVALID_PTX;
         return false;
     }
-    if (accept(r, '(') && !read_params(r, l)) {
-        fake_layout_free(l);
-        return false;
-    }
-    for (;;) {
-        if (!need(r, &t, "{ or ;")) {
-            fake_layout_free(l);
-            return false;
-        }
-        if (perf_directive(&t)) {
-            bool threads = tok_is(&t, ".maxntid") || tok_is(&t, ".reqntid");
-            unsigned long long product = 1, n;
-
-            /* its numbers, separated by commas; .maxntid and .reqntid bound the threads of a block */
-            while (skip_space(r) && ((*r->p >= '0' && *r->p <= '9') || *r->p == ',')) {
-                next(r, &t);
-                if (threads && number(&t, &n) && n <= 1024)
-                    product *= n;
-            }
-            if (threads && product <= 1024 && (!l->max_threads || product < l->max_threads))
-                l->max_threads = (unsigned)product;
-            continue;
-        }
-        if (tok_is(&t, ".pragma")) {
-            if (!skip_statement(r, t.line)) {
-                fake_layout_free(l);
-                return false;
-            }
-            continue;
-        }
-        break;
-    }
-    if (t.len == 1 && t.s[0] == ';') {
-        fake_layout_free(l); /* a declaration of an entry defined elsewhere */
-        return true;
-    }
-    if (!(t.len == 1 && t.s[0] == '{')) {
-        fake_layout_free(l);
-        return expected(r, &t, "a performance directive, { or ;");
-    }
-    if (!skip_block(r, name.line, name.s, name.len)) {
-        fake_layout_free(l);
-        return false;
-    }
-    if (!declare) {
-        fake_layout_free(l);
-        return true;
-    }
-    /*
-     * An entry of the PTX runs as the interpreter decoded it: one it did not
-     * read, or whose parameters it lays out otherwise, is refused, not
-     * guessed at (where the decoder refused the whole module, read_text says
-     * why).
-     */
-    if (!ptx_module_error(r->ptx)) {
-        size_t bytes = SIZE_MAX;
-
-        if (!ptx_module_has_entry(r->ptx, l->name, &bytes)) {
-            fake_layout_free(l);
-            return fail(r, name.line, "entry \"%.*s\" is not one the interpreter's decoder read", (int)name.len,
-                        name.s);
-        }
-        if (bytes != SIZE_MAX && bytes != l->bytes) {
-            size_t declared = l->bytes;
-
-            fake_layout_free(l);
-            return fail(r, name.line, "%zu bytes of parameters the interpreter's decoder lays out as %zu, in "
-                        "\"%.*s\"", declared, bytes, (int)name.len, name.s);
-        }
-    }
-    return add_entry(r, l, name.line);
+    return (l = entry_layout(r, e)) && add_entry(r, l, e->line);
 }
 
 /* `.fake_entry NAME SIZE[:ALIGN]...`: an entry with parameters of those sizes, for tests. */
@@ -591,170 +223,64 @@ static bool read_fake_entry(struct reader *r, const char *text, size_t len, unsi
 
 /* ---- Variables ---- */
 
-/* One scalar of an initialiser: an integer, or 0f/0d followed by a float's bits in hex. */
-static bool scalar_value(const struct token *t, bool negative, unsigned long long *out)
+/* Allocates variable `g` of the module, with its initial bytes; false with the reason. */
+static bool declare_global(struct reader *r, const struct ptx_global_info *g)
 {
-    char buf[40];
-    char *end;
+    size_t len = strlen(g->name), size = len + 24;
+    struct fake_alloc *a = NULL;
+    cuabi_result rc;
+    char *text;
 
-    if (t->len >= sizeof(buf))
+    if (len > PTX_NAME_MAX)
+        return fail(r, g->line, "a global's name is longer than %u characters: \"%.64s...\"", PTX_NAME_MAX, g->name);
+    if (!(text = malloc(size))) {
+        r->rc = CUABI_ERROR_OUT_OF_MEMORY;
         return false;
-    memcpy(buf, t->s, t->len);
-    buf[t->len] = '\0';
-    if (t->len > 2 && buf[0] == '0' && (buf[1] == 'f' || buf[1] == 'F' || buf[1] == 'd' || buf[1] == 'D'))
-        *out = strtoull(buf + 2, &end, 16);
-    else
-        *out = strtoull(buf, &end, 0);
-    if (*end == 'U')
-        end++;
-    if (negative)
-        *out = 0 - *out;
-    return *end == '\0' && buf[0] >= '0' && buf[0] <= '9';
-}
-
-/*
- * `= value` or `= {v, {v, v}, ...}` after a variable: each scalar is written,
- * `elem` bytes little-endian, into `data` (NULL: only counted) up to `bytes`.
- * Values the fake cannot compute (addresses of other symbols) stay zero.
- */
-static bool read_init(struct reader *r, size_t elem, unsigned char *data, size_t bytes, size_t *count)
-{
-    struct token t = {NULL, 0, 0};
-    int depth = 0;
-    bool negative = false, seen = false;
-
-    *count = 0;
-    for (;;) {
-        unsigned long long v;
-
-        if (!skip_space(r))
-            return false;
-        if (depth == 0 && seen && (*r->p == ';' || *r->p == ','))
-            return true;
-        if (!need(r, &t, "an initialiser"))
-            return false;
-        seen = true;
-        if (t.len == 1 && t.s[0] == '{') {
-            depth++;
-        } else if (t.len == 1 && t.s[0] == '}') {
-            if (--depth < 0)
-                return expected(r, &t, "an initialiser");
-        } else if (t.len == 1 && t.s[0] == '-') {
-            negative = true;
-            continue;
-        } else if (t.len == 1 && t.s[0] == ';') {
-            return expected(r, &t, "the initialiser's }");
-        } else if (t.len == 1 && (t.s[0] == ',' || t.s[0] == '(' || t.s[0] == ')' || t.s[0] == '+')) {
-            /* separators, and generic(sym) or sym+offset, which stay zero */
-        } else if (!(skip_space(r) && *r->p == '(')) { /* generic( is not a value */
-            if (scalar_value(&t, negative, &v) && data && (*count + 1) * elem <= bytes)
-                for (size_t b = 0; b < elem; b++)
-                    data[*count * elem + b] = b < 8 ? (unsigned char)(v >> (8 * b)) : 0;
-            (*count)++;
-        }
-        negative = false;
     }
-}
-
-/* `.global` or `.const` (`constant`) after its linking directives: each declarator becomes a global of the module. */
-static bool read_variable(struct reader *r, bool define, bool constant)
-{
-    struct decl d;
-    struct token t = {NULL, 0, 0};
-
-    if (!read_decl(r, &d))
+    snprintf(text, size, "%s %zu", g->name, g->size);
+    rc = r->sink->declare_global(r->m, text, strlen(text), r->log, r->log_size, &a);
+    free(text);
+    if (rc != CUABI_SUCCESS) {
+        r->rc = rc;
         return false;
-    for (;;) {
-        struct fake_alloc *a = NULL;
-        const char *init_at = NULL;
-        unsigned init_line = 0;
-        size_t bytes = 0, count = 0;
-
-        if (accept(r, '=')) {
-            /* Read once to count (an open dimension takes its size from it), again to write the values. */
-            init_at = r->p;
-            init_line = r->line;
-            if (!read_init(r, d.elem, NULL, 0, &count))
-                return false;
-            if (d.open_dim)
-                d.dims[0] = (count + d.vec - 1) / d.vec;
-        }
-        if (!decl_bytes(&d, 1 << 20, &bytes))
-            return fail(r, d.name.line, "a global larger than 1 MiB: \"%.*s\"", (int)d.name.len, d.name.s);
-        if (define && bytes > 0) {
-            size_t size = d.name.len + 24;
-            char *text;
-            cuabi_result rc;
-
-            if (d.name.len > PTX_NAME_MAX)
-                return fail(r, d.name.line, "a global's name is longer than %u characters: \"%.64s...\"",
-                            PTX_NAME_MAX, d.name.s);
-            if (!(text = malloc(size))) {
-                r->rc = CUABI_ERROR_OUT_OF_MEMORY;
-                return false;
-            }
-            snprintf(text, size, "%.*s %zu", (int)d.name.len, d.name.s, bytes);
-            rc = r->sink->declare_global(r->m, text, strlen(text), r->log, r->log_size, &a);
-            free(text);
-            if (rc != CUABI_SUCCESS) {
-                r->rc = rc;
-                return false;
-            }
-            if (a)
-                ptx_module_bind_global(r->ptx, d.name.s, d.name.len, a->addr);
-            if (constant)
-                r->m->const_bytes += bytes;
-        }
-        if (a && init_at) {
-            const char *resume = r->p;
-            unsigned resume_line = r->line;
-
-            r->p = init_at;
-            r->line = init_line;
-            read_init(r, d.elem, a->data, a->size, &count);
-            r->p = resume;
-            r->line = resume_line;
-        }
-        if (!need(r, &t, "; or ,"))
-            return false;
-        if (t.len == 1 && t.s[0] == ';')
-            return true;
-        if (!(t.len == 1 && t.s[0] == ','))
-            return expected(r, &t, "; or ,");
-        /* Another declarator of the same type: `.global .u32 a, b[4];`. */
-        if (!need(r, &d.name, "a name"))
-            return false;
-        d.ndims = 0;
-        d.open_dim = false;
-        while (accept(r, '[')) {
-            unsigned long long n;
-
-            if (d.ndims == MAX_DIMS || !need_number(r, 1ull << 31, &n) || !accept(r, ']'))
-                return r->rc != CUABI_SUCCESS ? false : expected(r, &d.name, "a dimension");
-            d.dims[d.ndims++] = (size_t)n;
-        }
     }
+    if (a) {
+        ptx_module_bind_global(r->ptx, g->name, len, a->addr);
+        if (g->init)
+            memcpy(a->data, g->init, g->init_len < a->size ? g->init_len : a->size);
+    }
+    if (g->constant)
+        r->m->const_bytes += g->size;
+    return true;
 }
 
 /* ---- The module ---- */
 
-/* A `.fake_*` line: the text after the directive, to the end of the line. */
-static bool read_fake_line(struct reader *r, const struct token *t)
+/* Whether the line's directive, its first `dlen` bytes, is `word`. */
+static bool directive_is(const char *text, size_t dlen, const char *word)
 {
-    const char *text = r->p;
-    size_t len = rest_of_line(text);
+    return dlen == strlen(word) && memcmp(text, word, dlen) == 0;
+}
+
+/* A `.fake_*` line: the directive, then its text to the end of the line. */
+static bool read_fake_line(struct reader *r, const struct ptx_fake_line *f)
+{
+    size_t dlen = strcspn(f->text, " \t"), len;
+    const char *text = f->text + dlen;
     cuabi_result rc = CUABI_SUCCESS;
 
-    skip_line(r);
-    if (tok_is(t, ".fake_entry"))
-        return read_fake_entry(r, text, len, t->line);
-    if (tok_is(t, ".fake_max_registers")) {
+    len = strlen(text);
+    while (len && (text[len - 1] == ' ' || text[len - 1] == '\t' || text[len - 1] == '\r'))
+        len--;
+    if (directive_is(f->text, dlen, ".fake_entry"))
+        return read_fake_entry(r, text, len, f->line);
+    if (directive_is(f->text, dlen, ".fake_max_registers")) {
         /* What a link's CU_JIT_MAX_REGISTERS leaves in its image: at most 255 registers a thread. */
         char *end;
         unsigned long n = strtoul(text, &end, 10);
 
         if (end == text || end > text + len || n == 0 || n > 255)
-            return fail(r, t->line, ".fake_max_registers wants 1 to 255");
+            return fail(r, f->line, ".fake_max_registers wants 1 to 255");
         r->max_regs = (unsigned)n;
         return true;
     }
@@ -762,156 +288,64 @@ static bool read_fake_line(struct reader *r, const struct token *t)
         text++;
         len--;
     }
-    if (tok_is(t, ".fake_kernel"))
-        rc = r->sink->add_builtin(r->m, text, len, t->line, r->log, r->log_size);
-    else
+    if (directive_is(f->text, dlen, ".fake_kernel"))
+        rc = r->sink->add_builtin(r->m, text, len, f->line, r->log, r->log_size);
+    else if (directive_is(f->text, dlen, ".fake_global"))
         rc = r->sink->declare_global(r->m, text, len, r->log, r->log_size, NULL);
+    else
+        return fail(r, f->line, "unexpected \"%.*s\"", (int)(dlen < 80 ? dlen : 80), f->text);
     if (rc != CUABI_SUCCESS)
         r->rc = rc;
     return rc == CUABI_SUCCESS;
 }
 
-static bool known_directive(const struct token *t)
-{
-    static const char *const names[] = {
-        ".version", ".target", ".address_size", ".fake_kernel", ".fake_global", ".fake_entry",
-        ".fake_max_registers", ".file",
-        ".loc",     ".section", ".visible",     ".extern",      ".weak",        ".common",     ".entry",
-        ".func",    ".global",  ".const",       ".shared",      ".local",       ".pragma",     ".alias",
-        ".tex",     ".texref",  ".samplerref",  ".surfref",
-    };
-
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-        if (tok_is(t, names[i]))
-            return true;
-    return false;
-}
-
-/* `.version 8.5` as a number: 85, the attribute's value for PTX with no `.target sm_XX`. */
-static int version_number(const struct token *v)
-{
-    int major = 0, minor = 0;
-    size_t i = 0;
-
-    for (; i < v->len && v->s[i] >= '0' && v->s[i] <= '9' && major < 1000; i++)
-        major = major * 10 + (v->s[i] - '0');
-    if (i < v->len && v->s[i] == '.' && i + 1 < v->len && v->s[i + 1] >= '0' && v->s[i + 1] <= '9')
-        minor = v->s[i + 1] - '0';
-    return major * 10 + minor;
-}
-
-/* One module-scope directive, whose first token is t. */
-static bool read_directive(struct reader *r, struct token *t)
-{
-    bool external = false;
-
-    if (tok_is(t, ".version")) {
-        struct token v = {NULL, 0, 0};
-
-        r->versioned = true;
-        if (!need(r, &v, "a version number"))
-            return false;
-        if (!(v.s[0] >= '0' && v.s[0] <= '9'))
-            return expected(r, &v, "a version number");
-        r->m->ptx_version = version_number(&v);
-        return true;
-    }
-    if (tok_is(t, ".fake_kernel") || tok_is(t, ".fake_global") || tok_is(t, ".fake_entry") ||
-        tok_is(t, ".fake_max_registers"))
-        return read_fake_line(r, t);
-    if (tok_is(t, ".target")) {
-        /*
-         * The virtual architecture the PTX is for (sm_75: 75) is what CU_FUNC_ATTRIBUTE_PTX_VERSION tells, as the
-         * driver does: CUB picks its tuning by it, and fails a launch for an architecture it was not built for.
-         */
-        const char *p = r->p + strspn(r->p, " \t");
-
-        if (strncmp(p, "sm_", 3) == 0 && p[3] >= '0' && p[3] <= '9') {
-            int arch = 0;
-
-            for (p += 3; *p >= '0' && *p <= '9' && arch < 100000; p++)
-                arch = arch * 10 + (*p - '0');
-            r->m->ptx_version = arch;
-        }
-        skip_line(r);
-        return true;
-    }
-    if (tok_is(t, ".file") || tok_is(t, ".loc") || tok_is(t, ".address_size")) {
-        skip_line(r); /* their arguments do not matter here */
-        return true;
-    }
-    if (tok_is(t, ".section")) {
-        struct token name = {NULL, 0, 0};
-
-        if (!need(r, &name, "a section name"))
-            return false;
-        if (!accept(r, '{'))
-            return fail(r, name.line, "expected { after .section %.*s", (int)name.len, name.s);
-        return skip_block(r, name.line, name.s, name.len);
-    }
-    /* Linking directives, then what they apply to. */
-    while (tok_is(t, ".visible") || tok_is(t, ".extern") || tok_is(t, ".weak") || tok_is(t, ".common")) {
-        external |= tok_is(t, ".extern");
-        if (!need(r, t, "a declaration"))
-            return false;
-    }
-    if (tok_is(t, ".entry"))
-        return read_entry(r, !external);
-    if (tok_is(t, ".global") || tok_is(t, ".const"))
-        return read_variable(r, !external, tok_is(t, ".const"));
-    if (tok_is(t, ".func") || tok_is(t, ".shared") || tok_is(t, ".local") || tok_is(t, ".pragma") ||
-        tok_is(t, ".alias") || tok_is(t, ".tex") || tok_is(t, ".texref") || tok_is(t, ".samplerref") ||
-        tok_is(t, ".surfref")) {
-        /* Nothing a host implementation needs: a .func's body, or a variable no host call reaches. */
-        struct token u = {NULL, 0, 0};
-        int depth = 0;
-
-        while (next(r, &u)) {
-            if (u.len == 1 && u.s[0] == '(')
-                depth++;
-            else if (u.len == 1 && u.s[0] == ')')
-                depth--;
-            else if (u.len == 1 && u.s[0] == ';' && depth == 0)
-                return true;
-            else if (u.len == 1 && u.s[0] == '{' && depth == 0)
-                return skip_block(r, t->line, t->s, t->len);
-        }
-        return r->rc == CUABI_SUCCESS ? fail(r, t->line, "expected ; or a body after %.*s", (int)t->len, t->s) : false;
-    }
-    return expected(r, t, "a declaration");
-}
-
+/*
+ * The module as the decoder read its text: its `.fake_*` lines, variables
+ * and entries, each kind in text order and the three merged by line, so
+ * that a name defined twice is reported where it is defined again.
+ */
 static cuabi_result read_text(const char *text, struct fake_module *m, const struct fake_image_sink *sink, char *log,
                               size_t log_size)
 {
-    struct reader r = {text, 1, m, sink, log, log_size, false, CUABI_SUCCESS, ptx_module_decode(text), 0};
-    struct token t = {NULL, 0, 0};
+    struct reader r = {m, sink, log, log_size, CUABI_SUCCESS, ptx_module_decode(text), 0};
+    struct ptx_entry_info e;
+    struct ptx_global_info g;
+    const struct ptx_fake_line *f;
+    size_t ei = 0, gi = 0, fi = 0;
+    bool has_e, has_g;
 
     if (!r.ptx)
         return CUABI_ERROR_OUT_OF_MEMORY;
-    while (next(&r, &t)) {
-        if (!known_directive(&t)) {
-            fail(&r, t.line, "unexpected \"%.*s\"", (int)rest_of_line(t.s), t.s);
-            break;
-        }
-        if (!r.versioned && !tok_is(&t, ".version")) {
-            fail(&r, t.line, ".version must come first");
-            break;
-        }
-        if (!read_directive(&r, &t))
-            break;
-    }
-    if (r.rc == CUABI_SUCCESS && !r.versioned) {
-        snprintf(log, log_size, "fake ptxas: no .version directive: this is not PTX");
-        r.rc = CUABI_ERROR_INVALID_PTX;
-    }
     /* What the interpreter's decoder refuses, the module refuses: nothing half read can run. */
-    if (r.rc == CUABI_SUCCESS && ptx_module_error(r.ptx)) {
+    if (ptx_module_error(r.ptx)) {
         snprintf(log, log_size, "fake ptxas: %s", ptx_module_error(r.ptx));
-        r.rc = CUABI_ERROR_INVALID_PTX;
+        ptx_module_release(r.ptx);
+        return CUABI_ERROR_INVALID_PTX;
     }
-    if (r.rc == CUABI_SUCCESS)
+    has_e = ptx_module_entry_next(r.ptx, &ei, &e);
+    has_g = ptx_module_global(r.ptx, &gi, &g);
+    f = ptx_module_fake_line(r.ptx, fi);
+    while (r.rc == CUABI_SUCCESS && (has_e || has_g || f)) {
+        unsigned le = has_e ? e.line : UINT_MAX, lg = has_g ? g.line : UINT_MAX, lf = f ? f->line : UINT_MAX;
+
+        if (f && lf <= le && lf <= lg) {
+            read_fake_line(&r, f);
+            f = ptx_module_fake_line(r.ptx, ++fi);
+        } else if (has_g && lg <= le) {
+            if (g.defined && g.size > 0)
+                declare_global(&r, &g);
+            gi++;
+            has_g = ptx_module_global(r.ptx, &gi, &g);
+        } else {
+            read_entry(&r, &e);
+            ei++;
+            has_e = ptx_module_entry_next(r.ptx, &ei, &e);
+        }
+    }
+    if (r.rc == CUABI_SUCCESS) {
+        m->ptx_version = ptx_module_arch(r.ptx);
         sink->max_registers(m, r.max_regs);
+    }
     ptx_module_release(r.ptx);
     return r.rc;
 }

@@ -364,28 +364,25 @@ static bool resolve(struct fake_link *l, const struct ptx_module *all)
 
 /*
  * The linked image, its size (with the NUL) in *bytes: the inputs' text, and
- * with CU_JIT_MAX_REGISTERS a `.fake_max_registers` line after the first
- * .version, which the module reader holds every function's registers to.
+ * with CU_JIT_MAX_REGISTERS a `.fake_max_registers` line at its end, which
+ * the module reader holds every function's registers to.
  */
 static char *link_image(const struct fake_link *l, size_t *bytes)
 {
-    const char *v = strstr(l->text, ".version");
-    size_t head = v ? (size_t)(v - l->text) + strcspn(v, "\n") : 0;
     char line[48];
     int n;
     char *image;
 
-    if (!l->max_regs || l->max_regs >= 255 || !v) {
+    if (!l->max_regs || l->max_regs >= 255) {
         *bytes = l->len + 1;
         return strdup(l->text);
     }
-    n = snprintf(line, sizeof(line), "\n.fake_max_registers %u", l->max_regs);
+    n = snprintf(line, sizeof(line), "\n.fake_max_registers %u\n", l->max_regs);
     *bytes = l->len + (size_t)n + 1;
     if (!(image = malloc(*bytes)))
         return NULL;
-    memcpy(image, l->text, head);
-    memcpy(image + head, line, (size_t)n);
-    memcpy(image + head + (size_t)n, l->text + head, l->len - head + 1);
+    memcpy(image, l->text, l->len);
+    memcpy(image + l->len, line, (size_t)n + 1);
     return image;
 }
 

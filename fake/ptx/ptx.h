@@ -88,11 +88,58 @@ struct ptx_function_info {
 bool ptx_module_function(const struct ptx_module *m, size_t i, struct ptx_function_info *out);
 
 /*
- * Whether the decoder read entry NAME: to run it, or to say why it cannot;
- * *param_bytes its parameters' bytes as the decoder laid them out (SIZE_MAX
- * for one it cannot run).
+ * An entry as the decoder read its header: the one front end the module
+ * loader (fake_image.c) takes entries from.
  */
-bool ptx_module_has_entry(const struct ptx_module *m, const char *name, size_t *param_bytes);
+struct ptx_entry_info {
+    const char *name;
+    unsigned line;         /* of its name */
+    unsigned nparams;
+    size_t param_bytes;    /* the parameter buffer: the last one's end */
+    unsigned max_threads;  /* of a block, from .maxntid or .reqntid; 0: not bounded */
+    const char *error;     /* why its header could not be read (no parameters then), or NULL */
+    size_t index;          /* the decoder's */
+};
+
+/* Parameter K of entry `e` (K below its nparams): its offset in the buffer, its size and alignment. */
+void ptx_entry_param(const struct ptx_module *m, const struct ptx_entry_info *e, unsigned k, size_t *offset,
+                     size_t *size, size_t *align);
+
+/*
+ * The architecture the module's PTX is for, as CU_FUNC_ATTRIBUTE_PTX_VERSION
+ * tells it: `.target sm_75`'s 75, else `.version 8.5`'s 85; 0 with neither.
+ */
+int ptx_module_arch(const struct ptx_module *m);
+
+/* A module-scope .global or .const variable as the decoder read it, for the module loader to allocate. */
+struct ptx_global_info {
+    const char *name;
+    unsigned line;               /* of its statement */
+    size_t size, align;          /* bytes (at most 1 MiB; 0 for an open array without an initialiser) */
+    bool constant;               /* .const */
+    bool defined;                /* not .extern */
+    const unsigned char *init;   /* its first `init_len` bytes as the initialiser gives them, or NULL: zeros */
+    size_t init_len;
+};
+
+/* The first .global or .const variable at or after *i (in text order) into *out, *i its index; false for none. */
+bool ptx_module_global(const struct ptx_module *m, size_t *i, struct ptx_global_info *out);
+
+/*
+ * The next defined entry, or one kept with its reason, at or after function
+ * *i (in text order) into *out, *i its index; false for none. An entry
+ * defined twice comes twice.
+ */
+bool ptx_module_entry_next(const struct ptx_module *m, size_t *i, struct ptx_entry_info *out);
+
+/* A line of the fake's own (`.fake_kernel`, `.fake_global`, ...), which the decoder passes over. */
+struct ptx_fake_line {
+    char *text; /* from the directive to the end of the line */
+    unsigned line;
+};
+
+/* The module's I-th `.fake_*` line, in text order; NULL past the last. */
+const struct ptx_fake_line *ptx_module_fake_line(const struct ptx_module *m, size_t i);
 
 /* What an entry and the functions it calls use, as cuFuncGetAttribute tells it. */
 struct ptx_entry_usage {

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the rest of the fake asks about a decoded module besides running it:
- * its functions by name (the decoder's map of them too), for the JIT linker
- * (fake_link.c), and what an entry uses, for cuFuncGetAttribute.
+ * its entries with their parameter layouts, its variables with their initial
+ * bytes and its `.fake_*` lines, for the module loader (fake_image.c); its
+ * functions by name (the decoder's map of them too), for the JIT linker
+ * (fake_link.c); and what an entry uses, for cuFuncGetAttribute.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -74,14 +76,58 @@ static int entry_index(const struct ptx_module *m, const char *name)
     return i >= 0 && m->funcs[i].entry && m->funcs[i].defined ? (int)i : -1;
 }
 
-bool ptx_module_has_entry(const struct ptx_module *m, const char *name, size_t *param_bytes)
+/* Whether function `i` is an entry the module defines, or keeps with the reason its header could not be read. */
+static bool entry_read(const struct ptx_module *m, size_t i, struct ptx_entry_info *out)
 {
-    int32_t i = ptx_func_index(m, name, strlen(name));
+    const struct ptx_function *f = &m->funcs[i];
 
-    if (i < 0 || !m->funcs[i].entry || !(m->funcs[i].defined || m->funcs[i].error))
+    if (!f->entry || !f->name || !(f->defined || f->bad_header))
         return false;
-    *param_bytes = m->funcs[i].error ? SIZE_MAX : m->funcs[i].kparam_bytes;
+    *out = (struct ptx_entry_info){f->name, f->line, f->bad_header ? 0 : f->nkparams, f->kparam_bytes,
+                                   f->max_threads, f->bad_header ? f->error : NULL, i};
     return true;
+}
+
+bool ptx_module_entry_next(const struct ptx_module *m, size_t *i, struct ptx_entry_info *out)
+{
+    for (; m && *i < m->nfuncs; ++*i)
+        if (entry_read(m, *i, out))
+            return true;
+    return false;
+}
+
+const struct ptx_fake_line *ptx_module_fake_line(const struct ptx_module *m, size_t i)
+{
+    return m && i < m->nfake_lines ? &m->fake_lines[i] : NULL;
+}
+
+void ptx_entry_param(const struct ptx_module *m, const struct ptx_entry_info *e, unsigned k, size_t *offset,
+                     size_t *size, size_t *align)
+{
+    const struct ptx_symbol *p = &m->syms[m->funcs[e->index].kparams + k];
+
+    *offset = (size_t)p->value;
+    *size = p->size;
+    *align = p->align;
+}
+
+bool ptx_module_global(const struct ptx_module *m, size_t *i, struct ptx_global_info *out)
+{
+    for (; m && *i < m->nsyms; ++*i) {
+        const struct ptx_symbol *g = &m->syms[*i];
+
+        if (g->space == S_GLOBAL) {
+            *out = (struct ptx_global_info){g->name, g->line, g->size, g->align, g->constant, g->defined, g->init,
+                                            g->init_len};
+            return true;
+        }
+    }
+    return false;
+}
+
+int ptx_module_arch(const struct ptx_module *m)
+{
+    return m ? m->arch : 0;
 }
 
 uint32_t *ptx_reach(const struct ptx_module *m, size_t fi, size_t *n)

@@ -28,6 +28,7 @@ enum { PTX_WARP = 32, PTX_MAX_OPDS = 6 };
 #define PTX_SHARED_MAX (48u * 1024)     /* static shared memory an entry reaches, as ptxas allows */
 #define PTX_MODULE_SHARED_MAX (1u << 20) /* static shared variables of the whole module */
 #define PTX_KPARAM_MAX 4096u            /* an entry's parameters, as the fake's launch takes them */
+#define PTX_GLOBAL_MAX (1u << 20)       /* a .global or .const variable (1 MiB), as the module loader allocates it */
 #define PTX_ITEMS_MAX (1u << 28)        /* instructions, functions, variables, calls: far from int32_t indices' end */
 
 /* Generic addresses of the windows shared, local and param memory take, as cvta makes them. */
@@ -87,6 +88,12 @@ struct ptx_symbol {
     bool bound;
     uint64_t value;
     size_t size;
+    uint32_t align;      /* S_PARAM: its alignment in the buffer; S_GLOBAL: the variable's */
+    /* S_GLOBAL: a module-scope .global or .const, as ptx_module_global tells it. */
+    bool constant, defined;
+    unsigned line;
+    unsigned char *init; /* the initialiser's values, `init_len` bytes (at most `size`), or NULL: zeros */
+    size_t init_len;
 };
 
 struct ptx_opd {
@@ -196,6 +203,10 @@ struct ptx_function {
     size_t kparam_bytes;     /* an entry's parameter buffer */
     bool uses_calls;
     unsigned cluster[3];     /* an entry's .reqnctapercluster, or 0s */
+    uint32_t kparams, nkparams; /* an entry's parameters: `nkparams` S_PARAM symbols from `kparams` */
+    unsigned max_threads;    /* an entry's .maxntid or .reqntid product, or 0 */
+    unsigned line;           /* of its name */
+    bool bad_header;         /* its name, parameters or directives could not be read: `error` says why */
 };
 
 struct ptx_module {
@@ -222,6 +233,9 @@ struct ptx_module {
     uint32_t *gmap;           /* global (.global, .const) symbols by name, as fmap: the newest of each name */
     size_t gmap_cap;
     uint32_t *gnext;          /* [nsyms]: 1 + the next older global symbol of the same name, or 0 */
+    int arch;                 /* ptx_module_arch's */
+    struct ptx_fake_line *fake_lines; /* the `.fake_*` lines, in text order */
+    size_t nfake_lines;
 };
 
 /* Argument i of call c, a symbol of the module. */

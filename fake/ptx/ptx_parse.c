@@ -104,6 +104,9 @@ struct decoder {
     size_t fi;
     uint32_t frame;         /* the frame's size so far */
     int32_t sink;           /* the function's register for `_`, or -1 */
+    unsigned open_comment;  /* the line of a comment the text ends inside, or 0 */
+    unsigned open_string;   /* the line of a string that does not end on it, or 0 */
+    size_t cap_fake_lines;
     char err[200];          /* the first error in the function */
     char fatal[256];        /* why the module is refused, or empty */
 };
@@ -183,10 +186,14 @@ static void skip_space(struct decoder *d)
         } else if (c == '/' && d->p[1] == '/') {
             d->p += strcspn(d->p, "\n");
         } else if (c == '/' && d->p[1] == '*') {
+            unsigned start = d->line;
+
             for (d->p += 2; *d->p && !(d->p[0] == '*' && d->p[1] == '/'); d->p++)
                 d->line += *d->p == '\n';
             if (*d->p)
                 d->p += 2;
+            else if (!d->open_comment)
+                d->open_comment = start;
         } else {
             return;
         }
@@ -232,6 +239,8 @@ static void skip_string(struct decoder *d)
         d->p += d->p[0] == '\\' && d->p[1] && d->p[1] != '\n';
     if (*d->p == '"')
         d->p++;
+    else if (!d->open_string)
+        d->open_string = d->line;
 }
 
 static bool skip_block(struct decoder *d, bool open);
@@ -504,10 +513,20 @@ static bool read_decl(struct decoder *d, struct decl *x, const struct decl *prev
             x->vec = (unsigned)(s[2] - '0');
         } else if (is(s, len, ".ptr")) {
             ptr = true;
+        } else if (is(s, len, ".attribute")) {
+            /* .attribute(.managed): the variable is laid out as any other */
+            if (!accept(d, '('))
+                return errf(d, d->line, "expected ( after .attribute");
+            while (*d->p && *d->p != ')' && *d->p != ';' && *d->p != '\n')
+                d->p++;
+            if (!accept(d, ')'))
+                return errf(d, d->line, "expected ) after .attribute(");
         } else if (is(s, len, ".global") || is(s, len, ".shared") || is(s, len, ".const") || is(s, len, ".local")) {
             /* .param's pointer attributes */
         } else if (type_of(s + 1, len - 1) != T_NONE) {
             x->type = type_of(s + 1, len - 1);
+        } else if (is(s, len, ".texref") || is(s, len, ".samplerref") || is(s, len, ".surfref")) {
+            x->type = T_B64; /* a reference: 8 bytes no instruction reads (read_image_address refuses it) */
         } else {
             return errf(d, d->line, "unexpected \"%.*s\" in a declaration", (int)len, s);
         }
@@ -641,6 +660,9 @@ static bool read_params(struct decoder *d, struct ptx_function *f, bool entry, b
             return errf(d, d->line, "expected .param");
         if (!read_decl(d, &x, NULL))
             return false;
+        if (entry && x.open)
+            return errf(d, d->line, "parameter \"%.*s\" of kernel \"%s\" has no size", (int)x.len, x.name,
+                        f->name ? f->name : "?");
         bytes = decl_bytes(&x);
         if (x.align > 16 && !entry)
             x.align = 16;
@@ -654,6 +676,9 @@ static bool read_params(struct decoder *d, struct ptx_function *f, bool entry, b
         if (sym < 0 || !name_add(d, true, (struct name){x.name, x.len, N_SYM, (uint32_t)sym, 0, 0, -1}))
             return false;
         if (entry) {
+            d->m->syms[sym].align = x.align;
+            if (f->nkparams++ == 0)
+                f->kparams = (uint32_t)sym;
             f->kparam_bytes = off + bytes;
         } else {
             d->frame = off + (uint32_t)bytes;
@@ -673,7 +698,7 @@ static bool read_params(struct decoder *d, struct ptx_function *f, bool entry, b
         }
     } while (accept(d, ','));
     if (!accept(d, ')'))
-        return errf(d, d->line, "expected )");
+        return errf(d, d->line, "expected , or )");
     return true;
 }
 
@@ -1759,6 +1784,8 @@ static bool read_function(struct decoder *d, bool entry, bool is_extern)
     d->f = f;
     if (has_result && !read_params(d, f, false, true))
         goto bad_header;
+    skip_space(d);
+    f->line = d->line;
     len = word(d, &s);
     if (len == 0) {
         errf(d, d->line, "a function without a name");
@@ -1780,6 +1807,7 @@ static bool read_function(struct decoder *d, bool entry, bool is_extern)
             const char *dir;
             size_t dl = word(d, &dir);
             unsigned nums = 0;
+            unsigned long long threads = 1;
 
             for (;;) {
                 while (*d->p == ' ' || *d->p == '\t' || *d->p == ',' || *d->p == '\n' || *d->p == '\r')
@@ -1792,6 +1820,8 @@ static bool read_function(struct decoder *d, bool entry, bool is_extern)
                     /* The cluster shape the entry was compiled for: each at most 32 (the driver's limit is lower). */
                     if (is(dir, dl, ".reqnctapercluster") && nums < 3)
                         f->cluster[nums] = v >= 1 && v <= 32 ? (unsigned)v : 0;
+                    if (v <= 1024 && threads <= 1024)
+                        threads *= v;
                     nums++;
                 }
             }
@@ -1803,6 +1833,10 @@ static bool read_function(struct decoder *d, bool entry, bool is_extern)
             if (is(dir, dl, ".reqnctapercluster"))
                 for (unsigned i = nums; i < 3; i++)
                     f->cluster[i] = 1;
+            /* .maxntid and .reqntid bound the threads of a block: the tightest product within 1024 holds. */
+            if ((is(dir, dl, ".maxntid") || is(dir, dl, ".reqntid")) && threads <= 1024 &&
+                (!f->max_threads || threads < f->max_threads))
+                f->max_threads = (unsigned)threads;
             continue;
         }
         errf(d, d->line, "unexpected text after function \"%s\"", f->name);
@@ -1848,6 +1882,7 @@ static bool read_function(struct decoder *d, bool entry, bool is_extern)
 bad_header:
     if (d->oom)
         return false;
+    f->bad_header = true;
     if (!(f->error = strdup(d->err)))
         return d->oom = true, false;
     d->err[0] = '\0';
@@ -1861,16 +1896,103 @@ bad_header:
     return true;
 }
 
-/* A module-scope variable: .global/.const (bound to the fake's allocation later) or .shared. */
+/* One scalar of an initialiser: an integer, or 0f/0d followed by a float's bits in hex; false for another word. */
+static bool init_scalar(const char *s, size_t len, bool negative, uint64_t *out)
+{
+    char buf[40];
+    char *end;
+
+    if (len >= sizeof(buf) || len == 0 || s[0] < '0' || s[0] > '9')
+        return false;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    if (len > 2 && buf[0] == '0' && (buf[1] == 'f' || buf[1] == 'F' || buf[1] == 'd' || buf[1] == 'D'))
+        *out = strtoull(buf + 2, &end, 16);
+    else
+        *out = strtoull(buf, &end, 0);
+    end += *end == 'U';
+    if (negative)
+        *out = 0 - *out;
+    return *end == '\0';
+}
+
+/*
+ * `= value` or `= {v, {v, v}, ...}` after variable `sym` of `elem`-byte
+ * elements: each scalar, little-endian, into its initial bytes; `*count` the
+ * scalars. Values the decoder cannot compute (addresses of other symbols,
+ * decimal floats) stay zero. False with the module's error.
+ */
+static bool read_init(struct decoder *d, struct ptx_symbol *sym, size_t elem, size_t *count)
+{
+    size_t cap = 0;
+    int depth = 0;
+    bool negative = false, seen = false;
+
+    *count = 0;
+    for (;;) {
+        const char *s;
+        size_t len;
+        uint64_t v;
+
+        skip_space(d);
+        if (depth == 0 && seen && (*d->p == ';' || *d->p == ','))
+            return true;
+        if (!*d->p)
+            return fatalf(d, d->line, "the text ends inside the initialiser of \"%s\"", sym->name);
+        seen = true;
+        if (*d->p == ';')
+            return fatalf(d, d->line, "expected the initialiser's } in \"%s\"", sym->name);
+        if (*d->p == '{' || *d->p == '}' || *d->p == '-' || *d->p == ',' || *d->p == '(' || *d->p == ')' ||
+            *d->p == '+') {
+            char c = *d->p++;
+
+            if (c == '{')
+                depth++;
+            else if (c == '}' && --depth < 0)
+                return fatalf(d, d->line, "an unmatched } in the initialiser of \"%s\"", sym->name);
+            negative = c == '-';
+            continue;
+        }
+        len = word(d, &s);
+        if (len == 0)
+            return fatalf(d, d->line, "unexpected \"%c\" in the initialiser of \"%s\"", *d->p, sym->name);
+        skip_space(d);
+        if (*d->p == '(') /* generic(sym): an address */
+            continue;
+        if (init_scalar(s, len, negative, &v) && (*count + 1) * elem <= sym->size) {
+            if (!GROW(d, sym->init, cap, (*count + 1) * elem))
+                return false;
+            memset(sym->init + sym->init_len, 0, *count * elem - sym->init_len);
+            for (size_t b = 0; b < elem; b++)
+                sym->init[*count * elem + b] = b < 8 ? (unsigned char)(v >> (8 * b)) : 0;
+            sym->init_len = (*count + 1) * elem;
+        }
+        (*count)++;
+        negative = false;
+    }
+}
+
+/*
+ * A module-scope variable: .global/.const (bound to the fake's allocation
+ * later) or .shared. A .global or .const the decoder cannot read refuses
+ * the module: the module loader allocates them as the decoder read them.
+ */
 static bool read_variable(struct decoder *d, const char *dir, size_t dlen, bool is_extern)
 {
+    bool shared = is(dir, dlen, ".shared"), first = true;
+    unsigned line = d->line;
+    struct decl x, prev;
+
+    d->err[0] = '\0';
+
     for (;;) {
-        struct decl x;
         int32_t sym;
 
-        if (!read_decl(d, &x, NULL))
-            return false;
-        if (is(dir, dlen, ".shared")) {
+        if (!read_decl(d, &x, first ? NULL : &prev))
+            break;
+        prev = x;
+        first = false;
+        if (shared) {
             size_t off = (d->m->shared_static + 15) / 16 * 16, bytes = decl_bytes(&x);
 
             if (x.open || is_extern) {
@@ -1883,16 +2005,46 @@ static bool read_variable(struct decoder *d, const char *dir, size_t dlen, bool 
                 sym = sym_add(d, x.name, x.len, S_SHARED, off, bytes);
                 d->m->shared_static = off + bytes;
             }
-        } else {
-            sym = sym_add(d, x.name, x.len, S_GLOBAL, 0, decl_bytes(&x));
+            if (sym < 0 || !name_add(d, true, (struct name){x.name, x.len, N_SYM, (uint32_t)sym, 0, 0, -1}))
+                return false;
+            /* One declarator per statement is what compilers write: the rest is passed over. */
+            skip_statement(d, false);
+            return true;
         }
+        if (x.align & (x.align - 1)) {
+            errf(d, d->line, "bad .align");
+            break;
+        }
+        sym = sym_add(d, x.name, x.len, S_GLOBAL, 0, decl_bytes(&x));
         if (sym < 0 || !name_add(d, true, (struct name){x.name, x.len, N_SYM, (uint32_t)sym, 0, 0, -1}))
             return false;
-        if (!skip_statement(d, false))
+        d->m->syms[sym].align = x.align;
+        d->m->syms[sym].constant = is(dir, dlen, ".const");
+        d->m->syms[sym].defined = !is_extern;
+        d->m->syms[sym].line = line;
+        if (accept(d, '=')) {
+            size_t count, elem = ptx_types[x.type].size;
+
+            if (x.open) /* an open dimension takes its size from the initialiser */
+                d->m->syms[sym].size = PTX_GLOBAL_MAX;
+            if (!read_init(d, &d->m->syms[sym], elem, &count))
+                return false;
+            if (x.open)
+                d->m->syms[sym].size = count > PTX_GLOBAL_MAX ? SIZE_MAX : (count + x.vec - 1) / x.vec * x.vec * elem;
+        }
+        if (d->m->syms[sym].size > PTX_GLOBAL_MAX)
+            return fatalf(d, d->line, "a global larger than 1 MiB: \"%s\"", d->m->syms[sym].name);
+        if (accept(d, ';'))
             return true;
-        /* skip_statement read past `;`: one declarator per statement is what compilers write. */
-        return true;
+        if (!accept(d, ',')) {
+            errf(d, d->line, "expected ; or , after \"%.*s\"", (int)x.len, x.name);
+            break;
+        }
     }
+    /* Why the declaration could not be read refuses the module. */
+    if (!d->fatal[0])
+        memcpy(d->fatal, d->err, sizeof(d->err));
+    return false;
 }
 
 /* Dynamic shared symbols take their offset now that the static size is known. */
@@ -1955,8 +2107,13 @@ static void module_free(struct ptx_module *m)
         free(m->funcs[i].name);
         free(m->funcs[i].error);
     }
-    for (size_t i = 0; i < m->nsyms; i++)
+    for (size_t i = 0; i < m->nsyms; i++) {
         free(m->syms[i].name);
+        free(m->syms[i].init);
+    }
+    for (size_t i = 0; i < m->nfake_lines; i++)
+        free(m->fake_lines[i].text);
+    free(m->fake_lines);
     free(m->funcs);
     free(m->fmap);
     free(m->gmap);
@@ -2005,6 +2162,76 @@ static bool index_globals(struct ptx_module *m)
     return true;
 }
 
+/*
+ * Whether word S begins a declaration PTX allows at module scope (or a line
+ * of the fake's own), `.version` first; else refuses the module.
+ */
+static bool module_directive(struct decoder *d, const char *s, size_t len, bool versioned)
+{
+    static const char *const names[] = {
+        ".version", ".target", ".address_size", ".file", ".loc", ".section", ".visible", ".extern", ".weak",
+        ".common", ".entry", ".func", ".global", ".const", ".shared", ".local", ".pragma", ".alias", ".tex",
+        ".texref", ".samplerref", ".surfref",
+    };
+    bool known = len > 6 && memcmp(s, ".fake_", 6) == 0;
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !known; i++)
+        known = is(s, len, names[i]);
+    if (!known) {
+        size_t line = strcspn(s, "\n");
+
+        while (line && (s[line - 1] == ' ' || s[line - 1] == '\t' || s[line - 1] == '\r'))
+            line--;
+        return fatalf(d, d->line, "unexpected \"%.*s\"", (int)(line < 80 ? line : 80), s);
+    }
+    if (!versioned && !is(s, len, ".version"))
+        return fatalf(d, d->line, ".version must come first");
+    if (is(s, len, ".version")) {
+        const char *p = d->p + strspn(d->p, " \t");
+
+        if (*p < '0' || *p > '9')
+            return fatalf(d, d->line, "expected a version number after .version");
+    }
+    return true;
+}
+
+/* Keeps a `.fake_*` line, from its directive S to the end of the line, for the module loader. */
+static bool fake_line_add(struct decoder *d, const char *s)
+{
+    struct ptx_fake_line *l;
+
+    if (!GROW(d, d->m->fake_lines, d->cap_fake_lines, d->m->nfake_lines + 1))
+        return false;
+    l = &d->m->fake_lines[d->m->nfake_lines];
+    if (!(l->text = strndup(s, strcspn(s, "\n"))))
+        return d->oom = true, false;
+    l->line = d->line;
+    d->m->nfake_lines++;
+    return true;
+}
+
+/*
+ * After .version or .target: the module's architecture number. The virtual
+ * architecture a `.target sm_XX` names (sm_75: 75), else the version (8.5: 85).
+ */
+static void read_arch(struct decoder *d, bool target)
+{
+    const char *p = d->p + strspn(d->p, " \t");
+    int n = 0;
+
+    if (target) {
+        if (strncmp(p, "sm_", 3) != 0 || p[3] < '0' || p[3] > '9')
+            return;
+        for (p += 3; *p >= '0' && *p <= '9' && n < 100000; p++)
+            n = n * 10 + (*p - '0');
+        d->m->arch = n;
+        return;
+    }
+    for (; *p >= '0' && *p <= '9' && n < 1000; p++)
+        n = n * 10 + (*p - '0');
+    d->m->arch = n * 10 + (p[0] == '.' && p[1] >= '0' && p[1] <= '9' ? p[1] - '0' : 0);
+}
+
 struct ptx_module *ptx_module_decode(const char *text)
 {
     struct decoder d;
@@ -2018,6 +2245,8 @@ struct ptx_module *ptx_module_decode(const char *text)
     d.line = 1;
     d.m = m;
     d.sink = -1;
+    bool versioned = false;
+
     while (!d.oom && !d.fatal[0]) {
         const char *s;
         size_t len;
@@ -2031,12 +2260,25 @@ struct ptx_module *ptx_module_decode(const char *text)
             fatalf(&d, d.line, "unexpected \"%c\" between declarations", *d.p);
             break;
         }
+        if (!module_directive(&d, s, len, versioned))
+            break;
+        versioned = true;
         while (is(s, len, ".visible") || is(s, len, ".extern") || is(s, len, ".weak") || is(s, len, ".common")) {
             is_extern = is_extern || is(s, len, ".extern");
             len = word(&d, &s);
         }
-        if (is(s, len, ".version") || is(s, len, ".target") || is(s, len, ".address_size") || is(s, len, ".file") ||
-            is(s, len, ".loc") || s[0] != '.' || (len > 6 && memcmp(s, ".fake_", 6) == 0)) {
+        if (len == 0 || s[0] != '.') {
+            fatalf(&d, d.line, "expected a declaration, found \"%.*s\"", len ? (int)len : 1, len ? s : d.p);
+            break;
+        }
+        if (is(s, len, ".version") || is(s, len, ".target"))
+            read_arch(&d, is(s, len, ".target"));
+        if (len > 6 && memcmp(s, ".fake_", 6) == 0) {
+            if (!fake_line_add(&d, s))
+                break;
+            skip_line(&d);
+        } else if (is(s, len, ".version") || is(s, len, ".target") || is(s, len, ".address_size") ||
+                   is(s, len, ".file") || is(s, len, ".loc")) {
             skip_line(&d);
         } else if (is(s, len, ".entry") || is(s, len, ".func")) {
             if (!read_function(&d, is(s, len, ".entry"), is_extern))
@@ -2047,15 +2289,27 @@ struct ptx_module *ptx_module_decode(const char *text)
                 skip_statement(&d, false);
             }
         } else if (is(s, len, ".section")) {
-            skip_line(&d);
-            skip_space(&d);
-            if (*d.p == '{' && !skip_block(&d, false))
+            unsigned line = d.line;
+            const char *name;
+            size_t nlen = word(&d, &name);
+
+            if (!accept(&d, '{')) {
+                fatalf(&d, line, "expected { after .section %.*s", (int)nlen, name);
+                break;
+            }
+            if (!skip_block(&d, true))
                 fatalf(&d, d.line, "the text ends inside a .section");
         } else {
             if (!skip_statement(&d, false))
                 break;
         }
     }
+    if (!d.fatal[0] && d.open_comment)
+        fatalf(&d, d.open_comment, "/* comment does not end");
+    if (!d.fatal[0] && d.open_string)
+        fatalf(&d, d.open_string, "a string does not end on its line");
+    if (!d.fatal[0] && !versioned)
+        fatalf(&d, d.line, "no .version directive: this is not PTX");
     scope_free(&d.global);
     scope_free(&d.local);
     free(d.labels);

@@ -395,7 +395,7 @@ static void module_rejected(void **state)
 
     (void)state;
     FT_FAIL(gpu_module_load_data(NULL, garbage, strlen(garbage), &m), GPU_ERR_MODULE_LOAD, CUABI_ERROR_INVALID_PTX,
-            "cuModuleLoadDataEx: CUDA_ERROR_INVALID_PTX (218): a PTX JIT compilation failed: fake ptxas: line 3: "
+            "cuModuleLoadDataEx: CUDA_ERROR_INVALID_PTX (218): a PTX JIT compilation failed: fake ptxas: PTX line 3: "
             "unexpected \"garbage here\"");
     FT_FAIL(gpu_module_load_data(NULL, unknown, sizeof(unknown), &m), GPU_ERR_MODULE_LOAD, CUABI_ERROR_INVALID_PTX,
             "line 2: no built-in kernel \"no_such\"");

@@ -219,29 +219,30 @@ static void malformed(void **state)
         const char *text;
         const char *needle;
     } cases[] = {
-        {".version 8.0\n.entry k(\n.param .u64 a\n{ ret; }\n", "line 4: expected , or ), found \"{\""},
-        {".version 8.0\n.entry k() { ret;\n", "line 2: expected } closing the block of \"k\" opened here"},
+        {".version 8.0\n.entry k(\n.param .u64 a\n{ ret; }\n", "PTX line 4: expected , or )"},
+        {".version 8.0\n.entry k() { ret;\n", "PTX line 3: the text ends inside the body of function \"k\""},
         {".version 8.0\n\n/* open\n", "line 3: /* comment does not end"},
-        {".version 8.0\n.entry k(.param .u64) {}\n", "line 2: expected a type or a name, found \")\""},
-        {".version 8.0\n.entry k(.param a) {}\n", "line 2: expected a type before the name, found \"a\""},
-        {".version 8.0\n.global .u32 x = {1, 2;\n", "line 2: expected the initialiser's }, found \";\""},
-        {".version 8.0\n.global .u32 x\n", "expected ; or ,, found the end"},
-        {".version 8.0\n.global .u32 x y;\n", "line 2: expected ; or ,, found \"y\""},
-        {".version 8.0\n.entry k(.param .b8 p[5000]) {}\n", "line 2: no size the fake can take for parameter \"p\""},
+        {".version 8.0\n.entry k(.param .u64) {}\n", "PTX line 2: a declaration without a name"},
+        {".version 8.0\n.entry k(.param a) {}\n", "PTX line 2: a declaration without a type"},
+        {".version 8.0\n.global .u32 x = {1, 2;\n", "PTX line 2: expected the initialiser's } in \"x\""},
+        {".version 8.0\n.global .u32 x\n", "PTX line 3: expected ; or , after \"x\""},
+        {".version 8.0\n.global .u32 x y;\n", "PTX line 2: expected ; or , after \"x\""},
+        {".version 8.0\n.entry k(.param .b8 p[5000]) {}\n", "PTX line 2: more than 4096 bytes of parameters in kernel \"k\""},
         {".version 8.0\n.entry k(.param .b8 p[2000], .param .b8 q[2000], .param .b8 r[2000]) {}\n",
-         "more than 4096 bytes of parameters in \"k\""},
+         "more than 4096 bytes of parameters in kernel \"k\""},
         {".version 8.0\n.entry k() {}\n\n.entry k() {}\n", "line 4: \"k\" is defined twice"},
         {".version 8.0\n.fake_entry e 8 x\n", "line 2: .fake_entry: bad parameter size in \"e 8 x\""},
         {".version 8.0\n.fake_entry e 8:3\n", "bad parameter size"},
-        {".version 8.0\n.entry k() .maxntid 1 ret;\n", "expected a performance directive, { or ;, found \"ret\""},
+        {".version 8.0\n.entry k() .maxntid 1 ret;\n", "PTX line 2: unexpected text after function \"k\""},
         {".target sm_90\n.version 8.0\n", "line 1: .version must come first"},
-        {".version\n", "expected a version number, found the end"},
+        {".version\n", "PTX line 1: expected a version number after .version"},
         {".version 8.0\n.section .debug_info\n.b8 1\n", "line 2: expected { after .section .debug_info"},
         {".version 8.0\n.pragma \"nounroll;\n", "line 2: a string does not end on its line"},
-        {".version 8.0\n.global .u32 x[2;\n", "expected ] after a dimension of \"x\""},
-        {".version 8.0\n.global .align 3 .u32 x;\n", "expected a power of two after .align"},
-        {".version 8.0\n.func f(.param .b32 x) { ret;\n", "line 2: expected } closing the block of \".func\""},
+        {".version 8.0\n.global .u32 x[2;\n", "PTX line 2: expected ]"},
+        {".version 8.0\n.global .align 3 .u32 x;\n", "PTX line 2: bad .align"},
+        {".version 8.0\n.func f(.param .b32 x) { ret;\n", "PTX line 3: the text ends inside the body of function \"f\""},
         {".version 8.0\nmov.u32 %r1, 0;\n", "line 2: unexpected \"mov.u32 %r1, 0;\""},
+        {".version 8.0\n.visible foo;\n", "line 2: expected a declaration, found \"foo\""},
     };
     gpu_module *m = (gpu_module *)&m;
 
@@ -254,6 +255,74 @@ static void malformed(void **state)
     assert_ptr_equal(m, (gpu_module *)&m);
     assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_MODULES), 0);
     assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_DEVICE_ALLOCS), 0);
+}
+
+/*
+ * The interpreter's decoder lays out every entry's parameters, and the module
+ * takes them from it: a header it cannot read refuses the load with its
+ * reason, even where the parameters alone would have a size.
+ */
+static void entries_from_decoder(void **state)
+{
+    gpu_module *m = NULL;
+    static const char over_aligned[] = ".version 8.0\n.entry k(.param .align 8192 .b8 p[8]) {}\n";
+    static const char unsized[] = ".version 8.0\n.entry k(.param .b8 p[]) {}\n";
+    static const char bounded[] = ".version 8.0\n.entry k(.param .u32 a) .maxntid 64, 2 .reqntid 32, 2 { ret; }\n";
+    int threads = 0;
+
+    (void)state;
+    FT_FAIL(gpu_module_load_data(NULL, over_aligned, sizeof(over_aligned), &m), GPU_ERR_MODULE_LOAD,
+            CUABI_ERROR_INVALID_PTX, "PTX line 2: bad .align");
+    FT_FAIL(gpu_module_load_data(NULL, unsized, sizeof(unsized), &m), GPU_ERR_MODULE_LOAD, CUABI_ERROR_INVALID_PTX,
+            "PTX line 2: parameter \"p\" of kernel \"k\" has no size");
+    assert_null(m);
+    /* .maxntid and .reqntid as the decoder reads them: the tightest product bounds a block. */
+    FT_OK(gpu_module_load_data(NULL, bounded, sizeof(bounded), &m));
+    assert_layout(m, "k", 1, (const size_t[]){4}, 4);
+    {
+        gpu_function *f = NULL;
+
+        FT_OK(gpu_module_get_function(m, "k", &f));
+        FT_OK(gpu_function_get_attribute(f, GPU_FUNCTION_ATTR_MAX_THREADS_PER_BLOCK, &threads));
+    }
+    assert_int_equal(threads, 64);
+    gpu_module_destroy(m);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_MODULES), 0);
+}
+
+/*
+ * The kernels see the variables the module allocated: each declarator of a
+ * statement and a managed one, read by the one decoder.
+ */
+static void globals_from_decoder(void **state)
+{
+    static const char text[] = ".version 8.0\n.target sm_80\n.address_size 64\n"
+                               ".global .u32 a = 1, b = 2;\n"
+                               ".global .attribute(.managed) .align 4 .u32 v = 7;\n"
+                               ".global .u32 out[2];\n"
+                               ".visible .entry copy()\n{\n.reg .b32 %r<3>;\n"
+                               "ld.global.u32 %r1, [b];\nld.global.u32 %r2, [v];\n"
+                               "st.global.u32 [out], %r1;\nst.global.u32 [out+4], %r2;\nret;\n}\n";
+    gpu_module *m = NULL;
+    gpu_function *f = NULL;
+    cuabi_context popped = NULL;
+    uint32_t out[2] = {0, 0}, a = 0;
+
+    (void)state;
+    FT_OK(gpu_module_load_data(NULL, text, sizeof(text), &m));
+    FT_OK(gpu_module_get_function(m, "copy", &f));
+    assert_int_equal(cuCtxPushCurrent_v2(gpu_context_get_raw(gpu_stream_get_context(stream))), CUABI_SUCCESS);
+    assert_int_equal(cuLaunchKernel(gpu_function_get_raw(f), 1, 1, 1, 1, 1, 1, 0, gpu_stream_get_raw(stream), NULL,
+                                    NULL),
+                     CUABI_SUCCESS);
+    assert_int_equal(cuStreamSynchronize(gpu_stream_get_raw(stream)), CUABI_SUCCESS);
+    assert_int_equal(cuCtxPopCurrent_v2(&popped), CUABI_SUCCESS);
+    FT_OK(gpu_module_copy_from_global(m, "out", out, sizeof(out)));
+    assert_int_equal(out[0], 2);
+    assert_int_equal(out[1], 7);
+    FT_OK(gpu_module_copy_from_global(m, "a", &a, sizeof(a)));
+    assert_int_equal(a, 1);
+    gpu_module_destroy(m);
 }
 
 static void fatbins(void **state)
@@ -667,6 +736,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest reader[] = {
         cmocka_unit_test(every_construct_read),
         cmocka_unit_test(malformed),
+        cmocka_unit_test(entries_from_decoder),
+        cmocka_unit_test(globals_from_decoder),
         cmocka_unit_test(fatbins),
         cmocka_unit_test(fatbin_wrappers),
     };

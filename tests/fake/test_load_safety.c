@@ -77,7 +77,7 @@ static void body_not_ended(void **state)
             "the text ends inside the body of function \"k\"");
     refused(".version 8.0\n.target sm_80\n.address_size 64\n"
             ".visible .entry k()\n{\n.reg .b32 %r<2>;\nmov.u32 %r1, 1;\n",
-            "expected } closing the block of \"k\"");
+            "PTX line 8: the text ends inside the body of function \"k\"");
 }
 
 static void call_to_entry(void **state)
