@@ -73,7 +73,7 @@ skip_reason() {
         return
     fi
     libs=$(grep -oE 'CUDA::[A-Za-z_0-9]+|MPI::[A-Za-z_]+|find_package\(MPI|cudadevrt' "$cmake" |
-        grep -vxE 'CUDA::cudart' | sort -u | tr '\n' ' ' || true)
+        grep -vxE 'CUDA::cudart' | sed 's/find_package(MPI/MPI/' | sort -u | tr '\n' ' ' || true)
     if [ -n "$libs" ]; then
         echo "links ${libs% }"
         return
