@@ -53,8 +53,10 @@ for candidate in /usr/local/cuda-13.0/bin/nvcc /usr/local/cuda/bin/nvcc; do
 done
 [ -x "$nvcc" ] || { echo "no nvcc: set NVCC" >&2; exit 2; }
 cuda_lib=${CUDA_LIB:-$(dirname "$(dirname "$(realpath "$nvcc")")")/lib64}
-[ -d "$samples/Samples" ] && [ -d "$samples/Common" ] ||
-    { echo "$samples: not a cuda-samples checkout (no Samples/, Common/)" >&2; exit 2; }
+if [ ! -d "$samples/Samples" ] || [ ! -d "$samples/Common" ]; then
+    echo "$samples: not a cuda-samples checkout (no Samples/, Common/)" >&2
+    exit 2
+fi
 [ -e "$build/cudart/libcudart.so.13" ] || { echo "no $build/cudart/libcudart.so.13: build gpushim first" >&2; exit 2; }
 fake=$build/fake/libgpushim-fakecuda.so
 if [ $gpu = 0 ]; then
