@@ -504,6 +504,14 @@ static bool read_decl(struct decoder *d, struct decl *x, const struct decl *prev
             x->vec = (unsigned)(s[2] - '0');
         } else if (is(s, len, ".ptr")) {
             ptr = true;
+        } else if (is(s, len, ".attribute")) {
+            /* `.attribute(.managed)`: where the variable lives is the image's business, not the code's. */
+            if (!accept(d, '('))
+                return errf(d, d->line, "expected ( after .attribute");
+            while (*d->p && *d->p != ')' && *d->p != ';' && *d->p != '\n')
+                d->p++;
+            if (!accept(d, ')'))
+                return errf(d, d->line, "expected ) after .attribute's list");
         } else if (is(s, len, ".global") || is(s, len, ".shared") || is(s, len, ".const") || is(s, len, ".local")) {
             /* .param's pointer attributes */
         } else if (type_of(s + 1, len - 1) != T_NONE) {
