@@ -633,6 +633,7 @@ def family_memory():
         cases.append(('consts', 1, 1, [w32(k)], out))
     for v in [0x0123456789abcdef, 0x8899aabbccddeeff]:
         cases.append(('managed', 1, 1, [w64(v)], [w64(v)]))
+        cases.append(('hints', 1, 1, [w64(v)] + 15 * [w64(0)], [w64(v)]))
     return cases
 
 
