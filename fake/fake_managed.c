@@ -261,3 +261,26 @@ FAKE_API int gpu_fake_managed_advice(uint64_t addr)
 {
     return managed_field(addr, false);
 }
+
+/*
+ * Which streams' work may reach a managed allocation: the fake's managed memory is in reach of the host and
+ * every device at all times, so the attachment is checked and changes nothing the fake plays. It names a whole
+ * allocation (length 0 or its size) and one of the CUmemAttach_flags; one stream alone is never the NULL stream.
+ */
+cuabi_result cuStreamAttachMemAsync(cuabi_stream stream, cuabi_deviceptr ptr, size_t length, unsigned int flags)
+{
+    cuabi_result rc = fake_begin(FAKE_E_cuStreamAttachMemAsync, true);
+    struct fake_stream *s = NULL;
+    struct fake_alloc *a = NULL;
+
+    if (rc == CUABI_SUCCESS)
+        rc = fake_stream_for_work(stream, &s);
+    if (rc == CUABI_SUCCESS && flags != CUABI_MEM_ATTACH_GLOBAL && flags != CUABI_MEM_ATTACH_HOST &&
+        flags != CUABI_MEM_ATTACH_SINGLE)
+        rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc == CUABI_SUCCESS && flags == CUABI_MEM_ATTACH_SINGLE && (!stream || stream == CUABI_STREAM_LEGACY))
+        rc = CUABI_ERROR_INVALID_VALUE;
+    if (rc == CUABI_SUCCESS && (!(a = fake_alloc_at(ptr, FAKE_ALLOC_MANAGED)) || (length && length != a->size)))
+        rc = CUABI_ERROR_INVALID_VALUE;
+    return fake_end(rc);
+}

@@ -15,6 +15,7 @@ struct fake_alloc {
     unsigned char *data;
     bool mapped;        /* data is a mapping of its own (munmap), else malloc's */
     int kind;           /* FAKE_ALLOC_* */
+    struct fake_pool *pool; /* FAKE_ALLOC_POOL: the pool it came from (fake_pool.c) */
     unsigned ipc_opens; /* cuIpcOpenMemHandle mappings of it not yet closed */
     int location;       /* managed memory: where the last prefetch moved it (a device, or -1 the host) */
     int advice;         /* managed memory: the last cuMemAdvise advice, 0 for none */

@@ -631,6 +631,9 @@ def family_memory():
         out = [w32(table[k]), '0', w32(table[4]), w32(table[5]), w32(table[k]), '0', w64(0x0123456789abcdef)]
         out += [w32(s32(0xffff8001)), w32(2), w32(M32), w32(4), w32(1), w32(1)]
         cases.append(('consts', 1, 1, [w32(k)], out))
+    for v in [0x0123456789abcdef, 0x8899aabbccddeeff]:
+        cases.append(('managed', 1, 1, [w64(v)], [w64(v)]))
+        cases.append(('hints', 1, 1, [w64(v)] + 15 * [w64(0)], [w64(v)]))
     return cases
 
 

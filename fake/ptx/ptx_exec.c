@@ -696,6 +696,74 @@ static inline void store_bytes(unsigned char *p, unsigned bytes, uint64_t v)
     }
 }
 
+/*
+ * An aligned vector access of 8 or 16 bytes is whole, as a GPU makes it (single-copy atomic; CUB's
+ * decoupled look-back stores a tile's status and value as one and reads them as one): 8 bytes are
+ * one 64-bit access; 16 bytes are two under a sequence lock of a table striped by address, which
+ * every 16-byte vector access to memory other host threads reach takes. The block's shared and
+ * local memory are its own host thread's: no lock there.
+ */
+enum { SEQ_LOCKS = 256 };
+static struct {
+    _Alignas(64) uint32_t seq; /* odd while a store is under way */
+} seq_locks[SEQ_LOCKS];
+
+static inline bool thread_private(const struct ptx_block *b, const unsigned char *p)
+{
+    return (p >= b->shared && p < b->shared + b->shared_bytes) ||
+           (p >= b->local && p < b->local + (size_t)b->nwarps * PTX_WARP * b->local_per_lane);
+}
+
+static void load_whole(const struct ptx_block *b, const unsigned char *p, unsigned bytes, uint64_t v[2])
+{
+    const uint64_t *q = (const uint64_t *)(const void *)p;
+    uint32_t *seq = &seq_locks[((uintptr_t)p >> 4) % SEQ_LOCKS].seq, before;
+
+    if (bytes == 8 || thread_private(b, p)) {
+        v[0] = __atomic_load_n(q, __ATOMIC_RELAXED);
+        v[1] = bytes == 8 ? 0 : __atomic_load_n(q + 1, __ATOMIC_RELAXED);
+        return;
+    }
+    do {
+        while ((before = __atomic_load_n(seq, __ATOMIC_ACQUIRE)) & 1)
+            ;
+        v[0] = __atomic_load_n(q, __ATOMIC_RELAXED);
+        v[1] = __atomic_load_n(q + 1, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    } while (__atomic_load_n(seq, __ATOMIC_RELAXED) != before);
+}
+
+static void store_whole(const struct ptx_block *b, unsigned char *p, unsigned bytes, const uint64_t v[2])
+{
+    uint64_t *q = (uint64_t *)(void *)p;
+    uint32_t *seq = &seq_locks[((uintptr_t)p >> 4) % SEQ_LOCKS].seq, s;
+
+    if (bytes == 8 || thread_private(b, p)) {
+        __atomic_store_n(q, v[0], __ATOMIC_RELAXED);
+        if (bytes == 16)
+            __atomic_store_n(q + 1, v[1], __ATOMIC_RELAXED);
+        return;
+    }
+    do
+        s = __atomic_load_n(seq, __ATOMIC_RELAXED) & ~1u;
+    while (!__atomic_compare_exchange_n(seq, &s, s + 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    __atomic_store_n(q, v[0], __ATOMIC_RELAXED);
+    __atomic_store_n(q + 1, v[1], __ATOMIC_RELAXED);
+    __atomic_store_n(seq, s + 2, __ATOMIC_RELEASE);
+}
+
+/* Element i of `es` bytes of a whole vector, and the vector with it set (from zero). */
+static inline uint64_t whole_elem(const uint64_t v[2], unsigned es, unsigned i)
+{
+    return v[i * es / 8] >> (i * es % 8 * 8) & mask_of(es);
+}
+
+static inline void whole_set(uint64_t v[2], unsigned es, unsigned i, uint64_t e)
+{
+    v[i * es / 8] |= (e & mask_of(es)) << (i * es % 8 * 8);
+}
+
 /* The value a register gets from a load of `bytes` of type t: extended as the type says. */
 static inline uint64_t loaded(unsigned t, unsigned bytes, uint64_t v)
 {
@@ -2053,6 +2121,18 @@ static bool warp_load(struct ptx_block *b, struct warp *w, const struct ptx_inst
                    &w->regs[(size_t)in->o[0].reg * PTX_WARP]);
         return true;
     }
+    if (es * n == 8 || es * n == 16) {
+        EACH(g, l) {
+            uint64_t v[2];
+
+            load_whole(b, (const unsigned char *)AT(&at, l, 0), es * n, v);
+            for (unsigned i = 0; i < n; i++)
+                if (in->o[0].v[i] >= 0)
+                    w->regs[(size_t)in->o[0].v[i] * PTX_WARP + l] =
+                        loaded(in->type, es, whole_elem(v, es, i)) & mask_of(es < 4 ? 4 : es);
+        }
+        return true;
+    }
     for (unsigned i = 0; i < n; i++)
         if (in->o[0].v[i] >= 0)
             load_lanes(&at, i * es, g, es, sx, mask_of(es < 4 ? 4 : es), &w->regs[(size_t)in->o[0].v[i] * PTX_WARP]);
@@ -2109,6 +2189,16 @@ static bool warp_store(struct ptx_block *b, struct warp *w, const struct ptx_ins
         return false;
     if (n == 1) {
         store_lanes(&at, 0, g, es, row(b, w, &in->o[1], g, tmp));
+        return true;
+    }
+    if (es * n == 8 || es * n == 16) {
+        EACH(g, l) {
+            uint64_t v[2] = {0, 0};
+
+            for (unsigned i = 0; i < n; i++)
+                whole_set(v, es, i, vec_elem(b, w, &in->o[1], i, l));
+            store_whole(b, (unsigned char *)AT(&at, l, 0), es * n, v);
+        }
         return true;
     }
     for (unsigned i = 0; i < n; i++) {
@@ -2309,6 +2399,12 @@ reschedule:
                     goto stopped;
                 if (n == 1) {
                     put(w, &in->o[0], l, loaded(in->type, es, load_bytes(p, es)));
+                } else if (es * n == 8 || es * n == 16) {
+                    uint64_t v[2];
+
+                    load_whole(b, p, es * n, v);
+                    for (unsigned i = 0; i < n; i++)
+                        put_reg(w, in->o[0].v[i], l, loaded(in->type, es, whole_elem(v, es, i)) & mask_of(es < 4 ? 4 : es));
                 } else {
                     for (unsigned i = 0; i < n; i++)
                         put_reg(w, in->o[0].v[i], l,
@@ -2336,6 +2432,12 @@ reschedule:
                     goto stopped;
                 if (n == 1) {
                     store_bytes(p, es, val(b, w, &in->o[1], l));
+                } else if (es * n == 8 || es * n == 16) {
+                    uint64_t v[2] = {0, 0};
+
+                    for (unsigned i = 0; i < n; i++)
+                        whole_set(v, es, i, vec_elem(b, w, &in->o[1], i, l));
+                    store_whole(b, p, es * n, v);
                 } else {
                     for (unsigned i = 0; i < n; i++)
                         store_bytes(p + i * es, es, vec_elem(b, w, &in->o[1], i, l));

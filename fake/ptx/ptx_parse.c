@@ -720,6 +720,7 @@ static const struct {
     {"vote", X_VOTE}, {"match", X_MATCH}, {"activemask", X_ACTIVEMASK}, {"redux", X_REDUX}, {"trap", X_TRAP},
     {"testp", X_TESTP}, {"bfind", X_BFIND}, {"shf", X_SHF}, {"prefetch", X_NOP},
     {"prefetchu", X_NOP}, {"nanosleep", X_NANOSLEEP}, {"mapa", X_MAPA}, {"set", X_SET}, {"griddepcontrol", X_NOP}, {"pmevent", X_NOP},
+    {"applypriority", X_NOP}, {"discard", X_NOP},
     {"tex", X_TEX}, {"suld", X_SULD}, {"sust", X_SUST},
     {"addc", X_ADDC}, {"subc", X_SUBC}, {"madc", X_MADC}, {"sad", X_SAD}, {"mul24", X_MUL24}, {"mad24", X_MAD24},
 };
@@ -864,6 +865,8 @@ static bool decode_opcode(struct decoder *d, const char *s, size_t len, struct p
             in->op = m[0] == 'a' ? X_BAR_ARRIVE : X_BAR_RED;
         } else if (in->op == X_BAR_RED && in->cmp == 0xff && (is(m, ml, "popc") || is(m, ml, "and") || is(m, ml, "or"))) {
             in->cmp = m[0] == 'p' ? BR_POPC : m[0] == 'a' ? BR_AND : BR_OR;
+        } else if (in->op == X_NOP && (is(m, ml, "L1") || is(m, ml, "L2") || is(m, ml, "tensormap"))) {
+            /* The cache level a prefetch, applypriority or discard names: the fake has no cache, they do nothing. */
         } else if (is(m, ml, "acquire") || is(m, ml, "release") || is(m, ml, "acq_rel")) {
             /* Ordering: loads that acquire and stores that release fence the host's memory too. */
             in->mods |= (uint16_t)(m[1] == 'c' ? M_ACQUIRE | M_RELEASE : m[0] == 'a' ? M_ACQUIRE : M_RELEASE);

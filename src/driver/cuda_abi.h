@@ -647,6 +647,8 @@ enum {
 
 enum {
     CUABI_MEM_ATTACH_GLOBAL = 0x1,
+    CUABI_MEM_ATTACH_HOST = 0x2,
+    CUABI_MEM_ATTACH_SINGLE = 0x4,
     CUABI_MEM_ADVISE_SET_READ_MOSTLY = 1,
     CUABI_MEM_ADVISE_UNSET_READ_MOSTLY = 2,
     CUABI_MEM_ADVISE_SET_PREFERRED_LOCATION = 3,
@@ -722,6 +724,17 @@ typedef struct cuabi_mem_allocation_prop {
         unsigned char reserved[4];
     } alloc_flags;
 } cuabi_mem_allocation_prop;
+
+/* A stream-ordered memory pool's properties (CUmemPoolProps). */
+typedef struct cuabi_mem_pool_props {
+    unsigned int type;                  /* CUABI_MEM_ALLOCATION_TYPE_PINNED */
+    cuabi_mem_handle_type handle_types; /* CUABI_MEM_HANDLE_TYPE_* bits its allocations may be exported as */
+    cuabi_mem_location location;
+    void *win32_security_attributes;
+    size_t max_size; /* 0: no limit but the device's */
+    unsigned short usage;
+    unsigned char reserved[54];
+} cuabi_mem_pool_props;
 
 typedef struct cuabi_mem_access_desc {
     cuabi_mem_location location;

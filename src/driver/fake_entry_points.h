@@ -190,6 +190,7 @@ GPU__FAKE_ENTRY(cuDeviceGetP2PAttribute, (int *value, cuabi_p2p_attribute attrib
 GPU__FAKE_ENTRY(cuDeviceGetTexture1DLinearMaxWidth, (size_t *max_width, cuabi_array_format format,
                                                      unsigned num_channels, cuabi_device dev))
 GPU__FAKE_ENTRY(cuDeviceGetMemPool, (cuabi_mem_pool *pool, cuabi_device dev))
+GPU__FAKE_ENTRY(cuDeviceSetMemPool, (cuabi_device dev, cuabi_mem_pool pool))
 GPU__FAKE_ENTRY(cuCtxResetPersistingL2Cache, (void))
 GPU__FAKE_ENTRY(cuThreadExchangeStreamCaptureMode, (cuabi_stream_capture_mode *mode))
 
@@ -306,3 +307,11 @@ GPU__FAKE_ENTRY(cuCtxDetach, (cuabi_context ctx))
 /* Profiler control (cudaProfiler.h). */
 GPU__FAKE_ENTRY(cuProfilerStart, (void))
 GPU__FAKE_ENTRY(cuProfilerStop, (void))
+
+/* Created stream-ordered pools, their access, allocation from them; managed memory's attachment to a stream. */
+GPU__FAKE_ENTRY(cuMemPoolCreate, (cuabi_mem_pool *pool, const cuabi_mem_pool_props *props))
+GPU__FAKE_ENTRY(cuMemPoolDestroy, (cuabi_mem_pool pool))
+GPU__FAKE_ENTRY(cuMemPoolSetAccess, (cuabi_mem_pool pool, const cuabi_mem_access_desc *map, size_t count))
+GPU__FAKE_ENTRY(cuMemPoolGetAccess, (unsigned int *flags, cuabi_mem_pool pool, cuabi_mem_location *location))
+GPU__FAKE_ENTRY(cuMemAllocFromPoolAsync, (cuabi_deviceptr *ptr, size_t bytes, cuabi_mem_pool pool, cuabi_stream stream))
+GPU__FAKE_ENTRY(cuStreamAttachMemAsync, (cuabi_stream stream, cuabi_deviceptr ptr, size_t length, unsigned flags))

@@ -44,6 +44,15 @@ SAME_FIELD(cuabi_mem_allocation_prop, CUmemAllocationProp, alloc_flags.usage, al
 _Static_assert(sizeof(cuabi_mem_access_desc) == sizeof(CUmemAccessDesc), "CUmemAccessDesc's size");
 _Static_assert(offsetof(cuabi_mem_access_desc, location) == offsetof(CUmemAccessDesc, location), "location");
 SAME_FIELD(cuabi_mem_access_desc, CUmemAccessDesc, flags, flags);
+_Static_assert(sizeof(cuabi_mem_pool_props) == sizeof(CUmemPoolProps), "CUmemPoolProps's size");
+SAME_FIELD(cuabi_mem_pool_props, CUmemPoolProps, type, allocType);
+SAME_FIELD(cuabi_mem_pool_props, CUmemPoolProps, handle_types, handleTypes);
+_Static_assert(offsetof(cuabi_mem_pool_props, location) == offsetof(CUmemPoolProps, location), "location");
+SAME_FIELD(cuabi_mem_pool_props, CUmemPoolProps, win32_security_attributes, win32SecurityAttributes);
+SAME_FIELD(cuabi_mem_pool_props, CUmemPoolProps, max_size, maxSize);
+SAME_FIELD(cuabi_mem_pool_props, CUmemPoolProps, usage, usage);
+SAME_VALUE(CUABI_MEM_ATTACH_HOST, CU_MEM_ATTACH_HOST);
+SAME_VALUE(CUABI_MEM_ATTACH_SINGLE, CU_MEM_ATTACH_SINGLE);
 SAME_TYPE(cuabi_mem_handle, CUmemGenericAllocationHandle);
 SAME_VALUE(CUABI_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
 SAME_VALUE(CUABI_MEM_HANDLE_TYPE_WIN32, CU_MEM_HANDLE_TYPE_WIN32);
@@ -217,6 +226,7 @@ SAME_VALUE(CUABI_MEMHOSTREGISTER_READ_ONLY, CU_MEMHOSTREGISTER_READ_ONLY);
 #define cuabi_mem_location CUmemLocation
 #define cuabi_mem_allocation_prop CUmemAllocationProp
 #define cuabi_mem_access_desc CUmemAccessDesc
+#define cuabi_mem_pool_props CUmemPoolProps
 #define cuabi_graph_edge_data CUgraphEdgeData
 
 #define GPU__FAKE_ENTRY(symbol, params) SAME_TYPE(cuabi_result(*) params, __typeof__(&symbol));

@@ -5,6 +5,8 @@
  *
  *   ranges     cuMemRangeGetAttribute and cuMemRangeGetAttributes on managed
  *              memory after advice and prefetches; their errors
+ *   attach     cuStreamAttachMemAsync: each flag, a whole allocation, and
+ *              its errors
  */
 
 #include "fake_test.h"
@@ -96,10 +98,40 @@ static void ranges(void **state)
     CU_OK(cuDevicePrimaryCtxRelease_v2(0));
 }
 
+static void attach(void **state)
+{
+    cuabi_deviceptr m = 0, d = 0;
+    cuabi_stream s = NULL;
+
+    (void)state;
+    ft_retain_current(0);
+    CU_OK(cuMemAllocManaged(&m, 4096, CUABI_MEM_ATTACH_GLOBAL));
+    CU_OK(cuMemAlloc_v2(&d, 4096));
+    CU_OK(cuStreamCreate(&s, 0));
+    CU_OK(cuStreamAttachMemAsync(s, m, 0, CUABI_MEM_ATTACH_SINGLE));
+    CU_OK(cuStreamAttachMemAsync(s, m, 4096, CUABI_MEM_ATTACH_HOST));
+    CU_OK(cuStreamAttachMemAsync(NULL, m, 0, CUABI_MEM_ATTACH_GLOBAL));
+    CU_OK(cuStreamSynchronize(s));
+    ((volatile unsigned char *)(uintptr_t)m)[0] = 1;
+    /* One stream alone is never the NULL stream; a whole managed allocation; one flag. */
+    assert_int_equal(cuStreamAttachMemAsync(NULL, m, 0, CUABI_MEM_ATTACH_SINGLE), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamAttachMemAsync(s, m, 100, CUABI_MEM_ATTACH_GLOBAL), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamAttachMemAsync(s, m + 16, 0, CUABI_MEM_ATTACH_GLOBAL), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamAttachMemAsync(s, d, 0, CUABI_MEM_ATTACH_GLOBAL), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamAttachMemAsync(s, m, 0, 0), CUABI_ERROR_INVALID_VALUE);
+    assert_int_equal(cuStreamAttachMemAsync(s, m, 0, CUABI_MEM_ATTACH_GLOBAL | CUABI_MEM_ATTACH_HOST),
+                     CUABI_ERROR_INVALID_VALUE);
+    CU_OK(cuStreamDestroy_v2(s));
+    CU_OK(cuMemFree_v2(d));
+    CU_OK(cuMemFree_v2(m));
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+}
+
 int main(int argc, char **argv)
 {
     static const ft_case cases[] = {
         {"ranges", cmocka_unit_test(ranges)},
+        {"attach", cmocka_unit_test(attach)},
     };
 
     return ft_run_case(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
