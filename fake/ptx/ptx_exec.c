@@ -727,9 +727,9 @@ static void load_whole(const struct ptx_block *b, const unsigned char *p, unsign
     do {
         while ((before = __atomic_load_n(seq, __ATOMIC_ACQUIRE)) & 1)
             ;
-        v[0] = __atomic_load_n(q, __ATOMIC_RELAXED);
-        v[1] = __atomic_load_n(q + 1, __ATOMIC_RELAXED);
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        /* Acquire: the sequence's second read stays after them (no fence: TSan has none). */
+        v[0] = __atomic_load_n(q, __ATOMIC_ACQUIRE);
+        v[1] = __atomic_load_n(q + 1, __ATOMIC_ACQUIRE);
     } while (__atomic_load_n(seq, __ATOMIC_RELAXED) != before);
 }
 
@@ -747,9 +747,9 @@ static void store_whole(const struct ptx_block *b, unsigned char *p, unsigned by
     do
         s = __atomic_load_n(seq, __ATOMIC_RELAXED) & ~1u;
     while (!__atomic_compare_exchange_n(seq, &s, s + 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
-    __atomic_thread_fence(__ATOMIC_RELEASE);
-    __atomic_store_n(q, v[0], __ATOMIC_RELAXED);
-    __atomic_store_n(q + 1, v[1], __ATOMIC_RELAXED);
+    /* Release: a reader that sees either half sees the odd sequence the exchange wrote. */
+    __atomic_store_n(q, v[0], __ATOMIC_RELEASE);
+    __atomic_store_n(q + 1, v[1], __ATOMIC_RELEASE);
     __atomic_store_n(seq, s + 2, __ATOMIC_RELEASE);
 }
 
