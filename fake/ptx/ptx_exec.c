@@ -2586,6 +2586,20 @@ reschedule:
                 put(w, &in->o[0], l, in->cmp == 0 ? (uint32_t)((ab << n) >> 32) : (uint32_t)(ab >> n));
             }
             break;
+        case X_BMSK:
+            /* A mask of b bits from bit a; .clamp: a of 32 or more gives 0, b of 32 or more reaches bit 31;
+               .wrap: both modulo 32. */
+            EACH(g, l) {
+                uint32_t a = (uint32_t)val(b, w, &in->o[1], l), n = (uint32_t)val(b, w, &in->o[2], l);
+                uint32_t a1 = a & 31, n1 = n & 31, lo = ~0u << a1, hi;
+                bool wide = a1 + n1 >= 32 || (in->cmp == 0 && (a >= 32 || n >= 32));
+
+                if (in->cmp == 0 && a >= 32)
+                    lo = 0;
+                hi = wide ? 0 : n1 == 0 ? ~0u : ~0u << (a1 + n1);
+                put(w, &in->o[0], l, lo & ~hi);
+            }
+            break;
         case X_BREV:
             EACH(g, l) put(w, &in->o[0], l, brev(val(b, w, &in->o[1], l), ptx_types[in->type].size));
             break;
