@@ -1805,6 +1805,7 @@ static bool read_function(struct decoder *d, bool entry, bool is_extern)
     if (*d->p == '(' && !read_params(d, f, entry, false))
         goto bad_header;
     f->builtin_vprintf = is(s, len, "vprintf");
+    f->builtin_assertfail = is(s, len, "__assertfail");
     /* Performance directives and .noreturn, then a body or `;`. */
     for (;;) {
         skip_space(d);
@@ -2079,7 +2080,7 @@ static bool resolve_calls(struct decoder *d)
 
         if (t >= 0 && d->m->funcs[t].entry)
             return fatalf(d, in->line, "a call to entry \"%s\": only a .func can be called", d->m->funcs[t].name);
-        if (t >= 0 && (d->m->funcs[t].defined || d->m->funcs[t].builtin_vprintf)) {
+        if (t >= 0 && (d->m->funcs[t].defined || ptx_builtin(&d->m->funcs[t]))) {
             in->target = t;
         } else {
             /* Leave target -1: ptx_entry_check reports it for every entry that reaches it. */
@@ -2368,7 +2369,7 @@ static bool function_runs(const struct ptx_module *m, size_t fi, const char *ent
 {
     const struct ptx_function *f = &m->funcs[fi];
 
-    if (f->builtin_vprintf && !f->defined)
+    if (ptx_builtin(f))
         return true;
     if (f->error) {
         if (strcmp(f->name ? f->name : "", entry) == 0)
