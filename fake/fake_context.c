@@ -557,9 +557,11 @@ cuabi_result cuCtxEnablePeerAccess(cuabi_context peer, unsigned int flags)
 
 /* ---- Limits and stream priorities ---- */
 
-enum { LIMIT_COUNT = 3 };
+enum { LIMIT_COUNT = CUABI_LIMIT_PERSISTING_L2_CACHE_SIZE + 1 };
 
-static const size_t limit_defaults[LIMIT_COUNT] = {1024, 1 << 20, 8 << 20};
+/* The driver's defaults: stack, printf FIFO, malloc heap, the device runtime's sync depth and pending
+   launches, the L2 fetch granularity (a hint of 0 to 128 bytes), no persisting L2 set aside. */
+static const size_t limit_defaults[LIMIT_COUNT] = {1024, 1 << 20, 8 << 20, 2, 2048, 64, 0};
 static size_t limits[FAKE_MAX_DEVICES][LIMIT_COUNT];
 static bool limits_set[FAKE_MAX_DEVICES][LIMIT_COUNT];
 
@@ -579,6 +581,22 @@ cuabi_result cuCtxGetLimit(size_t *value, cuabi_limit limit)
     return fake_end(rc);
 }
 
+/* A limit as the context keeps it: the stack in 16-byte steps (so a test sees the rounding a real
+   driver may do), the fetch granularity at most 128 bytes, the persisting L2 at most the device's
+   maximum. */
+static size_t limit_kept(int device, cuabi_limit limit, size_t value)
+{
+    size_t most = SIZE_MAX;
+
+    if (limit == CUABI_LIMIT_STACK_SIZE)
+        return (value + 15) / 16 * 16;
+    if (limit == CUABI_LIMIT_MAX_L2_FETCH_GRANULARITY)
+        most = 128;
+    else if (limit == CUABI_LIMIT_PERSISTING_L2_CACHE_SIZE)
+        most = (size_t)fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE);
+    return value < most ? value : most;
+}
+
 cuabi_result cuCtxSetLimit(cuabi_limit limit, size_t value)
 {
     cuabi_result rc = fake_begin(FAKE_E_cuCtxSetLimit, true);
@@ -588,9 +606,16 @@ cuabi_result cuCtxSetLimit(cuabi_limit limit, size_t value)
         rc = fake_need_ctx(&c);
     if (rc == CUABI_SUCCESS && limit >= LIMIT_COUNT)
         rc = CUABI_ERROR_UNSUPPORTED_LIMIT;
+    /* The driver refuses the sync depth from compute capability 9.0, and a persisting L2 on a device
+       without one. */
+    if (rc == CUABI_SUCCESS && limit == CUABI_LIMIT_DEV_RUNTIME_SYNC_DEPTH &&
+        fake_attribute(c->device, CUABI_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) >= 9)
+        rc = CUABI_ERROR_UNSUPPORTED_LIMIT;
+    if (rc == CUABI_SUCCESS && limit == CUABI_LIMIT_PERSISTING_L2_CACHE_SIZE &&
+        fake_attribute(c->device, CUABI_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE) <= 0)
+        rc = CUABI_ERROR_UNSUPPORTED_LIMIT;
     if (rc == CUABI_SUCCESS) {
-        /* The stack is kept in 16-byte steps, so a test sees the rounding a real driver may do. */
-        limits[c->device][limit] = limit == CUABI_LIMIT_STACK_SIZE ? (value + 15) / 16 * 16 : value;
+        limits[c->device][limit] = limit_kept(c->device, limit, value);
         limits_set[c->device][limit] = true;
     }
     return fake_end(rc);

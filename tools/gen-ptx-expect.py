@@ -320,6 +320,13 @@ def bfind(a, width, signed):
     return a.bit_length() - 1 if a else M32
 
 
+def bmsk(a, b, clamp):
+    if clamp and a >= 32:
+        return 0
+    a, b = (min(a, 32), min(b, 32)) if clamp else (a & 31, b & 31)
+    return ((1 << min(a + b, 32)) - 1) & ~((1 << a) - 1) & M32
+
+
 def family_bits():
     cases = []
     triples = [(0x12345678, 4, 8), (0xf0f0f0f0, 0x0f0f0f0f, 0x3210), (0x80000000, 31, 1), (0, 0, 0),
@@ -339,6 +346,9 @@ def family_bits():
                (pair << shf_wrap) >> 32, (pair >> shf_wrap) & M32,
                (pair << shf_clamp) >> 32, ((pair >> shf_clamp) & M32) if shf_clamp < 32 else c]
         cases.append(('b32', 1, 1, [w32(a), w32(b), w32(c)], [w32(x & M32) for x in out]))
+    for a, b in [(0, 0), (0, 1), (4, 8), (0, 32), (31, 1), (31, 2), (24, 16), (32, 4), (33, 3), (5, 32),
+                 (5, 40), (0x100, 0x104), (3, 0xffffffff)]:
+        cases.append(('bmsk', 1, 1, [w32(a), w32(b)], [w32(bmsk(a, b, True)), w32(bmsk(a, b, False))]))
     for a, b in [(0x0123456789abcdef, 4), (0x8000000000000000, 63), (0xffffffffffffffff, 64), (1, 70),
                  (0x00000000ffff0000, 20)]:
         sa = s64(a)

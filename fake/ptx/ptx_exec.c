@@ -1527,6 +1527,30 @@ static uint64_t call_vprintf(struct ptx_block *b, struct warp *w, unsigned l, co
     }
 }
 
+/* __assertfail(message, file, line, function, charSize) for lane l: prints the assert's line; false on a fault. */
+static bool call_assertfail(struct ptx_block *b, struct warp *w, unsigned l, const struct ptx_inst *in)
+{
+    static const unsigned sizes[4] = {8, 8, 4, 8};
+    const struct ptx_call *c = &b->m->calls[in->o[0].imm];
+    uint64_t v[4] = {0, 0, 0, 0};
+    unsigned t[3];
+
+    for (unsigned i = 0; i < 4 && i < c->nargs; i++) {
+        const unsigned char *p =
+            lane_local(b, w, l, (uint64_t)w->fbase[l] + b->m->syms[ptx_call_arg(b->m, c, i)].value, sizes[i]);
+
+        if (!p) {
+            fault(b, w, l, in, CUABI_ERROR_ILLEGAL_ADDRESS,
+                  "__assertfail's parameters are outside the caller's frame: an illegal address");
+            return false;
+        }
+        memcpy(&v[i], p, sizes[i]);
+    }
+    thread_of(b, w, l, t);
+    ptx_assertfail(&b->mem, v[0], v[1], (uint32_t)v[2], v[3], b->ctaid, t);
+    return true;
+}
+
 /* ---- A warp ---- */
 
 /* A full barrier of the host's memory (a locked instruction), in a form the thread sanitizer also follows. */
@@ -2586,6 +2610,20 @@ reschedule:
                 put(w, &in->o[0], l, in->cmp == 0 ? (uint32_t)((ab << n) >> 32) : (uint32_t)(ab >> n));
             }
             break;
+        case X_BMSK:
+            /* A mask of b bits from bit a; .clamp: a of 32 or more gives 0, b of 32 or more reaches bit 31;
+               .wrap: both modulo 32. */
+            EACH(g, l) {
+                uint32_t a = (uint32_t)val(b, w, &in->o[1], l), n = (uint32_t)val(b, w, &in->o[2], l);
+                uint32_t a1 = a & 31, n1 = n & 31, lo = ~0u << a1, hi;
+                bool wide = a1 + n1 >= 32 || (in->cmp == 0 && (a >= 32 || n >= 32));
+
+                if (in->cmp == 0 && a >= 32)
+                    lo = 0;
+                hi = wide ? 0 : n1 == 0 ? ~0u : ~0u << (a1 + n1);
+                put(w, &in->o[0], l, lo & ~hi);
+            }
+            break;
         case X_BREV:
             EACH(g, l) put(w, &in->o[0], l, brev(val(b, w, &in->o[1], l), ptx_types[in->type].size));
             break;
@@ -2921,6 +2959,17 @@ reschedule:
                 }
                 break;
             }
+            if (f->builtin_assertfail && !f->defined) {
+                EACH(g, l) {
+                    if (!call_assertfail(b, w, l, in))
+                        goto stopped;
+                }
+                if (g) {
+                    fault(b, w, (unsigned)__builtin_ctz(g), in, CUABI_ERROR_ASSERT, "a device-side assert failed");
+                    goto stopped;
+                }
+                break;
+            }
             if (!g)
                 break;
             EACH(g, l) {
@@ -3111,7 +3160,7 @@ cuabi_result ptx_code_check(const struct ptx_module *m, const struct ptx_functio
         const struct ptx_function *f = &m->funcs[todo[--n]];
         const struct ptx_inst *last;
 
-        if (f->builtin_vprintf && !f->defined)
+        if (ptx_builtin(f))
             continue;
         if (!f->defined || f->error || f->start >= f->end || f->end > m->ncode) {
             ok = code_bad(why, size, f, NULL, f->error ? f->error : "no code the interpreter read");

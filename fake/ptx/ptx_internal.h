@@ -116,7 +116,7 @@ enum ptx_op {
     X_BRA, X_CALL, X_RET, X_EXIT, X_BAR, X_BAR_WARP, X_MEMBAR, X_ATOM, X_RED,
     X_SHFL, X_VOTE, X_MATCH, X_ACTIVEMASK, X_REDUX, X_TRAP, X_TESTP, X_BFIND, X_SHF,
     X_CLUSTER_ARRIVE, X_CLUSTER_WAIT, X_MAPA, X_NANOSLEEP, X_SET, X_TEX, X_SULD, X_SUST,
-    X_ADDC, X_SUBC, X_MADC, X_SAD, X_MUL24, X_MAD24, X_BAR_ARRIVE, X_BAR_RED,
+    X_ADDC, X_SUBC, X_MADC, X_SAD, X_MUL24, X_MAD24, X_BAR_ARRIVE, X_BAR_RED, X_BMSK,
     X_COUNT
 };
 
@@ -191,6 +191,7 @@ struct ptx_function {
     char *name;
     bool entry, defined;
     bool builtin_vprintf;     /* the `vprintf` the CUDA runtime provides */
+    bool builtin_assertfail;  /* the `__assertfail` a device-side assert calls */
     char *error;              /* why it cannot run (the first instruction not understood), or NULL */
     uint32_t start, end;      /* [start, end) of the module's instructions */
     uint32_t reg_base, nregs; /* its registers in the register file */
@@ -364,5 +365,18 @@ void ptx_run_blocks(struct ptx_run *r);
  * The characters written, or -2 when the format is not in global memory.
  */
 int ptx_vprintf(struct ptx_mem *mem, uint64_t fmt, const unsigned char *args, size_t args_max);
+
+/*
+ * A failed device-side assert (ptx_printf.c): the line a GPU prints on stderr, from the message, file and
+ * function strings at global addresses, the line, and the thread's block and thread indices.
+ */
+void ptx_assertfail(struct ptx_mem *mem, uint64_t message, uint64_t file, uint32_t line, uint64_t function,
+                    const unsigned block[3], const unsigned thread[3]);
+
+/* Whether `f` is a declaration of a function the driver provides, which the interpreter runs itself. */
+static inline bool ptx_builtin(const struct ptx_function *f)
+{
+    return (f->builtin_vprintf || f->builtin_assertfail) && !f->defined;
+}
 
 #endif

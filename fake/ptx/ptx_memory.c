@@ -2,7 +2,8 @@
 /*
  * The interpreter's memory model for global memory: an address reaches
  * host memory only through a live allocation of a device the launch's
- * context may touch. The fake's lock is held for the whole launch, so the
+ * context may touch, or through page-locked host memory, which every
+ * context reaches at its host address (cuMemHostGetDevicePointer). The fake's lock is held for the whole launch, so the
  * allocations do not change meanwhile; each block caches the last
  * allocation it found (ptx_mem_global() in ptx_internal.h), and the common
  * case, an access to the same buffer as the one before, costs two compares;
@@ -13,6 +14,7 @@
 
 #include "fake_context.h"
 #include "fake_core.h"
+#include "fake_host_memory.h"
 #include "fake_memory.h"
 #include "env.h"
 #include "ptx_internal.h"
@@ -31,10 +33,19 @@ unsigned char *ptx_mem_lookup(struct ptx_mem *m, uint64_t addr, size_t bytes)
         found = m->recent[i];
         m->recent[i] = last;
     } else {
-        a = addr <= UINT64_MAX - bytes ? fake_alloc_find(addr, bytes) : NULL;
-        if (!a || !a->data || !fake_ctx_reaches(m->ctx, a->device))
+        const struct fake_host *h = NULL;
+
+        if (addr > UINT64_MAX - bytes)
             return NULL;
-        found = (struct ptx_mem_range){a->addr, a->addr + a->size, a->data, a->written};
+        a = fake_alloc_find(addr, bytes);
+        if (!a)
+            h = fake_host_find(addr);
+        if (h && bytes <= h->size - (addr - (uintptr_t)h->ptr))
+            found = (struct ptx_mem_range){(uintptr_t)h->ptr, (uintptr_t)h->ptr + h->size, h->ptr, NULL};
+        else if (a && a->data && fake_ctx_reaches(m->ctx, a->device))
+            found = (struct ptx_mem_range){a->addr, a->addr + a->size, a->data, a->written};
+        else
+            return NULL;
         memmove(&m->recent[1], &m->recent[0], (PTX_MEM_RECENT - 1) * sizeof(m->recent[0]));
         m->recent[0] = last;
     }

@@ -718,7 +718,7 @@ static const struct {
     {"bra", X_BRA}, {"call", X_CALL}, {"ret", X_RET}, {"exit", X_EXIT}, {"bar", X_BAR}, {"barrier", X_BAR},
     {"membar", X_MEMBAR}, {"fence", X_MEMBAR}, {"atom", X_ATOM}, {"red", X_RED}, {"shfl", X_SHFL},
     {"vote", X_VOTE}, {"match", X_MATCH}, {"activemask", X_ACTIVEMASK}, {"redux", X_REDUX}, {"trap", X_TRAP},
-    {"testp", X_TESTP}, {"bfind", X_BFIND}, {"shf", X_SHF}, {"prefetch", X_NOP},
+    {"testp", X_TESTP}, {"bfind", X_BFIND}, {"shf", X_SHF}, {"bmsk", X_BMSK}, {"prefetch", X_NOP},
     {"prefetchu", X_NOP}, {"nanosleep", X_NANOSLEEP}, {"mapa", X_MAPA}, {"set", X_SET}, {"griddepcontrol", X_NOP}, {"pmevent", X_NOP},
     {"applypriority", X_NOP}, {"discard", X_NOP},
     {"tex", X_TEX}, {"suld", X_SULD}, {"sust", X_SUST},
@@ -840,6 +840,8 @@ static bool decode_opcode(struct decoder *d, const char *s, size_t len, struct p
             in->cmp = is(m, ml, "l") ? 0 : 1;
         } else if (in->op == X_SHF && (is(m, ml, "wrap") || is(m, ml, "clamp"))) {
             in->boolop = is(m, ml, "wrap");
+        } else if (in->op == X_BMSK && (is(m, ml, "wrap") || is(m, ml, "clamp"))) {
+            in->cmp = is(m, ml, "wrap");
         } else if (image_op(in->op) && !in->geom && ml <= 3 && (m[0] == 'a' || (m[0] >= '1' && m[0] <= '3'))) {
             for (unsigned g = G_1D; g <= G_A2D && !in->geom; g++)
                 if (is(m, ml, geom_names[g]))
@@ -938,6 +940,8 @@ static bool decode_opcode(struct decoder *d, const char *s, size_t len, struct p
         return in->cmp != 0xff && ntypes == 1;
     case X_SHF:
         return in->cmp != 0xff && ntypes == 1 && ptx_types[in->type].size == 4;
+    case X_BMSK:
+        return in->cmp != 0xff && ntypes == 1 && in->type == T_B32;
     case X_TEX:
         /* tex.geom.v4.dtype.ctype: the float and 32-bit integer forms nvcc and NVRTC write */
         if (in->cmp == 0xff)
@@ -1353,7 +1357,7 @@ static const unsigned char value_shape[X_COUNT] = {
     [X_LG2] = 2, [X_EX2] = 2, [X_TANH] = 2, [X_TESTP] = 2, [X_BFIND] = 2, [X_ADD] = 3, [X_SUB] = 3, [X_MUL] = 3, [X_DIV] = 3,
     [X_REM] = 3, [X_MIN] = 3, [X_MAX] = 3, [X_AND] = 3, [X_OR] = 3, [X_XOR] = 3, [X_SHL] = 3, [X_SHR] = 3,
     [X_COPYSIGN] = 3, [X_MATCH] = 3, [X_REDUX] = 3, [X_MAD] = 4, [X_FMA] = 4, [X_BFE] = 4, [X_PRMT] = 4,
-    [X_SELP] = 4, [X_SHF] = 4, [X_BFI] = 5, [X_SHFL] = 5, [X_ACTIVEMASK] = 1, [X_MAPA] = 3,
+    [X_SELP] = 4, [X_SHF] = 4, [X_BMSK] = 3, [X_BFI] = 5, [X_SHFL] = 5, [X_ACTIVEMASK] = 1, [X_MAPA] = 3,
     [X_ADDC] = 3, [X_SUBC] = 3, [X_MADC] = 4, [X_SAD] = 4, [X_MUL24] = 3, [X_MAD24] = 4,
 };
 
@@ -1801,6 +1805,7 @@ static bool read_function(struct decoder *d, bool entry, bool is_extern)
     if (*d->p == '(' && !read_params(d, f, entry, false))
         goto bad_header;
     f->builtin_vprintf = is(s, len, "vprintf");
+    f->builtin_assertfail = is(s, len, "__assertfail");
     /* Performance directives and .noreturn, then a body or `;`. */
     for (;;) {
         skip_space(d);
@@ -2075,7 +2080,7 @@ static bool resolve_calls(struct decoder *d)
 
         if (t >= 0 && d->m->funcs[t].entry)
             return fatalf(d, in->line, "a call to entry \"%s\": only a .func can be called", d->m->funcs[t].name);
-        if (t >= 0 && (d->m->funcs[t].defined || d->m->funcs[t].builtin_vprintf)) {
+        if (t >= 0 && (d->m->funcs[t].defined || ptx_builtin(&d->m->funcs[t]))) {
             in->target = t;
         } else {
             /* Leave target -1: ptx_entry_check reports it for every entry that reaches it. */
@@ -2364,7 +2369,7 @@ static bool function_runs(const struct ptx_module *m, size_t fi, const char *ent
 {
     const struct ptx_function *f = &m->funcs[fi];
 
-    if (f->builtin_vprintf && !f->defined)
+    if (ptx_builtin(f))
         return true;
     if (f->error) {
         if (strcmp(f->name ? f->name : "", entry) == 0)

@@ -4,6 +4,7 @@
  * nvcc packs the arguments in the thread's local memory, each at its
  * natural alignment (ints and chars as 4 bytes, floats promoted to double,
  * pointers and 64-bit integers as 8). A call prints one whole line at once.
+ * A failed assert prints its line as a GPU does.
  */
 #include <stdio.h>
 #include <string.h>
@@ -215,4 +216,16 @@ int ptx_vprintf(struct ptx_mem *mem, uint64_t fmt_addr, const unsigned char *arg
     fflush(stdout);
     funlockfile(stdout);
     return (int)o;
+}
+
+void ptx_assertfail(struct ptx_mem *mem, uint64_t message, uint64_t file, uint32_t line, uint64_t function,
+                    const unsigned block[3], const unsigned thread[3])
+{
+    char m[512], f[512], fn[512];
+
+    device_string(mem, message, m, sizeof(m));
+    device_string(mem, file, f, sizeof(f));
+    device_string(mem, function, fn, sizeof(fn));
+    fprintf(stderr, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", f, line, fn,
+            block[0], block[1], block[2], thread[0], thread[1], thread[2], m);
 }

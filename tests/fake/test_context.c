@@ -13,6 +13,8 @@
  *               the occupancy calculators without flags
  *   host-sweep  each driver call of those operations failed in turn: nothing
  *               is left alive
+ *   limits      cuCtxGetLimit's defaults and cuCtxSetLimit of each CUlimit:
+ *               the persisting L2 up to the device's maximum
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -341,12 +343,57 @@ static void host_sweep(void **state)
     assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_CONTEXTS), 0);
 }
 
+static void limits(void **state)
+{
+    cuabi_context c = NULL;
+    size_t v = 1;
+    int most = 0, major = 0;
+
+    (void)state;
+    CU_OK(cuInit(0));
+    CU_OK(cuCtxCreate_v2(&c, 0, 0));
+    CU_OK(cuDeviceGetAttribute(&most, CUABI_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE, 0));
+    CU_OK(cuDeviceGetAttribute(&major, CUABI_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 0));
+    assert_true(most > 4096);
+    /* Nothing set aside until the program asks; then what it asked, at most the device's maximum. */
+    CU_OK(cuCtxGetLimit(&v, CUABI_LIMIT_PERSISTING_L2_CACHE_SIZE));
+    assert_int_equal(v, 0);
+    CU_OK(cuCtxSetLimit(CUABI_LIMIT_PERSISTING_L2_CACHE_SIZE, 4096));
+    CU_OK(cuCtxGetLimit(&v, CUABI_LIMIT_PERSISTING_L2_CACHE_SIZE));
+    assert_int_equal(v, 4096);
+    CU_OK(cuCtxSetLimit(CUABI_LIMIT_PERSISTING_L2_CACHE_SIZE, (size_t)most * 2));
+    CU_OK(cuCtxGetLimit(&v, CUABI_LIMIT_PERSISTING_L2_CACHE_SIZE));
+    assert_int_equal(v, (size_t)most);
+    /* The device runtime's limits: their defaults; the sync depth cannot be set from 9.0. */
+    CU_OK(cuCtxGetLimit(&v, CUABI_LIMIT_DEV_RUNTIME_SYNC_DEPTH));
+    assert_int_equal(v, 2);
+    CU_IS(cuCtxSetLimit(CUABI_LIMIT_DEV_RUNTIME_SYNC_DEPTH, 4),
+          major >= 9 ? CUABI_ERROR_UNSUPPORTED_LIMIT : CUABI_SUCCESS);
+    CU_OK(cuCtxGetLimit(&v, CUABI_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT));
+    assert_int_equal(v, 2048);
+    CU_OK(cuCtxSetLimit(CUABI_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT, 4096));
+    CU_OK(cuCtxGetLimit(&v, CUABI_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT));
+    assert_int_equal(v, 4096);
+    /* The L2 fetch granularity, a hint of 0 to 128 bytes. */
+    CU_OK(cuCtxSetLimit(CUABI_LIMIT_MAX_L2_FETCH_GRANULARITY, 32));
+    CU_OK(cuCtxGetLimit(&v, CUABI_LIMIT_MAX_L2_FETCH_GRANULARITY));
+    assert_int_equal(v, 32);
+    CU_OK(cuCtxSetLimit(CUABI_LIMIT_MAX_L2_FETCH_GRANULARITY, 4096));
+    CU_OK(cuCtxGetLimit(&v, CUABI_LIMIT_MAX_L2_FETCH_GRANULARITY));
+    assert_int_equal(v, 128);
+    /* A limit past those the fake knows. */
+    CU_IS(cuCtxGetLimit(&v, 100), CUABI_ERROR_UNSUPPORTED_LIMIT);
+    CU_IS(cuCtxSetLimit(100, 1), CUABI_ERROR_UNSUPPORTED_LIMIT);
+    CU_OK(cuCtxDestroy_v2(c));
+}
+
 int main(int argc, char **argv)
 {
     static const ft_case cases[] = {
         {"attach", cmocka_unit_test(attach)},
         {"host-side", cmocka_unit_test(host_side)},
         {"host-sweep", cmocka_unit_test(host_sweep)},
+        {"limits", cmocka_unit_test(limits)},
     };
 
     return ft_run_case(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));

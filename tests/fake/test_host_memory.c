@@ -7,8 +7,12 @@
  *
  *   mapped     fills (cuMemsetD8/16/32, 2D, async) and cuMemGetAddressRange
  *              at mapped page-locked memory's device alias; their errors
+ *   zero-copy  a PTX kernel loads from cuMemHostAlloc'd memory and stores to
+ *              cuMemHostRegister'ed memory through their device pointers
+ *              (simpleZeroCopy); a load past the end is an illegal address
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fake_test.h"
@@ -59,6 +63,63 @@ static void mapped(void **state)
     CU_OK(cuStreamDestroy_v2(s));
     CU_OK(cuMemFreeHost(host));
     CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+}
+
+/* dst[i] = 2 * src[i] for the first n threads. */
+static const char double_ptx[] =
+    ".version 8.0\n.target sm_80\n.address_size 64\n"
+    ".visible .entry twice(.param .u64 src, .param .u64 dst, .param .u32 n)\n"
+    "{\n"
+    "\t.reg .pred %p;\n"
+    "\t.reg .b32 %t, %n, %v;\n"
+    "\t.reg .b64 %s, %d, %o;\n"
+    "\tld.param.u64 %s, [src];\n"
+    "\tld.param.u64 %d, [dst];\n"
+    "\tld.param.u32 %n, [n];\n"
+    "\tmov.u32 %t, %tid.x;\n"
+    "\tsetp.ge.u32 %p, %t, %n;\n"
+    "\t@%p ret;\n"
+    "\tmul.wide.u32 %o, %t, 4;\n"
+    "\tadd.u64 %s, %s, %o;\n"
+    "\tadd.u64 %d, %d, %o;\n"
+    "\tld.global.u32 %v, [%s];\n"
+    "\tshl.b32 %v, %v, 1;\n"
+    "\tst.global.u32 [%d], %v;\n"
+    "\tret;\n"
+    "}\n";
+
+static void zero_copy(void **state)
+{
+    enum { N = 256, PAGE = 4096 };
+    uint32_t *src = NULL, *dst = aligned_alloc(PAGE, PAGE);
+    cuabi_deviceptr d_src = 0, d_dst = 0;
+    cuabi_module m = NULL;
+    uint32_t n = N;
+    void *params[] = {&d_src, &d_dst, &n};
+    ft_capture c;
+
+    (void)state;
+    assert_non_null(dst);
+    ft_retain_current(0);
+    CU_OK(cuMemHostAlloc((void **)&src, N * sizeof(uint32_t), CUABI_MEMHOSTALLOC_DEVICEMAP));
+    CU_OK(cuMemHostRegister_v2(dst, PAGE, CUABI_MEMHOSTREGISTER_DEVICEMAP));
+    CU_OK(cuMemHostGetDevicePointer_v2(&d_src, src, 0));
+    CU_OK(cuMemHostGetDevicePointer_v2(&d_dst, dst, 0));
+    for (uint32_t i = 0; i < N; i++)
+        src[i] = i + 1;
+    memset(dst, 0, PAGE);
+    CU_OK(cuModuleLoadData(&m, double_ptx));
+    if (ft_launch_said(m, "twice", 1, N, params, &c) != CUABI_SUCCESS)
+        fail_msg("%s", c.text);
+    for (uint32_t i = 0; i < N; i++)
+        assert_int_equal(dst[i], 2 * (i + 1));
+    /* One word past the allocation: the host's heap is not the kernel's. */
+    n = N + 1;
+    assert_int_equal(ft_launch_said(m, "twice", 1, N + 1, params, &c), CUABI_ERROR_ILLEGAL_ADDRESS);
+    FT_ASSERT_SAID(&c, "illegal address");
+    cuMemHostUnregister(dst);
+    cuMemFreeHost(src);
+    free(dst);
 }
 
 static int setup(void **state)
@@ -124,6 +185,7 @@ int main(int argc, char **argv)
     };
     static const ft_case cases[] = {
         {"mapped", cmocka_unit_test(mapped)},
+        {"zero-copy", cmocka_unit_test(zero_copy)},
     };
 
     return ft_run(argc, argv, "host-memory", tests, sizeof(tests) / sizeof(tests[0]), setup, NULL, cases,

@@ -32,6 +32,9 @@
  *   sweep      each driver call of queries, callbacks, attributes and the
  *              driver-API cases of test_copy.c, test_module.c, test_device.c
  *              and test_managed.c failed in turn: nothing is left alive
+ *   assert     a device-side assert (__assertfail) that fails prints the GPU's
+ *              line for each failing thread; the launch fails with the sticky
+ *              CUDA_ERROR_ASSERT
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -865,6 +868,70 @@ static void sweep(void **state)
     assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_CONTEXTS), 0);
 }
 
+/* assert(x < 2) in `void check(int)` of a.cu, line 12, as nvcc writes it: x is the thread's index, 2 a parameter. */
+static const char assert_ptx[] =
+    ".version 8.0\n"
+    ".target sm_80\n"
+    ".address_size 64\n"
+    ".extern .func __assertfail(.param .b64 __assertfail_param_0, .param .b64 __assertfail_param_1,\n"
+    "\t.param .b32 __assertfail_param_2, .param .b64 __assertfail_param_3, .param .b64 __assertfail_param_4);\n"
+    ".global .align 1 .b8 $str[6] = {120, 32, 60, 32, 50, 0};\n"
+    ".global .align 1 .b8 $str$1[5] = {97, 46, 99, 117, 0};\n"
+    ".global .align 1 .b8 __unnamed_1[16] = {118, 111, 105, 100, 32, 99, 104, 101, 99, 107, 40, 105, 110, 116, 41, 0};\n"
+    ".visible .entry check(.param .u32 limit)\n"
+    "{\n"
+    "\t.reg .pred %p<2>;\n"
+    "\t.reg .b32 %r<3>;\n"
+    "\t.reg .b64 %rd<7>;\n"
+    "\tld.param.u32 %r1, [limit];\n"
+    "\tmov.u32 %r2, %tid.x;\n"
+    "\tsetp.lt.u32 %p1, %r2, %r1;\n"
+    "\t@%p1 bra $L__BB0_2;\n"
+    "\tmov.u64 %rd1, $str;\n"
+    "\tcvta.global.u64 %rd2, %rd1;\n"
+    "\tmov.u64 %rd3, $str$1;\n"
+    "\tcvta.global.u64 %rd4, %rd3;\n"
+    "\tmov.u64 %rd5, __unnamed_1;\n"
+    "\tcvta.global.u64 %rd6, %rd5;\n"
+    "\t{\n"
+    "\t.param .b64 param0;\n"
+    "\tst.param.b64 [param0+0], %rd2;\n"
+    "\t.param .b64 param1;\n"
+    "\tst.param.b64 [param1+0], %rd4;\n"
+    "\t.param .b32 param2;\n"
+    "\tst.param.b32 [param2+0], 12;\n"
+    "\t.param .b64 param3;\n"
+    "\tst.param.b64 [param3+0], %rd6;\n"
+    "\t.param .b64 param4;\n"
+    "\tst.param.b64 [param4+0], 1;\n"
+    "\tcall.uni __assertfail, (param0, param1, param2, param3, param4);\n"
+    "\t}\n"
+    "$L__BB0_2:\n"
+    "\tret;\n"
+    "}\n";
+
+static void device_assert(void **state)
+{
+    cuabi_module m = NULL;
+    cuabi_deviceptr p = 0;
+    uint32_t limit = 4;
+    void *params[] = {&limit};
+    ft_capture c;
+
+    (void)state;
+    ft_retain_current(0);
+    CU_OK(cuModuleLoadData(&m, assert_ptx));
+    if (ft_launch_said(m, "check", 1, 4, params, &c) != CUABI_SUCCESS)
+        fail_msg("%s", c.text);
+    /* Threads 2 and 3 fail the assert: each prints its line, and the launch fails with a sticky error. */
+    limit = 2;
+    CU_IS(ft_launch_said(m, "check", 1, 4, params, &c), CUABI_ERROR_ASSERT);
+    FT_ASSERT_SAID(&c, "a.cu:12: void check(int): block: [0,0,0], thread: [2,0,0] Assertion `x < 2` failed.");
+    FT_ASSERT_SAID(&c, "a.cu:12: void check(int): block: [0,0,0], thread: [3,0,0] Assertion `x < 2` failed.");
+    CU_IS(cuCtxSynchronize(), CUABI_ERROR_ASSERT);
+    CU_IS(cuMemAlloc_v2(&p, 16), CUABI_ERROR_ASSERT);
+}
+
 int main(int argc, char **argv)
 {
     static const ft_case cases[] = {
@@ -879,6 +946,7 @@ int main(int argc, char **argv)
         {"callbacks", cmocka_unit_test(callbacks)},
         {"attributes", cmocka_unit_test(attributes)},
         {"sweep", cmocka_unit_test(sweep)},
+        {"assert", cmocka_unit_test(device_assert)},
     };
 
     return ft_run_case(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
