@@ -6,6 +6,7 @@
  * (fake_parts_register(), by fake_driver.c), naming none.
  */
 #include <dlfcn.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,19 +309,26 @@ static bool self_exports(const char *symbol)
 }
 
 /* The parts of the fake, in fake_driver.c's order: the core calls them through it, naming none. */
-static const struct fake_part *parts;
-static size_t parts_count;
+static _Atomic(const struct fake_part *) parts_table;
+static _Atomic size_t parts_table_count;
 
+/*
+ * Registered by a constructor while another thread may already call in (a
+ * forwarder that resolved the fake in one thread hands it to the others):
+ * the count is stored before the table, which is published with release.
+ */
 void fake_parts_register(const struct fake_part *table, size_t count)
 {
-    parts = table;
-    parts_count = count;
+    atomic_store_explicit(&parts_table_count, count, memory_order_relaxed);
+    atomic_store_explicit(&parts_table, table, memory_order_release);
 }
 
 const struct fake_part *fake_parts(size_t *count)
 {
-    *count = parts_count;
-    return parts;
+    const struct fake_part *table = atomic_load_explicit(&parts_table, memory_order_acquire);
+
+    *count = table ? atomic_load_explicit(&parts_table_count, memory_order_relaxed) : 0;
+    return table;
 }
 
 /* Reads the environment once, under the lock: the core's variables, then each part's. */
@@ -344,9 +352,14 @@ static void configure(void)
     fake.init_callback_status = -1;
     if ((v = gpu__env_raw("GPUSHIM_FAKE_INIT_CALLBACK")) && !(fake.init_callback = strdup(v)))
         die("GPUSHIM_FAKE_INIT_CALLBACK", "out of memory");
-    for (size_t i = 0; i < parts_count; i++)
-        if (parts[i].configure)
-            parts[i].configure();
+    {
+        size_t nparts;
+        const struct fake_part *parts = fake_parts(&nparts);
+
+        for (size_t i = 0; i < nparts; i++)
+            if (parts[i].configure)
+                parts[i].configure();
+    }
 }
 
 _Noreturn void fake_die(const char *what, const char *detail)
@@ -409,9 +422,14 @@ size_t fake_parse_bytes(const char *var, const char *text)
 void fake_lock(void)
 {
     /* Without the lock: what a part loads (GPUSHIM_FAKE_KERNELS's libraries) may call the fake from its constructors. */
-    for (size_t i = 0; i < parts_count; i++)
-        if (parts[i].load)
-            parts[i].load();
+    {
+        size_t nparts;
+        const struct fake_part *parts = fake_parts(&nparts);
+
+        for (size_t i = 0; i < nparts; i++)
+            if (parts[i].load)
+                parts[i].load();
+    }
     pthread_mutex_lock(&fake.lock);
     if (!fake.configured)
         configure();
@@ -437,9 +455,14 @@ cuabi_result fake_begin(enum fake_entry entry, bool needs_init)
         entry = (enum fake_entry)fake_per_thread_call();
     fake_lock();
     n = ++fake.calls[entry];
-    for (size_t i = 0; i < parts_count; i++)
-        if (parts[i].on_call)
-            parts[i].on_call();
+    {
+        size_t nparts;
+        const struct fake_part *parts = fake_parts(&nparts);
+
+        for (size_t i = 0; i < nparts; i++)
+            if (parts[i].on_call)
+                parts[i].on_call();
+    }
     /*
      * CUDA is not fork-safe: in the child of a process that initialised it,
      * the driver answers NOT_INITIALIZED to cuInit and every call that needs
