@@ -331,6 +331,22 @@ const struct fake_part *fake_parts(size_t *count)
     return table;
 }
 
+/* The parts' hooks without arguments, in the table's order. */
+enum part_hook { PART_LOAD, PART_CONFIGURE, PART_ON_CALL };
+
+static void parts_run(enum part_hook hook)
+{
+    size_t n;
+    const struct fake_part *p = fake_parts(&n);
+
+    for (size_t i = 0; i < n; i++) {
+        void (*fn)(void) = hook == PART_LOAD ? p[i].load : hook == PART_CONFIGURE ? p[i].configure : p[i].on_call;
+
+        if (fn)
+            fn();
+    }
+}
+
 /* Reads the environment once, under the lock: the core's variables, then each part's. */
 static void configure(void)
 {
@@ -352,14 +368,7 @@ static void configure(void)
     fake.init_callback_status = -1;
     if ((v = gpu__env_raw("GPUSHIM_FAKE_INIT_CALLBACK")) && !(fake.init_callback = strdup(v)))
         die("GPUSHIM_FAKE_INIT_CALLBACK", "out of memory");
-    {
-        size_t nparts;
-        const struct fake_part *parts = fake_parts(&nparts);
-
-        for (size_t i = 0; i < nparts; i++)
-            if (parts[i].configure)
-                parts[i].configure();
-    }
+    parts_run(PART_CONFIGURE);
 }
 
 _Noreturn void fake_die(const char *what, const char *detail)
@@ -422,14 +431,7 @@ size_t fake_parse_bytes(const char *var, const char *text)
 void fake_lock(void)
 {
     /* Without the lock: what a part loads (GPUSHIM_FAKE_KERNELS's libraries) may call the fake from its constructors. */
-    {
-        size_t nparts;
-        const struct fake_part *parts = fake_parts(&nparts);
-
-        for (size_t i = 0; i < nparts; i++)
-            if (parts[i].load)
-                parts[i].load();
-    }
+    parts_run(PART_LOAD);
     pthread_mutex_lock(&fake.lock);
     if (!fake.configured)
         configure();
@@ -455,14 +457,7 @@ cuabi_result fake_begin(enum fake_entry entry, bool needs_init)
         entry = (enum fake_entry)fake_per_thread_call();
     fake_lock();
     n = ++fake.calls[entry];
-    {
-        size_t nparts;
-        const struct fake_part *parts = fake_parts(&nparts);
-
-        for (size_t i = 0; i < nparts; i++)
-            if (parts[i].on_call)
-                parts[i].on_call();
-    }
+    parts_run(PART_ON_CALL);
     /*
      * CUDA is not fork-safe: in the child of a process that initialised it,
      * the driver answers NOT_INITIALIZED to cuInit and every call that needs
