@@ -103,6 +103,9 @@ cuabi_result cuDevicePrimaryCtxRetain(cuabi_context *ctx, cuabi_device dev)
             rc = CUABI_ERROR_INVALID_VALUE;
         } else if (!fake_device_valid(dev)) {
             rc = CUABI_ERROR_INVALID_DEVICE;
+        } else if (fake.devices[dev].ctx.sticky) {
+            /* A corrupted primary context stays so, released or reset: "the process must be terminated". */
+            rc = fake.devices[dev].ctx.sticky;
         } else {
             fake.devices[dev].ctx.retains++;
             fake.live[GPU_FAKE_LIVE_CONTEXT_RETAINS]++;
@@ -119,7 +122,7 @@ static unsigned long ctx_reset(struct fake_ctx *c)
 
     c->id = 0; /* retained again, it is a new context, with an ID of its own */
     c->cache_config = 0;
-    c->sticky = CUABI_SUCCESS;
+    /* The sticky error stays: the driver answers a retain after it with the same error (the H200, 580). */
     for (int i = 0; i < fake.device_count; i++) {
         c->peer_enabled[i] = false;
         fake.devices[i].ctx.peer_enabled[c->device] = false;

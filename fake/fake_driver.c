@@ -174,6 +174,9 @@ static cuabi_result get_proc_address(enum fake_entry entry, const char *symbol, 
         }
         if (status)
             *status = st;
+        /* The plain form has no status: the driver answers CUDA_ERROR_NOT_FOUND where it hands out no pointer. */
+        else if (rc == CUABI_SUCCESS && st != CUABI_GET_PROC_ADDRESS_SUCCESS)
+            rc = CUABI_ERROR_NOT_FOUND;
     }
     return fake_end(rc);
 }
@@ -184,7 +187,7 @@ cuabi_result cuGetProcAddress_v2(const char *symbol, void **pfn, int cuda_versio
     return get_proc_address(FAKE_E_cuGetProcAddress_v2, symbol, pfn, cuda_version, flags, status);
 }
 
-/* CUDA 11.3's form, without the status: a name it has no answer for is only a NULL pointer. */
+/* CUDA 11.3's form, without the status: a name it has no answer for is a NULL pointer and CUDA_ERROR_NOT_FOUND. */
 cuabi_result cuGetProcAddress(const char *symbol, void **pfn, int cuda_version, cuabi_uint64 flags)
 {
     return get_proc_address(FAKE_E_cuGetProcAddress, symbol, pfn, cuda_version, flags, NULL);

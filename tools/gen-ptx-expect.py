@@ -511,9 +511,12 @@ def family_f16():
 
 # ---- Conversions ----
 
-def f2i(x, mode, lo, hi):
+def f2i(x, mode, lo, hi, src=None):
+    """x rounded to an integer in [lo, hi], saturating. NaN gives 0 from an f16 or f32 to 32 bits or fewer;
+    from an f64, or to 64 bits, the destination's sign bit alone (its lowest value when signed), as sm_90 does."""
     if math.isnan(x):
-        return 0
+        wide = src is F64 or hi >= 2 ** 63 - 1
+        return (lo if lo < 0 else (hi + 1) // 2) if wide and src is not None else 0
     if math.isinf(x):
         return hi if x > 0 else lo
     q = Q(x)
@@ -555,10 +558,10 @@ def family_cvt():
             x = flt(x, fmt)
             out = []
             for mode in ['rni', 'rzi', 'rmi', 'rpi']:
-                out.append(w32(f2i(x, mode, *INT_RANGES['s32'])))
-                out.append(w32(f2i(x, mode, *INT_RANGES['u32'])))
-            out += [w32(f2i(x, 'rzi', *INT_RANGES[t]) & M32) for t in ['s8', 'u8', 's16', 'u16']]
-            out += [w64(f2i(x, 'rzi', *INT_RANGES['s64'])), w64(f2i(x, 'rni', *INT_RANGES['u64']))]
+                out.append(w32(f2i(x, mode, *INT_RANGES['s32'], fmt)))
+                out.append(w32(f2i(x, mode, *INT_RANGES['u32'], fmt)))
+            out += [w32(f2i(x, 'rzi', *INT_RANGES[t], fmt) & M32) for t in ['s8', 'u8', 's16', 'u16']]
+            out += [w64(f2i(x, 'rzi', *INT_RANGES['s64'], fmt) & M64), w64(f2i(x, 'rni', *INT_RANGES['u64'], fmt))]
             out += [ftok(round_integral(x, m, fmt), fmt) for m in ['rni', 'rzi', 'rmi', 'rpi']]
             if fmt is F32:
                 out += [ftok(x, F64), either_zero(fsat(x), F32), w16(bits(flt(x, F16), F16)) if not math.isnan(x) else 'h:0x7fff']
@@ -594,7 +597,9 @@ def family_cvt():
     # Just past a midpoint of f16 values, by less than an f32 can hold: a rounding through f32 lands on it.
     for x in [1 + 2 ** -11 + 2 ** -40, -(1 + 2 ** -11 + 2 ** -40), 65520 - 2 ** -30, 65520.0, 2 ** -25 + 2 ** -60,
               -2 ** -25, 1e-30, 1e6, -1e6, 3.141592653589793, -0.0, INF, NAN]:
-        out = [w16(bits(x if math.isnan(x) or math.isinf(x) or x == 0 else rnd(Q(x), F16, m), F16)) for m in MODES]
+        # An f64 NaN keeps its payload's top bits, quiet: 0x7e00 for the canonical one (sm_90).
+        out = [w16(0x7e00) if math.isnan(x) else w16(bits(x if math.isinf(x) or x == 0 else rnd(Q(x), F16, m), F16))
+               for m in MODES]
         cases.append(('f16of64', 1, 1, [ftok(x, F64)], out))
     return cases
 
@@ -607,7 +612,8 @@ def family_cmp_testp():
         x = flt(x)
         fin = not math.isinf(x) and not math.isnan(x)
         sub = fin and x != 0 and abs(x) < 2.0 ** -126
-        out = [fin, math.isinf(x), not math.isnan(x), math.isnan(x), fin and x != 0 and not sub, sub]
+        # .normal: finite and not subnormal, zeros included, as sm_90 answers.
+        out = [fin, math.isinf(x), not math.isnan(x), math.isnan(x), fin and not sub, sub]
         cases.append(('testp', 1, 1, [ftok(x)], [w32(int(v)) for v in out]))
     return cases
 

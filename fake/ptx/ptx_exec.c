@@ -1067,6 +1067,9 @@ static uint64_t convert(const struct ptx_inst *in, uint64_t a)
                 v = 0;
             if ((in->mods & M_FTZ) && fabs(v) < 0x1p-126 && dt == T_F32)
                 v = copysign(0.0, v);
+            /* An f64 NaN to f16 keeps its sign and payload's top bits, quiet (0x7e00 for the canonical one). */
+            if (dt == T_F16 && st == T_F64 && v != v)
+                return (a >> 48 & 0x8000) | 0x7e00 | (a >> 42 & 0x3ff);
             switch (dt) {
             case T_F64: return bits_f64(v);
             case T_F16: return round_half(f32_to_half((float)v), v, in->rnd, false);
@@ -1075,9 +1078,13 @@ static uint64_t convert(const struct ptx_inst *in, uint64_t a)
                                                                                           : (float)v);
             }
         }
-        /* Float to integer: rounded as asked (to nearest even when unsaid), saturating, NaN to 0. */
+        /*
+         * Float to integer: rounded as asked (to nearest even when unsaid), saturating. NaN gives 0 from
+         * an f16 or f32 to 32 bits or fewer; from an f64, or to 64 bits, the destination's sign bit alone,
+         * as sm_90 answers (tests/ptx/cvt.expect).
+         */
         if (v != v)
-            return 0;
+            return st == T_F64 || ds == 8 ? (mask_of(ds) >> 1) + 1 : 0;
         v = round_integral(v, in->rnd == RND_NONE || in->rnd == RND_RN ? RND_RNI : in->rnd);
         if (dk == K_SIGNED) {
             /* 2^(bits - 1) is exact as a double, where the largest value (2^63 - 1 for s64) is not. */
@@ -2698,10 +2705,11 @@ reschedule:
             EACH(g, l) {
                 uint64_t x = val(b, w, &in->o[1], l);
                 double v = float_value(in->type, x);
-                /* An f32 subnormal is a normal double: classify it as the f32 it is. */
+                /* An f32 subnormal is a normal double: classify it as the f32 it is. .normal takes zeros in, as sm_90 does. */
                 int c = in->type == T_F32 ? fpclassify(f32_of(x)) : fpclassify(v);
                 bool r = in->cmp == 0 ? isfinite(v) : in->cmp == 1 ? isinf(v) : in->cmp == 2 ? !isnan(v)
-                         : in->cmp == 3 ? isnan(v) : in->cmp == 4 ? c == FP_NORMAL : c == FP_SUBNORMAL;
+                         : in->cmp == 3 ? isnan(v) : in->cmp == 4 ? c == FP_NORMAL || c == FP_ZERO
+                                                                    : c == FP_SUBNORMAL;
 
                 put(w, &in->o[0], l, r);
             }

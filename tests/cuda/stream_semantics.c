@@ -86,7 +86,7 @@ static void frees(CUfunction f, CUstream s, CUcontext ctx)
     cuCtxPushCurrent(ctx);
 }
 
-/* Last: the context is corrupted, then released to none and retained afresh. */
+/* Last: the context is corrupted, then released to none and retained again. */
 static void sticky(CUfunction f, CUdevice dev)
 {
     CUdeviceptr p = 0, q = 0;
@@ -101,12 +101,11 @@ static void sticky(CUfunction f, CUdevice dev)
     expect("  then cuMemAlloc", cuMemAlloc(&q, 16), CUDA_ERROR_ILLEGAL_ADDRESS);
     expect("  then cuLaunchKernel", store(f, NULL, p, 1), CUDA_ERROR_ILLEGAL_ADDRESS);
     expect("the primary context released", cuDevicePrimaryCtxRelease(dev), CUDA_SUCCESS);
-    expect("  retained afresh", cuDevicePrimaryCtxRetain(&ctx, dev), CUDA_SUCCESS);
+    /* The error outlives the context: "the process must be terminated" (cudaErrorIllegalAddress). */
+    expect("  retained afresh", cuDevicePrimaryCtxRetain(&ctx, dev), CUDA_ERROR_ILLEGAL_ADDRESS);
     cuCtxSetCurrent(ctx);
-    expect("  then cuMemAlloc", cuMemAlloc(&q, 16), CUDA_SUCCESS);
-    expect("  then cuMemcpyDtoH", cuMemcpyDtoH(&v, q, 4), CUDA_SUCCESS);
-    cuMemFree(q);
-    cuDevicePrimaryCtxRelease(dev);
+    expect("  then cuMemAlloc", cuMemAlloc(&q, 16), CUDA_ERROR_INVALID_CONTEXT);
+    expect("  then cuMemcpyDtoH", cuMemcpyDtoH(&v, q, 4), CUDA_ERROR_INVALID_CONTEXT);
 }
 
 int main(void)

@@ -33,7 +33,8 @@ static void expect(const char *base, int version, bool per_thread, const char *s
     void *want = symbol ? dlsym(lib, symbol) : NULL;
 
     CU_OK(cuGetProcAddress_v2(base, &fn, version, flags, &st));
-    CU_OK(cuGetProcAddress(base, &plain, version, flags));
+    /* The plain form, as the driver: CUDA_ERROR_NOT_FOUND wherever it hands out no pointer. */
+    assert_int_equal(cuGetProcAddress(base, &plain, version, flags), want ? CUABI_SUCCESS : CUABI_ERROR_NOT_FOUND);
     if (fn != want || plain != want)
         fail_msg("%s at %d%s: %p (plain form %p), want %s %p", base, version, per_thread ? " per-thread" : "", fn,
                  plain, symbol ? symbol : "none", want);
@@ -120,12 +121,12 @@ static void versions_examples(void **state)
             fail_msg("the fake does not export %s", cases[i].symbol);
         expect(cases[i].base, cases[i].version, cases[i].per_thread, cases[i].symbol);
     }
-    /* Base names only; the status is the reason, and the plain form leaves only a NULL pointer. */
+    /* Base names only; the status is the reason; the plain form leaves a NULL pointer and CUDA_ERROR_NOT_FOUND. */
     CU_OK(cuGetProcAddress_v2("cuCtxCreate_v2", &fn, 13000, 0, &st));
     assert_null(fn);
     assert_int_equal(st, CUABI_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
     fn = &st;
-    CU_OK(cuGetProcAddress("cuNoSuchFunction", &fn, 13000, 0));
+    assert_int_equal(cuGetProcAddress("cuNoSuchFunction", &fn, 13000, 0), CUABI_ERROR_NOT_FOUND);
     assert_null(fn);
     assert_int_equal(cuGetProcAddress("cuMemAlloc", &fn, gpu_fake_driver_version() + 10, 0),
                      CUABI_ERROR_INVALID_VALUE);

@@ -6,13 +6,17 @@
  * with the legacy stream's for another) must hand out the very function that
  * dlsym finds for the row's symbol; one version below a function's first it
  * must say "version not sufficient"; at the driver's own version, the newest
- * row. Prints one PROCTABLE line per mismatch (dladdr names what the driver
- * handed out instead) and a summary; fails on any mismatch.
+ * row. A name the headers declare and the driver does not export must be
+ * "symbol not found" at every version (each is printed: PROCTABLE absent).
+ * The plain form answers CUDA_ERROR_NOT_FOUND wherever it hands out no
+ * pointer. Prints one PROCTABLE line per mismatch (dladdr names what the
+ * driver handed out instead) and a summary; fails on any mismatch.
  *
  * Also prints, without asserting, what the driver's legacy 32-bit forms do on
  * this device (PROCTABLE legacy), which the fake's fake_legacy.c plays.
  */
 #include <dlfcn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +30,8 @@ static const struct gpu__cuda_proc *const rows = gpu__cuda_procs;
 typedef int (*get_proc_address_fn)(const char *symbol, void **pfn, int cuda_version, uint64_t flags, int *status);
 typedef int (*get_proc_address_plain_fn)(const char *symbol, void **pfn, int cuda_version, uint64_t flags);
 
-enum { LEGACY_STREAM_FLAG = 1, PER_THREAD_FLAG = 2, SUCCESS = 0, VERSION_NOT_SUFFICIENT = 2 };
+enum { LEGACY_STREAM_FLAG = 1, PER_THREAD_FLAG = 2, SUCCESS = 0, SYMBOL_NOT_FOUND = 1, VERSION_NOT_SUFFICIENT = 2,
+       NOT_FOUND = 500 };
 
 struct walk {
     void *driver;
@@ -42,36 +47,53 @@ static const char *symbol_at(void *fn)
     return !fn ? "NULL" : dladdr(fn, &info) && info.dli_sname ? info.dli_sname : "?";
 }
 
-/* Asks both forms for `base` at `version` with `flags`; `symbol` NULL expects "version not sufficient". */
-static void ask_flags(struct walk *w, const char *base, int version, uint64_t flags, const char *symbol)
+/*
+ * Asks both forms for `base` at `version` with `flags`. `symbol` NULL expects "version not sufficient";
+ * `absent` (a name the headers declare and this driver does not export) expects "symbol not found" at
+ * every version. The plain form has no status: CUDA_ERROR_NOT_FOUND wherever no pointer comes back.
+ */
+static void ask_flags(struct walk *w, const char *base, int version, uint64_t flags, const char *symbol, bool absent)
 {
-    void *fn = NULL, *plain_fn = NULL, *want = symbol ? dlsym(w->driver, symbol) : NULL;
+    void *fn = NULL, *plain_fn = NULL, *want = symbol && !absent ? dlsym(w->driver, symbol) : NULL;
     int status = -1;
+    int want_status = absent ? SYMBOL_NOT_FOUND : symbol ? SUCCESS : VERSION_NOT_SUFFICIENT;
     int rc = w->gpa(base, &fn, version, flags, &status);
     int plain_rc = w->plain ? w->plain(base, &plain_fn, version, flags) : 0;
 
     w->asks++;
-    if ((symbol ? rc == 0 && status == SUCCESS && want && fn == want
-                : rc == 0 && status == VERSION_NOT_SUFFICIENT && !fn) &&
-        (!w->plain || (plain_rc == 0 && plain_fn == want)))
+    if (rc == 0 && status == want_status && fn == want && (want || want_status != SUCCESS) &&
+        (!w->plain || (plain_rc == (want ? SUCCESS : NOT_FOUND) && plain_fn == want)))
         return;
     w->mismatches++;
     printf("PROCTABLE mismatch %s at %d flags %llu: want %s%s, driver rc=%d status=%d pfn=%p (%s); "
            "plain form rc=%d pfn=%p (%s)\n",
            base, version, (unsigned long long)flags, symbol ? symbol : "version not sufficient",
-           symbol && !want ? " (not exported)" : "", rc, status, fn, symbol_at(fn), plain_rc, plain_fn,
-           symbol_at(plain_fn));
+           absent ? " (not exported: symbol not found)" : symbol && !want ? " (not exported)" : "", rc, status, fn,
+           symbol_at(fn), plain_rc, plain_fn, symbol_at(plain_fn));
 }
 
 /* A per-thread row with its flag; a default one with no flag and with CU_GET_PROC_ADDRESS_LEGACY_STREAM. */
-static void ask(struct walk *w, const char *base, int version, bool per_thread, const char *symbol)
+static void ask(struct walk *w, const char *base, int version, bool per_thread, const char *symbol, bool absent)
 {
     if (per_thread) {
-        ask_flags(w, base, version, PER_THREAD_FLAG, symbol);
+        ask_flags(w, base, version, PER_THREAD_FLAG, symbol, absent);
         return;
     }
-    ask_flags(w, base, version, 0, symbol);
-    ask_flags(w, base, version, LEGACY_STREAM_FLAG, symbol);
+    ask_flags(w, base, version, 0, symbol, absent);
+    ask_flags(w, base, version, LEGACY_STREAM_FLAG, symbol, absent);
+}
+
+/* Whether the driver exports any symbol of row i's base name. */
+static bool base_exported(const struct walk *w, const struct gpu__cuda_proc *r, size_t n, size_t i)
+{
+    size_t b = i;
+
+    while (b > 0 && strcmp(r[b - 1].base, r[i].base) == 0)
+        b--;
+    for (; b < n && strcmp(r[b].base, r[i].base) == 0; b++)
+        if (dlsym(w->driver, r[b].symbol))
+            return true;
+    return false;
 }
 
 /* What the legacy 32-bit forms do on this device: printed for the fake to follow. */
@@ -98,6 +120,8 @@ static void proc_table(void **state)
     size_t n = GPU__CUDA_PROC_COUNT, skipped = 0;
     struct walk w = {0};
     int version = 0;
+    size_t absent_names = 0;
+    bool absent;
     void *sym;
 
     (void)state;
@@ -123,22 +147,28 @@ static void proc_table(void **state)
             skipped++;
             continue;
         }
-        ask(&w, rows[i].base, rows[i].version, rows[i].per_thread, rows[i].symbol);
+        /* A name the driver does not export at all: "symbol not found" for every version asked. */
+        absent = !base_exported(&w, rows, n, i);
+        if (absent && first) {
+            absent_names++;
+            printf("PROCTABLE absent %s: declared by the headers, not exported by this driver\n", rows[i].base);
+        }
+        ask(&w, rows[i].base, rows[i].version, rows[i].per_thread, rows[i].symbol, absent);
         if (first)
-            ask(&w, rows[i].base, rows[i].version - 1, false, NULL);
+            ask(&w, rows[i].base, rows[i].version - 1, false, NULL, absent);
         if (last) {
             size_t d = i;
 
             while (rows[d].per_thread)
                 d--;
             if (rows[d].version <= version)
-                ask(&w, rows[i].base, version, false, rows[d].symbol);
+                ask(&w, rows[i].base, version, false, rows[d].symbol, absent);
             if (rows[i].per_thread)
-                ask(&w, rows[i].base, version, true, rows[i].symbol);
+                ask(&w, rows[i].base, version, true, rows[i].symbol, absent);
         }
     }
-    printf("PROCTABLE summary: %zu rows (%zu newer than the driver, skipped), %zu asks, %zu mismatches\n", n,
-           skipped, w.asks, w.mismatches);
+    printf("PROCTABLE summary: %zu rows (%zu newer than the driver, skipped; %zu names the driver does not export), "
+           "%zu asks, %zu mismatches\n", n, skipped, absent_names, w.asks, w.mismatches);
     legacy_report(w.driver);
     assert_int_equal(w.mismatches, 0);
 }
