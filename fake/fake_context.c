@@ -560,13 +560,32 @@ cuabi_result cuCtxEnablePeerAccess(cuabi_context peer, unsigned int flags)
 
 /* ---- Limits and stream priorities ---- */
 
-enum { LIMIT_COUNT = CUABI_LIMIT_PERSISTING_L2_CACHE_SIZE + 1 };
+enum { LIMIT_COUNT = CUABI_LIMIT_CIG_ENABLED + 1 };
 
-/* The driver's defaults: stack, printf FIFO, malloc heap, the device runtime's sync depth and pending
-   launches, the L2 fetch granularity (a hint of 0 to 128 bytes), no persisting L2 set aside. */
-static const size_t limit_defaults[LIMIT_COUNT] = {1024, 1 << 20, 8 << 20, 2, 2048, 64, 0};
+/*
+ * The limits as the H200's driver (580) answers them (docs/results.md): the defaults of the stack, the
+ * printf FIFO, the malloc heap, the device runtime's pending launches and the L2 fetch granularity;
+ * the persisting L2 set aside starts at three tenths of the device's maximum. The shared memory of a
+ * CIG context (7) is the device's opt-in maximum and CIG (8) is off; both can only be read.
+ */
+static const size_t limit_defaults[LIMIT_COUNT] = {1024, 8650752, 8 << 20, 2, 2048, 64, 0, 0, 0};
 static size_t limits[FAKE_MAX_DEVICES][LIMIT_COUNT];
 static bool limits_set[FAKE_MAX_DEVICES][LIMIT_COUNT];
+
+static size_t persisting_most(int device)
+{
+    int most = fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE);
+
+    return most > 0 ? (size_t)most : 0;
+}
+
+/* The device runtime's sync depth is no limit from compute capability 9.0 (get and set alike). */
+static bool limit_known(int device, cuabi_limit limit)
+{
+    return limit < LIMIT_COUNT &&
+           !(limit == CUABI_LIMIT_DEV_RUNTIME_SYNC_DEPTH &&
+             fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) >= 9);
+}
 
 cuabi_result cuCtxGetLimit(size_t *value, cuabi_limit limit)
 {
@@ -577,48 +596,77 @@ cuabi_result cuCtxGetLimit(size_t *value, cuabi_limit limit)
         rc = fake_need_ctx(&c);
     if (rc == CUABI_SUCCESS && !value)
         rc = CUABI_ERROR_INVALID_VALUE;
-    else if (rc == CUABI_SUCCESS && limit >= LIMIT_COUNT)
+    else if (rc == CUABI_SUCCESS && !limit_known(c->device, limit))
         rc = CUABI_ERROR_UNSUPPORTED_LIMIT;
-    if (rc == CUABI_SUCCESS)
-        *value = limits_set[c->device][limit] ? limits[c->device][limit] : limit_defaults[limit];
+    if (rc == CUABI_SUCCESS) {
+        if (limits_set[c->device][limit])
+            *value = limits[c->device][limit];
+        else if (limit == CUABI_LIMIT_PERSISTING_L2_CACHE_SIZE)
+            *value = persisting_most(c->device) / 10 * 3;
+        else if (limit == CUABI_LIMIT_SHMEM_SIZE)
+            *value = (size_t)fake_attribute(c->device, CUABI_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+        else
+            *value = limit_defaults[limit];
+    }
     return fake_end(rc);
 }
 
-/* A limit as the context keeps it: the stack in 16-byte steps (so a test sees the rounding a real
-   driver may do), the fetch granularity at most 128 bytes, the persisting L2 at most the device's
-   maximum. */
+/*
+ * A limit as the context keeps it, or 0 where the driver refuses the value (INVALID_VALUE): the
+ * stack in 16-byte steps, refused where every resident thread's stack would not fit the device's
+ * memory; the printf FIFO at least 512 KiB, the heap at least 4 MiB, pending launches at least 32;
+ * the fetch granularity refused past 128 bytes; the persisting L2 rounded up to a tenth of the
+ * device's maximum, refused past it.
+ */
 static size_t limit_kept(int device, cuabi_limit limit, size_t value)
 {
-    size_t most = SIZE_MAX;
+    switch (limit) {
+    case CUABI_LIMIT_STACK_SIZE: {
+        size_t threads = (size_t)fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT) *
+                         (size_t)fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
 
-    if (limit == CUABI_LIMIT_STACK_SIZE)
+        if (value > SIZE_MAX - 15 || (threads && (value + 15) / 16 * 16 > fake.devices[device].desc.total_memory / threads))
+            return 0;
         return (value + 15) / 16 * 16;
-    if (limit == CUABI_LIMIT_MAX_L2_FETCH_GRANULARITY)
-        most = 128;
-    else if (limit == CUABI_LIMIT_PERSISTING_L2_CACHE_SIZE)
-        most = (size_t)fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE);
-    return value < most ? value : most;
+    }
+    case CUABI_LIMIT_PRINTF_FIFO_SIZE: return value < 524288 ? 524288 : value;
+    case CUABI_LIMIT_MALLOC_HEAP_SIZE: return value < (4 << 20) ? 4 << 20 : value;
+    case CUABI_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT: return value < 32 ? 32 : value;
+    case CUABI_LIMIT_MAX_L2_FETCH_GRANULARITY: return value > 128 ? 0 : value;
+    case CUABI_LIMIT_PERSISTING_L2_CACHE_SIZE: {
+        size_t most = persisting_most(device), step = most / 10;
+
+        if (value > most)
+            return 0;
+        return step ? (value + step - 1) / step * step : value;
+    }
+    default: return value;
+    }
 }
 
 cuabi_result cuCtxSetLimit(cuabi_limit limit, size_t value)
 {
     cuabi_result rc = fake_begin(FAKE_E_cuCtxSetLimit, true);
     struct fake_ctx *c = NULL;
+    size_t kept = 0;
 
     if (rc == CUABI_SUCCESS)
         rc = fake_need_ctx(&c);
-    if (rc == CUABI_SUCCESS && limit >= LIMIT_COUNT)
+    if (rc == CUABI_SUCCESS && !limit_known(c->device, limit))
         rc = CUABI_ERROR_UNSUPPORTED_LIMIT;
-    /* The driver refuses the sync depth from compute capability 9.0, and a persisting L2 on a device
-       without one. */
-    if (rc == CUABI_SUCCESS && limit == CUABI_LIMIT_DEV_RUNTIME_SYNC_DEPTH &&
-        fake_attribute(c->device, CUABI_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) >= 9)
-        rc = CUABI_ERROR_UNSUPPORTED_LIMIT;
-    if (rc == CUABI_SUCCESS && limit == CUABI_LIMIT_PERSISTING_L2_CACHE_SIZE &&
-        fake_attribute(c->device, CUABI_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE) <= 0)
+    /* Those two can only be read; a persisting L2 needs a device with one. */
+    if (rc == CUABI_SUCCESS && (limit == CUABI_LIMIT_SHMEM_SIZE || limit == CUABI_LIMIT_CIG_ENABLED))
+        rc = CUABI_ERROR_NOT_PERMITTED;
+    if (rc == CUABI_SUCCESS && limit == CUABI_LIMIT_PERSISTING_L2_CACHE_SIZE && !persisting_most(c->device))
         rc = CUABI_ERROR_UNSUPPORTED_LIMIT;
     if (rc == CUABI_SUCCESS) {
-        limits[c->device][limit] = limit_kept(c->device, limit, value);
+        kept = limit_kept(c->device, limit, value);
+        /* 0 is what a refused value gives, and what 0 asked gives where 0 is kept. */
+        if (kept == 0 && value != 0)
+            rc = CUABI_ERROR_INVALID_VALUE;
+    }
+    if (rc == CUABI_SUCCESS) {
+        limits[c->device][limit] = kept;
         limits_set[c->device][limit] = true;
     }
     return fake_end(rc);
