@@ -760,6 +760,8 @@ def family_warp():
         out += [m, 0xaaaaaaaa & m]
         red.append(sum(range(warp_n)))
     cases.append(('partial', 1, 40, [], [w32(x) for x in out + red]))
+    # A shfl whose source lane does not execute it reads 0 (the H200's answer, see warp.ptx).
+    cases.append(('shfl_inactive', 1, 32, [], [w32(0)] * 8))
     return cases
 
 

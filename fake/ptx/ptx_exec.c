@@ -2765,11 +2765,15 @@ reschedule:
 
             for (unsigned l = 0; l < PTX_WARP; l++)
                 src[l] = a->kind == O_REG ? w->regs[(size_t)a->reg * PTX_WARP + l] : val(b, w, a, l);
-            /* Lane l reads lane j; out of its segment's bounds, its own value and a false predicate. */
+            /*
+             * Lane l reads lane j; out of its segment's bounds, its own value and a false predicate. A lane
+             * that is not executing the shfl (undefined by PTX) gives 0: what makes NVIDIA's reduction
+             * sample, whose last warp sum reads such lanes, right on the H200 (docs/clients.md).
+             */
 #define SHFL_LANES(J, OK)                                                                                              \
     LANES(g, l, uint32_t c = (uint32_t)C[l]; uint32_t bv = (uint32_t)B[l] & 31, cv = c & 31, seg = (c >> 8) & 31;         \
           int32_t maxl = (int32_t)((l & seg) | (cv & ~seg)), minl = (int32_t)(l & seg), j = (J); bool ok = (OK);        \
-          (void)minl; D[l] = src[(ok ? j : (int32_t)l) & 31] & m; if (Q) Q[l] = ok)
+          (void)minl; D[l] = !ok ? src[l] & m : (g >> (j & 31) & 1) ? src[j & 31] & m : 0; if (Q) Q[l] = ok)
             switch (in->cmp) {
             case SH_UP: SHFL_LANES((int32_t)l - (int32_t)bv, j >= maxl); break;
             case SH_DOWN: SHFL_LANES((int32_t)l + (int32_t)bv, j <= maxl); break;
