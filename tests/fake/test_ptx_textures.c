@@ -680,6 +680,23 @@ static void surface_shapes(void **state)
     CU_OK(cuArrayDestroy(a));
 }
 
+/* Kernel `name` reading a texture of array `a` fails the launch, saying `why`. */
+static void geometry_fault(const char *name, cuabi_array a, const char *why)
+{
+    struct coord c = {0.5f, 0.5f, 0, 0};
+    float got[1][4];
+    cuabi_tex_object t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
+    ft_capture cap;
+    const char *text;
+
+    ft_capture_begin(&cap, 2);
+    assert_int_equal(launch(name, t, &c, got, 1), CUABI_ERROR_ILLEGAL_ADDRESS);
+    text = ft_capture_end(&cap);
+    if (!strstr(text, why))
+        fail_msg("%s: wanted \"%s\" in: %s", name, why, text);
+    CU_OK(cuTexObjectDestroy(t));
+}
+
 /* Faults: a trap-mode access outside, a bad handle, each with its kernel, thread and PTX line; a dead texture. */
 static void faults(void **state)
 {
@@ -718,22 +735,10 @@ static void faults(void **state)
              line_of(ptx, "tex.2d.v4.f32.f32"));
     if (!strstr(text, want) || !strstr(text, "which is no live texture object"))
         fail_msg("wanted \"%s\" in: %s", want, text);
-    /* A cubemap read as a cube from a 2D texture, and as a 2D texture. */
-    t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
-    ft_capture_begin(&cap, 2);
-    assert_int_equal(launch("texcube", t, c, got, 1), CUABI_ERROR_ILLEGAL_ADDRESS);
-    text = ft_capture_end(&cap);
-    if (!strstr(text, "as a cubemap (tex.cube), which is no cubemap"))
-        fail_msg("wanted the cubemap fault in: %s", text);
-    CU_OK(cuTexObjectDestroy(t));
+    /* A 2D texture read as a cubemap, and a cubemap as a 2D texture. */
+    geometry_fault("texcube", a, "as a cubemap (tex.cube), which is no cubemap");
     cube = ft_array_of(1, 1, 6, CUABI_AD_FORMAT_UNSIGNED_INT32, 1, CUABI_ARRAY3D_CUBEMAP, NULL, 0);
-    t = ft_texture_of(cube, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
-    ft_capture_begin(&cap, 2);
-    assert_int_equal(launch("tex2d", t, c, got, 1), CUABI_ERROR_ILLEGAL_ADDRESS);
-    text = ft_capture_end(&cap);
-    if (!strstr(text, "other than as a cubemap"))
-        fail_msg("wanted the cubemap fault in: %s", text);
-    CU_OK(cuTexObjectDestroy(t));
+    geometry_fault("tex2d", cube, "other than as a cubemap");
     CU_OK(cuArrayDestroy(cube));
     /* A texture whose array is gone. */
     t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
