@@ -105,7 +105,8 @@ static bool reads_integers(cuabi_array_format format, unsigned flags)
 
 static void image_of_array(const struct fake_array *a, struct image *im)
 {
-    bool layered = a->desc.flags & CUABI_ARRAY3D_LAYERED;
+    /* A cubemap's faces are its layers, six a cube. */
+    bool layered = a->desc.flags & (CUABI_ARRAY3D_LAYERED | CUABI_ARRAY3D_CUBEMAP);
 
     *im = (struct image){a->data, a->elem, a->pitch, a->pitch * a->rows, {a->desc.width, a->rows, 1}, 1, 1,
                          a->desc.format, a->desc.channels};
@@ -308,21 +309,33 @@ static bool linear_fetch(const struct fake_ctx *ctx, const struct fake_texture *
     return true;
 }
 
+/* The array a texture reads (its first level's for a mipmapped one); NULL for memory, or an array gone. */
+static const struct fake_array *array_of(const struct fake_texture *t)
+{
+    if (t->res.type == CUABI_RESOURCE_TYPE_ARRAY)
+        return fake_array_find(t->res.res.array.array);
+    if (t->res.type == CUABI_RESOURCE_TYPE_MIPMAPPED_ARRAY)
+        return fake_mipmap_level(fake_mipmap_find(t->res.res.mipmap.mipmap), 0);
+    return NULL;
+}
+
+static bool is_cubemap(const struct fake_array *a)
+{
+    return a && (a->desc.flags & CUABI_ARRAY3D_CUBEMAP);
+}
+
 bool fake_texture_sample(const struct fake_ctx *ctx, uint64_t tex, const float coords[3], float lod,
                          gpu_fake_texel *out, char *why, size_t why_size)
 {
     const struct fake_texture *t = fake_texture_find(tex, false);
-    const struct fake_array *a = NULL;
     bool ok;
 
     if (!t) {
         snprintf(why, why_size, "read texture object %llu, which is no live texture object", (unsigned long long)tex);
         return false;
     }
-    if (t->res.type == CUABI_RESOURCE_TYPE_ARRAY)
-        a = fake_array_find(t->res.res.array.array);
-    if (a && (a->desc.flags & CUABI_ARRAY3D_CUBEMAP)) {
-        snprintf(why, why_size, "read cubemap texture object %llu: the fake does not read cubemaps",
+    if (is_cubemap(array_of(t))) {
+        snprintf(why, why_size, "read cubemap texture object %llu other than as a cubemap (tex.cube, texCubemap)",
                  (unsigned long long)tex);
         return false;
     }
@@ -338,9 +351,10 @@ bool fake_texture_sample(const struct fake_ctx *ctx, uint64_t tex, const float c
     return ok;
 }
 
-float fake_texture_gradient_lod(uint64_t tex, unsigned n, const float dx[3], const float dy[3])
+/* fake_texture_gradient_lod() of texture `t`, its coordinates normalized when `normalized`. */
+static float gradient_lod(const struct fake_texture *t, bool normalized, unsigned n, const float dx[3],
+                          const float dy[3])
 {
-    const struct fake_texture *t = fake_texture_find(tex, false);
     const struct fake_array *a;
     float lx = 0.0f, ly = 0.0f;
 
@@ -349,12 +363,127 @@ float fake_texture_gradient_lod(uint64_t tex, unsigned n, const float dx[3], con
         return 0.0f;
     for (unsigned d = 0; d < n && d < 3; d++) {
         size_t extent = d == 0 ? a->desc.width : d == 1 ? a->rows : a->slices;
-        float scale = t->desc.flags & CUABI_TRSF_NORMALIZED_COORDINATES ? (float)extent : 1.0f;
+        float scale = normalized ? (float)extent : 1.0f;
 
         lx += dx[d] * scale * dx[d] * scale;
         ly += dy[d] * scale * dy[d] * scale;
     }
     return lx > 0.0f || ly > 0.0f ? 0.5f * log2f(fmaxf(lx, ly)) : 0.0f;
+}
+
+float fake_texture_gradient_lod(uint64_t tex, unsigned n, const float dx[3], const float dy[3])
+{
+    const struct fake_texture *t = fake_texture_find(tex, false);
+
+    return gradient_lod(t, t && (t->desc.flags & CUABI_TRSF_NORMALIZED_COORDINATES), n, dx, dy);
+}
+
+/* ---- Cubemaps ---- */
+
+/*
+ * The face a direction points at, as the cubemap table of CUDA's programming
+ * guide picks it: the coordinate of largest magnitude, ma (x before y before
+ * z where two are as large), and its sign give the face (+x 0, -x 1, +y 2,
+ * -y 3, +z 4, -z 5); the face's s and t come from two other coordinates, sc
+ * and tc, each with the sign the table gives it, as (sc / |ma| + 1) / 2.
+ */
+struct cube_face {
+    unsigned face, major;
+    unsigned axis[2]; /* the coordinates sc and tc are */
+    float sign[3];    /* sc's, tc's and ma's signs */
+};
+
+static void cube_face_of(const float d[3], struct cube_face *f)
+{
+    static const unsigned char axes[6][2] = {{2, 1}, {2, 1}, {0, 2}, {0, 2}, {0, 1}, {0, 1}};
+    static const signed char signs[6][2] = {{-1, -1}, {1, -1}, {1, 1}, {1, -1}, {1, -1}, {-1, -1}};
+    float ax = fabsf(d[0]), ay = fabsf(d[1]), az = fabsf(d[2]);
+
+    f->major = ax >= ay && ax >= az ? 0 : ay >= az ? 1 : 2;
+    f->face = 2 * f->major + (d[f->major] < 0.0f);
+    for (unsigned i = 0; i < 2; i++) {
+        f->axis[i] = axes[f->face][i];
+        f->sign[i] = signs[f->face][i];
+    }
+    f->sign[2] = d[f->major] < 0.0f ? -1.0f : 1.0f;
+}
+
+/* The face's coordinate i (s 0, t 1), normalized; a zero or not finite direction reads the face's middle. */
+static float cube_coord(const float d[3], const struct cube_face *f, unsigned i)
+{
+    float q = f->sign[i] * d[f->axis[i]] / fabsf(d[f->major]);
+
+    return isnan(q) ? 0.5f : (fminf(fmaxf(q, -1.0f), 1.0f) + 1.0f) * 0.5f;
+}
+
+/*
+ * A cubemap's face reads as a layer of a layered texture, with normalized
+ * coordinates and clamped at its edges whatever the descriptor's address
+ * modes (a seamless cubemap's filtering across edges is not modelled); the
+ * index of a cubemap array is clamped to its cubemaps.
+ */
+bool fake_texture_sample_cube(const struct fake_ctx *ctx, uint64_t tex, const float dir[3], int32_t index, float lod,
+                              gpu_fake_texel *out, char *why, size_t why_size)
+{
+    const struct fake_texture *t = fake_texture_find(tex, false);
+    const struct fake_array *a = t ? array_of(t) : NULL;
+    struct fake_texture face;
+    struct cube_face f;
+    long long cubes;
+    float coords[3];
+    bool ok;
+
+    if (!t) {
+        snprintf(why, why_size, "read texture object %llu, which is no live texture object", (unsigned long long)tex);
+        return false;
+    }
+    if (!is_cubemap(a)) {
+        snprintf(why, why_size, "read texture object %llu as a cubemap (tex.cube), which %s", (unsigned long long)tex,
+                 a || (t->res.type != CUABI_RESOURCE_TYPE_ARRAY && t->res.type != CUABI_RESOURCE_TYPE_MIPMAPPED_ARRAY)
+                     ? "is no cubemap"
+                     : "reads an array no longer allocated");
+        return false;
+    }
+    face = *t;
+    face.desc.flags |= CUABI_TRSF_NORMALIZED_COORDINATES;
+    for (unsigned d = 0; d < 3; d++)
+        face.desc.address_mode[d] = CUABI_TR_ADDRESS_MODE_CLAMP;
+    cubes = (long long)(t->view.last_layer || t->view.first_layer ? t->view.last_layer - t->view.first_layer + 1
+                                                                   : a->slices) / 6;
+    cube_face_of(dir, &f);
+    coords[0] = cube_coord(dir, &f, 0);
+    coords[1] = cube_coord(dir, &f, 1);
+    coords[2] = (float)(f.face + 6 * (index < 0 ? 0 : index >= cubes ? cubes - 1 : index));
+    if (t->res.type == CUABI_RESOURCE_TYPE_MIPMAPPED_ARRAY)
+        ok = mipmap_sample(ctx, &face, lod, coords, out);
+    else
+        ok = level_sample(ctx, &face, 0, coords, out);
+    if (!ok)
+        snprintf(why, why_size, "read texture object %llu, whose memory is no longer allocated (or not reachable)",
+                 (unsigned long long)tex);
+    return ok;
+}
+
+/*
+ * The face coordinates' gradients by the quotient rule: d(sc / |ma|) =
+ * (dsc |ma| - sc d|ma|) / ma^2, halved as s is.
+ */
+float fake_texture_cube_gradient_lod(uint64_t tex, const float dir[3], const float dx[3], const float dy[3])
+{
+    const float *g[2] = {dx, dy};
+    float st[2][3] = {{0, 0, 0}, {0, 0, 0}}, ma;
+    struct cube_face f;
+
+    cube_face_of(dir, &f);
+    ma = fabsf(dir[f.major]);
+    if (!(ma > 0.0f) || !isfinite(ma))
+        return 0.0f;
+    for (unsigned k = 0; k < 2; k++)
+        for (unsigned i = 0; i < 2; i++)
+            st[k][i] = 0.5f *
+                       (f.sign[i] * g[k][f.axis[i]] * ma - f.sign[i] * dir[f.axis[i]] * f.sign[2] * g[k][f.major]) /
+                       (ma * ma);
+    return gradient_lod(fake_texture_find(tex, false), true, 2, st[0], st[1]);
 }
 
 /* ---- Surfaces ---- */

@@ -29,4 +29,19 @@ bool fake_surface_access(const struct fake_ctx *ctx, uint64_t surf, const long l
  */
 float fake_texture_gradient_lod(uint64_t tex, unsigned n, const float dx[3], const float dy[3]);
 
+/*
+ * A texel of cubemap texture object `tex` in direction `dir` (tex.cube;
+ * tex.acube in cubemap `index` of a cubemap array), at level of detail `lod`
+ * for a mipmapped one; false on a fault (no cubemap among them), why in `why`.
+ */
+bool fake_texture_sample_cube(const struct fake_ctx *ctx, uint64_t tex, const float dir[3], int32_t index, float lod,
+                              gpu_fake_texel *out, char *why, size_t why_size);
+
+/*
+ * The level of detail tex.grad.cube's gradients of direction `dir` make for
+ * cubemap texture object `tex`: as fake_texture_gradient_lod(), of the face
+ * coordinates the gradients move.
+ */
+float fake_texture_cube_gradient_lod(uint64_t tex, const float dir[3], const float dx[3], const float dy[3]);
+
 #endif

@@ -1565,28 +1565,35 @@ static bool call_assertfail(struct ptx_block *b, struct warp *w, unsigned l, con
 
 /*
  * tex for lane l: the coordinates (a layered geometry's layer first, an
- * integer), the level of detail (tex.level's, or what tex.grad's gradients
- * make), read through fake_texture_sample() as host kernels read; four
- * channels into the destination, an integer texture's as its integers, a
- * float texture's as floats. False after a fault.
+ * integer; a cube's a direction), the level of detail (tex.level's, or what
+ * tex.grad's gradients make), read through fake_texture_sample() as host
+ * kernels read, or fake_texture_sample_cube(); four channels into the
+ * destination, an integer texture's as its integers, a float texture's as
+ * floats. False after a fault.
  */
 static bool run_tex(struct ptx_block *b, struct warp *w, unsigned l, const struct ptx_inst *in)
 {
+    static const unsigned char dims[] = {0, 1, 2, 3, 1, 2, 3, 3}; /* a geometry's coordinates but its layer */
     const struct ptx_opd *c = &in->o[2];
-    bool layered = in->geom == G_A1D || in->geom == G_A2D;
-    unsigned n = in->geom == G_A1D ? 1 : in->geom == G_A2D ? 2 : in->geom == G_3D ? 3 : in->geom;
-    float coords[3] = {0, 0, 0}, lod = 0.0f;
+    bool layered = in->geom == G_A1D || in->geom == G_A2D || in->geom == G_ACUBE;
+    bool cube = in->geom == G_CUBE || in->geom == G_ACUBE;
+    unsigned n = dims[in->geom];
+    float coords[4] = {0, 0, 0, 0}, lod = 0.0f;
     uint64_t handle = w->regs[(size_t)in->o[1].reg * PTX_WARP + l];
     gpu_fake_texel t;
     char why[200];
+    int32_t layer = 0;
+    bool ok;
 
     for (unsigned i = 0; i < n; i++) {
         uint64_t v = vec_elem(b, w, c, i + layered, l);
 
         coords[i] = in->type2 == T_F32 ? f32_of(v) : (float)(int32_t)v;
     }
-    if (layered)
-        coords[n] = (float)(int32_t)vec_elem(b, w, c, 0, l);
+    if (layered) {
+        layer = (int32_t)vec_elem(b, w, c, 0, l);
+        coords[n] = (float)layer;
+    }
     if (in->cmp == TX_LEVEL) {
         lod = f32_of(val(b, w, &in->o[3], l));
     } else if (in->cmp == TX_GRAD) {
@@ -1596,9 +1603,12 @@ static bool run_tex(struct ptx_block *b, struct warp *w, unsigned l, const struc
             dx[i] = f32_of(vec_elem(b, w, &in->o[3], i, l));
             dy[i] = f32_of(vec_elem(b, w, &in->o[4], i, l));
         }
-        lod = fake_texture_gradient_lod(handle, n, dx, dy);
+        lod = cube ? fake_texture_cube_gradient_lod(handle, coords, dx, dy)
+                   : fake_texture_gradient_lod(handle, n, dx, dy);
     }
-    if (!fake_texture_sample(b->mem.ctx, handle, coords, lod, &t, why, sizeof(why))) {
+    ok = cube ? fake_texture_sample_cube(b->mem.ctx, handle, coords, layer, lod, &t, why, sizeof(why))
+              : fake_texture_sample(b->mem.ctx, handle, coords, lod, &t, why, sizeof(why));
+    if (!ok) {
         fault(b, w, l, in, CUABI_ERROR_ILLEGAL_ADDRESS, "tex: %s", why);
         return false;
     }
@@ -3079,7 +3089,7 @@ static bool operand_ok(const struct ptx_module *m, const struct ptx_function *f,
 static bool inst_ok(const struct ptx_module *m, const struct ptx_function *f, const struct ptx_inst *in, char *why,
                     size_t size)
 {
-    static const unsigned char coords[] = {0, 1, 2, 3, 2, 3}; /* a geometry's coordinates, a layer's included */
+    static const unsigned char coords[] = {0, 1, 2, 3, 2, 3, 3, 4}; /* a geometry's coordinates, a layer's included */
     unsigned need[PTX_MAX_OPDS] = {0};
     bool writes = true; /* whether o[0] is a register the instruction writes */
 

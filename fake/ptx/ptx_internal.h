@@ -151,7 +151,7 @@ enum { BR_POPC, BR_AND, BR_OR };
  * detail given, or gradients); suld/sust's boundary mode, numbered as
  * gpu_fake_boundary numbers it.
  */
-enum { G_NONE, G_1D, G_2D, G_3D, G_A1D, G_A2D };
+enum { G_NONE, G_1D, G_2D, G_3D, G_A1D, G_A2D, G_CUBE, G_ACUBE };
 enum { TX_PLAIN, TX_LEVEL, TX_GRAD };
 enum { SU_ZERO, SU_CLAMP, SU_TRAP };
 

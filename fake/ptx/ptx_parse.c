@@ -729,7 +729,7 @@ static const char *const cmp_names[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo"
                                         "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
 static const char *const atom_names[] = {"add", "min", "max", "inc", "dec", "and", "or", "xor", "exch", "cas"};
 static const char *const rnd_names[] = {"", "rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", "rna"};
-static const char *const geom_names[] = {"", "1d", "2d", "3d", "a1d", "a2d"};
+static const char *const geom_names[] = {"", "1d", "2d", "3d", "a1d", "a2d", "cube", "acube"};
 static const char *const boundary_names[] = {"zero", "clamp", "trap"};
 
 static bool image_op(unsigned op)
@@ -740,9 +740,18 @@ static bool image_op(unsigned op)
 /* The coordinates a geometry reads: x, y, z, the layer counted with them. */
 static unsigned geom_coords(unsigned geom)
 {
-    static const unsigned char n[] = {0, 1, 2, 3, 2, 3};
+    static const unsigned char n[] = {0, 1, 2, 3, 2, 3, 3, 4};
 
     return n[geom];
+}
+
+/* The geometry a modifier names (G_*), or G_NONE. */
+static unsigned geom_named(const char *m, size_t ml)
+{
+    for (unsigned g = G_1D; g <= G_ACUBE; g++)
+        if (is(m, ml, geom_names[g]))
+            return g;
+    return G_NONE;
 }
 
 /* Modifiers that change nothing the interpreter models (caching, ordering, scope, alignment). */
@@ -842,12 +851,8 @@ static bool decode_opcode(struct decoder *d, const char *s, size_t len, struct p
             in->boolop = is(m, ml, "wrap");
         } else if (in->op == X_BMSK && (is(m, ml, "wrap") || is(m, ml, "clamp"))) {
             in->cmp = is(m, ml, "wrap");
-        } else if (image_op(in->op) && !in->geom && ml <= 3 && (m[0] == 'a' || (m[0] >= '1' && m[0] <= '3'))) {
-            for (unsigned g = G_1D; g <= G_A2D && !in->geom; g++)
-                if (is(m, ml, geom_names[g]))
-                    in->geom = (unsigned char)g;
-            if (!in->geom)
-                return false; /* cube, acube, 2dms, a2dms */
+        } else if (image_op(in->op) && !in->geom && geom_named(m, ml)) {
+            in->geom = (unsigned char)geom_named(m, ml); /* not 2dms, a2dms: refused as unknown modifiers */
         } else if (in->op == X_TEX && in->cmp == 0xff && (is(m, ml, "level") || is(m, ml, "grad"))) {
             in->cmp = is(m, ml, "level") ? TX_LEVEL : TX_GRAD;
         } else if ((in->op == X_SULD || in->op == X_SUST) && is(m, ml, "b")) {
@@ -948,13 +953,13 @@ static bool decode_opcode(struct decoder *d, const char *s, size_t len, struct p
             in->cmp = TX_PLAIN;
         return ntypes == 2 && in->geom && in->vec == 4 &&
                (in->type == T_F32 || in->type == T_S32 || in->type == T_U32) &&
-               (in->type2 == T_F32 || in->type2 == T_S32);
+               (in->type2 == T_F32 || (in->type2 == T_S32 && in->geom < G_CUBE));
     case X_SULD:
     case X_SUST:
         /* suld.b / sust.b (unformatted): trap when no boundary mode is given, as PTX says */
         if (in->cmp == 0xff)
             in->cmp = SU_TRAP;
-        return ntypes == 1 && surface_b && in->geom && ptx_types[in->type].kind == K_BITS &&
+        return ntypes == 1 && surface_b && in->geom && in->geom < G_CUBE && ptx_types[in->type].kind == K_BITS &&
                ptx_types[in->type].size <= 8;
     case X_BRA:
     case X_CALL:

@@ -5,7 +5,8 @@
  * tex2DLod, surf2Dread and the rest read texture objects and access surface
  * objects, and the test compares what they got with what a host kernel gets
  * for the same reads through gpu_fake_texture_read() (the same sampler), and
- * with values computed here. A trap-mode access outside a surface and a bad
+ * with values computed here; texCubemap's forms (which host kernels do not
+ * read) with values computed here. A trap-mode access outside a surface and a bad
  * handle fail the launch with the PTX line; a texture reference is refused.
  */
 #include <stdio.h>
@@ -61,6 +62,14 @@ static const char *const ptx_parts[] = {
     TEX_F("level", "tex.level.2d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd1, {%f1, %f2}], %f3"),
     TEX_F("grad", "mov.f32 %f0, 0f00000000;\n\ttex.grad.2d.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd1, {%f1, %f2}], "
                   "{%f3, %f0}, {%f0, %f3}"),
+    TEX_F("texcube", "tex.cube.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd1, {%f1, %f2, %f3, %f3}]"),
+    TEX_F("texacube", "tex.acube.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd1, {%r2, %f1, %f2, %f3}]"),
+    /* the integer the level of detail; the gradients (0, 0, i / 4) and (0, i / 4, 0), z being 0 */
+    TEX_F("levelcube", "cvt.rn.f32.s32 %f0, %r2;\n\ttex.level.cube.v4.f32.f32 {%f4, %f5, %f6, %f7}, "
+                       "[%rd1, {%f1, %f2, %f3, %f3}], %f0"),
+    TEX_F("gradcube", "cvt.rn.f32.s32 %f0, %r2;\n\tmul.f32 %f0, %f0, 0f3E800000;\n\t"
+                      "tex.grad.cube.v4.f32.f32 {%f4, %f5, %f6, %f7}, [%rd1, {%f1, %f2, %f3, %f3}], "
+                      "{%f3, %f3, %f0, %f3}, {%f3, %f0, %f3, %f3}"),
     TEX_I("tex2d_s32", "tex.2d.v4.s32.f32 {%r3, %r4, %r5, %r6}, [%rd1, {%f1, %f2}]"),
     TEX_I("tex2d_u32", "tex.2d.v4.u32.f32 {%r3, %r4, %r5, %r6}, [%rd1, {%f1, %f2}]"),
     SURF_LD("ld_zero", "suld.b.2d.b32.zero {%r6}, [%rd1, {%r2, %r3}]"),
@@ -82,7 +91,7 @@ static const char *const ptx_parts[] = {
     SURF_LD("ld_b64", "suld.b.2d.b64.trap {%rd7}, [%rd1, {%r2, %r3}];\n\tshr.u64 %rd8, %rd7, 32;\n"
                       "\tcvt.u32.u64 %r6, %rd7;\n\tcvt.u32.u64 %r7, %rd8;\n\tadd.s32 %r6, %r6, %r7"),
 };
-static char ptx[16384];
+static char ptx[20000];
 
 /* A module whose kernel reads through a texture reference, as CUDA 11 wrote it. */
 static const char texref_ptx[] = ".version 7.8\n.target sm_75\n.address_size 64\n\n"
@@ -434,6 +443,88 @@ static void fetch_and_levels(void **state)
     CU_OK(cuMipmappedArrayDestroy(m));
 }
 
+/*
+ * Cubemaps: the face the direction's major axis picks (x before y before z
+ * where two are as large), s and t by the programming guide's table, a
+ * cubemap array's index clamped to its cubemaps, a face clamped at its edges
+ * whatever the address mode, levels and gradients of a mipmapped cubemap.
+ */
+static void cubemaps(void **state)
+{
+    /* Texel (i, j) of face F of a 2x2 cubemap holds F * 10 + j * 2 + i; of cubemap c of an array, 100 c more. */
+    float faces[2][6][2][2], levels[8 * 8 * 6], got[64][4];
+    /* The direction through the centre of texel (1, 0) of each face, then ties and a longer vector. */
+    const struct coord dirs[] = {
+        {1, 0.5f, -0.5f, 0}, {-1, 0.5f, 0.5f, 0}, {0.5f, 1, -0.5f, 0}, {0.5f, -1, 0.5f, 0}, {0.5f, 0.5f, 1, 0},
+        {-0.5f, 0.5f, -1, 0}, {1, 1, 0.5f, 0}, {0.5f, -1, -1, 0}, {-8, 4, 4, 0},
+    };
+    const float want[] = {1, 11, 21, 31, 41, 51, 0, 33, 11};
+    const struct coord in_array[] = {{1, 0.5f, -0.5f, 1}, {1, 0.5f, -0.5f, 7}, {-1, 0.5f, 0.5f, -3}};
+    /* s = 0.95, t = 0.25 on face +x: linear between texel 1 and, past the edge, texel 1 again (not wrapped to 0) */
+    const struct coord edge[] = {{1, 0.5f, -0.9f, 0}};
+    const struct coord lods[] = {{1, 0, 0, 0}, {1, 0, 0, 1}, {0, 0, -1, 2}, {0, 0, -1, 9}};
+    const struct coord grads[] = {{1, 0, 0, 1}, {1, 0, 0, 2}, {-1, 0, 0, 4}};
+    cuabi_array3d_descriptor d = {8, 8, 6, CUABI_AD_FORMAT_FLOAT, 1, CUABI_ARRAY3D_CUBEMAP};
+    cuabi_mipmapped_array m = NULL;
+    cuabi_resource_desc res;
+    cuabi_texture_desc td;
+    cuabi_array a;
+    cuabi_tex_object t = 0;
+
+    (void)state;
+    for (int c = 0; c < 2; c++)
+        for (int f = 0; f < 6; f++)
+            for (int j = 0; j < 2; j++)
+                for (int i = 0; i < 2; i++)
+                    faces[c][f][j][i] = (float)(c * 100 + f * 10 + j * 2 + i);
+    a = ft_array_of(2, 2, 6, CUABI_AD_FORMAT_FLOAT, 1, CUABI_ARRAY3D_CUBEMAP, faces[0], sizeof(faces[0]));
+    t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_WRAP, CUABI_TR_FILTER_MODE_POINT, CUABI_TRSF_NORMALIZED_COORDINATES);
+    CU_OK(launch("texcube", t, dirs, got, 9));
+    for (unsigned k = 0; k < 9; k++)
+        if (got[k][0] != want[k])
+            fail_msg("direction %u (%g, %g, %g): got %g, want %g", k, (double)dirs[k].x, (double)dirs[k].y,
+                     (double)dirs[k].z, (double)got[k][0], (double)want[k]);
+    CU_OK(cuTexObjectDestroy(t));
+    t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_WRAP, CUABI_TR_FILTER_MODE_LINEAR, CUABI_TRSF_NORMALIZED_COORDINATES);
+    CU_OK(launch("texcube", t, edge, got, 1));
+    assert_true(got[0][0] == 1.0f);
+    CU_OK(cuTexObjectDestroy(t));
+    CU_OK(cuArrayDestroy(a));
+
+    a = ft_array_of(2, 2, 12, CUABI_AD_FORMAT_FLOAT, 1, CUABI_ARRAY3D_CUBEMAP | CUABI_ARRAY3D_LAYERED, faces,
+                    sizeof(faces));
+    t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, CUABI_TRSF_NORMALIZED_COORDINATES);
+    CU_OK(launch("texacube", t, in_array, got, 3));
+    assert_true(got[0][0] == 101.0f && got[1][0] == 101.0f && got[2][0] == 11.0f);
+    CU_OK(cuTexObjectDestroy(t));
+    CU_OK(cuArrayDestroy(a));
+
+    /* A mipmapped 8x8 cubemap of three levels: level L's face F all (L + 1) * 10 + F. */
+    CU_OK(cuMipmappedArrayCreate(&m, &d, 3));
+    for (unsigned l = 0; l < 3; l++) {
+        cuabi_array level = NULL;
+        size_t each = (size_t)(8 >> l) * (8 >> l);
+
+        for (size_t k = 0; k < 6 * each; k++)
+            levels[k] = (float)((l + 1) * 10 + k / each);
+        CU_OK(cuMipmappedArrayGetLevel(&level, m, l));
+        CU_OK(cuMemcpyHtoA_v2(level, 0, levels, 6 * each * 4));
+    }
+    memset(&res, 0, sizeof(res));
+    res.type = CUABI_RESOURCE_TYPE_MIPMAPPED_ARRAY;
+    res.res.mipmap.mipmap = m;
+    memset(&td, 0, sizeof(td));
+    td.flags = CUABI_TRSF_NORMALIZED_COORDINATES;
+    CU_OK(cuTexObjectCreate(&t, &res, &td, NULL));
+    CU_OK(launch("levelcube", t, lods, got, 4));
+    assert_true(got[0][0] == 10.0f && got[1][0] == 20.0f && got[2][0] == 35.0f && got[3][0] == 35.0f);
+    /* Gradients of 1/4, 1/2 and 1 move s by 1/8, 1/4 and 1/2: 1, 2 and 4 texels of level 0's 8. */
+    CU_OK(launch("gradcube", t, grads, got, 3));
+    assert_true(got[0][0] == 10.0f && got[1][0] == 20.0f && got[2][0] == 31.0f);
+    CU_OK(cuTexObjectDestroy(t));
+    CU_OK(cuMipmappedArrayDestroy(m));
+}
+
 /* A record of a surface kernel's input: x in bytes, y, z or layer, and a value. */
 struct access {
     int32_t x, y, z;
@@ -589,6 +680,23 @@ static void surface_shapes(void **state)
     CU_OK(cuArrayDestroy(a));
 }
 
+/* Kernel `name` reading a texture of array `a` fails the launch, saying `why`. */
+static void geometry_fault(const char *name, cuabi_array a, const char *why)
+{
+    struct coord c = {0.5f, 0.5f, 0, 0};
+    float got[1][4];
+    cuabi_tex_object t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
+    ft_capture cap;
+    const char *text;
+
+    ft_capture_begin(&cap, 2);
+    assert_int_equal(launch(name, t, &c, got, 1), CUABI_ERROR_ILLEGAL_ADDRESS);
+    text = ft_capture_end(&cap);
+    if (!strstr(text, why))
+        fail_msg("%s: wanted \"%s\" in: %s", name, why, text);
+    CU_OK(cuTexObjectDestroy(t));
+}
+
 /* Faults: a trap-mode access outside, a bad handle, each with its kernel, thread and PTX line; a dead texture. */
 static void faults(void **state)
 {
@@ -597,7 +705,7 @@ static void faults(void **state)
     char want[200];
     ft_capture cap;
     const char *text;
-    cuabi_array a;
+    cuabi_array a, cube;
     cuabi_surf_object s;
     cuabi_tex_object t;
 
@@ -627,6 +735,11 @@ static void faults(void **state)
              line_of(ptx, "tex.2d.v4.f32.f32"));
     if (!strstr(text, want) || !strstr(text, "which is no live texture object"))
         fail_msg("wanted \"%s\" in: %s", want, text);
+    /* A 2D texture read as a cubemap, and a cubemap as a 2D texture. */
+    geometry_fault("texcube", a, "as a cubemap (tex.cube), which is no cubemap");
+    cube = ft_array_of(1, 1, 6, CUABI_AD_FORMAT_UNSIGNED_INT32, 1, CUABI_ARRAY3D_CUBEMAP, NULL, 0);
+    geometry_fault("tex2d", cube, "other than as a cubemap");
+    CU_OK(cuArrayDestroy(cube));
     /* A texture whose array is gone. */
     t = ft_texture_of(a, CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_FILTER_MODE_POINT, 0);
     CU_OK(cuSurfObjectDestroy(s));
@@ -682,7 +795,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(float_2d),         cmocka_unit_test(float_1d_3d),    cmocka_unit_test(integer_2d),
-        cmocka_unit_test(layered),          cmocka_unit_test(fetch_and_levels), cmocka_unit_test(surface_2d_modes),
+        cmocka_unit_test(layered),          cmocka_unit_test(fetch_and_levels), cmocka_unit_test(cubemaps),
+        cmocka_unit_test(surface_2d_modes),
         cmocka_unit_test(surface_shapes),   cmocka_unit_test(faults),         cmocka_unit_test(refused),
     };
 

@@ -6,8 +6,9 @@
  *
  *   run-ptx FAMILY.ptx FAMILY.expect [KNOWN_FAILURES]
  *
- * Every entry of the module takes (.param .u64 in, .param .u64 out). A case
- * is one line of the .expect file:
+ * Every entry of the module takes (.param .u64 in, .param .u64 out), and one
+ * that reads a texture a third parameter, .param .u64 tex. A case is one line
+ * of the .expect file:
  *
  *   ENTRY GRID BLOCK : INPUT... -> OUTPUT...
  *
@@ -23,6 +24,11 @@
  * In an expected value, f:nan and d:nan match any NaN, a float followed by ~N
  * (f:0.5~2) matches within N units in the last place (the two zeros are 0
  * apart), and * (h:*, q:*) matches anything. '#' starts a comment.
+ *
+ * A line "texture cube W : VALUES..." or "texture acube W N : VALUES..."
+ * makes the texture the cases after it read, as their tex parameter: a
+ * cubemap (or an array of N) of W x W float texels a face, the VALUES (f32)
+ * face after face, in point filtering with normalized coordinates.
  *
  * KNOWN_FAILURES (given against the fake driver only) lists cases the
  * interpreter gets wrong, one a line: "FAMILY ENTRY INPUT..." as written in
@@ -43,6 +49,8 @@
 #include <string.h>
 
 #include <gpushim/gpushim.h>
+
+#include "cuda_abi.h"
 
 #define SKIP 77
 #define MAX_BYTES 65536
@@ -69,6 +77,9 @@ static char **known; /* the known-failure list's lines */
 static size_t known_count;
 static gpu_stream *stream;
 static gpu_module *module;
+static gpu_context *context;
+static cuabi_tex_object texture; /* the texture object the cases read, or 0 */
+static cuabi_array texture_array;
 static int passed, failed, known_failed;
 
 /* The lines of the known-failure list, without their newlines. */
@@ -256,12 +267,118 @@ static int is_known(const char *entry, const char *inputs)
     return 0;
 }
 
+/* ---- The texture ---- */
+
+/* The driver's functions the texture takes: its own exports (gpu_driver_get_symbol()). */
+static struct {
+    cuabi_result (*array_create)(cuabi_array *, const cuabi_array3d_descriptor *);
+    cuabi_result (*array_destroy)(cuabi_array);
+    cuabi_result (*copy)(const cuabi_memcpy3d *);
+    cuabi_result (*tex_create)(cuabi_tex_object *, const cuabi_resource_desc *, const cuabi_texture_desc *,
+                               const cuabi_resource_view_desc *);
+    cuabi_result (*tex_destroy)(cuabi_tex_object);
+    cuabi_result (*push)(cuabi_context);
+    cuabi_result (*pop)(cuabi_context *);
+} drv;
+
+/* Fills drv and makes the context current on this thread; false when the driver lacks a function or refuses. */
+static bool driver_enter(void)
+{
+    static const char *const names[] = {"cuArray3DCreate_v2", "cuArrayDestroy",      "cuMemcpy3D_v2",
+                                        "cuTexObjectCreate",  "cuTexObjectDestroy", "cuCtxPushCurrent_v2",
+                                        "cuCtxPopCurrent_v2"};
+    void *f[sizeof(names) / sizeof(names[0])];
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (gpu_driver_get_symbol(names[i], &f[i]) != GPU_OK)
+            return false;
+    /* ISO C converts no object pointer to a function pointer: the addresses are copied. */
+    memcpy(&drv.array_create, &f[0], sizeof(f[0]));
+    memcpy(&drv.array_destroy, &f[1], sizeof(f[1]));
+    memcpy(&drv.copy, &f[2], sizeof(f[2]));
+    memcpy(&drv.tex_create, &f[3], sizeof(f[3]));
+    memcpy(&drv.tex_destroy, &f[4], sizeof(f[4]));
+    memcpy(&drv.push, &f[5], sizeof(f[5]));
+    memcpy(&drv.pop, &f[6], sizeof(f[6]));
+    return drv.push((cuabi_context)gpu_context_get_raw(context)) == 0;
+}
+
+/* Makes the context current as it was before driver_enter(); false when the driver refuses. */
+static bool driver_leave(void)
+{
+    cuabi_context popped = NULL;
+
+    return drv.pop(&popped) == 0;
+}
+
+/* Destroys the texture and its array, if any; false when the driver refuses. */
+static bool texture_destroy(void)
+{
+    bool ok;
+
+    if (!texture && !texture_array)
+        return true;
+    ok = driver_enter();
+    if (ok && texture)
+        ok = drv.tex_destroy(texture) == 0;
+    if (ok && texture_array)
+        ok = drv.array_destroy(texture_array) == 0;
+    ok = driver_leave() && ok;
+    texture = 0;
+    texture_array = NULL;
+    return ok;
+}
+
+/* Makes the texture of `texels` (f32 each) a "texture" line describes from `spec` on; false with a message. */
+static bool texture_make(int line, const char *spec, const struct side *texels)
+{
+    cuabi_array3d_descriptor d = {.format = CUABI_AD_FORMAT_FLOAT, .channels = 1, .flags = CUABI_ARRAY3D_CUBEMAP};
+    cuabi_memcpy3d c = {.src_type = CUABI_MEMORYTYPE_HOST, .dst_type = CUABI_MEMORYTYPE_ARRAY};
+    cuabi_resource_desc r = {.type = CUABI_RESOURCE_TYPE_ARRAY};
+    cuabi_texture_desc t = {.address_mode = {CUABI_TR_ADDRESS_MODE_CLAMP, CUABI_TR_ADDRESS_MODE_CLAMP,
+                                             CUABI_TR_ADDRESS_MODE_CLAMP},
+                            .flags = CUABI_TRSF_NORMALIZED_COORDINATES};
+    unsigned width = 0, cubes = 1;
+    int used = 0;
+    bool ok;
+
+    if (sscanf(spec, "acube %u %u :%n", &width, &cubes, &used) == 2 && used)
+        d.flags |= CUABI_ARRAY3D_LAYERED;
+    else
+        (void)sscanf(spec, "cube %u :%n", &width, &used);
+    if (!used || width == 0 || cubes == 0 || texels->n != (size_t)width * width * 6 * cubes ||
+        texels->size != texels->n * 4) {
+        fprintf(stderr, "%s:%d: not \"texture cube W : VALUES\" or \"texture acube W N : VALUES\" with W*W*6*N f32 values\n",
+                where, line);
+        return false;
+    }
+    if (!texture_destroy() || !driver_enter()) {
+        fprintf(stderr, "%s:%d: the driver cannot make a texture\n", where, line);
+        return false;
+    }
+    d.width = d.height = width;
+    d.depth = (size_t)6 * cubes;
+    c.src_host = texels->bytes;
+    c.src_pitch = (size_t)width * 4;
+    c.src_height = width;
+    c.width = (size_t)width * 4;
+    c.height = width;
+    c.depth = d.depth;
+    ok = drv.array_create(&texture_array, &d) == 0;
+    c.dst_array = r.res.array.array = texture_array;
+    ok = ok && drv.copy(&c) == 0 && drv.tex_create(&texture, &r, &t, NULL) == 0;
+    ok = driver_leave() && ok;
+    if (!ok)
+        fprintf(stderr, "%s:%d: the driver refused the texture\n", where, line);
+    return ok;
+}
+
 /* Runs one case; a mismatch or a failed launch is printed. Returns whether it passed. */
 static bool run_case(int line, const char *entry, unsigned grid, unsigned block, const struct side *in,
                      const struct side *want, const char *inputs)
 {
     static unsigned char got[MAX_BYTES];
-    gpu_context *ctx = gpu_stream_get_context(stream);
+    gpu_context *ctx = context;
     gpu_buffer *bin = NULL, *bout = NULL;
     gpu_launch_config c = gpu_launch_config_1d(grid, block);
     gpu_status st = GPU_ERR_MODULE_LOAD;
@@ -272,7 +389,7 @@ static bool run_case(int line, const char *entry, unsigned grid, unsigned block,
         (in->size == 0 || (st = gpu_buffer_copy_from_host(bin, in->bytes, in->size)) == GPU_OK) &&
         (st = gpu_buffer_memset_async(bout, 0, want->size, 1, 0, stream)) == GPU_OK) {
         uint64_t pin = gpu_buffer_get_device_ptr(bin), pout = gpu_buffer_get_device_ptr(bout);
-        void *args[] = {&pin, &pout};
+        void *args[] = {&pin, &pout, &texture};
 
         st = gpu_stream_launch_kernel(stream, module, entry, &c, args);
         if (st == GPU_OK)
@@ -318,6 +435,13 @@ static bool run_line(int line, char *text)
     colon = strchr(text, ':');
     while (colon && colon > text && colon[-1] != ' ')
         colon = strchr(colon + 1, ':');
+    if (strncmp(text, "texture ", 8) == 0 && colon) {
+        in.n = in.size = 0;
+        for (tok = strtok_r(colon + 1, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
+            if (!parse_value(&in, tok, line))
+                return false;
+        return texture_make(line, text + 8, &in);
+    }
     arrow = strstr(text, "->");
     if (!colon || !arrow || arrow < colon || sscanf(text, "%127s %u %u %n", entry, &grid, &block, &used) != 3 ||
         text + used != colon) {
@@ -392,6 +516,7 @@ int main(int argc, char **argv)
         printf("SKIP: no device: %s\n", gpu_last_error_get_message());
         return SKIP;
     }
+    context = ctx;
     if (gpu_stream_create(ctx, &stream) != GPU_OK) {
         fprintf(stderr, "%s: no stream: %s\n", family, gpu_last_error_get_message());
         gpu_context_destroy(ctx);
@@ -412,6 +537,10 @@ int main(int argc, char **argv)
             text++;
         if (*text && !run_line(lineno, text))
             bad = true;
+    }
+    if (!texture_destroy()) {
+        fprintf(stderr, "%s: the driver did not destroy the texture\n", family);
+        bad = true;
     }
     printf("%s: %d passed, %d failed, %d known failures\n", family, passed, failed, known_failed);
     gpu_module_destroy(module);
