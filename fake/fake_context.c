@@ -613,22 +613,18 @@ cuabi_result cuCtxGetLimit(size_t *value, cuabi_limit limit)
 
 /*
  * A limit as the context keeps it, or 0 where the driver refuses the value (INVALID_VALUE): the
- * stack in 16-byte steps, refused where every resident thread's stack would not fit the device's
- * memory; the printf FIFO at least 512 KiB, the heap at least 4 MiB, pending launches at least 32;
+ * stack in 16-byte steps, refused past the device's memory (the H200 refuses 1 TiB, takes PyCUDA's
+ * 16 KiB); the printf FIFO at least 512 KiB, the heap at least 4 MiB, pending launches at least 32;
  * the fetch granularity refused past 128 bytes; the persisting L2 rounded up to a tenth of the
  * device's maximum, refused past it.
  */
 static size_t limit_kept(int device, cuabi_limit limit, size_t value)
 {
     switch (limit) {
-    case CUABI_LIMIT_STACK_SIZE: {
-        size_t threads = (size_t)fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT) *
-                         (size_t)fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
-
-        if (value > SIZE_MAX - 15 || (threads && (value + 15) / 16 * 16 > fake.devices[device].desc.total_memory / threads))
+    case CUABI_LIMIT_STACK_SIZE:
+        if (value > fake.devices[device].desc.total_memory - 15)
             return 0;
         return (value + 15) / 16 * 16;
-    }
     case CUABI_LIMIT_PRINTF_FIFO_SIZE: return value < 524288 ? 524288 : value;
     case CUABI_LIMIT_MALLOC_HEAP_SIZE: return value < (4 << 20) ? 4 << 20 : value;
     case CUABI_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT: return value < 32 ? 32 : value;
