@@ -2271,6 +2271,838 @@ static inline void cluster_exit(struct ptx_block *b, struct warp *w, uint32_t ma
     }
 }
 
+/* ---- Executors: one handler a row of ptx_ops.def ---- */
+
+/*
+ * The scheduler's state that a handler reads and changes: the counter of the
+ * lanes running (`next`: where they go on, pc + 1 unless a branch says
+ * otherwise), those lanes and how many, and the backward branches taken this
+ * turn.
+ */
+struct sched {
+    uint32_t pc, next, active;
+    unsigned nactive, backs;
+};
+
+/* What the scheduler does after a handler: the next instruction, pick lanes again, end the turn, stop the block. */
+enum flow { GO, RESCHEDULE, YIELD, STOPPED };
+
+/* prefetch, membar, bar.warp.sync, bar.arrive */
+static enum flow exec_nop(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    /*
+     * The block's barriers open when every thread that has not exited waits at one, so a
+     * thread that arrives without waiting holds no barrier back: bar.arrive only orders memory.
+     */
+    if (in->op == X_MEMBAR || in->op == X_BAR_ARRIVE)
+        host_fence();
+    return GO;
+}
+
+/* addc, subc, madc */
+static enum flow exec_carry(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    EACH(g, l) {
+        bool cout;
+        uint64_t d = carry_op(in, val(b, w, &in->o[1], l), val(b, w, &in->o[2], l),
+                              in->op == X_MADC ? val(b, w, &in->o[3], l) : 0,
+                              (in->mods & M_CI) && (w->carry >> l & 1), &cout);
+
+        put(w, &in->o[0], l, d);
+        if (in->mods & M_CC)
+            w->carry = (w->carry & ~(1u << l)) | (uint32_t)cout << l;
+    }
+    return GO;
+}
+
+/* sad, mul24, mad24 */
+static enum flow exec_int24(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    EACH(g, l) put(w, &in->o[0], l,
+                   int24_op(in, val(b, w, &in->o[1], l), val(b, w, &in->o[2], l),
+                            in->op == X_MUL24 ? 0 : val(b, w, &in->o[3], l)));
+    return GO;
+}
+
+/* bar.red */
+static enum flow exec_bar_red(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    /*
+     * A lane counts its predicate and waits at the barrier, at this instruction; when the
+     * barrier has opened it runs it again and takes the block's result.
+     */
+    uint32_t back = g & w->redwait, arrive = g & ~w->redwait;
+
+    EACH(back, l) {
+        uint32_t n = b->red_last_n, t = b->red_last_true;
+
+        put(w, &in->o[0], l, in->cmp == BR_POPC ? t : in->cmp == BR_AND ? t == n : t != 0);
+    }
+    w->redwait &= ~back;
+    if (arrive) {
+        EACH(arrive, l) {
+            b->red_n++;
+            b->red_true += pred(b, w, &in->o[in->nopd - 1], l);
+            w->pc[l] = sc->pc;
+        }
+        w->redwait |= arrive;
+        w->waiting |= arrive;
+        sc->active &= ~arrive;
+        if (!sc->active)
+            return RESCHEDULE;
+    }
+    return GO;
+}
+
+/* mov */
+static enum flow exec_mov(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    if (in->o[1].kind == O_VEC) {
+        unsigned es = ptx_types[in->type].size / in->o[1].n;
+
+        EACH(g, l) {
+            uint64_t v = 0;
+
+            for (unsigned i = 0; i < in->o[1].n; i++)
+                v |= (vec_elem(b, w, &in->o[1], i, l) & mask_of(es)) << (i * es * 8);
+            put(w, &in->o[0], l, v);
+        }
+    } else if (in->o[0].kind == O_VEC) {
+        unsigned es = ptx_types[in->type].size / in->o[0].n;
+
+        EACH(g, l) {
+            uint64_t v = val(b, w, &in->o[1], l);
+
+            for (unsigned i = 0; i < in->o[0].n; i++)
+                put_reg(w, in->o[0].v[i], l, (v >> (i * es * 8)) & mask_of(es));
+        }
+    } else {
+        EACH(g, l) put(w, &in->o[0], l, val(b, w, &in->o[1], l));
+    }
+    return GO;
+}
+
+/* ld */
+static enum flow exec_ld(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    unsigned es = ptx_types[in->type].size, n = in->vec;
+
+    if (warp_load(b, w, in, g)) {
+        if (in->mods & M_ACQUIRE)
+            host_fence();
+        return GO;
+    }
+    EACH(g, l) {
+        uint64_t addr = (in->o[1].reg >= 0 ? w->regs[(size_t)in->o[1].reg * PTX_WARP + l]
+                         : in->o[1].sym >= 0 ? sym_value(b, w, in->o[1].sym, l) : 0) + (uint64_t)in->o[1].imm;
+        unsigned char *p = address(b, w, l, in, in->space, addr, (size_t)es * n, ACC_READ);
+
+        if (!p)
+            return STOPPED;
+        if (n == 1) {
+            put(w, &in->o[0], l, loaded(in->type, es, load_bytes(p, es)));
+        } else if (es * n == 8 || es * n == 16) {
+            uint64_t v[2];
+
+            load_whole(b, p, es * n, v);
+            for (unsigned i = 0; i < n; i++)
+                put_reg(w, in->o[0].v[i], l, loaded(in->type, es, whole_elem(v, es, i)) & mask_of(es < 4 ? 4 : es));
+        } else {
+            for (unsigned i = 0; i < n; i++)
+                put_reg(w, in->o[0].v[i], l,
+                        loaded(in->type, es, load_bytes(p + i * es, es)) & mask_of(es < 4 ? 4 : es));
+        }
+    }
+    if (in->mods & M_ACQUIRE)
+        host_fence();
+    return GO;
+}
+
+/* st */
+static enum flow exec_st(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    unsigned es = ptx_types[in->type].size, n = in->vec;
+
+    if (in->mods & M_RELEASE)
+        host_fence();
+    if (warp_store(b, w, in, g))
+        return GO;
+
+    EACH(g, l) {
+        uint64_t addr = (in->o[0].reg >= 0 ? w->regs[(size_t)in->o[0].reg * PTX_WARP + l]
+                         : in->o[0].sym >= 0 ? sym_value(b, w, in->o[0].sym, l) : 0) + (uint64_t)in->o[0].imm;
+        unsigned char *p = address(b, w, l, in, in->space, addr, (size_t)es * n, ACC_WRITE);
+
+        if (!p)
+            return STOPPED;
+        if (n == 1) {
+            store_bytes(p, es, val(b, w, &in->o[1], l));
+        } else if (es * n == 8 || es * n == 16) {
+            uint64_t v[2] = {0, 0};
+
+            for (unsigned i = 0; i < n; i++)
+                whole_set(v, es, i, vec_elem(b, w, &in->o[1], i, l));
+            store_whole(b, p, es * n, v);
+        } else {
+            for (unsigned i = 0; i < n; i++)
+                store_bytes(p + i * es, es, vec_elem(b, w, &in->o[1], i, l));
+        }
+    }
+    return GO;
+}
+
+/* cvta, cvta.to */
+static enum flow exec_cvta(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    if (run_rows(b, w, in, g))
+        return GO;
+    uint64_t window = in->space == S_SHARED ? PTX_SHARED_WINDOW : in->space == S_LOCAL ? PTX_LOCAL_WINDOW : 0;
+
+    EACH(g, l) {
+        uint64_t v = val(b, w, &in->o[1], l);
+
+        if (in->op == X_CVTA)
+            v = (in->space == S_SHARED || in->space == S_LOCAL) ? (v & 0xffffffffu) + window : v;
+        else
+            v = window ? v - window : v;
+        put(w, &in->o[0], l, v);
+    }
+    return GO;
+}
+
+/* add, sub, mul, div, rem, min, max, and, or, xor, shl, shr, copysign */
+static enum flow exec_binary(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    if (in->op != X_DIV && in->op != X_REM && in->op != X_COPYSIGN && run_rows(b, w, in, g))
+        return GO;
+    if (ptx_types[in->type].kind == K_FLOAT) {
+        EACH(g, l) put(w, &in->o[0], l,
+                       float_op(in->op, in->type, in->rnd, in->mods, val(b, w, &in->o[1], l),
+                                val(b, w, &in->o[2], l), 0));
+    } else if (in->type == T_PRED) {
+        EACH(g, l) {
+            bool x = pred(b, w, &in->o[1], l), y = pred(b, w, &in->o[2], l);
+
+            put(w, &in->o[0], l, in->op == X_AND ? (x && y) : in->op == X_OR ? (x || y) : (x != y));
+        }
+    } else if (in->op == X_ADD && in->type == T_S32 && !(in->mods & M_SAT)) {
+        EACH(g, l) put(w, &in->o[0], l, val(b, w, &in->o[1], l) + val(b, w, &in->o[2], l));
+    } else {
+        EACH(g, l) put(w, &in->o[0], l,
+                       int_binary(in->op, in->type, in->mods, val(b, w, &in->o[1], l), val(b, w, &in->o[2], l)));
+    }
+    return GO;
+}
+
+/* mad, fma */
+static enum flow exec_mad(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    if (ptx_types[in->type].kind == K_FLOAT) {
+        EACH(g, l) put(w, &in->o[0], l,
+                       float_op(X_FMA, in->type, in->rnd, in->mods, val(b, w, &in->o[1], l),
+                                val(b, w, &in->o[2], l), val(b, w, &in->o[3], l)));
+    } else {
+        EACH(g, l) {
+            uint64_t p = int_binary(X_MUL, in->type, in->mods, val(b, w, &in->o[1], l), val(b, w, &in->o[2], l));
+            uint64_t c = val(b, w, &in->o[3], l);
+
+            if ((in->mods & M_SAT) && in->type == T_S32) {
+                int64_t s = (int64_t)(int32_t)p + (int64_t)(int32_t)c;
+                p = (uint64_t)(s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s);
+                c = 0;
+            }
+            put(w, &in->o[0], l, p + c);
+        }
+    }
+    return GO;
+}
+
+/* abs, neg, sqrt, rsqrt, rcp, sin, cos, lg2, ex2, tanh */
+static enum flow exec_unary(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    if (ptx_types[in->type].kind == K_FLOAT) {
+        EACH(g, l) put(w, &in->o[0], l, float_op(in->op, in->type, in->rnd, in->mods, val(b, w, &in->o[1], l), 0, 0));
+    } else {
+        unsigned size = ptx_types[in->type].size;
+
+        EACH(g, l) {
+            int64_t v = sext(val(b, w, &in->o[1], l), size);
+
+            put(w, &in->o[0], l, in->op == X_NEG ? (uint64_t)0 - (uint64_t)v : (uint64_t)(v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v));
+        }
+    }
+    return GO;
+}
+
+/* not */
+static enum flow exec_not(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    if (in->type == T_PRED) {
+        EACH(g, l) put(w, &in->o[0], l, !pred(b, w, &in->o[1], l));
+    } else {
+        EACH(g, l) put(w, &in->o[0], l, ~val(b, w, &in->o[1], l));
+    }
+    return GO;
+}
+
+/* cnot */
+static enum flow exec_cnot(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    EACH(g, l) put(w, &in->o[0], l, (val(b, w, &in->o[1], l) & mask_of(ptx_types[in->type].size)) == 0);
+    return GO;
+}
+
+/* popc */
+static enum flow exec_popc(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    EACH(g, l) put(w, &in->o[0], l,
+                   (uint64_t)popcount64(val(b, w, &in->o[1], l) & mask_of(ptx_types[in->type].size)));
+    return GO;
+}
+
+/* clz */
+static enum flow exec_clz(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    unsigned size = ptx_types[in->type].size;
+
+    EACH(g, l) {
+        uint64_t v = val(b, w, &in->o[1], l) & mask_of(size);
+
+        put(w, &in->o[0], l, v ? (uint64_t)(__builtin_clzll(v) - (64 - size * 8)) : size * 8);
+    }
+    return GO;
+}
+
+/* bfind */
+static enum flow exec_bfind(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    unsigned size = ptx_types[in->type].size;
+    bool sign = ptx_types[in->type].kind == K_SIGNED;
+
+    EACH(g, l) {
+        uint64_t v = val(b, w, &in->o[1], l) & mask_of(size), r;
+
+        if (sign && (v >> (size * 8 - 1)) & 1)
+            v = ~v & mask_of(size);
+        r = v ? (uint64_t)(63 - __builtin_clzll(v)) : 0xffffffffu;
+        if (v && (in->mods & M_SHIFTAMT))
+            r = size * 8 - 1 - r;
+        put(w, &in->o[0], l, r);
+    }
+    return GO;
+}
+
+/* shf */
+static enum flow exec_shf(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    /* A funnel shift of the 64 bits b:a, by c modulo 32 (.wrap) or at most 32 (.clamp). */
+    EACH(g, l) {
+        uint64_t ab = (val(b, w, &in->o[2], l) & 0xffffffffu) << 32 | (val(b, w, &in->o[1], l) & 0xffffffffu);
+        uint32_t n = (uint32_t)val(b, w, &in->o[3], l);
+
+        n = in->boolop ? n & 31 : n > 32 ? 32 : n;
+        put(w, &in->o[0], l, in->cmp == 0 ? (uint32_t)((ab << n) >> 32) : (uint32_t)(ab >> n));
+    }
+    return GO;
+}
+
+/* bmsk: a mask of b bits from bit a; .clamp: a of 32 or more gives 0, b of 32 or more reaches bit 31;
+   .wrap: both modulo 32 */
+static enum flow exec_bmsk(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    EACH(g, l) {
+        uint32_t a = (uint32_t)val(b, w, &in->o[1], l), n = (uint32_t)val(b, w, &in->o[2], l);
+        uint32_t a1 = a & 31, n1 = n & 31, lo = ~0u << a1, hi;
+        bool wide = a1 + n1 >= 32 || (in->cmp == 0 && (a >= 32 || n >= 32));
+
+        if (in->cmp == 0 && a >= 32)
+            lo = 0;
+        hi = wide ? 0 : n1 == 0 ? ~0u : ~0u << (a1 + n1);
+        put(w, &in->o[0], l, lo & ~hi);
+    }
+    return GO;
+}
+
+/* brev */
+static enum flow exec_brev(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    EACH(g, l) put(w, &in->o[0], l, brev(val(b, w, &in->o[1], l), ptx_types[in->type].size));
+    return GO;
+}
+
+/* bfe */
+static enum flow exec_bfe(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    EACH(g, l) put(w, &in->o[0], l,
+                   bfe(in->type, val(b, w, &in->o[1], l), (uint32_t)val(b, w, &in->o[2], l),
+                       (uint32_t)val(b, w, &in->o[3], l)));
+    return GO;
+}
+
+/* bfi */
+static enum flow exec_bfi(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    EACH(g, l) put(w, &in->o[0], l,
+                   bfi(in->type, val(b, w, &in->o[1], l), val(b, w, &in->o[2], l), (uint32_t)val(b, w, &in->o[3], l),
+                       (uint32_t)val(b, w, &in->o[4], l)));
+    return GO;
+}
+
+/* prmt */
+static enum flow exec_prmt(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    EACH(g, l) put(w, &in->o[0], l,
+                   prmt((uint32_t)val(b, w, &in->o[1], l), (uint32_t)val(b, w, &in->o[2], l),
+                        (uint32_t)val(b, w, &in->o[3], l)));
+    return GO;
+}
+
+/* setp */
+static enum flow exec_setp(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    if (run_rows(b, w, in, g))
+        return GO;
+    EACH(g, l) {
+        bool t = compare(in->cmp, in->type, val(b, w, &in->o[1], l), val(b, w, &in->o[2], l)), f = !t;
+
+        if (in->boolop != B_NONE) {
+            bool c = pred(b, w, &in->o[3], l);
+
+            t = in->boolop == B_AND ? (t && c) : in->boolop == B_OR ? (t || c) : (t != c);
+            f = in->boolop == B_AND ? (f && c) : in->boolop == B_OR ? (f || c) : (f != c);
+        }
+        put(w, &in->o[0], l, t);
+        put_reg(w, in->o[0].v[0], l, f);
+    }
+    return GO;
+}
+
+/* selp */
+static enum flow exec_selp(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    if (run_rows(b, w, in, g))
+        return GO;
+    EACH(g, l) put(w, &in->o[0], l, pred(b, w, &in->o[3], l) ? val(b, w, &in->o[1], l) : val(b, w, &in->o[2], l));
+    return GO;
+}
+
+/* cvt */
+static enum flow exec_cvt(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    if (run_rows(b, w, in, g))
+        return GO;
+    if (in->nopd == 3) {
+        /* Two floats packed into a pair of halves, the first operand in the upper one. */
+        struct ptx_inst h = *in;
+
+        h.type = in->type == T_F16X2 ? T_F16 : T_BF16;
+        EACH(g, l) put(w, &in->o[0], l,
+                       convert(&h, val(b, w, &in->o[1], l)) << 16 | convert(&h, val(b, w, &in->o[2], l)));
+        return GO;
+    }
+    EACH(g, l) put(w, &in->o[0], l, convert(in, val(b, w, &in->o[1], l)));
+    return GO;
+}
+
+/* set */
+static enum flow exec_set(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    /* All ones, or 1.0 in a float type, where the comparison holds; else 0. */
+    uint64_t yes = in->type == T_F32 ? 0x3f800000u : in->type == T_F16 ? 0x3c00u : in->type == T_BF16 ? 0x3f80u
+                 : in->type == T_F64 ? 0x3ff0000000000000ull : mask_of(ptx_types[in->type].size);
+
+    EACH(g, l) {
+        bool t = compare(in->cmp, in->type2, val(b, w, &in->o[1], l), val(b, w, &in->o[2], l));
+
+        if (in->boolop != B_NONE) {
+            bool c = pred(b, w, &in->o[3], l);
+
+            t = in->boolop == B_AND ? (t && c) : in->boolop == B_OR ? (t || c) : (t != c);
+        }
+        put(w, &in->o[0], l, t ? yes : 0);
+    }
+    return GO;
+}
+
+/* testp */
+static enum flow exec_testp(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    EACH(g, l) {
+        uint64_t x = val(b, w, &in->o[1], l);
+        double v = float_value(in->type, x);
+        /* An f32 subnormal is a normal double: classify it as the f32 it is. .normal takes zeros in, as sm_90 does. */
+        int c = in->type == T_F32 ? fpclassify(f32_of(x)) : fpclassify(v);
+        bool r = in->cmp == 0 ? isfinite(v) : in->cmp == 1 ? isinf(v) : in->cmp == 2 ? !isnan(v)
+                 : in->cmp == 3 ? isnan(v) : in->cmp == 4 ? c == FP_NORMAL || c == FP_ZERO
+                                                            : c == FP_SUBNORMAL;
+
+        put(w, &in->o[0], l, r);
+    }
+    return GO;
+}
+
+/* atom, red */
+static enum flow exec_atom(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    const struct ptx_opd *ao = &in->o[in->op == X_ATOM ? 1 : 0], *bo = &in->o[in->op == X_ATOM ? 2 : 1];
+    unsigned size = ptx_types[in->type].size;
+    struct ptx_shadow *keep = b->shadow;
+    struct lanes_at at;
+    bool whole;
+
+    b->shadow = NULL; /* atomics do not race */
+    whole = g && ao->kind == O_ADDR && warp_address(b, w, in, ao, g, size, true, &at);
+    b->shadow = keep;
+    if (whole && warp_add32(b, w, in, bo, &at, g))
+        return GO;
+    EACH(g, l) {
+        uint64_t addr = (ao->reg >= 0 ? w->regs[(size_t)ao->reg * PTX_WARP + l]
+                         : ao->sym >= 0 ? sym_value(b, w, ao->sym, l) : 0) + (uint64_t)ao->imm;
+        unsigned char *p;
+        uint64_t old;
+
+        if (whole) {
+            p = (unsigned char *)AT(&at, l, 0);
+        } else {
+            b->shadow = NULL;
+            p = address(b, w, l, in, in->space, addr, size, ACC_READ | ACC_WRITE);
+            b->shadow = keep;
+        }
+        if (!p)
+            return STOPPED;
+        {
+            uint64_t v = val(b, w, bo, l);
+
+            old = atomic_op(p, in->cmp, in->type, v, in->nopd > 3 ? val(b, w, &in->o[3], l) : 0);
+        }
+        if (in->op == X_ATOM)
+            put(w, &in->o[0], l, ptx_types[in->type].kind == K_SIGNED ? (uint64_t)sext(old, size) : old);
+    }
+    return GO;
+}
+
+/* activemask */
+static enum flow exec_activemask(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    EACH(g, l) put(w, &in->o[0], l, sc->active);
+    return GO;
+}
+
+/* shfl */
+static enum flow exec_shfl(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    uint64_t src[PTX_WARP], tb[PTX_WARP], tc[PTX_WARP];
+    const struct ptx_opd *a = &in->o[1];
+    const uint64_t *B = row(b, w, &in->o[2], g, tb), *C = row(b, w, &in->o[3], g, tc);
+
+    uint64_t *D = &w->regs[(size_t)in->o[0].reg * PTX_WARP], m = mask_of(in->o[0].rsize ? in->o[0].rsize : 8);
+    uint64_t *Q = in->o[0].v[0] >= 0 ? &w->regs[(size_t)in->o[0].v[0] * PTX_WARP] : NULL;
+
+    for (unsigned l = 0; l < PTX_WARP; l++)
+        src[l] = a->kind == O_REG ? w->regs[(size_t)a->reg * PTX_WARP + l] : val(b, w, a, l);
+    /*
+     * Lane l reads lane j; out of its segment's bounds, its own value and a false predicate. A lane
+     * that is not executing the shfl (undefined by PTX) gives 0: what makes NVIDIA's reduction
+     * sample, whose last warp sum reads such lanes, right on the H200 (docs/clients.md).
+     */
+#define SHFL_LANES(J, OK)                                                                                              \
+LANES(g, l, uint32_t c = (uint32_t)C[l]; uint32_t bv = (uint32_t)B[l] & 31, cv = c & 31, seg = (c >> 8) & 31;         \
+  int32_t maxl = (int32_t)((l & seg) | (cv & ~seg)), minl = (int32_t)(l & seg), j = (J); bool ok = (OK);        \
+  (void)minl; D[l] = !ok ? src[l] & m : (g >> (j & 31) & 1) ? src[j & 31] & m : 0; if (Q) Q[l] = ok)
+    switch (in->cmp) {
+    case SH_UP: SHFL_LANES((int32_t)l - (int32_t)bv, j >= maxl); break;
+    case SH_DOWN: SHFL_LANES((int32_t)l + (int32_t)bv, j <= maxl); break;
+    case SH_BFLY: SHFL_LANES((int32_t)(l ^ bv), j <= maxl); break;
+    default: SHFL_LANES(minl | (int32_t)(bv & ~seg), j <= maxl); break;
+    }
+#undef SHFL_LANES
+    return GO;
+}
+
+/* vote */
+static enum flow exec_vote(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    uint32_t ballot = 0;
+
+    EACH(g, l) {
+        if (pred(b, w, &in->o[1], l))
+            ballot |= 1u << l;
+    }
+    EACH(g, l) {
+        uint64_t v;
+
+        switch (in->cmp) {
+        case V_ALL: v = ballot == g; break;
+        case V_ANY: v = ballot != 0; break;
+        case V_UNI: v = ballot == 0 || ballot == g; break;
+        default: v = ballot; break;
+        }
+        put(w, &in->o[0], l, v);
+    }
+    return GO;
+}
+
+/* match */
+static enum flow exec_match(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    uint64_t v[PTX_WARP];
+    bool all = true;
+
+    EACH(g, l) v[l] = val(b, w, &in->o[1], l);
+    EACH(g, l) {
+        if (v[l] != v[__builtin_ctz(g)])
+            all = false;
+    }
+    EACH(g, l) {
+        uint32_t same = 0;
+
+        if (in->cmp == 0) {
+            for (unsigned k = 0; k < PTX_WARP; k++)
+                if ((g >> k & 1) && v[k] == v[l])
+                    same |= 1u << k;
+        } else {
+            same = all ? g : 0;
+        }
+        put(w, &in->o[0], l, same);
+        put_reg(w, in->o[0].v[0], l, all);
+    }
+    return GO;
+}
+
+/* redux */
+static enum flow exec_redux(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    uint64_t acc = 0;
+    bool first = true, sign = ptx_types[in->type].kind == K_SIGNED;
+
+    EACH(g, l) {
+        uint32_t v = (uint32_t)val(b, w, &in->o[1], l);
+
+        if (first) {
+            acc = v;
+            first = false;
+            continue;
+        }
+        switch (in->cmp) {
+        case A_ADD: acc = (uint32_t)(acc + v); break;
+        case A_AND: acc &= v; break;
+        case A_OR: acc |= v; break;
+        case A_XOR: acc ^= v; break;
+        case A_MIN: acc = sign ? (uint32_t)((int32_t)acc < (int32_t)v ? acc : v) : (acc < v ? acc : v); break;
+        case A_MAX: acc = sign ? (uint32_t)((int32_t)acc > (int32_t)v ? acc : v) : (acc > v ? acc : v); break;
+        default: break;
+        }
+    }
+    EACH(g, l) put(w, &in->o[0], l, acc);
+    return GO;
+}
+
+/* trap */
+static enum flow exec_trap(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    if (g) {
+        fault(b, w, (unsigned)__builtin_ctz(g), in, CUABI_ERROR_LAUNCH_FAILED, "trap");
+        return STOPPED;
+    }
+    return GO;
+}
+
+/* bra */
+static enum flow exec_bra(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    if (g == sc->active) {
+        sc->next = (uint32_t)in->target;
+        if (sc->next <= sc->pc && ++sc->backs >= QUANTUM) {
+            EACH(sc->active, l) w->pc[l] = sc->next;
+            return YIELD;
+        }
+    } else if (g) {
+        EACH(g, l) w->pc[l] = (uint32_t)in->target;
+        EACH(sc->active & ~g, l) w->pc[l] = sc->pc + 1;
+        if ((uint32_t)in->target <= sc->pc && ++sc->backs >= QUANTUM)
+            return YIELD;
+        return RESCHEDULE;
+    }
+    return GO;
+}
+
+/* nanosleep */
+static enum flow exec_nanosleep(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    /* A hint that the warp waits for someone else: the others get their turn. */
+    EACH(sc->active, l) w->pc[l] = sc->pc + 1;
+    return YIELD;
+}
+
+/* barrier.cluster.arrive */
+static enum flow exec_cluster_arrive(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    struct cluster *cl = b->cl;
+
+    EACH(g, l) {
+        if (!((w->carrived >> l & 1) && w->cphase[l] == cl->phase))
+            cl->arrived++;
+        w->carrived |= 1u << l;
+        w->cphase[l] = cl->phase;
+    }
+    if (cl->arrived && cl->arrived >= cl->expected) {
+        cl->phase++;
+        cl->arrived = 0;
+    }
+    return GO;
+}
+
+/* barrier.cluster.wait */
+static enum flow exec_cluster_wait(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    uint32_t blocked = 0;
+
+    EACH(g, l) {
+        if ((w->carrived >> l & 1) && w->cphase[l] == b->cl->phase)
+            blocked |= 1u << l;
+    }
+    if (blocked) {
+        /* Not every thread of the cluster has arrived: the warp waits here, letting the others run. */
+        EACH(sc->active, l) w->pc[l] = sc->pc;
+        return YIELD;
+    }
+    w->carrived &= ~g;
+    return GO;
+}
+
+/* mapa */
+static enum flow exec_mapa(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    EACH(g, l) {
+        uint64_t a = val(b, w, &in->o[1], l), rank = (uint32_t)val(b, w, &in->o[2], l);
+        bool generic = in->space != S_SHARED;
+        uint64_t off = generic ? a - PTX_SHARED_WINDOW : a;
+
+        if (rank >= b->cl->n || off >= PTX_WINDOW_SIZE) {
+            fault(b, w, l, in, CUABI_ERROR_ILLEGAL_ADDRESS,
+                  "mapa of address 0x%" PRIx64 " to block rank %" PRIu64 " of a cluster of %u: an illegal address",
+                  a, rank, b->cl->n);
+            return STOPPED;
+        }
+        off = ((rank + 1) << PTX_RANK_SHIFT) | (off & ((1u << PTX_RANK_SHIFT) - 1));
+        put(w, &in->o[0], l, generic ? PTX_SHARED_WINDOW + off : off);
+    }
+    return GO;
+}
+
+/* exit */
+static enum flow exec_exit(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    w->live &= ~g;
+    cluster_exit(b, w, g);
+    sc->active &= ~g;
+    sc->nactive = popcount64(sc->active);
+    if (!sc->active) {
+        return RESCHEDULE;
+    }
+    return GO;
+}
+
+/* ret */
+static enum flow exec_ret(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    if (!g)
+        return GO;
+    /* A lane returns from its call, or exits from the kernel; the deepest lanes then run. */
+    EACH(g, l) {
+        if (w->depth[l] == 0) {
+            w->live &= ~(1u << l);
+            cluster_exit(b, w, 1u << l);
+        } else if (!call_pop(b, w, l, in, &w->pc[l])) {
+            return STOPPED;
+        }
+    }
+    EACH(sc->active & ~g, l) w->pc[l] = sc->pc + 1;
+    return RESCHEDULE;
+}
+
+/* call */
+static enum flow exec_call(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    const struct ptx_function *f = &b->m->funcs[in->target];
+
+    if (f->builtin_vprintf && !f->defined) {
+        const struct ptx_call *c = &b->m->calls[in->o[0].imm];
+
+        EACH(g, l) {
+            uint64_t r = call_vprintf(b, w, l, in);
+            unsigned char *to;
+
+            if (b->stop)
+                return STOPPED;
+            if (!c->nrets)
+                continue;
+            to = lane_local(b, w, l, (uint64_t)w->fbase[l] + b->m->syms[ptx_call_ret(b->m, c, 0)].value, 4);
+            if (!to) {
+                fault(b, w, l, in, CUABI_ERROR_ILLEGAL_ADDRESS,
+                      "printf's result is outside the caller's frame: an illegal address");
+                return STOPPED;
+            }
+            memcpy(to, &r, 4);
+        }
+        return GO;
+    }
+    if (f->builtin_assertfail && !f->defined) {
+        EACH(g, l) {
+            if (!call_assertfail(b, w, l, in))
+                return STOPPED;
+        }
+        if (g) {
+            fault(b, w, (unsigned)__builtin_ctz(g), in, CUABI_ERROR_ASSERT, "a device-side assert failed");
+            return STOPPED;
+        }
+        return GO;
+    }
+    if (!g)
+        return GO;
+    EACH(g, l) {
+        if (!call_push(b, w, l, in, sc->pc))
+            return STOPPED;
+        w->pc[l] = f->start;
+    }
+    EACH(sc->active & ~g, l) w->pc[l] = sc->pc + 1;
+    return RESCHEDULE;
+}
+
+/* tex */
+static enum flow exec_tex(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    EACH(g, l) {
+        if (!run_tex(b, w, l, in))
+            return STOPPED;
+    }
+    return GO;
+}
+
+/* suld, sust */
+static enum flow exec_surface(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    EACH(g, l) {
+        if (!run_surface(b, w, l, in))
+            return STOPPED;
+    }
+    return GO;
+}
+
+/* bar */
+static enum flow exec_bar(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
+{
+    if (g) {
+        w->waiting |= g;
+        EACH(g, l) w->pc[l] = sc->pc + 1;
+        sc->active &= ~g;
+        sc->nactive = popcount64(sc->active);
+        if (!sc->active)
+            return RESCHEDULE;
+    }
+    return GO;
+}
+
 /*
  * Runs the warp until every lane of it waits at a barrier or has exited (or
  * the block stops), or it gives up its turn: after QUANTUM backward
@@ -2280,10 +3112,10 @@ static inline void cluster_exit(struct ptx_block *b, struct warp *w, uint32_t ma
 static void warp_run(struct ptx_block *b, struct warp *w)
 {
     const struct ptx_inst *code = b->code;
-    uint32_t active = 0, pc = 0, other_min = UINT32_MAX;
-    unsigned nactive = 0; /* the lanes of `active` */
+    struct sched s = {0, 0, 0, 0, 0};
+    uint32_t other_min = UINT32_MAX;
     uint64_t executed = 0;
-    unsigned backs = 0;
+    enum flow flow;
 
 reschedule:
     {
@@ -2299,8 +3131,8 @@ reschedule:
         for (unsigned l = 0; l < PTX_WARP; l++)
             diff |= ((w->pc[l] ^ w->pc[l0]) | (w->depth[l] ^ w->depth[l0])) & (0u - (ready >> l & 1));
         if (!diff) {
-            pc = w->pc[l0];
-            active = ready;
+            s.pc = w->pc[l0];
+            s.active = ready;
             other_min = UINT32_MAX;
         } else {
             /* A lane's turn: deepest in calls first, then the smallest counter; the lowest key of the ready lanes runs. */
@@ -2308,23 +3140,23 @@ reschedule:
                 key[l] = ((uint64_t)(UINT32_MAX - w->depth[l]) << 32 | w->pc[l]) | ((uint64_t)(~ready >> l & 1) * UINT64_MAX);
                 first = key[l] < first ? key[l] : first;
             }
-            pc = (uint32_t)first;
-            active = 0;
+            s.pc = (uint32_t)first;
+            s.active = 0;
             other_min = UINT32_MAX;
             for (unsigned l = 0; l < PTX_WARP; l++) {
-                active |= (uint32_t)(key[l] == first) << l;
+                s.active |= (uint32_t)(key[l] == first) << l;
                 /* The next counter of a lane as deep: where the running lanes stop to let it catch up. */
                 if (key[l] != first && key[l] >> 32 == first >> 32 && (uint32_t)key[l] < other_min)
                     other_min = (uint32_t)key[l];
             }
         }
-        nactive = popcount64(active);
+        s.nactive = popcount64(s.active);
     }
     for (;;) {
-        const struct ptx_inst *in = &code[pc];
-        uint32_t g = active;
-        uint32_t next = pc + 1;
+        const struct ptx_inst *in = &code[s.pc];
+        uint32_t g = s.active;
 
+        s.next = s.pc + 1;
         if (in->guard >= 0) {
             uint32_t gm = 0;
             const uint64_t *pr = &w->regs[(size_t)in->guard * PTX_WARP];
@@ -2332,707 +3164,33 @@ reschedule:
             /* Every lane's predicate (a plain loop), then the active ones. */
             for (uint32_t l = 0; l < PTX_WARP; l++)
                 gm |= (uint32_t)(pr[l] != 0) << l;
-            g = (in->guard_neg ? ~gm : gm) & active;
+            g = (in->guard_neg ? ~gm : gm) & s.active;
         }
-        executed += nactive;
+        executed += s.nactive;
         if (in->fast) {
             run_fast(b, w, in, g);
             goto advance;
         }
         switch (in->op) {
-        case X_NOP:
-        case X_MEMBAR:
-        case X_BAR_WARP:
-        case X_BAR_ARRIVE:
-            /*
-             * The block's barriers open when every thread that has not exited waits at one, so a
-             * thread that arrives without waiting holds no barrier back: bar.arrive only orders memory.
-             */
-            if (in->op == X_MEMBAR || in->op == X_BAR_ARRIVE)
-                host_fence();
-            break;
-        case X_ADDC:
-        case X_SUBC:
-        case X_MADC:
-            EACH(g, l) {
-                bool cout;
-                uint64_t d = carry_op(in, val(b, w, &in->o[1], l), val(b, w, &in->o[2], l),
-                                      in->op == X_MADC ? val(b, w, &in->o[3], l) : 0,
-                                      (in->mods & M_CI) && (w->carry >> l & 1), &cout);
-
-                put(w, &in->o[0], l, d);
-                if (in->mods & M_CC)
-                    w->carry = (w->carry & ~(1u << l)) | (uint32_t)cout << l;
-            }
-            break;
-        case X_SAD:
-        case X_MUL24:
-        case X_MAD24:
-            EACH(g, l) put(w, &in->o[0], l,
-                           int24_op(in, val(b, w, &in->o[1], l), val(b, w, &in->o[2], l),
-                                    in->op == X_MUL24 ? 0 : val(b, w, &in->o[3], l)));
-            break;
-        case X_BAR_RED: {
-            /*
-             * A lane counts its predicate and waits at the barrier, at this instruction; when the
-             * barrier has opened it runs it again and takes the block's result.
-             */
-            uint32_t back = g & w->redwait, arrive = g & ~w->redwait;
-
-            EACH(back, l) {
-                uint32_t n = b->red_last_n, t = b->red_last_true;
-
-                put(w, &in->o[0], l, in->cmp == BR_POPC ? t : in->cmp == BR_AND ? t == n : t != 0);
-            }
-            w->redwait &= ~back;
-            if (arrive) {
-                EACH(arrive, l) {
-                    b->red_n++;
-                    b->red_true += pred(b, w, &in->o[in->nopd - 1], l);
-                    w->pc[l] = pc;
-                }
-                w->redwait |= arrive;
-                w->waiting |= arrive;
-                active &= ~arrive;
-                if (!active)
-                    goto reschedule;
-            }
-            break;
-        }
-        case X_MOV:
-            if (in->o[1].kind == O_VEC) {
-                unsigned es = ptx_types[in->type].size / in->o[1].n;
-
-                EACH(g, l) {
-                    uint64_t v = 0;
-
-                    for (unsigned i = 0; i < in->o[1].n; i++)
-                        v |= (vec_elem(b, w, &in->o[1], i, l) & mask_of(es)) << (i * es * 8);
-                    put(w, &in->o[0], l, v);
-                }
-            } else if (in->o[0].kind == O_VEC) {
-                unsigned es = ptx_types[in->type].size / in->o[0].n;
-
-                EACH(g, l) {
-                    uint64_t v = val(b, w, &in->o[1], l);
-
-                    for (unsigned i = 0; i < in->o[0].n; i++)
-                        put_reg(w, in->o[0].v[i], l, (v >> (i * es * 8)) & mask_of(es));
-                }
-            } else {
-                EACH(g, l) put(w, &in->o[0], l, val(b, w, &in->o[1], l));
-            }
-            break;
-        case X_LD: {
-            unsigned es = ptx_types[in->type].size, n = in->vec;
-
-            if (warp_load(b, w, in, g)) {
-                if (in->mods & M_ACQUIRE)
-                    host_fence();
-                break;
-            }
-            EACH(g, l) {
-                uint64_t addr = (in->o[1].reg >= 0 ? w->regs[(size_t)in->o[1].reg * PTX_WARP + l]
-                                 : in->o[1].sym >= 0 ? sym_value(b, w, in->o[1].sym, l) : 0) + (uint64_t)in->o[1].imm;
-                unsigned char *p = address(b, w, l, in, in->space, addr, (size_t)es * n, ACC_READ);
-
-                if (!p)
-                    goto stopped;
-                if (n == 1) {
-                    put(w, &in->o[0], l, loaded(in->type, es, load_bytes(p, es)));
-                } else if (es * n == 8 || es * n == 16) {
-                    uint64_t v[2];
-
-                    load_whole(b, p, es * n, v);
-                    for (unsigned i = 0; i < n; i++)
-                        put_reg(w, in->o[0].v[i], l, loaded(in->type, es, whole_elem(v, es, i)) & mask_of(es < 4 ? 4 : es));
-                } else {
-                    for (unsigned i = 0; i < n; i++)
-                        put_reg(w, in->o[0].v[i], l,
-                                loaded(in->type, es, load_bytes(p + i * es, es)) & mask_of(es < 4 ? 4 : es));
-                }
-            }
-            if (in->mods & M_ACQUIRE)
-                host_fence();
-            break;
-        }
-        case X_ST: {
-            unsigned es = ptx_types[in->type].size, n = in->vec;
-
-            if (in->mods & M_RELEASE)
-                host_fence();
-            if (warp_store(b, w, in, g))
-                break;
-
-            EACH(g, l) {
-                uint64_t addr = (in->o[0].reg >= 0 ? w->regs[(size_t)in->o[0].reg * PTX_WARP + l]
-                                 : in->o[0].sym >= 0 ? sym_value(b, w, in->o[0].sym, l) : 0) + (uint64_t)in->o[0].imm;
-                unsigned char *p = address(b, w, l, in, in->space, addr, (size_t)es * n, ACC_WRITE);
-
-                if (!p)
-                    goto stopped;
-                if (n == 1) {
-                    store_bytes(p, es, val(b, w, &in->o[1], l));
-                } else if (es * n == 8 || es * n == 16) {
-                    uint64_t v[2] = {0, 0};
-
-                    for (unsigned i = 0; i < n; i++)
-                        whole_set(v, es, i, vec_elem(b, w, &in->o[1], i, l));
-                    store_whole(b, p, es * n, v);
-                } else {
-                    for (unsigned i = 0; i < n; i++)
-                        store_bytes(p + i * es, es, vec_elem(b, w, &in->o[1], i, l));
-                }
-            }
-            break;
-        }
-        case X_CVTA:
-        case X_CVTA_TO: {
-            if (run_rows(b, w, in, g))
-                break;
-            uint64_t window = in->space == S_SHARED ? PTX_SHARED_WINDOW : in->space == S_LOCAL ? PTX_LOCAL_WINDOW : 0;
-
-            EACH(g, l) {
-                uint64_t v = val(b, w, &in->o[1], l);
-
-                if (in->op == X_CVTA)
-                    v = (in->space == S_SHARED || in->space == S_LOCAL) ? (v & 0xffffffffu) + window : v;
-                else
-                    v = window ? v - window : v;
-                put(w, &in->o[0], l, v);
-            }
-            break;
-        }
-        case X_ADD:
-        case X_SUB:
-        case X_MUL:
-        case X_DIV:
-        case X_REM:
-        case X_MIN:
-        case X_MAX:
-        case X_AND:
-        case X_OR:
-        case X_XOR:
-        case X_SHL:
-        case X_SHR:
-        case X_COPYSIGN:
-            if (in->op != X_DIV && in->op != X_REM && in->op != X_COPYSIGN && run_rows(b, w, in, g))
-                break;
-            if (ptx_types[in->type].kind == K_FLOAT) {
-                EACH(g, l) put(w, &in->o[0], l,
-                               float_op(in->op, in->type, in->rnd, in->mods, val(b, w, &in->o[1], l),
-                                        val(b, w, &in->o[2], l), 0));
-            } else if (in->type == T_PRED) {
-                EACH(g, l) {
-                    bool x = pred(b, w, &in->o[1], l), y = pred(b, w, &in->o[2], l);
-
-                    put(w, &in->o[0], l, in->op == X_AND ? (x && y) : in->op == X_OR ? (x || y) : (x != y));
-                }
-            } else if (in->op == X_ADD && in->type == T_S32 && !(in->mods & M_SAT)) {
-                EACH(g, l) put(w, &in->o[0], l, val(b, w, &in->o[1], l) + val(b, w, &in->o[2], l));
-            } else {
-                EACH(g, l) put(w, &in->o[0], l,
-                               int_binary(in->op, in->type, in->mods, val(b, w, &in->o[1], l), val(b, w, &in->o[2], l)));
-            }
-            break;
-        case X_MAD:
-        case X_FMA:
-            if (ptx_types[in->type].kind == K_FLOAT) {
-                EACH(g, l) put(w, &in->o[0], l,
-                               float_op(X_FMA, in->type, in->rnd, in->mods, val(b, w, &in->o[1], l),
-                                        val(b, w, &in->o[2], l), val(b, w, &in->o[3], l)));
-            } else {
-                EACH(g, l) {
-                    uint64_t p = int_binary(X_MUL, in->type, in->mods, val(b, w, &in->o[1], l), val(b, w, &in->o[2], l));
-                    uint64_t c = val(b, w, &in->o[3], l);
-
-                    if ((in->mods & M_SAT) && in->type == T_S32) {
-                        int64_t s = (int64_t)(int32_t)p + (int64_t)(int32_t)c;
-                        p = (uint64_t)(s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s);
-                        c = 0;
-                    }
-                    put(w, &in->o[0], l, p + c);
-                }
-            }
-            break;
-        case X_ABS:
-        case X_NEG:
-        case X_SQRT:
-        case X_RSQRT:
-        case X_RCP:
-        case X_SIN:
-        case X_COS:
-        case X_LG2:
-        case X_EX2:
-        case X_TANH:
-            if (ptx_types[in->type].kind == K_FLOAT) {
-                EACH(g, l) put(w, &in->o[0], l, float_op(in->op, in->type, in->rnd, in->mods, val(b, w, &in->o[1], l), 0, 0));
-            } else {
-                unsigned size = ptx_types[in->type].size;
-
-                EACH(g, l) {
-                    int64_t v = sext(val(b, w, &in->o[1], l), size);
-
-                    put(w, &in->o[0], l, in->op == X_NEG ? (uint64_t)0 - (uint64_t)v : (uint64_t)(v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v));
-                }
-            }
-            break;
-        case X_NOT:
-            if (in->type == T_PRED) {
-                EACH(g, l) put(w, &in->o[0], l, !pred(b, w, &in->o[1], l));
-            } else {
-                EACH(g, l) put(w, &in->o[0], l, ~val(b, w, &in->o[1], l));
-            }
-            break;
-        case X_CNOT:
-            EACH(g, l) put(w, &in->o[0], l, (val(b, w, &in->o[1], l) & mask_of(ptx_types[in->type].size)) == 0);
-            break;
-        case X_POPC:
-            EACH(g, l) put(w, &in->o[0], l,
-                           (uint64_t)popcount64(val(b, w, &in->o[1], l) & mask_of(ptx_types[in->type].size)));
-            break;
-        case X_CLZ: {
-            unsigned size = ptx_types[in->type].size;
-
-            EACH(g, l) {
-                uint64_t v = val(b, w, &in->o[1], l) & mask_of(size);
-
-                put(w, &in->o[0], l, v ? (uint64_t)(__builtin_clzll(v) - (64 - size * 8)) : size * 8);
-            }
-            break;
-        }
-        case X_BFIND: {
-            unsigned size = ptx_types[in->type].size;
-            bool sign = ptx_types[in->type].kind == K_SIGNED;
-
-            EACH(g, l) {
-                uint64_t v = val(b, w, &in->o[1], l) & mask_of(size), r;
-
-                if (sign && (v >> (size * 8 - 1)) & 1)
-                    v = ~v & mask_of(size);
-                r = v ? (uint64_t)(63 - __builtin_clzll(v)) : 0xffffffffu;
-                if (v && (in->mods & M_SHIFTAMT))
-                    r = size * 8 - 1 - r;
-                put(w, &in->o[0], l, r);
-            }
-            break;
-        }
-        case X_SHF:
-            /* A funnel shift of the 64 bits b:a, by c modulo 32 (.wrap) or at most 32 (.clamp). */
-            EACH(g, l) {
-                uint64_t ab = (val(b, w, &in->o[2], l) & 0xffffffffu) << 32 | (val(b, w, &in->o[1], l) & 0xffffffffu);
-                uint32_t n = (uint32_t)val(b, w, &in->o[3], l);
-
-                n = in->boolop ? n & 31 : n > 32 ? 32 : n;
-                put(w, &in->o[0], l, in->cmp == 0 ? (uint32_t)((ab << n) >> 32) : (uint32_t)(ab >> n));
-            }
-            break;
-        case X_BMSK:
-            /* A mask of b bits from bit a; .clamp: a of 32 or more gives 0, b of 32 or more reaches bit 31;
-               .wrap: both modulo 32. */
-            EACH(g, l) {
-                uint32_t a = (uint32_t)val(b, w, &in->o[1], l), n = (uint32_t)val(b, w, &in->o[2], l);
-                uint32_t a1 = a & 31, n1 = n & 31, lo = ~0u << a1, hi;
-                bool wide = a1 + n1 >= 32 || (in->cmp == 0 && (a >= 32 || n >= 32));
-
-                if (in->cmp == 0 && a >= 32)
-                    lo = 0;
-                hi = wide ? 0 : n1 == 0 ? ~0u : ~0u << (a1 + n1);
-                put(w, &in->o[0], l, lo & ~hi);
-            }
-            break;
-        case X_BREV:
-            EACH(g, l) put(w, &in->o[0], l, brev(val(b, w, &in->o[1], l), ptx_types[in->type].size));
-            break;
-        case X_BFE:
-            EACH(g, l) put(w, &in->o[0], l,
-                           bfe(in->type, val(b, w, &in->o[1], l), (uint32_t)val(b, w, &in->o[2], l),
-                               (uint32_t)val(b, w, &in->o[3], l)));
-            break;
-        case X_BFI:
-            EACH(g, l) put(w, &in->o[0], l,
-                           bfi(in->type, val(b, w, &in->o[1], l), val(b, w, &in->o[2], l), (uint32_t)val(b, w, &in->o[3], l),
-                               (uint32_t)val(b, w, &in->o[4], l)));
-            break;
-        case X_PRMT:
-            EACH(g, l) put(w, &in->o[0], l,
-                           prmt((uint32_t)val(b, w, &in->o[1], l), (uint32_t)val(b, w, &in->o[2], l),
-                                (uint32_t)val(b, w, &in->o[3], l)));
-            break;
-        case X_SETP:
-            if (run_rows(b, w, in, g))
-                break;
-            EACH(g, l) {
-                bool t = compare(in->cmp, in->type, val(b, w, &in->o[1], l), val(b, w, &in->o[2], l)), f = !t;
-
-                if (in->boolop != B_NONE) {
-                    bool c = pred(b, w, &in->o[3], l);
-
-                    t = in->boolop == B_AND ? (t && c) : in->boolop == B_OR ? (t || c) : (t != c);
-                    f = in->boolop == B_AND ? (f && c) : in->boolop == B_OR ? (f || c) : (f != c);
-                }
-                put(w, &in->o[0], l, t);
-                put_reg(w, in->o[0].v[0], l, f);
-            }
-            break;
-        case X_SELP:
-            if (run_rows(b, w, in, g))
-                break;
-            EACH(g, l) put(w, &in->o[0], l, pred(b, w, &in->o[3], l) ? val(b, w, &in->o[1], l) : val(b, w, &in->o[2], l));
-            break;
-        case X_CVT:
-            if (run_rows(b, w, in, g))
-                break;
-            if (in->nopd == 3) {
-                /* Two floats packed into a pair of halves, the first operand in the upper one. */
-                struct ptx_inst h = *in;
-
-                h.type = in->type == T_F16X2 ? T_F16 : T_BF16;
-                EACH(g, l) put(w, &in->o[0], l,
-                               convert(&h, val(b, w, &in->o[1], l)) << 16 | convert(&h, val(b, w, &in->o[2], l)));
-                break;
-            }
-            EACH(g, l) put(w, &in->o[0], l, convert(in, val(b, w, &in->o[1], l)));
-            break;
-        case X_SET: {
-            /* All ones, or 1.0 in a float type, where the comparison holds; else 0. */
-            uint64_t yes = in->type == T_F32 ? 0x3f800000u : in->type == T_F16 ? 0x3c00u : in->type == T_BF16 ? 0x3f80u
-                         : in->type == T_F64 ? 0x3ff0000000000000ull : mask_of(ptx_types[in->type].size);
-
-            EACH(g, l) {
-                bool t = compare(in->cmp, in->type2, val(b, w, &in->o[1], l), val(b, w, &in->o[2], l));
-
-                if (in->boolop != B_NONE) {
-                    bool c = pred(b, w, &in->o[3], l);
-
-                    t = in->boolop == B_AND ? (t && c) : in->boolop == B_OR ? (t || c) : (t != c);
-                }
-                put(w, &in->o[0], l, t ? yes : 0);
-            }
-            break;
-        }
-        case X_TESTP:
-            EACH(g, l) {
-                uint64_t x = val(b, w, &in->o[1], l);
-                double v = float_value(in->type, x);
-                /* An f32 subnormal is a normal double: classify it as the f32 it is. .normal takes zeros in, as sm_90 does. */
-                int c = in->type == T_F32 ? fpclassify(f32_of(x)) : fpclassify(v);
-                bool r = in->cmp == 0 ? isfinite(v) : in->cmp == 1 ? isinf(v) : in->cmp == 2 ? !isnan(v)
-                         : in->cmp == 3 ? isnan(v) : in->cmp == 4 ? c == FP_NORMAL || c == FP_ZERO
-                                                                    : c == FP_SUBNORMAL;
-
-                put(w, &in->o[0], l, r);
-            }
-            break;
-        case X_ATOM:
-        case X_RED: {
-            const struct ptx_opd *ao = &in->o[in->op == X_ATOM ? 1 : 0], *bo = &in->o[in->op == X_ATOM ? 2 : 1];
-            unsigned size = ptx_types[in->type].size;
-            struct ptx_shadow *keep = b->shadow;
-            struct lanes_at at;
-            bool whole;
-
-            b->shadow = NULL; /* atomics do not race */
-            whole = g && ao->kind == O_ADDR && warp_address(b, w, in, ao, g, size, true, &at);
-            b->shadow = keep;
-            if (whole && warp_add32(b, w, in, bo, &at, g))
-                break;
-            EACH(g, l) {
-                uint64_t addr = (ao->reg >= 0 ? w->regs[(size_t)ao->reg * PTX_WARP + l]
-                                 : ao->sym >= 0 ? sym_value(b, w, ao->sym, l) : 0) + (uint64_t)ao->imm;
-                unsigned char *p;
-                uint64_t old;
-
-                if (whole) {
-                    p = (unsigned char *)AT(&at, l, 0);
-                } else {
-                    b->shadow = NULL;
-                    p = address(b, w, l, in, in->space, addr, size, ACC_READ | ACC_WRITE);
-                    b->shadow = keep;
-                }
-                if (!p)
-                    goto stopped;
-                {
-                    uint64_t v = val(b, w, bo, l);
-
-                    old = atomic_op(p, in->cmp, in->type, v, in->nopd > 3 ? val(b, w, &in->o[3], l) : 0);
-                }
-                if (in->op == X_ATOM)
-                    put(w, &in->o[0], l, ptx_types[in->type].kind == K_SIGNED ? (uint64_t)sext(old, size) : old);
-            }
-            break;
-        }
-        case X_ACTIVEMASK:
-            EACH(g, l) put(w, &in->o[0], l, active);
-            break;
-        case X_SHFL: {
-            uint64_t src[PTX_WARP], tb[PTX_WARP], tc[PTX_WARP];
-            const struct ptx_opd *a = &in->o[1];
-            const uint64_t *B = row(b, w, &in->o[2], g, tb), *C = row(b, w, &in->o[3], g, tc);
-
-            uint64_t *D = &w->regs[(size_t)in->o[0].reg * PTX_WARP], m = mask_of(in->o[0].rsize ? in->o[0].rsize : 8);
-            uint64_t *Q = in->o[0].v[0] >= 0 ? &w->regs[(size_t)in->o[0].v[0] * PTX_WARP] : NULL;
-
-            for (unsigned l = 0; l < PTX_WARP; l++)
-                src[l] = a->kind == O_REG ? w->regs[(size_t)a->reg * PTX_WARP + l] : val(b, w, a, l);
-            /*
-             * Lane l reads lane j; out of its segment's bounds, its own value and a false predicate. A lane
-             * that is not executing the shfl (undefined by PTX) gives 0: what makes NVIDIA's reduction
-             * sample, whose last warp sum reads such lanes, right on the H200 (docs/clients.md).
-             */
-#define SHFL_LANES(J, OK)                                                                                              \
-    LANES(g, l, uint32_t c = (uint32_t)C[l]; uint32_t bv = (uint32_t)B[l] & 31, cv = c & 31, seg = (c >> 8) & 31;         \
-          int32_t maxl = (int32_t)((l & seg) | (cv & ~seg)), minl = (int32_t)(l & seg), j = (J); bool ok = (OK);        \
-          (void)minl; D[l] = !ok ? src[l] & m : (g >> (j & 31) & 1) ? src[j & 31] & m : 0; if (Q) Q[l] = ok)
-            switch (in->cmp) {
-            case SH_UP: SHFL_LANES((int32_t)l - (int32_t)bv, j >= maxl); break;
-            case SH_DOWN: SHFL_LANES((int32_t)l + (int32_t)bv, j <= maxl); break;
-            case SH_BFLY: SHFL_LANES((int32_t)(l ^ bv), j <= maxl); break;
-            default: SHFL_LANES(minl | (int32_t)(bv & ~seg), j <= maxl); break;
-            }
-#undef SHFL_LANES
-            break;
-        }
-        case X_VOTE: {
-            uint32_t ballot = 0;
-
-            EACH(g, l) {
-                if (pred(b, w, &in->o[1], l))
-                    ballot |= 1u << l;
-            }
-            EACH(g, l) {
-                uint64_t v;
-
-                switch (in->cmp) {
-                case V_ALL: v = ballot == g; break;
-                case V_ANY: v = ballot != 0; break;
-                case V_UNI: v = ballot == 0 || ballot == g; break;
-                default: v = ballot; break;
-                }
-                put(w, &in->o[0], l, v);
-            }
-            break;
-        }
-        case X_MATCH: {
-            uint64_t v[PTX_WARP];
-            bool all = true;
-
-            EACH(g, l) v[l] = val(b, w, &in->o[1], l);
-            EACH(g, l) {
-                if (v[l] != v[__builtin_ctz(g)])
-                    all = false;
-            }
-            EACH(g, l) {
-                uint32_t same = 0;
-
-                if (in->cmp == 0) {
-                    for (unsigned k = 0; k < PTX_WARP; k++)
-                        if ((g >> k & 1) && v[k] == v[l])
-                            same |= 1u << k;
-                } else {
-                    same = all ? g : 0;
-                }
-                put(w, &in->o[0], l, same);
-                put_reg(w, in->o[0].v[0], l, all);
-            }
-            break;
-        }
-        case X_REDUX: {
-            uint64_t acc = 0;
-            bool first = true, sign = ptx_types[in->type].kind == K_SIGNED;
-
-            EACH(g, l) {
-                uint32_t v = (uint32_t)val(b, w, &in->o[1], l);
-
-                if (first) {
-                    acc = v;
-                    first = false;
-                    continue;
-                }
-                switch (in->cmp) {
-                case A_ADD: acc = (uint32_t)(acc + v); break;
-                case A_AND: acc &= v; break;
-                case A_OR: acc |= v; break;
-                case A_XOR: acc ^= v; break;
-                case A_MIN: acc = sign ? (uint32_t)((int32_t)acc < (int32_t)v ? acc : v) : (acc < v ? acc : v); break;
-                case A_MAX: acc = sign ? (uint32_t)((int32_t)acc > (int32_t)v ? acc : v) : (acc > v ? acc : v); break;
-                default: break;
-                }
-            }
-            EACH(g, l) put(w, &in->o[0], l, acc);
-            break;
-        }
-        case X_TRAP:
-            if (g) {
-                fault(b, w, (unsigned)__builtin_ctz(g), in, CUABI_ERROR_LAUNCH_FAILED, "trap");
-                goto stopped;
-            }
-            break;
-        case X_BRA:
-            if (g == active) {
-                next = (uint32_t)in->target;
-                if (next <= pc && ++backs >= QUANTUM) {
-                    EACH(active, l) w->pc[l] = next;
-                    goto yield;
-                }
-            } else if (g) {
-                EACH(g, l) w->pc[l] = (uint32_t)in->target;
-                EACH(active & ~g, l) w->pc[l] = pc + 1;
-                if ((uint32_t)in->target <= pc && ++backs >= QUANTUM)
-                    goto yield;
-                goto reschedule;
-            }
-            break;
-        case X_NANOSLEEP:
-            /* A hint that the warp waits for someone else: the others get their turn. */
-            EACH(active, l) w->pc[l] = pc + 1;
-            goto yield;
-        case X_CLUSTER_ARRIVE: {
-            struct cluster *cl = b->cl;
-
-            EACH(g, l) {
-                if (!((w->carrived >> l & 1) && w->cphase[l] == cl->phase))
-                    cl->arrived++;
-                w->carrived |= 1u << l;
-                w->cphase[l] = cl->phase;
-            }
-            if (cl->arrived && cl->arrived >= cl->expected) {
-                cl->phase++;
-                cl->arrived = 0;
-            }
-            break;
-        }
-        case X_CLUSTER_WAIT: {
-            uint32_t blocked = 0;
-
-            EACH(g, l) {
-                if ((w->carrived >> l & 1) && w->cphase[l] == b->cl->phase)
-                    blocked |= 1u << l;
-            }
-            if (blocked) {
-                /* Not every thread of the cluster has arrived: the warp waits here, letting the others run. */
-                EACH(active, l) w->pc[l] = pc;
-                goto yield;
-            }
-            w->carrived &= ~g;
-            break;
-        }
-        case X_MAPA:
-            EACH(g, l) {
-                uint64_t a = val(b, w, &in->o[1], l), rank = (uint32_t)val(b, w, &in->o[2], l);
-                bool generic = in->space != S_SHARED;
-                uint64_t off = generic ? a - PTX_SHARED_WINDOW : a;
-
-                if (rank >= b->cl->n || off >= PTX_WINDOW_SIZE) {
-                    fault(b, w, l, in, CUABI_ERROR_ILLEGAL_ADDRESS,
-                          "mapa of address 0x%" PRIx64 " to block rank %" PRIu64 " of a cluster of %u: an illegal address",
-                          a, rank, b->cl->n);
-                    goto stopped;
-                }
-                off = ((rank + 1) << PTX_RANK_SHIFT) | (off & ((1u << PTX_RANK_SHIFT) - 1));
-                put(w, &in->o[0], l, generic ? PTX_SHARED_WINDOW + off : off);
-            }
-            break;
-        case X_EXIT:
-            w->live &= ~g;
-            cluster_exit(b, w, g);
-            active &= ~g;
-            nactive = popcount64(active);
-            if (!active) {
-                goto reschedule;
-            }
-            break;
-        case X_RET: {
-            if (!g)
-                break;
-            /* A lane returns from its call, or exits from the kernel; the deepest lanes then run. */
-            EACH(g, l) {
-                if (w->depth[l] == 0) {
-                    w->live &= ~(1u << l);
-                    cluster_exit(b, w, 1u << l);
-                } else if (!call_pop(b, w, l, in, &w->pc[l])) {
-                    goto stopped;
-                }
-            }
-            EACH(active & ~g, l) w->pc[l] = pc + 1;
-            goto reschedule;
-        }
-        case X_CALL: {
-            const struct ptx_function *f = &b->m->funcs[in->target];
-
-            if (f->builtin_vprintf && !f->defined) {
-                const struct ptx_call *c = &b->m->calls[in->o[0].imm];
-
-                EACH(g, l) {
-                    uint64_t r = call_vprintf(b, w, l, in);
-                    unsigned char *to;
-
-                    if (b->stop)
-                        goto stopped;
-                    if (!c->nrets)
-                        continue;
-                    to = lane_local(b, w, l, (uint64_t)w->fbase[l] + b->m->syms[ptx_call_ret(b->m, c, 0)].value, 4);
-                    if (!to) {
-                        fault(b, w, l, in, CUABI_ERROR_ILLEGAL_ADDRESS,
-                              "printf's result is outside the caller's frame: an illegal address");
-                        goto stopped;
-                    }
-                    memcpy(to, &r, 4);
-                }
-                break;
-            }
-            if (f->builtin_assertfail && !f->defined) {
-                EACH(g, l) {
-                    if (!call_assertfail(b, w, l, in))
-                        goto stopped;
-                }
-                if (g) {
-                    fault(b, w, (unsigned)__builtin_ctz(g), in, CUABI_ERROR_ASSERT, "a device-side assert failed");
-                    goto stopped;
-                }
-                break;
-            }
-            if (!g)
-                break;
-            EACH(g, l) {
-                if (!call_push(b, w, l, in, pc))
-                    goto stopped;
-                w->pc[l] = f->start;
-            }
-            EACH(active & ~g, l) w->pc[l] = pc + 1;
-            goto reschedule;
-        }
-        case X_TEX:
-            EACH(g, l) {
-                if (!run_tex(b, w, l, in))
-                    goto stopped;
-            }
-            break;
-        case X_SULD:
-        case X_SUST:
-            EACH(g, l) {
-                if (!run_surface(b, w, l, in))
-                    goto stopped;
-            }
-            break;
-        case X_BAR:
-            if (g) {
-                w->waiting |= g;
-                EACH(g, l) w->pc[l] = pc + 1;
-                active &= ~g;
-                nactive = popcount64(active);
-                if (!active)
-                    goto reschedule;
-            }
-            break;
+#define PTX_OP(op, name, shape, family, handler)                                                                        \
+        case X_##op: flow = exec_##handler(b, w, in, g, &s); break;
+#include "ptx_ops.def"
         default:
-            fault(b, w, (unsigned)__builtin_ctz(active), in, CUABI_ERROR_NOT_SUPPORTED, "an instruction the interpreter does not run");
+            fault(b, w, (unsigned)__builtin_ctz(s.active), in, CUABI_ERROR_NOT_SUPPORTED, "%s: an instruction the interpreter does not run",
+                  in->op < X_COUNT ? ptx_op_names[in->op] : "?");
+            goto stopped;
+        }
+        if (flow != GO) {
+            if (flow == RESCHEDULE)
+                goto reschedule;
+            if (flow == YIELD)
+                goto yield;
             goto stopped;
         }
     advance:
-        pc = next;
-        if (pc >= other_min) {
-            EACH(active, l) w->pc[l] = pc;
+        s.pc = s.next;
+        if (s.pc >= other_min) {
+            EACH(s.active, l) w->pc[l] = s.pc;
             goto reschedule;
         }
     }
@@ -3042,8 +3200,8 @@ yield:
     if (!b->yielded) {
         b->yielded = true;
         b->ywarp = w->index;
-        b->ylane = (unsigned)__builtin_ctz(active ? active : 1);
-        b->ypc = pc;
+        b->ylane = (unsigned)__builtin_ctz(s.active ? s.active : 1);
+        b->ypc = s.pc;
     }
     return;
 stopped:
