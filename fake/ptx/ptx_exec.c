@@ -3,8 +3,9 @@
  * The PTX executor: runs one block at a time on the calling host thread.
  *
  * A block is warps of 32 threads. A warp executes one instruction for all
- * its active lanes at once (the switch is taken once per warp, the loop over
- * lanes is inside each case). Divergence: every lane keeps its own program
+ * its active lanes at once: this file's scheduler picks the lanes and calls
+ * the instruction's handler (ptx_ops.def's row, in ptx_exec_<family>.c)
+ * once per warp, the loop over lanes inside it. Divergence: every lane keeps its own program
  * counter and call depth; the warp runs the lanes deepest in calls, and of
  * those the ones whose counter is the smallest, so lanes that took a forward
  * branch wait at the join point for the others, and reconverge there, as
