@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the PTX executor's files share (ptx_exec.c, the scheduler; the
- * executors of the families of ptx_ops.def, ptx_exec_<family>.c): a block's
- * and a warp's state, reading and writing operands, faults and checked
- * addresses, the loops over a warp's lanes, and the handler of every row.
+ * executors of the families of ptx_ops.def, ptx_exec_<family>.c; what they
+ * all call, ptx_exec_core.c): a block's and a warp's state, reading and
+ * writing operands, faults and checked addresses, the loops over a warp's
+ * lanes, and the handler of every row.
  */
 #ifndef PTX_EXEC_H
 #define PTX_EXEC_H
