@@ -3,9 +3,10 @@
  * The PTX executor: runs one block at a time on the calling host thread.
  *
  * A block is warps of 32 threads. A warp executes one instruction for all
- * its active lanes at once: this file's scheduler picks the lanes and calls
- * the instruction's handler (ptx_ops.def's row, in ptx_exec_<family>.c)
- * once per warp, the loop over lanes inside it. Divergence: every lane keeps its own program
+ * its active lanes at once: this file's scheduler picks the lanes and runs
+ * the instruction's handler (ptx_ops.def's row; a HOT one's body in place,
+ * from ptx_exec_<family>.h, a COLD one called, in ptx_exec_<family>.c) once
+ * per warp, the loop over lanes inside it. Divergence: every lane keeps its own program
  * counter and call depth; the warp runs the lanes deepest in calls, and of
  * those the ones whose counter is the smallest, so lanes that took a forward
  * branch wait at the join point for the others, and reconverge there, as
@@ -34,6 +35,10 @@
 #include "fake_core.h"
 #include "fake_sample.h"
 #include "ptx_exec.h"
+#include "ptx_exec_alu.h"
+#include "ptx_exec_control.h"
+#include "ptx_exec_mem.h"
+#include "ptx_exec_sync.h"
 
 /*
  * f32 fma over lanes: the CPU's fused multiply-add where it has one (x86-64 checks once, at the first use),
@@ -112,9 +117,8 @@ static void run_fast(const struct ptx_block *b, struct warp *w, const struct ptx
 static void warp_run(struct ptx_block *b, struct warp *w)
 {
     const struct ptx_inst *code = b->code;
-    uint32_t active = 0, pc = 0, next = 0, other_min = UINT32_MAX;
-    unsigned nactive = 0; /* the lanes of `active` */
-    unsigned backs = 0;
+    struct sched s = {0, 0, 0, 0, 0}; /* which lanes run where: the handlers of CONTROL and SYNC change it */
+    uint32_t other_min = UINT32_MAX;
     uint64_t executed = 0;
     enum flow flow;
 
@@ -132,8 +136,8 @@ reschedule:
         for (unsigned l = 0; l < PTX_WARP; l++)
             diff |= ((w->pc[l] ^ w->pc[l0]) | (w->depth[l] ^ w->depth[l0])) & (0u - (ready >> l & 1));
         if (!diff) {
-            pc = w->pc[l0];
-            active = ready;
+            s.pc = w->pc[l0];
+            s.active = ready;
             other_min = UINT32_MAX;
         } else {
             /* A lane's turn: deepest in calls first, then the smallest counter; the lowest key of the ready lanes runs. */
@@ -141,35 +145,38 @@ reschedule:
                 key[l] = ((uint64_t)(UINT32_MAX - w->depth[l]) << 32 | w->pc[l]) | ((uint64_t)(~ready >> l & 1) * UINT64_MAX);
                 first = key[l] < first ? key[l] : first;
             }
-            pc = (uint32_t)first;
-            active = 0;
+            s.pc = (uint32_t)first;
+            s.active = 0;
             other_min = UINT32_MAX;
             for (unsigned l = 0; l < PTX_WARP; l++) {
-                active |= (uint32_t)(key[l] == first) << l;
+                s.active |= (uint32_t)(key[l] == first) << l;
                 /* The next counter of a lane as deep: where the running lanes stop to let it catch up. */
                 if (key[l] != first && key[l] >> 32 == first >> 32 && (uint32_t)key[l] < other_min)
                     other_min = (uint32_t)key[l];
             }
         }
-        nactive = popcount64(active);
+        s.nactive = popcount64(s.active);
     }
     /* A handler of ALU, MEM or TEX runs the lanes of g; one of CONTROL or SYNC also reads and changes the scheduler's state. */
-#define PTX_RUN_ALU(h) flow = ptx_exec_##h(b, w, in, g)
+#define PTX_RUN_ALU(h, where) flow = ptx_exec_##h(b, w, in, g)
 #define PTX_RUN_MEM PTX_RUN_ALU
 #define PTX_RUN_TEX PTX_RUN_ALU
-#define PTX_RUN_CONTROL(h)                                                                                             \
+#define PTX_RUN_CONTROL(h, where) PTX_RUN_SCHED_##where(h)
+/* A HOT one's body works on the scheduler's own state; a COLD one's call on a copy, so that the state stays in registers. */
+#define PTX_RUN_SCHED_HOT(h) flow = ptx_exec_##h(b, w, in, g, &s)
+#define PTX_RUN_SCHED_COLD(h)                                                                                          \
     do {                                                                                                               \
-        struct sched s_ = {pc, next, active, nactive, backs};                                                          \
+        struct sched t_ = s;                                                                                           \
                                                                                                                        \
-        flow = ptx_exec_##h(b, w, in, g, &s_);                                                                         \
-        pc = s_.pc, next = s_.next, active = s_.active, nactive = s_.nactive, backs = s_.backs;                        \
+        flow = ptx_exec_##h(b, w, in, g, &t_);                                                                         \
+        s = t_;                                                                                                        \
     } while (0)
 #define PTX_RUN_SYNC PTX_RUN_CONTROL
     for (;;) {
-        const struct ptx_inst *in = &code[pc];
-        uint32_t g = active;
+        const struct ptx_inst *in = &code[s.pc];
+        uint32_t g = s.active;
 
-        next = pc + 1;
+        s.next = s.pc + 1;
         if (in->guard >= 0) {
             uint32_t gm = 0;
             const uint64_t *pr = &w->regs[(size_t)in->guard * PTX_WARP];
@@ -177,22 +184,28 @@ reschedule:
             /* Every lane's predicate (a plain loop), then the active ones. */
             for (uint32_t l = 0; l < PTX_WARP; l++)
                 gm |= (uint32_t)(pr[l] != 0) << l;
-            g = (in->guard_neg ? ~gm : gm) & active;
+            g = (in->guard_neg ? ~gm : gm) & s.active;
         }
-        executed += nactive;
+        executed += s.nactive;
         if (in->fast) {
             run_fast(b, w, in, g);
             goto advance;
         }
+        /* A row goes to its handler's one place, so that a HOT handler's body is there once, however many rows share it. */
         switch (in->op) {
-#define PTX_OP(op, name, shape, family, handler)                                                                        \
-        case X_##op: PTX_RUN_##family(handler); break;
+#define PTX_OP(op, name, shape, handler) case X_##op: goto run_##handler;
 #include "ptx_ops.def"
         default:
-            ptx_fault(b, w, (unsigned)__builtin_ctz(active), in, CUABI_ERROR_NOT_SUPPORTED, "%s: an instruction the interpreter does not run",
+            ptx_fault(b, w, (unsigned)__builtin_ctz(s.active), in, CUABI_ERROR_NOT_SUPPORTED, "%s: an instruction the interpreter does not run",
                   in->op < X_COUNT ? ptx_op_names[in->op] : "?");
             goto stopped;
         }
+#define PTX_HANDLER(handler, family, where)                                                                            \
+    run_##handler:                                                                                                     \
+        PTX_RUN_##family(handler, where);                                                                              \
+        goto ran;
+#include "ptx_ops.def"
+    ran:
         if (flow != GO) {
             if (flow == RESCHEDULE)
                 goto reschedule;
@@ -201,9 +214,9 @@ reschedule:
             goto stopped;
         }
     advance:
-        pc = next;
-        if (pc >= other_min) {
-            EACH(active, l) w->pc[l] = pc;
+        s.pc = s.next;
+        if (s.pc >= other_min) {
+            EACH(s.active, l) w->pc[l] = s.pc;
             goto reschedule;
         }
     }
@@ -213,8 +226,8 @@ yield:
     if (!b->yielded) {
         b->yielded = true;
         b->ywarp = w->index;
-        b->ylane = (unsigned)__builtin_ctz(active ? active : 1);
-        b->ypc = pc;
+        b->ylane = (unsigned)__builtin_ctz(s.active ? s.active : 1);
+        b->ypc = s.pc;
     }
     return;
 stopped:

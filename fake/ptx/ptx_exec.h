@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the PTX executor's files share (ptx_exec.c, the scheduler; the
- * executors of the families of ptx_ops.def, ptx_exec_<family>.c; what they
- * all call, ptx_exec_core.c): a block's and a warp's state, reading and
- * writing operands, faults and checked addresses, the loops over a warp's
- * lanes, and the handler of every row.
+ * handlers of the families of ptx_ops.def, HOT in ptx_exec_<family>.h and
+ * COLD in ptx_exec_<family>.c; what they all call, ptx_exec_core.c): a
+ * block's and a warp's state, reading and writing operands, faults and
+ * checked addresses, the loops over a warp's lanes, and the COLD handlers.
  */
 #ifndef PTX_EXEC_H
 #define PTX_EXEC_H
@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "fake_core.h"
+#include "hints.h"
 #include "ptx_internal.h"
 
 enum {
@@ -240,6 +241,20 @@ void ptx_host_fence(void);
 uint64_t ptx_int_binary(unsigned op, unsigned t, uint16_t mods, uint64_t a, uint64_t b);
 uint64_t ptx_float_op(unsigned op, unsigned t, unsigned rnd, uint16_t mods, uint64_t a, uint64_t b, uint64_t c);
 
+/*
+ * What the handlers the scheduler runs inline (ptx_exec_<family>.h) call out of line for the
+ * forms no whole-row path takes, lane by lane: a comparison and a conversion of `in`'s types
+ * (ptx_exec_alu.c); an atomic operation on p, giving the old value, and a whole vector access
+ * of 8 or 16 bytes, single-copy atomic as a GPU makes it (ptx_exec_mem.c); the return of lane
+ * l from its call, setting its counter (ptx_exec_control.c).
+ */
+bool ptx_compare(unsigned cmp, unsigned t, uint64_t a, uint64_t b);
+uint64_t ptx_convert(const struct ptx_inst *in, uint64_t a);
+uint64_t ptx_atomic_op(unsigned char *p, unsigned op, unsigned t, uint64_t b, uint64_t c);
+void ptx_load_whole(const struct ptx_block *b, const unsigned char *p, unsigned bytes, uint64_t v[2]);
+void ptx_store_whole(const struct ptx_block *b, unsigned char *p, unsigned bytes, const uint64_t v[2]);
+bool ptx_call_pop(struct ptx_block *b, struct warp *w, unsigned l, const struct ptx_inst *in, uint32_t *pc);
+
 #define EACH(mask, l) for (uint32_t m_ = (mask), l; m_ && ((l = (uint32_t)__builtin_ctz(m_)), 1); m_ &= m_ - 1)
 
 /* The statement for each lane of `mask` in order: a plain loop over a full warp, which the compiler vectorises. */
@@ -306,6 +321,9 @@ static inline const uint64_t *row(const struct ptx_block *b, const struct warp *
 
 /* ---- Executors: one handler a row of ptx_ops.def ---- */
 
+/* A HOT handler of ptx_ops.def, and what only it calls: its body goes where the scheduler's dispatch names it. */
+#define PTX_HOT static inline GPU__ALWAYS_INLINE
+
 /*
  * The scheduler's state that a handler reads and changes: the counter of the
  * lanes running (`next`: where they go on, pc + 1 unless a branch says
@@ -332,7 +350,11 @@ enum flow { GO, RESCHEDULE, YIELD, STOPPED };
 #define PTX_HANDLER_CONTROL(h)                                                                                         \
     enum flow ptx_exec_##h(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
 #define PTX_HANDLER_SYNC PTX_HANDLER_CONTROL
-#define PTX_OP(op, name, shape, family, handler) PTX_HANDLER_##family(handler);
+#define PTX_DECLARE_COLD(family, handler) PTX_HANDLER_##family(handler);
+#define PTX_DECLARE_HOT(family, handler) /* defined static inline in ptx_exec_<family>.h */
+#define PTX_HANDLER(handler, family, where) PTX_DECLARE_##where(family, handler)
 #include "ptx_ops.def"
+#undef PTX_DECLARE_COLD
+#undef PTX_DECLARE_HOT
 
 #endif

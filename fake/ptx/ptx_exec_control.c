@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The PTX executor's control flow: branches, calls and returns (a lane's
- * frames on its local stack, the interpreter's bookkeeping in arrays of its
- * own), exit, trap and nanosleep: the CONTROL rows of ptx_ops.def.
+ * The PTX executor's calls and returns (a lane's frames on its local stack,
+ * the interpreter's bookkeeping in arrays of its own), printf and assert,
+ * trap and nanosleep: the COLD CONTROL rows of ptx_ops.def (bra, exit and
+ * ret are HOT: ptx_exec_control.h).
  */
 
 #include <fenv.h>
@@ -95,7 +96,7 @@ static bool call_push(struct ptx_block *b, struct warp *w, unsigned l, const str
 }
 
 /* Returns lane l from its .func to its return point, in *pc; false after a fault. */
-static bool call_pop(struct ptx_block *b, struct warp *w, unsigned l, const struct ptx_inst *in, uint32_t *pc)
+bool ptx_call_pop(struct ptx_block *b, struct warp *w, unsigned l, const struct ptx_inst *in, uint32_t *pc)
 {
     struct lane_calls *lc = &b->calls[w->index * PTX_WARP + l];
     const struct call_rec *rc = &lc->rec[lc->nrec - 1];
@@ -163,28 +164,6 @@ static uint64_t call_vprintf(struct ptx_block *b, struct warp *w, unsigned l, co
     }
 }
 
-/* Lanes of `mask` leave the kernel: the cluster barrier no longer waits for them. */
-static inline void cluster_exit(struct ptx_block *b, struct warp *w, uint32_t mask)
-{
-    struct cluster *cl = b->cl;
-
-    if (!(w->carrived & mask) && !(mask & (mask - 1)))
-        cl->expected--;
-    else if (!(w->carrived & mask))
-        cl->expected -= popcount64(mask);
-    else
-        EACH(mask, l) {
-            if ((w->carrived >> l & 1) && w->cphase[l] == cl->phase)
-                cl->arrived--;
-            cl->expected--;
-        }
-    w->carrived &= ~mask;
-    if (cl->arrived && cl->arrived >= cl->expected) {
-        cl->phase++;
-        cl->arrived = 0;
-    }
-}
-
 /* trap */
 enum flow ptx_exec_trap(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
 {
@@ -195,62 +174,12 @@ enum flow ptx_exec_trap(struct ptx_block *b, struct warp *w, const struct ptx_in
     return GO;
 }
 
-/* bra */
-enum flow ptx_exec_bra(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
-{
-    if (g == sc->active) {
-        sc->next = (uint32_t)in->target;
-        if (sc->next <= sc->pc && ++sc->backs >= QUANTUM) {
-            EACH(sc->active, l) w->pc[l] = sc->next;
-            return YIELD;
-        }
-    } else if (g) {
-        EACH(g, l) w->pc[l] = (uint32_t)in->target;
-        EACH(sc->active & ~g, l) w->pc[l] = sc->pc + 1;
-        if ((uint32_t)in->target <= sc->pc && ++sc->backs >= QUANTUM)
-            return YIELD;
-        return RESCHEDULE;
-    }
-    return GO;
-}
-
 /* nanosleep */
 enum flow ptx_exec_nanosleep(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
 {
     /* A hint that the warp waits for someone else: the others get their turn. */
     EACH(sc->active, l) w->pc[l] = sc->pc + 1;
     return YIELD;
-}
-
-/* exit */
-enum flow ptx_exec_exit(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
-{
-    w->live &= ~g;
-    cluster_exit(b, w, g);
-    sc->active &= ~g;
-    sc->nactive = popcount64(sc->active);
-    if (!sc->active) {
-        return RESCHEDULE;
-    }
-    return GO;
-}
-
-/* ret */
-enum flow ptx_exec_ret(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g, struct sched *sc)
-{
-    if (!g)
-        return GO;
-    /* A lane returns from its call, or exits from the kernel; the deepest lanes then run. */
-    EACH(g, l) {
-        if (w->depth[l] == 0) {
-            w->live &= ~(1u << l);
-            cluster_exit(b, w, 1u << l);
-        } else if (!call_pop(b, w, l, in, &w->pc[l])) {
-            return STOPPED;
-        }
-    }
-    EACH(sc->active & ~g, l) w->pc[l] = sc->pc + 1;
-    return RESCHEDULE;
 }
 
 /* __assertfail(message, file, line, function, charSize) for lane l: prints the assert's line; false on a fault. */

@@ -109,7 +109,7 @@ struct ptx_opd {
 
 /* What an instruction does: one of ptx_ops.def's rows. */
 enum ptx_op {
-#define PTX_OP(op, name, shape, family, handler) X_##op,
+#define PTX_OP(op, name, shape, handler) X_##op,
 #include "ptx_ops.def"
     X_COUNT
 };

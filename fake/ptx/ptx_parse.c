@@ -705,7 +705,7 @@ static bool read_params(struct decoder *d, struct ptx_function *f, bool entry, b
 /* ---- Instructions ---- */
 
 const char *const ptx_op_names[X_COUNT] = {
-#define PTX_OP(op, name, shape, family, handler) [X_##op] = name,
+#define PTX_OP(op, name, shape, handler) [X_##op] = name,
 #include "ptx_ops.def"
 };
 
@@ -714,7 +714,7 @@ static const struct {
     const char *name;
     unsigned char op;
 } op_names[] = {
-#define PTX_OP(op, name, shape, family, handler) {name, X_##op},
+#define PTX_OP(op, name, shape, handler) {name, X_##op},
 #define PTX_ALIAS(name, op) {name, X_##op},
 #include "ptx_ops.def"
 };
@@ -1351,7 +1351,7 @@ static bool read_image_address(struct decoder *d, struct ptx_inst *in, const cha
 
 /* Operand counts of the instructions whose operands are a register, then values (ptx_ops.def's shapes), else 0. */
 static const unsigned char value_shape[X_COUNT] = {
-#define PTX_OP(op, name, shape, family, handler) [X_##op] = shape,
+#define PTX_OP(op, name, shape, handler) [X_##op] = shape,
 #include "ptx_ops.def"
 };
 
