@@ -308,23 +308,22 @@ PTX_HOT bool warp_store(struct ptx_block *b, struct warp *w, const struct ptx_in
     return true;
 }
 
-/* ld */
-PTX_HOT enum flow ptx_exec_ld(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g)
+/*
+ * ld and st lane by lane, each address checked by ptx_address() (the checks' path, and the warp
+ * whose addresses the warp-wide check does not take): false after a fault. Out of line, so that
+ * the dispatch's function keeps its registers for the warp-wide paths.
+ */
+static GPU__NOINLINE bool ld_each(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g)
 {
     unsigned es = ptx_types[in->type].size, n = in->vec;
 
-    if (warp_load(b, w, in, g)) {
-        if (in->mods & M_ACQUIRE)
-            ptx_host_fence();
-        return GO;
-    }
     EACH(g, l) {
         uint64_t addr = (in->o[1].reg >= 0 ? w->regs[(size_t)in->o[1].reg * PTX_WARP + l]
                          : in->o[1].sym >= 0 ? sym_value(b, w, in->o[1].sym, l) : 0) + (uint64_t)in->o[1].imm;
         unsigned char *p = ptx_address(b, w, l, in, in->space, addr, (size_t)es * n, ACC_READ);
 
         if (!p)
-            return STOPPED;
+            return false;
         if (n == 1) {
             put(w, &in->o[0], l, loaded(in->type, es, load_bytes(p, es)));
         } else if (es * n == 8 || es * n == 16) {
@@ -339,20 +338,12 @@ PTX_HOT enum flow ptx_exec_ld(struct ptx_block *b, struct warp *w, const struct 
                         loaded(in->type, es, load_bytes(p + i * es, es)) & mask_of(es < 4 ? 4 : es));
         }
     }
-    if (in->mods & M_ACQUIRE)
-        ptx_host_fence();
-    return GO;
+    return true;
 }
 
-/* st */
-PTX_HOT enum flow ptx_exec_st(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g)
+static GPU__NOINLINE bool st_each(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g)
 {
     unsigned es = ptx_types[in->type].size, n = in->vec;
-
-    if (in->mods & M_RELEASE)
-        ptx_host_fence();
-    if (warp_store(b, w, in, g))
-        return GO;
 
     EACH(g, l) {
         uint64_t addr = (in->o[0].reg >= 0 ? w->regs[(size_t)in->o[0].reg * PTX_WARP + l]
@@ -360,7 +351,7 @@ PTX_HOT enum flow ptx_exec_st(struct ptx_block *b, struct warp *w, const struct 
         unsigned char *p = ptx_address(b, w, l, in, in->space, addr, (size_t)es * n, ACC_WRITE);
 
         if (!p)
-            return STOPPED;
+            return false;
         if (n == 1) {
             store_bytes(p, es, val(b, w, &in->o[1], l));
         } else if (es * n == 8 || es * n == 16) {
@@ -374,6 +365,26 @@ PTX_HOT enum flow ptx_exec_st(struct ptx_block *b, struct warp *w, const struct 
                 store_bytes(p + i * es, es, ptx_vec_elem(b, w, &in->o[1], i, l));
         }
     }
+    return true;
+}
+
+/* ld */
+PTX_HOT enum flow ptx_exec_ld(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g)
+{
+    if (!warp_load(b, w, in, g) && !ld_each(b, w, in, g))
+        return STOPPED;
+    if (in->mods & M_ACQUIRE)
+        ptx_host_fence();
+    return GO;
+}
+
+/* st */
+PTX_HOT enum flow ptx_exec_st(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g)
+{
+    if (in->mods & M_RELEASE)
+        ptx_host_fence();
+    if (!warp_store(b, w, in, g) && !st_each(b, w, in, g))
+        return STOPPED;
     return GO;
 }
 
