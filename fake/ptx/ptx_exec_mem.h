@@ -308,6 +308,13 @@ PTX_HOT bool warp_store(struct ptx_block *b, struct warp *w, const struct ptx_in
     return true;
 }
 
+/* Lane l's address of an address operand [reg + sym + imm]. */
+static inline uint64_t lane_address(const struct ptx_block *b, const struct warp *w, const struct ptx_opd *o, unsigned l)
+{
+    return (o->reg >= 0 ? w->regs[(size_t)o->reg * PTX_WARP + l] : o->sym >= 0 ? sym_value(b, w, o->sym, l) : 0) +
+           (uint64_t)o->imm;
+}
+
 /*
  * ld and st lane by lane, each address checked by ptx_address() (the checks' path, and the warp
  * whose addresses the warp-wide check does not take): false after a fault. Out of line, so that
@@ -318,9 +325,7 @@ static GPU__NOINLINE bool ld_each(struct ptx_block *b, struct warp *w, const str
     unsigned es = ptx_types[in->type].size, n = in->vec;
 
     EACH(g, l) {
-        uint64_t addr = (in->o[1].reg >= 0 ? w->regs[(size_t)in->o[1].reg * PTX_WARP + l]
-                         : in->o[1].sym >= 0 ? sym_value(b, w, in->o[1].sym, l) : 0) + (uint64_t)in->o[1].imm;
-        unsigned char *p = ptx_address(b, w, l, in, in->space, addr, (size_t)es * n, ACC_READ);
+        unsigned char *p = ptx_address(b, w, l, in, in->space, lane_address(b, w, &in->o[1], l), (size_t)es * n, ACC_READ);
 
         if (!p)
             return false;
@@ -346,9 +351,7 @@ static GPU__NOINLINE bool st_each(struct ptx_block *b, struct warp *w, const str
     unsigned es = ptx_types[in->type].size, n = in->vec;
 
     EACH(g, l) {
-        uint64_t addr = (in->o[0].reg >= 0 ? w->regs[(size_t)in->o[0].reg * PTX_WARP + l]
-                         : in->o[0].sym >= 0 ? sym_value(b, w, in->o[0].sym, l) : 0) + (uint64_t)in->o[0].imm;
-        unsigned char *p = ptx_address(b, w, l, in, in->space, addr, (size_t)es * n, ACC_WRITE);
+        unsigned char *p = ptx_address(b, w, l, in, in->space, lane_address(b, w, &in->o[0], l), (size_t)es * n, ACC_WRITE);
 
         if (!p)
             return false;
@@ -401,8 +404,6 @@ PTX_HOT bool atom_each(struct ptx_block *b, struct warp *w, const struct ptx_ins
     struct ptx_shadow *keep = b->shadow;
 
     EACH(g, l) {
-        uint64_t addr = (ao->reg >= 0 ? w->regs[(size_t)ao->reg * PTX_WARP + l]
-                         : ao->sym >= 0 ? sym_value(b, w, ao->sym, l) : 0) + (uint64_t)ao->imm;
         unsigned char *p;
         uint64_t old;
 
@@ -410,7 +411,7 @@ PTX_HOT bool atom_each(struct ptx_block *b, struct warp *w, const struct ptx_ins
             p = (unsigned char *)AT(at, l, 0);
         } else {
             b->shadow = NULL; /* atomics do not race */
-            p = ptx_address(b, w, l, in, in->space, addr, size, ACC_READ | ACC_WRITE);
+            p = ptx_address(b, w, l, in, in->space, lane_address(b, w, ao, l), size, ACC_READ | ACC_WRITE);
             b->shadow = keep;
         }
         if (!p)
