@@ -20,11 +20,14 @@
  * (docs/benchmarks.md, "Call overhead").
  */
 #define GPU__HOT_ENTRY __attribute__((aligned(64)))
+/* A function whose body goes into its caller whatever the compiler's size limits (the PTX interpreter's dispatch). */
+#define GPU__ALWAYS_INLINE __attribute__((always_inline))
 #else
 #define GPU__EXPECT(x, v) (x)
 #define GPU__COLD
 #define GPU__NOINLINE
 #define GPU__HOT_ENTRY
+#define GPU__ALWAYS_INLINE
 #endif
 
 #endif

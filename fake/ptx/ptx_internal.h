@@ -107,18 +107,15 @@ struct ptx_opd {
     int32_t v[4];        /* O_VEC: registers (-1: the sink `_`); O_REG: v[0] a second destination or -1 */
 };
 
-/* What an instruction does: the executor's switch. */
+/* What an instruction does: one of ptx_ops.def's rows. */
 enum ptx_op {
-    X_NOP, X_MOV, X_LD, X_ST, X_CVTA, X_CVTA_TO,
-    X_ADD, X_SUB, X_MUL, X_MAD, X_FMA, X_DIV, X_REM, X_MIN, X_MAX, X_ABS, X_NEG,
-    X_AND, X_OR, X_XOR, X_NOT, X_CNOT, X_SHL, X_SHR, X_POPC, X_CLZ, X_BREV, X_BFE, X_BFI, X_PRMT,
-    X_SETP, X_SELP, X_CVT, X_SQRT, X_RSQRT, X_RCP, X_SIN, X_COS, X_LG2, X_EX2, X_TANH, X_COPYSIGN,
-    X_BRA, X_CALL, X_RET, X_EXIT, X_BAR, X_BAR_WARP, X_MEMBAR, X_ATOM, X_RED,
-    X_SHFL, X_VOTE, X_MATCH, X_ACTIVEMASK, X_REDUX, X_TRAP, X_TESTP, X_BFIND, X_SHF,
-    X_CLUSTER_ARRIVE, X_CLUSTER_WAIT, X_MAPA, X_NANOSLEEP, X_SET, X_TEX, X_SULD, X_SUST,
-    X_ADDC, X_SUBC, X_MADC, X_SAD, X_MUL24, X_MAD24, X_BAR_ARRIVE, X_BAR_RED, X_BMSK,
+#define PTX_OP(op, name, shape, handler) X_##op,
+#include "ptx_ops.def"
     X_COUNT
 };
+
+/* Each operation's name, as ptx_ops.def gives it (for messages). */
+extern const char *const ptx_op_names[X_COUNT];
 
 /* The commonest forms, which the executor runs without looking at types per thread. */
 enum { F_NONE, F_IADD, F_ISUB, F_IMUL, F_IAND, F_IOR, F_IXOR, F_ISHL, F_FADD, F_FSUB, F_FMUL, F_FFMA, F_MOV, F_IMAD };

@@ -704,25 +704,19 @@ static bool read_params(struct decoder *d, struct ptx_function *f, bool entry, b
 
 /* ---- Instructions ---- */
 
+const char *const ptx_op_names[X_COUNT] = {
+#define PTX_OP(op, name, shape, handler) [X_##op] = name,
+#include "ptx_ops.def"
+};
+
+/* The mnemonics the decoder looks up: every operation's name and its other spellings (a dotted name never matches). */
 static const struct {
     const char *name;
     unsigned char op;
 } op_names[] = {
-    {"mov", X_MOV}, {"ld", X_LD}, {"ldu", X_LD}, {"st", X_ST}, {"cvta", X_CVTA}, {"add", X_ADD},
-    {"sub", X_SUB}, {"mul", X_MUL}, {"mad", X_MAD}, {"fma", X_FMA}, {"div", X_DIV}, {"rem", X_REM},
-    {"min", X_MIN}, {"max", X_MAX}, {"abs", X_ABS}, {"neg", X_NEG}, {"and", X_AND}, {"or", X_OR},
-    {"xor", X_XOR}, {"not", X_NOT}, {"cnot", X_CNOT}, {"shl", X_SHL}, {"shr", X_SHR}, {"popc", X_POPC},
-    {"clz", X_CLZ}, {"brev", X_BREV}, {"bfe", X_BFE}, {"bfi", X_BFI}, {"prmt", X_PRMT}, {"setp", X_SETP},
-    {"selp", X_SELP}, {"cvt", X_CVT}, {"sqrt", X_SQRT}, {"rsqrt", X_RSQRT}, {"rcp", X_RCP}, {"sin", X_SIN},
-    {"cos", X_COS}, {"lg2", X_LG2}, {"ex2", X_EX2}, {"tanh", X_TANH}, {"copysign", X_COPYSIGN},
-    {"bra", X_BRA}, {"call", X_CALL}, {"ret", X_RET}, {"exit", X_EXIT}, {"bar", X_BAR}, {"barrier", X_BAR},
-    {"membar", X_MEMBAR}, {"fence", X_MEMBAR}, {"atom", X_ATOM}, {"red", X_RED}, {"shfl", X_SHFL},
-    {"vote", X_VOTE}, {"match", X_MATCH}, {"activemask", X_ACTIVEMASK}, {"redux", X_REDUX}, {"trap", X_TRAP},
-    {"testp", X_TESTP}, {"bfind", X_BFIND}, {"shf", X_SHF}, {"bmsk", X_BMSK}, {"prefetch", X_NOP},
-    {"prefetchu", X_NOP}, {"nanosleep", X_NANOSLEEP}, {"mapa", X_MAPA}, {"set", X_SET}, {"griddepcontrol", X_NOP}, {"pmevent", X_NOP},
-    {"applypriority", X_NOP}, {"discard", X_NOP},
-    {"tex", X_TEX}, {"suld", X_SULD}, {"sust", X_SUST},
-    {"addc", X_ADDC}, {"subc", X_SUBC}, {"madc", X_MADC}, {"sad", X_SAD}, {"mul24", X_MUL24}, {"mad24", X_MAD24},
+#define PTX_OP(op, name, shape, handler) {name, X_##op},
+#define PTX_ALIAS(name, op) {name, X_##op},
+#include "ptx_ops.def"
 };
 
 static const char *const cmp_names[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs",
@@ -1355,15 +1349,10 @@ static bool read_image_address(struct decoder *d, struct ptx_inst *in, const cha
     return true;
 }
 
-/* Operand counts of the instructions whose operands are a register, then values. */
+/* Operand counts of the instructions whose operands are a register, then values (ptx_ops.def's shapes), else 0. */
 static const unsigned char value_shape[X_COUNT] = {
-    [X_NEG] = 2, [X_ABS] = 2, [X_NOT] = 2, [X_CNOT] = 2, [X_POPC] = 2, [X_CLZ] = 2, [X_BREV] = 2,
-    [X_CVTA] = 2, [X_CVTA_TO] = 2, [X_SQRT] = 2, [X_RSQRT] = 2, [X_RCP] = 2, [X_SIN] = 2, [X_COS] = 2,
-    [X_LG2] = 2, [X_EX2] = 2, [X_TANH] = 2, [X_TESTP] = 2, [X_BFIND] = 2, [X_ADD] = 3, [X_SUB] = 3, [X_MUL] = 3, [X_DIV] = 3,
-    [X_REM] = 3, [X_MIN] = 3, [X_MAX] = 3, [X_AND] = 3, [X_OR] = 3, [X_XOR] = 3, [X_SHL] = 3, [X_SHR] = 3,
-    [X_COPYSIGN] = 3, [X_MATCH] = 3, [X_REDUX] = 3, [X_MAD] = 4, [X_FMA] = 4, [X_BFE] = 4, [X_PRMT] = 4,
-    [X_SELP] = 4, [X_SHF] = 4, [X_BMSK] = 3, [X_BFI] = 5, [X_SHFL] = 5, [X_ACTIVEMASK] = 1, [X_MAPA] = 3,
-    [X_ADDC] = 3, [X_SUBC] = 3, [X_MADC] = 4, [X_SAD] = 4, [X_MUL24] = 3, [X_MAD24] = 4,
+#define PTX_OP(op, name, shape, handler) [X_##op] = shape,
+#include "ptx_ops.def"
 };
 
 /* A texture or surface operand read by read_image_address(), with the coordinates its geometry needs. */
