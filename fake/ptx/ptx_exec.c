@@ -53,8 +53,37 @@ __attribute__((target("fma"))) static void ffma_rows_hw(uint64_t *D, const uint6
 }
 #endif
 
+#if PTX_AVX2_ROWS
+/*
+ * The f32 values (the low halves) of rows A[l..l+7], in the order l, l+1, l+4, l+5, l+2, l+3, l+6, l+7
+ * (what one shuffle of two 256-bit halves gives); every operand the same order, undone by fma_store.
+ */
+PTX_AVX2 static inline __m256 f32_octet(const uint64_t *A)
+{
+    return _mm256_shuffle_ps(_mm256_loadu_ps((const float *)(const void *)A),
+                             _mm256_loadu_ps((const float *)(const void *)(A + 4)), 0x88);
+}
+
+/* fma of a whole warp whose result fills its register (4 bytes or more), eight lanes an instruction. */
+PTX_AVX2 static void ffma_rows_avx2(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C)
+{
+    for (unsigned l = 0; l < PTX_WARP; l += 8) {
+        __m256 r = _mm256_fmadd_ps(f32_octet(A + l), f32_octet(B + l), f32_octet(C + l)), z = _mm256_setzero_ps();
+
+        _mm256_storeu_ps((float *)(void *)(D + l), _mm256_unpacklo_ps(r, z));
+        _mm256_storeu_ps((float *)(void *)(D + l + 4), _mm256_unpackhi_ps(r, z));
+    }
+}
+#endif
+
 static void ffma_rows(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C, uint32_t g, uint64_t m)
 {
+#if PTX_AVX2_ROWS
+    if (g == UINT32_MAX && m == 0xffffffffu && ptx_cpu_avx2_fma()) {
+        ffma_rows_avx2(D, A, B, C);
+        return;
+    }
+#endif
 #if defined(__x86_64__) && defined(__GNUC__)
     static int hw = -1; /* every thread that finds it unset stores the same answer */
 

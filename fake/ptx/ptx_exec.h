@@ -319,6 +319,29 @@ static inline const uint64_t *row(const struct ptx_block *b, const struct warp *
 #define LANE_CLONES
 #endif
 
+/*
+ * Row paths written with AVX2 and FMA intrinsics (x86-64, gcc and clang): the scheduler takes
+ * them for a whole warp where the CPU has both (ptx_cpu_avx2_fma(), checked once), else the
+ * plain loops; the same bits either way.
+ */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define PTX_AVX2_ROWS 1
+#define PTX_AVX2 __attribute__((target("avx2,fma")))
+
+static inline bool ptx_cpu_avx2_fma(void)
+{
+    static int has = -1; /* every thread that finds it unset stores the same answer */
+
+    if (GPU__EXPECT(__atomic_load_n(&has, __ATOMIC_RELAXED) < 0, 0))
+        __atomic_store_n(&has, __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1 : 0,
+                         __ATOMIC_RELAXED);
+    return __atomic_load_n(&has, __ATOMIC_RELAXED) != 0;
+}
+#else
+#define PTX_AVX2_ROWS 0
+#endif
+
 /* ---- Executors: one handler a row of ptx_ops.def ---- */
 
 /* A HOT handler of ptx_ops.def, and what only it calls: its body goes where the scheduler's dispatch names it. */
