@@ -639,6 +639,9 @@ def family_memory():
     cases.append(('global', 1, 1, [w64(lo), w64(hi)], out))
     sh = [(63 - t) * 3 + 1 for t in range(64)]
     cases.append(('shared', 1, 64, [], [w32(x) for x in sh + sh + [t * 3 + 1 for t in range(8)]]))
+    word = [t * 0x9e3779b9 & M32 for t in range(32)]
+    cases.append(('rows', 1, 32, [], [w64(s32(word[31 - t]) & M64) for t in range(32)] +
+                  [w64(word[31 - t]) for t in range(32)] + [ftok((t * 8192 + t * t) * 2.0 ** -24) for t in range(32)]))
     for k in range(8):
         l = [i * i + k for i in range(8)]
         cases.append(('local', 1, 1, [w32(k)], [w32(l[7 - n]) for n in range(8)] + [w32(l[k]), '0', w32(k), w32(~k)]))
