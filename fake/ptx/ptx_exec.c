@@ -45,18 +45,10 @@
  * else the C library's fmaf; the same bits either way.
  */
 #define FFMA_LANES(g, D, A, B, C, m) LANES(g, l, D[l] = bits_f32(__builtin_fmaf(f32_of(A[l]), f32_of(B[l]), f32_of(C[l]))) & m)
-#if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("fma"))) static void ffma_rows_hw(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C,
-                                                   uint32_t g, uint64_t m)
-{
-    FFMA_LANES(g, D, A, B, C, m);
-}
-#endif
-
 #if PTX_AVX2_ROWS
 /*
  * The f32 values (the low halves) of rows A[l..l+7], in the order l, l+1, l+4, l+5, l+2, l+3, l+6, l+7
- * (what one shuffle of two 256-bit halves gives); every operand the same order, undone by fma_store.
+ * (what one shuffle of two 256-bit halves gives); every operand the same order, undone by the unpacks.
  */
 PTX_AVX2 static inline __m256 f32_octet(const uint64_t *A)
 {
@@ -76,14 +68,21 @@ PTX_AVX2 static void ffma_rows_avx2(uint64_t *D, const uint64_t *A, const uint64
 }
 #endif
 
-static void ffma_rows(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C, uint32_t g, uint64_t m)
+#if defined(__x86_64__) && defined(__GNUC__)
+/* Out of line, so that the dispatch keeps its registers; a whole warp eight lanes an instruction where the CPU has AVX2. */
+__attribute__((target("fma"))) static void ffma_rows_hw(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C,
+                                                   uint32_t g, uint64_t m)
 {
-#if PTX_AVX2_ROWS
     if (g == UINT32_MAX && m == 0xffffffffu && ptx_cpu_avx2_fma()) {
         ffma_rows_avx2(D, A, B, C);
         return;
     }
+    FFMA_LANES(g, D, A, B, C, m);
+}
 #endif
+
+static void ffma_rows(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C, uint32_t g, uint64_t m)
+{
 #if defined(__x86_64__) && defined(__GNUC__)
     static int hw = -1; /* every thread that finds it unset stores the same answer */
 

@@ -193,17 +193,19 @@ static void load_lanes(const struct lanes_at *at, size_t off, uint32_t g, unsign
     const uint64_t *A = at->A;
     uintptr_t base = at->base + off, stride = at->stride;
 
-#if PTX_AVX2_ROWS
-    /* Memory no other host thread reaches needs no atomic access: a whole warp's 32-bit loads gathered. */
-    if (es == 4 && g == UINT32_MAX && at->own && !stride && ptx_cpu_avx2_fma()) {
-        gather32_rows(A, base, sx, m, D);
-        return;
-    }
-#endif
     switch (es) {
     case 1: LOAD_LANES(8, int8_t); break;
     case 2: LOAD_LANES(16, int16_t); break;
-    case 4: LOAD_LANES(32, int32_t); break;
+    case 4:
+#if PTX_AVX2_ROWS
+        /* Memory no other host thread reaches needs no atomic access: a whole warp's loads gathered. */
+        if (at->own && g == UINT32_MAX && !stride && ptx_cpu_avx2_fma()) {
+            gather32_rows(A, base, sx, m, D);
+            break;
+        }
+#endif
+        LOAD_LANES(32, int32_t);
+        break;
     default: LOAD_LANES(64, int64_t); break;
     }
 }
