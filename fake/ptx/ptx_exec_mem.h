@@ -20,7 +20,6 @@ struct lanes_at {
     const uint64_t *A;
     uintptr_t base;
     size_t stride;
-    bool own; /* memory only this host thread reaches (the block's shared memory, its local stacks): plain loads */
 };
 
 static const uint64_t zero_row[PTX_WARP];
@@ -66,7 +65,6 @@ LANE_CLONES static bool warp_address(struct ptx_block *b, const struct warp *w, 
         g &= -g; /* every lane at the same address: one to check */
     at->A = A;
     at->stride = 0;
-    at->own = false;
     /* The common cases first: the allocation the last access found, the block's shared memory, the local stacks. */
     switch (space) {
     case S_GLOBAL:
@@ -81,7 +79,6 @@ LANE_CLONES static bool warp_address(struct ptx_block *b, const struct warp *w, 
     case S_SHARED:
         if (!b->shadow && !b->sinit && lanes_within(A, c, g, 0, b->shared_bytes, bytes)) {
             at->base = (uintptr_t)b->shared + c;
-            at->own = true;
             return true;
         }
         break;
@@ -127,7 +124,6 @@ LANE_CLONES static bool warp_address(struct ptx_block *b, const struct warp *w, 
         if (b->shadow || b->sinit || hi >= b->shared_bytes || bytes > b->shared_bytes - hi)
             return false;
         at->base = (uintptr_t)b->shared + c;
-        at->own = true;
         return true;
     case S_LOCAL: {
         /* Inside the frames every lane is in: below the lowest of their tops. */
@@ -138,7 +134,6 @@ LANE_CLONES static bool warp_address(struct ptx_block *b, const struct warp *w, 
             return false;
         at->base = (uintptr_t)(b->local + (size_t)w->index * PTX_WARP * b->local_per_lane) + c;
         at->stride = b->local_per_lane;
-        at->own = true;
         return true;
     }
     case S_PARAM: /* an entry's parameters (a .func's are in its frame: the per-lane path) */
@@ -160,7 +155,12 @@ LANE_CLONES static bool warp_address(struct ptx_block *b, const struct warp *w, 
  */
 #define LOAD_LANES(bits, signed_type)                                                                                  \
     do {                                                                                                               \
-        if (sx && !stride)                                                                                             \
+        const uint64_t full_ = (uint##bits##_t)-1;                                                                     \
+                                                                                                                       \
+        /* A register that keeps every bit loaded, and none above them where the load extends the sign: no mask. */   \
+        if (!stride && (m & full_) == full_ && (!sx || m == full_))                                                    \
+            LANES(g, l, D[l] = __atomic_load_n((const uint##bits##_t *)(base + A[l]), __ATOMIC_RELAXED));              \
+        else if (sx && !stride)                                                                                        \
             LANES(g, l, D[l] = (uint64_t)(int64_t)(signed_type)__atomic_load_n((const uint##bits##_t *)(base + A[l]),   \
                                                                                __ATOMIC_RELAXED) & m);                 \
         else if (sx)                                                                                                   \
@@ -173,21 +173,6 @@ LANE_CLONES static bool warp_address(struct ptx_block *b, const struct warp *w, 
                               m);                                                                                      \
     } while (0)
 
-#if PTX_AVX2_ROWS
-/* 32-bit loads of a whole warp at base + A[l], four lanes a gather, extended as `sx` says and masked by m. */
-PTX_AVX2 static void gather32_rows(const uint64_t *A, uintptr_t base, bool sx, uint64_t m, uint64_t *D)
-{
-    const __m256i vm = _mm256_set1_epi64x((long long)m);
-
-    for (unsigned l = 0; l < PTX_WARP; l += 4) {
-        __m128i v = _mm256_i64gather_epi32((const int *)base, _mm256_loadu_si256((const __m256i *)(const void *)&A[l]), 1);
-        __m256i x = sx ? _mm256_cvtepi32_epi64(v) : _mm256_cvtepu32_epi64(v);
-
-        _mm256_storeu_si256((__m256i *)(void *)&D[l], _mm256_and_si256(x, vm));
-    }
-}
-#endif
-
 static void load_lanes(const struct lanes_at *at, size_t off, uint32_t g, unsigned es, bool sx, uint64_t m, uint64_t *D)
 {
     const uint64_t *A = at->A;
@@ -196,16 +181,7 @@ static void load_lanes(const struct lanes_at *at, size_t off, uint32_t g, unsign
     switch (es) {
     case 1: LOAD_LANES(8, int8_t); break;
     case 2: LOAD_LANES(16, int16_t); break;
-    case 4:
-#if PTX_AVX2_ROWS
-        /* Memory no other host thread reaches needs no atomic access: a whole warp's loads gathered. */
-        if (at->own && g == UINT32_MAX && !stride && ptx_cpu_avx2_fma()) {
-            gather32_rows(A, base, sx, m, D);
-            break;
-        }
-#endif
-        LOAD_LANES(32, int32_t);
-        break;
+    case 4: LOAD_LANES(32, int32_t); break;
     default: LOAD_LANES(64, int64_t); break;
     }
 }
