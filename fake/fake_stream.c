@@ -381,7 +381,13 @@ enum {
 };
 
 static pthread_cond_t progress_cond = PTHREAD_COND_INITIALIZER;
-static pid_t progress_pid; /* the process whose progress thread runs; 0 for none */
+static bool progress_started; /* this process's progress thread runs (a fork's child has none) */
+/*
+ * What the progress thread is doing, under fake.lock: a wake is needed only while it sleeps with
+ * nothing queued or waits out work that could not run; while it waits out the idle delay it will
+ * look at the queues anyway, so a launch pays no wake-up (a futex call and a thread switch).
+ */
+static enum { PROGRESS_RUNNING, PROGRESS_SLEEPING, PROGRESS_IDLE_WAIT, PROGRESS_BLOCKED_WAIT } progress_state;
 
 static void advance_queue(struct fake_stream *q, void *arg)
 {
@@ -421,11 +427,15 @@ static void *progress_main(void *arg)
 
         each_queue(any_queued, &queued);
         if (!queued || fake.lazy) {
+            progress_state = PROGRESS_SLEEPING;
             pthread_cond_wait(&progress_cond, &fake.lock);
+            progress_state = PROGRESS_RUNNING;
             blocked = false;
             continue;
         }
+        progress_state = blocked ? PROGRESS_BLOCKED_WAIT : PROGRESS_IDLE_WAIT;
         wait_ns(blocked ? PROGRESS_BLOCKED_NS : PROGRESS_IDLE_NS);
+        progress_state = PROGRESS_RUNNING;
         if (fake.lazy)
             continue;
         do {
@@ -452,7 +462,8 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
-    progress_pid = 0;
+    progress_started = false;
+    progress_state = PROGRESS_RUNNING;
     pthread_mutex_unlock(&fake.lock);
 }
 
@@ -470,8 +481,9 @@ static void progress_wake(void)
 
     if (fake.lazy)
         return;
-    if (progress_pid == getpid()) {
-        pthread_cond_signal(&progress_cond);
+    if (progress_started) {
+        if (progress_state == PROGRESS_SLEEPING || progress_state == PROGRESS_BLOCKED_WAIT)
+            pthread_cond_signal(&progress_cond);
         return;
     }
     pthread_once(&once, progress_once);
@@ -479,7 +491,7 @@ static void progress_wake(void)
         return;
     if (pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0 &&
         pthread_create(&t, &attr, progress_main, NULL) == 0)
-        progress_pid = getpid();
+        progress_started = true;
     pthread_attr_destroy(&attr);
 }
 
