@@ -612,31 +612,30 @@ cuabi_result cuCtxGetLimit(size_t *value, cuabi_limit limit)
 }
 
 /*
- * A limit as the context keeps it, or 0 where the driver refuses the value (INVALID_VALUE): the
- * stack in 16-byte steps, refused past the device's memory (the H200 refuses 1 TiB, takes PyCUDA's
- * 16 KiB); the printf FIFO at least 512 KiB, the heap at least 4 MiB, pending launches at least 32;
- * the fetch granularity refused past 128 bytes; the persisting L2 rounded up to a tenth of the
- * device's maximum, refused past it.
+ * Whether the driver takes `value` for the limit, and in *kept what the context then keeps: the stack
+ * in 16-byte steps, refused past the device's memory (the H200 refuses 1 TiB, takes PyCUDA's 16 KiB);
+ * the printf FIFO at least 512 KiB, the heap at least 4 MiB, pending launches at least 32; the fetch
+ * granularity refused past 128 bytes; the persisting L2 rounded up to a tenth of the device's
+ * maximum, refused past it.
  */
-static size_t limit_kept(int device, cuabi_limit limit, size_t value)
+static bool limit_kept(int device, cuabi_limit limit, size_t value, size_t *kept)
 {
+    size_t most, step;
+
     switch (limit) {
     case CUABI_LIMIT_STACK_SIZE:
-        if (value > fake.devices[device].desc.total_memory - 15)
-            return 0;
-        return (value + 15) / 16 * 16;
-    case CUABI_LIMIT_PRINTF_FIFO_SIZE: return value < 524288 ? 524288 : value;
-    case CUABI_LIMIT_MALLOC_HEAP_SIZE: return value < (4 << 20) ? 4 << 20 : value;
-    case CUABI_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT: return value < 32 ? 32 : value;
-    case CUABI_LIMIT_MAX_L2_FETCH_GRANULARITY: return value > 128 ? 0 : value;
-    case CUABI_LIMIT_PERSISTING_L2_CACHE_SIZE: {
-        size_t most = persisting_most(device), step = most / 10;
-
-        if (value > most)
-            return 0;
-        return step ? (value + step - 1) / step * step : value;
-    }
-    default: return value;
+        *kept = (value + 15) / 16 * 16;
+        return value <= fake.devices[device].desc.total_memory - 15;
+    case CUABI_LIMIT_PRINTF_FIFO_SIZE: *kept = value < 524288 ? 524288 : value; return true;
+    case CUABI_LIMIT_MALLOC_HEAP_SIZE: *kept = value < (4 << 20) ? 4 << 20 : value; return true;
+    case CUABI_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT: *kept = value < 32 ? 32 : value; return true;
+    case CUABI_LIMIT_MAX_L2_FETCH_GRANULARITY: *kept = value; return value <= 128;
+    case CUABI_LIMIT_PERSISTING_L2_CACHE_SIZE:
+        most = persisting_most(device);
+        step = most / 10;
+        *kept = step ? (value + step - 1) / step * step : value;
+        return value <= most;
+    default: *kept = value; return true;
     }
 }
 
@@ -656,9 +655,7 @@ cuabi_result cuCtxSetLimit(cuabi_limit limit, size_t value)
     if (rc == CUABI_SUCCESS && limit == CUABI_LIMIT_PERSISTING_L2_CACHE_SIZE && !persisting_most(c->device))
         rc = CUABI_ERROR_UNSUPPORTED_LIMIT;
     if (rc == CUABI_SUCCESS) {
-        kept = limit_kept(c->device, limit, value);
-        /* 0 is what a refused value gives, and what 0 asked gives where 0 is kept. */
-        if (kept == 0 && value != 0)
+        if (!limit_kept(c->device, limit, value, &kept))
             rc = CUABI_ERROR_INVALID_VALUE;
     }
     if (rc == CUABI_SUCCESS) {
