@@ -645,6 +645,13 @@ def family_memory():
     for k in range(8):
         l = [i * i + k for i in range(8)]
         cases.append(('local', 1, 1, [w32(k)], [w32(l[7 - n]) for n in range(8)] + [w32(l[k]), '0', w32(k), w32(~k)]))
+    for k in [0, 1, 3]:
+        near = [(t - k + 3) * 5 + 3 if 0 <= t - k + 3 < 64 else 0 for t in range(64)]
+        out = near + [t * 5 + 3 for t in range(64)] + near + near + [t * 7 + 1 for t in range(64)]
+        out += [(63 - t) * 7 + 1 + 256 for t in range(64)]
+        cases.append(('wrap', 1, 64, [w32(k)], [w32(x) for x in out]))
+    for k in [0, 5, 7]:
+        cases.append(('lwrap', 1, 32, [w32(k)], [w32(k * 9 + t) for t in range(32)] * 2 + [w32(1000 + t) for t in range(32)]))
     table = [10, 20, 30, 40, 0xfffffff0, 0x80000000, 7, 8]
     for k in [0, 3, 5, 7]:
         out = [w32(table[k]), '0', w32(table[4]), w32(table[5]), w32(table[k]), '0', w64(0x0123456789abcdef)]

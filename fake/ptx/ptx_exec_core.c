@@ -269,6 +269,13 @@ unsigned char *ptx_address(struct ptx_block *b, const struct warp *w, unsigned l
             space = S_GLOBAL;
         }
     }
+    /*
+     * Shared and local addresses are 32 bits wide: the PTX ISA's "Addresses as Operands" cuts a wider
+     * register's address to them, and [reg+imm] wraps in them, so a sum below the window that comes back
+     * inside it by the offset is the address a GPU reaches.
+     */
+    if (space == S_SHARED || space == S_LOCAL)
+        addr = (uint32_t)addr;
     if (bytes <= 16 && (bytes & (bytes - 1)) == 0 && (addr & (bytes - 1))) {
         ptx_fault(b, w, l, in, CUABI_ERROR_MISALIGNED_ADDRESS, "misaligned %s access of %zu bytes at 0x%" PRIx64,
               space_names[space], bytes, addr);

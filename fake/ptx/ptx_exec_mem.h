@@ -13,13 +13,15 @@
 
 /*
  * Where each lane of a warp-wide access is in host memory: lane l's at base + A[l] + l * stride
- * (A a register's row; stride the local stacks' distance, else 0), in integers, so that no
- * pointer is formed outside its object.
+ * (A a register's row, or `cut`; stride the local stacks' distance, else 0), in integers, so that no
+ * pointer is formed outside its object. `cut`: the lanes' shared or local addresses cut to 32 bits,
+ * where a lane's sum is wider.
  */
 struct lanes_at {
     const uint64_t *A;
     uintptr_t base;
     size_t stride;
+    uint64_t cut[PTX_WARP];
 };
 
 static const uint64_t zero_row[PTX_WARP];
@@ -92,6 +94,17 @@ LANE_CLONES static bool warp_address(struct ptx_block *b, const struct warp *w, 
         break;
     }
     LANES(g, l, uint64_t a = A[l] + c; lo = a < lo ? a : lo; hi = a > hi ? a : hi; any |= a);
+    if ((space == S_SHARED || space == S_LOCAL) && hi >= PTX_WINDOW_SIZE) {
+        /*
+         * Shared and local addresses are 32 bits wide: a lane's sum past 2^32 (a 32-bit register's, or a
+         * wider register's) is its low 32 bits, as on a GPU (the PTX ISA's "Addresses as Operands").
+         */
+        lo = UINT64_MAX;
+        hi = 0;
+        LANES(all, l, uint64_t a = (uint32_t)(A[l] + c); at->cut[l] = a; lo = a < lo ? a : lo; hi = a > hi ? a : hi);
+        at->A = A = at->cut;
+        c = 0;
+    }
     if (any & (bytes - 1) || hi - lo >= PTX_WINDOW_SIZE)
         return false;
     if (space == S_GENERIC) {

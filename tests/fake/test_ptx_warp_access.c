@@ -27,6 +27,15 @@ static const char ptx[] =
     "\tld.param.u32 %r1, [stride];\n\tmov.u32 %r2, %tid.x;\n\tmul.lo.s32 %r3, %r2, %r1;\n"
     "\tshl.b32 %r3, %r3, 2;\n\tmov.u32 %r4, buf;\n\tadd.s32 %r4, %r4, %r3;\n\tst.shared.u32 [%r4], %r2;\n\tret;\n}\n";
 
+/* Thread t writes [wbuf + 4 * t + off + 65536] by a 32-bit sum, then reads wbuf + 4 * t + high by a 64-bit one. */
+static const char wrap_ptx[] =
+    ".version 7.8\n.target sm_75\n.address_size 64\n\n"
+    ".visible .entry wrap_shared(.param .u32 off, .param .u64 high)\n{\n"
+    "\t.reg .b32 %r<6>;\n\t.reg .b64 %rd<4>;\n\t.shared .align 4 .b32 wbuf[64];\n"
+    "\tld.param.u32 %r1, [off];\n\tld.param.u64 %rd1, [high];\n\tmov.u32 %r2, %tid.x;\n\tshl.b32 %r3, %r2, 2;\n"
+    "\tmov.u32 %r4, wbuf;\n\tadd.s32 %r4, %r4, %r3;\n\tadd.s32 %r5, %r4, %r1;\n\tst.shared.u32 [%r5+65536], %r2;\n"
+    "\tcvt.u64.u32 %rd2, %r4;\n\tadd.s64 %rd3, %rd2, %rd1;\n\tld.shared.u32 %r1, [%rd3];\n\tret;\n}\n";
+
 static cuabi_module module;
 
 static int setup(void **state)
@@ -125,6 +134,44 @@ static void shared_past_end(void **state)
     FT_ASSERT_SAID(&c, "thread (13,0,0)");
 }
 
+/*
+ * Shared addresses are 32 bits wide. The block's shared memory is wbuf's 64 words: a 32-bit sum below
+ * it that comes back inside by the offset, and a 64-bit address over 2^32 whose low 32 bits are inside,
+ * reach those words as on a GPU; where the low 32 bits are outside, the lane at fault is reported.
+ */
+static void shared_wraps(void **state)
+{
+    uint32_t off = (uint32_t)-65536;
+    uint64_t high = 0;
+    void *params[] = {&off, &high};
+    cuabi_module wrap;
+    ft_capture c;
+
+    (void)state;
+    CU_OK(cuModuleLoadData(&wrap, wrap_ptx));
+    assert_int_equal(ft_launch_said(wrap, "wrap_shared", 1, 32, params, &c), CUABI_SUCCESS);
+    high = 1ull << 32;
+    assert_int_equal(ft_launch_said(wrap, "wrap_shared", 1, 32, params, &c), CUABI_SUCCESS);
+    /* Lanes 20 to 31 past the end once the sum wraps. */
+    high = 0;
+    off = (uint32_t)(-65536 + 4 * 44);
+    assert_int_equal(ft_launch_said(wrap, "wrap_shared", 1, 32, params, &c), CUABI_ERROR_ILLEGAL_ADDRESS);
+    FT_ASSERT_SAID(&c, "write of 4 bytes at shared address 0x100 is outside the block's shared memory");
+    FT_ASSERT_SAID(&c, "thread (20,0,0)");
+    /* Every lane below shared memory's start, at 2^32 - 4096 + 4 * t. */
+    off = (uint32_t)(-65536 - 4096);
+    assert_int_equal(ft_launch_said(wrap, "wrap_shared", 1, 32, params, &c), CUABI_ERROR_ILLEGAL_ADDRESS);
+    FT_ASSERT_SAID(&c, "write of 4 bytes at shared address 0xfffff000 is outside the block's shared memory");
+    FT_ASSERT_SAID(&c, "thread (0,0,0)");
+    /* The 64-bit read's low 32 bits past the end for every lane. */
+    off = (uint32_t)-65536;
+    high = (1ull << 32) + 0x10000;
+    assert_int_equal(ft_launch_said(wrap, "wrap_shared", 1, 32, params, &c), CUABI_ERROR_ILLEGAL_ADDRESS);
+    FT_ASSERT_SAID(&c, "read of 4 bytes at shared address 0x10000 is outside the block's shared memory");
+    FT_ASSERT_SAID(&c, "thread (0,0,0)");
+    CU_OK(cuModuleUnload(wrap));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -132,6 +179,7 @@ int main(void)
         cmocka_unit_test(gather_past_end),
         cmocka_unit_test(gather_misaligned),
         cmocka_unit_test(shared_past_end),
+        cmocka_unit_test(shared_wraps),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);
