@@ -2182,7 +2182,8 @@ static bool index_globals(struct ptx_module *m)
  * is refused. .common ones (globally visible, as .visible is, so not mixed
  * with another definition that is not .common) merge into one of the largest
  * size and alignment; only one may be initialised, and it must be of the
- * largest size. With only .weak ones, the first input's is chosen. Names
+ * largest size. With only .weak ones, all of one size (as nvlink asks), the
+ * first input's is chosen. Names
  * defined twice in one input, and ones several inputs define without a
  * linking directive, are left as they are: the module loader refuses them.
  */
@@ -2192,7 +2193,7 @@ static void merge_globals(struct decoder *d)
 
     for (size_t slot = 0; slot < m->gmap_cap && !d->fatal[0]; slot++) {
         struct ptx_symbol *strong = NULL, *common = NULL, *weak = NULL, *init = NULL;
-        size_t defs = 0, nstrong = 0, nvisible = 0, ncommon = 0, ninit = 0, size = 0, align = 1;
+        size_t defs = 0, nstrong = 0, nvisible = 0, ncommon = 0, ninit = 0, size = 0, align = 1, weak_sizes[2] = {0, 0};
         unsigned last_input = 0;
         bool same_input = false;
         const char *name;
@@ -2219,6 +2220,10 @@ static void merge_globals(struct decoder *d)
                     init = g;
                 }
             } else if (g->linkage == L_WEAK) {
+                if (weak && g->size != weak->size) { /* in text order: g's, then weak's */
+                    weak_sizes[0] = g->size;
+                    weak_sizes[1] = weak->size;
+                }
                 weak = g;
             } else {
                 nstrong++;
@@ -2241,6 +2246,9 @@ static void merge_globals(struct decoder *d)
                      "global \"%s\": its initialised .common definition has %zu bytes, another %zu: the "
                      "initialised one must be the largest",
                      name, init->size, size);
+        else if (weak_sizes[0] != weak_sizes[1])
+            snprintf(d->fatal, sizeof(d->fatal), "global \"%s\" is .weak in inputs with %zu and %zu bytes", name,
+                     weak_sizes[0], weak_sizes[1]);
         if (d->fatal[0])
             return;
         if (!strong && ncommon) {

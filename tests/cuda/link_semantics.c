@@ -201,6 +201,8 @@ static void refusals(void)
               ".visible .global .u32 c;", 0, NULL, 0);
     link_case(".visible v in both inputs: refused", ".visible .global .u32 v;", ".visible .global .u32 v;", 0, NULL,
               0);
+    link_case(".weak w of 4 bytes, .weak w of 8: refused", ".weak .global .u32 w;", ".weak .global .u32 w[2];", 0,
+              NULL, 0);
     link_case(".common on a .const variable: refused", ".common .const .u32 k;", NULL, 0, NULL, 0);
     link_case(".common on a function: refused", ".common .func f()\n{\n  ret;\n}", NULL, 0, NULL, 0);
     link_case(".common c twice in one input: refused", ".common .global .u32 c;\n.common .global .u32 c;", NULL, 0,

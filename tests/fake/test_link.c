@@ -27,10 +27,11 @@
  *   link-common   the same .common global in two inputs of different sizes:
  *                 one variable of the largest size, which kernels of both
  *                 write and read; a .weak global and a .weak function
- *                 give way to .visible ones of their name; what the PTX ISA refuses of .common (two
- *                 initialisers, an initialised one not the largest, one
- *                 on a .const or a function) refused, and two definitions
- *                 of a name in one input
+ *                 give way to .visible ones of their name; refused: what
+ *                 the PTX ISA refuses of .common (two initialisers, an
+ *                 initialised one not the largest, one on a .const or a
+ *                 function), two .weak ones of different sizes (as
+ *                 nvlink), two definitions of a name in one input
  */
 #include <math.h>
 #include <stdio.h>
@@ -761,6 +762,8 @@ static void link_common(void **state)
                  ".common applies only to .global variables");
     link_refused(unit(a, sizeof(a), ".visible .global .u32 v;"), unit(b, sizeof(b), ".visible .global .u32 v;"), true,
                  "global \"v\" is defined in 2 inputs");
+    link_refused(unit(a, sizeof(a), ".weak .global .u32 w;"), unit(b, sizeof(b), ".weak .global .u32 w[2];"), true,
+                 "global \"w\" is .weak in inputs with 4 and 8 bytes");
     /* Two definitions of one name in one input, .common or .weak: the image's load refuses them. */
     link_refused(unit(a, sizeof(a), ".common .global .u32 c;\n.common .global .u32 c;"), NULL, false,
                  "global \"c\" is defined twice");
