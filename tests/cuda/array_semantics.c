@@ -247,13 +247,6 @@ static CUDA_MEMCPY3D mapped_3d(CUmemorytype dst_type, void *dst_host, CUdevicept
     return c;
 }
 
-/* Prints `kind: what` into `line` for expect(). */
-static const char *label(char *line, size_t size, const char *kind, const char *what)
-{
-    snprintf(line, size, "%s: %s", kind, what);
-    return line;
-}
-
 /*
  * Every copy with `m` on its device side, MAPPED_N bytes the host sees at
  * `view`; `d` device memory and `a` an array of MAPPED_N bytes to copy
@@ -267,9 +260,9 @@ static void copies_through(const char *kind, CUdeviceptr m, unsigned char *view,
     const CUdeviceptr end = m + MAPPED_N - 8;
     CUDA_MEMCPY2D c2;
     CUDA_MEMCPY3D c3;
-    char l[160];
 
-#define L(what) label(l, sizeof(l), kind, what)
+    printf("%s, its device pointer as a copy's device side:\n", kind);
+#define L(what) "  " what
     pattern_fill(in, 1);
     expect(L("cuMemcpyHtoD"), cuMemcpyHtoD(m, in, MAPPED_N), CUDA_SUCCESS);
     expect_true(L("  its bytes arrived"), pattern_is(view, 1));
