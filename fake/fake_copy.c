@@ -77,6 +77,31 @@ static bool copy_work_run(struct fake_stream *s, const struct fake_op *op)
 static const struct fake_work copy_work = {.run = copy_work_run};
 
 /*
+ * Whether all of [addr, addr + span) is page-locked host memory, which under
+ * unified addressing is mapped into every context at its host address: a
+ * device address like any other, for every copy and fill.
+ */
+static bool mapped_host(uint64_t addr, size_t span)
+{
+    const struct fake_host *h = fake_host_find(addr);
+
+    return h && span <= h->size - (addr - (uintptr_t)h->ptr);
+}
+
+/* A device side that no allocation holds but mapped page-locked memory does becomes that host memory. */
+static void mapped_sides(struct fake_copy *copy)
+{
+    if (copy->dst && !fake_alloc_find(copy->dst, copy->bytes) && mapped_host(copy->dst, copy->bytes)) {
+        copy->host_dst = (void *)(uintptr_t)copy->dst;
+        copy->dst = 0;
+    }
+    if (copy->src && !fake_alloc_find(copy->src, copy->bytes) && mapped_host(copy->src, copy->bytes)) {
+        copy->host_src = (const void *)(uintptr_t)copy->src;
+        copy->src = 0;
+    }
+}
+
+/*
  * Checks a copy's device addresses: allocated, in range, and reachable from
  * the current context (its own device's memory, or a peer's it enabled).
  */
@@ -99,15 +124,17 @@ static cuabi_result check_copy(const struct fake_ctx *c, const struct fake_copy 
 }
 
 /* A synchronous copy: a legacy-stream operation, done before it returns. */
-static cuabi_result copy_sync(enum fake_entry entry, const struct fake_copy *copy)
+static cuabi_result copy_sync(enum fake_entry entry, struct fake_copy *copy)
 {
     cuabi_result rc = fake_begin(entry, true);
     struct fake_ctx *c = NULL;
 
     if (rc == CUABI_SUCCESS)
         rc = fake_need_ctx(&c);
-    if (rc == CUABI_SUCCESS && copy->bytes)
+    if (rc == CUABI_SUCCESS && copy->bytes) {
+        mapped_sides(copy);
         rc = check_copy(c, copy);
+    }
     if (rc == CUABI_SUCCESS)
         rc = fake_legacy_sync(c);
     if (rc == CUABI_SUCCESS && copy->bytes && !copy_run(copy))
@@ -124,9 +151,7 @@ static size_t host_span(const struct fake_copy *c, const struct fake_copy_side *
 /* Whether all of [p, p + bytes) is page-locked host memory (cuMemHostAlloc's, cuMemHostRegister's). */
 static bool page_locked(const void *p, size_t bytes)
 {
-    const struct fake_host *h = fake_host_find((uintptr_t)p);
-
-    return h && bytes <= h->size - ((uintptr_t)p - (uintptr_t)h->ptr);
+    return mapped_host((uintptr_t)p, bytes);
 }
 
 /* Copies a pageable host source into the operation, which reads that copy when it runs; false when out of memory. */
@@ -174,11 +199,13 @@ static cuabi_result copy_enqueue(struct fake_stream *s, const struct fake_copy *
 }
 
 /* Queues a copy on a stream, its host memory used as copy_enqueue() says. */
-static cuabi_result queue_copy(const struct fake_copy *copy, cuabi_stream stream)
+static cuabi_result queue_copy(struct fake_copy *copy, cuabi_stream stream)
 {
     struct fake_stream *s = NULL;
     cuabi_result rc = fake_stream_for_work(stream, &s);
 
+    if (rc == CUABI_SUCCESS && !copy->peer && copy->bytes)
+        mapped_sides(copy);
     if (rc == CUABI_SUCCESS && !copy->peer)
         rc = check_copy(s->ctx, copy);
     if (rc != CUABI_SUCCESS || copy->bytes == 0)
@@ -186,7 +213,7 @@ static cuabi_result queue_copy(const struct fake_copy *copy, cuabi_stream stream
     return copy_enqueue(s, copy);
 }
 
-static cuabi_result copy_async(enum fake_entry entry, const struct fake_copy *copy, cuabi_stream stream)
+static cuabi_result copy_async(enum fake_entry entry, struct fake_copy *copy, cuabi_stream stream)
 {
     cuabi_result rc = fake_begin(entry, true);
 
@@ -588,9 +615,10 @@ static bool device_address(const void *host)
  * row from x (and is no more than the device's maximum); a single row's pitch
  * is not looked at, as the driver does not (an H200 copies one row with a
  * pitch of 0 or past the maximum); its height the rows from y when there are
- * slices; device memory allocated and reachable for all it spans.
+ * slices; device memory (or mapped page-locked memory) allocated and reachable
+ * for all it spans.
  */
-static cuabi_result linear_side(const struct fake_ctx *ctx, const struct end *e, const struct shape *sh,
+static cuabi_result linear_side(const struct fake_ctx *ctx, struct end *e, const struct shape *sh,
                                 struct fake_copy_side *side)
 {
     size_t span, last;
@@ -616,6 +644,12 @@ static cuabi_result linear_side(const struct fake_ctx *ctx, const struct end *e,
     {
         const struct fake_alloc *a = fake_alloc_find(e->device + side->offset, span);
 
+        if (!a && mapped_host(e->device + side->offset, span)) {
+            /* Mapped page-locked memory: its device address is its host address. */
+            e->type = CUABI_MEMORYTYPE_HOST;
+            e->host = (const void *)(uintptr_t)e->device;
+            return CUABI_SUCCESS;
+        }
         return a && fake_ctx_reaches(ctx, a->device) ? CUABI_SUCCESS : CUABI_ERROR_INVALID_VALUE;
     }
 }

@@ -3,7 +3,8 @@
  * The fake driver's page-locked host memory: cuMemHostAlloc's and what
  * cuMemHostRegister registered, which copies may name as host memory, with
  * their flags; its device address (the same, under unified addressing),
- * which host kernels reach through gpu_fake_memory().
+ * which every copy and fill takes as device memory (fake_copy.c) and host
+ * kernels reach through gpu_fake_memory().
  */
 #include <stdlib.h>
 #include <string.h>

@@ -11,7 +11,10 @@
  * the inputs' PTX one after another, one text that cuModuleLoadData reads
  * and the PTX interpreter runs as one module, where a declaration and a later
  * definition are one function. Where two inputs define the same function,
- * the first one's is run.
+ * the first one's is run, unless it is .weak and a later one is not. Globals
+ * several inputs define are resolved as the PTX ISA says (ptx_parse.c's
+ * merge_globals): a .weak one gives way to one that is not, .common ones
+ * become one of the largest size; a conflict between them refuses the link.
  *
  * The logs and the wall time go where cuLinkCreate's options say, whose
  * arrays the caller keeps valid until cuLinkDestroy, as the driver asks.
@@ -398,6 +401,13 @@ static cuabi_result link_complete(struct fake_link *l, void **image, size_t *siz
     }
     if (!(all = ptx_module_decode(l->text)))
         return CUABI_ERROR_OUT_OF_MEMORY;
+    /* Each input was read alone: what the text refuses now is how they go together (their globals). */
+    if (ptx_module_error(all)) {
+        log_line(l, &l->error, "fake nvlink error: %s", ptx_module_error(all));
+        ptx_module_release(all);
+        fake_module_note_set(CUABI_ERROR_INVALID_PTX, l->error.text);
+        return CUABI_ERROR_INVALID_PTX;
+    }
     ok = resolve(l, all);
     ptx_module_release(all);
     if (!ok) {

@@ -79,6 +79,9 @@ enum ptx_sreg {
     R_IS_EXPLICIT_CLUSTER, R_ENVREG1, R_ENVREG2, R_COUNT
 };
 
+/* A module-scope declaration's linking directive, weakest to strongest claim on its name's meaning. */
+enum ptx_linkage { L_INTERNAL, L_VISIBLE, L_WEAK, L_COMMON, L_EXTERN };
+
 /* A symbol: a variable's place, by space. */
 struct ptx_symbol {
     char *name;
@@ -91,6 +94,8 @@ struct ptx_symbol {
     uint32_t align;      /* S_PARAM: its alignment in the buffer; S_GLOBAL: the variable's */
     /* S_GLOBAL: a module-scope .global or .const, as ptx_module_global tells it. */
     bool constant, defined;
+    unsigned char linkage; /* S_GLOBAL: enum ptx_linkage */
+    unsigned input;        /* S_GLOBAL: the link input it is in (each begins at its .version), from 1 */
     unsigned line;
     unsigned char *init; /* the initialiser's values, `init_len` bytes (at most `size`), or NULL: zeros */
     size_t init_len;
@@ -187,6 +192,7 @@ struct ptx_param {
 struct ptx_function {
     char *name;
     bool entry, defined;
+    bool weak;                /* .weak: a definition that is not, where there is one, gives way to it */
     bool builtin_vprintf;     /* the `vprintf` the CUDA runtime provides */
     bool builtin_assertfail;  /* the `__assertfail` a device-side assert calls */
     char *error;              /* why it cannot run (the first instruction not understood), or NULL */

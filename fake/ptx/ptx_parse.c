@@ -107,6 +107,7 @@ struct decoder {
     unsigned open_comment;  /* the line of a comment the text ends inside, or 0 */
     unsigned open_string;   /* the line of a string that does not end on it, or 0 */
     size_t cap_fake_lines;
+    unsigned input;         /* the .version directives read: a link's inputs each begin at theirs */
     char err[200];          /* the first error in the function */
     char fatal[256];        /* why the module is refused, or empty */
 };
@@ -1757,8 +1758,8 @@ static bool read_body(struct decoder *d)
     return true;
 }
 
-/* .entry or .func, after its linking directives. */
-static bool read_function(struct decoder *d, bool entry, bool is_extern)
+/* .entry or .func, after its linking directives (.extern: declared only; .weak: gives way to a strong definition). */
+static bool read_function(struct decoder *d, bool entry, bool is_extern, bool weak)
 {
     struct ptx_function fn, *f;
     const char *s;
@@ -1863,10 +1864,16 @@ static bool read_function(struct decoder *d, bool entry, bool is_extern)
         d->m->funcs[existing].error = strdup("declared again");
     }
     f->defined = true;
+    f->weak = weak;
     f->start = (uint32_t)d->m->ncode;
     f->reg_base = d->m->nregs;
     d->m->nfuncs++;
-    if (!fmap_add(d, d->fi) || !read_body(d))
+    if (!fmap_add(d, d->fi))
+        return false;
+    /* A .weak definition gives way to a later one that is not: calls, resolved once all is read, reach that one. */
+    if (existing >= 0 && d->m->funcs[existing].defined && d->m->funcs[existing].weak && !weak)
+        d->m->fmap[ptx_fmap_slot(d->m, f->name, strlen(f->name))] = (uint32_t)d->fi + 1;
+    if (!read_body(d))
         return false;
     f = &d->m->funcs[d->fi];
     f->end = (uint32_t)d->m->ncode;
@@ -1979,8 +1986,9 @@ static bool read_init(struct decoder *d, struct ptx_symbol *sym, size_t elem, si
  * later) or .shared. A .global or .const the decoder cannot read refuses
  * the module: the module loader allocates them as the decoder read them.
  */
-static bool read_variable(struct decoder *d, const char *dir, size_t dlen, bool is_extern)
+static bool read_variable(struct decoder *d, const char *dir, size_t dlen, unsigned char linkage)
 {
+    bool is_extern = linkage == L_EXTERN;
     bool shared = is(dir, dlen, ".shared"), first = true;
     unsigned line = d->line;
     struct decl x, prev;
@@ -2023,6 +2031,8 @@ static bool read_variable(struct decoder *d, const char *dir, size_t dlen, bool 
         d->m->syms[sym].align = x.align;
         d->m->syms[sym].constant = is(dir, dlen, ".const");
         d->m->syms[sym].defined = !is_extern;
+        d->m->syms[sym].linkage = linkage;
+        d->m->syms[sym].input = d->input;
         d->m->syms[sym].line = line;
         if (accept(d, '=')) {
             size_t count, elem = ptx_types[x.type].size;
@@ -2165,6 +2175,96 @@ static bool index_globals(struct ptx_module *m)
 }
 
 /*
+ * The definitions of one global in a link's inputs resolved as the PTX ISA
+ * says, the one chosen left defined and every other made a reference to it
+ * (ptx_module_bind_global gives all of them its address). A definition that
+ * is neither .weak nor .common wins over .weak ones; more than one .visible
+ * is refused. .common ones (globally visible, as .visible is, so not mixed
+ * with another definition that is not .common) merge into one of the largest
+ * size and alignment; only one may be initialised, and it must be of the
+ * largest size. With only .weak ones, all of one size (as nvlink asks), the
+ * first input's is chosen. Names
+ * defined twice in one input, and ones several inputs define without a
+ * linking directive, are left as they are: the module loader refuses them.
+ */
+static void merge_globals(struct decoder *d)
+{
+    struct ptx_module *m = d->m;
+
+    for (size_t slot = 0; slot < m->gmap_cap && !d->fatal[0]; slot++) {
+        struct ptx_symbol *strong = NULL, *common = NULL, *weak = NULL, *init = NULL;
+        size_t defs = 0, nstrong = 0, nvisible = 0, ncommon = 0, ninit = 0, size = 0, align = 1, weak_sizes[2] = {0, 0};
+        unsigned last_input = 0;
+        bool same_input = false;
+        const char *name;
+
+        if (!m->gmap[slot] || !m->gnext[m->gmap[slot] - 1])
+            continue;
+        name = m->syms[m->gmap[slot] - 1].name;
+        /* The chain runs from the last definition in the text to the first: an input's follow each other. */
+        for (uint32_t i = m->gmap[slot]; i; i = m->gnext[i - 1]) {
+            struct ptx_symbol *g = &m->syms[i - 1];
+
+            if (!g->defined)
+                continue;
+            same_input = same_input || (defs && g->input == last_input);
+            last_input = g->input;
+            defs++;
+            if (g->linkage == L_COMMON) {
+                ncommon++;
+                common = g;
+                size = g->size > size ? g->size : size;
+                align = g->align > align ? g->align : align;
+                if (g->init_len) {
+                    ninit++;
+                    init = g;
+                }
+            } else if (g->linkage == L_WEAK) {
+                if (weak && g->size != weak->size) { /* in text order: g's, then weak's */
+                    weak_sizes[0] = g->size;
+                    weak_sizes[1] = weak->size;
+                }
+                weak = g;
+            } else {
+                nstrong++;
+                nvisible += g->linkage == L_VISIBLE;
+                strong = g;
+            }
+        }
+        if (defs < 2 || same_input || nstrong - nvisible > 0)
+            continue;
+        if (nvisible > 1)
+            snprintf(d->fatal, sizeof(d->fatal), "global \"%s\" is defined in %zu inputs", name, nvisible);
+        else if (nstrong && ncommon)
+            snprintf(d->fatal, sizeof(d->fatal), "global \"%s\" is .common in %zu input(s), not .common in %zu",
+                     name, ncommon, nstrong);
+        else if (ninit > 1)
+            snprintf(d->fatal, sizeof(d->fatal), "global \"%s\" is initialised by %zu .common definitions", name,
+                     ninit);
+        else if (init && init->size < size)
+            snprintf(d->fatal, sizeof(d->fatal),
+                     "global \"%s\": its initialised .common definition has %zu bytes, another %zu: the "
+                     "initialised one must be the largest",
+                     name, init->size, size);
+        else if (weak_sizes[0] != weak_sizes[1])
+            snprintf(d->fatal, sizeof(d->fatal), "global \"%s\" is .weak in inputs with %zu and %zu bytes", name,
+                     weak_sizes[0], weak_sizes[1]);
+        if (d->fatal[0])
+            return;
+        if (!strong && ncommon) {
+            strong = init ? init : common;
+            strong->size = size;
+            strong->align = (uint32_t)align;
+        }
+        if (!strong)
+            strong = weak;
+        for (uint32_t i = m->gmap[slot]; i; i = m->gnext[i - 1])
+            if (&m->syms[i - 1] != strong)
+                m->syms[i - 1].defined = false;
+    }
+}
+
+/*
  * Whether word S begins a declaration PTX allows at module scope (or a line
  * of the fake's own), `.version` first; else refuses the module.
  */
@@ -2252,7 +2352,7 @@ struct ptx_module *ptx_module_decode(const char *text)
     while (!d.oom && !d.fatal[0]) {
         const char *s;
         size_t len;
-        bool is_extern = false;
+        unsigned char linkage = L_INTERNAL;
 
         skip_space(&d);
         if (!*d.p)
@@ -2266,13 +2366,25 @@ struct ptx_module *ptx_module_decode(const char *text)
             break;
         versioned = true;
         while (is(s, len, ".visible") || is(s, len, ".extern") || is(s, len, ".weak") || is(s, len, ".common")) {
-            is_extern = is_extern || is(s, len, ".extern");
+            unsigned char l = is(s, len, ".extern") ? L_EXTERN
+                              : is(s, len, ".common") ? L_COMMON
+                              : is(s, len, ".weak")   ? L_WEAK
+                                                      : L_VISIBLE;
+
+            linkage = l > linkage ? l : linkage;
             len = word(&d, &s);
         }
         if (len == 0 || s[0] != '.') {
             fatalf(&d, d.line, "expected a declaration, found \"%.*s\"", len ? (int)len : 1, len ? s : d.p);
             break;
         }
+        /* The PTX ISA: .common only on variables in .global. */
+        if (linkage == L_COMMON && !is(s, len, ".global")) {
+            fatalf(&d, d.line, ".common applies only to .global variables, not to %.*s", (int)len, s);
+            break;
+        }
+        if (is(s, len, ".version"))
+            d.input++;
         if (is(s, len, ".version") || is(s, len, ".target"))
             read_arch(&d, is(s, len, ".target"));
         if (len > 6 && memcmp(s, ".fake_", 6) == 0) {
@@ -2283,10 +2395,10 @@ struct ptx_module *ptx_module_decode(const char *text)
                    is(s, len, ".file") || is(s, len, ".loc")) {
             skip_line(&d);
         } else if (is(s, len, ".entry") || is(s, len, ".func")) {
-            if (!read_function(&d, is(s, len, ".entry"), is_extern))
+            if (!read_function(&d, is(s, len, ".entry"), linkage == L_EXTERN, linkage == L_WEAK))
                 break;
         } else if (is(s, len, ".global") || is(s, len, ".const") || is(s, len, ".shared")) {
-            if (!read_variable(&d, s, len, is_extern)) {
+            if (!read_variable(&d, s, len, linkage)) {
                 d.err[0] = '\0';
                 skip_statement(&d, false);
             }
@@ -2321,6 +2433,8 @@ struct ptx_module *ptx_module_decode(const char *text)
         check_entries(&d);
     if (!d.oom && !d.fatal[0] && !index_globals(m))
         d.oom = true;
+    if (!d.oom && !d.fatal[0])
+        merge_globals(&d);
     free(d.fixups);
     if (!d.oom && d.fatal[0] && !(m->error = strdup(d.fatal)))
         d.oom = true;

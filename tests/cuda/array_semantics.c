@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the driver answers to edge cases of 2D and 3D copies, CUDA arrays,
- * texture and surface objects and page-locked memory, against the answers
+ * texture and surface objects and page-locked memory (mapped memory as the
+ * device side of every copy), against the answers
  * the fake driver gives: written against the toolkit's cuda.h, linked with
  * gpushim-cuda, run on the fake (suite fake) and on a GPU (suite gpu), so
  * that the real driver judges the fake's choices. Prints each case's
@@ -188,6 +189,196 @@ static void host_memory(void)
     free(p);
 }
 
+enum { MAPPED_N = 4096 };
+
+/* Whether the host sees MAPPED_N bytes of pattern `seed` at `p`. */
+static int pattern_is(const unsigned char *p, unsigned seed)
+{
+    for (unsigned i = 0; i < MAPPED_N; i++)
+        if (p[i] != (unsigned char)(i * 7 + seed * 31 + 1))
+            return 0;
+    return 1;
+}
+
+static void pattern_fill(unsigned char *p, unsigned seed)
+{
+    for (unsigned i = 0; i < MAPPED_N; i++)
+        p[i] = (unsigned char)(i * 7 + seed * 31 + 1);
+}
+
+static CUDA_MEMCPY2D mapped_2d(CUmemorytype dst_type, void *dst_host, CUdeviceptr dst, CUmemorytype src_type,
+                               const void *src_host, CUdeviceptr src)
+{
+    CUDA_MEMCPY2D c;
+
+    memset(&c, 0, sizeof(c));
+    c.srcMemoryType = src_type;
+    c.srcHost = src_host;
+    c.srcDevice = src;
+    c.srcPitch = MAPPED_N / 4;
+    c.dstMemoryType = dst_type;
+    c.dstHost = dst_host;
+    c.dstDevice = dst;
+    c.dstPitch = MAPPED_N / 4;
+    c.WidthInBytes = MAPPED_N / 4;
+    c.Height = 4;
+    return c;
+}
+
+static CUDA_MEMCPY3D mapped_3d(CUmemorytype dst_type, void *dst_host, CUdeviceptr dst, CUmemorytype src_type,
+                               const void *src_host, CUdeviceptr src)
+{
+    CUDA_MEMCPY3D c;
+
+    memset(&c, 0, sizeof(c));
+    c.srcMemoryType = src_type;
+    c.srcHost = src_host;
+    c.srcDevice = src;
+    c.srcPitch = MAPPED_N / 8;
+    c.srcHeight = 4;
+    c.dstMemoryType = dst_type;
+    c.dstHost = dst_host;
+    c.dstDevice = dst;
+    c.dstPitch = MAPPED_N / 8;
+    c.dstHeight = 4;
+    c.WidthInBytes = MAPPED_N / 8;
+    c.Height = 4;
+    c.Depth = 2;
+    return c;
+}
+
+/*
+ * Every copy with `m` on its device side, MAPPED_N bytes the host sees at
+ * `view`; `d` device memory and `a` an array of MAPPED_N bytes to copy
+ * through. Then a byte past m's end.
+ */
+static void copies_through(const char *kind, CUdeviceptr m, unsigned char *view, CUdeviceptr d, CUarray a,
+                           CUstream s)
+{
+    static unsigned char in[MAPPED_N], out[MAPPED_N];
+    const CUmemorytype H = CU_MEMORYTYPE_HOST, D = CU_MEMORYTYPE_DEVICE;
+    const CUdeviceptr end = m + MAPPED_N - 8;
+    CUDA_MEMCPY2D c2;
+    CUDA_MEMCPY3D c3;
+
+    printf("%s, its device pointer as a copy's device side:\n", kind);
+#define L(what) "  " what
+    pattern_fill(in, 1);
+    expect(L("cuMemcpyHtoD"), cuMemcpyHtoD(m, in, MAPPED_N), CUDA_SUCCESS);
+    expect_true(L("  its bytes arrived"), pattern_is(view, 1));
+    pattern_fill(view, 2);
+    expect(L("cuMemcpyDtoH"), cuMemcpyDtoH(out, m, MAPPED_N), CUDA_SUCCESS);
+    expect_true(L("  its bytes arrived"), pattern_is(out, 2));
+    pattern_fill(in, 3);
+    cuMemcpyHtoD(d, in, MAPPED_N);
+    expect(L("cuMemcpyDtoD to it"), cuMemcpyDtoD(m, d, MAPPED_N), CUDA_SUCCESS);
+    expect_true(L("  its bytes arrived"), pattern_is(view, 3));
+    pattern_fill(view, 4);
+    expect(L("cuMemcpyDtoD from it"), cuMemcpyDtoD(d, m, MAPPED_N), CUDA_SUCCESS);
+    cuMemcpyDtoH(out, d, MAPPED_N);
+    expect_true(L("  its bytes arrived"), pattern_is(out, 4));
+    pattern_fill(in, 5);
+    expect(L("cuMemcpyHtoDAsync"), cuMemcpyHtoDAsync(m, in, MAPPED_N, s), CUDA_SUCCESS);
+    cuStreamSynchronize(s);
+    expect_true(L("  its bytes arrived"), pattern_is(view, 5));
+    pattern_fill(view, 6);
+    expect(L("cuMemcpyDtoHAsync"), cuMemcpyDtoHAsync(out, m, MAPPED_N, s), CUDA_SUCCESS);
+    cuStreamSynchronize(s);
+    expect_true(L("  its bytes arrived"), pattern_is(out, 6));
+    pattern_fill(in, 7);
+    cuMemcpyHtoD(d, in, MAPPED_N);
+    expect(L("cuMemcpyDtoDAsync to it"), cuMemcpyDtoDAsync(m, d, MAPPED_N, s), CUDA_SUCCESS);
+    cuStreamSynchronize(s);
+    expect_true(L("  its bytes arrived"), pattern_is(view, 7));
+    pattern_fill(view, 8);
+    expect(L("cuMemcpyDtoDAsync from it"), cuMemcpyDtoDAsync(d, m, MAPPED_N, s), CUDA_SUCCESS);
+    cuStreamSynchronize(s);
+    cuMemcpyDtoH(out, d, MAPPED_N);
+    expect_true(L("  its bytes arrived"), pattern_is(out, 8));
+    pattern_fill(in, 9);
+    c2 = mapped_2d(D, NULL, m, H, in, 0);
+    expect(L("cuMemcpy2D to it"), cuMemcpy2D(&c2), CUDA_SUCCESS);
+    expect_true(L("  its bytes arrived"), pattern_is(view, 9));
+    pattern_fill(view, 10);
+    c2 = mapped_2d(H, out, 0, D, NULL, m);
+    expect(L("cuMemcpy2DAsync from it"), cuMemcpy2DAsync(&c2, s), CUDA_SUCCESS);
+    cuStreamSynchronize(s);
+    expect_true(L("  its bytes arrived"), pattern_is(out, 10));
+    pattern_fill(in, 11);
+    c3 = mapped_3d(D, NULL, m, H, in, 0);
+    expect(L("cuMemcpy3DAsync to it"), cuMemcpy3DAsync(&c3, s), CUDA_SUCCESS);
+    cuStreamSynchronize(s);
+    expect_true(L("  its bytes arrived"), pattern_is(view, 11));
+    pattern_fill(view, 12);
+    c3 = mapped_3d(D, NULL, d, D, NULL, m);
+    expect(L("cuMemcpy3D from it"), cuMemcpy3D(&c3), CUDA_SUCCESS);
+    cuMemcpyDtoH(out, d, MAPPED_N);
+    expect_true(L("  its bytes arrived"), pattern_is(out, 12));
+    pattern_fill(view, 13);
+    expect(L("cuMemcpyDtoA from it"), cuMemcpyDtoA(a, 0, m, MAPPED_N), CUDA_SUCCESS);
+    memset(view, 0, MAPPED_N);
+    expect(L("cuMemcpyAtoD to it"), cuMemcpyAtoD(m, a, 0, MAPPED_N), CUDA_SUCCESS);
+    expect_true(L("  its bytes arrived"), pattern_is(view, 13));
+    expect(L("cuMemsetD32Async at it"), cuMemsetD32Async(m, 0x01020304u, MAPPED_N / 4, s), CUDA_SUCCESS);
+    cuStreamSynchronize(s);
+    expect_true(L("  its bytes were set"), view[0] == 4 && view[MAPPED_N - 1] == 1);
+
+    expect(L("cuMemcpyHtoD a byte past its end"), cuMemcpyHtoD(end, in, 9), CUDA_ERROR_INVALID_VALUE);
+    expect(L("cuMemcpyDtoH a byte past its end"), cuMemcpyDtoH(out, end, 9), CUDA_ERROR_INVALID_VALUE);
+    expect(L("cuMemcpyDtoD to a byte past its end"), cuMemcpyDtoD(end, d, 9), CUDA_ERROR_INVALID_VALUE);
+    expect(L("cuMemcpyDtoD from a byte past its end"), cuMemcpyDtoD(d, end, 9), CUDA_ERROR_INVALID_VALUE);
+    expect(L("cuMemcpyHtoDAsync a byte past its end"), cuMemcpyHtoDAsync(end, in, 9, s), CUDA_ERROR_INVALID_VALUE);
+    expect(L("cuMemcpyDtoHAsync a byte past its end"), cuMemcpyDtoHAsync(out, end, 9, s), CUDA_ERROR_INVALID_VALUE);
+    expect(L("cuMemcpyDtoDAsync to a byte past its end"), cuMemcpyDtoDAsync(end, d, 9, s),
+           CUDA_ERROR_INVALID_VALUE);
+    expect(L("cuMemcpyDtoDAsync from a byte past its end"), cuMemcpyDtoDAsync(d, end, 9, s),
+           CUDA_ERROR_INVALID_VALUE);
+    c2 = mapped_2d(D, NULL, m + 1, H, in, 0);
+    expect(L("cuMemcpy2D to a byte past its end"), cuMemcpy2D(&c2), CUDA_ERROR_INVALID_VALUE);
+    c3 = mapped_3d(H, out, 0, D, NULL, m + 1);
+    expect(L("cuMemcpy3DAsync from a byte past its end"), cuMemcpy3DAsync(&c3, s), CUDA_ERROR_INVALID_VALUE);
+    cuStreamSynchronize(s);
+#undef L
+}
+
+/* Mapped page-locked memory and managed memory as the device side of every copy. */
+static void mapped_copies(void)
+{
+    unsigned char *host = NULL, *registered = aligned_alloc(MAPPED_N, MAPPED_N);
+    CUdeviceptr alias = 0, reg_alias = 0, managed = 0, d = 0;
+    CUDA_ARRAY_DESCRIPTOR desc = {MAPPED_N, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1};
+    CUarray a = NULL;
+    CUstream s = NULL;
+
+    if (!registered || cuMemHostAlloc((void **)&host, MAPPED_N, CU_MEMHOSTALLOC_DEVICEMAP) != CUDA_SUCCESS ||
+        cuMemHostGetDevicePointer(&alias, host, 0) != CUDA_SUCCESS ||
+        cuMemHostRegister(registered, MAPPED_N, CU_MEMHOSTREGISTER_DEVICEMAP) != CUDA_SUCCESS ||
+        cuMemHostGetDevicePointer(&reg_alias, registered, 0) != CUDA_SUCCESS ||
+        cuMemAllocManaged(&managed, MAPPED_N, CU_MEM_ATTACH_GLOBAL) != CUDA_SUCCESS ||
+        cuMemAlloc(&d, MAPPED_N) != CUDA_SUCCESS || cuArrayCreate(&a, &desc) != CUDA_SUCCESS ||
+        cuStreamCreate(&s, 0) != CUDA_SUCCESS) {
+        printf("failed: no memory to copy through\n");
+        wrong++;
+    } else {
+        copies_through("cuMemHostAlloc(DEVICEMAP)", alias, host, d, a, s);
+        copies_through("cuMemHostRegister(DEVICEMAP)", reg_alias, registered, d, a, s);
+        copies_through("cuMemAllocManaged", managed, (unsigned char *)(uintptr_t)managed, d, a, s);
+    }
+    if (s)
+        cuStreamDestroy(s);
+    if (a)
+        cuArrayDestroy(a);
+    if (d)
+        cuMemFree(d);
+    if (managed)
+        cuMemFree(managed);
+    if (reg_alias)
+        cuMemHostUnregister(registered);
+    if (host)
+        cuMemFreeHost(host);
+    free(registered);
+}
+
 int main(void)
 {
     CUdevice dev;
@@ -207,6 +398,7 @@ int main(void)
     arrays();
     textures(d);
     host_memory();
+    mapped_copies();
     cuMemFree(d);
     cuDevicePrimaryCtxRelease(dev);
     printf("%d answers differ from the fake's\n", wrong);

@@ -24,6 +24,14 @@
  *                 the versions, as the PTX says; the occupancy they allow
  *   link-file  cuLinkAddFile of a symbolic link: refused, and told why in
  *              the error log and by cuGetErrorString
+ *   link-common   the same .common global in two inputs of different sizes:
+ *                 one variable of the largest size, which kernels of both
+ *                 write and read; a .weak global and a .weak function
+ *                 give way to .visible ones of their name; refused: what
+ *                 the PTX ISA refuses of .common (two initialisers, an
+ *                 initialised one not the largest, one on a .const or a
+ *                 function), two .weak ones of different sizes (as
+ *                 nvlink), two definitions of a name in one input
  */
 #include <math.h>
 #include <stdio.h>
@@ -554,6 +562,218 @@ static void link_file(void **state)
     CU_OK(cuDevicePrimaryCtxRelease_v2(0));
 }
 
+/*
+ * Two inputs that share `env`, .common in both (8 and 32 bytes), and `mode`
+ * and which(), .weak in one and .visible in the other.
+ */
+static const char common_a_ptx[] = ".version 8.0\n"
+                                   ".target sm_75\n"
+                                   ".address_size 64\n"
+                                   ".common .global .align 4 .b8 env[8];\n"
+                                   ".weak .global .align 4 .u32 mode = 1;\n"
+                                   ".weak .func (.param .b32 r) which()\n"
+                                   "{\n"
+                                   "  st.param.b32 [r], 1;\n"
+                                   "  ret;\n"
+                                   "}\n"
+                                   ".visible .entry put(.param .u32 v)\n"
+                                   "{\n"
+                                   "  .reg .b32 %r<2>;\n"
+                                   "  ld.param.u32 %r1, [v];\n"
+                                   "  st.global.u32 [env], %r1;\n"
+                                   "  ret;\n"
+                                   "}\n"
+                                   ".visible .entry mode_a(.param .u64 out)\n"
+                                   "{\n"
+                                   "  .reg .b32 %r<2>;\n"
+                                   "  .reg .b64 %rd<2>;\n"
+                                   "  ld.param.u64 %rd1, [out];\n"
+                                   "  cvta.to.global.u64 %rd1, %rd1;\n"
+                                   "  ld.global.u32 %r1, [mode];\n"
+                                   "  st.global.u32 [%rd1], %r1;\n"
+                                   "  {\n"
+                                   "  .param .b32 w;\n"
+                                   "  call.uni (w), which, ();\n"
+                                   "  ld.param.b32 %r1, [w];\n"
+                                   "  }\n"
+                                   "  st.global.u32 [%rd1+4], %r1;\n"
+                                   "  ret;\n"
+                                   "}\n";
+
+static const char common_b_ptx[] = ".version 8.0\n"
+                                   ".target sm_75\n"
+                                   ".address_size 64\n"
+                                   ".common .global .align 8 .b8 env[32];\n"
+                                   ".visible .global .align 4 .u32 mode = 2;\n"
+                                   ".visible .func (.param .b32 r) which()\n"
+                                   "{\n"
+                                   "  st.param.b32 [r], 2;\n"
+                                   "  ret;\n"
+                                   "}\n"
+                                   ".visible .entry get(.param .u64 out)\n"
+                                   "{\n"
+                                   "  .reg .b32 %r<3>;\n"
+                                   "  .reg .b64 %rd<2>;\n"
+                                   "  ld.param.u64 %rd1, [out];\n"
+                                   "  cvta.to.global.u64 %rd1, %rd1;\n"
+                                   "  ld.global.u32 %r1, [env];\n"
+                                   "  ld.global.u32 %r2, [env+28];\n"
+                                   "  st.global.u32 [%rd1], %r1;\n"
+                                   "  st.global.u32 [%rd1+4], %r2;\n"
+                                   "  ld.global.u32 %r1, [mode];\n"
+                                   "  st.global.u32 [%rd1+8], %r1;\n"
+                                   "  ret;\n"
+                                   "}\n";
+
+/* A link of the given PTX inputs, completed and loaded into *m; the result of the first call that fails. */
+static cuabi_result link_texts(const char *const *texts, size_t n, char *error, cuabi_module *m)
+{
+    cuabi_jit_option options[] = {CUABI_JIT_ERROR_LOG_BUFFER, CUABI_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {error, (void *)(uintptr_t)LOG};
+    cuabi_link_state l = NULL;
+    void *image = NULL;
+    size_t size = 0;
+    cuabi_result rc = cuLinkCreate_v2(2, options, values, &l);
+
+    error[0] = '\0';
+    for (size_t i = 0; rc == CUABI_SUCCESS && i < n; i++) {
+        char name[16];
+
+        snprintf(name, sizeof(name), "in%zu.ptx", i);
+        rc = cuLinkAddData_v2(l, CUABI_JIT_INPUT_PTX, (void *)texts[i], strlen(texts[i]) + 1, name, 0, NULL, NULL);
+    }
+    if (rc == CUABI_SUCCESS)
+        rc = cuLinkComplete(l, &image, &size);
+    if (rc == CUABI_SUCCESS)
+        rc = cuModuleLoadData(m, image);
+    if (l)
+        CU_OK(cuLinkDestroy(l));
+    return rc;
+}
+
+/*
+ * A link of `a` and `b` (NULL: `a` alone) that must fail, at cuLinkComplete
+ * or before (`at_link`: its error log saying `needle`), else when its image
+ * is loaded (cuGetErrorString saying it).
+ */
+static void link_refused(const char *a, const char *b, bool at_link, const char *needle)
+{
+    const char *const texts[] = {a, b};
+    char error[LOG];
+    const char *text = NULL;
+    cuabi_module m = NULL;
+    cuabi_result rc = link_texts(texts, b ? 2 : 1, error, &m);
+
+    if (rc == CUABI_SUCCESS) {
+        CU_OK(cuModuleUnload(m));
+        fail_msg("linked, where \"%s\" was to be refused", needle);
+    }
+    assert_int_equal(rc, CUABI_ERROR_INVALID_PTX);
+    CU_OK(cuGetErrorString(rc, &text));
+    if (at_link && !strstr(error, needle))
+        fail_msg("the error log \"%s\" does not say \"%s\"", error, needle);
+    if (!strstr(text, needle))
+        fail_msg("cuGetErrorString says \"%s\", not \"%s\"", text, needle);
+}
+
+/* The one-variable PTX text `decl` between a header and nothing else, in a buffer of its own. */
+static const char *unit(char *buf, size_t size, const char *decl)
+{
+    snprintf(buf, size, ".version 8.0\n.target sm_75\n.address_size 64\n%s\n", decl);
+    return buf;
+}
+
+static void link_common(void **state)
+{
+    const char *const texts[] = {common_a_ptx, common_b_ptx};
+    char error[LOG], a[256], b[256];
+    cuabi_module m = NULL;
+    cuabi_deviceptr env = 0, mode = 0, out = 0;
+    size_t bytes = 0;
+    uint32_t v = 0x1234, far = 0xabc, got[3] = {0};
+    void *put_args[] = {&v}, *out_args[] = {&out};
+    cuabi_function f = NULL;
+    cuabi_result rc;
+
+    (void)state;
+    ft_retain_current(0);
+    if ((rc = link_texts(texts, 2, error, &m)) != CUABI_SUCCESS) {
+        const char *text = NULL;
+
+        cuGetErrorString(rc, &text);
+        fail_msg("the link failed (%d): %s %s", (int)rc, error, text ? text : "");
+    }
+    /* One env, of the largest size; one mode, the .visible one. */
+    CU_OK(cuModuleGetGlobal_v2(&env, &bytes, m, "env"));
+    assert_int_equal(bytes, 32);
+    CU_OK(cuModuleGetGlobal_v2(&mode, &bytes, m, "mode"));
+    assert_int_equal(bytes, 4);
+    CU_OK(cuMemcpyDtoH_v2(&v, mode, 4));
+    assert_int_equal(v, 2);
+    v = 0x1234;
+    CU_OK(cuMemcpyHtoD_v2(env + 28, &far, 4));
+    CU_OK(cuMemAlloc_v2(&out, sizeof(got)));
+    /* put (the 8-byte input's) writes env; get (the 32-byte one's) reads it and its last word. */
+    CU_OK(cuModuleGetFunction(&f, m, "put"));
+    CU_OK(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, put_args, NULL));
+    CU_OK(cuModuleGetFunction(&f, m, "get"));
+    CU_OK(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, out_args, NULL));
+    CU_OK(cuMemcpyDtoH_v2(got, out, sizeof(got)));
+    assert_int_equal(got[0], 0x1234);
+    assert_int_equal(got[1], 0xabc);
+    assert_int_equal(got[2], 2);
+    /* The .weak input's kernel reads the .visible mode and calls the .visible which(). */
+    CU_OK(cuModuleGetFunction(&f, m, "mode_a"));
+    CU_OK(cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, NULL, out_args, NULL));
+    CU_OK(cuMemcpyDtoH_v2(got, out, 8));
+    assert_int_equal(got[0], 2);
+    assert_int_equal(got[1], 2);
+    CU_OK(cuMemFree_v2(out));
+    CU_OK(cuModuleUnload(m));
+
+    /* The one initialised .common the largest: its value is the variable's. */
+    if (link_texts((const char *const[]){unit(a, sizeof(a), ".common .global .u32 c[2];"),
+                                         unit(b, sizeof(b), ".common .global .u32 c[4] = {5, 6, 7, 8};")},
+                   2, error, &m) != CUABI_SUCCESS)
+        fail_msg("the link failed: %s", error);
+    CU_OK(cuModuleGetGlobal_v2(&env, &bytes, m, "c"));
+    assert_int_equal(bytes, 16);
+    CU_OK(cuMemcpyDtoH_v2(got, env + 4, 12));
+    assert_int_equal(got[0], 6);
+    assert_int_equal(got[2], 8);
+    CU_OK(cuModuleUnload(m));
+    /* Two .weak ones: one variable. */
+    if (link_texts((const char *const[]){unit(a, sizeof(a), ".weak .global .u32 w = 3;"),
+                                         unit(b, sizeof(b), ".weak .global .u32 w = 4;")},
+                   2, error, &m) != CUABI_SUCCESS)
+        fail_msg("the link failed: %s", error);
+    CU_OK(cuModuleGetGlobal_v2(&env, &bytes, m, "w"));
+    CU_OK(cuModuleUnload(m));
+
+    /* What the PTX ISA refuses. */
+    link_refused(unit(a, sizeof(a), ".common .global .u32 c = 1;"), unit(b, sizeof(b), ".common .global .u32 c = 2;"),
+                 true, "global \"c\" is initialised by 2 .common definitions");
+    link_refused(unit(a, sizeof(a), ".common .global .u32 c = 1;"), unit(b, sizeof(b), ".common .global .u32 c[2];"),
+                 true, "the initialised one must be the largest");
+    link_refused(unit(a, sizeof(a), ".common .global .u32 c;"), unit(b, sizeof(b), ".visible .global .u32 c;"), true,
+                 "global \"c\" is .common in 1 input(s), not .common in 1");
+    link_refused(unit(a, sizeof(a), ".common .const .u32 k;"), NULL, true, ".common applies only to .global variables");
+    link_refused(unit(a, sizeof(a), ".common .func f()\n{\n  ret;\n}"), NULL, true,
+                 ".common applies only to .global variables");
+    link_refused(unit(a, sizeof(a), ".visible .global .u32 v;"), unit(b, sizeof(b), ".visible .global .u32 v;"), true,
+                 "global \"v\" is defined in 2 inputs");
+    link_refused(unit(a, sizeof(a), ".weak .global .u32 w;"), unit(b, sizeof(b), ".weak .global .u32 w[2];"), true,
+                 "global \"w\" is .weak in inputs with 4 and 8 bytes");
+    /* Two definitions of one name in one input, .common or .weak: the image's load refuses them. */
+    link_refused(unit(a, sizeof(a), ".common .global .u32 c;\n.common .global .u32 c;"), NULL, false,
+                 "global \"c\" is defined twice");
+    link_refused(unit(a, sizeof(a), ".weak .global .u32 w;\n.visible .global .u32 w;"), NULL, false,
+                 "global \"w\" is defined twice");
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_MODULES), 0);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_LINKS), 0);
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+}
+
 int main(int argc, char **argv)
 {
     static const ft_case cases[] = {
@@ -564,6 +784,7 @@ int main(int argc, char **argv)
         {"library", cmocka_unit_test(library)},
         {"library-sweep", cmocka_unit_test(library_sweep)},
         {"link-file", cmocka_unit_test(link_file)},
+        {"link-common", cmocka_unit_test(link_common)},
     };
 
     return ft_run_case(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
