@@ -260,6 +260,14 @@ if part_here gpushim-cudart "built where the toolkit's cuda_runtime_api.h is" "$
         -DCMAKE_CUDA_COMPILER="$nvcc" >"$work/cmake-cudart.log" 2>&1 || { cat "$work/cmake-cudart.log"; exit 1; }
     cmake --build "$work/cmake-cudart" -- -s >/dev/null
     run_cudart_app "$work/cmake-cudart/consumer-cudart" ""
+
+    say "cmake, gpushim_add_fake_test: CTest runs a CUDA::cudart program on the fake through gpushim-run"
+    cmake -S "$work/consumers/cmake-fake-test" -B "$work/cmake-fake-test" -DCMAKE_PREFIX_PATH="$prefix" \
+        -DCMAKE_CUDA_COMPILER="$nvcc" -DCUDAToolkit_ROOT="$(dirname "$cuda_include")" \
+        >"$work/cmake-fake-test.log" 2>&1 || { cat "$work/cmake-fake-test.log"; exit 1; }
+    cmake --build "$work/cmake-fake-test" -- -s >/dev/null
+    (cd "$work/cmake-fake-test" && env -u LD_LIBRARY_PATH -u GPUSHIM_LIBCUDA ctest --output-on-failure) ||
+        { echo "FAIL: gpushim_add_fake_test's tests"; failures=$((failures + 1)); }
 fi
 
 if [ "$failures" -ne 0 ]; then
