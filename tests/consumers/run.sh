@@ -28,6 +28,8 @@
 # a runtime program built with nvcc -cudart=shared, linked with pkg-config's gpushim-cudart (run with
 # LD_LIBRARY_PATH=its cudartdir) and with CMake's gpushim::cudart (run by its build-tree run path); each must
 # load the installed libgpushim-cudart as libcudart.so.13, fail cleanly with no driver and run on the fake.
+# Then a CMake CUDA project that links CUDA::cudart and adds its test with gpushim_add_fake_test: ctest runs
+# it on the fake through the installed gpushim-run, with no setting of the caller's.
 #
 # usage: tests/consumers/run.sh PREFIX      (PREFIX: where `meson install` put gpushim)
 # environment: FAKE_LIBCUDA (optional), CC (default cc), CUDA_INCLUDE, NVCC
