@@ -10,6 +10,7 @@
  * becomes the program (exec): the exit status is the program's own.
  * --print-env prints the same settings for a CI file. See gpushim-run(1).
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -113,6 +114,40 @@ static bool parse_args(int argc, char **argv, struct options *o)
     if (!o->print_env && !o->program)
         return fprintf(stderr, "gpushim-run: no PROGRAM to run\n"), false;
     return true;
+}
+
+/*
+ * Each name of the profile list is one the fake has: asked of the fake itself
+ * (gpu_fake_device_profile() on device 0), before GPUSHIM_FAKE_DEVICE is set,
+ * so that a name it does not know is a usage error here rather than a stop at
+ * its first call. Where the caller's settings leave the fake no device 0,
+ * the fake judges the names when the program runs.
+ */
+static bool profile_known(const char *fake, const char *list)
+{
+    void *lib;
+    int (*set)(int, const char *);
+    const char *(*name_of)(int);
+    bool ok = true;
+
+    if (unsetenv("GPUSHIM_FAKE_DEVICE") != 0 || !(lib = dlopen(fake, RTLD_NOW | RTLD_LOCAL)))
+        return true;
+    *(void **)&set = dlsym(lib, "gpu_fake_device_profile");
+    *(void **)&name_of = dlsym(lib, "gpu_fake_device_profile_name");
+    if (!set || !name_of || !name_of(0))
+        return true;
+    for (const char *p = list; ok && *p;) {
+        size_t n = strcspn(p, ",");
+        char name[64];
+
+        snprintf(name, sizeof(name), "%.*s", (int)(n < sizeof(name) ? n : sizeof(name) - 1), p);
+        if (n >= sizeof(name) || set(0, name) != 0) {
+            fprintf(stderr, "gpushim-run: --fake=%s: the fake driver has no profile %.*s\n", list, (int)n, p);
+            ok = false;
+        }
+        p += n + (p[n] == ',');
+    }
+    return ok;
 }
 
 /* The settings, in the program's environment; `preload` also LD_PRELOADs the runtime (a DT_RPATH comes first). */
@@ -229,6 +264,10 @@ int main(int argc, char **argv)
     if (o.fake && !layout.fake[0]) {
         fprintf(stderr, "gpushim-run: the fake driver, libgpushim-fakecuda.so, was not found beside this program\n");
         return EXIT_OWN_ERROR;
+    }
+    if (o.profile && !profile_known(layout.fake, o.profile)) {
+        usage(stderr);
+        return EXIT_USAGE;
     }
     if (o.program && (found = program_kind_find(o.program[0], file, sizeof(file))))
         program_kind_read(file, &kind);

@@ -8,6 +8,10 @@
         --print-env, evaluated by a shell or read as dotenv lines, run them the same way; without --fake,
         a machine without a driver gives the program a CUDA error that says so, never a loader error;
         the exit status is the program's; usage errors exit 2, a program that cannot run 126 or 127.
+    check-run-tool.py gpu GPUSHIM_RUN GPUSHIM_INFO LCUDA_APP CTYPES_SCRIPT
+    check-run-tool.py gpu-cudart GPUSHIM_RUN GPUSHIM_INFO SHARED_PROGRAM
+        the same programs without --fake on a GPU: each runs on the machine's driver, which gpushim-run
+        names; a skip (77) without one.
     check-run-tool.py cudart GPUSHIM_RUN SHARED_PROGRAM STATIC_PROGRAM
         a program built with nvcc -cudart=shared runs on the fake through libgpushim-cudart; one built
         with nvcc's default static runtime is named, with the fix, before it runs, stripped or not.
@@ -120,7 +124,7 @@ def driver(tool, app, script):
             if r.returncode != code or f"gpushim-run: {program}: {text}" not in r.stderr:
                 fail(f"{program}: expected exit {code} and a message\n{r.returncode} {r.stderr}")
     # Usage errors: 2, and the usage; --help: 0.
-    for args in ([], ["--fake"], ["--bogus", app], ["--fake="], ["--fake=h200;x", app], ["--fake=a100,", app],
+    for args in ([], ["--fake"], ["--bogus", app], ["--fake="], ["--fake=h200;x", app], ["--fake=a100,", app], ["--fake=h300", app], ["--fake=a100,h300", app],
                  ["--print-env", app], ["--print-env=json"], ["-x"]):
         r = run([tool] + args)
         if r.returncode != 2 or "usage: gpushim-run" not in r.stderr or r.stdout:
@@ -196,11 +200,31 @@ def cudart(tool, shared, static):
     return 0
 
 
+def gpu(tool, info, commands):
+    """Without --fake, on a machine with a GPU: each program runs on its driver through gpushim's libraries,
+    and gpushim-run names that driver; 77 (a skip) where gpushim-info finds none usable."""
+    if run([info, "--no-self-test"]).returncode != 0:
+        print("no usable CUDA driver here: skipped")
+        return 77
+    for command in commands:
+        r = run([tool, "--"] + command)
+        if r.returncode != 0:
+            fail(f"{command} on the GPU: exit {r.returncode}\n{r.stdout}{r.stderr}")
+        check_one_line(f"{command} on the GPU", r, "", "")
+        if "driver: none" in own_lines(r)[0] or "through libgpushim-cuda" not in own_lines(r)[0]:
+            fail(f"{command}: gpushim-run did not name the machine's driver: {own_lines(r)}")
+    return 0
+
+
 def main():
     if len(sys.argv) == 5 and sys.argv[1] == "driver":
         return driver(*sys.argv[2:])
     if len(sys.argv) == 5 and sys.argv[1] == "cudart":
         return cudart(*sys.argv[2:])
+    if len(sys.argv) == 6 and sys.argv[1] == "gpu":
+        return gpu(sys.argv[2], sys.argv[3], [[sys.argv[4], "run"], [sys.executable, sys.argv[5]]])
+    if len(sys.argv) == 5 and sys.argv[1] == "gpu-cudart":
+        return gpu(sys.argv[2], sys.argv[3], [[sys.argv[4]]])
     sys.exit(__doc__)
 
 
