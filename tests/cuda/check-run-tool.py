@@ -12,9 +12,11 @@
     check-run-tool.py gpu-cudart GPUSHIM_RUN GPUSHIM_INFO SHARED_PROGRAM
         the same programs without --fake on a GPU: each runs on the machine's driver, which gpushim-run
         names; a skip (77) without one.
-    check-run-tool.py cudart GPUSHIM_RUN SHARED_PROGRAM STATIC_PROGRAM
+    check-run-tool.py cudart GPUSHIM_RUN SHARED_PROGRAM STATIC_PROGRAM [RPATH_PROGRAM CUDART_DIR]
         a program built with nvcc -cudart=shared runs on the fake through libgpushim-cudart; one built
-        with nvcc's default static runtime is named, with the fix, before it runs, stripped or not.
+        with nvcc's default static runtime is named, with the fix, before it runs, stripped or not; one
+        whose DT_RPATH names NVIDIA's runtime, which LD_LIBRARY_PATH=CUDART_DIR does not override, gets
+        libgpushim-cudart all the same.
 """
 import json
 import os
@@ -40,6 +42,12 @@ def clean_env():
 def run(cmd, env=None, **kw):
     return subprocess.run(cmd, env=env if env is not None else clean_env(), capture_output=True, text=True,
                           timeout=120, **kw)
+
+
+def fake_of(tool):
+    """The fake driver gpushim-run names in its settings."""
+    r = run([tool, "--fake", "--print-env=dotenv"])
+    return dict(line.split("=", 1) for line in r.stdout.splitlines())["GPUSHIM_LIBCUDA"]
 
 
 def own_lines(r):
@@ -161,7 +169,17 @@ def corrupted(program):
     return copies
 
 
-def cudart(tool, shared, static):
+def cudart(tool, shared, static, rpath=None, cudart_dir=None):
+    if rpath:
+        # LD_LIBRARY_PATH alone loses to the program's DT_RPATH: NVIDIA's runtime loads, and fails on the fake.
+        env = dict(clean_env(), LD_LIBRARY_PATH=cudart_dir, GPUSHIM_LIBCUDA=fake_of(tool))
+        r = run([rpath], env)
+        if r.returncode == 0:
+            fail(f"{rpath} ran on the fake with LD_LIBRARY_PATH={cudart_dir}: expected its DT_RPATH's runtime")
+        r = run([tool, "--fake", rpath])
+        if r.returncode != 0:
+            fail(f"a program with a DT_RPATH to NVIDIA's runtime: exit {r.returncode}\n{r.stdout}{r.stderr}")
+        check_one_line("DT_RPATH program", r, "gpushim's fake driver", "libgpushim-cudart (")
     r = run([tool, "--fake", shared])
     if r.returncode != 0:
         fail(f"shared-runtime program on the fake: exit {r.returncode}\n{r.stdout}{r.stderr}")
@@ -219,7 +237,7 @@ def gpu(tool, info, commands):
 def main():
     if len(sys.argv) == 5 and sys.argv[1] == "driver":
         return driver(*sys.argv[2:])
-    if len(sys.argv) == 5 and sys.argv[1] == "cudart":
+    if len(sys.argv) in (5, 7) and sys.argv[1] == "cudart":
         return cudart(*sys.argv[2:])
     if len(sys.argv) == 6 and sys.argv[1] == "gpu":
         return gpu(sys.argv[2], sys.argv[3], [[sys.argv[4], "run"], [sys.executable, sys.argv[5]]])
