@@ -150,13 +150,21 @@ static bool profile_known(const char *fake, const char *list)
     return ok;
 }
 
-/* The settings, in the program's environment; `preload` also LD_PRELOADs the runtime (a DT_RPATH comes first). */
-static bool set_environment(const struct options *o, const struct tool_layout *l, bool preload)
+/*
+ * The settings, in the program's environment. For a program whose DT_RPATH
+ * would choose its libcudart.so.13 before LD_LIBRARY_PATH, libgpushim-cudart
+ * is preloaded too, after the sanitizer runtimes the program names (which
+ * must come first).
+ */
+static bool set_environment(const struct options *o, const struct tool_layout *l, const struct program_kind *k)
 {
-    char front[2 * PATH_MAX + 2], runtime[PATH_MAX + 32];
+    char front[2 * PATH_MAX + 2], runtime[PATH_MAX + 300];
+    bool preload = k->rpath_first && l->cudart_dir[0] && !strpbrk(l->cudart_dir, " :") &&
+                   strcmp(k->cudart, "libcudart.so.13") == 0;
 
     snprintf(front, sizeof(front), "%s%s%s", l->cuda_dir, l->cudart_dir[0] ? ":" : "", l->cudart_dir);
-    snprintf(runtime, sizeof(runtime), "%s/libcudart.so.13", l->cudart_dir);
+    snprintf(runtime, sizeof(runtime), "%s%s%s/libcudart.so.13", k->sanitizers, k->sanitizers[0] ? " " : "",
+             l->cudart_dir);
     return tool_env_prepend("LD_LIBRARY_PATH", front) &&
            (!o->fake || setenv("GPUSHIM_LIBCUDA", l->fake, 1) == 0) &&
            (!o->profile || setenv("GPUSHIM_FAKE_DEVICE", o->profile, 1) == 0) &&
@@ -271,8 +279,7 @@ int main(int argc, char **argv)
     }
     if (o.program && (found = program_kind_find(o.program[0], file, sizeof(file))))
         program_kind_read(file, &kind);
-    if (!set_environment(&o, &layout, kind.rpath_first && kind.cudart[0] && layout.cudart_dir[0] &&
-                                          strcmp(kind.cudart, "libcudart.so.13") == 0)) {
+    if (!set_environment(&o, &layout, &kind)) {
         fprintf(stderr, "gpushim-run: the program's environment: %s\n", strerror(errno));
         return EXIT_OWN_ERROR;
     }

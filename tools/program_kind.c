@@ -47,6 +47,18 @@ static const char *string_at(const struct file *f, const Elf64_Shdr *table, uint
     return memchr(s, '\0', table->sh_size - offset) ? s : NULL;
 }
 
+/* GCC's and Clang's sanitizer runtimes, which must be the first library loaded into the process. */
+static bool sanitizer_runtime(const char *name)
+{
+    static const char *const prefixes[] = {"libasan.so", "libtsan.so", "libubsan.so", "liblsan.so", "libhwasan.so",
+                                           "libclang_rt."};
+
+    for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+        if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0 && !strchr(name, ' ') && !strchr(name, ':'))
+            return true;
+    return false;
+}
+
 static void read_dynamic(const struct file *f, const Elf64_Shdr *dyn, const Elf64_Shdr *strtab, struct program_kind *k)
 {
     bool rpath = false, runpath = false;
@@ -63,9 +75,12 @@ static void read_dynamic(const struct file *f, const Elf64_Shdr *dyn, const Elf6
             break;
         rpath |= d.d_tag == DT_RPATH;
         runpath |= d.d_tag == DT_RUNPATH;
-        if (d.d_tag == DT_NEEDED && (name = string_at(f, strtab, d.d_un.d_val)) &&
-            strncmp(name, "libcudart.so", 12) == 0 && strlen(name) < sizeof(k->cudart))
+        if (d.d_tag != DT_NEEDED || !(name = string_at(f, strtab, d.d_un.d_val)))
+            continue;
+        if (strncmp(name, "libcudart.so", 12) == 0 && strlen(name) < sizeof(k->cudart))
             strcpy(k->cudart, name);
+        else if (sanitizer_runtime(name) && strlen(k->sanitizers) + strlen(name) + 2 <= sizeof(k->sanitizers))
+            strcat(strcat(k->sanitizers, k->sanitizers[0] ? " " : ""), name);
     }
     k->rpath_first = rpath && !runpath;
 }

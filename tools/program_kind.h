@@ -17,6 +17,7 @@ struct program_kind {
     char cudart[64];       /* the libcudart.so.N it names in DT_NEEDED, or "" */
     bool static_cudart;    /* no libcudart in DT_NEEDED, and NVIDIA's runtime linked in */
     bool rpath_first;      /* a DT_RPATH without DT_RUNPATH: searched before LD_LIBRARY_PATH */
+    char sanitizers[256];  /* the sanitizer runtimes it names in DT_NEEDED, space-separated: first of all loaded */
 };
 
 /* Reads `path`; false (errno set) when it cannot be opened or mapped. */

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """gpushim-run (tools/) on each kind of program, in an environment with no gpushim setting of its own:
 
-    check-run-tool.py driver GPUSHIM_RUN LCUDA_APP CTYPES_SCRIPT
+    check-run-tool.py driver GPUSHIM_RUN LCUDA_APP CTYPES_SCRIPT   (CTYPES_SCRIPT '' in a sanitized build)
         a program linked with -lcuda (tests/cuda/app.c, `run` checks the data it copies) and a Python
         script that opens libcuda.so.1 through ctypes, on the fake (a profile chosen); the settings of
         --print-env, evaluated by a shell or read as dotenv lines, run them the same way; without --fake,
@@ -69,6 +69,12 @@ def check_ctypes(what, r):
         fail(f"{what}: the fake's a100 and l4 were expected, the script saw {got}")
 
 
+def check_app(what, r):
+    """tests/cuda/app.c's `run` on the fake's a100 and l4: it names the first device and counts them."""
+    if r.returncode != 0 or f"{CTYPES_NAMES[0]}, driver 13000, 2 device(s)" not in r.stdout:
+        fail(f"{what}: exit {r.returncode}, expected the fake's a100 and l4\n{r.stdout}{r.stderr}")
+
+
 def driver(tool, app, script):
     python = sys.executable
     # (a) -lcuda, on the fake.
@@ -81,16 +87,18 @@ def driver(tool, app, script):
     if r.returncode != 0 or own_lines(r):
         fail(f"-q: exit {r.returncode}, lines {own_lines(r)}")
     # (c) ctypes, on the fake with two profiles: the names are the profiles' boards.
-    r = run([tool, "--fake=a100,l4", python, script])
-    check_ctypes("ctypes script", r)
-    check_one_line("ctypes script", r, "gpushim's fake driver", "libgpushim-cudart")
+    # (An empty SCRIPT: a sanitized build, whose libraries an unsanitized Python cannot load.)
+    if script:
+        r = run([tool, "--fake=a100,l4", python, script])
+        check_ctypes("ctypes script", r)
+        check_one_line("ctypes script", r, "gpushim's fake driver", "libgpushim-cudart")
     # (d) --print-env: a shell evaluates the lines, then the programs run on the fake without gpushim-run.
-    for program in ([app, "run"], [python, script]):
+    for program in [[app, "run"]] + ([[python, script]] if script else []):
         r = run(["sh", "-c", 'eval "$("$0" --fake=a100,l4 --print-env)" && exec "$@"', tool] + program)
         if program[0] == python:
             check_ctypes("--print-env, evaluated", r)
-        elif r.returncode != 0:
-            fail(f"--print-env, evaluated: {program}: exit {r.returncode}\n{r.stdout}{r.stderr}")
+        else:
+            check_app("--print-env, evaluated", r)
     # The dotenv lines, NAME=value as $GITHUB_ENV takes them, with a value that needs quoting in a shell.
     env = clean_env()
     env["LD_LIBRARY_PATH"] = "/nonexistent/it's here"
@@ -100,7 +108,9 @@ def driver(tool, app, script):
     if r.returncode != 0 or sorted(settings) != ["GPUSHIM_FAKE_DEVICE", "GPUSHIM_LIBCUDA", "LD_LIBRARY_PATH"] or \
             not settings["LD_LIBRARY_PATH"].endswith(":/nonexistent/it's here"):
         fail(f"--print-env=dotenv: exit {r.returncode}\n{r.stdout}{r.stderr}")
-    check_ctypes("--print-env=dotenv, read", run([python, script], dict(clean_env(), **settings)))
+    check_app("--print-env=dotenv, read", run([app, "run"], dict(clean_env(), **settings)))
+    if script:
+        check_ctypes("--print-env=dotenv, read", run([python, script], dict(clean_env(), **settings)))
     r = run(["sh", "-c", 'eval "$("$0" --fake --print-env)" && printf %s "$LD_LIBRARY_PATH"', tool], env)
     if r.returncode != 0 or r.stdout != settings["LD_LIBRARY_PATH"]:
         fail(f"--print-env's quoting: {r.stdout!r}, expected {settings['LD_LIBRARY_PATH']!r}\n{r.stderr}")
@@ -240,7 +250,7 @@ def main():
     if len(sys.argv) in (5, 7) and sys.argv[1] == "cudart":
         return cudart(*sys.argv[2:])
     if len(sys.argv) == 6 and sys.argv[1] == "gpu":
-        return gpu(sys.argv[2], sys.argv[3], [[sys.argv[4], "run"], [sys.executable, sys.argv[5]]])
+        return gpu(sys.argv[2], sys.argv[3], [[sys.argv[4], "run"]] + ([[sys.executable, sys.argv[5]]] if sys.argv[5] else []))
     if len(sys.argv) == 5 and sys.argv[1] == "gpu-cudart":
         return gpu(sys.argv[2], sys.argv[3], [[sys.argv[4]]])
     sys.exit(__doc__)
