@@ -53,6 +53,12 @@ static void usage(FILE *out)
                  "                   NAME=value lines (dotenv: $GITHUB_ENV, GitLab's dotenv reports)\n");
 }
 
+static int usage_error(void)
+{
+    usage(stderr);
+    return EXIT_USAGE;
+}
+
 /* A profile list as GPUSHIM_FAKE_DEVICE takes one: names of [a-z0-9], comma-separated; the fake judges the names. */
 static bool profile_ok(const char *p)
 {
@@ -256,14 +262,10 @@ int main(int argc, char **argv)
     struct options o;
     bool found = false;
 
-    if (!parse_args(argc, argv, &o)) {
-        usage(stderr);
-        return EXIT_USAGE;
-    }
-    if (o.help) {
-        usage(stdout);
-        return 0;
-    }
+    if (!parse_args(argc, argv, &o))
+        return usage_error();
+    if (o.help)
+        return usage(stdout), 0;
     if (!tool_layout_find(&layout)) {
         fprintf(stderr, "gpushim-run: libgpushim-cuda (as <libdir>/gpushim/cuda/libcuda.so.1) was not found "
                         "beside this program\n");
@@ -273,10 +275,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "gpushim-run: the fake driver, libgpushim-fakecuda.so, was not found beside this program\n");
         return EXIT_OWN_ERROR;
     }
-    if (o.profile && !profile_known(layout.fake, o.profile)) {
-        usage(stderr);
-        return EXIT_USAGE;
-    }
+    if (o.profile && !profile_known(layout.fake, o.profile))
+        return usage_error();
     if (o.program && (found = program_kind_find(o.program[0], file, sizeof(file))))
         program_kind_read(file, &kind);
     if (!set_environment(&o, &layout, &kind)) {
