@@ -17,7 +17,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,11 +27,7 @@
 #include <unistd.h>
 
 #include "gpushim/status.h"
-
-/* The library folder as seen from the installed program's folder (tools/meson.build). */
-#ifndef GPUSHIM_TRACE_LIBDIR
-#define GPUSHIM_TRACE_LIBDIR "../lib"
-#endif
+#include "tool_layout.h"
 
 enum {
     EXIT_OWN_ERROR = 125, /* this command failed, not the program (as env(1) and timeout(1)) */
@@ -462,77 +457,15 @@ static bool parse_args(int argc, char **argv, struct options *o)
     return o->help || (o->program != NULL) != (o->read != NULL);
 }
 
-/* This program's folder, from /proc/self/exe. */
-static bool own_folder(char *out, size_t size)
-{
-    ssize_t n = readlink("/proc/self/exe", out, size - 1);
-    char *slash;
-
-    if (n <= 0 || (size_t)n >= size - 1)
-        return false;
-    out[n] = '\0';
-    slash = strrchr(out, '/');
-    if (!slash)
-        return false;
-    *slash = '\0';
-    return true;
-}
-
-/* snprintf into `out`, false when it did not fit. */
-__attribute__((format(printf, 3, 4))) static bool path_printf(char *out, size_t size, const char *format, ...)
-{
-    va_list ap;
-    int n;
-
-    va_start(ap, format);
-    n = vsnprintf(out, size, format, ap);
-    va_end(ap);
-    return n >= 0 && (size_t)n < size;
-}
-
-static bool exists(const char *path)
-{
-    return access(path, R_OK) == 0;
-}
-
-/*
- * Where the program finds libgpushim-cuda as libcuda.so.1 (`path`, for the
- * front of LD_LIBRARY_PATH) and the fake driver. Installed: <libdir>/gpushim/cuda
- * and <libdir>. In the build tree: a folder made in `work` holding that name
- * for build/src/libgpushim-cuda.so.0, then build/src, where its libgpushim is
- * (its run path is the installed layout's), and build/fake.
- */
-static bool find_libraries(const char *work, char *path, char *fake, size_t size)
-{
-    char self[PATH_MAX], link[PATH_MAX], target[PATH_MAX], cuda_dir[PATH_MAX];
-
-    if (!own_folder(self, sizeof(self)))
-        return false;
-    if (path_printf(link, sizeof(link), "%s/%s/gpushim/cuda/libcuda.so.1", self, GPUSHIM_TRACE_LIBDIR) &&
-        exists(link))
-        return path_printf(path, size, "%s/%s/gpushim/cuda", self, GPUSHIM_TRACE_LIBDIR) &&
-               path_printf(fake, size, "%s/%s/libgpushim-fakecuda.so", self, GPUSHIM_TRACE_LIBDIR);
-    return path_printf(target, sizeof(target), "%s/../src/libgpushim-cuda.so.0", self) && exists(target) &&
-           path_printf(cuda_dir, sizeof(cuda_dir), "%s/cuda", work) &&
-           path_printf(path, size, "%s:%s/../src", cuda_dir, self) &&
-           path_printf(fake, size, "%s/../fake/libgpushim-fakecuda.so", self) && mkdir(cuda_dir, 0700) == 0 &&
-           path_printf(link, sizeof(link), "%s/libcuda.so.1", cuda_dir) && symlink(target, link) == 0;
-}
-
 /* The program's environment: gpushim-cuda first on LD_LIBRARY_PATH, the trace on. */
-static bool set_environment(const struct options *o, const char *work, const char *front, const char *fake)
+static bool set_environment(const struct options *o, const char *work, const struct tool_layout *l)
 {
-    const char *old = getenv("LD_LIBRARY_PATH");
-    char *path = NULL, trace[PATH_MAX + 32];
-    bool ok;
+    char trace[PATH_MAX + 32];
 
-    if (asprintf(&path, "%s%s%s", front, old && *old ? ":" : "", old && *old ? old : "") < 0)
-        return false;
     snprintf(trace, sizeof(trace), "%s/trace.%%p.json", work);
-    ok = setenv("LD_LIBRARY_PATH", path, 1) == 0 && setenv("GPUSHIM_TRACE", trace, 1) == 0 &&
-         (!o->fake || setenv("GPUSHIM_LIBCUDA", fake, 1) == 0) && (!o->gpu || setenv("GPUSHIM_TRACE_GPU", "1", 1) == 0);
-    free(path);
-    return ok;
+    return tool_env_prepend("LD_LIBRARY_PATH", l->cuda_dir) && setenv("GPUSHIM_TRACE", trace, 1) == 0 &&
+           (!o->fake || (l->fake[0] && setenv("GPUSHIM_LIBCUDA", l->fake, 1) == 0)) &&
+           (!o->gpu || setenv("GPUSHIM_TRACE_GPU", "1", 1) == 0);
 }
 
 /* Runs the program and waits: its exit status, or 128 + the signal that ended it. */
@@ -644,7 +577,8 @@ int main(int argc, char **argv)
 {
     static struct summary s;
     struct options o;
-    char work[PATH_MAX], front[2 * PATH_MAX + 8], fake[PATH_MAX];
+    static struct tool_layout layout;
+    char work[PATH_MAX];
     const char *tmp = getenv("TMPDIR");
     int status;
 
@@ -668,7 +602,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "gpushim-trace: %s: %s\n", work, strerror(errno));
         return EXIT_OWN_ERROR;
     }
-    if (!find_libraries(work, front, fake, sizeof(front)) || !set_environment(&o, work, front, fake)) {
+    if (!tool_layout_find(&layout) || !set_environment(&o, work, &layout)) {
         fprintf(stderr, "gpushim-trace: libgpushim-cuda (as <libdir>/gpushim/cuda/libcuda.so.1) was not found "
                         "beside this program\n");
         collect(&s, work, 0, o.output);

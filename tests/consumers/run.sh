@@ -28,6 +28,8 @@
 # a runtime program built with nvcc -cudart=shared, linked with pkg-config's gpushim-cudart (run with
 # LD_LIBRARY_PATH=its cudartdir) and with CMake's gpushim::cudart (run by its build-tree run path); each must
 # load the installed libgpushim-cudart as libcudart.so.13, fail cleanly with no driver and run on the fake.
+# Then a CMake CUDA project that links CUDA::cudart and adds its test with gpushim_add_fake_test: ctest runs
+# it on the fake through the installed gpushim-run, with no setting of the caller's.
 #
 # usage: tests/consumers/run.sh PREFIX      (PREFIX: where `meson install` put gpushim)
 # environment: FAKE_LIBCUDA (optional), CC (default cc), CUDA_INCLUDE, NVCC
@@ -260,6 +262,14 @@ if part_here gpushim-cudart "built where the toolkit's cuda_runtime_api.h is" "$
         -DCMAKE_CUDA_COMPILER="$nvcc" >"$work/cmake-cudart.log" 2>&1 || { cat "$work/cmake-cudart.log"; exit 1; }
     cmake --build "$work/cmake-cudart" -- -s >/dev/null
     run_cudart_app "$work/cmake-cudart/consumer-cudart" ""
+
+    say "cmake, gpushim_add_fake_test: CTest runs a CUDA::cudart program on the fake through gpushim-run"
+    cmake -S "$work/consumers/cmake-fake-test" -B "$work/cmake-fake-test" -DCMAKE_PREFIX_PATH="$prefix" \
+        -DCMAKE_CUDA_COMPILER="$nvcc" -DCUDAToolkit_ROOT="$(dirname "$cuda_include")" \
+        >"$work/cmake-fake-test.log" 2>&1 || { cat "$work/cmake-fake-test.log"; exit 1; }
+    cmake --build "$work/cmake-fake-test" -- -s >/dev/null
+    (cd "$work/cmake-fake-test" && env -u LD_LIBRARY_PATH -u GPUSHIM_LIBCUDA ctest --output-on-failure) ||
+        { echo "FAIL: gpushim_add_fake_test's tests"; failures=$((failures + 1)); }
 fi
 
 if [ "$failures" -ne 0 ]; then
