@@ -739,6 +739,29 @@ static bool path_stat(struct stat *st)
     return lstat(trace_path, st) == 0;
 }
 
+static const char *file_kind(mode_t mode)
+{
+    return S_ISLNK(mode) ? "a symbolic link" : S_ISFIFO(mode) ? "a FIFO" : S_ISCHR(mode) ? "a character device"
+         : S_ISBLK(mode) ? "a block device" : S_ISDIR(mode) ? "a folder" : S_ISSOCK(mode) ? "a socket"
+         : "not a regular file";
+}
+
+/*
+ * Whether the trace may be renamed over its path: nothing there, or a regular
+ * file. Anything else (a FIFO, a device such as /dev/null, a folder, a link)
+ * stays as it is, said so on stderr, and the trace is not written.
+ */
+static bool path_replaceable(void)
+{
+    struct stat st;
+
+    if (!path_stat(&st) || S_ISREG(st.st_mode))
+        return true;
+    fprintf(stderr, "gpushim: GPUSHIM_TRACE: %s is %s: no trace is written (only a regular file is replaced)\n",
+            trace_path, file_kind(st.st_mode));
+    return false;
+}
+
 static bool same_file(const struct stat *a, const struct stat *b)
 {
     return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
@@ -761,9 +784,9 @@ static void warn_if_replacing(void)
  * The file, `with_spans` when the caller holds gpu_lock: written 0600 (it
  * holds pointer values) to a new file of an unguessable name beside it
  * (O_EXCL, O_NOFOLLOW: never a planted file or link), then renamed over the
- * path, which replaces a symbolic link there rather than following it.
+ * path where that is a regular file or nothing (path_replaceable()).
  */
-static bool write_file(bool with_spans)
+static bool write_file(bool with_spans, bool *refused)
 {
     char tmp[sizeof(trace_path) + 32], prefix[sizeof(trace_path) + 8];
     struct gpu__xfsz_hold hold;
@@ -804,6 +827,11 @@ static bool write_file(bool with_spans)
     gpu__xfsz_release(&hold);
     if (ok)
         warn_if_replacing();
+    if (ok && !path_replaceable()) {
+        unlink(tmp);
+        *refused = true;
+        return false;
+    }
     if (ok && rename(tmp, trace_path) == 0)
         return true;
     unlink(tmp);
@@ -855,7 +883,7 @@ static void trace_finish(void)
 {
     /* Once, and not in a child of fork(): the parent writes its own file. */
     const gpu_load_report *r = load_report;
-    bool locked = false;
+    bool locked = false, refused = false;
 
     if (getpid() != trace_pid || atomic_exchange(&finished, true))
         return;
@@ -871,7 +899,7 @@ static void trace_finish(void)
         if (locked)
             spans_retire_all(false);
     }
-    if (want_file && !write_file(locked))
+    if (want_file && !write_file(locked, &refused) && !refused)
         fprintf(stderr, "gpushim: GPUSHIM_TRACE: could not write %s: %s\n", trace_path, strerror(errno));
     if (locked)
         pthread_mutex_unlock(&gpu_lock);
@@ -945,6 +973,9 @@ static void read_env(void)
 bool gpu__trace_install(struct gpu__driver *table, const gpu_load_report *report)
 {
     read_env();
+    /* Said at the start too, so that a run meant to be traced learns it at once; looked at again before the rename. */
+    if (want_file && !path_replaceable())
+        want_file = want_gpu = false;
     if (!want_file && !want_summary)
         return false;
     if (want_file) {

@@ -16,6 +16,7 @@ import json
 import os
 import re
 import shlex
+import stat
 import subprocess
 import sys
 import tempfile
@@ -290,10 +291,32 @@ for name, d in folders.items():
                               "GPUSHIM_TRACE": path}, capture_output=True, text=True, timeout=600)
     check(ran.returncode == 0, f"{name}: the traced program failed: {ran.stderr}")
     check(open(victim).read() == "# the victim's own file\n", f"{name}: a planted link was followed: the victim's file changed")
+    check(os.path.islink(path), f"{name}: the link planted at {path} was replaced")
+    check(f"{path} is a symbolic link: no trace is written" in ran.stderr, f"{name}: the link not said: {ran.stderr}")
+    os.unlink(path)
+    ran = subprocess.run([TRACE, "sequence"], env={**{k: v for k, v in os.environ.items() if not k.startswith("GPUSHIM_TRACE")},
+                         "GPUSHIM_TRACE": path}, capture_output=True, text=True, timeout=600)
     check(not os.path.islink(path) and os.path.isfile(path), f"{name}: the trace is not a file of its own at {path}")
     if os.path.isfile(path) and not os.path.islink(path):
         check(os.stat(path).st_mode & 0o777 == 0o600, f"{name}: the trace's mode is {oct(os.stat(path).st_mode & 0o777)}")
         load(path)
+
+# ---- A FIFO or a device at the path: left as it is, said so, the trace written nowhere ----
+fifo = os.path.join(TMP, "fifo.json")
+os.mkfifo(fifo)
+p = run(TRACE, ["sequence"], {"GPUSHIM_TRACE": fifo})
+check(stat.S_ISFIFO(os.lstat(fifo).st_mode), "a FIFO at the path was replaced")
+check(f"{fifo} is a FIFO: no trace is written" in p.stderr, "a FIFO at the path: not said: " + p.stderr)
+check(not [f for f in os.listdir(TMP) if f.startswith("fifo.json.tmp.")], "a FIFO at the path: a temporary left")
+if ROOT:
+    dev = os.path.join(TMP, "null.json")
+    os.mknod(dev, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    p = run(TRACE, ["sequence"], {"GPUSHIM_TRACE": dev})
+    check(stat.S_ISCHR(os.lstat(dev).st_mode), "a device at the path was replaced")
+    check(f"{dev} is a character device: no trace is written" in p.stderr, "a device at the path: not said: " + p.stderr)
+    os.unlink(dev)
+else:
+    print("  (not root: a device node at the path is not tried)")
 
 
 def reachable_by_others(path):
