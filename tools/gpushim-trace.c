@@ -9,7 +9,8 @@
  * The trace files are read as untrusted input: a line at a time into a
  * bounded buffer, each event's fields looked up by key; a line that is not
  * an event as gpushim writes it is counted and skipped, and a file without
- * its closing record (a process killed while writing it) is summarized as
+ * its closing record (a process that ended by a signal, _exit() or exec()
+ * before its exit handlers wrote it) is summarized as
  * far as it goes and said to be incomplete.
  */
 #include <dirent.h>
@@ -320,7 +321,7 @@ static void print_text(FILE *out, const struct summary *s, const char *trace, in
     fprintf(out, "gpushim-trace: %llu driver calls, %llu failed, in %u traced process%s", s->calls, s->errors,
             s->files, s->files == 1 ? "" : "es");
     if (s->files_incomplete)
-        fprintf(out, " (%u trace%s incomplete: the process stopped while writing it)", s->files_incomplete,
+        fprintf(out, " (%u trace%s incomplete: the process ended by a signal, _exit or exec, with no closing record)", s->files_incomplete,
                 s->files_incomplete == 1 ? "" : "s");
     fprintf(out, "; exit status %d\n", status);
     if (s->dropped_events)
@@ -721,7 +722,7 @@ int main(int argc, char **argv)
         written = collect(&s, work, child, o.output);
         if (!s.files)
             fprintf(stderr, "gpushim-trace: no trace was written: %s did not load gpushim-cuda (a program linked "
-                            "with libcuda.so.1 does), or ended before exit handlers ran\n", o.program[0]);
+                            "with libcuda.so.1 does)\n", o.program[0]);
         return report(&o, &s, written ? o.output : NULL, status);
     }
 }
