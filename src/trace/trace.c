@@ -5,14 +5,17 @@
  * event for it to the trace file; at exit the file gets its closing record,
  * and the summary is printed.
  *
- * The file is made at the load (a new file renamed over the path) and each
- * call's event is appended to it as the call returns, one write(2) of one
- * whole line to an O_APPEND descriptor: what is on disk is the trace so far,
- * at any moment. So the calls made before exec() (which runs no exit handler
- * and keeps no memory), before _exit() or a fatal signal are in the file,
- * which then lacks only its closing record; gpushim-trace and Perfetto read
- * such a file as far as it goes. gpushim interposes no exec function: a
- * write per call needs none, and holds for every way a process can end.
+ * The file is made at the load (a new file renamed over the path) and mapped
+ * shared; each call's event line is copied into the mapping as the call
+ * returns, at an offset claimed with one atomic add, into room the file was
+ * grown to ahead (a MiB at a time, filled with newlines). A shared mapping's
+ * bytes are the file's own, in the page cache, at once: what the file holds
+ * is the trace so far, at any moment, at no system call a call. So the calls
+ * made before exec() (which runs no exit handler and unmaps the process's
+ * memory), _exit() or a fatal signal are in the file, which then lacks only
+ * its closing record (and ends in blank lines); gpushim-trace and Perfetto
+ * read such a file as far as it goes. gpushim interposes no exec function:
+ * the mapping needs none, and holds for every way a process can end.
  * Calls past GPUSHIM_TRACE_MAX_EVENTS are counted as dropped, and the file
  * says how many.
  *
@@ -35,7 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -150,12 +153,16 @@ static struct gpu__driver real;
 static const gpu_load_report *load_report; /* the loader's, its stages' times filled at install */
 static bool want_file, want_gpu, want_summary;
 static char trace_path[4096];
-static int trace_fd = -1;          /* the file at trace_path, O_APPEND, from the load */
+static int trace_fd = -1;          /* the file at trace_path, from the load */
 static struct stat trace_stat;     /* which file that is: another process's trace may replace it at the path */
 static atomic_uint file_writers;   /* threads inside an event's write */
 static atomic_bool file_closed;    /* the closing record is being written: no event goes after it */
 static atomic_bool in_fork_child;  /* a child of fork(): the file is the parent's */
-static bool hold_xfsz;             /* a file size limit is set: each write holds SIGXFSZ off */
+static char *file_map;             /* the file, mapped shared: file_reserve bytes of address space */
+static size_t file_reserve;
+static atomic_size_t file_end;     /* the next event's offset: the bytes before it are claimed */
+static atomic_size_t file_size;    /* what the file was grown to: room up to there is mapped and blank */
+static pthread_mutex_t grow_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_size_t written_events;
 static atomic_size_t in_flight;    /* calls begun and not yet returned */
 static pid_t trace_pid;
@@ -645,6 +652,60 @@ static void line_putc(struct line *l, char c)
         l->overflow = true;
 }
 
+/* The appenders a call's event is written with, without printf's parsing: an event is written at each call. */
+static void line_mem(struct line *l, const char *s, size_t n)
+{
+    if (n < l->cap - l->len) {
+        memcpy(l->buf + l->len, s, n);
+        l->len += n;
+    } else
+        l->overflow = true;
+}
+
+static void line_str(struct line *l, const char *s)
+{
+    line_mem(l, s, strlen(s));
+}
+
+static void line_u64(struct line *l, uint64_t v)
+{
+    char digits[20];
+    size_t n = 0;
+
+    do
+        digits[sizeof(digits) - ++n] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    line_mem(l, digits + sizeof(digits) - n, n);
+}
+
+static void line_i64(struct line *l, int64_t v)
+{
+    if (v < 0)
+        line_putc(l, '-');
+    line_u64(l, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+}
+
+static void line_hex(struct line *l, uint64_t v)
+{
+    char digits[16];
+    size_t n = 0;
+
+    do
+        digits[sizeof(digits) - ++n] = "0123456789abcdef"[v & 15];
+    while ((v >>= 4) != 0);
+    line_mem(l, "0x", 2);
+    line_mem(l, digits + sizeof(digits) - n, n);
+}
+
+/* Nanoseconds as microseconds with three decimals: printf's "%.3f" of ns / 1e3, exactly. */
+static void line_us(struct line *l, uint64_t ns)
+{
+    char frac[4] = {'.', (char)('0' + ns / 100 % 10), (char)('0' + ns / 10 % 10), (char)('0' + ns % 10)};
+
+    line_u64(l, ns / 1000);
+    line_mem(l, frac, sizeof(frac));
+}
+
 static double us(uint64_t ns)
 {
     return (double)ns / 1e3;
@@ -740,57 +801,105 @@ static void write_args(struct line *l, const struct trace_event *ev)
     const char *names = entry_args[ev->entry] + 1; /* past "(" */
     const char *name = gpu__result_name_own(ev->rc);
 
-    line_printf(l, "\"args\":{\"result\":\"%s\",\"rc\":%u", name ? name : "CUDA_ERROR_UNRECOGNIZED", ev->rc);
+    line_str(l, "\"args\":{\"result\":\"");
+    line_str(l, name ? name : "CUDA_ERROR_UNRECOGNIZED");
+    line_str(l, "\",\"rc\":");
+    line_u64(l, ev->rc);
     write_message(l, ev->rc);
     for (unsigned i = 0; i < ev->argc; i++) {
         size_t len = strcspn(names, ",)");
 
-        line_printf(l, ",\"%.*s\":", (int)len, names);
+        line_mem(l, ",\"", 2);
+        line_mem(l, names, len);
+        line_mem(l, "\":", 2);
         if (ev->kinds[i] == KIND_INT)
-            line_printf(l, "%lld", (long long)ev->args[i]);
+            line_i64(l, (int64_t)ev->args[i]);
         else if (ev->kinds[i] == KIND_UINT)
-            line_printf(l, "%" PRIu64, ev->args[i]);
-        else if (ev->kinds[i] == KIND_PTR)
-            line_printf(l, "\"0x%" PRIx64 "\"", ev->args[i]);
-        else if (ev->kinds[i] == KIND_DOUBLE)
+            line_u64(l, ev->args[i]);
+        else if (ev->kinds[i] == KIND_PTR) {
+            line_putc(l, '"');
+            line_hex(l, ev->args[i]);
+            line_putc(l, '"');
+        } else if (ev->kinds[i] == KIND_DOUBLE)
             write_double(l, ev->args[i]);
-        else
-            line_printf(l, "\"(%" PRIu64 " bytes)\"", ev->args[i]);
+        else {
+            line_mem(l, "\"(", 2);
+            line_u64(l, ev->args[i]);
+            line_str(l, " bytes)\"");
+        }
         names += len;
         names += strspn(names, ", ");
     }
     line_putc(l, '}');
 }
 
-/* One write of the whole line; a short one (a full disk) leaves the file as it is. */
-static bool write_line(const char *buf, size_t len)
-{
-    struct gpu__xfsz_hold hold;
-    ssize_t n;
+enum { TRACE_GROW = 1 << 20 };
 
-    if (hold_xfsz)
+/* Room in the file up to `need` bytes (blank lines, allocated on disk); false if the disk or a limit refuses it. */
+static bool file_room(size_t need)
+{
+    bool ok = true;
+
+    if (need <= atomic_load_explicit(&file_size, memory_order_acquire))
+        return true;
+    pthread_mutex_lock(&grow_lock);
+    while (ok && need > atomic_load_explicit(&file_size, memory_order_relaxed)) {
+        size_t old = atomic_load_explicit(&file_size, memory_order_relaxed);
+        size_t size = old + TRACE_GROW < file_reserve ? old + TRACE_GROW : file_reserve;
+        struct gpu__xfsz_hold hold;
+        int e;
+
+        if (size <= old)
+            break;
+        /* Blocks allocated now, so that no later write to the mapping meets a full disk (SIGBUS). */
         gpu__xfsz_hold(&hold);
-    do
-        n = write(trace_fd, buf, len);
-    while (n < 0 && errno == EINTR);
-    if (hold_xfsz)
+        e = posix_fallocate(trace_fd, (off_t)old, (off_t)(size - old));
+        if (e == EOPNOTSUPP || e == EINVAL)
+            e = ftruncate(trace_fd, (off_t)size) == 0 ? 0 : errno;
         gpu__xfsz_release(&hold);
-    return n == (ssize_t)len;
+        ok = e == 0;
+        if (ok) {
+            memset(file_map + old, '\n', size - old);
+            atomic_store_explicit(&file_size, size, memory_order_release);
+        }
+    }
+    ok = ok && need <= atomic_load_explicit(&file_size, memory_order_relaxed);
+    pthread_mutex_unlock(&grow_lock);
+    return ok;
 }
 
-/* A call's event, appended to the file as it returns; dropped past the closing record or in a child of fork(). */
+/* The line copied into the file at an offset of its own; false when there is no room for it. */
+static bool write_line(const char *buf, size_t len)
+{
+    size_t at = atomic_fetch_add_explicit(&file_end, len, memory_order_relaxed);
+
+    if (at > file_reserve || len > file_reserve - at || !file_room(at + len))
+        return false;
+    memcpy(file_map + at, buf, len);
+    return true;
+}
+
+/* A call's event, put in the file as it returns; dropped past the closing record or in a child of fork(). */
 static void event_write(const struct trace_event *ev)
 {
     char buf[TRACE_LINE_MAX];
     struct line l = {buf, 0, sizeof(buf), false};
     int saved = errno;
 
-    line_printf(&l, "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":%" PRIu32
-                    ",\"ts\":%.3f,\"dur\":%.3f,",
-                entry_names[ev->entry], ev->entry < TRACE_ENTRY_COUNT ? "driver" : "cuda", (int)trace_pid, ev->tid,
-                us(rel(ev->ts_ns)), us(ev->dur_ns));
+    line_str(&l, "{\"name\":\"");
+    line_str(&l, entry_names[ev->entry]);
+    line_str(&l, ev->entry < TRACE_ENTRY_COUNT ? "\",\"cat\":\"driver\",\"ph\":\"X\",\"pid\":"
+                                              : "\",\"cat\":\"cuda\",\"ph\":\"X\",\"pid\":");
+    line_i64(&l, trace_pid);
+    line_str(&l, ",\"tid\":");
+    line_u64(&l, ev->tid);
+    line_str(&l, ",\"ts\":");
+    line_us(&l, rel(ev->ts_ns));
+    line_str(&l, ",\"dur\":");
+    line_us(&l, ev->dur_ns);
+    line_putc(&l, ',');
     write_args(&l, ev);
-    line_printf(&l, "},\n");
+    line_mem(&l, "},\n", 3);
     atomic_fetch_add(&file_writers, 1);
     if (!l.overflow && !atomic_load(&file_closed) && !atomic_load_explicit(&in_fork_child, memory_order_relaxed) &&
         write_line(buf, l.len))
@@ -905,6 +1014,18 @@ static int file_make(int from, bool *refused)
     } else
         ok = false;
     gpu__xfsz_release(&hold);
+    if (ok && from < 0) {
+        /* Read and write, to be mapped shared: the same file opened again, never one put there meanwhile. */
+        struct stat made, again;
+        int rw = open(tmp, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+
+        ok = rw >= 0 && fstat(fd, &made) == 0 && fstat(rw, &again) == 0 && same_file(&made, &again);
+        if (rw >= 0 && ok) {
+            close(fd);
+            fd = rw;
+        } else if (rw >= 0)
+            close(rw);
+    }
     if (ok && !path_replaceable()) {
         *refused = true;
         ok = false;
@@ -921,10 +1042,11 @@ static void forked_child(void)
     atomic_store_explicit(&in_fork_child, true, memory_order_relaxed);
 }
 
-/* At the load: the file, with its opening records, in place at the path; false (said so) when it cannot be. */
+/* At the load: the file, with its opening records, in place at the path and mapped; false (said so) if not. */
 static bool file_open(void)
 {
-    struct rlimit limit;
+    struct stat st;
+    void *map;
     bool refused;
 
     trace_fd = file_make(-1, &refused);
@@ -934,9 +1056,23 @@ static bool file_open(void)
                     strerror(errno));
         return false;
     }
-    if (fstat(trace_fd, &trace_stat) != 0)
-        memset(&trace_stat, 0, sizeof(trace_stat));
-    hold_xfsz = getrlimit(RLIMIT_FSIZE, &limit) != 0 || limit.rlim_cur != RLIM_INFINITY;
+    /* Address space for every event at its longest, reserved only: pages are touched as the file grows. */
+    file_reserve = max_events * 1024u + TRACE_GROW;
+    map = fstat(trace_fd, &st) == 0 ? mmap(NULL, file_reserve, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
+                                          trace_fd, 0)
+                                    : MAP_FAILED;
+    if (map == MAP_FAILED) {
+        fprintf(stderr, "gpushim: GPUSHIM_TRACE: could not map %s: %s; no trace is written\n", trace_path,
+                strerror(errno));
+        unlink(trace_path);
+        close(trace_fd);
+        trace_fd = -1;
+        return false;
+    }
+    trace_stat = st;
+    file_map = map;
+    atomic_init(&file_end, (size_t)st.st_size);
+    atomic_init(&file_size, (size_t)st.st_size);
     pthread_atfork(NULL, NULL, forked_child);
     return true;
 }
@@ -958,6 +1094,19 @@ static bool file_close(bool with_spans)
     /* A thread inside its event's write finishes it first (a few microseconds); one stuck does not stop the exit. */
     for (int i = 0; i < 1000 && atomic_load(&file_writers); i++)
         nanosleep(&(struct timespec){0, 1000000}, NULL);
+    /*
+     * The file ends where the events do: the blank room past them goes. A
+     * thread still inside its copy keeps the mapping and the room (blank
+     * lines before the closing record: JSON all the same).
+     */
+    if (!atomic_load(&file_writers)) {
+        size_t end = atomic_load(&file_end), size = atomic_load(&file_size);
+
+        munmap(file_map, file_reserve);
+        file_map = NULL;
+        if (ftruncate(trace_fd, (off_t)(end < size ? end : size)) != 0)
+            return false;
+    }
     f = file_stream(trace_fd);
     if (!f)
         return false;
