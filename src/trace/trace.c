@@ -168,7 +168,8 @@ static atomic_size_t in_flight;    /* calls begun and not yet returned */
 static pid_t trace_pid;
 static uint32_t load_tid;
 static uint64_t install_ns; /* the table was just filled: the end of the load */
-static uint64_t epoch_ns;   /* ts 0: the start of the load, from the load report */
+static uint64_t epoch_ns;   /* ts 0: the start of the load (of the first image, after exec), from the load report */
+static unsigned long long start_ticks; /* when this process started (/proc/self/stat); exec() keeps it; 0: unknown */
 static size_t max_events = TRACE_DEFAULT_EVENTS;
 
 static atomic_size_t next_event;
@@ -726,10 +727,11 @@ static void write_stage(FILE *f, const char *name, uint64_t start, uint64_t dur)
 static void write_load(FILE *f)
 {
     const gpu_load_report *r = load_report;
+    uint64_t start = install_ns - (r->open_ns + r->init_ns + r->resolve_ns);
 
-    write_stage(f, "gpushim load", epoch_ns, install_ns - epoch_ns);
-    write_stage(f, "open", epoch_ns, r->open_ns);
-    write_stage(f, "init (cuInit)", epoch_ns + r->open_ns, r->init_ns);
+    write_stage(f, "gpushim load", start, install_ns - start);
+    write_stage(f, "open", start, r->open_ns);
+    write_stage(f, "init (cuInit)", start + r->open_ns, r->init_ns);
     write_stage(f, "resolve", install_ns - r->resolve_ns, r->resolve_ns);
 }
 
@@ -1006,8 +1008,8 @@ static int file_make(int from, bool *refused)
         ok = ok && n == 0;
     } else if ((f = file_stream(fd)) != NULL) {
         fprintf(f, "{\"traceEvents\":[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRIu32
-                   ",\"args\":{\"name\":\"gpushim\"}},\n",
-                (int)trace_pid, load_tid);
+                   ",\"args\":{\"name\":\"gpushim\",\"start\":%llu,\"epoch\":%" PRIu64 "}},\n",
+                (int)trace_pid, load_tid, start_ticks, epoch_ns);
         write_load(f);
         ok = !ferror(f);
         ok = fclose(f) == 0 && ok;
@@ -1042,14 +1044,89 @@ static void forked_child(void)
     atomic_store_explicit(&in_fork_child, true, memory_order_relaxed);
 }
 
+/* When this process started, in clock ticks since boot (/proc/self/stat's 22nd field); 0 if unknown. */
+static unsigned long long process_start(void)
+{
+    char buf[1024], *p;
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    /* After the command's name in parentheses (which may hold anything): the state, field 3, then 19 more. */
+    p = strrchr(buf, ')');
+    for (int field = 2; p && field < 22; field++)
+        p = strchr(p + 1, ' ');
+    return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+/*
+ * The trace this process left at the path before an exec(): a regular file of
+ * this user's, its opening record naming this process (its id and start time,
+ * which exec keeps), no closing record. Its descriptor, read and write, the
+ * offset after its last event in `*end`, its epoch in epoch_ns; else -1.
+ */
+static int file_adopt(size_t *end)
+{
+    char head[512], want[128], tail[4096];
+    struct stat st, opened;
+    unsigned long long start;
+    const char *p;
+    uint64_t epoch;
+    off_t at;
+    ssize_t n;
+    int fd;
+
+    if (!start_ticks || lstat(trace_path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+        st.st_nlink != 1)
+        return -1;
+    fd = open(trace_path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return -1;
+    n = pread(fd, head, sizeof(head) - 1, 0);
+    head[n > 0 ? n : 0] = '\0';
+    snprintf(want, sizeof(want), "{\"traceEvents\":[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,",
+             (int)trace_pid);
+    if (fstat(fd, &opened) != 0 || !same_file(&st, &opened) || strncmp(head, want, strlen(want)) != 0 ||
+        !(p = strstr(head, "\"start\":")) || sscanf(p, "\"start\":%llu,\"epoch\":%" SCNu64, &start, &epoch) != 2 ||
+        start != start_ticks)
+        goto no;
+    /* Its last byte but the blank room: the comma after an event, where a closed trace has its closing brace. */
+    for (at = opened.st_size; at > 0;) {
+        size_t chunk = at < (off_t)sizeof(tail) ? (size_t)at : sizeof(tail);
+
+        if (pread(fd, tail, chunk, at - (off_t)chunk) != (ssize_t)chunk)
+            goto no;
+        while (chunk > 0 && tail[chunk - 1] == '\n')
+            chunk--, at--;
+        if (chunk > 0) {
+            if (tail[chunk - 1] != ',' || at >= opened.st_size)
+                goto no;
+            *end = (size_t)at + 1; /* past the comma and its newline */
+            epoch_ns = epoch;
+            return fd;
+        }
+    }
+no:
+    close(fd);
+    return -1;
+}
+
 /* At the load: the file, with its opening records, in place at the path and mapped; false (said so) if not. */
 static bool file_open(void)
 {
     struct stat st;
+    size_t end = 0;
     void *map;
-    bool refused;
+    bool refused = false;
 
-    trace_fd = file_make(-1, &refused);
+    start_ticks = process_start();
+    trace_fd = file_adopt(&end);
+    if (trace_fd < 0)
+        trace_fd = file_make(-1, &refused);
     if (trace_fd < 0) {
         if (!refused)
             fprintf(stderr, "gpushim: GPUSHIM_TRACE: could not write %s: %s; no trace is written\n", trace_path,
@@ -1057,22 +1134,48 @@ static bool file_open(void)
         return false;
     }
     /* Address space for every event at its longest, reserved only: pages are touched as the file grows. */
-    file_reserve = max_events * 1024u + TRACE_GROW;
-    map = fstat(trace_fd, &st) == 0 ? mmap(NULL, file_reserve, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
-                                          trace_fd, 0)
-                                    : MAP_FAILED;
+    file_reserve = fstat(trace_fd, &st) == 0 ? (size_t)st.st_size + max_events * 1024u + TRACE_GROW : 0;
+    map = file_reserve ? mmap(NULL, file_reserve, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
+                              trace_fd, 0)
+                       : MAP_FAILED;
     if (map == MAP_FAILED) {
         fprintf(stderr, "gpushim: GPUSHIM_TRACE: could not map %s: %s; no trace is written\n", trace_path,
                 strerror(errno));
-        unlink(trace_path);
+        /* A file this image made goes; one an earlier image of the process left stays as it is. */
+        if (!end)
+            unlink(trace_path);
         close(trace_fd);
         trace_fd = -1;
         return false;
     }
     trace_stat = st;
     file_map = map;
-    atomic_init(&file_end, (size_t)st.st_size);
+    atomic_init(&file_end, end ? end : (size_t)st.st_size);
     atomic_init(&file_size, (size_t)st.st_size);
+    if (end) {
+        /* The earlier images' calls count in the closing record's total. */
+        static const char *const cats[] = {"\"cat\":\"driver\",\"ph\":\"X\"", "\"cat\":\"cuda\",\"ph\":\"X\""};
+        size_t calls = 0;
+
+        for (size_t c = 0; c < 2; c++)
+            for (const char *q = file_map; (q = memmem(q, end - (size_t)(q - file_map), cats[c], strlen(cats[c])));
+                 q++)
+                calls++;
+        atomic_store(&written_events, calls);
+    }
+    if (end) {
+        /* After an exec: this image's load goes on in the same trace, on the first image's clock. */
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+
+        if (f) {
+            write_load(f);
+            if (fclose(f) == 0)
+                write_line(text, len);
+        }
+        free(text);
+    }
     pthread_atfork(NULL, NULL, forked_child);
     return true;
 }

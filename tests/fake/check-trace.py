@@ -224,6 +224,29 @@ for name, n in (info[0]["counts"].items() if info else []):
 check(sum(seen.values()) > 10, f"exec: {sum(seen.values())} calls in the file")
 check(not leftovers(), f"exec: temporary files left: {leftovers()}")
 
+# An exec of a program that traces to the same path (with %p too: exec keeps the process id): one trace goes on.
+path = os.path.join(TMP, "exec-self.%p.json")
+p = run(TRACE, ["exec-self"], {"GPUSHIM_TRACE": path})
+files = [f for f in os.listdir(TMP) if f.startswith("exec-self.")]
+check(len(files) == 1, f"exec-self: files {files}")
+doc = load(os.path.join(TMP, files[0])) if len(files) == 1 else {"traceEvents": [], "otherData": {}}
+info = [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
+check(len(info) == 2, "exec-self: not both images' counts: " + p.stdout)
+stages = [e["name"] for e in doc["traceEvents"] if e.get("cat") == "load"]
+check(stages == ["gpushim load", "open", "init (cuInit)", "resolve"] * 2, f"exec-self: load stages {stages}")
+seen = {}
+for e in calls_of(doc):
+    seen[e["name"]] = seen.get(e["name"], 0) + 1
+for name in (info[0]["counts"] if len(info) == 2 else {}):
+    n = info[0]["counts"][name] + info[1]["counts"][name]
+    ok = seen.get(name, 0) <= n if name == "cuGetErrorString" else seen.get(name, 0) == n
+    check(ok, f"exec-self: {name}: {seen.get(name, 0)} traced, the fake saw {n} in the two images")
+check(doc.get("otherData", {}).get("calls") == len(calls_of(doc)), f"exec-self: otherData {doc.get('otherData')}")
+check(len(files) == 1 and trace_file.valid(doc), "exec-self: tools/check-trace.py finds the trace not valid")
+ts = [e["ts"] for e in calls_of(doc)]
+check(ts == sorted(ts), "exec-self: the second image's calls are not on the first's clock, after its own")
+check(not leftovers(), f"exec-self: temporary files left: {leftovers()}")
+
 # ---- A cap: the first calls kept, the rest counted ----
 doc, info, p = traced("sequence", {"GPUSHIM_TRACE_MAX_EVENTS": "10"})
 calls = calls_of(doc)

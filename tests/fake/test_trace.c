@@ -14,6 +14,8 @@
  *              FILE exists: another process traces to the same path meanwhile
  *   exec       the sequence, its counts printed, then the process execs sh, which
  *              runs no exit handler of this program's
+ *   exec-self  the same, then the process execs this program again in mode sequence:
+ *              the second image goes on with the first one's trace
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -204,15 +206,18 @@ int main(int argc, char **argv)
             CHECK(i < 60000);
             nanosleep(&(struct timespec){0, 1000000}, NULL);
         }
-    } else if (strcmp(mode, "exec") == 0) {
+    } else if (strcmp(mode, "exec") == 0 || strcmp(mode, "exec-self") == 0) {
         sequence();
         gpu_module_destroy(module);
         report(extra);
-        execl("/bin/sh", "sh", "-c", "exit 0", (char *)NULL);
-        fprintf(stderr, "exec /bin/sh failed\n");
+        if (strcmp(mode, "exec") == 0)
+            execl("/bin/sh", "sh", "-c", "exit 0", (char *)NULL);
+        else
+            execl("/proc/self/exe", argv[0], "sequence", (char *)NULL);
+        fprintf(stderr, "exec failed\n");
         return 3;
     } else {
-        fprintf(stderr, "usage: %s sequence|threads|exit|gpu|wait FILE|exec\n", argv[0]);
+        fprintf(stderr, "usage: %s sequence|threads|exit|gpu|wait FILE|exec|exec-self\n", argv[0]);
         return 64;
     }
     gpu_module_destroy(module);
