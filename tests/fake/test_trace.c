@@ -213,7 +213,7 @@ int main(int argc, char **argv)
         if (strcmp(mode, "exec") == 0)
             execl("/bin/sh", "sh", "-c", "exit 0", (char *)NULL);
         else
-            execl("/proc/self/exe", argv[0], "sequence", (char *)NULL);
+            execl(argv[0], argv[0], "sequence", (char *)NULL);
         fprintf(stderr, "exec failed\n");
         return 3;
     } else {
