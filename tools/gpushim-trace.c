@@ -602,8 +602,12 @@ static bool copy_file(const char *from, const char *to, bool *refused)
     bool ok;
 
     *refused = !replaceable(to) && errno == EEXIST;
-    if (*refused || !path_printf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", to))
+    if (*refused)
         return false;
+    if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", to) >= sizeof(tmp)) {
+        errno = ENAMETOOLONG;
+        return false;
+    }
     in = open(from, O_RDONLY | O_CLOEXEC);
     if (in >= 0)
         out = mkostemp(tmp, O_CLOEXEC);
