@@ -8,6 +8,7 @@
 #include <cudaProfiler.h>
 #include <cuda_profiler_api.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,8 +22,18 @@ static int device_count;
 
 static pthread_mutex_t primary_lock = PTHREAD_MUTEX_INITIALIZER;
 static CUcontext primary[MAX_DEVICES]; /* retained once, at first use; NULL before */
+/* How many times cudaDeviceReset reset each device: written with primary_lock held. */
+static atomic_uint resets[MAX_DEVICES];
 
 static _Thread_local int thread_device; /* cudaSetDevice's, 0 until then */
+/*
+ * The primary context the runtime made current on this thread, its device, and
+ * that device's reset count then: a reset in any thread leaves that context
+ * destroyed, and the thread's next call makes the device's new one current.
+ */
+static _Thread_local CUcontext thread_ctx;
+static _Thread_local int thread_ctx_device;
+static _Thread_local unsigned thread_ctx_resets;
 
 static void init(void)
 {
@@ -53,7 +64,8 @@ cudaError_t gpu__cudart_init(void)
     return init_error;
 }
 
-cudaError_t gpu__cudart_primary(int device, CUcontext *out)
+/* gpu__cudart_primary(), and the device's reset count when the context was read. */
+static cudaError_t primary_of(int device, CUcontext *out, unsigned *reset_count)
 {
     cudaError_t e = gpu__cudart_init();
     CUresult r = CUDA_SUCCESS;
@@ -71,24 +83,52 @@ cudaError_t gpu__cudart_primary(int device, CUcontext *out)
             r = cuDevicePrimaryCtxRetain(&primary[device], dev);
     }
     *out = primary[device];
+    *reset_count = atomic_load(&resets[device]);
     pthread_mutex_unlock(&primary_lock);
     return gpu__cudart_map(r);
+}
+
+cudaError_t gpu__cudart_primary(int device, CUcontext *out)
+{
+    unsigned reset_count;
+
+    return primary_of(device, out, &reset_count);
+}
+
+/* Makes `device`'s primary context current on the calling thread, and remembers it as the runtime's. */
+static cudaError_t make_current(int device)
+{
+    CUcontext ctx = NULL;
+    unsigned reset_count = 0;
+    cudaError_t e = primary_of(device, &ctx, &reset_count);
+
+    if (e == cudaSuccess)
+        e = gpu__cudart_map(cuCtxSetCurrent(ctx));
+    if (e == cudaSuccess) {
+        thread_ctx = ctx;
+        thread_ctx_device = device;
+        thread_ctx_resets = reset_count;
+    }
+    return e;
+}
+
+/* Whether `current` is a primary context the runtime made current here, and its device was reset since. */
+static bool reset_since(CUcontext current)
+{
+    return current == thread_ctx && atomic_load(&resets[thread_ctx_device]) != thread_ctx_resets;
 }
 
 cudaError_t gpu__cudart_context(void)
 {
     cudaError_t e = gpu__cudart_init();
-    CUcontext current = NULL, ctx = NULL;
+    CUcontext current = NULL;
 
     if (e != cudaSuccess)
         return e;
     /* A context the program made current through the driver API is the one the runtime uses. */
-    if (cuCtxGetCurrent(&current) == CUDA_SUCCESS && current)
+    if (cuCtxGetCurrent(&current) == CUDA_SUCCESS && current && !reset_since(current))
         return cudaSuccess;
-    e = gpu__cudart_primary(thread_device, &ctx);
-    if (e == cudaSuccess)
-        e = gpu__cudart_map(cuCtxSetCurrent(ctx));
-    return e;
+    return make_current(thread_device);
 }
 
 cudaError_t cudaGetDeviceCount(int *count)
@@ -103,11 +143,8 @@ cudaError_t cudaGetDeviceCount(int *count)
 
 cudaError_t cudaSetDevice(int device)
 {
-    CUcontext ctx = NULL;
-    cudaError_t e = gpu__cudart_primary(device, &ctx);
+    cudaError_t e = make_current(device);
 
-    if (e == cudaSuccess)
-        e = gpu__cudart_map(cuCtxSetCurrent(ctx));
     if (e == cudaSuccess)
         thread_device = device;
     return gpu__cudart_set(e);
@@ -123,7 +160,8 @@ cudaError_t cudaGetDevice(int *device)
         return gpu__cudart_set(cudaErrorInvalidValue);
     if (e != cudaSuccess)
         return gpu__cudart_set(e);
-    if (cuCtxGetCurrent(&current) == CUDA_SUCCESS && current && cuCtxGetDevice(&dev) == CUDA_SUCCESS) {
+    if (cuCtxGetCurrent(&current) == CUDA_SUCCESS && current && !reset_since(current) &&
+        cuCtxGetDevice(&dev) == CUDA_SUCCESS) {
         *device = (int)dev;
         return cudaSuccess;
     }
@@ -348,7 +386,8 @@ cudaError_t cudaDeviceReset(void)
         return gpu__cudart_set(e);
     /*
      * The runtime's retain is given back too, and the thread left with no context: the next call retains the
-     * device's primary context afresh, as the first call did.
+     * device's primary context afresh, as the first call did. Another thread where the runtime made the old
+     * one current sees the reset count move, and does the same at its next call (reset_since()).
      */
     pthread_mutex_lock(&primary_lock);
     e = gpu__cudart_map(cuDevicePrimaryCtxReset(dev));
@@ -360,6 +399,8 @@ cudaError_t cudaDeviceReset(void)
         (void)cuDevicePrimaryCtxRelease(dev);
         primary[device] = NULL;
     }
+    if (e == cudaSuccess)
+        atomic_fetch_add(&resets[device], 1);
     pthread_mutex_unlock(&primary_lock);
     return gpu__cudart_set(e);
 }

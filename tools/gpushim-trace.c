@@ -9,7 +9,8 @@
  * The trace files are read as untrusted input: a line at a time into a
  * bounded buffer, each event's fields looked up by key; a line that is not
  * an event as gpushim writes it is counted and skipped, and a file without
- * its closing record (a process killed while writing it) is summarized as
+ * its closing record (a process that ended by a signal, _exit() or exec()
+ * before its exit handlers wrote it) is summarized as
  * far as it goes and said to be incomplete.
  */
 #include <dirent.h>
@@ -315,7 +316,7 @@ static void print_text(FILE *out, const struct summary *s, const char *trace, in
     fprintf(out, "gpushim-trace: %llu driver calls, %llu failed, in %u traced process%s", s->calls, s->errors,
             s->files, s->files == 1 ? "" : "es");
     if (s->files_incomplete)
-        fprintf(out, " (%u trace%s incomplete: the process stopped while writing it)", s->files_incomplete,
+        fprintf(out, " (%u trace%s incomplete: the process ended by a signal, _exit or exec, with no closing record)", s->files_incomplete,
                 s->files_incomplete == 1 ? "" : "s");
     fprintf(out, "; exit status %d\n", status);
     if (s->dropped_events)
@@ -498,16 +499,51 @@ static int run_program(char **program, pid_t *child)
     return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }
 
-/* Copies `from` to `to` (0600: a trace holds addresses). */
-static bool copy_file(const char *from, const char *to)
+/* What a file of mode `mode` is, in words, for a refusal. */
+static const char *file_kind(mode_t mode)
 {
-    char buf[65536];
-    int in = open(from, O_RDONLY | O_CLOEXEC), out = -1;
+    return S_ISLNK(mode) ? "a symbolic link" : S_ISFIFO(mode) ? "a FIFO" : S_ISCHR(mode) ? "a character device"
+         : S_ISBLK(mode) ? "a block device" : S_ISDIR(mode) ? "a folder" : S_ISSOCK(mode) ? "a socket"
+         : "not a regular file";
+}
+
+/* Whether the trace may go to `path`: nothing there, or a regular file (replaced, never written through). */
+static bool replaceable(const char *path)
+{
+    struct stat st;
+
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT;
+    if (S_ISREG(st.st_mode))
+        return true;
+    fprintf(stderr, "gpushim-trace: %s is %s: the trace is not written there (only a regular file is replaced)\n",
+            path, file_kind(st.st_mode));
+    errno = EEXIST;
+    return false;
+}
+
+/*
+ * Copies `from` to `to`: into a new file beside it (mkostemp: O_CREAT | O_EXCL, never through a link; 0600, as a
+ * trace holds addresses), renamed over `to` where that is a regular file or nothing. `*refused` when `to` is
+ * anything else (said so on stderr), which stays as it is.
+ */
+static bool copy_file(const char *from, const char *to, bool *refused)
+{
+    char buf[65536], tmp[PATH_MAX + 16];
+    int in = -1, out = -1;
     ssize_t n = 0;
     bool ok;
 
+    *refused = !replaceable(to) && errno == EEXIST;
+    if (*refused)
+        return false;
+    if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", to) >= sizeof(tmp)) {
+        errno = ENAMETOOLONG;
+        return false;
+    }
+    in = open(from, O_RDONLY | O_CLOEXEC);
     if (in >= 0)
-        out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        out = mkostemp(tmp, O_CLOEXEC);
     ok = in >= 0 && out >= 0;
     while (ok && (n = read(in, buf, sizeof(buf))) > 0)
         ok = write(out, buf, (size_t)n) == n;
@@ -516,6 +552,14 @@ static bool copy_file(const char *from, const char *to)
         close(in);
     if (out >= 0 && close(out) != 0)
         ok = false;
+    /* Looked at again just before: what was planted there meanwhile is refused too. */
+    if (ok && !replaceable(to)) {
+        *refused = errno == EEXIST;
+        ok = false;
+    }
+    ok = ok && rename(tmp, to) == 0;
+    if (!ok && out >= 0)
+        unlink(tmp);
     return ok;
 }
 
@@ -529,7 +573,7 @@ static bool collect(struct summary *s, const char *work, pid_t first, const char
     DIR *d = opendir(work);
     struct dirent *e;
     char path[PATH_MAX + 300], chosen[PATH_MAX + 300] = "", own[64];
-    bool written = false;
+    bool written = false, refused = false;
 
     snprintf(own, sizeof(own), "trace.%d.json", (int)first);
     while (d && (e = readdir(d))) {
@@ -544,8 +588,8 @@ static bool collect(struct summary *s, const char *work, pid_t first, const char
             snprintf(chosen, sizeof(chosen), "%s", path);
     }
     if (chosen[0]) {
-        written = copy_file(chosen, output);
-        if (!written)
+        written = copy_file(chosen, output, &refused);
+        if (!written && !refused)
             fprintf(stderr, "gpushim-trace: could not write %s: %s\n", output, strerror(errno));
     }
     if (d) {
@@ -616,7 +660,7 @@ int main(int argc, char **argv)
         written = collect(&s, work, child, o.output);
         if (!s.files)
             fprintf(stderr, "gpushim-trace: no trace was written: %s did not load gpushim-cuda (a program linked "
-                            "with libcuda.so.1 does), or ended before exit handlers ran\n", o.program[0]);
+                            "with libcuda.so.1 does)\n", o.program[0]);
         return report(&o, &s, written ? o.output : NULL, status);
     }
 }

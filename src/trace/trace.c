@@ -1,14 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Call tracing (see trace.h): a wrapper of every entry point, generated from
- * entry_points.h, that times the call to the driver's pointer and keeps an
- * event for it; at exit the events become a trace-event JSON file and a
- * summary.
+ * entry_points.h, that times the call to the driver's pointer and writes an
+ * event for it to the trace file; at exit the file gets its closing record,
+ * and the summary is printed.
  *
- * Events go to a buffer of a fixed number of slots, claimed with one atomic
- * add; a slot is published by its `ready` flag, so the writer at exit takes
- * only complete events, even while other threads still make calls. Calls past
- * the last slot are counted as dropped, and the file says how many.
+ * The file is made at the load (a new file renamed over the path) and mapped
+ * shared; each call's event line is copied into the mapping as the call
+ * returns, at an offset claimed with one atomic add, into room the file was
+ * grown to ahead (a MiB at a time, filled with newlines). A shared mapping's
+ * bytes are the file's own, in the page cache, at once: what the file holds
+ * is the trace so far, at any moment, at no system call a call. So the calls
+ * made before exec() (which runs no exit handler and unmaps the process's
+ * memory), _exit() or a fatal signal are in the file, which then lacks only
+ * its closing record (and ends in blank lines); gpushim-trace and Perfetto
+ * read such a file as far as it goes. gpushim interposes no exec function:
+ * the mapping needs none, and holds for every way a process can end.
+ * Calls past GPUSHIM_TRACE_MAX_EVENTS are counted as dropped, and the file
+ * says how many.
  *
  * GPU spans: around a launch or a copy the wrapper records two timing events
  * on the call's stream; the pair waits in a bounded FIFO until the GPU has
@@ -23,11 +32,13 @@
 #include <inttypes.h>
 #include <stddef.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -88,7 +99,6 @@ static const bool entry_on_gpu[TRACE_ENTRY_COUNT] = {
 enum trace_kind { KIND_INT = 1, KIND_UINT, KIND_PTR, KIND_BYTES, KIND_DOUBLE };
 
 struct trace_event {
-    atomic_uint ready;
     uint16_t entry;
     uint8_t argc;
     uint8_t kinds[TRACE_MAX_ARGS];
@@ -143,15 +153,25 @@ static struct gpu__driver real;
 static const gpu_load_report *load_report; /* the loader's, its stages' times filled at install */
 static bool want_file, want_gpu, want_summary;
 static char trace_path[4096];
-static struct stat path_before; /* what stood at trace_path when tracing began, if path_existed */
-static bool path_existed;
+static int trace_fd = -1;          /* the file at trace_path, from the load */
+static struct stat trace_stat;     /* which file that is: another process's trace may replace it at the path */
+static atomic_uint file_writers;   /* threads inside an event's write */
+static atomic_bool file_closed;    /* the closing record is being written: no event goes after it */
+static atomic_bool in_fork_child;  /* a child of fork(): the file is the parent's */
+static char *file_map;             /* the file, mapped shared: file_reserve bytes of address space */
+static size_t file_reserve;
+static atomic_size_t file_end;     /* the next event's offset: the bytes before it are claimed */
+static atomic_size_t file_size;    /* what the file was grown to: room up to there is mapped and blank */
+static pthread_mutex_t grow_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_size_t written_events;
+static atomic_size_t in_flight;    /* calls begun and not yet returned */
 static pid_t trace_pid;
 static uint32_t load_tid;
 static uint64_t install_ns; /* the table was just filled: the end of the load */
-static uint64_t epoch_ns;   /* ts 0: the start of the load, known at exit from the load report */
+static uint64_t epoch_ns;   /* ts 0: the start of the load (of the first image, after exec), from the load report */
+static unsigned long long start_ticks; /* when this process started (/proc/self/stat); exec() keeps it; 0: unknown */
 static size_t max_events = TRACE_DEFAULT_EVENTS;
 
-static struct trace_event *events;
 static atomic_size_t next_event;
 static atomic_size_t dropped_events;
 static struct trace_stats stats[TRACE_ID_COUNT];
@@ -475,8 +495,12 @@ static void gpu_before(struct trace_call *tc)
 
 /* ---- The wrappers ---- */
 
+static void event_write(const struct trace_event *ev);
+
 static void call_begin(struct trace_call *tc, enum trace_id id)
 {
+    if (want_file)
+        atomic_fetch_add_explicit(&in_flight, 1, memory_order_relaxed);
     tc->ev.entry = (uint16_t)id;
     tc->ev.argc = 0;
     tc->stream = NULL;
@@ -519,17 +543,16 @@ static void call_end(struct trace_call *tc, cuabi_result rc, uint64_t t0, uint64
         spans_poll();
         pthread_mutex_unlock(&gpu_lock);
     }
-    if (events) {
+    if (want_file) {
         size_t i = atomic_fetch_add_explicit(&next_event, 1, memory_order_relaxed);
 
-        if (i >= max_events) {
+        if (i >= max_events)
             atomic_fetch_add_explicit(&dropped_events, 1, memory_order_relaxed);
-            return;
+        else {
+            tc->ev.tid = thread_id();
+            event_write(&tc->ev);
         }
-        tc->ev.tid = thread_id();
-        memcpy((char *)&events[i] + offsetof(struct trace_event, entry), (char *)&tc->ev + offsetof(struct trace_event, entry),
-               sizeof(struct trace_event) - offsetof(struct trace_event, entry));
-        atomic_store_explicit(&events[i].ready, 1, memory_order_release);
+        atomic_fetch_sub_explicit(&in_flight, 1, memory_order_relaxed);
     }
 }
 
@@ -595,7 +618,94 @@ void gpu__trace_forwarded(unsigned symbol, const char *kinds, const uint64_t *ar
     call_end(tc, rc, t0, t1);
 }
 
-/* ---- At exit: the file ---- */
+/* ---- The file ---- */
+
+enum { TRACE_LINE_MAX = 8192 }; /* an event's line: a few hundred bytes; one longer is dropped */
+
+/* An event's line, built on the caller's stack: written with one write(2), so lines never interleave. */
+struct line {
+    char *buf;
+    size_t len, cap;
+    bool overflow;
+};
+
+__attribute__((format(printf, 2, 3))) static void line_printf(struct line *l, const char *format, ...)
+{
+    va_list ap;
+    int n;
+
+    if (l->overflow)
+        return;
+    va_start(ap, format);
+    n = vsnprintf(l->buf + l->len, l->cap - l->len, format, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= l->cap - l->len)
+        l->overflow = true;
+    else
+        l->len += (size_t)n;
+}
+
+static void line_putc(struct line *l, char c)
+{
+    if (l->len + 1 < l->cap)
+        l->buf[l->len++] = c;
+    else
+        l->overflow = true;
+}
+
+/* The appenders a call's event is written with, without printf's parsing: an event is written at each call. */
+static void line_mem(struct line *l, const char *s, size_t n)
+{
+    if (n < l->cap - l->len) {
+        memcpy(l->buf + l->len, s, n);
+        l->len += n;
+    } else
+        l->overflow = true;
+}
+
+static void line_str(struct line *l, const char *s)
+{
+    line_mem(l, s, strlen(s));
+}
+
+static void line_u64(struct line *l, uint64_t v)
+{
+    char digits[20];
+    size_t n = 0;
+
+    do
+        digits[sizeof(digits) - ++n] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    line_mem(l, digits + sizeof(digits) - n, n);
+}
+
+static void line_i64(struct line *l, int64_t v)
+{
+    if (v < 0)
+        line_putc(l, '-');
+    line_u64(l, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+}
+
+static void line_hex(struct line *l, uint64_t v)
+{
+    char digits[16];
+    size_t n = 0;
+
+    do
+        digits[sizeof(digits) - ++n] = "0123456789abcdef"[v & 15];
+    while ((v >>= 4) != 0);
+    line_mem(l, "0x", 2);
+    line_mem(l, digits + sizeof(digits) - n, n);
+}
+
+/* Nanoseconds as microseconds with three decimals: printf's "%.3f" of ns / 1e3, exactly. */
+static void line_us(struct line *l, uint64_t ns)
+{
+    char frac[4] = {'.', (char)('0' + ns / 100 % 10), (char)('0' + ns / 10 % 10), (char)('0' + ns % 10)};
+
+    line_u64(l, ns / 1000);
+    line_mem(l, frac, sizeof(frac));
+}
 
 static double us(uint64_t ns)
 {
@@ -609,7 +719,7 @@ static uint64_t rel(uint64_t ns)
 
 static void write_stage(FILE *f, const char *name, uint64_t start, uint64_t dur)
 {
-    fprintf(f, ",\n{\"name\":\"%s\",\"cat\":\"load\",\"ph\":\"X\",\"pid\":%d,\"tid\":%" PRIu32 ",\"ts\":%.3f,\"dur\":%.3f}",
+    fprintf(f, "{\"name\":\"%s\",\"cat\":\"load\",\"ph\":\"X\",\"pid\":%d,\"tid\":%" PRIu32 ",\"ts\":%.3f,\"dur\":%.3f},\n",
             name, (int)trace_pid, load_tid, us(rel(start)), us(dur));
 }
 
@@ -617,123 +727,210 @@ static void write_stage(FILE *f, const char *name, uint64_t start, uint64_t dur)
 static void write_load(FILE *f)
 {
     const gpu_load_report *r = load_report;
+    uint64_t start = install_ns - (r->open_ns + r->init_ns + r->resolve_ns);
 
-    write_stage(f, "gpushim load", epoch_ns, install_ns - epoch_ns);
-    write_stage(f, "open", epoch_ns, r->open_ns);
-    write_stage(f, "init (cuInit)", epoch_ns + r->open_ns, r->init_ns);
+    write_stage(f, "gpushim load", start, install_ns - start);
+    write_stage(f, "open", start, r->open_ns);
+    write_stage(f, "init (cuInit)", start + r->open_ns, r->init_ns);
     write_stage(f, "resolve", install_ns - r->resolve_ns, r->resolve_ns);
 }
 
 /* JSON has no NaN or infinity: those are written as strings. */
-static void write_double(FILE *f, uint64_t bits)
+static void write_double(struct line *l, uint64_t bits)
 {
     double d;
 
     memcpy(&d, &bits, sizeof(d));
     if (d != d || d - d != 0)
-        fprintf(f, "\"%g\"", d);
+        line_printf(l, "\"%g\"", d);
     else
-        fprintf(f, "%.17g", d);
+        line_printf(l, "%.17g", d);
 }
 
 /* `s` as a JSON string's contents: quotes and backslashes escaped, control characters as \u escapes. */
-static void write_escaped(FILE *f, const char *s)
+static void write_escaped(struct line *l, const char *s)
 {
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
 
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
+        if (c == '"' || c == '\\') {
+            line_putc(l, '\\');
+            line_putc(l, (char)c);
+        } else if (c < 0x20)
+            line_printf(l, "\\u%04x", c);
         else
-            fputc(c, f);
+            line_putc(l, (char)c);
     }
 }
 
-/* A failed call's result in the driver's words (cuGetErrorString), where the driver has them. */
-static void write_message(FILE *f, cuabi_result rc)
-{
-    const char *text = NULL;
+/*
+ * The driver's words for `rc` (cuGetErrorString), asked once per code: the
+ * driver's strings are static. These calls are the tracer's own, not the
+ * program's: not traced, counted as otherData's message_lookups.
+ */
+enum { TRACE_MESSAGES_CACHED = 1024 };
+static _Atomic(const char *) messages[TRACE_MESSAGES_CACHED];
+static atomic_size_t message_lookups;
 
-    if (rc == CUABI_SUCCESS || !real.cuGetErrorString || real.cuGetErrorString(rc, &text) != CUABI_SUCCESS || !text)
-        return;
-    fputs(",\"message\":\"", f);
-    write_escaped(f, text);
-    fputc('"', f);
+static const char *message_of(cuabi_result rc)
+{
+    const char *text = rc < TRACE_MESSAGES_CACHED ? atomic_load_explicit(&messages[rc], memory_order_acquire) : NULL;
+
+    if (text || !real.cuGetErrorString)
+        return text;
+    atomic_fetch_add_explicit(&message_lookups, 1, memory_order_relaxed);
+    if (real.cuGetErrorString(rc, &text) != CUABI_SUCCESS)
+        text = NULL;
+    if (text && rc < TRACE_MESSAGES_CACHED)
+        atomic_store_explicit(&messages[rc], text, memory_order_release);
+    return text;
 }
 
-static void write_args(FILE *f, const struct trace_event *ev)
+/* A failed call's result in the driver's words, where the driver has them. */
+static void write_message(struct line *l, cuabi_result rc)
+{
+    const char *text = rc == CUABI_SUCCESS ? NULL : message_of(rc);
+
+    if (!text)
+        return;
+    line_printf(l, ",\"message\":\"");
+    write_escaped(l, text);
+    line_putc(l, '"');
+}
+
+static void write_args(struct line *l, const struct trace_event *ev)
 {
     const char *names = entry_args[ev->entry] + 1; /* past "(" */
     const char *name = gpu__result_name_own(ev->rc);
 
-    fprintf(f, "\"args\":{\"result\":\"%s\",\"rc\":%u", name ? name : "CUDA_ERROR_UNRECOGNIZED", ev->rc);
-    write_message(f, ev->rc);
+    line_str(l, "\"args\":{\"result\":\"");
+    line_str(l, name ? name : "CUDA_ERROR_UNRECOGNIZED");
+    line_str(l, "\",\"rc\":");
+    line_u64(l, ev->rc);
+    write_message(l, ev->rc);
     for (unsigned i = 0; i < ev->argc; i++) {
         size_t len = strcspn(names, ",)");
 
-        fprintf(f, ",\"%.*s\":", (int)len, names);
+        line_mem(l, ",\"", 2);
+        line_mem(l, names, len);
+        line_mem(l, "\":", 2);
         if (ev->kinds[i] == KIND_INT)
-            fprintf(f, "%lld", (long long)ev->args[i]);
+            line_i64(l, (int64_t)ev->args[i]);
         else if (ev->kinds[i] == KIND_UINT)
-            fprintf(f, "%" PRIu64, ev->args[i]);
-        else if (ev->kinds[i] == KIND_PTR)
-            fprintf(f, "\"0x%" PRIx64 "\"", ev->args[i]);
-        else if (ev->kinds[i] == KIND_DOUBLE)
-            write_double(f, ev->args[i]);
-        else
-            fprintf(f, "\"(%" PRIu64 " bytes)\"", ev->args[i]);
+            line_u64(l, ev->args[i]);
+        else if (ev->kinds[i] == KIND_PTR) {
+            line_putc(l, '"');
+            line_hex(l, ev->args[i]);
+            line_putc(l, '"');
+        } else if (ev->kinds[i] == KIND_DOUBLE)
+            write_double(l, ev->args[i]);
+        else {
+            line_mem(l, "\"(", 2);
+            line_u64(l, ev->args[i]);
+            line_str(l, " bytes)\"");
+        }
         names += len;
         names += strspn(names, ", ");
     }
-    fputc('}', f);
+    line_putc(l, '}');
 }
 
-static size_t write_calls(FILE *f, size_t *incomplete)
+enum { TRACE_GROW = 1 << 20 };
+
+/* Room in the file up to `need` bytes (blank lines, allocated on disk); false if the disk or a limit refuses it. */
+static bool file_room(size_t need)
 {
-    size_t n = atomic_load_explicit(&next_event, memory_order_relaxed), written = 0;
+    bool ok = true;
 
-    if (n > max_events)
-        n = max_events;
-    *incomplete = 0;
-    for (size_t i = 0; i < n; i++) {
-        const struct trace_event *ev = &events[i];
+    if (need <= atomic_load_explicit(&file_size, memory_order_acquire))
+        return true;
+    pthread_mutex_lock(&grow_lock);
+    while (ok && need > atomic_load_explicit(&file_size, memory_order_relaxed)) {
+        size_t old = atomic_load_explicit(&file_size, memory_order_relaxed);
+        size_t size = old + TRACE_GROW < file_reserve ? old + TRACE_GROW : file_reserve;
+        struct gpu__xfsz_hold hold;
+        int e;
 
-        /* A slot claimed by a thread still inside its call at exit is left out. */
-        if (!atomic_load_explicit(&events[i].ready, memory_order_acquire)) {
-            (*incomplete)++;
-            continue;
+        if (size <= old)
+            break;
+        /* Blocks allocated now, so that no later write to the mapping meets a full disk (SIGBUS). */
+        gpu__xfsz_hold(&hold);
+        e = posix_fallocate(trace_fd, (off_t)old, (off_t)(size - old));
+        if (e == EOPNOTSUPP || e == EINVAL)
+            e = ftruncate(trace_fd, (off_t)size) == 0 ? 0 : errno;
+        gpu__xfsz_release(&hold);
+        ok = e == 0;
+        if (ok) {
+            memset(file_map + old, '\n', size - old);
+            atomic_store_explicit(&file_size, size, memory_order_release);
         }
-        fprintf(f, ",\n{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":%" PRIu32
-                   ",\"ts\":%.3f,\"dur\":%.3f,",
-                entry_names[ev->entry], ev->entry < TRACE_ENTRY_COUNT ? "driver" : "cuda", (int)trace_pid, ev->tid, us(rel(ev->ts_ns)), us(ev->dur_ns));
-        write_args(f, ev);
-        fputc('}', f);
-        written++;
     }
-    return written;
+    ok = ok && need <= atomic_load_explicit(&file_size, memory_order_relaxed);
+    pthread_mutex_unlock(&grow_lock);
+    return ok;
+}
+
+/* The line copied into the file at an offset of its own; false when there is no room for it. */
+static bool write_line(const char *buf, size_t len)
+{
+    size_t at = atomic_fetch_add_explicit(&file_end, len, memory_order_relaxed);
+
+    if (at > file_reserve || len > file_reserve - at || !file_room(at + len))
+        return false;
+    memcpy(file_map + at, buf, len);
+    return true;
+}
+
+/* A call's event, put in the file as it returns; dropped past the closing record or in a child of fork(). */
+static void event_write(const struct trace_event *ev)
+{
+    char buf[TRACE_LINE_MAX];
+    struct line l = {buf, 0, sizeof(buf), false};
+    int saved = errno;
+
+    line_str(&l, "{\"name\":\"");
+    line_str(&l, entry_names[ev->entry]);
+    line_str(&l, ev->entry < TRACE_ENTRY_COUNT ? "\",\"cat\":\"driver\",\"ph\":\"X\",\"pid\":"
+                                              : "\",\"cat\":\"cuda\",\"ph\":\"X\",\"pid\":");
+    line_i64(&l, trace_pid);
+    line_str(&l, ",\"tid\":");
+    line_u64(&l, ev->tid);
+    line_str(&l, ",\"ts\":");
+    line_us(&l, rel(ev->ts_ns));
+    line_str(&l, ",\"dur\":");
+    line_us(&l, ev->dur_ns);
+    line_putc(&l, ',');
+    write_args(&l, ev);
+    line_mem(&l, "},\n", 3);
+    atomic_fetch_add(&file_writers, 1);
+    if (!l.overflow && !atomic_load(&file_closed) && !atomic_load_explicit(&in_fork_child, memory_order_relaxed) &&
+        write_line(buf, l.len))
+        atomic_fetch_add_explicit(&written_events, 1, memory_order_relaxed);
+    else
+        atomic_fetch_add_explicit(&dropped_events, 1, memory_order_relaxed);
+    atomic_fetch_sub(&file_writers, 1);
+    errno = saved;
 }
 
 static void write_spans(FILE *f)
 {
     for (size_t i = 0; i < track_count; i++) {
-        fprintf(f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%u,\"args\":{\"name\":\"GPU ",
+        fprintf(f, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%u,\"args\":{\"name\":\"GPU ",
                 (int)trace_pid, TRACE_TRACK_TID + (unsigned)i);
         if (tracks[i].stream)
-            fprintf(f, "stream %p (context %p)\"}}", (void *)tracks[i].stream, (void *)tracks[i].ctx);
+            fprintf(f, "stream %p (context %p)\"}},\n", (void *)tracks[i].stream, (void *)tracks[i].ctx);
         else
-            fprintf(f, "legacy stream (context %p)\"}}", (void *)tracks[i].ctx);
-        fprintf(f, ",\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%d,\"tid\":%u,\"args\":{\"sort_index\":%u}}",
+            fprintf(f, "legacy stream (context %p)\"}},\n", (void *)tracks[i].ctx);
+        fprintf(f, "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%d,\"tid\":%u,\"args\":{\"sort_index\":%u}},\n",
                 (int)trace_pid, TRACE_TRACK_TID + (unsigned)i, 1000000u + (unsigned)i);
     }
     for (size_t i = 0; i < span_count; i++)
-        fprintf(f, ",\n{\"name\":\"%s\",\"cat\":\"gpu\",\"ph\":\"X\",\"pid\":%d,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f}",
+        fprintf(f, "{\"name\":\"%s\",\"cat\":\"gpu\",\"ph\":\"X\",\"pid\":%d,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f},\n",
                 entry_names[spans[i].entry], (int)trace_pid, TRACE_TRACK_TID + spans[i].track,
                 us(rel(spans[i].ts_ns)), us(spans[i].dur_ns));
 }
 
-/* What stood at the trace's path: a trace another process writes there meanwhile replaces it. */
+/* What stands at the trace's path now. */
 static bool path_stat(struct stat *st)
 {
     return lstat(trace_path, st) == 0;
@@ -741,73 +938,315 @@ static bool path_stat(struct stat *st)
 
 static bool same_file(const struct stat *a, const struct stat *b)
 {
-    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
-           a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
-/* Says so when the file this trace replaces appeared or changed since the trace began: another process's trace. */
-static void warn_if_replacing(void)
+static const char *file_kind(mode_t mode)
 {
-    struct stat now;
-
-    if (path_stat(&now) && (!path_existed || !same_file(&now, &path_before)))
-        fprintf(stderr,
-                "gpushim: GPUSHIM_TRACE: %s was written by another process while this one ran; this trace (pid %d) "
-                "replaces it (put %%p in the path for one file per process)\n",
-                trace_path, (int)trace_pid);
+    return S_ISLNK(mode) ? "a symbolic link" : S_ISFIFO(mode) ? "a FIFO" : S_ISCHR(mode) ? "a character device"
+         : S_ISBLK(mode) ? "a block device" : S_ISDIR(mode) ? "a folder" : S_ISSOCK(mode) ? "a socket"
+         : "not a regular file";
 }
 
 /*
- * The file, `with_spans` when the caller holds gpu_lock: written 0600 (it
- * holds pointer values) to a new file of an unguessable name beside it
- * (O_EXCL, O_NOFOLLOW: never a planted file or link), then renamed over the
- * path, which replaces a symbolic link there rather than following it.
+ * Whether a trace may be renamed over its path: nothing there, or a regular
+ * file. Anything else (a FIFO, a device such as /dev/null, a folder, a link)
+ * stays as it is, said so on stderr, and the trace is not written.
  */
-static bool write_file(bool with_spans)
+static bool path_replaceable(void)
+{
+    struct stat st;
+
+    if (!path_stat(&st) || S_ISREG(st.st_mode))
+        return true;
+    fprintf(stderr, "gpushim: GPUSHIM_TRACE: %s is %s: no trace is written (only a regular file is replaced)\n",
+            trace_path, file_kind(st.st_mode));
+    return false;
+}
+
+/* A stdio stream on a descriptor of its own for `fd`'s file (fclose leaves `fd` open). */
+static FILE *file_stream(int fd)
+{
+    int copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    FILE *f = copy >= 0 ? fdopen(copy, "a") : NULL;
+
+    if (!f && copy >= 0)
+        close(copy);
+    return f;
+}
+
+/*
+ * A new file beside the path of an unguessable name, 0600 (it holds pointer
+ * values), created with O_EXCL | O_NOFOLLOW (never a planted file or link),
+ * with `fd`'s contents when `fd` >= 0, else the trace's opening records; then
+ * renamed over the path where that is a regular file or nothing. Its
+ * descriptor, or -1 (`*refused` when the path holds anything else).
+ */
+static int file_make(int from, bool *refused)
 {
     char tmp[sizeof(trace_path) + 32], prefix[sizeof(trace_path) + 8];
     struct gpu__xfsz_hold hold;
-    size_t written, incomplete;
+    bool ok = true;
     FILE *f;
-    bool ok;
     int fd;
 
+    *refused = false;
     snprintf(prefix, sizeof(prefix), "%s.tmp.", trace_path);
     fd = gpu__file_create_unique(AT_FDCWD, prefix, "", tmp, sizeof(tmp));
     if (fd < 0)
-        return false;
-    f = fdopen(fd, "w");
-    if (!f) {
+        return -1;
+    gpu__xfsz_hold(&hold);
+    if (from >= 0) {
+        char buf[65536];
+        off_t at = 0;
+        ssize_t n;
+
+        while (ok && (n = pread(from, buf, sizeof(buf), at)) > 0) {
+            ok = gpu__file_write_all(fd, buf, (size_t)n) == 0;
+            at += n;
+        }
+        ok = ok && n == 0;
+    } else if ((f = file_stream(fd)) != NULL) {
+        fprintf(f, "{\"traceEvents\":[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRIu32
+                   ",\"args\":{\"name\":\"gpushim\",\"start\":%llu,\"epoch\":%" PRIu64 "}},\n",
+                (int)trace_pid, load_tid, start_ticks, epoch_ns);
+        write_load(f);
+        ok = !ferror(f);
+        ok = fclose(f) == 0 && ok;
+    } else
+        ok = false;
+    gpu__xfsz_release(&hold);
+    if (ok && from < 0) {
+        /* Read and write, to be mapped shared: the same file opened again, never one put there meanwhile. */
+        struct stat made, again;
+        int rw = open(tmp, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+
+        ok = rw >= 0 && fstat(fd, &made) == 0 && fstat(rw, &again) == 0 && same_file(&made, &again);
+        if (rw >= 0 && ok) {
+            close(fd);
+            fd = rw;
+        } else if (rw >= 0)
+            close(rw);
+    }
+    if (ok && !path_replaceable()) {
+        *refused = true;
+        ok = false;
+    }
+    if (ok && rename(tmp, trace_path) == 0 && fcntl(fd, F_SETFL, O_APPEND) == 0)
+        return fd;
+    unlink(tmp);
+    close(fd);
+    return -1;
+}
+
+static void forked_child(void)
+{
+    atomic_store_explicit(&in_fork_child, true, memory_order_relaxed);
+}
+
+/* When this process started, in clock ticks since boot (/proc/self/stat's 22nd field); 0 if unknown. */
+static unsigned long long process_start(void)
+{
+    char buf[1024], *p;
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+    if (fd >= 0)
         close(fd);
-        unlink(tmp);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    /* After the command's name in parentheses (which may hold anything): the state, field 3, then 19 more. */
+    p = strrchr(buf, ')');
+    for (int field = 2; p && field < 22; field++)
+        p = strchr(p + 1, ' ');
+    return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+/*
+ * The trace this process left at the path before an exec(): a regular file of
+ * this user's, its opening record naming this process (its id and start time,
+ * which exec keeps), no closing record. Its descriptor, read and write, the
+ * offset after its last event in `*end`, its epoch in epoch_ns; else -1.
+ */
+static int file_adopt(size_t *end)
+{
+    char head[512], want[128], tail[4096];
+    struct stat st, opened;
+    unsigned long long start;
+    const char *p;
+    uint64_t epoch;
+    off_t at;
+    ssize_t n;
+    int fd;
+
+    if (!start_ticks || lstat(trace_path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+        st.st_nlink != 1)
+        return -1;
+    fd = open(trace_path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return -1;
+    n = pread(fd, head, sizeof(head) - 1, 0);
+    head[n > 0 ? n : 0] = '\0';
+    snprintf(want, sizeof(want), "{\"traceEvents\":[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,",
+             (int)trace_pid);
+    if (fstat(fd, &opened) != 0 || !same_file(&st, &opened) || strncmp(head, want, strlen(want)) != 0 ||
+        !(p = strstr(head, "\"start\":")) || sscanf(p, "\"start\":%llu,\"epoch\":%" SCNu64, &start, &epoch) != 2 ||
+        start != start_ticks)
+        goto no;
+    /* Its last byte but the blank room: the comma after an event, where a closed trace has its closing brace. */
+    for (at = opened.st_size; at > 0;) {
+        size_t chunk = at < (off_t)sizeof(tail) ? (size_t)at : sizeof(tail);
+
+        if (pread(fd, tail, chunk, at - (off_t)chunk) != (ssize_t)chunk)
+            goto no;
+        while (chunk > 0 && tail[chunk - 1] == '\n')
+            chunk--, at--;
+        if (chunk > 0) {
+            if (tail[chunk - 1] != ',' || at >= opened.st_size)
+                goto no;
+            *end = (size_t)at + 1; /* past the comma and its newline */
+            epoch_ns = epoch;
+            return fd;
+        }
+    }
+no:
+    close(fd);
+    return -1;
+}
+
+/* At the load: the file, with its opening records, in place at the path and mapped; false (said so) if not. */
+static bool file_open(void)
+{
+    struct stat st;
+    size_t end = 0;
+    void *map;
+    bool refused = false;
+
+    start_ticks = process_start();
+    trace_fd = file_adopt(&end);
+    if (trace_fd < 0)
+        trace_fd = file_make(-1, &refused);
+    if (trace_fd < 0) {
+        if (!refused)
+            fprintf(stderr, "gpushim: GPUSHIM_TRACE: could not write %s: %s; no trace is written\n", trace_path,
+                    strerror(errno));
         return false;
     }
-    gpu__xfsz_hold(&hold);
-    fprintf(f, "{\"traceEvents\":[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRIu32
-               ",\"args\":{\"name\":\"gpushim\"}}",
-            (int)trace_pid, load_tid);
-    write_load(f);
-    written = write_calls(f, &incomplete);
+    /* Address space for every event at its longest, reserved only: pages are touched as the file grows. */
+    file_reserve = fstat(trace_fd, &st) == 0 ? (size_t)st.st_size + max_events * 1024u + TRACE_GROW : 0;
+    map = file_reserve ? mmap(NULL, file_reserve, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
+                              trace_fd, 0)
+                       : MAP_FAILED;
+    if (map == MAP_FAILED) {
+        fprintf(stderr, "gpushim: GPUSHIM_TRACE: could not map %s: %s; no trace is written\n", trace_path,
+                strerror(errno));
+        /* A file this image made goes; one an earlier image of the process left stays as it is. */
+        if (!end)
+            unlink(trace_path);
+        close(trace_fd);
+        trace_fd = -1;
+        return false;
+    }
+    trace_stat = st;
+    file_map = map;
+    atomic_init(&file_end, end ? end : (size_t)st.st_size);
+    atomic_init(&file_size, (size_t)st.st_size);
+    if (end) {
+        /* The earlier images' calls count in the closing record's total. */
+        static const char *const cats[] = {"\"cat\":\"driver\",\"ph\":\"X\"", "\"cat\":\"cuda\",\"ph\":\"X\""};
+        size_t calls = 0;
+
+        for (size_t c = 0; c < 2; c++)
+            for (const char *q = file_map; (q = memmem(q, end - (size_t)(q - file_map), cats[c], strlen(cats[c])));
+                 q++)
+                calls++;
+        atomic_store(&written_events, calls);
+    }
+    if (end) {
+        /* After an exec: this image's load goes on in the same trace, on the first image's clock. */
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+
+        if (f) {
+            write_load(f);
+            if (fclose(f) == 0)
+                write_line(text, len);
+        }
+        free(text);
+    }
+    pthread_atfork(NULL, NULL, forked_child);
+    return true;
+}
+
+/*
+ * At exit: the closing record, after every event being written; the GPU
+ * spans too, `with_spans` when the caller holds gpu_lock. When another
+ * process's trace replaced this file at the path meanwhile, this one is put
+ * back in its place, and says so.
+ */
+static bool file_close(bool with_spans)
+{
+    struct stat now;
+    size_t incomplete = atomic_load_explicit(&in_flight, memory_order_relaxed);
+    FILE *f;
+    bool ok, refused;
+
+    atomic_store(&file_closed, true);
+    /* A thread inside its event's write finishes it first (a few microseconds); one stuck does not stop the exit. */
+    for (int i = 0; i < 1000 && atomic_load(&file_writers); i++)
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    /*
+     * The file ends where the events do: the blank room past them goes. A
+     * thread still inside its copy keeps the mapping and the room (blank
+     * lines before the closing record: JSON all the same).
+     */
+    if (!atomic_load(&file_writers)) {
+        size_t end = atomic_load(&file_end), size = atomic_load(&file_size);
+
+        munmap(file_map, file_reserve);
+        file_map = NULL;
+        if (ftruncate(trace_fd, (off_t)(end < size ? end : size)) != 0)
+            return false;
+    }
+    f = file_stream(trace_fd);
+    if (!f)
+        return false;
     if (with_spans)
         write_spans(f);
+    /* Every record before ends in a comma, so that each is a whole line on disk: the last is this one. */
+    fprintf(f, "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRIu32
+               ",\"args\":{\"sort_index\":0}}",
+            (int)trace_pid, load_tid);
     fprintf(f,
             "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":\"gpushim GPUSHIM_TRACE\",\"calls\":%zu,"
-            "\"max_events\":%zu,\"dropped_events\":%zu,\"incomplete_events\":%zu,\"gpu\":%s,\"gpu_spans_written\":%s,",
-            written, max_events, atomic_load(&dropped_events), incomplete, want_gpu ? "true" : "false",
-            with_spans ? "true" : "false");
+            "\"max_events\":%zu,\"dropped_events\":%zu,\"incomplete_events\":%zu,\"message_lookups\":%zu,"
+            "\"gpu\":%s,\"gpu_spans_written\":%s,",
+            atomic_load(&written_events), max_events, atomic_load(&dropped_events), incomplete,
+            atomic_load(&message_lookups),
+            want_gpu ? "true" : "false", with_spans ? "true" : "false");
     /* Without the lock (not GPU mode, or a thread held it) the span counts are not read: other threads change them. */
     fprintf(f, "\"gpu_spans\":%zu,\"gpu_spans_dropped\":%zu,\"gpu_spans_unfinished\":%zu,\"gpu_spans_failed\":%zu}}\n",
             with_spans ? span_count : 0, with_spans ? spans_dropped : 0, with_spans ? spans_unfinished : 0,
             with_spans ? spans_failed : 0);
     ok = !ferror(f);
     ok = fclose(f) == 0 && ok;
-    gpu__xfsz_release(&hold);
-    if (ok)
-        warn_if_replacing();
-    if (ok && rename(tmp, trace_path) == 0)
-        return true;
-    unlink(tmp);
-    return false;
+    if (ok && path_stat(&now) && !same_file(&now, &trace_stat)) {
+        int fd;
+
+        fprintf(stderr,
+                "gpushim: GPUSHIM_TRACE: %s was written by another process while this one ran; this trace (pid %d) "
+                "replaces it (put %%p in the path for one file per process)\n",
+                trace_path, (int)trace_pid);
+        fd = file_make(trace_fd, &refused);
+        ok = fd >= 0 || refused;
+        if (fd >= 0)
+            close(fd);
+    }
+    close(trace_fd);
+    trace_fd = -1;
+    return ok;
 }
 
 /* ---- At exit: the summary ---- */
@@ -854,12 +1293,10 @@ static void write_summary(FILE *f)
 static void trace_finish(void)
 {
     /* Once, and not in a child of fork(): the parent writes its own file. */
-    const gpu_load_report *r = load_report;
     bool locked = false;
 
     if (getpid() != trace_pid || atomic_exchange(&finished, true))
         return;
-    epoch_ns = install_ns - (r->open_ns + r->init_ns + r->resolve_ns);
     if (want_gpu) {
         /*
          * The spans are written with the lock held, as other threads may still
@@ -871,7 +1308,7 @@ static void trace_finish(void)
         if (locked)
             spans_retire_all(false);
     }
-    if (want_file && !write_file(locked))
+    if (want_file && !file_close(locked))
         fprintf(stderr, "gpushim: GPUSHIM_TRACE: could not write %s: %s\n", trace_path, strerror(errno));
     if (locked)
         pthread_mutex_unlock(&gpu_lock);
@@ -945,30 +1382,34 @@ static void read_env(void)
 bool gpu__trace_install(struct gpu__driver *table, const gpu_load_report *report)
 {
     read_env();
+    /* Said at the start too, so that a run meant to be traced learns it at once; looked at again before the rename. */
+    if (want_file && !path_replaceable())
+        want_file = want_gpu = false;
     if (!want_file && !want_summary)
         return false;
-    if (want_file) {
-        /* calloc: pages are touched only as slots fill. */
-        events = calloc(max_events, sizeof(*events));
-        spans = want_gpu ? calloc(max_events, sizeof(*spans)) : NULL;
-        if (!events || (want_gpu && !spans)) {
-            fprintf(stderr, "gpushim: GPUSHIM_TRACE: no memory for %zu events; no trace is written\n", max_events);
-            free(events);
-            free(spans);
-            events = NULL;
-            spans = NULL;
-            want_file = want_gpu = false;
-            if (!want_summary)
-                return false;
+    if (want_gpu) {
+        /* calloc: pages are touched only as spans fill. */
+        spans = calloc(max_events, sizeof(*spans));
+        if (!spans) {
+            fprintf(stderr, "gpushim: GPUSHIM_TRACE: no memory for %zu GPU spans; the trace has none\n", max_events);
+            want_gpu = false;
         }
     }
     for (int i = 0; i < TRACE_ID_COUNT; i++)
         atomic_init(&stats[i].min_ns, UINT64_MAX);
     trace_pid = getpid();
-    path_existed = want_file && path_stat(&path_before);
     load_tid = thread_id();
     install_ns = gpu__now_ns();
     load_report = report;
+    /* The load report has each stage's time: ts 0 is the start of the load. */
+    epoch_ns = install_ns - (report->open_ns + report->init_ns + report->resolve_ns);
+    if (want_file && !file_open()) {
+        free(spans);
+        spans = NULL;
+        want_file = want_gpu = false;
+        if (!want_summary)
+            return false;
+    }
     real = *table;
     /* An optional entry point the driver lacks stays NULL: the call path reports it as missing. */
 #define GPU__ENTRY(need, name, symbol, params, args) table->name = real.name ? trace_##name : NULL;

@@ -5,9 +5,11 @@
  * Asked for at load, through the environment (read once, with secure_getenv):
  *   GPUSHIM_TRACE=/path/trace.json   every driver call through gpushim as a
  *                                    Chrome/Perfetto trace-event JSON file
- *                                    (complete "X" events), plus the load stages,
- *                                    written at exit (0600, a new file of a random
- *                                    name, renamed); %p in the path: the pid
+ *                                    (complete "X" events), plus the load stages:
+ *                                    made at the load (0600, a new file of a random
+ *                                    name, renamed over a regular file only), each
+ *                                    call's event put in it as the call returns, the
+ *                                    closing record at exit; %p in the path: the pid
  *   GPUSHIM_TRACE_GPU=1              with GPUSHIM_TRACE: the GPU time of each
  *                                    launch and copy, from timing events, on
  *                                    one track per stream

@@ -12,6 +12,10 @@
  *   gpu        launches and copies on two streams and the legacy stream
  *   wait FILE  the driver loaded (the trace begun), makes FILE.ready, then waits until
  *              FILE exists: another process traces to the same path meanwhile
+ *   exec       the sequence, its counts printed, then the process execs sh, which
+ *              runs no exit handler of this program's
+ *   exec-self  the same, then the process execs this program again in mode sequence:
+ *              the second image goes on with the first one's trace
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -202,8 +206,18 @@ int main(int argc, char **argv)
             CHECK(i < 60000);
             nanosleep(&(struct timespec){0, 1000000}, NULL);
         }
+    } else if (strcmp(mode, "exec") == 0 || strcmp(mode, "exec-self") == 0) {
+        sequence();
+        gpu_module_destroy(module);
+        report(extra);
+        if (strcmp(mode, "exec") == 0)
+            execl("/bin/sh", "sh", "-c", "exit 0", (char *)NULL);
+        else
+            execl(argv[0], argv[0], "sequence", (char *)NULL);
+        fprintf(stderr, "exec failed\n");
+        return 3;
     } else {
-        fprintf(stderr, "usage: %s sequence|threads|exit|gpu|wait FILE\n", argv[0]);
+        fprintf(stderr, "usage: %s sequence|threads|exit|gpu|wait FILE|exec|exec-self\n", argv[0]);
         return 64;
     }
     gpu_module_destroy(module);
