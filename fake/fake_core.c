@@ -433,6 +433,26 @@ static void configure(void)
     parts_run(PART_CONFIGURE);
 }
 
+void fake_configure_again(void)
+{
+    pthread_mutex_lock(&config_lock);
+    atomic_store_explicit(&config_refused, false, memory_order_relaxed);
+    config_message[0] = '\0';
+    pthread_mutex_unlock(&config_lock);
+    fake_lock();
+    while (fake.rules) {
+        struct fake_rule *r = fake.rules;
+
+        fake.rules = r->next;
+        free(r);
+    }
+    memset(fake.omit, 0, sizeof(fake.omit));
+    free(fake.init_callback);
+    fake.init_callback = NULL;
+    configure();
+    fake_unlock();
+}
+
 _Noreturn void fake_die(const char *what, const char *detail)
 {
     die(what, detail);

@@ -208,6 +208,13 @@ void fake_config_error(const char *var, const char *part, const char *part_text,
 const char *fake_config_note(cuabi_result result);
 
 /*
+ * The environment read again, as at the first call, the configuration error
+ * forgotten first: for a fuzzer of the configuration (tests/fuzz/fuzz_fake_env.c),
+ * in a process with no context, module or allocation.
+ */
+void fake_configure_again(void);
+
+/*
  * `text` as a whole number from `lo` to `hi` in `unit` (gpu__env_number) into
  * *out; false, a configuration error, and *out untouched for anything else.
  * `label` is the variable's name, then a space and the part's ("GPUSHIM_FAKE_FAIL nth").

@@ -355,6 +355,7 @@ void fake_devices_configure(void)
     }
     for (int i = 0; i < count; i++) {
         gpu_fake_device_desc *d = &fake.devices[i].desc;
+        long bytes;
 
         if ((v = gpu__env_raw("GPUSHIM_FAKE_DEVICE_NAME"))) {
             if (strlen(v) == 0 || strlen(v) >= sizeof(d->name))
@@ -365,10 +366,9 @@ void fake_devices_configure(void)
         v = gpu__env_raw("GPUSHIM_FAKE_DEVICE_MEMORY");
         if (!v)
             d->total_memory = memory_bounded(d->total_memory, count);
-        else if (strcmp(v, "board") != 0)
-            d->total_memory = fake_parse_bytes("GPUSHIM_FAKE_DEVICE_MEMORY", v);
-        if (!d->total_memory)
-            d->total_memory = (size_t)1 << 20; /* refused (or 0): cuInit fails; never a device without memory */
+        else if (strcmp(v, "board") != 0 && fake_env_number("GPUSHIM_FAKE_DEVICE_MEMORY", v, 1, (long)(SIZE_MAX >> 1),
+                                                            GPU__ENV_UNIT_BYTES, &bytes))
+            d->total_memory = (size_t)bytes; /* refused, it keeps the board's: cuInit fails anyway */
         if ((v = gpu__env_raw("GPUSHIM_FAKE_COMPUTE_CAPABILITY")))
             parse_capability(v, &d->compute_major, &d->compute_minor);
     }

@@ -11,7 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failed=0
-for name in env module launch info-args json ld-cache; do
+for name in env fake-env module launch info-args json ld-cache; do
     exe="$build/tests/fuzz/fuzz-$name"
     mkdir -p "$work/$name"
     # New inputs go to a scratch corpus; the seeds in the tree stay as they are.
