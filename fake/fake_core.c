@@ -288,7 +288,21 @@ static bool add_rule(enum fake_entry entry, unsigned nth, bool onward, cuabi_res
     return true;
 }
 
-/* GPUSHIM_FAKE_FAIL=name:nth:result[,...], nth written "3+" for "the third and every later call". */
+/* Every fault rule dropped. */
+static void rules_free(void)
+{
+    while (fake.rules) {
+        struct fake_rule *r = fake.rules;
+
+        fake.rules = r->next;
+        free(r);
+    }
+}
+
+/*
+ * GPUSHIM_FAKE_FAIL=name:nth:result[,...], nth written "3+" for "the third and every later call". A malformed
+ * item is a configuration error, and then no rule holds (configure()).
+ */
 static void parse_fail_rules(const char *spec)
 {
     char *copy = strdup(spec);
@@ -431,6 +445,9 @@ static void configure(void)
     /* Read again where it is used; read here too, so that a malformed one fails cuInit. */
     fake_checks();
     parts_run(PART_CONFIGURE);
+    /* A refused configuration: cuInit answers CUDA_ERROR_INVALID_VALUE, not a fault rule's result. */
+    if (fake_config_note(CUABI_ERROR_INVALID_VALUE))
+        rules_free();
 }
 
 void fake_configure_again(void)
@@ -440,12 +457,7 @@ void fake_configure_again(void)
     config_message[0] = '\0';
     pthread_mutex_unlock(&config_lock);
     fake_lock();
-    while (fake.rules) {
-        struct fake_rule *r = fake.rules;
-
-        fake.rules = r->next;
-        free(r);
-    }
+    rules_free();
     memset(fake.omit, 0, sizeof(fake.omit));
     free(fake.init_callback);
     fake.init_callback = NULL;
