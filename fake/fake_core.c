@@ -136,13 +136,27 @@ static _Noreturn void die(const char *what, const char *detail)
 static pthread_mutex_t config_lock = PTHREAD_MUTEX_INITIALIZER;
 static char config_message[1024];
 static atomic_bool config_refused;
+/*
+ * Set once the configuration is read: what a launch reads again (GPUSHIM_FAKE_THREADS, _WATCHDOG, _CHECK) and a
+ * program changed since to a refused value is told once on stderr, its default holding; cuInit has answered.
+ */
+static atomic_bool config_read;
+static bool late_told;
 
 void fake_config_error(const char *var, const char *part, const char *part_text, const char *accepted)
 {
     const char *value = gpu__env_raw(var);
 
     pthread_mutex_lock(&config_lock);
-    if (!atomic_load_explicit(&config_refused, memory_order_relaxed)) {
+    if (atomic_load_explicit(&config_read, memory_order_relaxed)) {
+        if (!late_told && part)
+            fprintf(stderr, "gpushim-fakecuda: %s=%.256s, set after the fake read its configuration: its %s \"%.256s\" "
+                            "%s; the default holds\n", var, value ? value : "", part, part_text ? part_text : "", accepted);
+        else if (!late_told)
+            fprintf(stderr, "gpushim-fakecuda: %s=%.256s, set after the fake read its configuration: %s; the default "
+                            "holds\n", var, value ? value : "", accepted);
+        late_told = true;
+    } else if (!atomic_load_explicit(&config_refused, memory_order_relaxed)) {
         if (part)
             snprintf(config_message, sizeof(config_message), "%s=%.256s: its %s \"%.256s\" %s", var,
                      value ? value : "", part, part_text ? part_text : "", accepted);
@@ -448,15 +462,17 @@ static void configure(void)
     /* A refused configuration: cuInit answers CUDA_ERROR_INVALID_VALUE, not a fault rule's result. */
     if (fake_config_note(CUABI_ERROR_INVALID_VALUE))
         rules_free();
+    atomic_store_explicit(&config_read, true, memory_order_release);
 }
 
 void fake_configure_again(void)
 {
+    fake_lock();
     pthread_mutex_lock(&config_lock);
     atomic_store_explicit(&config_refused, false, memory_order_relaxed);
+    atomic_store_explicit(&config_read, false, memory_order_relaxed);
     config_message[0] = '\0';
     pthread_mutex_unlock(&config_lock);
-    fake_lock();
     rules_free();
     memset(fake.omit, 0, sizeof(fake.omit));
     free(fake.init_callback);

@@ -201,6 +201,8 @@ _Noreturn void fake_die(const char *what, const char *detail);
  * The first one is printed on standard error, and while there is one cuInit
  * returns CUDA_ERROR_INVALID_VALUE, whose cuGetErrorString is the message
  * (fake_config_note()). Nothing is ended: every later call fails cleanly.
+ * One found after the configuration was read (a value a launch reads again,
+ * changed since) is told once on stderr, and the caller's default holds.
  */
 void fake_config_error(const char *var, const char *part, const char *part_text, const char *accepted);
 

@@ -339,6 +339,36 @@ static int child_config(void)
     return 3;
 }
 
+/*
+ * Values a launch reads again, changed to refused ones after the configuration was read: the launch runs with
+ * the defaults, and stderr says so once. Returns 0 when it does.
+ */
+static int child_late(void)
+{
+    static const char ptx[] = ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k()\n{\nret;\n}\n";
+    cuabi_module m = NULL;
+    cuabi_context ctx = NULL;
+    ft_capture c;
+
+    if (cuInit(0) != CUABI_SUCCESS || cuDevicePrimaryCtxRetain(&ctx, 0) != CUABI_SUCCESS ||
+        cuCtxSetCurrent(ctx) != CUABI_SUCCESS || cuModuleLoadData(&m, ptx) != CUABI_SUCCESS)
+        return 2;
+    setenv("GPUSHIM_FAKE_WATCHDOG", "2s", 1);
+    setenv("GPUSHIM_FAKE_THREADS", "-4", 1);
+    if (ft_launch_said(m, "k", 2, 32, NULL, &c) != CUABI_SUCCESS)
+        return 3;
+    if (!strstr(c.text, "GPUSHIM_FAKE_WATCHDOG=2s, set after the fake read its configuration: wants a whole number "
+                        "from 0 to 86400 (decimal digits alone); the default holds"))
+        return 5;
+    if (ft_launch_said(m, "k", 2, 32, NULL, &c) != CUABI_SUCCESS)
+        return 3;
+    if (strstr(c.text, "set after"))
+        return 6; /* told once */
+    if (cuInit(0) != CUABI_SUCCESS)
+        return 4;
+    return 0;
+}
+
 struct child {
     const char *arg;     /* the child case */
     const char *env;     /* NAME=value set for it */
@@ -478,6 +508,7 @@ static void children(void **state)
         {"child-config", "GPUSHIM_FAKE_KERNELS=libkernels.so", 3,
          "GPUSHIM_FAKE_KERNELS=libkernels.so: its path \"libkernels.so\" is not an absolute path", NULL},
         {"child-config", "GPUSHIM_FAKE_KERNELS=/nonexistent/libkernels.so", 3, "does not load", NULL},
+        {"child-late", "GPUSHIM_FAKE_PEER=1", 0, NULL, NULL},
     };
 
     (void)state;
@@ -507,5 +538,7 @@ int main(int argc, char **argv)
         return child_report(false);
     if (argc == 2 && strcmp(argv[1], "child-config") == 0)
         return child_config();
+    if (argc == 2 && strcmp(argv[1], "child-late") == 0)
+        return child_late();
     return ft_run_case(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
 }
