@@ -115,20 +115,65 @@ int fake_symbol_entry(const char *symbol)
 }
 
 /*
- * The fake's one fatal path: a GPUSHIM_FAKE_* value it cannot read or act on
- * (a GPUSHIM_FAKE_KERNELS library that does not load among them), or no
- * memory to keep it, found while the environment is read (configure(),
- * before any call returns); and a host kernel of the test's own that calls
- * the control API, which would deadlock. It ends the process, naming the
- * variable and the value, because a test that asked for a configuration must
- * not run against another: every call failing instead would read as the
- * driver's answer. Everything a program passes at run time is answered with
- * an error instead.
+ * The fake's one fatal path: a host kernel of the test's own that calls the
+ * control API, which would deadlock, and no thread-specific key left for the
+ * per-thread default stream. It ends the process, naming what happened.
  */
 static _Noreturn void die(const char *what, const char *detail)
 {
     fprintf(stderr, "gpushim-fakecuda: %s: %s\n", what, detail);
     abort();
+}
+
+/*
+ * The first configuration error: a GPUSHIM_FAKE_* value the fake cannot read
+ * or act on (a GPUSHIM_FAKE_KERNELS library that does not load among them),
+ * or no memory to keep it. A test that asked for a configuration must not run
+ * against another, so cuInit fails with CUDA_ERROR_INVALID_VALUE while there
+ * is one, and cuGetErrorString of that code says which variable, value and
+ * what it accepts. Its own lock: GPUSHIM_FAKE_KERNELS is read without the fake's.
+ */
+static pthread_mutex_t config_lock = PTHREAD_MUTEX_INITIALIZER;
+static char config_message[1024];
+static atomic_bool config_refused;
+/*
+ * Set once the configuration is read: what a launch reads again (GPUSHIM_FAKE_THREADS, _WATCHDOG, _CHECK) and a
+ * program changed since to a refused value is told once on stderr, its default holding; cuInit has answered.
+ */
+static atomic_bool config_read;
+static bool late_told;
+
+void fake_config_error(const char *var, const char *part, const char *part_text, const char *accepted)
+{
+    const char *value = gpu__env_raw(var);
+
+    pthread_mutex_lock(&config_lock);
+    if (atomic_load_explicit(&config_read, memory_order_relaxed)) {
+        if (!late_told && part)
+            fprintf(stderr, "gpushim-fakecuda: %s=%.256s, set after the fake read its configuration: its %s \"%.256s\" "
+                            "%s; the default holds\n", var, value ? value : "", part, part_text ? part_text : "", accepted);
+        else if (!late_told)
+            fprintf(stderr, "gpushim-fakecuda: %s=%.256s, set after the fake read its configuration: %s; the default "
+                            "holds\n", var, value ? value : "", accepted);
+        late_told = true;
+    } else if (!atomic_load_explicit(&config_refused, memory_order_relaxed)) {
+        if (part)
+            snprintf(config_message, sizeof(config_message), "%s=%.256s: its %s \"%.256s\" %s", var,
+                     value ? value : "", part, part_text ? part_text : "", accepted);
+        else
+            snprintf(config_message, sizeof(config_message), "%s=%.256s: %s", var, value ? value : "", accepted);
+        fprintf(stderr, "gpushim-fakecuda: %s; cuInit returns CUDA_ERROR_INVALID_VALUE (1)\n", config_message);
+        atomic_store_explicit(&config_refused, true, memory_order_release);
+    }
+    pthread_mutex_unlock(&config_lock);
+}
+
+const char *fake_config_note(cuabi_result result)
+{
+    /* Written once, before config_refused is set, and never again. */
+    return result == CUABI_ERROR_INVALID_VALUE && atomic_load_explicit(&config_refused, memory_order_acquire)
+               ? config_message
+               : NULL;
 }
 
 int fake_entry_find(const char *name)
@@ -195,35 +240,49 @@ cuabi_result fake_unimplemented(enum fake_entry entry)
     return fake_end(rc);
 }
 
-/* A whole decimal number in [lo, hi]; anything else stops the program, loudly. */
-/*
- * gpushim's own parser (src/base/env.c): digits alone, a '-' first where the
- * range has negative numbers, within [lo, hi]; anything else ends the
- * process, naming it.
- */
-static long parse_number(const char *var, const char *text, long lo, long hi)
+/* "GPUSHIM_FAKE_FAIL nth": the variable's name into `var`, and its part ("nth"), or NULL. */
+static const char *split_label(const char *label, char *var, size_t size)
 {
-    bool negative = text[0] == '-' && lo < 0;
-    unsigned long long v;
+    size_t n = strcspn(label, " ");
 
-    if (negative ? !gpu__env_parse_count(text + 1, 0, (unsigned long long)(-(lo + 1)) + 1, &v)
-                 : hi < 0 || !gpu__env_parse_count(text, lo > 0 ? (unsigned long long)lo : 0, (unsigned long long)hi,
-                                                   &v))
-        die(var, text);
-    /* lo is never LONG_MIN here, so -v fits. */
-    if (negative && -(long)v > hi)
-        die(var, text);
-    return negative ? -(long)v : (long)v;
+    snprintf(var, size, "%.*s", (int)(n < size ? n : size - 1), label);
+    return label[n] ? label + n + 1 : NULL;
 }
 
-/* A switch (0 or 1, off/on, false/true, no/yes); `fallback` when unset; anything else ends the process. */
+bool fake_env_number(const char *label, const char *text, long lo, long hi, enum gpu__env_unit unit, long *out)
+{
+    long long v;
+    char var[64], accepted[160];
+    const char *part;
+
+    if (gpu__env_number(text, lo, hi, unit, &v)) {
+        *out = (long)v;
+        return true;
+    }
+    part = split_label(label, var, sizeof(var));
+    snprintf(accepted, sizeof(accepted), "%s", part ? "is not " : "wants ");
+    gpu__env_number_accepted(lo, hi, unit, accepted + strlen(accepted), sizeof(accepted) - strlen(accepted));
+    fake_config_error(var, part, text, accepted);
+    return false;
+}
+
+/* A whole decimal number in [lo, hi] (gpu__env_number); anything else is a configuration error, and `lo`. */
+static long parse_number(const char *var, const char *text, long lo, long hi)
+{
+    long v = lo;
+
+    fake_env_number(var, text, lo, hi, GPU__ENV_UNIT_NONE, &v);
+    return v;
+}
+
+/* A switch (0 or 1, off/on, false/true, no/yes); `fallback` when unset; anything else is a configuration error. */
 static bool env_switch(const char *var, bool fallback)
 {
     const char *v = gpu__env_raw(var);
     bool on = fallback;
 
     if (v && !gpu__env_parse_switch(v, &on))
-        die(var, v);
+        fake_config_error(var, NULL, NULL, "wants a switch: 0 or 1, off or on, false or true, no or yes");
     return on;
 }
 
@@ -243,35 +302,60 @@ static bool add_rule(enum fake_entry entry, unsigned nth, bool onward, cuabi_res
     return true;
 }
 
-/* GPUSHIM_FAKE_FAIL=name:nth:result[,...], nth written "3+" for "the third and every later call". */
+/* Every fault rule dropped. */
+static void rules_free(void)
+{
+    while (fake.rules) {
+        struct fake_rule *r = fake.rules;
+
+        fake.rules = r->next;
+        free(r);
+    }
+}
+
+/*
+ * GPUSHIM_FAKE_FAIL=name:nth:result[,...], nth written "3+" for "the third and every later call". A malformed
+ * item is a configuration error, and then no rule holds (configure()).
+ */
 static void parse_fail_rules(const char *spec)
 {
     char *copy = strdup(spec);
     char *save = NULL;
 
-    if (!copy)
-        die("GPUSHIM_FAKE_FAIL", "out of memory");
+    if (!copy) {
+        fake_config_error("GPUSHIM_FAKE_FAIL", NULL, NULL, "finds no memory to keep it");
+        return;
+    }
     for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
         char *nth = strchr(item, ':');
         char *result = nth ? strchr(nth + 1, ':') : NULL;
+        long at, code;
         bool onward;
         size_t len;
         int entry;
 
-        if (!result)
-            die("GPUSHIM_FAKE_FAIL wants name:nth:result", item);
+        if (!result) {
+            fake_config_error("GPUSHIM_FAKE_FAIL", "item", item, "is not name:nth:result (nth written 3+ for every call from the third)");
+            break;
+        }
         *nth++ = '\0';
         *result++ = '\0';
         entry = fake_entry_find(item);
-        if (entry < 0)
-            die("GPUSHIM_FAKE_FAIL names no entry point", item);
+        if (entry < 0) {
+            fake_config_error("GPUSHIM_FAKE_FAIL", "name", item, "names no entry point of the driver API");
+            break;
+        }
         len = strlen(nth);
         onward = len > 0 && nth[len - 1] == '+';
         if (onward)
             nth[len - 1] = '\0';
-        if (!add_rule((enum fake_entry)entry, (unsigned)parse_number("GPUSHIM_FAKE_FAIL nth", nth, 1, 1000000),
-                      onward, (cuabi_result)parse_number("GPUSHIM_FAKE_FAIL result", result, 1, 100000)))
-            die("GPUSHIM_FAKE_FAIL", "out of memory");
+        if (!fake_env_number("GPUSHIM_FAKE_FAIL nth", nth, 1, 1000000, GPU__ENV_UNIT_NONE, &at) ||
+            !fake_env_number("GPUSHIM_FAKE_FAIL result", result, 1, 100000, GPU__ENV_UNIT_NONE, &code))
+            break;
+        if (!add_rule((enum fake_entry)entry, (unsigned)at, onward, (cuabi_result)code)) {
+            fake_config_error("GPUSHIM_FAKE_FAIL", NULL, NULL, "finds no memory to keep it");
+            break;
+        }
     }
     free(copy);
 }
@@ -281,13 +365,17 @@ static void parse_omit(const char *spec)
     char *copy = strdup(spec);
     char *save = NULL;
 
-    if (!copy)
-        die("GPUSHIM_FAKE_OMIT", "out of memory");
+    if (!copy) {
+        fake_config_error("GPUSHIM_FAKE_OMIT", NULL, NULL, "finds no memory to keep it");
+        return;
+    }
     for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
         int entry = fake_entry_find(item);
 
-        if (entry < 0)
-            die("GPUSHIM_FAKE_OMIT names no entry point", item);
+        if (entry < 0) {
+            fake_config_error("GPUSHIM_FAKE_OMIT", "name", item, "names no entry point of the driver API");
+            break;
+        }
         fake.omit[entry] = true;
     }
     free(copy);
@@ -367,8 +455,30 @@ static void configure(void)
         fake.init_delay_ms = parse_number("GPUSHIM_FAKE_INIT_DELAY_MS", v, 0, 86400000);
     fake.init_callback_status = -1;
     if ((v = gpu__env_raw("GPUSHIM_FAKE_INIT_CALLBACK")) && !(fake.init_callback = strdup(v)))
-        die("GPUSHIM_FAKE_INIT_CALLBACK", "out of memory");
+        fake_config_error("GPUSHIM_FAKE_INIT_CALLBACK", NULL, NULL, "finds no memory to keep it");
+    /* Read again where it is used; read here too, so that a malformed one fails cuInit. */
+    fake_checks();
     parts_run(PART_CONFIGURE);
+    /* A refused configuration: cuInit answers CUDA_ERROR_INVALID_VALUE, not a fault rule's result. */
+    if (fake_config_note(CUABI_ERROR_INVALID_VALUE))
+        rules_free();
+    atomic_store_explicit(&config_read, true, memory_order_release);
+}
+
+void fake_configure_again(void)
+{
+    fake_lock();
+    pthread_mutex_lock(&config_lock);
+    atomic_store_explicit(&config_refused, false, memory_order_relaxed);
+    atomic_store_explicit(&config_read, false, memory_order_relaxed);
+    config_message[0] = '\0';
+    pthread_mutex_unlock(&config_lock);
+    rules_free();
+    memset(fake.omit, 0, sizeof(fake.omit));
+    free(fake.init_callback);
+    fake.init_callback = NULL;
+    configure();
+    fake_unlock();
 }
 
 _Noreturn void fake_die(const char *what, const char *detail)
@@ -391,7 +501,7 @@ unsigned fake_checks(void)
     const char *v = gpu__env_raw("GPUSHIM_FAKE_CHECK");
     unsigned checks = 0;
 
-    /* A comma-separated list of checks; a word the fake does not know stops the program rather than check less. */
+    /* A comma-separated list of checks; a word the fake does not know is a configuration error, and no check. */
     while (v && *v) {
         size_t len = strcspn(v, ",");
 
@@ -402,7 +512,8 @@ unsigned fake_checks(void)
         else if (len == 11 && memcmp(v, "init-strict", 11) == 0)
             checks |= FAKE_CHECK_INIT | FAKE_CHECK_INIT_STRICT;
         else if (len)
-            fake_die("GPUSHIM_FAKE_CHECK", "names a check the fake does not have (it has: race, init, init-strict)");
+            fake_config_error("GPUSHIM_FAKE_CHECK", NULL, NULL,
+                              "names a check the fake does not have: it wants race, init or init-strict, comma-separated");
         v += len + (v[len] == ',');
     }
     return checks;
@@ -410,23 +521,11 @@ unsigned fake_checks(void)
 
 size_t fake_parse_bytes(const char *var, const char *text)
 {
-    size_t len = strlen(text);
-    unsigned shift = 0;
-    char digits[32];
-    long long n;
+    long n = 0;
 
-    if (len > 0 && strchr("KMG", text[len - 1])) {
-        shift = text[len - 1] == 'K' ? 10 : text[len - 1] == 'M' ? 20 : 30;
-        len--;
-    }
-    if (len == 0 || len >= sizeof(digits))
-        fake_die(var, text);
-    memcpy(digits, text, len);
-    digits[len] = '\0';
-    n = fake_parse_number(var, digits, 0, (long)((SIZE_MAX >> 1) >> shift));
-    return (size_t)n << shift;
+    fake_env_number(var, text, 0, (long)(SIZE_MAX >> 1), GPU__ENV_UNIT_BYTES, &n);
+    return (size_t)n;
 }
-
 
 void fake_lock(void)
 {
@@ -554,6 +653,8 @@ cuabi_result cuInit(unsigned int flags)
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     cuabi_result rc = fake_begin(FAKE_E_cuInit, false);
 
+    if (rc == CUABI_SUCCESS && fake_config_note(CUABI_ERROR_INVALID_VALUE))
+        rc = CUABI_ERROR_INVALID_VALUE; /* a GPUSHIM_FAKE_* value refused: cuGetErrorString says which */
     if (rc == CUABI_SUCCESS && (fake.init_delay_ms > 0 || fake.init_callback))
         rc = init_hazards();
     if (rc == CUABI_SUCCESS) {

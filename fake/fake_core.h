@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "cuda_abi.h"
+#include "env.h"
 #include "fake_entries.h"
 #include <gpushim/fake.h>
 
@@ -191,14 +192,44 @@ int fake_entry_find(const char *name);
 /* The exported name of an entry. */
 const char *fake_entry_name(enum fake_entry entry);
 
-/* What configuration errors do: stop the program with a message. A malformed number stops it too. */
+/* Ends the process with a message: only for a host kernel that calls the control API, which would deadlock. */
 _Noreturn void fake_die(const char *what, const char *detail);
+
+/*
+ * A configuration error: variable `var`'s value is refused, as `accepted`
+ * says ("wants ..."; with `part`, what its part `part_text` is or lacks).
+ * The first one is printed on standard error, and while there is one cuInit
+ * returns CUDA_ERROR_INVALID_VALUE, whose cuGetErrorString is the message
+ * (fake_config_note()). Nothing is ended: every later call fails cleanly.
+ * One found after the configuration was read (a value a launch reads again,
+ * changed since) is told once on stderr, and the caller's default holds.
+ */
+void fake_config_error(const char *var, const char *part, const char *part_text, const char *accepted);
+
+/* The first configuration error's message for `result` (CUDA_ERROR_INVALID_VALUE), or NULL. */
+const char *fake_config_note(cuabi_result result);
+
+/*
+ * The environment read again, as at the first call, the configuration error
+ * forgotten first: for a fuzzer of the configuration (tests/fuzz/fuzz_fake_env.c),
+ * in a process with no context, module or allocation.
+ */
+void fake_configure_again(void);
+
+/*
+ * `text` as a whole number from `lo` to `hi` in `unit` (gpu__env_number) into
+ * *out; false, a configuration error, and *out untouched for anything else.
+ * `label` is the variable's name, then a space and the part's ("GPUSHIM_FAKE_FAIL nth").
+ */
+bool fake_env_number(const char *label, const char *text, long lo, long hi, enum gpu__env_unit unit, long *out);
+
+/* fake_env_number without a unit, `lo` for a refused value (a configuration error). */
 long fake_parse_number(const char *var, const char *text, long lo, long hi);
 
-/* A switch variable (0 or 1, off/on, false/true, no/yes); `fallback` when unset; anything else stops the program. */
+/* A switch variable (0 or 1, off/on, false/true, no/yes); `fallback` when unset; anything else a configuration error. */
 bool fake_env_switch(const char *var, bool fallback);
 
-/* A byte count with an optional K, M or G suffix (powers of 1024); a malformed one stops the program. */
+/* A byte count with an optional K, M or G suffix (powers of 1024); 0 for a refused one (a configuration error). */
 size_t fake_parse_bytes(const char *var, const char *text);
 
 /* The per-thread variant (_ptsz, _ptds) the calling thread is in, or -1: fake_begin() counts the call under it. */
@@ -216,7 +247,7 @@ size_t fake_base_length(const char *symbol, bool *per_thread);
 /* This library's own handle (dlsym on it tells what this build exports), or NULL. */
 void *fake_self(void);
 
-/* The checks GPUSHIM_FAKE_CHECK asks for: FAKE_CHECK_* bits. A word it does not know stops the program. */
+/* The checks GPUSHIM_FAKE_CHECK asks for: FAKE_CHECK_* bits. A word it does not know is a configuration error. */
 enum { FAKE_CHECK_RACE = 1, FAKE_CHECK_INIT = 2, FAKE_CHECK_INIT_STRICT = 4 };
 unsigned fake_checks(void);
 

@@ -26,18 +26,117 @@ static struct {
     int value;
 } overrides[FAKE_MAX_DEVICES][ATTRIBUTE_MAX];
 
-/* GPUSHIM_FAKE_COMPUTE_CAPABILITY=major.minor, e.g. 9.0 */
+/* GPUSHIM_FAKE_COMPUTE_CAPABILITY=major.minor, e.g. 9.0; a malformed one is a configuration error, and changes nothing. */
 static void parse_capability(const char *text, int *major, int *minor)
 {
     const char *dot = strchr(text, '.');
     char buf[8];
+    long ma, mi;
 
-    if (!dot || (size_t)(dot - text) >= sizeof(buf))
-        fake_die("GPUSHIM_FAKE_COMPUTE_CAPABILITY wants major.minor", text);
+    if (!dot || (size_t)(dot - text) >= sizeof(buf)) {
+        fake_config_error("GPUSHIM_FAKE_COMPUTE_CAPABILITY", NULL, NULL, "wants major.minor, e.g. 9.0");
+        return;
+    }
     memcpy(buf, text, (size_t)(dot - text));
     buf[dot - text] = '\0';
-    *major = (int)fake_parse_number("GPUSHIM_FAKE_COMPUTE_CAPABILITY major", buf, 1, 99);
-    *minor = (int)fake_parse_number("GPUSHIM_FAKE_COMPUTE_CAPABILITY minor", dot + 1, 0, 9);
+    if (fake_env_number("GPUSHIM_FAKE_COMPUTE_CAPABILITY major", buf, 1, 99, GPU__ENV_UNIT_NONE, &ma) &&
+        fake_env_number("GPUSHIM_FAKE_COMPUTE_CAPABILITY minor", dot + 1, 0, 9, GPU__ENV_UNIT_NONE, &mi)) {
+        *major = (int)ma;
+        *minor = (int)mi;
+    }
+}
+
+/*
+ * The values device attribute `attribute` can take, as cuda.h describes it:
+ * a switch 0 or 1 (what a device supports or has), an enumeration's values,
+ * a NUMA node or -1, a count or size that the fake divides by or multiplies
+ * with (1 and up), any other count or size (0 and up). An attribute that
+ * CUDA 13.0 does not have takes any value: the test says what it means.
+ */
+static void attribute_domain(int attribute, long *lo, long *hi)
+{
+    static const unsigned char switches[] = {
+        CUABI_DEVICE_ATTRIBUTE_GPU_OVERLAP, CUABI_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT,
+        CUABI_DEVICE_ATTRIBUTE_INTEGRATED, CUABI_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY,
+        CUABI_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS, CUABI_DEVICE_ATTRIBUTE_ECC_ENABLED,
+        CUABI_DEVICE_ATTRIBUTE_TCC_DRIVER, CUABI_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING,
+        CUABI_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER, CUABI_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED,
+        CUABI_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED, CUABI_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED,
+        CUABI_DEVICE_ATTRIBUTE_MANAGED_MEMORY, CUABI_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD,
+        CUABI_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED, CUABI_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS,
+        CUABI_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, CUABI_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED,
+        CUABI_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM, CUABI_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1,
+        CUABI_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1, CUABI_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1,
+        CUABI_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, CUABI_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH,
+        CUABI_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES, CUABI_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED,
+        CUABI_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES,
+        CUABI_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST,
+        CUABI_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED,
+        CUABI_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED,
+        CUABI_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED,
+        CUABI_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED,
+        CUABI_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED,
+        CUABI_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED,
+        CUABI_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED, CUABI_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED,
+        CUABI_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED, CUABI_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED,
+        CUABI_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED, CUABI_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH,
+        CUABI_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED, CUABI_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS,
+        CUABI_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR, CUABI_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED,
+        CUABI_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED, CUABI_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED,
+        CUABI_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED, CUABI_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS,
+        CUABI_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED, CUABI_DEVICE_ATTRIBUTE_MPS_ENABLED,
+        CUABI_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED, CUABI_DEVICE_ATTRIBUTE_VULKAN_CIG_SUPPORTED,
+        CUABI_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED,
+        CUABI_DEVICE_ATTRIBUTE_HOST_NUMA_MEMORY_POOLS_SUPPORTED, CUABI_DEVICE_ATTRIBUTE_HOST_NUMA_MULTINODE_IPC_SUPPORTED,
+        CUABI_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED, CUABI_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED,
+        CUABI_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED,
+        CUABI_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED,
+    };
+    /* Divisors, alignments and limits the fake computes with: a device has at least one of each. */
+    static const unsigned char positive[] = {
+        CUABI_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, CUABI_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X,
+        CUABI_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, CUABI_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z,
+        CUABI_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, CUABI_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
+        CUABI_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, CUABI_DEVICE_ATTRIBUTE_WARP_SIZE,
+        CUABI_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK, CUABI_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT,
+        CUABI_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, CUABI_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT,
+        CUABI_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, CUABI_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT,
+        CUABI_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, CUABI_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR,
+    };
+
+    *lo = 0;
+    *hi = 2147483647L;
+    if (attribute <= 0 || attribute >= CUABI_DEVICE_ATTRIBUTE_COUNT) {
+        *lo = -2147483647L - 1;
+        return;
+    }
+    for (size_t i = 0; i < sizeof(switches); i++)
+        if (switches[i] == attribute)
+            *hi = 1;
+    for (size_t i = 0; i < sizeof(positive); i++)
+        if (positive[i] == attribute)
+            *lo = 1;
+    switch (attribute) {
+    case CUABI_DEVICE_ATTRIBUTE_COMPUTE_MODE: *hi = 3; break;           /* CU_COMPUTEMODE_* */
+    case CUABI_DEVICE_ATTRIBUTE_NUMA_CONFIG: *hi = 1; break;            /* CU_DEVICE_NUMA_CONFIG_* */
+    case CUABI_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS: *hi = 3; break; /* two flags */
+    case CUABI_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING: *hi = 200; break;    /* 0, 100 or 200 */
+    case CUABI_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *lo = 1; *hi = 99; break;
+    case CUABI_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *hi = 9; break;
+    case CUABI_DEVICE_ATTRIBUTE_NUMA_ID:
+    case CUABI_DEVICE_ATTRIBUTE_HOST_NUMA_ID: *lo = -1; break;           /* -1: no NUMA node */
+    case CUABI_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID:
+    case CUABI_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID: *lo = -2147483647L - 1; break; /* two 16-bit ids, any bits */
+    default: break;
+    }
+}
+
+bool fake_attribute_value_valid(int attribute, long value)
+{
+    long lo, hi;
+
+    attribute_domain(attribute, &lo, &hi);
+    return value >= lo && value <= hi;
 }
 
 /* Device `i` becomes the profile's board: its description, and no attribute overridden. */
@@ -140,10 +239,14 @@ static int parse_profiles(const char *list, const struct fake_profile **out)
     for (const char *s = list;; s++) {
         size_t len = strcspn(s, ",");
 
-        if (n == FAKE_MAX_DEVICES)
-            fake_die("GPUSHIM_FAKE_DEVICE names more than 8 devices", list);
-        if (!(out[n++] = fake_profile_find(s, len)))
-            fake_die("GPUSHIM_FAKE_DEVICE wants h200, a100, l4 or rtx4090, comma-separated", list);
+        if (n == FAKE_MAX_DEVICES) {
+            fake_config_error("GPUSHIM_FAKE_DEVICE", NULL, NULL, "names more than 8 devices");
+            return 0;
+        }
+        if (!(out[n++] = fake_profile_find(s, len))) {
+            fake_config_error("GPUSHIM_FAKE_DEVICE", NULL, NULL, "wants h200, a100, l4 or rtx4090, comma-separated");
+            return 0;
+        }
         s += len;
         if (!*s)
             return n;
@@ -156,27 +259,45 @@ static void parse_attributes(const char *list)
     for (const char *s = list; *s;) {
         size_t len = strcspn(s, ","), name_len;
         char item[128], *eq, *name = item;
-        int device = -1, attribute;
-        long value;
+        int attribute;
+        long device = -1, value, lo, hi;
+        char part[160];
 
-        if (len == 0 || len >= sizeof(item))
-            fake_die("GPUSHIM_FAKE_ATTRIBUTES wants [device:]NAME=value, comma-separated", list);
+        if (len == 0 || len >= sizeof(item)) {
+            fake_config_error("GPUSHIM_FAKE_ATTRIBUTES", NULL, NULL,
+                              "wants [device:]NAME=value, comma-separated, each item under 128 bytes");
+            return;
+        }
         memcpy(item, s, len);
         item[len] = '\0';
         s += len + (s[len] == ',');
-        if (!(eq = strchr(item, '=')))
-            fake_die("GPUSHIM_FAKE_ATTRIBUTES wants [device:]NAME=value, comma-separated", item);
+        if (!(eq = strchr(item, '='))) {
+            fake_config_error("GPUSHIM_FAKE_ATTRIBUTES", "item", item, "is not [device:]NAME=value");
+            return;
+        }
         *eq = '\0';
         if (strchr(item, ':')) {
             name = strchr(item, ':') + 1;
             name[-1] = '\0';
-            device = (int)fake_parse_number("GPUSHIM_FAKE_ATTRIBUTES device", item, 0, fake.device_count - 1);
+            if (fake.device_count == 0) {
+                fake_config_error("GPUSHIM_FAKE_ATTRIBUTES", "device", item, "is not a device: there are none");
+                return;
+            }
+            if (!fake_env_number("GPUSHIM_FAKE_ATTRIBUTES device", item, 0, fake.device_count - 1, GPU__ENV_UNIT_NONE,
+                                 &device))
+                return;
         }
         name_len = strlen(name);
         attribute = fake_attribute_by_name(name, name_len);
-        if (attribute < 0)
-            fake_die("GPUSHIM_FAKE_ATTRIBUTES: no such device attribute", name);
-        value = fake_parse_number("GPUSHIM_FAKE_ATTRIBUTES value", eq + 1, -2147483647L - 1, 2147483647L);
+        if (attribute < 0) {
+            fake_config_error("GPUSHIM_FAKE_ATTRIBUTES", "name", name,
+                              "is no device attribute (cuda.h's CUdevice_attribute, with or without CU_DEVICE_ATTRIBUTE_)");
+            return;
+        }
+        attribute_domain(attribute, &lo, &hi);
+        snprintf(part, sizeof(part), "GPUSHIM_FAKE_ATTRIBUTES %s value", name);
+        if (!fake_env_number(part, eq + 1, lo, hi, GPU__ENV_UNIT_NONE, &value))
+            return;
         for (int i = 0; i < fake.device_count; i++)
             if (device < 0 || device == i) {
                 overrides[i][attribute].set = overrides[i][attribute].known = true;
@@ -214,8 +335,10 @@ void fake_devices_configure(void)
 
     if (count < 0)
         count = n ? n : 1;
-    if (n > count)
-        fake_die("GPUSHIM_FAKE_DEVICE names more devices than GPUSHIM_FAKE_DEVICES", v);
+    if (n > count) {
+        fake_config_error("GPUSHIM_FAKE_DEVICE", NULL, NULL, "names more devices than GPUSHIM_FAKE_DEVICES");
+        n = count;
+    }
     fake.device_count = count;
     for (int i = 0; i < count; i++) {
         struct fake_device *d = &fake.devices[i];
@@ -232,17 +355,20 @@ void fake_devices_configure(void)
     }
     for (int i = 0; i < count; i++) {
         gpu_fake_device_desc *d = &fake.devices[i].desc;
+        long bytes;
 
         if ((v = gpu__env_raw("GPUSHIM_FAKE_DEVICE_NAME"))) {
             if (strlen(v) == 0 || strlen(v) >= sizeof(d->name))
-                fake_die("GPUSHIM_FAKE_DEVICE_NAME wants 1 to 63 bytes", v);
-            strcpy(d->name, v);
+                fake_config_error("GPUSHIM_FAKE_DEVICE_NAME", NULL, NULL, "wants 1 to 63 bytes");
+            else
+                strcpy(d->name, v);
         }
         v = gpu__env_raw("GPUSHIM_FAKE_DEVICE_MEMORY");
         if (!v)
             d->total_memory = memory_bounded(d->total_memory, count);
-        else if (strcmp(v, "board") != 0)
-            d->total_memory = fake_parse_bytes("GPUSHIM_FAKE_DEVICE_MEMORY", v);
+        else if (strcmp(v, "board") != 0 && fake_env_number("GPUSHIM_FAKE_DEVICE_MEMORY", v, 1, (long)(SIZE_MAX >> 1),
+                                                            GPU__ENV_UNIT_BYTES, &bytes))
+            d->total_memory = (size_t)bytes; /* refused, it keeps the board's: cuInit fails anyway */
         if ((v = gpu__env_raw("GPUSHIM_FAKE_COMPUTE_CAPABILITY")))
             parse_capability(v, &d->compute_major, &d->compute_minor);
     }
@@ -592,7 +718,8 @@ static int attribute_override(int ordinal, int attribute, bool known, int value)
     int rc = -1;
 
     fake_lock();
-    if (ordinal >= 0 && ordinal < fake.device_count && attribute >= 0 && attribute < ATTRIBUTE_MAX) {
+    if (ordinal >= 0 && ordinal < fake.device_count && attribute >= 0 && attribute < ATTRIBUTE_MAX &&
+        (!known || fake_attribute_value_valid(attribute, value))) {
         overrides[ordinal][attribute].set = true;
         overrides[ordinal][attribute].known = known;
         overrides[ordinal][attribute].value = value;
@@ -667,7 +794,10 @@ FAKE_API int gpu_fake_device_set(int ordinal, const gpu_fake_device_desc *desc)
     int rc = -1;
 
     fake_lock();
-    if (fake_device_valid(ordinal)) {
+    if (fake_device_valid(ordinal) && desc && desc->multiprocessors >= 1 &&
+        fake_attribute_value_valid(CUABI_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, desc->compute_major) &&
+        fake_attribute_value_valid(CUABI_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, desc->compute_minor) &&
+        memchr(desc->name, '\0', sizeof(desc->name)) && memchr(desc->pci_bus_id, '\0', sizeof(desc->pci_bus_id))) {
         fake.devices[ordinal].desc = *desc;
         rc = 0;
     }

@@ -23,6 +23,9 @@ bool fake_device_attribute(int device, unsigned attribute, int *value);
 /* An attribute the fake always knows (one of its defaults' table), or 0. */
 int fake_attribute(int device, unsigned attribute);
 
+/* Whether `value` is one device attribute `attribute` can take (cuda.h's meaning of it; any value for one CUDA 13.0 lacks). */
+bool fake_attribute_value_valid(int attribute, long value);
+
 /* Bytes a channel of an array format has; 0 for a format the fake does not store. */
 size_t fake_format_bytes(cuabi_array_format format);
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cuda_proc_rows.h"
+#include "cuda_result_text.h"
 #include "fake_array.h"
 #include "fake_core.h"
 #include "fake_device.h"
@@ -26,6 +27,7 @@
 #include "fake_report.h"
 #include "fake_stream.h"
 #include "fake_texture.h"
+#include "ptx/ptx.h"
 
 /*
  * Every part's hooks, in the order they run: devices are configured before
@@ -37,6 +39,7 @@ static const struct fake_part parts[] = {
     {.configure = fake_devices_configure},
     {.configure = fake_faults_configure, .on_call = fake_faults_on_call},
     {.configure = fake_report_configure},
+    {.configure = ptx_env_configure},
     {.configure = fake_stream_configure, .ctx_reset = fake_streams_reset, .ctx_synchronize = fake_ctx_synchronize,
      .device_lost = fake_streams_drop_work},
     {.ctx_reset = fake_events_reset},
@@ -207,38 +210,17 @@ static const char *result_name(cuabi_result result)
     return NULL;
 }
 
-/* The sentences the real driver uses, for the results this fake gives. */
+/* Every result's sentence (cuda_result_text.h): a code of the list without one does not compile. */
 static const char *result_text(cuabi_result result)
 {
     switch (result) {
-    case CUABI_SUCCESS: return "no error";
-    case CUABI_ERROR_INVALID_VALUE: return "invalid argument";
-    case CUABI_ERROR_OUT_OF_MEMORY: return "out of memory";
-    case CUABI_ERROR_NOT_INITIALIZED: return "initialization error";
-    case CUABI_ERROR_STUB_LIBRARY: return "CUDA driver is a stub library";
-    case CUABI_ERROR_NO_DEVICE: return "no CUDA-capable device is detected";
-    case CUABI_ERROR_DEVICE_UNAVAILABLE: return "CUDA-capable device(s) is/are busy or unavailable";
-    case CUABI_ERROR_INVALID_DEVICE: return "invalid device ordinal";
-    case CUABI_ERROR_INVALID_IMAGE: return "device kernel image is invalid";
-    case CUABI_ERROR_INVALID_CONTEXT: return "invalid device context";
-    case CUABI_ERROR_PEER_ACCESS_UNSUPPORTED: return "peer access is not supported between these two devices";
-    case CUABI_ERROR_INVALID_PTX: return "a PTX JIT compilation failed";
-    case CUABI_ERROR_INVALID_HANDLE: return "invalid resource handle";
-    case CUABI_ERROR_ILLEGAL_STATE: return "the operation cannot be performed in the present state";
-    case CUABI_ERROR_NOT_FOUND: return "named symbol not found";
-    case CUABI_ERROR_NOT_READY: return "device not ready";
-    case CUABI_ERROR_ILLEGAL_ADDRESS: return "an illegal memory access was encountered";
-    case CUABI_ERROR_PEER_ACCESS_ALREADY_ENABLED: return "peer access is already enabled";
-    case CUABI_ERROR_HOST_MEMORY_ALREADY_REGISTERED: return "part or all of the requested memory range is already mapped";
-    case CUABI_ERROR_HOST_MEMORY_NOT_REGISTERED: return "pointer does not correspond to a registered memory region";
-    case CUABI_ERROR_NOT_PERMITTED: return "operation not permitted";
-    case CUABI_ERROR_NOT_SUPPORTED: return "operation not supported";
-    case CUABI_ERROR_STREAM_CAPTURE_UNSUPPORTED: return "operation not permitted when stream is capturing";
-    case CUABI_ERROR_STREAM_CAPTURE_INVALIDATED: return "operation failed due to a previous error during capture";
-    case CUABI_ERROR_STREAM_CAPTURE_IMPLICIT: return "operation would make the legacy stream depend on a capturing blocking stream";
-    case CUABI_ERROR_UNKNOWN: return "unknown error";
-    default: return result_name(result) ? "an error the fake driver does not describe" : NULL;
+#define FAKE_RESULT_TEXT(name, value) \
+    case value: \
+        return CUABI_RESULT_TEXT_##name;
+        CUABI_RESULT_LIST(FAKE_RESULT_TEXT)
+#undef FAKE_RESULT_TEXT
     }
+    return NULL;
 }
 
 cuabi_result cuGetErrorName(cuabi_result error, const char **str)
@@ -264,9 +246,10 @@ cuabi_result cuGetErrorString(cuabi_result error, const char **str)
         if (!str) {
             rc = CUABI_ERROR_INVALID_VALUE;
         } else {
-            *str = fake_host_kernel_note(error)  ? fake_host_kernel_note(error)
-                   : fake_module_note(error) ? fake_module_note(error)
-                                             : result_text(error);
+            *str = fake_config_note(error)        ? fake_config_note(error)
+                   : fake_host_kernel_note(error) ? fake_host_kernel_note(error)
+                   : fake_module_note(error)      ? fake_module_note(error)
+                                                  : result_text(error);
             rc = *str ? CUABI_SUCCESS : CUABI_ERROR_INVALID_VALUE;
         }
     }

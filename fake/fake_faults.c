@@ -69,24 +69,28 @@ void fake_faults_on_call(void)
 
 /* ---- The environment ---- */
 
-/* GPUSHIM_FAKE_LOSE=ordinal:nth:result */
+/* GPUSHIM_FAKE_LOSE=ordinal:nth:result; a malformed one is a configuration error, and loses nothing. */
 static void parse_lose(const char *text)
 {
     char copy[64];
     char *nth, *result;
+    long device, at, code;
 
-    if (strlen(text) >= sizeof(copy))
-        fake_die("GPUSHIM_FAKE_LOSE wants ordinal:nth:result", text);
-    strcpy(copy, text);
-    nth = strchr(copy, ':');
+    nth = strlen(text) < sizeof(copy) ? strcpy(copy, text), strchr(copy, ':') : NULL;
     result = nth ? strchr(nth + 1, ':') : NULL;
-    if (!result)
-        fake_die("GPUSHIM_FAKE_LOSE wants ordinal:nth:result", text);
+    if (!result) {
+        fake_config_error("GPUSHIM_FAKE_LOSE", NULL, NULL, "wants ordinal:nth:result, e.g. 0:700:46");
+        return;
+    }
     *nth++ = '\0';
     *result++ = '\0';
-    faults.lose_device = (int)fake_parse_number("GPUSHIM_FAKE_LOSE ordinal", copy, 0, FAKE_MAX_DEVICES - 1);
-    faults.lose_at = (unsigned long)fake_parse_number("GPUSHIM_FAKE_LOSE nth", nth, 1, 100000000);
-    faults.lose_result = (cuabi_result)fake_parse_number("GPUSHIM_FAKE_LOSE result", result, 0, 100000);
+    if (fake_env_number("GPUSHIM_FAKE_LOSE ordinal", copy, 0, FAKE_MAX_DEVICES - 1, GPU__ENV_UNIT_NONE, &device) &&
+        fake_env_number("GPUSHIM_FAKE_LOSE nth", nth, 1, 100000000, GPU__ENV_UNIT_NONE, &at) &&
+        fake_env_number("GPUSHIM_FAKE_LOSE result", result, 0, 100000, GPU__ENV_UNIT_NONE, &code)) {
+        faults.lose_device = (int)device;
+        faults.lose_at = (unsigned long)at;
+        faults.lose_result = (cuabi_result)code;
+    }
 }
 
 void fake_faults_configure(void)
@@ -100,8 +104,7 @@ void fake_faults_configure(void)
         faults.limit[i] = limit;
     if ((v = gpu__env_raw("GPUSHIM_FAKE_LOSE")))
         parse_lose(v);
-    if ((v = gpu__env_raw("GPUSHIM_FAKE_STALL")))
-        faults.stalled = fake_parse_number("GPUSHIM_FAKE_STALL", v, 0, 1) == 1;
+    faults.stalled = fake_env_switch("GPUSHIM_FAKE_STALL", false);
 }
 
 /* ---- Control API ---- */

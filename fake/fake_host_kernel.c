@@ -155,20 +155,26 @@ static void load_libraries(const char *list)
         size_t len = strcspn(list, ":");
         char path[4096];
 
-        if (len >= sizeof(path))
-            fake_die("GPUSHIM_FAKE_KERNELS: a path is longer than 4095 bytes", list);
+        if (len >= sizeof(path)) {
+            fake_config_error("GPUSHIM_FAKE_KERNELS", NULL, NULL, "has a path longer than 4095 bytes");
+            return;
+        }
         memcpy(path, list, len);
         path[len] = '\0';
         /* Code is loaded from where the value says, never from a folder that depends on the working one. */
         if (len && path[0] != '/') {
-            char why[4200];
-
-            snprintf(why, sizeof(why), "%s is not an absolute path", path);
-            fake_die("GPUSHIM_FAKE_KERNELS", why);
+            fake_config_error("GPUSHIM_FAKE_KERNELS", "path", path,
+                              "is not an absolute path: it wants absolute paths, colon-separated");
+            return;
         }
         /* Never closed: the registrations point at the library's functions. */
-        if (len && !dlopen(path, RTLD_NOW | RTLD_LOCAL))
-            fake_die("GPUSHIM_FAKE_KERNELS", dlerror());
+        if (len && !dlopen(path, RTLD_NOW | RTLD_LOCAL)) {
+            char why[512];
+
+            snprintf(why, sizeof(why), "does not load: %s", dlerror());
+            fake_config_error("GPUSHIM_FAKE_KERNELS", "library", path, why);
+            return;
+        }
         list += len + (list[len] == ':');
     }
 }

@@ -207,7 +207,8 @@ int fake_blocks_per_sm(int device, const struct fake_func_attrs *a, unsigned blo
     n = min_int(n, fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR) / threads);
     n = min_int(n, fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR) /
                        (threads * a->regs));
-    if (shared || a->static_shared)
+    /* per_block is 0 only where the sum wraps, which attribute values in their domains (fake_device.c) never make. */
+    if ((shared || a->static_shared) && per_block)
         n = min_int(n, (int)((size_t)fake_attribute(device, CUABI_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR) /
                              per_block));
     return n;

@@ -4,6 +4,7 @@
  * threads, registers and shared memory bound them on the device
  * (fake_blocks_per_sm(), which a cooperative launch checks too).
  */
+#include <limits.h>
 #include <stdlib.h>
 
 #include "fake_context.h"
@@ -12,6 +13,12 @@
 #include "fake_launch.h"
 #include "fake_module.h"
 #include "fake_stream.h"
+
+/* A product of a test's attribute values, as an int: INT_MAX where it is more. */
+static int clamp_int(long long v)
+{
+    return v > INT_MAX ? INT_MAX : v < 0 ? 0 : (int)v;
+}
 
 /* The function's attributes and device, with a context current: else the CUresult. */
 static cuabi_result occupancy_of(cuabi_function f, const struct fake_func_attrs **a, int *device)
@@ -86,7 +93,8 @@ static cuabi_result max_potential_block(cuabi_result rc, int *min_grid_size, int
             }
         }
         *block_size = best;
-        *min_grid_size = best ? best_threads / best * fake.devices[device].desc.multiprocessors : 0;
+        *min_grid_size = best ? clamp_int((long long)(best_threads / best) * fake.devices[device].desc.multiprocessors)
+                              : 0;
     }
     return rc;
 }
@@ -165,7 +173,7 @@ cuabi_result cuOccupancyMaxActiveClusters(int *clusters, cuabi_function f, const
         int per_sm = fake_blocks_per_sm(device, a, config->block_x * config->block_y * config->block_z,
                                    config->shared_mem_bytes);
 
-        *clusters = (int)((unsigned)(per_sm * fake.devices[device].desc.multiprocessors) / size);
+        *clusters = clamp_int((long long)per_sm * fake.devices[device].desc.multiprocessors / (long long)size);
     }
     return fake_end(rc);
 }

@@ -60,7 +60,7 @@ void fake_report_configure(void)
     else if (strcmp(v, "strict") == 0)
         report_mode = REPORT_STRICT;
     else
-        fake_die("GPUSHIM_FAKE_REPORT wants 0, 1 or strict", v);
+        fake_config_error("GPUSHIM_FAKE_REPORT", NULL, NULL, "wants 0, 1 or strict");
 }
 
 /* The driver functions called that the fake does not implement, with their calls, on one line. */

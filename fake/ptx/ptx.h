@@ -29,6 +29,10 @@ struct ptx_module *ptx_module_decode(const char *text);
  * fully decoded or kept with the reason it cannot run.
  */
 const char *ptx_module_error(const struct ptx_module *m);
+/* Reads the interpreter's variables (GPUSHIM_FAKE_THREADS, GPUSHIM_FAKE_WATCHDOG) at the fake's configuration, so
+ * that a malformed one fails cuInit; a launch reads them again. */
+void ptx_env_configure(void);
+
 void ptx_module_retain(struct ptx_module *m);  /* NULL does nothing */
 void ptx_module_release(struct ptx_module *m); /* NULL does nothing */
 

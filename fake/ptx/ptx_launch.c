@@ -41,9 +41,8 @@ static unsigned pool_size(uint64_t nblocks)
     const char *v = gpu__env_raw("GPUSHIM_FAKE_THREADS");
     long n;
 
-    if (v) {
-        n = fake_parse_number("GPUSHIM_FAKE_THREADS", v, 1, MAX_THREADS);
-    } else {
+    /* A refused value (a configuration error, which cuInit reports) counts as unset. */
+    if (!v || !fake_env_number("GPUSHIM_FAKE_THREADS", v, 1, MAX_THREADS, GPU__ENV_UNIT_NONE, &n)) {
         pthread_once(&cores_once, cores_count);
         n = cores;
     }
@@ -53,6 +52,12 @@ static unsigned pool_size(uint64_t nblocks)
     if (n > MAX_THREADS)
         n = MAX_THREADS;
     return (uint64_t)n < nblocks ? (unsigned)n : (unsigned)nblocks;
+}
+
+void ptx_env_configure(void)
+{
+    pool_size(1);
+    ptx_watchdog_seconds();
 }
 
 static uint64_t last_executed;

@@ -59,7 +59,13 @@ unsigned char *ptx_mem_lookup(struct ptx_mem *m, uint64_t addr, size_t bytes)
 unsigned ptx_watchdog_seconds(void)
 {
     const char *v = gpu__env_raw("GPUSHIM_FAKE_WATCHDOG");
+    long seconds = 30;
 
-    /* Long enough for any kernel that makes progress; a spin that cannot end stops after it. */
-    return v ? (unsigned)fake_parse_number("GPUSHIM_FAKE_WATCHDOG", v, 0, 86400) : 30;
+    /*
+     * Long enough for any kernel that makes progress; a spin that cannot end stops after it. A refused value
+     * (a configuration error, which cuInit reports) keeps the default.
+     */
+    if (v)
+        fake_env_number("GPUSHIM_FAKE_WATCHDOG", v, 0, 86400, GPU__ENV_UNIT_NONE, &seconds);
+    return (unsigned)seconds;
 }

@@ -58,10 +58,13 @@
  *   GPUSHIM_FAKE_WATCHDOG=S     seconds a launch on the interpreter may go without progress before
  *                            it stops with CUDA_ERROR_LAUNCH_TIMEOUT (default 30; 0: never)
  * Values are read with secure_getenv and parsed as libgpushim parses its own
- * (a number is digits alone, a switch 0 or 1, also off/on, false/true,
- * no/yes; unset means the default). Malformed values, empty ones included,
- * stop the program with a message naming the variable and the value, rather
- * than being ignored.
+ * (a number is digits alone within its range, a switch 0 or 1, also off/on,
+ * false/true, no/yes; unset means the default). A malformed value, an empty
+ * one included, is not ignored and ends nothing: it is printed once on
+ * stderr, naming the variable, the value and what it accepts, and cuInit
+ * returns CUDA_ERROR_INVALID_VALUE, whose cuGetErrorString is that message
+ * (gpushim's load report quotes it); calls that need cuInit then answer
+ * CUDA_ERROR_NOT_INITIALIZED.
  *
  * The fake exports every function of the CUDA 13.0 driver, so that a program
  * linked against libcuda loads with it in libcuda's place; the functions it
@@ -326,8 +329,10 @@ int gpu_fake_device_get(int ordinal, gpu_fake_device_desc *out);
 /**
  * Changes what it reports.
  * @param ordinal the device
- * @param desc the new description; must not be NULL
- * @return 0, or -1 for no such device
+ * @param desc the new description
+ * @return 0, or -1 for no such device, a NULL desc, or one with fewer than 1
+ *         multiprocessor, a compute capability outside 1.0 to 99.9, or a
+ *         name or bus id without its NUL
  */
 int gpu_fake_device_set(int ordinal, const gpu_fake_device_desc *desc);
 
@@ -498,8 +503,10 @@ const char *gpu_fake_device_profile_name(int ordinal);
  * cuDeviceGetAttribute).
  * @param ordinal the device
  * @param attribute the CUdevice_attribute, below 256
- * @param value what cuDeviceGetAttribute answers for it from now on
- * @return 0, or -1 for no such device or an attribute of 256 or more
+ * @param value what cuDeviceGetAttribute answers for it from now on, within
+ *        what the attribute can be (gpushim(3), GPUSHIM_FAKE_ATTRIBUTES)
+ * @return 0, or -1 for no such device, an attribute of 256 or more or a value
+ *         the attribute cannot take
  */
 int gpu_fake_device_attribute_set(int ordinal, int attribute, int value);
 /**

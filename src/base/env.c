@@ -46,23 +46,75 @@ bool gpu__env_parse_switch(const char *text, bool *on)
     return false;
 }
 
-bool gpu__env_parse_count(const char *text, unsigned long long min, unsigned long long max, unsigned long long *out)
+/* The decimal digits from `text` up to `end` (at least one, nothing else) into *v; false past 64 bits. */
+static bool digits(const char *text, const char *end, unsigned long long *v)
 {
-    unsigned long long v = 0;
-
-    if (!text[0])
+    *v = 0;
+    if (text == end)
         return false;
-    for (const char *p = text; *p; p++) {
+    for (const char *p = text; p < end; p++) {
         unsigned d = (unsigned)(*p - '0');
 
-        if (*p < '0' || *p > '9' || v > (~0ull - d) / 10)
+        if (*p < '0' || *p > '9' || *v > (~0ull - d) / 10)
             return false;
-        v = v * 10 + d;
+        *v = *v * 10 + d;
     }
-    if (v < min || v > max)
+    return true;
+}
+
+bool gpu__env_parse_count(const char *text, unsigned long long min, unsigned long long max, unsigned long long *out)
+{
+    unsigned long long v;
+
+    if (!digits(text, text + strlen(text), &v) || v < min || v > max)
         return false;
     *out = v;
     return true;
+}
+
+bool gpu__env_number(const char *text, long long lo, long long hi, enum gpu__env_unit unit, long long *out)
+{
+    const char *end = text + strlen(text);
+    bool negative = text[0] == '-' && lo < 0;
+    unsigned shift = 0;
+    unsigned long long magnitude, most;
+    long long v;
+
+    if (lo > hi)
+        return false;
+    if (unit == GPU__ENV_UNIT_BYTES && end > text && strchr("KMG", end[-1])) {
+        shift = end[-1] == 'K' ? 10 : end[-1] == 'M' ? 20 : 30;
+        end--;
+    }
+    if (!digits(text + negative, end, &magnitude) || magnitude > (~0ull >> shift))
+        return false;
+    magnitude <<= shift;
+    if (negative) {
+        /* -(lo + 1) + 1 is lo's magnitude, which LLONG_MIN's is too. */
+        most = (unsigned long long)(-(lo + 1)) + 1;
+        if (magnitude > most || (magnitude > 0 && hi < 0 && magnitude - 1 < (unsigned long long)(-(hi + 1))))
+            return false;
+        v = magnitude == 0 ? 0 : -(long long)(magnitude - 1) - 1;
+        if (v > hi)
+            return false;
+        *out = v;
+        return true;
+    }
+    if (hi < 0 || magnitude > (unsigned long long)hi || (lo > 0 && magnitude < (unsigned long long)lo))
+        return false;
+    *out = (long long)magnitude;
+    return true;
+}
+
+const char *gpu__env_number_accepted(long long lo, long long hi, enum gpu__env_unit unit, char *buf, size_t size)
+{
+    if (unit == GPU__ENV_UNIT_BYTES)
+        snprintf(buf, size, "a byte count from %lld to %lld (decimal digits, then nothing for bytes or K, M or G for "
+                 "KiB, MiB or GiB)", lo, hi);
+    else
+        snprintf(buf, size, "a whole number from %lld to %lld (%s)", lo, hi,
+                 lo < 0 ? "decimal digits, '-' first for a negative one" : "decimal digits alone");
+    return buf;
 }
 
 bool gpu__env_switch(const char *name, bool fallback, const char *fallback_says, char *warning, size_t warning_size)

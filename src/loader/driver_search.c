@@ -240,7 +240,7 @@ static void *try_folders(struct search *s, const char *const *list, size_t count
 {
     char dir[PATH_MAX], none[WHY_BYTES];
     struct gpu__text t = {none, sizeof(none), 0};
-    size_t absent_count = 0;
+    size_t absent_count = 0, named = 0;
     void *handle = NULL;
 
     gpu__text_add(&t, "%s: no " LIBCUDA_SONAME " in", what);
@@ -256,6 +256,7 @@ static void *try_folders(struct search *s, const char *const *list, size_t count
             text += len + (text[len] == ':');
             if (len == 0)
                 continue;
+            named++;
             if (len >= sizeof(dir) || dir[0] != '/') {
                 record(s, dir, "%s: %s: %s", what, dir,
                        len >= sizeof(dir) ? "a folder's path is too long: not tried"
@@ -269,6 +270,10 @@ static void *try_folders(struct search *s, const char *const *list, size_t count
     }
     if (!handle && absent_count)
         gpu__attempt_add(s->tried, what, gpu__text_end(&t));
+    /* A value of colons alone names nothing to search, in place of the folders it replaces: say so. */
+    if (!list && !named)
+        record(s, what, "%s: names no folder (it wants absolute folders, colon-separated); nothing was searched",
+               what);
     return handle;
 }
 

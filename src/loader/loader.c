@@ -174,6 +174,23 @@ static const char *early_result_name(void *handle, cuabi_result result)
     return name ? name : "CUDA_ERROR_UNRECOGNIZED";
 }
 
+/*
+ * The driver's cuGetErrorString of a result, dlsym'd (the table is not filled yet), as ": TEXT"; "" where it
+ * has none. The fake driver says there which GPUSHIM_FAKE_* value it refused.
+ */
+static const char *early_result_text(void *handle, cuabi_result result, char *buf, size_t size)
+{
+    cuabi_result (*get_text)(cuabi_result, const char **);
+    void *sym = dlsym(handle, "cuGetErrorString");
+    const char *text = NULL;
+
+    memcpy(&get_text, &sym, sizeof(sym));
+    if (!get_text || get_text(result, &text) != CUABI_SUCCESS || !text || !text[0])
+        return "";
+    snprintf(buf, size, ": %.1024s", text);
+    return buf;
+}
+
 static const char *query_reason(cuabi_result rc, cuabi_proc_address_query_result status)
 {
     if (rc != CUABI_SUCCESS)
@@ -324,9 +341,11 @@ static gpu_status load_from(void *handle)
     report.init_result = rc;
     if (rc != CUABI_SUCCESS) {
         report.stage = GPU_LOAD_INIT;
+        char text[1040];
+
         message = set_message("%s: cuInit(0) failed: %s (%u)%s", report.file, early_result_name(handle, rc), rc,
                               rc == CUABI_ERROR_STUB_LIBRARY ? ": this is the CUDA toolkit's stub library, not a driver"
-                                                             : "");
+                                                             : early_result_text(handle, rc, text, sizeof(text)));
         /* The stub answers every call with 34 and cannot say why: no driver, and gpushim says why instead. */
         if (rc == CUABI_ERROR_STUB_LIBRARY)
             driver_handle = NULL;

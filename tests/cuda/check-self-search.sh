@@ -67,6 +67,10 @@ run "no driver but gpushim" \
     "GPUSHIM_LIBCUDA_DIRS: no libcuda.so.1 in $work/empty" \
     "GPUSHIM_LIBCUDA_DIRS: relative/lib: not an absolute folder"
 
+run "a value of colons alone, which names no folder" \
+    env LD_LIBRARY_PATH="$front" GPUSHIM_LIBCUDA_DIRS="::" "$program" none \
+    "GPUSHIM_LIBCUDA_DIRS: names no folder (it wants absolute folders, colon-separated)"
+
 echo "---- gpushim-info through $front"
 out=$(env LD_LIBRARY_PATH="$front" GPUSHIM_LIBCUDA_DIRS="$work/system" "$info" --no-self-test 2>&1) || true
 echo "$out"

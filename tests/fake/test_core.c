@@ -7,7 +7,14 @@
  *   fork       a child forked before cuInit initialises its own driver; one
  *              forked after it gets NOT_INITIALIZED from cuInit and every
  *              call that needs it, as from the driver
+ *   error-strings  every CUresult of cuda_abi.h has its name and its sentence
+ *              (cuGetErrorName, cuGetErrorString), none a placeholder
+ *   attribute-domains  every profile's attribute values are ones the
+ *              attribute can take; values it cannot are refused; the
+ *              occupancy calculators answer at the domains' ends
  */
+#include <limits.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -92,10 +99,89 @@ static void forked(void **state)
     CU_OK(cuDevicePrimaryCtxRelease_v2(0));
 }
 
+static void error_strings(void **state)
+{
+    static const struct {
+        const char *name;
+        cuabi_result code;
+    } codes[] = {
+#define RESULT_ROW(name, value) {"CUDA_" #name, value},
+        CUABI_RESULT_LIST(RESULT_ROW)
+#undef RESULT_ROW
+    };
+    const char *text;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+        const char *name = NULL;
+
+        text = NULL;
+        CU_OK(cuGetErrorName(codes[i].code, &name));
+        CU_OK(cuGetErrorString(codes[i].code, &text));
+        assert_non_null(name);
+        assert_non_null(text);
+        assert_string_equal(name, codes[i].name);
+        if (strlen(text) < 5 || strstr(text, "does not describe") || strcmp(text, name) == 0)
+            fail_msg("cuGetErrorString(%s = %d) is \"%s\"", name, (int)codes[i].code, text);
+    }
+    /* A code the driver does not have has neither. */
+    text = "unchanged";
+    assert_int_equal(cuGetErrorString((cuabi_result)12345, &text), CUABI_ERROR_INVALID_VALUE);
+}
+
+static const char occupancy_ptx[] = ".version 7.0\n.target sm_70\n.address_size 64\n"
+                                    ".visible .entry k()\n{\nret;\n}\n";
+
+static void attribute_domains(void **state)
+{
+    cuabi_module m = NULL;
+    cuabi_function f = NULL;
+    int blocks = -1, grid = -1, size = -1;
+
+    (void)state;
+    CU_OK(cuInit(0));
+    for (int a = 1; a < CUABI_DEVICE_ATTRIBUTE_COUNT; a++) {
+        int v = 0;
+
+        if (cuDeviceGetAttribute(&v, (cuabi_device_attribute)a, 0) != CUABI_SUCCESS)
+            continue;
+        if (gpu_fake_device_attribute_set(0, a, v) != 0)
+            fail_msg("attribute %d: the profile's own value %d is refused", a, v);
+    }
+    assert_int_equal(gpu_fake_device_attribute_set(0, CUABI_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, -1), -1);
+    assert_int_equal(gpu_fake_device_attribute_set(0, CUABI_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT, 0), -1);
+    assert_int_equal(gpu_fake_device_attribute_set(0, CUABI_DEVICE_ATTRIBUTE_WARP_SIZE, 0), -1);
+    assert_int_equal(gpu_fake_device_attribute_set(0, CUABI_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, 2), -1);
+    assert_int_equal(gpu_fake_device_attribute_set(0, CUABI_DEVICE_ATTRIBUTE_NUMA_ID, -2), -1);
+    assert_int_equal(gpu_fake_device_attribute_set(0, CUABI_DEVICE_ATTRIBUTE_NUMA_ID, -1), 0);
+    /* An attribute CUDA 13.0 lacks takes any value: the test says what it means. */
+    assert_int_equal(gpu_fake_device_attribute_set(0, 200, -5), 0);
+
+    /* The ends of the domains: no division by zero, no overflow (UBSan), an answer. */
+    ft_retain_current(0);
+    CU_OK(cuModuleLoadData(&m, occupancy_ptx));
+    CU_OK(cuModuleGetFunction(&f, m, "k"));
+    CU_OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, 128, 1));
+    assert_true(blocks > 0);
+    assert_int_equal(gpu_fake_device_attribute_set(0, CUABI_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, INT_MAX), 0);
+    assert_int_equal(gpu_fake_device_attribute_set(0, CUABI_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, INT_MAX), 0);
+    assert_int_equal(gpu_fake_device_attribute_set(0, CUABI_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, INT_MAX), 0);
+    CU_OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, 128, 1));
+    assert_int_equal(blocks, 0); /* INT_MAX bytes reserved a block: none fits */
+    CU_OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, 32, 0));
+    assert_true(blocks > 0);
+    CU_OK(cuOccupancyMaxPotentialBlockSize(&grid, &size, f, NULL, 0, 0));
+    assert_true(grid > 0 && size > 0);
+    CU_OK(cuModuleUnload(m));
+    CU_OK(cuDevicePrimaryCtxRelease_v2(0));
+}
+
 int main(int argc, char **argv)
 {
     static const ft_case cases[] = {
         {"fork", cmocka_unit_test(forked)},
+        {"error-strings", cmocka_unit_test(error_strings)},
+        {"attribute-domains", cmocka_unit_test(attribute_domains)},
     };
 
     return ft_run_case(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));

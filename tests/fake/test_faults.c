@@ -316,6 +316,59 @@ static int child_report(bool leak)
     return 0;
 }
 
+/*
+ * Under a refused configuration: gpushim's load fails with the fake's message, printed on stdout; cuInit
+ * keeps failing with it and every call fails cleanly. Returns 3 when all of that holds.
+ */
+static int child_config(void)
+{
+    gpu_stream *s = NULL;
+    gpu_status st = gpu_driver_load();
+    const gpu_load_report *r = gpu_driver_get_report();
+    const char *text = NULL;
+
+    printf("child: %s\n", gpu_last_error_get_message());
+    if (st != GPU_ERR_NO_DRIVER || r->stage != GPU_LOAD_INIT || r->init_result != CUABI_ERROR_INVALID_VALUE)
+        return 4;
+    if (gpu_stream_create(NULL, &s) == GPU_OK || cuInit(0) != CUABI_ERROR_INVALID_VALUE)
+        return 5;
+    if (cuGetErrorString(CUABI_ERROR_INVALID_VALUE, &text) != CUABI_SUCCESS || !strstr(text, "GPUSHIM_FAKE_"))
+        return 6;
+    if (cuCtxSynchronize() != CUABI_ERROR_NOT_INITIALIZED)
+        return 7;
+    return 3;
+}
+
+/*
+ * Values a launch reads again, changed to refused ones after the configuration was read: the launch runs with
+ * the defaults, and stderr says so once. Returns 0 when it does.
+ */
+static int child_late(void)
+{
+    static const char ptx[] = ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k()\n{\nret;\n}\n";
+    cuabi_module m = NULL;
+    cuabi_context ctx = NULL;
+    ft_capture c;
+
+    if (cuInit(0) != CUABI_SUCCESS || cuDevicePrimaryCtxRetain(&ctx, 0) != CUABI_SUCCESS ||
+        cuCtxSetCurrent(ctx) != CUABI_SUCCESS || cuModuleLoadData(&m, ptx) != CUABI_SUCCESS)
+        return 2;
+    setenv("GPUSHIM_FAKE_WATCHDOG", "2s", 1);
+    setenv("GPUSHIM_FAKE_THREADS", "-4", 1);
+    if (ft_launch_said(m, "k", 2, 32, NULL, &c) != CUABI_SUCCESS)
+        return 3;
+    if (!strstr(c.text, "GPUSHIM_FAKE_WATCHDOG=2s, set after the fake read its configuration: wants a whole number "
+                        "from 0 to 86400 (decimal digits alone); the default holds"))
+        return 5;
+    if (ft_launch_said(m, "k", 2, 32, NULL, &c) != CUABI_SUCCESS)
+        return 3;
+    if (strstr(c.text, "set after"))
+        return 6; /* told once */
+    if (cuInit(0) != CUABI_SUCCESS)
+        return 4;
+    return 0;
+}
+
 struct child {
     const char *arg;     /* the child case */
     const char *env;     /* NAME=value set for it */
@@ -392,25 +445,70 @@ static void children(void **state)
         {"child-leak", "GPUSHIM_FAKE_REPORT=strict", 86, "1 device allocation, 1 stream still alive", "child: made"},
         {"child-clean", "GPUSHIM_FAKE_REPORT=strict", 0, "gpushim-fakecuda: no object still alive", "child: made"},
         {"child-leak", "GPUSHIM_FAKE_REPORT=0", 0, NULL, "child: made"},
-        {"child-leak", "GPUSHIM_FAKE_REPORT=yes", -SIGABRT, "GPUSHIM_FAKE_REPORT wants 0, 1 or strict: yes", NULL},
-        {"child-clean", "GPUSHIM_FAKE_MEMORY_LIMIT=12X", -SIGABRT, "GPUSHIM_FAKE_MEMORY_LIMIT: 12X", NULL},
-        {"child-clean", "GPUSHIM_FAKE_MEMORY_LIMIT=", -SIGABRT, "GPUSHIM_FAKE_MEMORY_LIMIT", NULL},
-        {"child-clean", "GPUSHIM_FAKE_DEVICE_MEMORY=-1G", -SIGABRT, "GPUSHIM_FAKE_DEVICE_MEMORY: -1", NULL},
-        {"child-clean", "GPUSHIM_FAKE_DEVICE_NAME=", -SIGABRT, "GPUSHIM_FAKE_DEVICE_NAME wants 1 to 63 bytes", NULL},
-        {"child-clean", "GPUSHIM_FAKE_COMPUTE_CAPABILITY=9", -SIGABRT, "GPUSHIM_FAKE_COMPUTE_CAPABILITY wants major.minor",
+        /*
+         * A malformed GPUSHIM_FAKE_* value: cuInit fails with CUDA_ERROR_INVALID_VALUE and a message naming the
+         * variable, the value and what it accepts (child-config prints gpushim's), on stderr once; nothing aborts.
+         */
+        {"child-config", "GPUSHIM_FAKE_REPORT=yes", 3, "GPUSHIM_FAKE_REPORT=yes: wants 0, 1 or strict",
+         "GPUSHIM_FAKE_REPORT=yes: wants 0, 1 or strict"},
+        {"child-config", "GPUSHIM_FAKE_MEMORY_LIMIT=12X", 3, "GPUSHIM_FAKE_MEMORY_LIMIT=12X: wants a byte count from 0",
+         "cuInit(0) failed: CUDA_ERROR_INVALID_VALUE (1): GPUSHIM_FAKE_MEMORY_LIMIT=12X: wants a byte count"},
+        {"child-config", "GPUSHIM_FAKE_MEMORY_LIMIT=", 3, "GPUSHIM_FAKE_MEMORY_LIMIT=: wants a byte count", NULL},
+        {"child-config", "GPUSHIM_FAKE_DEVICE_MEMORY=-1G", 3, "GPUSHIM_FAKE_DEVICE_MEMORY=-1G: wants a byte count",
          NULL},
-        {"child-clean", "GPUSHIM_FAKE_COMPUTE_CAPABILITY=9.x", -SIGABRT, "GPUSHIM_FAKE_COMPUTE_CAPABILITY minor: x", NULL},
-        {"child-clean", "GPUSHIM_FAKE_LOSE=0:5", -SIGABRT, "GPUSHIM_FAKE_LOSE wants ordinal:nth:result", NULL},
-        {"child-clean", "GPUSHIM_FAKE_LOSE=9:5:46", -SIGABRT, "GPUSHIM_FAKE_LOSE ordinal: 9", NULL},
-        {"child-clean", "GPUSHIM_FAKE_STALL=2", -SIGABRT, "GPUSHIM_FAKE_STALL: 2", NULL},
-        /* libgpushim's parser: digits alone, a switch is a switch, code only from an absolute path. */
-        {"child-clean", "GPUSHIM_FAKE_DEVICES= 1", -SIGABRT, "GPUSHIM_FAKE_DEVICES:  1", NULL},
-        {"child-clean", "GPUSHIM_FAKE_VERSION=+12080", -SIGABRT, "GPUSHIM_FAKE_VERSION: +12080", NULL},
-        {"child-clean", "GPUSHIM_FAKE_PEER=maybe", -SIGABRT, "GPUSHIM_FAKE_PEER: maybe", NULL},
-        {"child-clean", "GPUSHIM_FAKE_GPA_TWIN=2", -SIGABRT, "GPUSHIM_FAKE_GPA_TWIN: 2", NULL},
+        {"child-config", "GPUSHIM_FAKE_DEVICE_MEMORY=1T", 3, "GPUSHIM_FAKE_DEVICE_MEMORY=1T: wants a byte count", NULL},
+        {"child-config", "GPUSHIM_FAKE_DEVICE_MEMORY=8589934592G", 3, "GPUSHIM_FAKE_DEVICE_MEMORY=8589934592G: wants", NULL},
+        {"child-config", "GPUSHIM_FAKE_DEVICE_NAME=", 3, "GPUSHIM_FAKE_DEVICE_NAME=: wants 1 to 63 bytes", NULL},
+        {"child-config", "GPUSHIM_FAKE_COMPUTE_CAPABILITY=9", 3, "GPUSHIM_FAKE_COMPUTE_CAPABILITY=9: wants major.minor",
+         NULL},
+        {"child-config", "GPUSHIM_FAKE_COMPUTE_CAPABILITY=9.x", 3,
+         "GPUSHIM_FAKE_COMPUTE_CAPABILITY=9.x: its minor \"x\" is not a whole number from 0 to 9", NULL},
+        {"child-config", "GPUSHIM_FAKE_LOSE=0:5", 3, "GPUSHIM_FAKE_LOSE=0:5: wants ordinal:nth:result", NULL},
+        {"child-config", "GPUSHIM_FAKE_LOSE=9:5:46", 3,
+         "GPUSHIM_FAKE_LOSE=9:5:46: its ordinal \"9\" is not a whole number from 0 to 7", NULL},
+        {"child-config", "GPUSHIM_FAKE_STALL=2", 3, "GPUSHIM_FAKE_STALL=2: wants a switch", NULL},
+        /* libgpushim's parser: digits alone (no sign, space, junk, unit or overflow), a switch is a switch. */
+        {"child-config", "GPUSHIM_FAKE_DEVICES= 1", 3, "GPUSHIM_FAKE_DEVICES= 1: wants a whole number from 0 to 8",
+         NULL},
+        {"child-config", "GPUSHIM_FAKE_DEVICES=-1", 3, "GPUSHIM_FAKE_DEVICES=-1: wants a whole number from 0 to 8", NULL},
+        {"child-config", "GPUSHIM_FAKE_DEVICES=18446744073709551617", 3,
+         "GPUSHIM_FAKE_DEVICES=18446744073709551617: wants a whole number from 0 to 8", NULL},
+        {"child-config", "GPUSHIM_FAKE_VERSION=+12080", 3, "GPUSHIM_FAKE_VERSION=+12080: wants a whole number", NULL},
+        {"child-config", "GPUSHIM_FAKE_VERSION=12080x", 3, "GPUSHIM_FAKE_VERSION=12080x: wants a whole number", NULL},
+        {"child-config", "GPUSHIM_FAKE_INIT_DELAY_MS=5ms", 3, "GPUSHIM_FAKE_INIT_DELAY_MS=5ms: wants a whole number",
+         NULL},
+        {"child-config", "GPUSHIM_FAKE_PEER=maybe", 3, "GPUSHIM_FAKE_PEER=maybe: wants a switch", NULL},
+        {"child-config", "GPUSHIM_FAKE_GPA_TWIN=2", 3, "GPUSHIM_FAKE_GPA_TWIN=2: wants a switch", NULL},
+        {"child-config", "GPUSHIM_FAKE_STICKY=sure", 3, "GPUSHIM_FAKE_STICKY=sure: wants a switch", NULL},
+        {"child-config", "GPUSHIM_FAKE_FAIL=cuMemAlloc:0:2", 3,
+         "GPUSHIM_FAKE_FAIL=cuMemAlloc:0:2: its nth \"0\" is not a whole number from 1 to 1000000", NULL},
+        {"child-config", "GPUSHIM_FAKE_FAIL=cuNoSuchCall:1:2", 3,
+         "GPUSHIM_FAKE_FAIL=cuNoSuchCall:1:2: its name \"cuNoSuchCall\" names no entry point", NULL},
+        {"child-config", "GPUSHIM_FAKE_OMIT=cuNoSuchCall", 3, "its name \"cuNoSuchCall\" names no entry point", NULL},
+        /* Variables read at a launch are read at the configuration too. */
+        {"child-config", "GPUSHIM_FAKE_WATCHDOG=2s", 3, "GPUSHIM_FAKE_WATCHDOG=2s: wants a whole number from 0 to 86400",
+         "GPUSHIM_FAKE_WATCHDOG=2s: wants a whole number from 0 to 86400"},
+        {"child-config", "GPUSHIM_FAKE_THREADS=0", 3, "GPUSHIM_FAKE_THREADS=0: wants a whole number from 1 to 256", NULL},
+        {"child-config", "GPUSHIM_FAKE_CHECK=race,rase", 3, "GPUSHIM_FAKE_CHECK=race,rase: names a check", NULL},
+        /* A device attribute's value lies in what the attribute can be. */
+        {"child-config", "GPUSHIM_FAKE_ATTRIBUTES=RESERVED_SHARED_MEMORY_PER_BLOCK=-1", 3,
+         "its RESERVED_SHARED_MEMORY_PER_BLOCK value \"-1\" is not a whole number from 0 to 2147483647", NULL},
+        {"child-config", "GPUSHIM_FAKE_ATTRIBUTES=TEXTURE_ALIGNMENT=0", 3,
+         "its TEXTURE_ALIGNMENT value \"0\" is not a whole number from 1 to 2147483647", NULL},
+        {"child-config", "GPUSHIM_FAKE_ATTRIBUTES=CLUSTER_LAUNCH=2", 3,
+         "its CLUSTER_LAUNCH value \"2\" is not a whole number from 0 to 1", NULL},
+        {"child-config", "GPUSHIM_FAKE_ATTRIBUTES=L2_CACHE_SIZE=2147483648", 3,
+         "its L2_CACHE_SIZE value \"2147483648\" is not a whole number from 0 to 2147483647", NULL},
+        {"child-config", "GPUSHIM_FAKE_ATTRIBUTES=1:WARP_SIZE=32", 3, "its device \"1\" is not a whole number from 0 to 0",
+         NULL},
+        {"child-config", "GPUSHIM_FAKE_ATTRIBUTES=NO_SUCH=1", 3, "its name \"NO_SUCH\" is no device attribute", NULL},
+        {"child-clean", "GPUSHIM_FAKE_ATTRIBUTES=NUMA_ID=-1,COMPUTE_MODE=3", 0, NULL, "child: made"},
         {"child-clean", "GPUSHIM_FAKE_PEER=off", 0, NULL, "child: made"},
-        {"child-clean", "GPUSHIM_FAKE_KERNELS=libkernels.so", -SIGABRT,
-         "GPUSHIM_FAKE_KERNELS: libkernels.so is not an absolute path", NULL},
+        {"child-clean", "GPUSHIM_FAKE_DEVICE_MEMORY=64M", 0, NULL, "child: made"},
+        {"child-config", "GPUSHIM_FAKE_KERNELS=libkernels.so", 3,
+         "GPUSHIM_FAKE_KERNELS=libkernels.so: its path \"libkernels.so\" is not an absolute path", NULL},
+        {"child-config", "GPUSHIM_FAKE_KERNELS=/nonexistent/libkernels.so", 3, "does not load", NULL},
+        {"child-late", "GPUSHIM_FAKE_PEER=1", 0, NULL, NULL},
     };
 
     (void)state;
@@ -438,5 +536,9 @@ int main(int argc, char **argv)
         return child_report(true);
     if (argc == 2 && strcmp(argv[1], "child-clean") == 0)
         return child_report(false);
+    if (argc == 2 && strcmp(argv[1], "child-config") == 0)
+        return child_config();
+    if (argc == 2 && strcmp(argv[1], "child-late") == 0)
+        return child_late();
     return ft_run_case(argc, argv, cases, sizeof(cases) / sizeof(cases[0]));
 }

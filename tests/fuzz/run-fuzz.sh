@@ -14,6 +14,7 @@ failed=0
 # One target a line, for merging; a target not built (cudart-register needs libgpushim-cudart) is skipped, said so.
 targets=(
     env module launch info-args json ld-cache
+    fake-env
     cudart-register
 )
 for name in "${targets[@]}"; do
