@@ -219,6 +219,7 @@ static cuabi_result input_ptx(cuabi_jit_input_type type, const void *data, size_
         if (rc != CUABI_SUCCESS)
             return rc;
         free(*text);
+        *text = NULL;
         snprintf(why, why_size, "an input of type CU_JIT_INPUT_CUBIN that is no ELF file");
         return CUABI_ERROR_INVALID_IMAGE;
     case CUABI_JIT_INPUT_OBJECT:

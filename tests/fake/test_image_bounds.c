@@ -12,6 +12,7 @@
  *  - PTX is read as PTX only: a link input of type CU_JIT_INPUT_PTX, or the
  *    PTX a fatbin given to cuLibraryLoadData carries, that holds a wrapper
  *    or a fatbin is refused as INVALID_PTX;
+ *  - PTX or a fatbin given to the linker as a cubin is refused, once;
  *  - a wrapper the caller passes in memory is followed, and its fatbin read
  *    only as far as the fatbin's header says: one ending at a page that no
  *    one may read loads; a sized input ending there is read to its size.
@@ -344,6 +345,27 @@ static void library_nested_fatbin(void **state)
     library_nested(inner, 16);
 }
 
+/* ---- A link input of the wrong type ---- */
+
+/* PTX and a fatbin given as CU_JIT_INPUT_CUBIN, in memory and in a file: refused, and freed once. */
+static void link_cubin_not_elf(void **state)
+{
+    unsigned char fb[256];
+    size_t n = fatbin_of(fb, ptx, sizeof(ptx) - 1, 0);
+    char path[4096];
+    cuabi_result rc;
+
+    (void)state;
+    assert_int_equal(link_data(CUABI_JIT_INPUT_CUBIN, ptx, sizeof(ptx)), CUABI_ERROR_INVALID_IMAGE);
+    assert_int_equal(link_data(CUABI_JIT_INPUT_CUBIN, fb, n), CUABI_ERROR_INVALID_IMAGE);
+    ASSERT_SAID(CUABI_ERROR_INVALID_IMAGE, "no ELF file");
+    file_of(path, sizeof(path), ptx, sizeof(ptx) - 1);
+    rc = load_file(BY_LINK, path, CUABI_JIT_INPUT_CUBIN);
+    unlink(path);
+    assert_int_equal(rc, CUABI_ERROR_INVALID_IMAGE);
+    assert_int_equal(gpu_fake_live(GPU_FAKE_LIVE_LINKS), 0);
+}
+
 /* ---- What is read, and no further ---- */
 
 /*
@@ -414,6 +436,7 @@ int main(int argc, char **argv)
         CASE("link-ptx-fatbin", link_ptx_fatbin),
         CASE("library-nested-wrapper", library_nested_wrapper),
         CASE("library-nested-fatbin", library_nested_fatbin),
+        CASE("link-cubin-not-elf", link_cubin_not_elf),
         CASE("memory-bounded", memory_bounded),
     };
 
