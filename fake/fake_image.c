@@ -7,6 +7,12 @@
  * (ptx/ptx.h), whose entries with their parameter layouts and whose .global
  * and .const variables with their initial bytes become the module's
  * functions and globals. Nothing is compiled.
+ *
+ * A container is read within the size its caller gives (a file's, a link
+ * input's) or, where the API gives none, within what its own header
+ * declares; a wrapper's pointer is followed only in the caller's memory
+ * (FAKE_IMAGE_CALLER), never in a file's bytes; and the PTX taken out of a
+ * container is read as PTX only, never as another container.
  */
 #include <dlfcn.h>
 #include <limits.h>
