@@ -398,6 +398,9 @@ static int device_arch(void)
 
 typedef size_t (*zstd_decompress_fn)(void *, size_t, const void *, size_t);
 typedef unsigned (*zstd_is_error_fn)(size_t);
+typedef unsigned long long (*zstd_content_size_fn)(const void *, size_t);
+
+enum { ZSTD_SIZE_UNKNOWN = -1 }; /* ZSTD_getFrameContentSize's answer for a frame that does not say */
 
 /*
  * A compressed entry's payload is a zstd frame (RFC 8878) of `packed`
@@ -410,6 +413,8 @@ static cuabi_result unzstd(const unsigned char *src, uint64_t packed, uint64_t s
     void *lib = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
     zstd_decompress_fn decompress;
     zstd_is_error_fn is_error;
+    zstd_content_size_fn content_size;
+    unsigned long long said;
     cuabi_result rc = CUABI_SUCCESS;
     char *text;
     size_t got;
@@ -423,6 +428,13 @@ static cuabi_result unzstd(const unsigned char *src, uint64_t packed, uint64_t s
     if (!decompress || !is_error) {
         dlclose(lib);
         return not_supported(log, log_size, "libzstd.so.1 lacks ZSTD_decompress");
+    }
+    /* A frame that says its size is held to the header's before the memory for it is taken. */
+    *(void **)&content_size = dlsym(lib, "ZSTD_getFrameContentSize");
+    if (content_size && (said = content_size(src, (size_t)packed)) != (unsigned long long)ZSTD_SIZE_UNKNOWN &&
+        said != size) {
+        dlclose(lib);
+        return invalid_image(log, log_size, "its compressed PTX does not decompress to the size its header says");
     }
     if (!(text = malloc((size_t)size + 1))) {
         dlclose(lib);
