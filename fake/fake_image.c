@@ -7,6 +7,12 @@
  * (ptx/ptx.h), whose entries with their parameter layouts and whose .global
  * and .const variables with their initial bytes become the module's
  * functions and globals. Nothing is compiled.
+ *
+ * A container is read within the size its caller gives (a file's, a link
+ * input's) or, where the API gives none, within what its own header
+ * declares; a wrapper's pointer is followed only in the caller's memory
+ * (FAKE_IMAGE_CALLER), never in a file's bytes; and the PTX taken out of a
+ * container is read as PTX only, never as another container.
  */
 #include <dlfcn.h>
 #include <limits.h>
@@ -392,6 +398,9 @@ static int device_arch(void)
 
 typedef size_t (*zstd_decompress_fn)(void *, size_t, const void *, size_t);
 typedef unsigned (*zstd_is_error_fn)(size_t);
+typedef unsigned long long (*zstd_content_size_fn)(const void *, size_t);
+
+enum { ZSTD_SIZE_UNKNOWN = -1 }; /* ZSTD_getFrameContentSize's answer for a frame that does not say */
 
 /*
  * A compressed entry's payload is a zstd frame (RFC 8878) of `packed`
@@ -404,6 +413,8 @@ static cuabi_result unzstd(const unsigned char *src, uint64_t packed, uint64_t s
     void *lib = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
     zstd_decompress_fn decompress;
     zstd_is_error_fn is_error;
+    zstd_content_size_fn content_size;
+    unsigned long long said;
     cuabi_result rc = CUABI_SUCCESS;
     char *text;
     size_t got;
@@ -417,6 +428,13 @@ static cuabi_result unzstd(const unsigned char *src, uint64_t packed, uint64_t s
     if (!decompress || !is_error) {
         dlclose(lib);
         return not_supported(log, log_size, "libzstd.so.1 lacks ZSTD_decompress");
+    }
+    /* A frame that says its size is held to the header's before the memory for it is taken. */
+    *(void **)&content_size = dlsym(lib, "ZSTD_getFrameContentSize");
+    if (content_size && (said = content_size(src, (size_t)packed)) != (unsigned long long)ZSTD_SIZE_UNKNOWN &&
+        said != size) {
+        dlclose(lib);
+        return invalid_image(log, log_size, "its compressed PTX does not decompress to the size its header says");
     }
     if (!(text = malloc((size_t)size + 1))) {
         dlclose(lib);
@@ -434,29 +452,45 @@ static cuabi_result unzstd(const unsigned char *src, uint64_t packed, uint64_t s
     return rc;
 }
 
+/* A fatbin's or an entry's bytes whose size the caller does not know: what its own headers say bounds it. */
+#define UNSIZED FAKE_IMAGE_UNSIZED
+
 /*
- * A fatbin: a 16-byte header (magic, version, header size, then the bytes
- * of entries that follow), then entries, each a header (kind at 0, its size
- * at 4, the payload's size at 8, the compressed bytes at 16, the arch at 28,
- * flags at 40, the uncompressed size at 56) followed by its payload. Copies
- * into *out the PTX of the highest compute_XX the device runs; else says
- * why there is none. Every offset stays inside the size the header declares.
+ * A fatbin of `size` bytes (UNSIZED: as many as its header says): a 16-byte
+ * header (magic, version, header size, then the bytes of entries that
+ * follow), then entries, each a header (kind at 0, its size at 4, the
+ * payload's size at 8, the compressed bytes at 16, the arch at 28, flags at
+ * 40, the uncompressed size at 56) followed by its payload. Copies into *out
+ * the PTX of the highest compute_XX the device runs; else says why there is
+ * none. Every offset stays inside both the size the header declares and
+ * `size`; nothing in it is followed as a pointer.
  */
-static cuabi_result fatbin_ptx(const unsigned char *fb, char **out, char *log, size_t log_size)
+static cuabi_result fatbin_ptx(const unsigned char *fb, size_t size, char **out, char *log, size_t log_size)
 {
-    uint64_t total = le64(fb + 8), at = le32(fb + 4) >> 16;
+    uint64_t total, at, end;
     const unsigned char *best = NULL;
     uint32_t best_arch = 0, above = 0;
     int arch = device_arch();
 
+    if (size < 16) {
+        snprintf(log, log_size, "a fatbin of %zu bytes, shorter than its 16-byte header", size);
+        return CUABI_ERROR_INVALID_IMAGE;
+    }
+    total = le64(fb + 8);
+    at = le32(fb + 4) >> 16;
     if (at < 16 || total > (1ull << 32))
         return not_supported(log, log_size, "this fatbin's header is not one the fake reads; load PTX");
-    while (at + 48 <= 16 + total) {
+    end = 16 + total;
+    if (size != UNSIZED && end > size) {
+        snprintf(log, log_size, "a fatbin of %zu bytes whose header says it has %llu", size, (unsigned long long)end);
+        return CUABI_ERROR_INVALID_IMAGE;
+    }
+    while (at + 48 <= end) {
         const unsigned char *e = fb + at;
         uint32_t header = le32(e + 4);
-        uint64_t size = le64(e + 8);
+        uint64_t bytes = le64(e + 8);
 
-        if (header < 48 || size > total || at + header + size > 16 + total)
+        if (header < 48 || bytes > total || at + header + bytes > end)
             return invalid_image(log, log_size, "an entry's sizes point past the fatbin's end");
         if ((le32(e) & 0xffff) == FATBIN_KIND_PTX) {
             uint32_t a = le32(e + 28);
@@ -468,11 +502,11 @@ static cuabi_result fatbin_ptx(const unsigned char *fb, char **out, char *log, s
                 best_arch = a;
             }
         }
-        at += header + size;
+        at += header + bytes;
     }
     if (best) {
         uint32_t header = le32(best + 4);
-        uint64_t size = le64(best + 8);
+        uint64_t bytes = le64(best + 8);
         const unsigned char *data = best + header;
 
         if (le64(best + 40) & FATBIN_COMPRESSED_OTHER)
@@ -480,10 +514,10 @@ static cuabi_result fatbin_ptx(const unsigned char *fb, char **out, char *log, s
                                  "this fatbin's PTX is compressed in a format that is not published (nvcc "
                                  "--compress-mode=speed); build it with nvcc --compress-mode=default or --no-compress");
         if (!(le64(best + 40) & FATBIN_COMPRESSED)) {
-            *out = strndup((const char *)data, (size_t)size);
+            *out = strndup((const char *)data, (size_t)bytes);
             return *out ? CUABI_SUCCESS : CUABI_ERROR_OUT_OF_MEMORY;
         }
-        if (header < 64 || !le32(best + 16) || le32(best + 16) > size || le64(best + 56) > (1ull << 30))
+        if (header < 64 || !le32(best + 16) || le32(best + 16) > bytes || le64(best + 56) > (1ull << 30))
             return invalid_image(log, log_size, "a compressed entry's sizes are out of range");
         return unzstd(data, le32(best + 16), le64(best + 56), out, log, log_size);
     }
@@ -498,81 +532,53 @@ static cuabi_result fatbin_ptx(const unsigned char *fb, char **out, char *log, s
     return CUABI_ERROR_NO_BINARY_FOR_GPU;
 }
 
-static cuabi_result read_fatbin(const unsigned char *fb, struct fake_module *m, const struct fake_image_sink *sink,
-                                char *log, size_t log_size)
-{
-    char *text = NULL;
-    cuabi_result rc = fatbin_ptx(fb, &text, log, log_size);
-
-    if (rc != CUABI_SUCCESS)
-        return rc;
-    rc = read_text(text, m, sink, log, log_size);
-    free(text);
-    return rc;
-}
-
-static bool is_elf(const unsigned char *b)
-{
-    return b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F';
-}
-
-static bool is_fatbin(const unsigned char *b)
-{
-    return b[0] == 0x50 && b[1] == 0xed && b[2] == 0x55 && b[3] == 0xba;
-}
-
 /*
- * nvcc's __fatBinC_Wrapper_t: a 32-bit magic, a version, then a pointer
- * to the fatbin. Its fatbin, or NULL with the reason in `log`.
+ * Whether the image's first four bytes are `magic`, read one by one while
+ * they match: a text shorter than four bytes ends (its NUL, or `size`)
+ * before a byte that would lie past it is read.
  */
-static const unsigned char *unwrap(const unsigned char *w, char *log, size_t log_size)
+static bool magic_is(const unsigned char *b, size_t size, const unsigned char magic[4])
 {
-    const unsigned char *fb;
-
-    memcpy(&fb, w + 8, sizeof(fb));
-    if (!fb || !is_fatbin(fb)) {
-        invalid_image(log, log_size, "a fatbin wrapper (__fatBinC_Wrapper_t) whose data is not a fatbin");
-        return NULL;
-    }
-    return fb;
+    for (size_t i = 0; i < 4; i++)
+        if (i >= size || b[i] != magic[i])
+            return false;
+    return true;
 }
 
-static bool is_wrapper(const unsigned char *b)
-{
-    return b[0] == 0xb1 && b[1] == 0x43 && b[2] == 0x62 && b[3] == 0x46;
-}
+static const unsigned char elf_magic[4] = {0x7f, 'E', 'L', 'F'};
+static const unsigned char fatbin_magic[4] = {0x50, 0xed, 0x55, 0xba};
+/* nvcc's __fatBinC_Wrapper_t (0x466243b1, little-endian): a 32-bit magic, a version, then a pointer to the fatbin. */
+static const unsigned char wrapper_magic[4] = {0xb1, 0x43, 0x62, 0x46};
 
-cuabi_result fake_image_ptx(const void *image, size_t size, char **out, char *log, size_t log_size)
+cuabi_result fake_image_ptx(const void *image, size_t size, enum fake_image_source from, char **out, char *log,
+                            size_t log_size)
 {
-    const unsigned char *b = image;
+    const unsigned char *b = image, *fb;
 
-    if (size >= 4 && is_elf(b))
+    if (magic_is(b, size, elf_magic))
         return not_supported(log, log_size, "a cubin has no PTX, only machine code" PTX_FLAGS);
-    if (size >= 16 && is_wrapper(b))
-        return (b = unwrap(b, log, log_size)) ? fatbin_ptx(b, out, log, log_size) : CUABI_ERROR_INVALID_IMAGE;
-    if (size >= 16 && is_fatbin(b)) {
-        if (size < 16 + le64(b + 8)) {
-            snprintf(log, log_size, "a fatbin of %zu bytes whose header says it has %llu", size,
-                     (unsigned long long)(16 + le64(b + 8)));
-            return CUABI_ERROR_INVALID_IMAGE;
-        }
-        return fatbin_ptx(b, out, log, log_size);
+    if (magic_is(b, size, wrapper_magic)) {
+        /* A pointer is followed only where the caller passes its own memory, which the wrapper points into. */
+        if (from != FAKE_IMAGE_CALLER)
+            return invalid_image(log, log_size,
+                                 "a fatbin wrapper (__fatBinC_Wrapper_t) holds a pointer into the memory of the "
+                                 "process that made it, not a fatbin; pass the fatbin itself (nvcc -fatbin)");
+        if (size < 16)
+            return invalid_image(log, log_size, "a fatbin wrapper (__fatBinC_Wrapper_t) shorter than 16 bytes");
+        memcpy(&fb, b + 8, sizeof(fb));
+        if (!fb || !magic_is(fb, UNSIZED, fatbin_magic))
+            return invalid_image(log, log_size, "a fatbin wrapper (__fatBinC_Wrapper_t) whose data is not a fatbin");
+        return fatbin_ptx(fb, UNSIZED, out, log, log_size);
     }
+    if (magic_is(b, size, fatbin_magic))
+        return fatbin_ptx(b, size, out, log, log_size);
+    /* PTX: to its NUL, or its size. */
     *out = strndup((const char *)b, size);
     return *out ? CUABI_SUCCESS : CUABI_ERROR_OUT_OF_MEMORY;
 }
 
-cuabi_result fake_image_load(const void *image, struct fake_module *m, const struct fake_image_sink *sink, char *log,
+cuabi_result fake_image_load(const char *ptx, struct fake_module *m, const struct fake_image_sink *sink, char *log,
                              size_t log_size)
 {
-    const unsigned char *b = image;
-
-    /* Compared byte by byte, so that a short PTX text is not read past its end. */
-    if (is_elf(b))
-        return not_supported(log, log_size, "a cubin has no PTX, only machine code" PTX_FLAGS);
-    if (is_wrapper(b))
-        return (b = unwrap(b, log, log_size)) ? read_fatbin(b, m, sink, log, log_size) : CUABI_ERROR_INVALID_IMAGE;
-    if (is_fatbin(b))
-        return read_fatbin(b, m, sink, log, log_size);
-    return read_text(image, m, sink, log, log_size);
+    return read_text(ptx, m, sink, log, log_size);
 }

@@ -5,6 +5,8 @@
 #ifndef FAKE_IMAGE_H
 #define FAKE_IMAGE_H
 
+#include <stdint.h>
+
 #include "fake_core.h"
 
 struct fake_alloc;
@@ -45,18 +47,34 @@ struct fake_image_sink {
 };
 
 /*
- * Reads a module image (PTX text, the fake's own lines, a fatbin carrying
- * PTX; cuModuleLoadDataEx's `image`) into m's functions and globals through
- * `sink`; on failure writes the reason to `log`.
+ * Reads PTX text (with the fake's own lines), NUL-terminated, into m's
+ * functions and globals through `sink`; on failure writes the reason to
+ * `log`. The text is only ever PTX: a binary image becomes PTX through
+ * fake_image_ptx() first.
  */
-cuabi_result fake_image_load(const void *image, struct fake_module *m, const struct fake_image_sink *sink, char *log,
+cuabi_result fake_image_load(const char *ptx, struct fake_module *m, const struct fake_image_sink *sink, char *log,
                              size_t log_size);
 
+/* The size of an image in the caller's memory that the API gives none for: its own headers, or its NUL, bound it. */
+#define FAKE_IMAGE_UNSIZED SIZE_MAX
+
+/* Where an image's bytes come from, which says whether a pointer in them may be followed. */
+enum fake_image_source {
+    /* Bytes alone (a file, a link input): a fatbin wrapper, which holds a pointer, is refused. */
+    FAKE_IMAGE_BYTES,
+    /* The caller's memory, as cuModuleLoadData and cuLibraryLoadData take it: nvcc's wrapper's pointer is followed. */
+    FAKE_IMAGE_CALLER,
+};
+
 /*
- * The PTX an input of `size` bytes carries (PTX itself, or a fatbin's
- * uncompressed PTX), NUL-terminated into *out (the caller frees it); else
- * NOT_SUPPORTED or INVALID_IMAGE with the reason and its fix in `log`.
+ * The PTX an image of `size` bytes (FAKE_IMAGE_UNSIZED: as its headers say)
+ * carries: PTX itself, a fatbin's PTX (compressed or not), or with
+ * FAKE_IMAGE_CALLER that of the fatbin nvcc's wrapper points at;
+ * NUL-terminated into *out (the caller frees it). Else NOT_SUPPORTED,
+ * NO_BINARY_FOR_GPU or INVALID_IMAGE with the reason and its fix in `log`.
+ * Nothing is read past `size`, or past what a fatbin's header declares.
  */
-cuabi_result fake_image_ptx(const void *image, size_t size, char **out, char *log, size_t log_size);
+cuabi_result fake_image_ptx(const void *image, size_t size, enum fake_image_source from, char **out, char *log,
+                            size_t log_size);
 
 #endif

@@ -78,31 +78,6 @@ static struct fake_function *kernel_function(cuabi_kernel kernel)
 
 /* ---- Loading ---- */
 
-static uint64_t le64(const unsigned char *p)
-{
-    uint64_t v = 0;
-
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-/*
- * The bytes of an image in memory: a fatbin's header says; nvcc's fatbin
- * wrapper is 16 bytes; a cubin is refused by its first four; PTX ends with
- * its NUL.
- */
-static size_t image_size(const unsigned char *b)
-{
-    if (b[0] == 0xb1 && b[1] == 0x43 && b[2] == 0x62 && b[3] == 0x46)
-        return 16;
-    if (b[0] == 0x50 && b[1] == 0xed && b[2] == 0x55 && b[3] == 0xba)
-        return (size_t)(16 + le64(b + 8));
-    if (b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F')
-        return 4;
-    return strlen((const char *)b) + 1;
-}
-
 static cuabi_result options_check(unsigned njit, const cuabi_jit_option *jit, void **jit_values, unsigned nlib,
                                   const cuabi_library_option *lib, void **lib_values)
 {
@@ -114,11 +89,15 @@ static cuabi_result options_check(unsigned njit, const cuabi_jit_option *jit, vo
     return fake_jit_options_check(njit, jit, jit_values);
 }
 
-/* Reads `code` (size bytes) into a new library; its reason in `log` on failure. */
-static cuabi_result library_new(const void *code, size_t size, struct fake_library **out, char *log, size_t log_size)
+/*
+ * Reads `code` (size bytes, or FAKE_IMAGE_UNSIZED; from `from`) into a new
+ * library; its reason in `log` on failure.
+ */
+static cuabi_result library_new(const void *code, size_t size, enum fake_image_source from,
+                                struct fake_library **out, char *log, size_t log_size)
 {
     struct fake_library *l = calloc(1, sizeof(*l));
-    cuabi_result rc = l ? fake_image_ptx(code, size, &l->text, log, log_size) : CUABI_ERROR_OUT_OF_MEMORY;
+    cuabi_result rc = l ? fake_image_ptx(code, size, from, &l->text, log, log_size) : CUABI_ERROR_OUT_OF_MEMORY;
 
     if (rc == CUABI_SUCCESS)
         rc = fake_module_new(l->text, NULL, l, true, log, log_size, &l->kernels);
@@ -138,14 +117,14 @@ static cuabi_result library_new(const void *code, size_t size, struct fake_libra
 
 /* What both loads share, their begin done (`rc`): the logs written where the JIT options say. */
 static cuabi_result library_load(cuabi_result rc, cuabi_library *library, const void *code, size_t size,
-                                 cuabi_jit_option *jit, void **jit_values, unsigned njit)
+                                 enum fake_image_source from, cuabi_jit_option *jit, void **jit_values, unsigned njit)
 {
     struct fake_library *l = NULL;
     char log[FAKE_LOG_MAX] = "";
 
     if (rc != CUABI_SUCCESS)
         return rc;
-    rc = library_new(code, size, &l, log, sizeof(log));
+    rc = library_new(code, size, from, &l, log, sizeof(log));
     fake_module_note_set(rc, "");
     if (rc != CUABI_SUCCESS && log[0] &&
         !fake_jit_log(njit, jit, jit_values, CUABI_JIT_ERROR_LOG_BUFFER, CUABI_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, log))
@@ -168,7 +147,9 @@ cuabi_result cuLibraryLoadData(cuabi_library *library, const void *code, cuabi_j
         rc = options_check(num_jit_options, jit_options, jit_option_values, num_library_options, library_options,
                            library_option_values);
     if (rc == CUABI_SUCCESS)
-        rc = library_load(rc, library, code, image_size(code), jit_options, jit_option_values, num_jit_options);
+        /* The caller's memory, of no size given: the image's own headers (or its NUL) bound it. */
+        rc = library_load(rc, library, code, FAKE_IMAGE_UNSIZED, FAKE_IMAGE_CALLER, jit_options, jit_option_values,
+                          num_jit_options);
     return fake_end(rc);
 }
 
@@ -189,7 +170,7 @@ cuabi_result cuLibraryLoadFromFile(cuabi_library *library, const char *path, cua
     if (rc == CUABI_SUCCESS)
         rc = fake_module_file_read("cuLibraryLoadFromFile", path, &bytes, &size);
     if (rc == CUABI_SUCCESS)
-        rc = library_load(rc, library, bytes, size, jit_options, jit_option_values, num_jit_options);
+        rc = library_load(rc, library, bytes, size, FAKE_IMAGE_BYTES, jit_options, jit_option_values, num_jit_options);
     free(bytes);
     return fake_end(rc);
 }

@@ -198,7 +198,11 @@ cuabi_result cuLinkDestroy(cuabi_link_state state)
 
 /* ---- Inputs ---- */
 
-/* The PTX of an input of that type into *text; else the reason in `why`. */
+/*
+ * The PTX of an input of that type and `size` bytes into *text; else the
+ * reason in `why`. Its bytes are only bytes: PTX is read as PTX, and a
+ * fatbin wrapper's pointer is not followed.
+ */
 static cuabi_result input_ptx(cuabi_jit_input_type type, const void *data, size_t size, char **text, char *why,
                               size_t why_size)
 {
@@ -209,12 +213,13 @@ static cuabi_result input_ptx(cuabi_jit_input_type type, const void *data, size_
         *text = strndup(data, size);
         return *text ? CUABI_SUCCESS : CUABI_ERROR_OUT_OF_MEMORY;
     case CUABI_JIT_INPUT_FATBINARY:
-        return fake_image_ptx(data, size, text, why, why_size);
+        return fake_image_ptx(data, size, FAKE_IMAGE_BYTES, text, why, why_size);
     case CUABI_JIT_INPUT_CUBIN:
-        rc = fake_image_ptx(data, size, text, why, why_size);
+        rc = fake_image_ptx(data, size, FAKE_IMAGE_BYTES, text, why, why_size);
         if (rc != CUABI_SUCCESS)
             return rc;
         free(*text);
+        *text = NULL;
         snprintf(why, why_size, "an input of type CU_JIT_INPUT_CUBIN that is no ELF file");
         return CUABI_ERROR_INVALID_IMAGE;
     case CUABI_JIT_INPUT_OBJECT:

@@ -214,8 +214,8 @@ static const struct fake_image_sink image_sink = {
     .max_registers = fake_module_max_registers,
 };
 
-cuabi_result fake_module_new(const void *image, struct fake_ctx *ctx, struct fake_library *lib, bool probe,
-                             char *log, size_t log_size, struct fake_module **out)
+cuabi_result fake_module_new(const char *ptx, struct fake_ctx *ctx, struct fake_library *lib, bool probe, char *log,
+                             size_t log_size, struct fake_module **out)
 {
     struct fake_module *m = calloc(1, sizeof(*m));
     cuabi_result rc;
@@ -225,7 +225,7 @@ cuabi_result fake_module_new(const void *image, struct fake_ctx *ctx, struct fak
     m->ctx = ctx;
     m->library = lib;
     m->probe = probe;
-    rc = fake_image_load(image, m, &image_sink, log, log_size);
+    rc = fake_image_load(ptx, m, &image_sink, log, log_size);
     if (rc != CUABI_SUCCESS) {
         module_discard(m);
         return rc;
@@ -256,13 +256,17 @@ void fake_module_max_registers(struct fake_module *m, unsigned max)
             m->functions[i].attrs.regs = (int)max;
 }
 
-/* A load of an image in memory, for every entry point that loads one (their begin done: `rc`). */
-static cuabi_result module_load(cuabi_result rc, cuabi_module *module, const void *image, unsigned int num_options,
-                                cuabi_jit_option *options, void **option_values)
+/*
+ * A load of an image of `size` bytes (FAKE_IMAGE_UNSIZED: bounded by its own
+ * headers) from `from`, for every entry point that loads one (their begin done: `rc`).
+ */
+static cuabi_result module_load(cuabi_result rc, cuabi_module *module, const void *image, size_t size,
+                                enum fake_image_source from, unsigned int num_options, cuabi_jit_option *options,
+                                void **option_values)
 {
     struct fake_ctx *c = NULL;
     struct fake_module *m = NULL;
-    char log[FAKE_LOG_MAX] = "";
+    char log[FAKE_LOG_MAX] = "", *ptx = NULL;
 
     if (rc == CUABI_SUCCESS)
         rc = fake_need_ctx(&c);
@@ -272,7 +276,10 @@ static cuabi_result module_load(cuabi_result rc, cuabi_module *module, const voi
         return CUABI_ERROR_INVALID_VALUE;
     if ((rc = fake_jit_options_check(num_options, options, option_values)) != CUABI_SUCCESS)
         return rc;
-    rc = fake_module_new(image, c, NULL, false, log, sizeof(log), &m);
+    rc = fake_image_ptx(image, size, from, &ptx, log, sizeof(log));
+    if (rc == CUABI_SUCCESS)
+        rc = fake_module_new(ptx, c, NULL, false, log, sizeof(log), &m);
+    free(ptx);
     fake_module_note_set(rc, "");
     if (rc != CUABI_SUCCESS && log[0] &&
         !fake_jit_log(num_options, options, option_values, CUABI_JIT_ERROR_LOG_BUFFER,
@@ -293,21 +300,22 @@ cuabi_result cuModuleLoadDataEx(cuabi_module *module, const void *image, unsigne
 {
     cuabi_result rc = fake_begin(FAKE_E_cuModuleLoadDataEx, true);
 
-    return fake_end(module_load(rc, module, image, num_options, options, option_values));
+    return fake_end(
+        module_load(rc, module, image, FAKE_IMAGE_UNSIZED, FAKE_IMAGE_CALLER, num_options, options, option_values));
 }
 
 cuabi_result cuModuleLoadData(cuabi_module *module, const void *image)
 {
     cuabi_result rc = fake_begin(FAKE_E_cuModuleLoadData, true);
 
-    return fake_end(module_load(rc, module, image, 0, NULL, NULL));
+    return fake_end(module_load(rc, module, image, FAKE_IMAGE_UNSIZED, FAKE_IMAGE_CALLER, 0, NULL, NULL));
 }
 
 cuabi_result cuModuleLoadFatBinary(cuabi_module *module, const void *image)
 {
     cuabi_result rc = fake_begin(FAKE_E_cuModuleLoadFatBinary, true);
 
-    return fake_end(module_load(rc, module, image, 0, NULL, NULL));
+    return fake_end(module_load(rc, module, image, FAKE_IMAGE_UNSIZED, FAKE_IMAGE_CALLER, 0, NULL, NULL));
 }
 
 /* At most MODULE_FILE_MAX bytes; what else a file must be, fake_module.h says. */
@@ -364,7 +372,7 @@ cuabi_result cuModuleLoad(cuabi_module *module, const char *path)
 {
     cuabi_result rc = fake_begin(FAKE_E_cuModuleLoad, true);
     char *image = NULL;
-
+    size_t size = 0;
     struct fake_ctx *c = NULL;
 
     if (rc == CUABI_SUCCESS)
@@ -372,8 +380,9 @@ cuabi_result cuModuleLoad(cuabi_module *module, const char *path)
     if (rc == CUABI_SUCCESS && (!module || !path))
         rc = CUABI_ERROR_INVALID_VALUE;
     if (rc == CUABI_SUCCESS)
-        rc = fake_module_file_read("cuModuleLoad", path, &image, NULL);
-    rc = module_load(rc, module, image, 0, NULL, NULL);
+        rc = fake_module_file_read("cuModuleLoad", path, &image, &size);
+    /* A file's bytes, of the size read: no pointer in them is followed. */
+    rc = module_load(rc, module, image, size, FAKE_IMAGE_BYTES, 0, NULL, NULL);
     free(image);
     return fake_end(rc);
 }

@@ -62,11 +62,13 @@ struct fake_module {
 unsigned long fake_modules_reset(struct fake_ctx *ctx);
 
 /*
- * Loads an image into a new module of `ctx`: a live one (the client's, or
- * `lib`'s), or with `probe` one that is only read. The reason for a failure in `log`.
+ * Loads PTX text (NUL-terminated; an image's, from fake_image_ptx()) into a
+ * new module of `ctx`: a live one (the client's, or `lib`'s), or with `probe`
+ * one that is only read. The text is read as PTX only, never as another
+ * image. The reason for a failure in `log`.
  */
-cuabi_result fake_module_new(const void *image, struct fake_ctx *ctx, struct fake_library *lib, bool probe,
-                             char *log, size_t log_size, struct fake_module **out);
+cuabi_result fake_module_new(const char *ptx, struct fake_ctx *ctx, struct fake_library *lib, bool probe, char *log,
+                             size_t log_size, struct fake_module **out);
 
 /* CU_JIT_MAX_REGISTERS's value among checked JIT options, or 0 without it. */
 unsigned fake_jit_max_registers(unsigned n, const cuabi_jit_option *options, void **values);

@@ -446,7 +446,10 @@ static void fatbin_wrappers(void **state)
     assert_int_equal(cuLibraryGetKernel(&k, lib, "best"), CUABI_SUCCESS);
     assert_int_equal(cuLibraryUnload(lib), CUABI_SUCCESS);
     assert_int_equal(cuLinkCreate_v2(0, NULL, NULL, &link), CUABI_SUCCESS);
+    /* A link input is bytes of a size: the fatbin, not the wrapper's pointer to it. */
     assert_int_equal(cuLinkAddData_v2(link, CUABI_JIT_INPUT_FATBINARY, &wrapper, sizeof(wrapper), "w", 0, NULL, NULL),
+                     CUABI_ERROR_INVALID_IMAGE);
+    assert_int_equal(cuLinkAddData_v2(link, CUABI_JIT_INPUT_FATBINARY, fb, sizeof(fb), "fb", 0, NULL, NULL),
                      CUABI_SUCCESS);
     assert_int_equal(cuLinkComplete(link, &image, &image_size), CUABI_SUCCESS);
     assert_int_equal(cuLinkDestroy(link), CUABI_SUCCESS);

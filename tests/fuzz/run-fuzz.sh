@@ -16,6 +16,7 @@ targets=(
     env module launch info-args json ld-cache
     fake-env
     cudart-register
+    image-wrapper image-file image-library image-link
 )
 for name in "${targets[@]}"; do
     exe="$build/tests/fuzz/fuzz-$name"
