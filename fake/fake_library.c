@@ -21,6 +21,7 @@
 #include "fake_device.h"
 #include "fake_image.h"
 #include "fake_module.h"
+#include "fake_stream.h"
 
 struct fake_library {
     struct fake_library *next_live;
@@ -197,8 +198,13 @@ cuabi_result cuLibraryLoadFromFile(cuabi_library *library, const char *path, cua
 cuabi_result cuLibraryUnload(cuabi_library library)
 {
     cuabi_result rc = fake_begin(FAKE_E_cuLibraryUnload, true);
-    struct fake_library *l = rc == CUABI_SUCCESS ? library_find(library) : NULL;
+    struct fake_library *l = NULL;
     struct fake_library **p = &libraries;
+
+    if (rc == CUABI_SUCCESS) {
+        fake_work_drain(); /* a queued launch may still use its globals */
+        l = library_find(library);
+    }
 
     if (rc == CUABI_SUCCESS && !l)
         rc = CUABI_ERROR_INVALID_HANDLE;
