@@ -64,7 +64,9 @@ struct fake_stream {
     bool legacy;                 /* the context's NULL stream */
     struct fake_op *head, *tail; /* queued, oldest first */
     uint64_t last_seq;
-    uint64_t running_seq;        /* a host function running without the lock; 0 if none */
+    uint64_t running_seq;        /* a host function or kernel running without the lock; 0 if none */
+    unsigned waiters;            /* threads in fake_stream_drain() on it, which hold it while they wait */
+    bool dead;                   /* destroyed: out of the live list, freed by the last waiter */
     cuabi_result fault;          /* from queued work, told at the next synchronisation */
     int capture;
     struct fake_graph *capture_graph;
@@ -148,6 +150,17 @@ struct fake_state {
     bool lenient_context; /* stream work needs no current context, as on the real driver (gpu_fake_strict_context()) */
     bool faults_told_once; /* GPUSHIM_FAKE_STICKY=0: a fault is its stream's, told once, and never corrupts a context */
     bool lazy;             /* GPUSHIM_FAKE_PROGRESS=0 or gpu_fake_progress(false): work runs only when needed */
+
+    /*
+     * Kernels run without the lock, so that other threads and streams go on
+     * meanwhile, while no call that changes what a kernel may reach is in
+     * progress: such a call (every entry point but those fake_begin() lets
+     * run beside a kernel) waits in fake_begin() until none runs so, and
+     * kernels started while one is in progress or waiting keep the lock.
+     */
+    unsigned kernels_unlocked; /* kernels running without the lock */
+    unsigned writers;          /* entry points in progress that change what a kernel may reach */
+    unsigned writers_waiting;  /* those waiting in fake_begin() for the kernels to end */
 };
 
 extern struct fake_state fake;
@@ -162,7 +175,10 @@ extern _Thread_local bool fake_in_callback;
  * call and returns the result a fault rule injects (or NOT_INITIALIZED before
  * cuInit). fake_end() drops the lock and returns `rc`. The lock is held
  * between the two even when fake_begin() fails, except in a host function,
- * where fake_begin() refuses the call without taking it.
+ * where fake_begin() refuses the call without taking it. An entry point that
+ * may change what a running kernel reaches (memory, modules, contexts,
+ * textures: all but the queries, stream and event calls, launches and
+ * copies) first waits for the kernels running without the lock to end.
  */
 cuabi_result fake_begin(enum fake_entry entry, bool needs_init);
 cuabi_result fake_end(cuabi_result rc);
