@@ -184,6 +184,14 @@ cuabi_result fake_begin(enum fake_entry entry, bool needs_init);
 cuabi_result fake_end(cuabi_result rc);
 
 /*
+ * Runs every context's queued work, up to the newest queued now (it may
+ * wait, dropping the lock): what a call that frees memory, an array, a
+ * module or a library does first, so that no queued launch or copy loses
+ * what it uses, as the driver's cuMemFree synchronizes (fake_stream.c).
+ */
+void fake_work_drain(void);
+
+/*
  * Makes the calling thread's next fake_begin() count its call (and apply
  * fault rules) as `entry`, -1 to undo: a function that another one serves
  * (a legacy form calling its _v2) is counted under its own name.

@@ -21,7 +21,6 @@
 #include "fake_device.h"
 #include "fake_image.h"
 #include "fake_module.h"
-#include "fake_stream.h"
 
 struct fake_library {
     struct fake_library *next_live;

@@ -190,14 +190,6 @@ cuabi_result fake_legacy_sync(struct fake_ctx *ctx);
 /* Reads the queues' variables: GPUSHIM_FAKE_STICKY, GPUSHIM_FAKE_PROGRESS. */
 void fake_stream_configure(void);
 
-/*
- * Runs every context's queued work, up to the newest queued now (it may
- * wait, dropping the lock): what a call that frees memory, an array or a
- * module does first, so that no queued launch or copy loses what it uses,
- * as the driver's cuMemFree synchronizes.
- */
-void fake_work_drain(void);
-
 /* Runs all queued work of the context (cuCtxSynchronize); the first fault it met, else success. */
 cuabi_result fake_ctx_drain(struct fake_ctx *ctx);
 
