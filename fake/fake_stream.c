@@ -302,17 +302,18 @@ static struct fake_dep *pending_dep(struct fake_op *op)
     return NULL;
 }
 
-/*
- * Runs the stream's work up to sequence number `upto`, its dependencies'
- * first. A closed gate, or a host function still running, makes this wait,
- * dropping the lock, so everything is looked at afresh after each step.
- */
+/* A thread done with a stream it held: the last frees a destroyed one (fake_stream_free()). */
 static void stream_release(struct fake_stream *s)
 {
     if (--s->waiters == 0 && s->dead)
         free(s);
 }
 
+/*
+ * Runs the stream's work up to sequence number `upto`, its dependencies'
+ * first. A closed gate, or a host function still running, makes this wait,
+ * dropping the lock, so everything is looked at afresh after each step.
+ */
 void fake_stream_drain(struct fake_stream *s, uint64_t upto)
 {
     s->waiters++;
