@@ -206,6 +206,7 @@ static void run_op(struct fake_stream *s, struct fake_op *op)
             while (fake.kernels_unlocked)
                 pthread_cond_wait(&fake.cond, &fake.lock);
             s->running_seq = 0;
+            pthread_cond_broadcast(&fake.cond); /* for those who waited for the stream meanwhile */
         }
         ok = op->work->run(s, op);
         break;

@@ -10,7 +10,9 @@
  *   others_run_meanwhile  while a kernel runs, another thread's
  *                         cuDriverGetVersion and cuDeviceGet answer, and
  *                         fork() returns, with the kernel still running; the
- *                         child's calls are answered as the driver answers them
+ *                         child's calls are answered as the driver answers them;
+ *                         an allocation and a stream-ordered free of other
+ *                         threads wait for it and end once it does
  *   released_by_copy      a kernel that spins on a flag in device memory ends
  *                         once another thread writes the flag with a copy on
  *                         another stream (no watchdog)
@@ -188,13 +190,28 @@ static void *sync_main(void *arg)
     return (void *)(intptr_t)cuStreamSynchronize(arg);
 }
 
+/* An allocation and its free, which change what a kernel reaches. */
+static void *alloc_main(void *arg)
+{
+    cuabi_deviceptr p;
+    cuabi_result rc;
+
+    (void)arg;
+    cuCtxSetCurrent(ctx);
+    rc = cuMemAlloc_v2(&p, 64);
+    if (rc == CUABI_SUCCESS)
+        rc = cuMemFree_v2(p);
+    return (void *)(intptr_t)rc;
+}
+
 static void others_run_meanwhile(void **state)
 {
     cuabi_module mod;
     cuabi_function spin;
-    cuabi_stream s;
+    cuabi_stream s, pool_stream;
+    cuabi_deviceptr pooled;
     cuabi_device dev = -1;
-    pthread_t t;
+    pthread_t t, alloc_thread, free_thread;
     void *rc;
     int version = 0, status = -1;
     pid_t pid;
@@ -204,6 +221,11 @@ static void others_run_meanwhile(void **state)
     CU_OK(cuModuleLoadData(&mod, host_ptx));
     CU_OK(cuModuleGetFunction(&spin, mod, "spin_host"));
     CU_OK(cuStreamCreate(&s, CUABI_STREAM_NON_BLOCKING));
+    /* A stream-ordered free queued before the kernel, run by another thread while the kernel runs. */
+    CU_OK(cuStreamCreate(&pool_stream, CUABI_STREAM_NON_BLOCKING));
+    CU_OK(cuMemAllocAsync(&pooled, 64, pool_stream));
+    CU_OK(cuStreamSynchronize(pool_stream));
+    CU_OK(cuMemFreeAsync(pooled, pool_stream));
     atomic_store(&spin_started, 0);
     atomic_store(&spin_release, 0);
     atomic_store(&spin_done, 0);
@@ -240,8 +262,14 @@ static void others_run_meanwhile(void **state)
             _exit(3);
         _exit(0);
     }
+    assert_int_equal(pthread_create(&alloc_thread, NULL, alloc_main, NULL), 0);
+    assert_int_equal(pthread_create(&free_thread, NULL, sync_main, pool_stream), 0);
     assert_false(atomic_load(&spin_done));
     atomic_store(&spin_release, 1);
+    assert_int_equal(pthread_join(alloc_thread, &rc), 0);
+    assert_int_equal((intptr_t)rc, CUABI_SUCCESS);
+    assert_int_equal(pthread_join(free_thread, &rc), 0);
+    assert_int_equal((intptr_t)rc, CUABI_SUCCESS);
     assert_int_equal(pthread_join(t, &rc), 0);
     assert_int_equal((intptr_t)rc, CUABI_SUCCESS);
     assert_false(atomic_load(&spin_gave_up));
@@ -249,6 +277,7 @@ static void others_run_meanwhile(void **state)
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
     CU_OK(cuStreamDestroy_v2(s));
+    CU_OK(cuStreamDestroy_v2(pool_stream));
     CU_OK(cuModuleUnload(mod));
 }
 
