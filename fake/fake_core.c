@@ -499,6 +499,16 @@ static void exclude_kernels(void)
     writer_depth++;
 }
 
+bool fake_kernels_exclude(void)
+{
+    bool waited = fake.kernels_unlocked != 0;
+
+    if (writer_depth)
+        return false;
+    exclude_kernels();
+    return waited;
+}
+
 cuabi_result fake_begin(enum fake_entry entry, bool needs_init)
 {
     static pthread_once_t beside_once = PTHREAD_ONCE_INIT;

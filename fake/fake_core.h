@@ -192,6 +192,16 @@ cuabi_result fake_end(cuabi_result rc);
 void fake_work_drain(void);
 
 /*
+ * For an entry point that runs beside kernels (fake_begin()) and finds it
+ * must change what they reach after all (a library's module loaded in a
+ * context at its first use): waits until no kernel runs without the lock, as
+ * the other entry points do in fake_begin(), and keeps later ones from doing
+ * so until fake_end(). Whether it waited, dropping the lock: what the caller
+ * looked up before may be gone then.
+ */
+bool fake_kernels_exclude(void);
+
+/*
  * Makes the calling thread's next fake_begin() count its call (and apply
  * fault rules) as `entry`, -1 to undo: a function that another one serves
  * (a legacy form calling its _v2) is counted under its own name.

@@ -11,8 +11,10 @@
  *                         cuDriverGetVersion and cuDeviceGet answer, and
  *                         fork() returns, with the kernel still running; the
  *                         child's calls are answered as the driver answers them;
- *                         an allocation and a stream-ordered free of other
- *                         threads wait for it and end once it does
+ *                         an allocation, a stream-ordered free and the first
+ *                         launch of a library's kernel in the context (which
+ *                         loads its globals) of other threads wait for it
+ *                         and end once it does
  *   released_by_copy      a kernel that spins on a flag in device memory ends
  *                         once another thread writes the flag with a copy on
  *                         another stream (no watchdog)
@@ -161,14 +163,14 @@ static const char host_ptx[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
 
 static atomic_int spin_started, spin_release, spin_done, spin_gave_up;
 
-/* Spins until released, a minute at most. */
+/* Spins until released, a minute at most, reading the allocation user_data names all the while. */
 static int spin_host(const gpu_fake_launch *l)
 {
     double until = now_s() + 60;
+    cuabi_deviceptr probe = *(const cuabi_deviceptr *)l->user_data;
 
-    (void)l;
     atomic_store(&spin_started, 1);
-    while (!atomic_load(&spin_release))
+    while (!atomic_load(&spin_release) && gpu_fake_memory(l, probe, 4))
         if (now_s() > until) {
             atomic_store(&spin_gave_up, 1);
             break;
@@ -188,6 +190,34 @@ static void *sync_main(void *arg)
 {
     cuCtxSetCurrent(ctx);
     return (void *)(intptr_t)cuStreamSynchronize(arg);
+}
+
+static const char global_ptx[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
+                                 ".visible .global .align 4 .u32 counter;\n"
+                                 ".visible .entry bump()\n"
+                                 "{\n"
+                                 "\t.reg .b32 %r<2>;\n"
+                                 "\tld.global.u32 %r1, [counter];\n"
+                                 "\tadd.u32 %r1, %r1, 1;\n"
+                                 "\tst.global.u32 [counter], %r1;\n"
+                                 "\tret;\n"
+                                 "}\n";
+
+/* The first launch of a library's kernel in the context, which loads its module there. */
+static void *library_launch_main(void *arg)
+{
+    cuabi_stream other;
+    cuabi_result rc;
+
+    cuCtxSetCurrent(ctx);
+    rc = cuStreamCreate(&other, CUABI_STREAM_NON_BLOCKING);
+    if (rc == CUABI_SUCCESS)
+        rc = cuLaunchKernel((cuabi_function)arg, 1, 1, 1, 1, 1, 1, 0, other, NULL, NULL);
+    if (rc == CUABI_SUCCESS)
+        rc = cuStreamSynchronize(other);
+    if (rc == CUABI_SUCCESS)
+        rc = cuStreamDestroy_v2(other);
+    return (void *)(intptr_t)rc;
 }
 
 /* An allocation and its free, which change what a kernel reaches. */
@@ -210,14 +240,20 @@ static void others_run_meanwhile(void **state)
     cuabi_function spin;
     cuabi_stream s, pool_stream;
     cuabi_deviceptr pooled;
+    static cuabi_deviceptr probe;
+    cuabi_library lib;
+    cuabi_kernel bump;
     cuabi_device dev = -1;
-    pthread_t t, alloc_thread, free_thread;
+    pthread_t t, alloc_thread, free_thread, library_thread;
     void *rc;
     int version = 0, status = -1;
     pid_t pid;
 
     (void)state;
-    assert_int_equal(gpu_fake_kernel_register("spin_host", spin_host, NULL), 0);
+    assert_int_equal(gpu_fake_kernel_register("spin_host", spin_host, &probe), 0);
+    CU_OK(cuMemAlloc_v2(&probe, 4));
+    CU_OK(cuLibraryLoadData(&lib, global_ptx, NULL, NULL, 0, NULL, NULL, 0));
+    CU_OK(cuLibraryGetKernel(&bump, lib, "bump"));
     CU_OK(cuModuleLoadData(&mod, host_ptx));
     CU_OK(cuModuleGetFunction(&spin, mod, "spin_host"));
     CU_OK(cuStreamCreate(&s, CUABI_STREAM_NON_BLOCKING));
@@ -264,11 +300,14 @@ static void others_run_meanwhile(void **state)
     }
     assert_int_equal(pthread_create(&alloc_thread, NULL, alloc_main, NULL), 0);
     assert_int_equal(pthread_create(&free_thread, NULL, sync_main, pool_stream), 0);
+    assert_int_equal(pthread_create(&library_thread, NULL, library_launch_main, (void *)bump), 0);
     assert_false(atomic_load(&spin_done));
     atomic_store(&spin_release, 1);
     assert_int_equal(pthread_join(alloc_thread, &rc), 0);
     assert_int_equal((intptr_t)rc, CUABI_SUCCESS);
     assert_int_equal(pthread_join(free_thread, &rc), 0);
+    assert_int_equal((intptr_t)rc, CUABI_SUCCESS);
+    assert_int_equal(pthread_join(library_thread, &rc), 0);
     assert_int_equal((intptr_t)rc, CUABI_SUCCESS);
     assert_int_equal(pthread_join(t, &rc), 0);
     assert_int_equal((intptr_t)rc, CUABI_SUCCESS);
@@ -278,6 +317,8 @@ static void others_run_meanwhile(void **state)
     assert_int_equal(WEXITSTATUS(status), 0);
     CU_OK(cuStreamDestroy_v2(s));
     CU_OK(cuStreamDestroy_v2(pool_stream));
+    CU_OK(cuLibraryUnload(lib));
+    CU_OK(cuMemFree_v2(probe));
     CU_OK(cuModuleUnload(mod));
 }
 
@@ -510,16 +551,6 @@ static void callback_after_fault(void **state)
 
 /* ---- Unloads and the work queued on what they free ---- */
 
-static const char global_ptx[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
-                                 ".visible .global .align 4 .u32 counter;\n"
-                                 ".visible .entry bump()\n"
-                                 "{\n"
-                                 "\t.reg .b32 %r<2>;\n"
-                                 "\tld.global.u32 %r1, [counter];\n"
-                                 "\tadd.u32 %r1, %r1, 1;\n"
-                                 "\tst.global.u32 [counter], %r1;\n"
-                                 "\tret;\n"
-                                 "}\n";
 
 static void library_unload_drains(void **state)
 {
