@@ -131,19 +131,24 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userD
     return gpu__cudart_set(e);
 }
 
-/* A cudaStreamAddCallback callback, called as a host function: it takes the stream and a status too. */
+/*
+ * A cudaStreamAddCallback callback, called through cuStreamAddCallback: told
+ * the stream as the client named it and the stream's status, the driver's
+ * error mapped to the runtime's (cudaSuccess, or the fault its earlier work met).
+ */
 struct stream_callback {
     cudaStream_t stream;
     cudaStreamCallback_t fn;
     void *data;
 };
 
-static void call_stream_callback(void *p)
+static void CUDA_CB call_stream_callback(CUstream stream, CUresult status, void *p)
 {
     struct stream_callback c = *(struct stream_callback *)p;
 
+    (void)stream;
     free(p);
-    c.fn(c.stream, cudaSuccess, c.data);
+    c.fn(c.stream, gpu__cudart_map(status), c.data);
 }
 
 cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData,
@@ -161,7 +166,7 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t call
     if (!c)
         return gpu__cudart_set(cudaErrorMemoryAllocation);
     *c = (struct stream_callback){stream, callback, userData};
-    e = gpu__cudart_map(cuLaunchHostFunc(gpu__cudart_stream(stream, false), call_stream_callback, c));
+    e = gpu__cudart_map(cuStreamAddCallback(gpu__cudart_stream(stream, false), call_stream_callback, c, 0));
     if (e != cudaSuccess)
         free(c);
     return gpu__cudart_set(e);

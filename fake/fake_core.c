@@ -541,8 +541,77 @@ void fake_unlock(void)
     pthread_mutex_unlock(&fake.lock);
 }
 
+/*
+ * The entry points that run beside a kernel running without the lock: by
+ * base name (without _vN, _ptsz, _ptds). None changes the allocations,
+ * modules, contexts, textures or arrays that a kernel reads; every other
+ * entry point waits for such kernels first (fake_begin()).
+ */
+static const char *const beside_kernels[] = {
+    "cuDriverGetVersion", "cuGetErrorString", "cuGetErrorName", "cuGetProcAddress",
+    "cuDeviceGet", "cuDeviceGetCount", "cuDeviceGetName", "cuDeviceGetAttribute", "cuDeviceTotalMem",
+    "cuDeviceGetUuid", "cuDeviceComputeCapability", "cuDeviceGetPCIBusId", "cuDeviceGetByPCIBusId",
+    "cuDeviceCanAccessPeer", "cuDevicePrimaryCtxGetState", "cuDeviceGetP2PAttribute", "cuDeviceGetLuid",
+    "cuDeviceGetProperties",
+    "cuCtxGetCurrent", "cuCtxSetCurrent", "cuCtxPushCurrent", "cuCtxPopCurrent", "cuCtxGetDevice",
+    "cuCtxSynchronize", "cuCtxGetFlags", "cuCtxGetApiVersion", "cuCtxGetId", "cuCtxGetLimit",
+    "cuCtxGetStreamPriorityRange", "cuCtxGetCacheConfig",
+    "cuStreamCreate", "cuStreamCreateWithPriority", "cuStreamDestroy", "cuStreamSynchronize", "cuStreamQuery",
+    "cuStreamWaitEvent", "cuStreamAddCallback", "cuLaunchHostFunc", "cuStreamGetCtx", "cuStreamGetFlags",
+    "cuStreamGetId", "cuStreamGetPriority", "cuStreamGetAttribute",
+    "cuEventCreate", "cuEventDestroy", "cuEventRecord", "cuEventRecordWithFlags", "cuEventQuery",
+    "cuEventSynchronize", "cuEventElapsedTime",
+    "cuLaunchKernel", "cuLaunchKernelEx", "cuLaunchCooperativeKernel", "cuModuleGetFunction", "cuFuncGetAttribute",
+    "cuKernelGetFunction", "cuLibraryGetKernel",
+    "cuMemcpy", "cuMemcpyAsync", "cuMemcpyHtoD", "cuMemcpyDtoH", "cuMemcpyDtoD", "cuMemcpyHtoDAsync",
+    "cuMemcpyDtoHAsync", "cuMemcpyDtoDAsync", "cuMemcpyPeer", "cuMemcpyPeerAsync",
+    "cuMemsetD8", "cuMemsetD16", "cuMemsetD32", "cuMemsetD8Async", "cuMemsetD16Async", "cuMemsetD32Async",
+    "cuMemGetInfo", "cuMemGetAddressRange", "cuPointerGetAttribute", "cuPointerGetAttributes",
+    "cuStreamWriteValue32", "cuStreamWriteValue64", "cuStreamWaitValue32", "cuStreamWaitValue64",
+};
+static bool runs_beside[FAKE_E_COUNT];
+
+static void beside_kernels_index(void)
+{
+    for (int e = 0; e < FAKE_E_COUNT; e++) {
+        const char *name = fake_entry_name((enum fake_entry)e);
+        bool per_thread;
+        size_t len = fake_base_length(name, &per_thread);
+
+        for (size_t i = 0; i < sizeof(beside_kernels) / sizeof(beside_kernels[0]); i++)
+            if (strlen(beside_kernels[i]) == len && strncmp(beside_kernels[i], name, len) == 0)
+                runs_beside[e] = true;
+    }
+}
+
+/* The calling thread's entry points in progress that wait for the kernels (fake.writers counts them all). */
+static _Thread_local unsigned writer_depth;
+
+/* Waits until no kernel runs without the lock, and keeps later ones from running so until fake_end(). */
+static void exclude_kernels(void)
+{
+    fake.writers_waiting++;
+    while (fake.kernels_unlocked)
+        pthread_cond_wait(&fake.cond, &fake.lock);
+    fake.writers_waiting--;
+    fake.writers++;
+    writer_depth++;
+}
+
+bool fake_kernels_exclude(void)
+{
+    bool waited = fake.kernels_unlocked != 0;
+
+    if (writer_depth)
+        return false;
+    exclude_kernels();
+    return waited;
+}
+
 cuabi_result fake_begin(enum fake_entry entry, bool needs_init)
 {
+    static pthread_once_t beside_once = PTHREAD_ONCE_INIT;
+
     unsigned long n;
 
     /* The real driver refuses CUDA calls from a host function, too. */
@@ -554,7 +623,10 @@ cuabi_result fake_begin(enum fake_entry entry, bool needs_init)
     counted_as = -1;
     if (fake_per_thread_call() >= 0)
         entry = (enum fake_entry)fake_per_thread_call();
+    pthread_once(&beside_once, beside_kernels_index);
     fake_lock();
+    if (!runs_beside[entry])
+        exclude_kernels();
     n = ++fake.calls[entry];
     parts_run(PART_ON_CALL);
     /*
@@ -589,8 +661,13 @@ void fake_per_thread_enter(int entry)
 
 cuabi_result fake_end(cuabi_result rc)
 {
-    if (!fake_in_callback)
-        fake_unlock();
+    if (fake_in_callback)
+        return rc;
+    if (writer_depth) {
+        writer_depth--;
+        fake.writers--;
+    }
+    fake_unlock();
     return rc;
 }
 
@@ -641,6 +718,10 @@ static void fork_child_mark(void)
 {
     if (fake.initialized)
         forked_after_init = true;
+    /* The parent's other threads, kernels and entry points in progress among them, are not the child's. */
+    fake.kernels_unlocked = 0;
+    fake.writers = writer_depth;
+    fake.writers_waiting = 0;
 }
 
 static void fork_watch(void)

@@ -65,7 +65,9 @@ struct fake_stream {
     bool legacy;                 /* the context's NULL stream */
     struct fake_op *head, *tail; /* queued, oldest first */
     uint64_t last_seq;
-    uint64_t running_seq;        /* a host function running without the lock; 0 if none */
+    uint64_t running_seq;        /* a host function or kernel running without the lock; 0 if none */
+    unsigned waiters;            /* threads in fake_stream_drain() on it, which hold it while they wait */
+    bool dead;                   /* destroyed: out of the live list, freed by the last waiter */
     cuabi_result fault;          /* from queued work, told at the next synchronisation */
     int capture;
     struct fake_graph *capture_graph;
@@ -149,6 +151,17 @@ struct fake_state {
     bool lenient_context; /* stream work needs no current context, as on the real driver (gpu_fake_strict_context()) */
     bool faults_told_once; /* GPUSHIM_FAKE_STICKY=0: a fault is its stream's, told once, and never corrupts a context */
     bool lazy;             /* GPUSHIM_FAKE_PROGRESS=0 or gpu_fake_progress(false): work runs only when needed */
+
+    /*
+     * Kernels run without the lock, so that other threads and streams go on
+     * meanwhile, while no call that changes what a kernel may reach is in
+     * progress: such a call (every entry point but those fake_begin() lets
+     * run beside a kernel) waits in fake_begin() until none runs so, and
+     * kernels started while one is in progress or waiting keep the lock.
+     */
+    unsigned kernels_unlocked; /* kernels running without the lock */
+    unsigned writers;          /* entry points in progress that change what a kernel may reach */
+    unsigned writers_waiting;  /* those waiting in fake_begin() for the kernels to end */
 };
 
 extern struct fake_state fake;
@@ -163,10 +176,31 @@ extern _Thread_local bool fake_in_callback;
  * call and returns the result a fault rule injects (or NOT_INITIALIZED before
  * cuInit). fake_end() drops the lock and returns `rc`. The lock is held
  * between the two even when fake_begin() fails, except in a host function,
- * where fake_begin() refuses the call without taking it.
+ * where fake_begin() refuses the call without taking it. An entry point that
+ * may change what a running kernel reaches (memory, modules, contexts,
+ * textures: all but the queries, stream and event calls, launches and
+ * copies) first waits for the kernels running without the lock to end.
  */
 cuabi_result fake_begin(enum fake_entry entry, bool needs_init);
 cuabi_result fake_end(cuabi_result rc);
+
+/*
+ * Runs every context's queued work, up to the newest queued now (it may
+ * wait, dropping the lock): what a call that frees memory, an array, a
+ * module or a library does first, so that no queued launch or copy loses
+ * what it uses, as the driver's cuMemFree synchronizes (fake_stream.c).
+ */
+void fake_work_drain(void);
+
+/*
+ * For an entry point that runs beside kernels (fake_begin()) and finds it
+ * must change what they reach after all (a library's module loaded in a
+ * context at its first use): waits until no kernel runs without the lock, as
+ * the other entry points do in fake_begin(), and keeps later ones from doing
+ * so until fake_end(). Whether it waited, dropping the lock: what the caller
+ * looked up before may be gone then.
+ */
+bool fake_kernels_exclude(void);
 
 /*
  * Makes the calling thread's next fake_begin() count its call (and apply

@@ -61,7 +61,7 @@ struct gpu_fake_exec {
 static _Thread_local char note[512];
 static _Thread_local cuabi_result note_result;
 
-/* Set while this thread runs a host kernel, which holds the fake's lock. */
+/* Set while this thread runs a host kernel, which may hold the fake's lock (fake_kernel_unlock()). */
 static _Thread_local bool in_host_kernel;
 
 /* ---- Registry ---- */
@@ -182,7 +182,7 @@ static void load_libraries(const char *list)
 void fake_host_kernels_load(void)
 {
     if (in_host_kernel) {
-        /* The fake's lock is this thread's already: say so rather than deadlock. */
+        /* The fake's lock may be this thread's already: say so rather than deadlock. */
         fake_die("a host kernel called the fake's control API", "only gpu_fake_memory, gpu_fake_param, "
                  "gpu_fake_texture_read and gpu_fake_surface_read/write are allowed there");
     }
@@ -333,6 +333,7 @@ static bool host_kernel_run(struct fake_stream *s, const struct fake_op *op)
         .exec = &x,
     };
     int result;
+    bool unlocked;
 
     if (!a->fn) {
         struct ptx_launch pl = {a->ptx, a->name, s->ctx, s->ctx->device, {l.grid.x, l.grid.y, l.grid.z},
@@ -340,7 +341,9 @@ static bool host_kernel_run(struct fake_stream *s, const struct fake_op *op)
                                 {op->u.k.ex.cluster[0], op->u.k.ex.cluster[1], op->u.k.ex.cluster[2]},
                                 op->u.k.ex.cooperative};
 
+        unlocked = fake_kernel_unlock(s, op);
         result = (int)ptx_launch_run(&pl);
+        fake_kernel_relock(s, unlocked);
         if (result != CUABI_SUCCESS && result != CUABI_ERROR_ILLEGAL_ADDRESS && !s->fault)
             s->fault = (cuabi_result)result;
         return result != CUABI_ERROR_ILLEGAL_ADDRESS;
@@ -353,7 +356,9 @@ static bool host_kernel_run(struct fake_stream *s, const struct fake_op *op)
     /* CUDA calls from the implementation are refused (fake_begin), as from a host function. */
     fake_in_callback = true;
     in_host_kernel = true;
+    unlocked = fake_kernel_unlock(s, op);
     result = a->fn(&l);
+    fake_kernel_relock(s, unlocked);
     in_host_kernel = false;
     fake_in_callback = false;
     free(l.shared);

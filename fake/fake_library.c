@@ -55,11 +55,21 @@ static cuabi_result library_module(struct fake_library *l, struct fake_ctx *c, s
 {
     char log[FAKE_LOG_MAX] = "";
 
-    for (struct fake_module *m = fake.modules; m; m = m->next_live)
-        if (m->library == l && m->ctx == c) {
-            *out = m;
-            return CUABI_SUCCESS;
-        }
+    /* Loading it allocates its globals, which a kernel running meanwhile must not see change: it waits for them. */
+    for (;;) {
+        for (struct fake_module *m = fake.modules; m; m = m->next_live)
+            if (m->library == l && m->ctx == c) {
+                *out = m;
+                return CUABI_SUCCESS;
+            }
+        if (!fake_kernels_exclude())
+            break;
+        /* Looked at afresh: the library may have been unloaded meanwhile (handles are compared, never read). */
+        if (!library_find((cuabi_library)(void *)l))
+            return CUABI_ERROR_INVALID_HANDLE;
+        if (c->retains == 0)
+            return CUABI_ERROR_INVALID_CONTEXT;
+    }
     return fake_module_new(l->text, c, l, false, log, sizeof(log), out);
 }
 
@@ -71,7 +81,7 @@ static struct fake_function *kernel_function(cuabi_kernel kernel)
     size_t i = 0;
     struct fake_library *l = kernel_find(kernel, &i);
 
-    if (!l || !c || c->retains == 0 || library_module(l, c, &m) != CUABI_SUCCESS)
+    if (!l || !c || c->retains == 0 || library_module(l, c, &m) != CUABI_SUCCESS || i >= m->count)
         return NULL;
     return &m->functions[i];
 }
@@ -178,8 +188,13 @@ cuabi_result cuLibraryLoadFromFile(cuabi_library *library, const char *path, cua
 cuabi_result cuLibraryUnload(cuabi_library library)
 {
     cuabi_result rc = fake_begin(FAKE_E_cuLibraryUnload, true);
-    struct fake_library *l = rc == CUABI_SUCCESS ? library_find(library) : NULL;
+    struct fake_library *l = NULL;
     struct fake_library **p = &libraries;
+
+    if (rc == CUABI_SUCCESS) {
+        fake_work_drain(); /* a queued launch may still use its globals */
+        l = library_find(library);
+    }
 
     if (rc == CUABI_SUCCESS && !l)
         rc = CUABI_ERROR_INVALID_HANDLE;
@@ -387,6 +402,8 @@ cuabi_result cuKernelGetFunction(cuabi_function *function, cuabi_kernel kernel)
         rc = CUABI_ERROR_INVALID_HANDLE;
     if (rc == CUABI_SUCCESS)
         rc = library_module(l, c, &m);
+    if (rc == CUABI_SUCCESS && i >= m->count)
+        rc = CUABI_ERROR_INVALID_HANDLE;
     if (rc == CUABI_SUCCESS)
         *function = (cuabi_function)(void *)&m->functions[i];
     return fake_end(rc);

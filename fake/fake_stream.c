@@ -199,15 +199,28 @@ static void run_op(struct fake_stream *s, struct fake_op *op)
     if (s->ctx->sticky && device_work(op))
         return;
     switch (op->kind) {
+    case FAKE_OP_FREE:
+        /* What it frees leaves the allocations, which a kernel running without the lock may be reading. */
+        if (fake.kernels_unlocked) {
+            s->running_seq = op->seq;
+            while (fake.kernels_unlocked)
+                pthread_cond_wait(&fake.cond, &fake.lock);
+            s->running_seq = 0;
+            pthread_cond_broadcast(&fake.cond); /* for those who waited for the stream meanwhile */
+        }
+        ok = op->work->run(s, op);
+        break;
     case FAKE_OP_KERNEL:
     case FAKE_OP_COPY:
     case FAKE_OP_MEMSET:
-    case FAKE_OP_FREE:
     case FAKE_OP_WRITE_VALUE:
     case FAKE_OP_WAIT_VALUE:
         ok = op->work->run(s, op);
         break;
-    case FAKE_OP_HOST_FN:
+    case FAKE_OP_HOST_FN: {
+        /* The error so far, read under the lock: another stream's work may change it meanwhile. */
+        cuabi_result status = s->ctx->sticky ? s->ctx->sticky : s->fault;
+
         /*
          * Without the lock, as a driver thread would run it: a host function
          * that calls into gpushim takes gpushim's locks, which are taken
@@ -218,8 +231,7 @@ static void run_op(struct fake_stream *s, struct fake_op *op)
         fake_in_callback = true;
         pthread_mutex_unlock(&fake.lock);
         if (op->u.host.callback)
-            op->u.host.callback(op->u.host.handle, s->ctx->sticky ? s->ctx->sticky : s->fault,
-                                op->u.host.user_data); /* the error so far */
+            op->u.host.callback(op->u.host.handle, status, op->u.host.user_data);
         else
             op->u.host.fn(op->u.host.user_data);
         pthread_mutex_lock(&fake.lock);
@@ -227,6 +239,7 @@ static void run_op(struct fake_stream *s, struct fake_op *op)
         s->running_seq = 0;
         pthread_cond_broadcast(&fake.cond);
         break;
+    }
     case FAKE_OP_RECORD:
         /* A record takes no time: it stamps the clock, unless a later record of the event superseded it. */
         if (op->u.event && op->u.event->stream == s && op->u.event->seq == op->seq) {
@@ -290,6 +303,13 @@ static struct fake_dep *pending_dep(struct fake_op *op)
     return NULL;
 }
 
+/* A thread done with a stream it held: the last frees a destroyed one (fake_stream_free()). */
+static void stream_release(struct fake_stream *s)
+{
+    if (--s->waiters == 0 && s->dead)
+        free(s);
+}
+
 /*
  * Runs the stream's work up to sequence number `upto`, its dependencies'
  * first. A closed gate, or a host function still running, makes this wait,
@@ -297,6 +317,7 @@ static struct fake_dep *pending_dep(struct fake_op *op)
  */
 void fake_stream_drain(struct fake_stream *s, uint64_t upto)
 {
+    s->waiters++;
     for (;;) {
         struct fake_op *op = s->head;
         struct fake_dep *d;
@@ -306,7 +327,7 @@ void fake_stream_drain(struct fake_stream *s, uint64_t upto)
             continue;
         }
         if (!op || op->seq > upto)
-            return;
+            break;
         if (fake_stalled()) {
             pthread_cond_wait(&fake.cond, &fake.lock);
             continue;
@@ -331,6 +352,27 @@ void fake_stream_drain(struct fake_stream *s, uint64_t upto)
         run_op(s, op);
         fake_op_free(op);
     }
+    stream_release(s);
+}
+
+bool fake_kernel_unlock(struct fake_stream *s, const struct fake_op *op)
+{
+    if (fake.writers || fake.writers_waiting)
+        return false;
+    s->running_seq = op->seq;
+    fake.kernels_unlocked++;
+    pthread_mutex_unlock(&fake.lock);
+    return true;
+}
+
+void fake_kernel_relock(struct fake_stream *s, bool unlocked)
+{
+    if (!unlocked)
+        return;
+    pthread_mutex_lock(&fake.lock);
+    fake.kernels_unlocked--;
+    s->running_seq = 0;
+    pthread_cond_broadcast(&fake.cond);
 }
 
 /* ---- Progress without the host ---- */
@@ -740,25 +782,37 @@ void fake_stream_drop_work(struct fake_stream *s)
     s->head = s->tail = NULL;
 }
 
-/* Destroying a stream lets its work complete. */
+/*
+ * Destroying a stream lets its work complete. Other threads may be waiting
+ * for it meanwhile (fake_stream_drain() holds it), or destroying it too: the
+ * first to find it done takes it out of the live list, and the last to
+ * leave it frees it.
+ */
 void fake_stream_free(struct fake_stream *s)
 {
-    struct fake_stream **p = &fake.streams;
-
+    if (s->dead)
+        return;
     if (s->capture_graph)
         fake_graph_free(s->capture_graph);
     s->capture_graph = NULL;
     s->capture = FAKE_CAPTURE_NONE;
-    fake_stream_drain(s, s->last_seq);
-    while (*p != s)
-        p = &(*p)->next_live;
-    *p = s->next_live;
-    each_queue(forget_stream_in, s);
-    for (struct fake_event *e = fake.events; e; e = e->next_live)
-        if (e->stream == s)
-            e->stream = NULL;
-    fake.live[GPU_FAKE_LIVE_STREAMS] -= !s->per_thread;
-    free(s);
+    s->waiters++;
+    while (!s->dead && !fake_stream_done(s, s->last_seq))
+        fake_stream_drain(s, s->last_seq);
+    if (!s->dead) {
+        struct fake_stream **p = &fake.streams;
+
+        while (*p != s)
+            p = &(*p)->next_live;
+        *p = s->next_live;
+        each_queue(forget_stream_in, s);
+        for (struct fake_event *e = fake.events; e; e = e->next_live)
+            if (e->stream == s)
+                e->stream = NULL;
+        fake.live[GPU_FAKE_LIVE_STREAMS] -= !s->per_thread;
+        s->dead = true;
+    }
+    stream_release(s);
 }
 
 void fake_stream_forget_event(const struct fake_event *e)

@@ -143,7 +143,11 @@ cuabi_result fake_stream_get(cuabi_stream handle, struct fake_stream **out);
 /* fake_stream_get() for work queued on the stream: the stream's context must be current (unless lenient). */
 cuabi_result fake_stream_for_work(cuabi_stream handle, struct fake_stream **out);
 
-/* Frees a stream, its queued work run first. */
+/*
+ * Frees a stream, its queued work run first (it may wait, dropping the
+ * lock): the handle is invalid once it returns, and the stream's memory
+ * goes when the last thread waiting for it has left fake_stream_drain().
+ */
 void fake_stream_free(struct fake_stream *s);
 
 /* The live stream a handle is, or NULL; handles are compared, never dereferenced. */
@@ -166,7 +170,11 @@ cuabi_result fake_enqueue(struct fake_stream *s, struct fake_op *op);
 /* Whether the stream has run everything up to sequence number `seq`. */
 bool fake_stream_done(const struct fake_stream *s, uint64_t seq);
 
-/* Runs the stream's work up to `seq`, its dependencies' first (it may wait, dropping the lock). */
+/*
+ * Runs the stream's work up to `seq`, its dependencies' first (it may wait,
+ * dropping the lock); the stream is held meanwhile, so that its destruction
+ * by another thread frees it only once this returns.
+ */
 void fake_stream_drain(struct fake_stream *s, uint64_t seq);
 
 /*
@@ -181,14 +189,6 @@ cuabi_result fake_legacy_sync(struct fake_ctx *ctx);
 
 /* Reads the queues' variables: GPUSHIM_FAKE_STICKY, GPUSHIM_FAKE_PROGRESS. */
 void fake_stream_configure(void);
-
-/*
- * Runs every context's queued work, up to the newest queued now (it may
- * wait, dropping the lock): what a call that frees memory, an array or a
- * module does first, so that no queued launch or copy loses what it uses,
- * as the driver's cuMemFree synchronizes.
- */
-void fake_work_drain(void);
 
 /* Runs all queued work of the context (cuCtxSynchronize); the first fault it met, else success. */
 cuabi_result fake_ctx_drain(struct fake_ctx *ctx);
@@ -228,6 +228,17 @@ void fake_graph_free(struct fake_graph *g);
 
 /* Frees the stream's queued work without running it (its device was lost). */
 void fake_stream_drop_work(struct fake_stream *s);
+
+/*
+ * For a kernel's work (fake_work run): drops the lock while the kernel runs,
+ * with the stream marked busy (running_seq) so that its later work and
+ * those who wait for it wait, unless an entry point that changes what a
+ * kernel may reach is in progress or waiting (fake_begin()); whether it
+ * dropped it. fake_kernel_relock() takes it back and wakes the waiters. The
+ * kernel reads nothing of the fake's that such an entry point would not change.
+ */
+bool fake_kernel_unlock(struct fake_stream *s, const struct fake_op *op);
+void fake_kernel_relock(struct fake_stream *s, bool unlocked);
 
 /* A new stream of the context (cuStreamCreate without its checks); OUT_OF_MEMORY. */
 cuabi_result fake_stream_new(struct fake_ctx *ctx, unsigned flags, struct fake_stream **out);

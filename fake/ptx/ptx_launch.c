@@ -60,15 +60,15 @@ void ptx_env_configure(void)
     ptx_watchdog_seconds();
 }
 
-static uint64_t last_executed;
+/* A launch runs without the fake's lock (fake_kernel_unlock()): the count is atomic. */
+static _Atomic uint64_t last_executed;
 
-/* The fake's lock orders launches and this read. */
 FAKE_API uint64_t gpu_fake_ptx_executed(void)
 {
     uint64_t n;
 
     fake_lock();
-    n = last_executed;
+    n = atomic_load(&last_executed);
     fake_unlock();
     return n;
 }
@@ -154,6 +154,6 @@ cuabi_result ptx_launch_run(const struct ptx_launch *l)
     ptx_run_blocks(&r);
     for (unsigned i = 0; i < started; i++)
         pthread_join(threads[i], NULL);
-    last_executed = atomic_load(&r.executed);
+    atomic_store(&last_executed, atomic_load(&r.executed));
     return (cuabi_result)atomic_load(&r.fault);
 }

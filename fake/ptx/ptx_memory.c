@@ -3,8 +3,8 @@
  * The interpreter's memory model for global memory: an address reaches
  * host memory only through a live allocation of a device the launch's
  * context may touch, or through page-locked host memory, which every
- * context reaches at its host address (cuMemHostGetDevicePointer). The fake's lock is held for the whole launch, so the
- * allocations do not change meanwhile; each block caches the last
+ * context reaches at its host address (cuMemHostGetDevicePointer). No call that changes the allocations runs
+ * during a launch (fake_begin(), fake_kernel_unlock()), so they do not change meanwhile; each block caches the last
  * allocation it found (ptx_mem_global() in ptx_internal.h), and the common
  * case, an access to the same buffer as the one before, costs two compares;
  * the few found before it are looked at before the fake's tree.

@@ -625,7 +625,10 @@ typedef struct gpu_fake_launch {
 /**
  * A kernel's host implementation: does the whole grid's work in one call
  * (loop over blocks and threads as the kernel would). Runs on the thread that
- * made the fake run the stream's work, with the fake's lock held: it must not
+ * made the fake run the stream's work, as a PTX kernel does: without the
+ * fake's lock, so that other threads' calls and streams go on meanwhile,
+ * unless a call that changes what a kernel reaches (an allocation, a free,
+ * a module, a context) is in progress, which waits for it. It must not
  * call CUDA (such a call returns CUDA_ERROR_NOT_PERMITTED), and of this API
  * only gpu_fake_memory(), gpu_fake_param(), gpu_fake_texture_read() and the
  * surface accesses (another stops the program
