@@ -3,7 +3,7 @@
  * libnullcuda: a CUDA driver whose calls cost next to nothing, for
  * bench/overhead. It exports what gpushim's loader needs (cuInit,
  * cuDriverGetVersion, cuGetProcAddress_v2 and every REQUIRED entry point of
- * src/driver/entry_points.h, under its versioned symbol) and nothing optional.
+ * src/sys/driver/entry_points.h, under its versioned symbol) and nothing optional.
  *
  * One device, one primary context, a per-thread current context with a
  * small push stack. Objects are small allocations, so that each handle is

@@ -4,7 +4,7 @@
  * their hooks that the core and the contexts call (configuration, what a
  * context's reset destroys, a context's synchronisation, a device's loss),
  * cuGetProcAddress in its forms (answered by version from
- * src/driver/cuda_proc_versions.h), the error names and strings, and the control
+ * src/sys/driver/cuda_proc_versions.h), the error names and strings, and the control
  * API's questions about every part at once.
  */
 #include <dlfcn.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * One index per symbol of the CUDA driver (src/driver/cuda_symbols.h), for call
+ * One index per symbol of the CUDA driver (src/sys/driver/cuda_symbols.h), for call
  * counts, fault rules and the report; and what a symbol the fake does not
  * implement does. Holds no prototype, so that fake_symbols.c can define every
  * symbol without one.

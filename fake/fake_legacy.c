@@ -2,7 +2,7 @@
 /*
  * The legacy ABI: the driver's pre-_v2 forms that a program built against an
  * old cuda.h links, or gets from cuGetProcAddress at an old version (see
- * src/driver/cuda_proc_versions.h). Each is served by its successor, counted
+ * src/sys/driver/cuda_proc_versions.h). Each is served by its successor, counted
  * (and failed by fault rules) under its own name (fake_count_as()).
  *
  * The forms before CUDA 3.2 pass device addresses and sizes in 32 bits

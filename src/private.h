@@ -11,7 +11,7 @@
 #include "gpushim/gpushim.h"
 
 #include "base/error.h"
-#include "driver/driver.h"
+#include "sys/driver/driver.h"
 
 struct gpu_context {
     atomic_int refs; /* the creator's, plus one per object made in it */

@@ -9,7 +9,7 @@
 #include "cache.h"
 #include "private.h"
 #include "program_disk.h"
-#include "driver/compiler.h"
+#include "sys/driver/compiler.h"
 
 #define DEFAULT_NAME "gpushim.cu"
 /* The architectures NVRTC has ever known lie well inside this. */

@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: MIT
 """The library's files by subject: every public function (gpu_*) that src/X.c
 (or src/base/X.c) defines is declared in include/gpushim/X.h, so a function's
-header names its source file. Prints each one that is not; exit 1 if any.
+header names its source file; and only the sys layer, src/sys/, reaches the
+driver by itself: no other file of src/ includes <dlfcn.h> or a toolkit header
+(<cuda.h>, <nvrtc.h>, ...) or calls dlopen, dlsym or dlvsym. Prints each file
+that breaks a rule; exit 1 if any.
 
 usage: check-layout.py SOURCE_ROOT
 """
@@ -13,6 +16,21 @@ import sys
 DEFINITION = re.compile(r'^[a-z][a-z0-9_ *]*?\b(gpu_[a-z0-9][a-z0-9_]*)\(', re.M)
 DECLARATION = re.compile(r'\b(gpu_[a-z0-9][a-z0-9_]*)\s*\(')
 COMMENT = re.compile(r'/\*.*?\*/|//[^\n]*', re.S)
+SYS_ONLY = re.compile(r'^[ \t]*#[ \t]*include[ \t]*<(dlfcn\.h|cuda[A-Za-z_]*\.h|nvrtc\.h)>|\b(dlopen|dlsym|dlvsym)\s*\(',
+                      re.M)
+
+
+def sys_only(root):
+    """Each use of what only src/sys/ may use, in a file of src/ outside it."""
+    found = []
+    for source in sorted((root / 'src').rglob('*')):
+        rel = source.relative_to(root / 'src').as_posix()
+        if rel.startswith('sys/') or source.suffix not in ('.c', '.h', '.S'):
+            continue
+        for m in SYS_ONLY.finditer(COMMENT.sub('', source.read_text())):
+            found.append(f'src/{rel} uses {m.group(1) or m.group(2)}: only src/sys/ reaches the driver itself '
+                         '(the modules call through the driver table, sys/driver/driver.h)')
+    return found
 
 
 def main(root):
@@ -35,9 +53,13 @@ def main(root):
     if count == 0:
         print('no public function found in src/: the pattern no longer matches the code')
         return 1
+    for problem in sys_only(root):
+        print(problem)
+        bad += 1
     if bad:
         return 1
-    print(f'{count} public functions, each in the src/ file named for its header')
+    print(f'{count} public functions, each in the src/ file named for its header; '
+          'dlfcn.h and the toolkit\'s headers only in src/sys/')
     return 0
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Writes src/driver/cuda_symbols.h: every function symbol of the CUDA driver
+"""Writes src/sys/driver/cuda_symbols.h: every function symbol of the CUDA driver
 library, one X-macro line each, for libgpushim-cuda's forwarders.
 
     tools/gen-cuda-symbols.py [--stub LIBCUDA] [--header CUDA_H ...] [--out FILE | --check FILE]

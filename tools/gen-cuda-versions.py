@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Writes src/driver/cuda_proc_versions.h: for every driver function, the symbol
+"""Writes src/sys/driver/cuda_proc_versions.h: for every driver function, the symbol
 that cuGetProcAddress hands out at each CUDA version, one X-macro line each.
 
     tools/gen-cuda-versions.py [--include DIR] [--symbols CUDA_SYMBOLS_H] [--out FILE | --check FILE]
@@ -22,7 +22,7 @@ The rule that names the symbol of a version:
     V with the typedef's suffix (cuMemcpyHtoD_v7000_ptds: at 7000 the default
     is cuMemcpyHtoD_v2, so cuMemcpyHtoD_v2_ptds).
 The generator checks the rule: every symbol it names must be a symbol of the
-driver (src/driver/cuda_symbols.h, or a declaration of the graphics headers),
+driver (src/sys/driver/cuda_symbols.h, or a declaration of the graphics headers),
 and where cuda.h or a graphics header #defines a base to a versioned symbol
 of its own, the newest version must name that symbol. cuda.h's one rename
 to another base (cuGraphInstantiate to cuGraphInstantiateWithFlags) is a
@@ -169,7 +169,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--include", default=DEFAULT_INCLUDE)
     ap.add_argument("--symbols", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src",
-                                                      "driver", "cuda_symbols.h"))
+                                                      "sys", "driver", "cuda_symbols.h"))
     group = ap.add_mutually_exclusive_group(required=True)
     group.add_argument("--out")
     group.add_argument("--check")

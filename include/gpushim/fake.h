@@ -109,7 +109,7 @@ unsigned long gpu_fake_calls_total(void);
 
 /**
  * Whether the fake implements a driver function. It exports every function
- * of the CUDA 13.0 driver (src/driver/cuda_symbols.h); one it does not
+ * of the CUDA 13.0 driver (src/sys/driver/cuda_symbols.h); one it does not
  * implement returns CUDA_ERROR_NOT_SUPPORTED, says so on stderr at its first
  * call (naming it), and is counted for gpu_fake_report().
  * @param name the exported symbol, e.g. "cuCtxCreate_v4"

@@ -9,7 +9,7 @@
  * source, and then starts on any machine.
  *
  * libgpushim-cuda.so exports every function symbol of libcuda (the list is
- * src/driver/cuda_symbols.h: the base names, the `_vN` versions and the
+ * src/sys/driver/cuda_symbols.h: the base names, the `_vN` versions and the
  * per-thread `_ptsz`/`_ptds` names). Each forwards, unchanged, to the
  * driver's export of the very same name: the caller's cuda.h chose the ABI
  * when it was compiled, so no other version is ever substituted.

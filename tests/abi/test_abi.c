@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gpushim's own CUDA declarations (src/driver/cuda_abi.h, entry_points.h)
+ * gpushim's own CUDA declarations (src/sys/driver/cuda_abi.h, entry_points.h)
  * checked against the toolkit's cuda.h: every constant's value, every type's
  * size, every entry point's prototype (at compile time), and that each
  * versioned symbol is the one cuda.h itself maps the name to (at run time).

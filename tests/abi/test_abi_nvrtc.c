@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gpushim's own NVRTC declarations (src/driver/nvrtc_abi.h,
+ * gpushim's own NVRTC declarations (src/sys/driver/nvrtc_abi.h,
  * nvrtc_entry_points.h) checked against the toolkit's nvrtc.h: every
  * nvrtcResult's value, the types, and every entry point's prototype, at
  * compile time; at run time, that the list names every result nvrtc.h has.

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# libgpushim-cuda.so exports every symbol of src/driver/cuda_symbols.h as a function, and its
+# libgpushim-cuda.so exports every symbol of src/sys/driver/cuda_symbols.h as a function, and its
 # marker gpu_cuda_forwarder (read-only data), nothing else; it needs libgpushim, never a CUDA
 # library, at load time.
 # usage: check-exports.sh libgpushim-cuda.so cuda_symbols.h

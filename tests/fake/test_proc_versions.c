@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cuGetProcAddress by version (src/driver/cuda_proc_versions.h), the legacy
+ * cuGetProcAddress by version (src/sys/driver/cuda_proc_versions.h), the legacy
  * pre-_v2 forms it hands out at old versions, and CUDA 13's _v2 forms, called
  * on the fake as a CUDA program calls them. Run with two devices, and once
  * more with device memory that 32 bits can express (GPUSHIM_FAKE_DEVICE_MEMORY).

@@ -3,7 +3,7 @@
  * Every symbol of the driver (fake/fake_symbols.c), called as a CUDA program
  * calls them. One case per process (argv[1]).
  *
- *   symbols     every function of the driver (src/driver/cuda_symbols.h) found in
+ *   symbols     every function of the driver (src/sys/driver/cuda_symbols.h) found in
  *               the fake with dlsym; prints how many it implements; one it
  *               does not answers CUDA_ERROR_NOT_SUPPORTED, and under
  *               GPUSHIM_FAKE_REPORT=strict fails the run (a child process)
@@ -60,7 +60,7 @@ static void readme_says(int implemented, int count)
         fail_msg("README.md does not say \"%d are implemented\" (the fake's count)", implemented);
     snprintf(want, sizeof(want), "every one of the %d\n", count);
     if (!strstr(text, want))
-        fail_msg("README.md does not say \"every one of the %d\" (src/driver/cuda_symbols.h's count)", count);
+        fail_msg("README.md does not say \"every one of the %d\" (src/sys/driver/cuda_symbols.h's count)", count);
 }
 
 static void symbols(void **state)
@@ -83,7 +83,7 @@ static void symbols(void **state)
         assert_true(yes == 0 || yes == 1);
         implemented += yes;
     }
-    printf("fake driver: %d of the %d driver functions implemented (src/driver/cuda_symbols.h)\n", implemented,
+    printf("fake driver: %d of the %d driver functions implemented (src/sys/driver/cuda_symbols.h)\n", implemented,
            (int)SYMBOL_COUNT);
     readme_says(implemented, (int)SYMBOL_COUNT);
     assert_int_equal(gpu_fake_symbol_implemented("cuMemAlloc_v2"), 1);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The loader cache's reader (src/loader/ld_cache.c): any bytes as the cache
+ * The loader cache's reader (src/sys/loader/ld_cache.c): any bytes as the cache
  * file's, in a buffer of exactly their size, so that a read past the end is
  * the sanitizer's to find. Every path it answers must lie inside the
  * buffer, end there, and be absolute; the count is within what was asked.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Writes fuzz-ld-cache's seeds: small caches in glibc's format (src/loader/ld_cache.c
+"""Writes fuzz-ld-cache's seeds: small caches in glibc's format (src/sys/loader/ld_cache.c
 describes it), for an x86-64 little-endian host.
 
     tests/fuzz/gen-ld-cache-seeds.py tests/fuzz/seeds/ld-cache

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The table of src/driver/cuda_proc_versions.h against the real driver: for
+ * The table of src/sys/driver/cuda_proc_versions.h against the real driver: for
  * every row, the driver's cuGetProcAddress_v2 and its plain form at the row's
  * version (with the per-thread flag for a per-thread row, with no flag and
  * with the legacy stream's for another) must hand out the very function that

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The loader cache's reader (src/loader/ld_cache.c) on caches built here, whole
+ * The loader cache's reader (src/sys/loader/ld_cache.c) on caches built here, whole
  * and broken in every way a file can be (cut at each length, counts and
  * offsets past the end, strings without their end), and on this machine's
  * /etc/ld.so.cache against what `ldconfig -p` lists.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A fake libnvrtc for the tests (tests/nvrtc): NVRTC's entry points (prototypes from
- * src/driver/nvrtc_entry_points.h), with a "compiler" that writes a PTX-like
+ * src/sys/driver/nvrtc_entry_points.h), with a "compiler" that writes a PTX-like
  * text naming the architecture, the options, the headers and a kernel per
  * name expression. Read at every call, from the environment:
  *

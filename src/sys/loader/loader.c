@@ -14,13 +14,13 @@
 #include "gpushim/driver.h"
 
 #include "attempts.h"
-#include "driver/driver.h"
+#include "sys/driver/driver.h"
 #include "driver_search.h"
 #include "base/env.h"
 #include "entry_table.h"
 #include "base/error.h"
 #include "base/text.h"
-#include "trace/trace.h"
+#include "sys/trace/trace.h"
 
 _Static_assert(GPU_CUDA_ABI_VERSION == CUABI_VERSION, "the public and the sys ABI version must agree");
 _Static_assert(sizeof(void *) == sizeof(void (*)(void)), "dlsym's pointers must hold function pointers");
@@ -34,7 +34,7 @@ enum { MAX_ATTEMPTS = 16 };
 enum {
 #define GPU__ENTRY(need, name, symbol, params, args) +1
     ENTRY_COUNT = 0
-#include "driver/entry_points.h"
+#include "sys/driver/entry_points.h"
 #undef GPU__ENTRY
 };
 
@@ -87,7 +87,7 @@ static const char *message = "";
 
 static gpu_entry_point entries[ENTRY_COUNT] = {
 #define GPU__ENTRY(need, name, symbol, params, args) GPU__ENTRY_ROW(need, name, symbol)
-#include "driver/entry_points.h"
+#include "sys/driver/entry_points.h"
 #undef GPU__ENTRY
 };
 
@@ -260,7 +260,7 @@ static void fill_table(void *resolved[])
 
 #define GPU__ENTRY(need, name, symbol, params, args) \
     memcpy(&gpu__driver_table.name, &resolved[i++], sizeof(gpu__driver_table.name));
-#include "driver/entry_points.h"
+#include "sys/driver/entry_points.h"
 #undef GPU__ENTRY
 }
 

@@ -16,7 +16,7 @@
     .p2align 6
 .Lslots:
 #define GPU__CUDA_SYMBOL(name, kinds, params) .Lslot_##name: .quad .Llazy_##name;
-#include "driver/cuda_symbols.h"
+#include "sys/driver/cuda_symbols.h"
 #undef GPU__CUDA_SYMBOL
 
     .text
@@ -32,7 +32,7 @@ name: \
     br x16; \
     .cfi_endproc; \
     .size name, . - name;
-#include "driver/cuda_symbols.h"
+#include "sys/driver/cuda_symbols.h"
 #undef GPU__CUDA_SYMBOL
 
     .p2align 4
@@ -44,7 +44,7 @@ name: \
     b .Llazy_thunk; \
     .cfi_endproc; \
     .set .Lindex, .Lindex + 1;
-#include "driver/cuda_symbols.h"
+#include "sys/driver/cuda_symbols.h"
 #undef GPU__CUDA_SYMBOL
 
 /* Frame: the registers of a struct gpu__cuda_frame (208 bytes used of 240), then the frame record. */

@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 
 #include "attempts.h"
-#include "driver/cuda_abi.h"
-#include "driver/driver.h"
+#include "sys/driver/cuda_abi.h"
+#include "sys/driver/driver.h"
 #include "driver_search.h"
 #include "base/env.h"
 #include "ld_cache.h"

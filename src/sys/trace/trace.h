@@ -25,7 +25,7 @@
 
 #include "gpushim/driver.h"
 
-#include "driver/driver.h"
+#include "sys/driver/driver.h"
 
 /*
  * Called by the loader once, with the table just filled with the driver's

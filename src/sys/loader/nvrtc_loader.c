@@ -15,7 +15,7 @@
 
 #include "attempts.h"
 #include "base/env.h"
-#include "driver/compiler.h"
+#include "sys/driver/compiler.h"
 #include "entry_table.h"
 #include "base/error.h"
 #include "base/text.h"
@@ -34,7 +34,7 @@ enum { MAX_ATTEMPTS = 64, TEXT_MAX = 1024, MESSAGE_MAX = 16384, MAX_ARCHS = 128 
 enum {
 #define GPU__NVRTC_ENTRY(need, ret, name, params) +1
     ENTRY_COUNT = 0
-#include "driver/nvrtc_entry_points.h"
+#include "sys/driver/nvrtc_entry_points.h"
 #undef GPU__NVRTC_ENTRY
 };
 
@@ -56,7 +56,7 @@ static int archs[MAX_ARCHS];
 
 static gpu_entry_point entries[ENTRY_COUNT] = {
 #define GPU__NVRTC_ENTRY(need, ret, name, params) GPU__ENTRY_ROW(need, name, name)
-#include "driver/nvrtc_entry_points.h"
+#include "sys/driver/nvrtc_entry_points.h"
 #undef GPU__NVRTC_ENTRY
 };
 
@@ -213,7 +213,7 @@ static void fill_table(void *resolved[])
     size_t i = 0;
 
 #define GPU__NVRTC_ENTRY(need, ret, name, params) memcpy(&table.name, &resolved[i++], sizeof(table.name));
-#include "driver/nvrtc_entry_points.h"
+#include "sys/driver/nvrtc_entry_points.h"
 #undef GPU__NVRTC_ENTRY
 }
 

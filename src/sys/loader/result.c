@@ -5,7 +5,7 @@
  */
 #include <stdio.h>
 
-#include "driver/driver.h"
+#include "sys/driver/driver.h"
 #include "base/error.h"
 
 const char *gpu_cuda_result_get_name(int result)

@@ -16,11 +16,11 @@
 #include "gpushim/forward.h"
 
 #include "cuda_forward.h"
-#include "driver/driver.h"
-#include "loader/driver_search.h"
+#include "sys/driver/driver.h"
+#include "sys/loader/driver_search.h"
 #include "base/error.h"
 #include "base/text.h"
-#include "trace/trace.h"
+#include "sys/trace/trace.h"
 
 /* Where the assembly (cuda_forward_<cpu>.h) puts each field. */
 #if defined(__aarch64__)
@@ -36,13 +36,13 @@ _Static_assert(sizeof(struct gpu__cuda_frame) == FRAME_SIZE, "the frame's size")
 
 static const char *const symbol_names[GPU__CUDA_SYMBOL_COUNT] = {
 #define GPU__CUDA_SYMBOL(name, kinds, params) #name,
-#include "driver/cuda_symbols.h"
+#include "sys/driver/cuda_symbols.h"
 #undef GPU__CUDA_SYMBOL
 };
 
 static const char *const symbol_kinds[GPU__CUDA_SYMBOL_COUNT] = {
 #define GPU__CUDA_SYMBOL(name, kinds, params) kinds,
-#include "driver/cuda_symbols.h"
+#include "sys/driver/cuda_symbols.h"
 #undef GPU__CUDA_SYMBOL
 };
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The NVRTC table (the compiler): what the modules above src/driver/ and src/loader/ see of libnvrtc.
+ * The NVRTC table (the compiler): what the modules above src/sys/ see of libnvrtc.
  */
 #ifndef GPUSHIM_SYS_COMPILER_H
 #define GPUSHIM_SYS_COMPILER_H

@@ -16,7 +16,7 @@
     .type gpu__cuda_traced_stubs, %object
 gpu__cuda_traced_stubs:
 #define GPU__CUDA_SYMBOL(name, kinds, params) .quad .Ltraced_##name;
-#include "driver/cuda_symbols.h"
+#include "sys/driver/cuda_symbols.h"
 #undef GPU__CUDA_SYMBOL
     .size gpu__cuda_traced_stubs, . - gpu__cuda_traced_stubs
 
@@ -30,7 +30,7 @@ gpu__cuda_traced_stubs:
     b .Ltraced_thunk; \
     .cfi_endproc; \
     .set .Lindex, .Lindex + 1;
-#include "driver/cuda_symbols.h"
+#include "sys/driver/cuda_symbols.h"
 #undef GPU__CUDA_SYMBOL
 
 /*

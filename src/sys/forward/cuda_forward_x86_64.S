@@ -17,7 +17,7 @@
     .type gpu__cuda_traced_stubs, @object
 gpu__cuda_traced_stubs:
 #define GPU__CUDA_SYMBOL(name, kinds, params) .quad .Ltraced_##name;
-#include "driver/cuda_symbols.h"
+#include "sys/driver/cuda_symbols.h"
 #undef GPU__CUDA_SYMBOL
     .size gpu__cuda_traced_stubs, . - gpu__cuda_traced_stubs
 
@@ -31,7 +31,7 @@ gpu__cuda_traced_stubs:
     jmp .Ltraced_thunk; \
     .cfi_endproc; \
     .set .Lindex, .Lindex + 1;
-#include "driver/cuda_symbols.h"
+#include "sys/driver/cuda_symbols.h"
 #undef GPU__CUDA_SYMBOL
 
 /* Frame: 128 bytes of outgoing stack arguments, then struct gpu__cuda_frame (208 bytes). */

@@ -22,8 +22,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "driver/cuda_abi.h"
-#include "driver/cuda_symbol_index.h"
+#include "sys/driver/cuda_abi.h"
+#include "sys/driver/cuda_symbol_index.h"
 
 /* The words of a stack-passed argument list the traced thunk copies for the call it makes. */
 #define GPU__CUDA_STACK_WORDS 16

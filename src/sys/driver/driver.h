@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The driver table: what the modules above src/driver/ and src/loader/ see of CUDA.
+ * The driver table: what the modules above src/sys/ see of CUDA.
  */
 #ifndef GPUSHIM_SYS_DRIVER_H
 #define GPUSHIM_SYS_DRIVER_H

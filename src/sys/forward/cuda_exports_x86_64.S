@@ -16,7 +16,7 @@
     .p2align 6
 .Lslots:
 #define GPU__CUDA_SYMBOL(name, kinds, params) .Lslot_##name: .quad .Llazy_##name;
-#include "driver/cuda_symbols.h"
+#include "sys/driver/cuda_symbols.h"
 #undef GPU__CUDA_SYMBOL
 
 /* The trampolines, packed: what every call runs. */
@@ -31,7 +31,7 @@ name: \
     jmp *.Lslot_##name(%rip); \
     .cfi_endproc; \
     .size name, . - name;
-#include "driver/cuda_symbols.h"
+#include "sys/driver/cuda_symbols.h"
 #undef GPU__CUDA_SYMBOL
 
 /* The lazy stubs: what the first call of each runs. */
@@ -44,7 +44,7 @@ name: \
     jmp .Llazy_thunk; \
     .cfi_endproc; \
     .set .Lindex, .Lindex + 1;
-#include "driver/cuda_symbols.h"
+#include "sys/driver/cuda_symbols.h"
 #undef GPU__CUDA_SYMBOL
 
     .p2align 4

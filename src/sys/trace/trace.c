@@ -49,7 +49,7 @@
 #include "base/env.h"
 #include "base/file.h"
 #include "base/text.h"
-#include "driver/cuda_symbol_index.h"
+#include "sys/driver/cuda_symbol_index.h"
 #include "trace.h"
 
 enum {
@@ -62,7 +62,7 @@ enum {
 
 enum trace_id {
 #define GPU__ENTRY(need, name, symbol, params, args) TRACE_ID_##name,
-#include "driver/entry_points.h"
+#include "sys/driver/entry_points.h"
 #undef GPU__ENTRY
     TRACE_ENTRY_COUNT,
     /* Then libgpushim-cuda's forwarded calls, by symbol (cuda_symbols.h). */
@@ -71,20 +71,20 @@ enum trace_id {
 
 static const char *const entry_names[TRACE_ID_COUNT] = {
 #define GPU__ENTRY(need, name, symbol, params, args) #name,
-#include "driver/entry_points.h"
+#include "sys/driver/entry_points.h"
 #undef GPU__ENTRY
 #define GPU__CUDA_SYMBOL(name, kinds, params) #name,
-#include "driver/cuda_symbols.h"
+#include "sys/driver/cuda_symbols.h"
 #undef GPU__CUDA_SYMBOL
 };
 
 /* The parameters' names, "(a, b)", as the lists spell them. */
 static const char *const entry_args[TRACE_ID_COUNT] = {
 #define GPU__ENTRY(need, name, symbol, params, args) #args,
-#include "driver/entry_points.h"
+#include "sys/driver/entry_points.h"
 #undef GPU__ENTRY
 #define GPU__CUDA_SYMBOL(name, kinds, params) "(" params ")",
-#include "driver/cuda_symbols.h"
+#include "sys/driver/cuda_symbols.h"
 #undef GPU__CUDA_SYMBOL
 };
 
@@ -575,7 +575,7 @@ static void call_end(struct trace_call *tc, cuabi_result rc, uint64_t t0, uint64
         call_end(tc, rc, t0, t1); \
         return rc; \
     }
-#include "driver/entry_points.h"
+#include "sys/driver/entry_points.h"
 #undef GPU__ENTRY
 
 /* ---- Calls through libgpushim-cuda (cuda_forward.c), timed by its thunks ---- */
@@ -1413,7 +1413,7 @@ bool gpu__trace_install(struct gpu__driver *table, const gpu_load_report *report
     real = *table;
     /* An optional entry point the driver lacks stays NULL: the call path reports it as missing. */
 #define GPU__ENTRY(need, name, symbol, params, args) table->name = real.name ? trace_##name : NULL;
-#include "driver/entry_points.h"
+#include "sys/driver/entry_points.h"
 #undef GPU__ENTRY
     if (atexit(trace_finish) != 0)
         fprintf(stderr, "gpushim: GPUSHIM_TRACE: atexit failed; no trace will be written\n");
