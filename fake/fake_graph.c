@@ -483,7 +483,8 @@ static struct fake_kparams *kparams_alloc(unsigned count, size_t nbytes)
 
 cuabi_result fake_kparams_new(const cuabi_kernel_node_params *p, struct fake_kparams **out)
 {
-    struct fake_function *fn = fake_function_find(p->func);
+    /* A CUkernel is a function of the current context, as it is to a launch. */
+    struct fake_function *fn = fake_function_find(p->func ? p->func : (cuabi_function)(void *)p->kern);
     struct fake_kparams *kp;
     unsigned count = 0;
     size_t off = 0;

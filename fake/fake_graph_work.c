@@ -48,7 +48,9 @@ static cuabi_result kernel_make(const cuabi_kernel_node_params *p, struct fake_k
     if (rc == CUABI_SUCCESS) {
         const unsigned grid[3] = {p->grid_x, p->grid_y, p->grid_z}, block[3] = {p->block_x, p->block_y, p->block_z};
 
-        rc = fake_launch_op(ctx, p->func, grid, block, p->shared_mem_bytes, (*kp)->p.params, (*kp)->p.extra, NULL,
+        cuabi_function f = p->func ? p->func : (cuabi_function)(void *)p->kern; /* kern where func is NULL */
+
+        rc = fake_launch_op(ctx, f, grid, block, p->shared_mem_bytes, (*kp)->p.params, (*kp)->p.extra, NULL,
                             NULL, op);
     }
     if (rc != CUABI_SUCCESS) {
