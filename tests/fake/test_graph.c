@@ -38,7 +38,7 @@ static const char add_ptx[] =
     "\tret;\n"
     "}\n";
 
-static int host_calls;
+static int host_calls, other_calls;
 
 static void count_call(void *user_data)
 {
@@ -209,7 +209,7 @@ static void by_hand(void **state)
         uint32_t seven = 7;
         void *args[] = {&pa, &seven};
         cuabi_kernel_node_params k7 = add_params(f, args);
-        cuabi_host_node_params none = {count_call, &(int){0}};
+        cuabi_host_node_params none = {count_call, &other_calls};
         unsigned enabled = 0;
 
         CU_OK(cuGraphExecKernelNodeSetParams_v2(x, b.kern, &k7));
