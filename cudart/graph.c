@@ -568,7 +568,8 @@ cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphNode_t ori
     return node_out(cuGraphNodeFindInClone(&node, (CUgraphNode)originalNode, (CUgraph)clonedGraph), &node, pNode);
 }
 
-cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo *resultInfo)
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
+                                cudaGraphExecUpdateResultInfo *resultInfo)
 {
     CUgraphExecUpdateResultInfo info = {0};
     cudaError_t e = gpu__cudart_context();

@@ -86,7 +86,7 @@ cuabi_result cuGraphNodeFindInClone(cuabi_graph_node *node, cuabi_graph_node ori
     return fake_end(rc);
 }
 
-/* Fills `out` (may be NULL: only the count) with up to *count of the graph's nodes that `pick` takes. */
+/* Fills `out` (NULL: only the count) with up to *count of the graph's nodes (roots: those without dependencies). */
 static cuabi_result list_nodes(const struct fake_graph_x *g, bool roots, cuabi_graph_node *out, size_t *count)
 {
     size_t n = 0;
@@ -131,7 +131,7 @@ cuabi_result cuGraphGetRootNodes(cuabi_graph graph, cuabi_graph_node *nodes, siz
     return fake_end(rc);
 }
 
-/* An edge's data for a caller that asked without room for it: the driver's LOSSY_QUERY where it is not the default. */
+/* Whether an edge's data is the default's: one that is not, asked for without room for data, is LOSSY_QUERY. */
 static bool edge_default(const cuabi_graph_edge_data *e)
 {
     return e->from_port == 0 && e->to_port == 0 && e->type == 0;
@@ -395,7 +395,7 @@ cuabi_result fake_graph_add_plain(struct fake_graph_x *g, const cuabi_graph_node
         break;
     case CUABI_GRAPH_NODE_TYPE_GRAPH:
         child = fake_graph_live(p->u.graph.graph);
-        /* Ownership other than a clone (CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE) is for memory nodes, which the fake's graphs lack. */
+        /* Ownership other than a clone (CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE) is for memory nodes: none here. */
         if (!child || p->u.graph.ownership != 0 || child == g || has_child_forbidden(child))
             rc = CUABI_ERROR_INVALID_VALUE;
         break;
