@@ -267,16 +267,14 @@ static void side_3d(cudaArray_const_t array, struct cudaPos pos, struct cudaPitc
     *height = array ? 0 : ptr.ysize;
 }
 
-static cudaError_t copy_3d(const struct cudaMemcpy3DParms *p, bool async, CUstream stream)
+cudaError_t gpu__cudart_copy_3d_params(const struct cudaMemcpy3DParms *p, CUDA_MEMCPY3D *out)
 {
     CUDA_MEMCPY3D c = {0};
     CUmemorytype src_memory, dst_memory;
     const void *dst_host = NULL;
     size_t element = 1, width = 0;
-    cudaError_t e = gpu__cudart_context();
+    cudaError_t e = cudaSuccess;
 
-    if (e != cudaSuccess)
-        return e;
     if (!p || (p->srcArray && p->srcPtr.ptr) || (p->dstArray && p->dstPtr.ptr))
         return cudaErrorInvalidValue;
     if (!gpu__cudart_copy_sides(p->kind, &src_memory, &dst_memory))
@@ -294,8 +292,19 @@ static cudaError_t copy_3d(const struct cudaMemcpy3DParms *p, bool async, CUstre
     c.WidthInBytes = p->extent.width * element;
     c.Height = p->extent.height;
     c.Depth = p->extent.depth;
-    if (c.WidthInBytes == 0 || c.Height == 0 || c.Depth == 0)
-        return cudaSuccess;
+    *out = c;
+    return cudaSuccess;
+}
+
+static cudaError_t copy_3d(const struct cudaMemcpy3DParms *p, bool async, CUstream stream)
+{
+    CUDA_MEMCPY3D c = {0};
+    cudaError_t e = gpu__cudart_context();
+
+    if (e == cudaSuccess)
+        e = gpu__cudart_copy_3d_params(p, &c);
+    if (e != cudaSuccess || c.WidthInBytes == 0 || c.Height == 0 || c.Depth == 0)
+        return e;
     return gpu__cudart_map(async ? cuMemcpy3DAsync(&c, stream) : cuMemcpy3D(&c));
 }
 

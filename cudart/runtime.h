@@ -73,6 +73,8 @@ cudaError_t gpu__cudart_copy(void *dst, const void *src, size_t count, enum cuda
                              CUstream stream);
 /* The driver's memory types of a copy's source and destination for `kind`; false for no kind of copy. */
 bool gpu__cudart_copy_sides(enum cudaMemcpyKind kind, CUmemorytype *src, CUmemorytype *dst);
+/* A cudaMemcpy3DParms as the driver's CUDA_MEMCPY3D (array.c); records no error. */
+cudaError_t gpu__cudart_copy_3d_params(const struct cudaMemcpy3DParms *p, CUDA_MEMCPY3D *out);
 /* `count` bytes of `value` at `devPtr`; on `stream` when `async`. */
 cudaError_t gpu__cudart_fill(void *devPtr, int value, size_t count, bool async, CUstream stream);
 

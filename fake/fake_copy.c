@@ -955,3 +955,43 @@ cuabi_result cuMemcpyAtoHAsync_v2(void *dst, cuabi_array src, size_t src_offset,
                         stream);
 }
 
+
+/* ---- Operations a graph's nodes hold ---- */
+
+cuabi_result fake_copy3d_op(const struct fake_ctx *ctx, const cuabi_memcpy3d *p, struct fake_op **out)
+{
+    struct end dst, src;
+    struct shape sh;
+    struct fake_copy c;
+    cuabi_result rc;
+
+    *out = NULL;
+    if (!p)
+        return CUABI_ERROR_INVALID_VALUE;
+    ends_3d(p, &dst, &src, &sh);
+    if (shape_empty(&sh))
+        return CUABI_SUCCESS;
+    rc = shaped_make(ctx, ctx, dst, src, &sh, &c);
+    if (rc == CUABI_SUCCESS && !(*out = fake_op_new(FAKE_OP_COPY, &copy_work)))
+        rc = CUABI_ERROR_OUT_OF_MEMORY;
+    if (rc == CUABI_SUCCESS)
+        (*out)->u.copy = c; /* host memory is read and written when the node runs, never staged */
+    return rc;
+}
+
+cuabi_result fake_memset_op(const struct fake_ctx *ctx, const struct fake_memset *m, struct fake_op **out)
+{
+    cuabi_result rc = CUABI_SUCCESS;
+
+    *out = NULL;
+    if (m->size != 1 && m->size != 2 && m->size != 4)
+        return CUABI_ERROR_INVALID_VALUE;
+    if (!m->count)
+        return CUABI_SUCCESS;
+    rc = memset_check(ctx, m);
+    if (rc == CUABI_SUCCESS && !(*out = fake_op_new(FAKE_OP_MEMSET, &memset_work)))
+        rc = CUABI_ERROR_OUT_OF_MEMORY;
+    if (rc == CUABI_SUCCESS)
+        (*out)->u.memset = *m;
+    return rc;
+}

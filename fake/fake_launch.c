@@ -77,6 +77,54 @@ static cuabi_result check_launch(int device, const unsigned grid[3], const unsig
     return CUABI_SUCCESS;
 }
 
+cuabi_result fake_launch_op(const struct fake_ctx *ctx, cuabi_function f, const unsigned grid[3],
+                            const unsigned block[3], unsigned shared, void **params, void **extra,
+                            const struct fake_launch_ex *ex, bool *bad_shape, struct fake_op **out)
+{
+    struct fake_function *fn = fake_function_find(f);
+    struct fake_host_args *host = NULL;
+    struct fake_op *op = NULL;
+    cuabi_result rc = CUABI_SUCCESS;
+    size_t off = 0;
+
+    *out = NULL;
+    if (bad_shape)
+        *bad_shape = false;
+    if (!fn)
+        return CUABI_ERROR_INVALID_HANDLE;
+    if (fn->module->ctx != ctx)
+        return CUABI_ERROR_INVALID_CONTEXT;
+    if (fn->kernel && (extra || (fn->kernel->nparams && !params))) /* built-ins take only kernelParams */
+        return CUABI_ERROR_INVALID_VALUE;
+    if ((rc = check_launch(ctx->device, grid, block, shared, &fn->attrs)) != CUABI_SUCCESS) {
+        if (bad_shape)
+            *bad_shape = true;
+        return rc;
+    }
+    if (ex && (rc = fake_launch_ex_check(ctx, &fn->attrs, grid, block, shared, ex)) != CUABI_SUCCESS)
+        return rc;
+    if (fn->layout && (rc = fake_host_args_new(fn->layout, params, extra, &host)) != CUABI_SUCCESS)
+        return rc;
+    if (!(op = fake_op_new(FAKE_OP_KERNEL, host ? &fake_host_kernel_work : &fake_builtin_work))) {
+        fake_host_args_release(host);
+        return CUABI_ERROR_OUT_OF_MEMORY;
+    }
+    op->u.k.kernel = fn->kernel;
+    op->u.k.host = host;
+    memcpy(op->u.k.grid, grid, sizeof(op->u.k.grid));
+    memcpy(op->u.k.block, block, sizeof(op->u.k.block));
+    op->u.k.shared = shared;
+    if (ex)
+        op->u.k.ex = *ex;
+    /* The values are copied now, as the driver does: the caller's may be gone when the kernel runs. */
+    for (size_t i = 0; fn->kernel && i < fn->kernel->nparams; i++) {
+        memcpy(op->u.k.args + off, params[i], fn->kernel->sizes[i]);
+        off += fn->kernel->sizes[i];
+    }
+    *out = op;
+    return CUABI_SUCCESS;
+}
+
 cuabi_result fake_launch(cuabi_function f, const unsigned grid[3], const unsigned block[3], unsigned shared,
                          cuabi_stream stream, void **params, void **extra, const struct fake_launch_ex *ex)
 {
@@ -84,45 +132,15 @@ cuabi_result fake_launch(cuabi_function f, const unsigned grid[3], const unsigne
     cuabi_result rc = fake_stream_for_work(stream, &s);
 
     if (rc == CUABI_SUCCESS) {
-        struct fake_function *fn = fake_function_find(f);
-        struct fake_host_args *host = NULL;
         struct fake_op *op = NULL;
+        bool bad_shape = false;
 
-        if (!fn)
-            rc = CUABI_ERROR_INVALID_HANDLE;
-        else if (fn->module->ctx != s->ctx)
-            rc = CUABI_ERROR_INVALID_CONTEXT;
-        else if (fn->kernel && (extra || (fn->kernel->nparams && !params))) /* built-ins take only kernelParams */
-            rc = CUABI_ERROR_INVALID_VALUE;
-        else if ((rc = check_launch(s->ctx->device, grid, block, shared, &fn->attrs)) != CUABI_SUCCESS &&
-                 s->capture == FAKE_CAPTURE_ACTIVE)
-            /* As the driver does (580.159.04, gpu-capture's bad_shape case): a shape it refuses breaks the capture. */
+        rc = fake_launch_op(s->ctx, f, grid, block, shared, params, extra, ex, &bad_shape, &op);
+        /* As the driver does (580.159.04, gpu-capture's bad_shape case): a shape it refuses breaks the capture. */
+        if (bad_shape && s->capture == FAKE_CAPTURE_ACTIVE)
             s->capture = FAKE_CAPTURE_INVALIDATED;
-        if (rc == CUABI_SUCCESS && ex)
-            rc = fake_launch_ex_check(s->ctx, &fn->attrs, grid, block, shared, ex);
-        if (rc == CUABI_SUCCESS && fn->layout)
-            rc = fake_host_args_new(fn->layout, params, extra, &host);
-        if (rc == CUABI_SUCCESS && !(op = fake_op_new(FAKE_OP_KERNEL, host ? &fake_host_kernel_work : &fake_builtin_work))) {
-            fake_host_args_release(host);
-            rc = CUABI_ERROR_OUT_OF_MEMORY;
-        }
-        if (rc == CUABI_SUCCESS) {
-            size_t off = 0;
-
-            op->u.k.kernel = fn->kernel;
-            op->u.k.host = host;
-            memcpy(op->u.k.grid, grid, sizeof(op->u.k.grid));
-            memcpy(op->u.k.block, block, sizeof(op->u.k.block));
-            op->u.k.shared = shared;
-            if (ex)
-                op->u.k.ex = *ex;
-            /* The values are copied now, as the driver does: the caller's may be gone when the kernel runs. */
-            for (size_t i = 0; fn->kernel && i < fn->kernel->nparams; i++) {
-                memcpy(op->u.k.args + off, params[i], fn->kernel->sizes[i]);
-                off += fn->kernel->sizes[i];
-            }
+        if (rc == CUABI_SUCCESS)
             rc = fake_enqueue(s, op);
-        }
     }
     return rc;
 }

@@ -16,6 +16,15 @@ struct fake_func_attrs;
 cuabi_result fake_launch(cuabi_function f, const unsigned grid[3], const unsigned block[3], unsigned shared,
                          cuabi_stream stream, void **params, void **extra, const struct fake_launch_ex *ex);
 
+/*
+ * The operation a launch of `f` in `ctx` runs, checked as fake_launch()
+ * checks it and its parameters copied (a graph's kernel node holds one);
+ * `bad_shape` (may be NULL) tells whether the grid or block was refused.
+ */
+cuabi_result fake_launch_op(const struct fake_ctx *ctx, cuabi_function f, const unsigned grid[3],
+                            const unsigned block[3], unsigned shared, void **params, void **extra,
+                            const struct fake_launch_ex *ex, bool *bad_shape, struct fake_op **out);
+
 /* What the launch asks beyond a plain one that the device cannot give: a CUresult, else success. */
 cuabi_result fake_launch_ex_check(const struct fake_ctx *ctx, const struct fake_func_attrs *a, const unsigned grid[3],
                                   const unsigned block[3], unsigned shared, const struct fake_launch_ex *ex);

@@ -99,4 +99,15 @@ cuabi_result fake_alloc_adopt(int device, size_t bytes, unsigned char *data, int
 /* Backs a live allocation by a memfd (fake_shm.c) with its contents; false when out of memory. */
 bool fake_alloc_share(struct fake_alloc *a);
 
+struct fake_op;
+struct fake_memset;
+
+/*
+ * The operation a 3D copy or a fill in `ctx` runs, checked as the stream
+ * calls check them (fake_copy.c): a graph's memcpy and memset nodes hold one.
+ * NULL and success for nothing to copy or fill.
+ */
+cuabi_result fake_copy3d_op(const struct fake_ctx *ctx, const cuabi_memcpy3d *p, struct fake_op **out);
+cuabi_result fake_memset_op(const struct fake_ctx *ctx, const struct fake_memset *m, struct fake_op **out);
+
 #endif

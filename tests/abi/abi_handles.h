@@ -16,6 +16,7 @@
 #define cuabi_graph_st CUgraph_st
 #define cuabi_graph_exec_st CUgraphExec_st
 #define cuabi_graph_node_st CUgraphNode_st
+#define cuabi_user_object_st CUuserObject_st
 #define cuabi_mem_pool_st CUmemPoolHandle_st
 #define cuabi_ipc_mem_handle_st CUipcMemHandle_st
 #define cuabi_ipc_event_handle_st CUipcEventHandle_st

@@ -211,10 +211,54 @@ SAME_VALUE(CUABI_TRSF_SEAMLESS_CUBEMAP, CU_TRSF_SEAMLESS_CUBEMAP);
 SAME_VALUE(CUABI_MEMHOSTALLOC_WRITECOMBINED, CU_MEMHOSTALLOC_WRITECOMBINED);
 SAME_VALUE(CUABI_MEMHOSTREGISTER_READ_ONLY, CU_MEMHOSTREGISTER_READ_ONLY);
 
+/* Graphs' nodes' parameters. */
+SAME_SIZE(cuabi_kernel_node_params, CUDA_KERNEL_NODE_PARAMS_v2);
+SAME_SIZE(cuabi_kernel_node_params, CUDA_KERNEL_NODE_PARAMS_v3);
+SAME_FIELD(cuabi_kernel_node_params, CUDA_KERNEL_NODE_PARAMS_v2, grid_x, gridDimX);
+SAME_FIELD(cuabi_kernel_node_params, CUDA_KERNEL_NODE_PARAMS_v2, shared_mem_bytes, sharedMemBytes);
+SAME_FIELD(cuabi_kernel_node_params, CUDA_KERNEL_NODE_PARAMS_v2, params, kernelParams);
+SAME_FIELD(cuabi_kernel_node_params, CUDA_KERNEL_NODE_PARAMS_v2, extra, extra);
+SAME_FIELD(cuabi_kernel_node_params, CUDA_KERNEL_NODE_PARAMS_v2, kern, kern);
+SAME_FIELD(cuabi_kernel_node_params, CUDA_KERNEL_NODE_PARAMS_v2, ctx, ctx);
+SAME_SIZE(cuabi_kernel_node_params_v1, CUDA_KERNEL_NODE_PARAMS_v1);
+SAME_FIELD(cuabi_kernel_node_params_v1, CUDA_KERNEL_NODE_PARAMS_v1, extra, extra);
+SAME_SIZE(cuabi_memset_node_params, CUDA_MEMSET_NODE_PARAMS);
+SAME_FIELD(cuabi_memset_node_params, CUDA_MEMSET_NODE_PARAMS, pitch, pitch);
+SAME_FIELD(cuabi_memset_node_params, CUDA_MEMSET_NODE_PARAMS, element_size, elementSize);
+SAME_FIELD(cuabi_memset_node_params, CUDA_MEMSET_NODE_PARAMS, height, height);
+SAME_SIZE(cuabi_memset_node_params_v2, CUDA_MEMSET_NODE_PARAMS_v2);
+_Static_assert(offsetof(cuabi_memset_node_params_v2, ctx) == offsetof(CUDA_MEMSET_NODE_PARAMS_v2, ctx), "ctx");
+SAME_SIZE(cuabi_host_node_params, CUDA_HOST_NODE_PARAMS);
+SAME_FIELD(cuabi_host_node_params, CUDA_HOST_NODE_PARAMS, user_data, userData);
+SAME_SIZE(cuabi_memcpy_node_params, CUDA_MEMCPY_NODE_PARAMS);
+_Static_assert(offsetof(cuabi_memcpy_node_params, copy) == offsetof(CUDA_MEMCPY_NODE_PARAMS, copyParams), "copy");
+SAME_SIZE(cuabi_child_graph_node_params, CUDA_CHILD_GRAPH_NODE_PARAMS);
+SAME_SIZE(cuabi_graph_node_params, CUgraphNodeParams);
+_Static_assert(offsetof(cuabi_graph_node_params, u) == offsetof(CUgraphNodeParams, kernel), "the union");
+_Static_assert(offsetof(cuabi_graph_node_params, reserved2) == offsetof(CUgraphNodeParams, reserved2), "reserved2");
+SAME_SIZE(cuabi_graph_instantiate_params, CUDA_GRAPH_INSTANTIATE_PARAMS);
+_Static_assert(offsetof(cuabi_graph_instantiate_params, result) ==
+               offsetof(CUDA_GRAPH_INSTANTIATE_PARAMS, result_out), "result_out");
+SAME_VALUE(CUABI_GRAPH_NODE_TYPE_KERNEL, CU_GRAPH_NODE_TYPE_KERNEL);
+SAME_VALUE(CUABI_GRAPH_NODE_TYPE_EVENT_RECORD, CU_GRAPH_NODE_TYPE_EVENT_RECORD);
+SAME_VALUE(CUABI_GRAPH_NODE_TYPE_WAIT_EVENT, CU_GRAPH_NODE_TYPE_WAIT_EVENT);
+SAME_VALUE(CUABI_GRAPH_NODE_TYPE_CONDITIONAL, CU_GRAPH_NODE_TYPE_CONDITIONAL);
+SAME_VALUE(CUABI_USER_OBJECT_NO_DESTRUCTOR_SYNC, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC);
+SAME_VALUE(CUABI_GRAPH_USER_OBJECT_MOVE, CU_GRAPH_USER_OBJECT_MOVE);
+SAME_VALUE(CUABI_GRAPH_INSTANTIATE_FLAG_UPLOAD, CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD);
+SAME_VALUE(CUABI_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY, CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY);
+SAME_VALUE(CUABI_GRAPH_INSTANTIATE_INVALID_STRUCTURE, CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE);
+
 /* The layouts being the same, the prototypes read gpushim's struct names as cuda.h's. */
 #define cuabi_memcpy2d CUDA_MEMCPY2D
 #define cuabi_memcpy3d CUDA_MEMCPY3D
 #define cuabi_memcpy3d_peer CUDA_MEMCPY3D_PEER
+#define cuabi_kernel_node_params CUDA_KERNEL_NODE_PARAMS_v2
+#define cuabi_kernel_node_params_v1 CUDA_KERNEL_NODE_PARAMS_v1
+#define cuabi_memset_node_params CUDA_MEMSET_NODE_PARAMS
+#define cuabi_host_node_params CUDA_HOST_NODE_PARAMS
+#define cuabi_graph_node_params CUgraphNodeParams
+#define cuabi_graph_instantiate_params CUDA_GRAPH_INSTANTIATE_PARAMS
 #define cuabi_launch_attribute_value CUlaunchAttributeValue
 #define cuabi_array_descriptor CUDA_ARRAY_DESCRIPTOR
 #define cuabi_array3d_descriptor CUDA_ARRAY3D_DESCRIPTOR

@@ -841,6 +841,121 @@ typedef struct cuabi_memcpy3d {
     size_t width, height, depth; /* bytes, rows, slices */
 } cuabi_memcpy3d;
 
+/*
+ * Graphs' nodes: their kinds and each kind's parameters (CUDA_*_NODE_PARAMS,
+ * CUgraphNodeParams), instantiation's parameters, user objects.
+ */
+typedef unsigned int cuabi_graph_node_type; /* CUgraphNodeType */
+enum {
+    CUABI_GRAPH_NODE_TYPE_KERNEL = 0,
+    CUABI_GRAPH_NODE_TYPE_MEMCPY = 1,
+    CUABI_GRAPH_NODE_TYPE_MEMSET = 2,
+    CUABI_GRAPH_NODE_TYPE_HOST = 3,
+    CUABI_GRAPH_NODE_TYPE_GRAPH = 4,
+    CUABI_GRAPH_NODE_TYPE_EMPTY = 5,
+    CUABI_GRAPH_NODE_TYPE_WAIT_EVENT = 6,
+    CUABI_GRAPH_NODE_TYPE_EVENT_RECORD = 7,
+    CUABI_GRAPH_NODE_TYPE_MEM_ALLOC = 10,
+    CUABI_GRAPH_NODE_TYPE_MEM_FREE = 11,
+    CUABI_GRAPH_NODE_TYPE_CONDITIONAL = 13,
+};
+typedef struct cuabi_user_object_st *cuabi_user_object; /* CUuserObject */
+enum {
+    CUABI_USER_OBJECT_NO_DESTRUCTOR_SYNC = 1,
+    CUABI_GRAPH_USER_OBJECT_MOVE = 1,
+    CUABI_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH = 1,
+    CUABI_GRAPH_INSTANTIATE_FLAG_UPLOAD = 2,
+    CUABI_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH = 4,
+    CUABI_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY = 8,
+    CUABI_GRAPH_INSTANTIATE_SUCCESS = 0,
+    CUABI_GRAPH_INSTANTIATE_ERROR = 1,
+    CUABI_GRAPH_INSTANTIATE_INVALID_STRUCTURE = 2,
+    CUABI_GRAPH_DEPENDENCY_TYPE_DEFAULT = 0,
+};
+
+/* CUDA_KERNEL_NODE_PARAMS_v1: the fields before the kernel and context handles. */
+typedef struct cuabi_kernel_node_params_v1 {
+    cuabi_function func;
+    unsigned int grid_x, grid_y, grid_z;
+    unsigned int block_x, block_y, block_z;
+    unsigned int shared_mem_bytes;
+    void **params;
+    void **extra;
+} cuabi_kernel_node_params_v1;
+
+/* CUDA_KERNEL_NODE_PARAMS_v2 (and _v3, the same layout): `kern` is used where `func` is NULL. */
+typedef struct cuabi_kernel_node_params {
+    cuabi_function func;
+    unsigned int grid_x, grid_y, grid_z;
+    unsigned int block_x, block_y, block_z;
+    unsigned int shared_mem_bytes;
+    void **params;
+    void **extra;
+    cuabi_kernel kern;
+    cuabi_context ctx;
+} cuabi_kernel_node_params;
+
+/* CUDA_MEMSET_NODE_PARAMS (and _v2, with `ctx`). */
+typedef struct cuabi_memset_node_params {
+    cuabi_deviceptr dst;
+    size_t pitch;
+    unsigned int value;
+    unsigned int element_size; /* 1, 2 or 4 */
+    size_t width, height;      /* elements a row, rows */
+} cuabi_memset_node_params;
+typedef struct cuabi_memset_node_params_v2 {
+    cuabi_deviceptr dst;
+    size_t pitch;
+    unsigned int value;
+    unsigned int element_size;
+    size_t width, height;
+    cuabi_context ctx;
+} cuabi_memset_node_params_v2;
+
+/* CUDA_HOST_NODE_PARAMS (and _v2). */
+typedef struct cuabi_host_node_params {
+    cuabi_host_fn fn;
+    void *user_data;
+} cuabi_host_node_params;
+
+/* CUDA_MEMCPY_NODE_PARAMS. */
+typedef struct cuabi_memcpy_node_params {
+    int flags, reserved;
+    cuabi_context copy_ctx;
+    cuabi_memcpy3d copy;
+} cuabi_memcpy_node_params;
+
+/* CUDA_CHILD_GRAPH_NODE_PARAMS; ownership 0 clones the graph. */
+typedef struct cuabi_child_graph_node_params {
+    cuabi_graph graph;
+    unsigned int ownership;
+} cuabi_child_graph_node_params;
+
+/* CUgraphNodeParams: a node's kind and its parameters (cuGraphAddNode). */
+typedef struct cuabi_graph_node_params {
+    cuabi_graph_node_type type;
+    int reserved0[3];
+    union {
+        long long reserved1[29];
+        cuabi_kernel_node_params kernel;
+        cuabi_memcpy_node_params memcpy;
+        cuabi_memset_node_params_v2 memset;
+        cuabi_host_node_params host;
+        cuabi_child_graph_node_params graph;
+        cuabi_event event_wait;
+        cuabi_event event_record;
+    } u;
+    long long reserved2;
+} cuabi_graph_node_params;
+
+/* CUDA_GRAPH_INSTANTIATE_PARAMS. */
+typedef struct cuabi_graph_instantiate_params {
+    cuabi_uint64 flags;
+    cuabi_stream upload_stream;
+    cuabi_graph_node err_node;
+    unsigned int result; /* CUABI_GRAPH_INSTANTIATE_* */
+} cuabi_graph_instantiate_params;
+
 /* CUDA_MEMCPY3D_PEER: cuabi_memcpy3d with each end's context where it has reserved fields. */
 typedef struct cuabi_memcpy3d_peer {
     size_t src_x, src_y, src_z, src_lod;

@@ -300,6 +300,89 @@ GPU__FAKE_ENTRY(cuGraphInstantiate_v2, (cuabi_graph_exec *exec, cuabi_graph grap
 GPU__FAKE_ENTRY(cuGraphExecUpdate, (cuabi_graph_exec exec, cuabi_graph graph, cuabi_graph_node *error_node,
                                     cuabi_graph_exec_update_result *result))
 
+/* The explicit graph API: nodes, edges, clones, executable graphs' nodes, user objects. */
+GPU__FAKE_ENTRY(cuGraphCreate, (cuabi_graph *graph, unsigned int flags))
+GPU__FAKE_ENTRY(cuGraphClone, (cuabi_graph *clone, cuabi_graph original))
+GPU__FAKE_ENTRY(cuGraphNodeFindInClone, (cuabi_graph_node *node, cuabi_graph_node original, cuabi_graph clone))
+GPU__FAKE_ENTRY(cuGraphAddEmptyNode, (cuabi_graph_node *node, cuabi_graph graph, const cuabi_graph_node *deps, size_t ndeps))
+GPU__FAKE_ENTRY(cuGraphAddKernelNode_v2, (cuabi_graph_node *node, cuabi_graph graph, const cuabi_graph_node *deps, size_t ndeps, const cuabi_kernel_node_params *params))
+GPU__FAKE_ENTRY(cuGraphAddKernelNode, (cuabi_graph_node *node, cuabi_graph graph, const cuabi_graph_node *deps, size_t ndeps, const cuabi_kernel_node_params_v1 *params))
+GPU__FAKE_ENTRY(cuGraphAddMemcpyNode, (cuabi_graph_node *node, cuabi_graph graph, const cuabi_graph_node *deps, size_t ndeps, const cuabi_memcpy3d *copy, cuabi_context ctx))
+GPU__FAKE_ENTRY(cuGraphAddMemsetNode, (cuabi_graph_node *node, cuabi_graph graph, const cuabi_graph_node *deps, size_t ndeps, const cuabi_memset_node_params *params, cuabi_context ctx))
+GPU__FAKE_ENTRY(cuGraphAddHostNode, (cuabi_graph_node *node, cuabi_graph graph, const cuabi_graph_node *deps, size_t ndeps, const cuabi_host_node_params *params))
+GPU__FAKE_ENTRY(cuGraphAddEventRecordNode, (cuabi_graph_node *node, cuabi_graph graph, const cuabi_graph_node *deps, size_t ndeps, cuabi_event event))
+GPU__FAKE_ENTRY(cuGraphAddEventWaitNode, (cuabi_graph_node *node, cuabi_graph graph, const cuabi_graph_node *deps, size_t ndeps, cuabi_event event))
+GPU__FAKE_ENTRY(cuGraphAddChildGraphNode, (cuabi_graph_node *node, cuabi_graph graph, const cuabi_graph_node *deps, size_t ndeps, cuabi_graph child))
+GPU__FAKE_ENTRY(cuGraphAddNode, (cuabi_graph_node *node, cuabi_graph graph, const cuabi_graph_node *deps, size_t ndeps, cuabi_graph_node_params *params))
+GPU__FAKE_ENTRY(cuGraphAddNode_v2, (cuabi_graph_node *node, cuabi_graph graph, const cuabi_graph_node *deps,
+                                    const cuabi_graph_edge_data *edges, size_t ndeps, cuabi_graph_node_params *params))
+GPU__FAKE_ENTRY(cuGraphNodeSetParams, (cuabi_graph_node node, cuabi_graph_node_params *params))
+GPU__FAKE_ENTRY(cuGraphAddDependencies, (cuabi_graph graph, const cuabi_graph_node *from, const cuabi_graph_node *to,
+                                         size_t count))
+GPU__FAKE_ENTRY(cuGraphAddDependencies_v2, (cuabi_graph graph, const cuabi_graph_node *from,
+                                            const cuabi_graph_node *to, const cuabi_graph_edge_data *data,
+                                            size_t count))
+GPU__FAKE_ENTRY(cuGraphRemoveDependencies, (cuabi_graph graph, const cuabi_graph_node *from,
+                                            const cuabi_graph_node *to, size_t count))
+GPU__FAKE_ENTRY(cuGraphRemoveDependencies_v2, (cuabi_graph graph, const cuabi_graph_node *from,
+                                               const cuabi_graph_node *to, const cuabi_graph_edge_data *data,
+                                               size_t count))
+GPU__FAKE_ENTRY(cuGraphGetNodes, (cuabi_graph graph, cuabi_graph_node *nodes, size_t *count))
+GPU__FAKE_ENTRY(cuGraphGetRootNodes, (cuabi_graph graph, cuabi_graph_node *nodes, size_t *count))
+GPU__FAKE_ENTRY(cuGraphGetEdges, (cuabi_graph graph, cuabi_graph_node *from, cuabi_graph_node *to, size_t *count))
+GPU__FAKE_ENTRY(cuGraphGetEdges_v2, (cuabi_graph graph, cuabi_graph_node *from, cuabi_graph_node *to,
+                                     cuabi_graph_edge_data *data, size_t *count))
+GPU__FAKE_ENTRY(cuGraphNodeGetType, (cuabi_graph_node node, cuabi_graph_node_type *type))
+GPU__FAKE_ENTRY(cuGraphNodeGetDependencies, (cuabi_graph_node node, cuabi_graph_node *deps, size_t *count))
+GPU__FAKE_ENTRY(cuGraphNodeGetDependencies_v2, (cuabi_graph_node node, cuabi_graph_node *deps,
+                                                cuabi_graph_edge_data *data, size_t *count))
+GPU__FAKE_ENTRY(cuGraphNodeGetDependentNodes, (cuabi_graph_node node, cuabi_graph_node *nodes, size_t *count))
+GPU__FAKE_ENTRY(cuGraphNodeGetDependentNodes_v2, (cuabi_graph_node node, cuabi_graph_node *nodes,
+                                                  cuabi_graph_edge_data *data, size_t *count))
+GPU__FAKE_ENTRY(cuGraphDestroyNode, (cuabi_graph_node node))
+GPU__FAKE_ENTRY(cuGraphKernelNodeGetParams_v2, (cuabi_graph_node node, cuabi_kernel_node_params *params))
+GPU__FAKE_ENTRY(cuGraphKernelNodeSetParams_v2, (cuabi_graph_node node, const cuabi_kernel_node_params *params))
+GPU__FAKE_ENTRY(cuGraphKernelNodeGetParams, (cuabi_graph_node node, cuabi_kernel_node_params_v1 *params))
+GPU__FAKE_ENTRY(cuGraphKernelNodeSetParams, (cuabi_graph_node node, const cuabi_kernel_node_params_v1 *params))
+GPU__FAKE_ENTRY(cuGraphMemcpyNodeGetParams, (cuabi_graph_node node, cuabi_memcpy3d *params))
+GPU__FAKE_ENTRY(cuGraphMemcpyNodeSetParams, (cuabi_graph_node node, const cuabi_memcpy3d *params))
+GPU__FAKE_ENTRY(cuGraphMemsetNodeGetParams, (cuabi_graph_node node, cuabi_memset_node_params *params))
+GPU__FAKE_ENTRY(cuGraphMemsetNodeSetParams, (cuabi_graph_node node, const cuabi_memset_node_params *params))
+GPU__FAKE_ENTRY(cuGraphHostNodeGetParams, (cuabi_graph_node node, cuabi_host_node_params *params))
+GPU__FAKE_ENTRY(cuGraphHostNodeSetParams, (cuabi_graph_node node, const cuabi_host_node_params *params))
+GPU__FAKE_ENTRY(cuGraphEventRecordNodeGetEvent, (cuabi_graph_node node, cuabi_event *event))
+GPU__FAKE_ENTRY(cuGraphEventRecordNodeSetEvent, (cuabi_graph_node node, cuabi_event event))
+GPU__FAKE_ENTRY(cuGraphEventWaitNodeGetEvent, (cuabi_graph_node node, cuabi_event *event))
+GPU__FAKE_ENTRY(cuGraphEventWaitNodeSetEvent, (cuabi_graph_node node, cuabi_event event))
+GPU__FAKE_ENTRY(cuGraphChildGraphNodeGetGraph, (cuabi_graph_node node, cuabi_graph *graph))
+GPU__FAKE_ENTRY(cuGraphInstantiateWithParams, (cuabi_graph_exec *exec, cuabi_graph graph,
+                                               cuabi_graph_instantiate_params *params))
+GPU__FAKE_ENTRY(cuGraphExecGetFlags, (cuabi_graph_exec exec, cuabi_uint64 *flags))
+GPU__FAKE_ENTRY(cuGraphExecKernelNodeSetParams_v2, (cuabi_graph_exec exec, cuabi_graph_node node,
+                                                    const cuabi_kernel_node_params *params))
+GPU__FAKE_ENTRY(cuGraphExecKernelNodeSetParams, (cuabi_graph_exec exec, cuabi_graph_node node,
+                                                 const cuabi_kernel_node_params_v1 *params))
+GPU__FAKE_ENTRY(cuGraphExecMemcpyNodeSetParams, (cuabi_graph_exec exec, cuabi_graph_node node,
+                                                 const cuabi_memcpy3d *copy, cuabi_context ctx))
+GPU__FAKE_ENTRY(cuGraphExecMemsetNodeSetParams, (cuabi_graph_exec exec, cuabi_graph_node node,
+                                                 const cuabi_memset_node_params *params, cuabi_context ctx))
+GPU__FAKE_ENTRY(cuGraphExecHostNodeSetParams, (cuabi_graph_exec exec, cuabi_graph_node node,
+                                               const cuabi_host_node_params *params))
+GPU__FAKE_ENTRY(cuGraphExecChildGraphNodeSetParams, (cuabi_graph_exec exec, cuabi_graph_node node, cuabi_graph child))
+GPU__FAKE_ENTRY(cuGraphExecEventRecordNodeSetEvent, (cuabi_graph_exec exec, cuabi_graph_node node, cuabi_event event))
+GPU__FAKE_ENTRY(cuGraphExecEventWaitNodeSetEvent, (cuabi_graph_exec exec, cuabi_graph_node node, cuabi_event event))
+GPU__FAKE_ENTRY(cuGraphExecNodeSetParams, (cuabi_graph_exec exec, cuabi_graph_node node,
+                                           cuabi_graph_node_params *params))
+GPU__FAKE_ENTRY(cuGraphNodeSetEnabled, (cuabi_graph_exec exec, cuabi_graph_node node, unsigned int enabled))
+GPU__FAKE_ENTRY(cuGraphNodeGetEnabled, (cuabi_graph_exec exec, cuabi_graph_node node, unsigned int *enabled))
+GPU__FAKE_ENTRY(cuUserObjectCreate, (cuabi_user_object *object, void *ptr, cuabi_host_fn destroy,
+                                     unsigned int initial, unsigned int flags))
+GPU__FAKE_ENTRY(cuUserObjectRetain, (cuabi_user_object object, unsigned int count))
+GPU__FAKE_ENTRY(cuUserObjectRelease, (cuabi_user_object object, unsigned int count))
+GPU__FAKE_ENTRY(cuGraphRetainUserObject, (cuabi_graph graph, cuabi_user_object object, unsigned int count,
+                                          unsigned int flags))
+GPU__FAKE_ENTRY(cuGraphReleaseUserObject, (cuabi_graph graph, cuabi_user_object object, unsigned int count))
+
 /* The legacy context API: a created context's usage count. */
 GPU__FAKE_ENTRY(cuCtxAttach, (cuabi_context *ctx, unsigned int flags))
 GPU__FAKE_ENTRY(cuCtxDetach, (cuabi_context ctx))
