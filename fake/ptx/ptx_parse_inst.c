@@ -20,7 +20,7 @@ static const char *const sreg_names[R_COUNT] = {
 /* ---- Instructions ---- */
 
 const char *const ptx_op_names[X_COUNT] = {
-#define PTX_OP(op, name, shape, handler) [X_##op] = name,
+#define PTX_OP(op, name, shape, handler, dst, types, modes, hook, iform, fform) [X_##op] = name,
 #include "ptx_ops.def"
 };
 
@@ -29,29 +29,130 @@ static const struct {
     const char *name;
     unsigned char op;
 } op_names[] = {
-#define PTX_OP(op, name, shape, handler) {name, X_##op},
+#define PTX_OP(op, name, shape, handler, dst, types, modes, hook, iform, fform) {name, X_##op},
 #define PTX_ALIAS(name, op) {name, X_##op},
 #include "ptx_ops.def"
 };
 
-static const char *const cmp_names[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs",
-                                        "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
-static const char *const atom_names[] = {"add", "min", "max", "inc", "dec", "and", "or", "xor", "exch", "cas"};
 static const char *const rnd_names[] = {"", "rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", "rna"};
 static const char *const geom_names[] = {"", "1d", "2d", "3d", "a1d", "a2d", "cube", "acube"};
-static const char *const boundary_names[] = {"zero", "clamp", "trap"};
 
-static bool image_op(unsigned op)
+/* Modifiers every instruction may carry: a state space, a vector, a modifier bit. */
+static const struct {
+    const char *name;
+    unsigned char space, vec;
+    uint16_t mods;
+} modifiers[] = {
+    {"global", S_GLOBAL, 0, 0},     {"shared", S_SHARED, 0, 0},  {"shared::cta", S_SHARED, 0, 0},
+    {"shared::cluster", S_SHARED, 0, 0}, {"local", S_LOCAL, 0, 0}, {"param", S_PARAM, 0, 0},
+    {"const", S_CONST, 0, 0},       {"v2", 0, 2, 0},             {"v4", 0, 4, 0},
+    {"hi", 0, 0, M_HI},             {"lo", 0, 0, M_LO},          {"wide", 0, 0, M_WIDE},
+    {"sat", 0, 0, M_SAT},           {"satfinite", 0, 0, M_SAT},  {"ftz", 0, 0, M_FTZ},
+    {"approx", 0, 0, M_APPROX},     {"nc", 0, 0, M_NC},          {"cc", 0, 0, M_CC},
+    {"shiftamt", 0, 0, M_SHIFTAMT}, {"relu", 0, 0, M_RELU},
+    /* Ordering: loads that acquire and stores that release fence the host's memory too. */
+    {"acquire", 0, 0, M_ACQUIRE},   {"release", 0, 0, M_RELEASE}, {"acq_rel", 0, 0, M_ACQUIRE | M_RELEASE},
+};
+
+/* The mode words of ptx_ops.def's MD_* column: a word's index goes in ptx_inst.cmp; 0xff as default: required. */
+static const char *const cmp_words[] = {"eq",  "ne",  "lt",  "le",  "gt",  "ge",  "lo",  "ls",  "hi",
+                                        "hs",  "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
+static const char *const class_words[] = {"finite", "infinite", "number", "notanumber", "normal", "subnormal"};
+static const char *const atom_words[] = {"add", "min", "max", "inc", "dec", "and", "or", "xor", "exch", "cas"};
+static const char *const shfl_words[] = {"up", "down", "bfly", "idx"};
+static const char *const vote_words[] = {"all", "any", "uni", "ballot"};
+static const char *const match_words[] = {"any", "all"};
+static const char *const shf_words[] = {"l", "r"};
+static const char *const bmsk_words[] = {"clamp", "wrap"};
+static const char *const tex_words[] = {"", "level", "grad"};
+static const char *const boundary_words[] = {"zero", "clamp", "trap"};
+static const char *const bar_red_words[] = {"popc", "and", "or"};
+#define MODE_TABLE(words, dflt) {words, sizeof(words) / sizeof(words[0]), dflt}
+static const struct {
+    const char *const *words;
+    unsigned char n, dflt;
+} mode_tables[] = {
+    [MD_NONE] = {NULL, 0, 0xff},
+    [MD_CMP] = MODE_TABLE(cmp_words, 0xff),
+    [MD_CLASS] = MODE_TABLE(class_words, 0xff),
+    [MD_ATOM] = MODE_TABLE(atom_words, 0xff),
+    [MD_SHFL] = MODE_TABLE(shfl_words, 0xff),
+    [MD_VOTE] = MODE_TABLE(vote_words, 0xff),
+    [MD_MATCH] = MODE_TABLE(match_words, 0xff),
+    [MD_SHF] = MODE_TABLE(shf_words, 0xff),
+    [MD_BMSK] = MODE_TABLE(bmsk_words, 0xff),
+    [MD_TEX] = MODE_TABLE(tex_words, TX_PLAIN),
+    [MD_BOUNDARY] = MODE_TABLE(boundary_words, SU_TRAP), /* suld.b / sust.b trap, as PTX says, when none is given */
+    [MD_BAR_RED] = MODE_TABLE(bar_red_words, 0xff),
+};
+
+/* What an opcode's modifiers said that the instruction does not keep. */
+struct opcode {
+    unsigned ntypes;
+    bool cluster;   /* bar.cluster: arrive or wait must follow */
+    bool surface_b; /* suld.b, sust.b */
+};
+
+/*
+ * A row's decode hook: with a modifier m, whether it takes it (changing the
+ * instruction, maybe into another row's); with m NULL, once every modifier
+ * is read, whether the instruction stands.
+ */
+typedef bool decode_hook(struct ptx_inst *in, const char *m, size_t ml, struct opcode *oc);
+
+/* prefetch, applypriority, discard: the cache level they name; the fake has no cache, they do nothing. */
+static bool hook_cache_level(struct ptx_inst *in, const char *m, size_t ml, struct opcode *oc)
 {
-    return op == X_TEX || op == X_SULD || op == X_SUST;
+    return !m || is(m, ml, "L1") || is(m, ml, "L2") || is(m, ml, "tensormap");
 }
 
-/* The coordinates a geometry reads: x, y, z, the layer counted with them. */
-static unsigned geom_coords(unsigned geom)
+/* cvta.to: from the generic space into the one named. */
+static bool hook_cvta(struct ptx_inst *in, const char *m, size_t ml, struct opcode *oc)
 {
-    static const unsigned char n[] = {0, 1, 2, 3, 2, 3, 3, 4};
+    if (!m)
+        return true;
+    if (!is(m, ml, "to"))
+        return false;
+    in->op = X_CVTA_TO;
+    return true;
+}
 
-    return n[geom];
+/* Extended precision: add.cc, sub.cc and mad.cc write the carry flag, as addc, subc and madc do. */
+static bool hook_carry_out(struct ptx_inst *in, const char *m, size_t ml, struct opcode *oc)
+{
+    if (m)
+        return false;
+    if (in->mods & M_CC)
+        in->op = in->op == X_ADD ? X_ADDC : in->op == X_SUB ? X_SUBC : X_MADC;
+    return true;
+}
+
+/* addc, subc and madc read the carry flag. */
+static bool hook_carry_in(struct ptx_inst *in, const char *m, size_t ml, struct opcode *oc)
+{
+    if (m)
+        return false;
+    in->mods |= M_CI;
+    return true;
+}
+
+/* setp and set: a boolean combiner after the comparison. */
+static bool hook_combine(struct ptx_inst *in, const char *m, size_t ml, struct opcode *oc)
+{
+    if (!m)
+        return true;
+    if (in->cmp == 0xff || !(is(m, ml, "and") || is(m, ml, "or") || is(m, ml, "xor")))
+        return false;
+    in->boolop = is(m, ml, "and") ? B_AND : is(m, ml, "or") ? B_OR : B_XOR;
+    return true;
+}
+
+/* shf: .wrap or .clamp of the shift count. */
+static bool hook_shf_mode(struct ptx_inst *in, const char *m, size_t ml, struct opcode *oc)
+{
+    if (m && (is(m, ml, "wrap") || is(m, ml, "clamp")))
+        in->boolop = is(m, ml, "wrap");
+    return !m || is(m, ml, "wrap") || is(m, ml, "clamp");
 }
 
 /* The geometry a modifier names (G_*), or G_NONE. */
@@ -63,13 +164,115 @@ static unsigned geom_named(const char *m, size_t ml)
     return G_NONE;
 }
 
+/* tex, suld, sust: the geometry (not 2dms, a2dms: refused as unknown modifiers); suld.b, sust.b. */
+static bool hook_image(struct ptx_inst *in, const char *m, size_t ml, struct opcode *oc)
+{
+    if (!m)
+        return true;
+    if (!in->geom && geom_named(m, ml)) {
+        in->geom = (unsigned char)geom_named(m, ml);
+        return true;
+    }
+    if (in->op != X_TEX && is(m, ml, "b"))
+        return oc->surface_b = true;
+    return false;
+}
+
+/* bar.warp.sync, bar.arrive, bar.red, barrier.cluster.arrive and .wait: other rows spelt from bar. */
+static bool hook_bar(struct ptx_inst *in, const char *m, size_t ml, struct opcode *oc)
+{
+    if (!m)
+        return !oc->cluster; /* barrier.cluster says which half: arrive or wait */
+    if (is(m, ml, "warp"))
+        in->op = X_BAR_WARP;
+    else if (is(m, ml, "cluster"))
+        oc->cluster = true;
+    else if (oc->cluster && (is(m, ml, "arrive") || is(m, ml, "wait")))
+        in->op = m[0] == 'a' ? X_CLUSTER_ARRIVE : X_CLUSTER_WAIT;
+    else if (is(m, ml, "arrive") || is(m, ml, "red"))
+        in->op = m[0] == 'a' ? X_BAR_ARRIVE : X_BAR_RED;
+    else
+        return false;
+    return true;
+}
+
+#define hook_none NULL
+/* Each row's columns the decoder reads. */
+static const struct {
+    unsigned char types, modes, iform, fform;
+    decode_hook *hook;
+} rows[X_COUNT] = {
+#define PTX_OP(op, name, shape, handler, dst, types, modes, hook, iform, fform)                                       \
+    [X_##op] = {types, modes, iform, fform, hook_##hook},
+#include "ptx_ops.def"
+};
+#undef hook_none
+
+/* Whether the instruction's types fit its row's TY_* rule. */
+static bool types_fit(const struct ptx_inst *in, const struct opcode *oc)
+{
+    const struct ptx_type_info *t = &ptx_types[in->type];
+    bool integer = t->kind == K_SIGNED || t->kind == K_UNSIGNED;
+    bool pair = in->type == T_F16X2 || in->type == T_BF16X2, pair2 = in->type2 == T_F16X2 || in->type2 == T_BF16X2;
+
+    switch (rows[in->op].types) {
+    case TY_ANY: return true;
+    case TY_TWO: return oc->ntypes == 2;
+    case TY_CMP: return oc->ntypes == 1 && !pair;
+    /* set.cmp.dtype.stype: a result of all ones (1.0 for a float) or 0 */
+    case TY_SET: return oc->ntypes == 2 && !pair && !pair2 && in->type2 != T_PRED;
+    case TY_W32: return oc->ntypes == 1 && t->size == 4;
+    case TY_B32: return oc->ntypes == 1 && in->type == T_B32;
+    case TY_INT: return oc->ntypes == 1 && integer;
+    case TY_INT32: return oc->ntypes == 1 && integer && t->size == 4;
+    case TY_INT_WIDE: return oc->ntypes == 1 && integer && t->size >= 4;
+    /* tex.geom.v4.dtype.ctype: the float and 32-bit integer forms nvcc and NVRTC write */
+    case TY_TEX:
+        return oc->ntypes == 2 && in->geom && in->vec == 4 &&
+               (in->type == T_F32 || in->type == T_S32 || in->type == T_U32) &&
+               (in->type2 == T_F32 || (in->type2 == T_S32 && in->geom < G_CUBE));
+    case TY_SURFACE:
+        return oc->ntypes == 1 && oc->surface_b && in->geom && in->geom < G_CUBE && t->kind == K_BITS && t->size <= 8;
+    /* bar.red.popc.u32, bar.red.and.pred, bar.red.or.pred */
+    case TY_BAR_RED: return oc->ntypes == 1 && (in->cmp == BR_POPC ? in->type == T_U32 : in->type == T_PRED);
+    default: return oc->ntypes == 1; /* TY_ONE */
+    }
+}
+
+/* Whether modifier m is a word of the row's mode table, its index then in in->cmp (a mode is given once). */
+static bool mode_word(struct ptx_inst *in, const char *m, size_t ml)
+{
+    unsigned md = rows[in->op].modes;
+
+    for (unsigned c = 0; md && in->cmp == 0xff && c < mode_tables[md].n; c++)
+        if (mode_tables[md].words[c][0] && is(m, ml, mode_tables[md].words[c])) {
+            in->cmp = (unsigned char)c;
+            return true;
+        }
+    return false;
+}
+
+/* Whether m is one of the modifiers every instruction may carry, taken into `in`. */
+static bool common_modifier(struct ptx_inst *in, const char *m, size_t ml)
+{
+    for (size_t i = 0; i < sizeof(modifiers) / sizeof(modifiers[0]); i++)
+        if (is(m, ml, modifiers[i].name)) {
+            if (modifiers[i].space)
+                in->space = modifiers[i].space;
+            if (modifiers[i].vec)
+                in->vec = modifiers[i].vec;
+            in->mods |= modifiers[i].mods;
+            return true;
+        }
+    return false;
+}
+
 /* Modifiers that change nothing the interpreter models (caching, ordering, scope, alignment). */
 static bool ignorable(const char *s, size_t len)
 {
-    static const char *const ok[] = {"ca", "cg", "cs", "lu", "cv", "wb", "wt", "volatile", "relaxed", "acquire",
-                                     "release", "acq_rel", "sc", "weak", "mmio", "cta", "gpu", "sys", "cluster",
-                                     "aligned", "uni", "sync", "full", "gl", "noftz", "proxy", "async", "shared::cta",
-                                     "global::cta"};
+    static const char *const ok[] = {"ca", "cg", "cs", "lu", "cv", "wb", "wt", "volatile", "relaxed", "weak", "mmio",
+                                     "cta", "gpu", "sys", "cluster", "aligned", "uni", "sync", "full", "gl", "noftz",
+                                     "proxy", "async", "shared::cta", "global::cta", "sc"};
 
     if ((len > 4 && (memcmp(s, "L1::", 4) == 0 || memcmp(s, "L2::", 4) == 0)) || (len > 2 && memcmp(s, "L2", 2) == 0))
         return true;
@@ -79,14 +282,19 @@ static bool ignorable(const char *s, size_t len)
     return false;
 }
 
-/* The opcode's base and modifiers into `in`; false (and the error) for one not understood. */
+/*
+ * The opcode's base and modifiers into `in`, from its row's columns: up to
+ * two types, the row's mode words, the modifiers every instruction may
+ * carry, the row's hook, a rounding, the ignorable ones; then the row's
+ * last check and its type rule. False for one not understood.
+ */
 static bool decode_opcode(struct decoder *d, const char *s, size_t len, struct ptx_inst *in)
 {
     const char *dot = memchr(s, '.', len);
     size_t blen = dot ? (size_t)(dot - s) : len;
-    unsigned ntypes = 0;
     enum ptx_type types[2] = {T_NONE, T_NONE};
-    bool found = false, cluster = false, surface_b = false;
+    struct opcode oc = {0, false, false};
+    bool found = false;
 
     for (size_t i = 0; i < sizeof(op_names) / sizeof(op_names[0]); i++)
         if (is(s, blen, op_names[i].name)) {
@@ -109,198 +317,40 @@ static bool decode_opcode(struct decoder *d, const char *s, size_t len, struct p
         ml = next ? (size_t)(next - m) : len - (size_t)(m - s);
         dot = next;
         if ((t = type_of(m, ml)) != T_NONE) {
-            if (ntypes == 2)
+            if (oc.ntypes == 2)
                 return false;
-            types[ntypes++] = t;
+            types[oc.ntypes++] = t;
             continue;
         }
-        if (is(m, ml, "global")) {
-            in->space = S_GLOBAL;
-        } else if (is(m, ml, "shared") || is(m, ml, "shared::cta") || is(m, ml, "shared::cluster")) {
-            in->space = S_SHARED;
-        } else if (is(m, ml, "local")) {
-            in->space = S_LOCAL;
-        } else if (is(m, ml, "param")) {
-            in->space = S_PARAM;
-        } else if (is(m, ml, "const")) {
-            in->space = S_CONST;
-        } else if (is(m, ml, "v2") || is(m, ml, "v4")) {
-            in->vec = (unsigned char)(m[1] - '0');
-        } else if (is(m, ml, "hi") && in->op != X_SETP && in->op != X_SET) {
-            in->mods |= M_HI;
-        } else if (is(m, ml, "lo") && in->op != X_SETP && in->op != X_SET) {
-            in->mods |= M_LO;
-        } else if (is(m, ml, "wide")) {
-            in->mods |= M_WIDE;
-        } else if (is(m, ml, "sat") || is(m, ml, "satfinite")) {
-            in->mods |= M_SAT;
-        } else if (is(m, ml, "ftz")) {
-            in->mods |= M_FTZ;
-        } else if (is(m, ml, "approx")) {
-            in->mods |= M_APPROX;
-        } else if (is(m, ml, "nc")) {
-            in->mods |= M_NC;
-        } else if (is(m, ml, "cc")) {
-            in->mods |= M_CC;
-        } else if (is(m, ml, "shiftamt")) {
-            in->mods |= M_SHIFTAMT;
-        } else if (is(m, ml, "relu")) {
-            in->mods |= M_RELU;
-        } else if (is(m, ml, "to") && in->op == X_CVTA) {
-            in->op = X_CVTA_TO;
-        } else if (in->op == X_SHFL && (is(m, ml, "up") || is(m, ml, "down") || is(m, ml, "bfly") || is(m, ml, "idx"))) {
-            in->cmp = is(m, ml, "up") ? SH_UP : is(m, ml, "down") ? SH_DOWN : is(m, ml, "bfly") ? SH_BFLY : SH_IDX;
-        } else if (in->op == X_VOTE && (is(m, ml, "all") || is(m, ml, "any") || is(m, ml, "uni") || is(m, ml, "ballot"))) {
-            in->cmp = is(m, ml, "all") ? V_ALL : is(m, ml, "any") ? V_ANY : is(m, ml, "uni") ? V_UNI : V_BALLOT;
-        } else if (in->op == X_MATCH && (is(m, ml, "any") || is(m, ml, "all"))) {
-            in->cmp = is(m, ml, "any") ? 0 : 1;
-        } else if (in->op == X_SHF && (is(m, ml, "l") || is(m, ml, "r"))) {
-            in->cmp = is(m, ml, "l") ? 0 : 1;
-        } else if (in->op == X_SHF && (is(m, ml, "wrap") || is(m, ml, "clamp"))) {
-            in->boolop = is(m, ml, "wrap");
-        } else if (in->op == X_BMSK && (is(m, ml, "wrap") || is(m, ml, "clamp"))) {
-            in->cmp = is(m, ml, "wrap");
-        } else if (image_op(in->op) && !in->geom && geom_named(m, ml)) {
-            in->geom = (unsigned char)geom_named(m, ml); /* not 2dms, a2dms: refused as unknown modifiers */
-        } else if (in->op == X_TEX && in->cmp == 0xff && (is(m, ml, "level") || is(m, ml, "grad"))) {
-            in->cmp = is(m, ml, "level") ? TX_LEVEL : TX_GRAD;
-        } else if ((in->op == X_SULD || in->op == X_SUST) && is(m, ml, "b")) {
-            surface_b = true;
-        } else if ((in->op == X_SULD || in->op == X_SUST) && in->cmp == 0xff &&
-                   (is(m, ml, "zero") || is(m, ml, "clamp") || is(m, ml, "trap"))) {
-            for (unsigned c = 0; c < 3; c++)
-                if (is(m, ml, boundary_names[c]))
-                    in->cmp = (unsigned char)c;
-        } else if (in->op == X_BAR && (is(m, ml, "warp"))) {
-            in->op = X_BAR_WARP;
-        } else if (in->op == X_BAR && is(m, ml, "cluster")) {
-            cluster = true;
-        } else if (in->op == X_BAR && cluster && (is(m, ml, "arrive") || is(m, ml, "wait"))) {
-            in->op = is(m, ml, "arrive") ? X_CLUSTER_ARRIVE : X_CLUSTER_WAIT;
-        } else if (in->op == X_BAR && (is(m, ml, "arrive") || is(m, ml, "red"))) {
-            in->op = m[0] == 'a' ? X_BAR_ARRIVE : X_BAR_RED;
-        } else if (in->op == X_BAR_RED && in->cmp == 0xff && (is(m, ml, "popc") || is(m, ml, "and") || is(m, ml, "or"))) {
-            in->cmp = m[0] == 'p' ? BR_POPC : m[0] == 'a' ? BR_AND : BR_OR;
-        } else if (in->op == X_NOP && (is(m, ml, "L1") || is(m, ml, "L2") || is(m, ml, "tensormap"))) {
-            /* The cache level a prefetch, applypriority or discard names: the fake has no cache, they do nothing. */
-        } else if (is(m, ml, "acquire") || is(m, ml, "release") || is(m, ml, "acq_rel")) {
-            /* Ordering: loads that acquire and stores that release fence the host's memory too. */
-            in->mods |= (uint16_t)(m[1] == 'c' ? M_ACQUIRE | M_RELEASE : m[0] == 'a' ? M_ACQUIRE : M_RELEASE);
-        } else {
-            if (in->op == X_SETP || in->op == X_SET || in->op == X_TESTP) {
-                for (unsigned c = 0; c < sizeof(cmp_names) / sizeof(cmp_names[0]) && !known; c++)
-                    if (is(m, ml, cmp_names[c]) && in->cmp == 0xff) {
-                        in->cmp = (unsigned char)c;
-                        known = true;
-                    }
-                if (!known && (in->op == X_SETP || in->op == X_SET) && in->cmp != 0xff &&
-                    (is(m, ml, "and") || is(m, ml, "or") || is(m, ml, "xor"))) {
-                    in->boolop = is(m, ml, "and") ? B_AND : is(m, ml, "or") ? B_OR : B_XOR;
-                    known = true;
-                }
-                if (!known && in->op == X_TESTP && (is(m, ml, "finite") || is(m, ml, "infinite") || is(m, ml, "number") ||
-                                                    is(m, ml, "notanumber") || is(m, ml, "normal") || is(m, ml, "subnormal"))) {
-                    in->cmp = (unsigned char)(m[0] == 'f' ? 0 : m[0] == 'i' ? 1 : m[0] == 'n' && m[1] == 'u' ? 2 :
-                                              m[0] == 'n' && m[3] == 'a' ? 3 : m[0] == 'n' ? 4 : 5);
-                    known = true;
-                }
+        if (mode_word(in, m, ml) || common_modifier(in, m, ml) ||
+            (rows[in->op].hook && rows[in->op].hook(in, m, ml, &oc)))
+            continue;
+        for (unsigned r = 1; r < sizeof(rnd_names) / sizeof(rnd_names[0]) && !known; r++)
+            if (is(m, ml, rnd_names[r])) {
+                in->rnd = (unsigned char)r;
+                known = true;
             }
-            if (!known && (in->op == X_ATOM || in->op == X_RED || in->op == X_REDUX))
-                for (unsigned c = 0; c < sizeof(atom_names) / sizeof(atom_names[0]) && !known; c++)
-                    if (is(m, ml, atom_names[c])) {
-                        in->cmp = (unsigned char)c;
-                        known = true;
-                    }
-            for (unsigned r = 1; r < sizeof(rnd_names) / sizeof(rnd_names[0]) && !known; r++)
-                if (is(m, ml, rnd_names[r])) {
-                    in->rnd = (unsigned char)r;
-                    known = true;
-                }
-            if (!known && !ignorable(m, ml))
-                return false;
-        }
+        if (!known && !ignorable(m, ml))
+            return false;
     }
     in->type = (unsigned char)types[0];
     in->type2 = (unsigned char)types[1];
     if (in->type == T_B128 || in->type2 == T_B128)
         return false;
-    /* barrier.cluster says which half: arrive or wait. */
-    if (cluster && in->op == X_BAR)
+    if (rows[in->op].hook && !rows[in->op].hook(in, NULL, 0, &oc))
         return false;
-    /* Extended precision: add.cc, sub.cc and mad.cc write the carry flag; addc, subc and madc read it. */
-    if (in->op == X_ADDC || in->op == X_SUBC || in->op == X_MADC)
-        in->mods |= M_CI;
-    if ((in->mods & M_CC) && (in->op == X_ADD || in->op == X_SUB || in->op == X_MAD))
-        in->op = in->op == X_ADD ? X_ADDC : in->op == X_SUB ? X_SUBC : X_MADC;
-    /* Which instructions need what: a type, a mode. */
-    switch (in->op) {
-    case X_CVT:
-        return ntypes == 2;
-    case X_SETP:
-        return ntypes == 1 && in->cmp != 0xff && in->type != T_F16X2 && in->type != T_BF16X2;
-    case X_SET:
-        /* set.cmp.dtype.stype: a result of all ones (1.0 for a float) or 0 */
-        return ntypes == 2 && in->cmp != 0xff && in->type != T_F16X2 && in->type != T_BF16X2 &&
-               in->type2 != T_F16X2 && in->type2 != T_BF16X2 && in->type2 != T_PRED;
-    case X_SHFL:
-        return in->cmp != 0xff && ntypes == 1;
-    case X_VOTE:
-        return in->cmp != 0xff;
-    case X_ATOM:
-    case X_RED:
-    case X_REDUX:
-        return in->cmp != 0xff && ntypes == 1;
-    case X_MATCH:
-        return in->cmp != 0xff && ntypes == 1;
-    case X_SHF:
-        return in->cmp != 0xff && ntypes == 1 && ptx_types[in->type].size == 4;
-    case X_BMSK:
-        return in->cmp != 0xff && ntypes == 1 && in->type == T_B32;
-    case X_TEX:
-        /* tex.geom.v4.dtype.ctype: the float and 32-bit integer forms nvcc and NVRTC write */
-        if (in->cmp == 0xff)
-            in->cmp = TX_PLAIN;
-        return ntypes == 2 && in->geom && in->vec == 4 &&
-               (in->type == T_F32 || in->type == T_S32 || in->type == T_U32) &&
-               (in->type2 == T_F32 || (in->type2 == T_S32 && in->geom < G_CUBE));
-    case X_SULD:
-    case X_SUST:
-        /* suld.b / sust.b (unformatted): trap when no boundary mode is given, as PTX says */
-        if (in->cmp == 0xff)
-            in->cmp = SU_TRAP;
-        return ntypes == 1 && surface_b && in->geom && in->geom < G_CUBE && ptx_types[in->type].kind == K_BITS &&
-               ptx_types[in->type].size <= 8;
-    case X_BRA:
-    case X_CALL:
-    case X_RET:
-    case X_EXIT:
-    case X_BAR:
-    case X_BAR_WARP:
-    case X_MEMBAR:
-    case X_NOP:
-    case X_TRAP:
-    case X_ACTIVEMASK:
-    case X_TESTP:
-    case X_CLUSTER_ARRIVE:
-    case X_CLUSTER_WAIT:
-    case X_BAR_ARRIVE:
-        return true;
-    case X_BAR_RED:
-        /* bar.red.popc.u32, bar.red.and.pred, bar.red.or.pred */
-        return in->cmp != 0xff && ntypes == 1 && (in->cmp == BR_POPC ? in->type == T_U32 : in->type == T_PRED);
-    case X_ADDC:
-    case X_SUBC:
-    case X_MADC:
-        return ntypes == 1 && (ptx_types[in->type].kind == K_SIGNED || ptx_types[in->type].kind == K_UNSIGNED) &&
-               ptx_types[in->type].size >= 4;
-    case X_SAD:
-    case X_MUL24:
-    case X_MAD24:
-        return ntypes == 1 && (ptx_types[in->type].kind == K_SIGNED || ptx_types[in->type].kind == K_UNSIGNED) &&
-               (in->op == X_SAD || ptx_types[in->type].size == 4);
-    default:
-        return ntypes == 1 && (in->op != X_PRMT || in->type == T_B32);
-    }
+    /* The hook may have made it another row's: that row's mode and types. */
+    if (rows[in->op].modes && in->cmp == 0xff && (in->cmp = mode_tables[rows[in->op].modes].dflt) == 0xff)
+        return false;
+    return types_fit(in, &oc);
+}
+
+/* The coordinates a geometry reads: x, y, z, the layer counted with them. */
+static unsigned geom_coords(unsigned geom)
+{
+    static const unsigned char n[] = {0, 1, 2, 3, 2, 3, 3, 4};
+
+    return n[geom];
 }
 
 /* A float literal's bits in the instruction's type: 0fXXXXXXXX, 0dXXXXXXXXXXXXXXXX, or decimal. */
@@ -669,11 +719,23 @@ static bool read_image_address(struct decoder *d, struct ptx_inst *in, const cha
     return true;
 }
 
-/* Operand counts of the instructions whose operands are a register, then values (ptx_ops.def's shapes), else 0. */
-static const unsigned char value_shape[X_COUNT] = {
-#define PTX_OP(op, name, shape, handler) [X_##op] = shape,
+/* Each row's operand shape and destination, for the decoder's checks and the executor's. */
+const unsigned char ptx_op_shape[X_COUNT] = {
+#define PTX_OP(op, name, shape, handler, dst, types, modes, hook, iform, fform) [X_##op] = shape,
 #include "ptx_ops.def"
 };
+const unsigned char ptx_op_dst[X_COUNT] = {
+#define PTX_OP(op, name, shape, handler, dst, types, modes, hook, iform, fform) [X_##op] = dst,
+#include "ptx_ops.def"
+};
+
+/* Whether the row's operands are a texture's or surface's [handle, {coordinates}]. */
+static bool image_op(unsigned op)
+{
+    unsigned shape = ptx_op_shape[op];
+
+    return shape == OPD_TEX || shape == OPD_SULD || shape == OPD_SUST;
+}
 
 /* A texture or surface operand read by read_image_address(), with the coordinates its geometry needs. */
 static bool image_fits(const struct ptx_inst *in, const struct ptx_opd *handle, const struct ptx_opd *coords)
@@ -681,71 +743,70 @@ static bool image_fits(const struct ptx_inst *in, const struct ptx_opd *handle, 
     return handle->kind == O_ADDR && handle->reg >= 0 && coords->kind == O_VEC && coords->n >= geom_coords(in->geom);
 }
 
-/* Whether the operands fit the instruction, so that the executor needs no checks. */
+/* Whether the operands fit the instruction's shape (ptx_ops.def), so that the executor needs no checks. */
 static bool operands_fit(const struct ptx_inst *in)
 {
-    unsigned n = in->nopd;
+    unsigned n = in->nopd, shape = ptx_op_shape[in->op];
     const struct ptx_opd *o = in->o;
     bool srcs = true;
 
     for (unsigned i = 1; i < n; i++)
         srcs = srcs && is_value(&o[i]);
-    if (value_shape[in->op])
-        return n == value_shape[in->op] && is_reg(&o[0]) && srcs;
-    switch (in->op) {
-    case X_MOV:
+    if (shape < OPD_ANY)
+        return n == shape && is_reg(&o[0]) && srcs;
+    switch (shape) {
+    case OPD_MOV:
         return n == 2 && ((is_reg(&o[0]) && (is_value(&o[1]) || o[1].kind == O_VEC)) ||
                           (o[0].kind == O_VEC && is_reg(&o[1])));
-    case X_LD:
+    case OPD_LD:
         return n == 2 && o[1].kind == O_ADDR &&
                (in->vec == 1 ? is_reg(&o[0]) : o[0].kind == O_VEC && o[0].n == in->vec);
-    case X_ST:
+    case OPD_ST:
         return n == 2 && o[0].kind == O_ADDR &&
                (in->vec == 1 ? is_value(&o[1]) : o[1].kind == O_VEC && o[1].n == in->vec);
-    case X_ATOM:
+    case OPD_ATOM:
         return (n == 3 || (n == 4 && in->cmp == A_CAS)) && is_reg(&o[0]) && o[1].kind == O_ADDR && is_value(&o[2]) &&
                (n == 3 || is_value(&o[3])) && ptx_types[in->type].size >= 2 && ptx_types[in->type].size <= 8;
-    case X_RED:
+    case OPD_RED:
         return n == 2 && o[0].kind == O_ADDR && is_value(&o[1]) && ptx_types[in->type].size >= 2 &&
                ptx_types[in->type].size <= 8;
-    case X_BRA:
+    case OPD_LABEL:
         return n == 1 && o[0].kind == O_LABEL;
-    case X_BAR:
-    case X_BAR_WARP:
-    case X_BAR_ARRIVE:
+    case OPD_BAR:
         return n <= 2 && srcs && (n == 0 || is_value(&o[0]));
-    case X_BAR_RED:
-        /* d, barrier, {count,} predicate */
+    case OPD_BAR_RED:
         return (n == 3 || n == 4) && is_reg(&o[0]) && srcs;
-    case X_CLUSTER_ARRIVE:
-    case X_CLUSTER_WAIT:
+    case OPD_NONE:
         return n == 0;
-    case X_NANOSLEEP:
+    case OPD_VALUE:
         return n == 1 && is_value(&o[0]);
-    case X_VOTE:
+    case OPD_VOTE:
         return (n == 3 || n == 2) && is_reg(&o[0]) && srcs;
-    case X_SETP:
-    case X_SET:
+    case OPD_SETP:
         return (n == 3 || (n == 4 && in->boolop != B_NONE)) && is_reg(&o[0]) && srcs;
-    case X_TEX:
+    case OPD_TEX:
         return o[0].kind == O_VEC && o[0].n == 4 && image_fits(in, &o[1], &o[2]) &&
                ((in->cmp == TX_PLAIN && n == 3) || (in->cmp == TX_LEVEL && n == 4 && is_value(&o[3])) ||
                 (in->cmp == TX_GRAD && n == 5 && o[3].kind == O_VEC && o[4].kind == O_VEC &&
                  o[3].n >= geom_coords(in->geom) && o[4].n >= geom_coords(in->geom)));
-    case X_SULD:
+    case OPD_SULD:
         return n == 3 && o[0].kind == O_VEC && o[0].n == in->vec && image_fits(in, &o[1], &o[2]);
-    case X_SUST:
+    case OPD_SUST:
         return n == 3 && image_fits(in, &o[0], &o[1]) && o[2].kind == O_VEC && o[2].n == in->vec;
-    case X_CVT:
+    case OPD_CVT:
         /* cvt.rn.f16x2.f32 d, a, b packs two: a in the upper half */
         return is_reg(&o[0]) && srcs &&
                (n == 2 || (n == 3 && (in->type == T_F16X2 || in->type == T_BF16X2) && in->type2 == T_F32));
-    default: /* ret, exit, membar, trap, the no-ops */
+    default: /* OPD_ANY */
         return true;
     }
 }
 
-/* Which F_* form the instruction is, if any: 32-bit integer and f32 arithmetic in the default modes, moves. */
+/*
+ * The F_* form of the instruction, chosen once here: its row's iform for
+ * 32-bit integers in the default modes, fform for f32 in them, F_MOV for a
+ * move of one register that is no predicate; else F_NONE.
+ */
 static unsigned char fast_form(const struct ptx_inst *in)
 {
     unsigned k = ptx_types[in->type].kind, size = ptx_types[in->type].size;
@@ -754,31 +815,12 @@ static unsigned char fast_form(const struct ptx_inst *in)
 
     if (in->o[0].kind != O_REG)
         return F_NONE;
-    if (plain_int) {
-        switch (in->op) {
-        case X_ADD: return F_IADD;
-        case X_SUB: return F_ISUB;
-        case X_MUL: return F_IMUL;
-        case X_MAD: return F_IMAD;
-        case X_AND: return F_IAND;
-        case X_OR: return F_IOR;
-        case X_XOR: return F_IXOR;
-        case X_SHL: return F_ISHL;
-        default: break;
-        }
-    }
-    if (plain_f32) {
-        switch (in->op) {
-        case X_ADD: return F_FADD;
-        case X_SUB: return F_FSUB;
-        case X_MUL: return F_FMUL;
-        case X_FMA:
-        case X_MAD: return F_FFMA;
-        default: break;
-        }
-    }
-    if (in->op == X_MOV && in->o[1].kind != O_VEC && in->type != T_PRED)
-        return F_MOV;
+    if (rows[in->op].iform == F_MOV)
+        return in->o[1].kind != O_VEC && in->type != T_PRED ? F_MOV : F_NONE;
+    if (plain_int)
+        return rows[in->op].iform;
+    if (plain_f32)
+        return rows[in->op].fform;
     return F_NONE;
 }
 

@@ -81,7 +81,17 @@ static void skip_string(struct decoder *d)
         d->open_string = d->line;
 }
 
-bool skip_block(struct decoder *d, bool open);
+
+/* The next character outside space, comments and strings (strings passed over); 0 at the end of the text. */
+static char next_char(struct decoder *d)
+{
+    for (;;) {
+        skip_space(d);
+        if (*d->p != '"')
+            return *d->p;
+        skip_string(d);
+    }
+}
 
 /*
  * Skips to the `;` ending a statement, bracketed parts passed over; with
@@ -94,13 +104,8 @@ bool skip_statement(struct decoder *d, bool body)
     int depth = 0;
 
     for (;;) {
-        skip_space(d);
-        if (!*d->p)
+        if (!next_char(d))
             return false;
-        if (*d->p == '"') {
-            skip_string(d);
-            continue;
-        }
         if (*d->p == ';' && depth <= 0) {
             d->p++;
             return true;
@@ -125,13 +130,8 @@ bool skip_block(struct decoder *d, bool open)
     if (!open)
         depth = 1;
     while (depth > 0) {
-        skip_space(d);
-        if (!*d->p)
+        if (!next_char(d))
             return false;
-        if (*d->p == '"') {
-            skip_string(d);
-            continue;
-        }
         depth += *d->p == '{';
         depth -= *d->p == '}';
         d->p++;
