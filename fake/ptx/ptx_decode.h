@@ -84,7 +84,7 @@ struct decoder {
 };
 
 /* ptx_ops.def's type rules (types_fit() in ptx_parse_inst.c) and mode tables (mode_tables there). */
-enum { TY_ONE, TY_TWO, TY_ANY, TY_CMP, TY_SET, TY_W32, TY_B32, TY_INT, TY_INT32, TY_INT_WIDE, TY_TEX, TY_SURFACE,
+enum { TY_ONE, TY_TWO, TY_ANY, TY_NONE, TY_CMP, TY_SET, TY_W32, TY_B32, TY_INT, TY_INT32, TY_INT_WIDE, TY_TEX, TY_SURFACE,
        TY_BAR_RED };
 enum { MD_NONE, MD_CMP, MD_CLASS, MD_ATOM, MD_SHFL, MD_VOTE, MD_MATCH, MD_SHF, MD_BMSK, MD_TEX, MD_BOUNDARY,
        MD_BAR_RED };

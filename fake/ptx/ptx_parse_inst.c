@@ -196,6 +196,12 @@ static bool hook_bar(struct ptx_inst *in, const char *m, size_t ml, struct opcod
     return true;
 }
 
+/* isspacep: the space it asks about is required. */
+static bool hook_space(struct ptx_inst *in, const char *m, size_t ml, struct opcode *oc)
+{
+    return !m && in->space != S_GENERIC;
+}
+
 #define hook_none NULL
 /* Each row's columns the decoder reads. */
 static const struct {
@@ -217,6 +223,7 @@ static bool types_fit(const struct ptx_inst *in, const struct opcode *oc)
 
     switch (rows[in->op].types) {
     case TY_ANY: return true;
+    case TY_NONE: return oc->ntypes == 0;
     case TY_TWO: return oc->ntypes == 2;
     case TY_CMP: return oc->ntypes == 1 && !pair;
     /* set.cmp.dtype.stype: a result of all ones (1.0 for a float) or 0 */
