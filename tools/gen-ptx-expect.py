@@ -660,6 +660,13 @@ def family_memory():
     for v in [0x0123456789abcdef, 0x8899aabbccddeeff]:
         cases.append(('managed', 1, 1, [w64(v)], [w64(v)]))
         cases.append(('hints', 1, 1, [w64(v)] + 15 * [w64(0)], [w64(v)]))
+        cases.append(('quiet', 1, 1, [w64(v)], [w64(v)]))
+    # isspacep: each address is in its own space and in no other asked about.
+    asked = [(0, ['global', 'shared', 'local', 'const', 'param']), (1, ['global', 'shared', 'local', 'const', 'param']),
+             (2, ['global', 'shared', 'local', 'const', 'param']), (3, ['const', 'shared', 'local']),
+             (4, ['param', 'shared', 'local'])]
+    own = ['global', 'shared', 'local', 'const', 'param']
+    cases.append(('isspacep', 1, 1, [], [w32(int(sp == own[a])) for a, spaces in asked for sp in spaces]))
     return cases
 
 

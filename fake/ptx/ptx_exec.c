@@ -221,7 +221,7 @@ reschedule:
         }
         /* A row goes to its handler's one place, so that a HOT handler's body is there once, however many rows share it. */
         switch (in->op) {
-#define PTX_OP(op, name, shape, handler) case X_##op: goto run_##handler;
+#define PTX_OP(op, name, shape, handler, dst, types, modes, hook, iform, fform) case X_##op: goto run_##handler;
 #include "ptx_ops.def"
         default:
             ptx_fault(b, w, (unsigned)__builtin_ctz(s.active), in, CUABI_ERROR_NOT_SUPPORTED, "%s: an instruction the interpreter does not run",
@@ -303,36 +303,35 @@ static bool inst_ok(const struct ptx_module *m, const struct ptx_function *f, co
 {
     static const unsigned char coords[] = {0, 1, 2, 3, 2, 3, 3, 4}; /* a geometry's coordinates, a layer's included */
     unsigned need[PTX_MAX_OPDS] = {0};
-    bool writes = true; /* whether o[0] is a register the instruction writes */
+    unsigned shape = in->op < X_COUNT ? ptx_op_shape[in->op] : OPD_ANY;
+    bool vectors = shape == OPD_LD || shape == OPD_ST || shape == OPD_SULD || shape == OPD_SUST;
+    /* whether o[0] is a register the instruction writes: its row's destination */
+    bool writes = in->op >= X_COUNT || (ptx_op_dst[in->op] == DST || (ptx_op_dst[in->op] == VDST && in->o[0].kind != O_VEC));
 
     if (in->nopd > PTX_MAX_OPDS || in->type >= T_COUNT || in->type2 >= T_COUNT || in->space > S_FRAME ||
-        in->vec > 4 || (in->vec < 1 && (in->op == X_LD || in->op == X_ST || in->op == X_SULD || in->op == X_SUST)) ||
-        in->geom >= sizeof(coords) ||
+        in->vec > 4 || (in->vec < 1 && vectors) || in->geom >= sizeof(coords) ||
         (in->guard != -1 && !operand_ok(m, f, &(struct ptx_opd){.kind = O_REG, .reg = in->guard, .v = {-1}}, 0)))
         return code_bad(why, size, f, in, "an instruction the decoder left inconsistent");
-    switch (in->op) {
-    case X_NOP: case X_ST: case X_BRA: case X_CALL: case X_RET: case X_EXIT: case X_BAR: case X_BAR_WARP:
-    case X_MEMBAR: case X_RED: case X_TRAP: case X_CLUSTER_ARRIVE: case X_CLUSTER_WAIT: case X_NANOSLEEP:
-    case X_BAR_ARRIVE:
-        writes = false;
+    switch (shape) {
+    case OPD_LD:
+    case OPD_MOV:
+        need[0] = shape == OPD_LD ? in->vec : 1;
         break;
-    case X_LD:
-    case X_MOV:
-        writes = in->o[0].kind != O_VEC;
-        need[0] = in->op == X_LD ? in->vec : 1;
+    case OPD_ST:
+        if (in->vec > 1 && in->o[1].kind != O_VEC)
+            return code_bad(why, size, f, in, "a vector store without its vector");
+        need[1] = in->vec;
         break;
-    case X_TEX:
-    case X_SULD:
-        writes = false;
-        need[0] = in->op == X_TEX ? 4 : in->vec;
+    case OPD_TEX:
+    case OPD_SULD:
+        need[0] = shape == OPD_TEX ? 4 : in->vec;
         need[2] = coords[in->geom];
         need[3] = need[4] = in->cmp == TX_GRAD ? coords[in->geom] : 0;
         if (in->o[1].kind != O_ADDR || in->o[1].reg < 0 || in->o[2].kind != O_VEC || in->o[0].kind != O_VEC ||
-            (in->op == X_SULD && (size_t)ptx_types[in->type].size * in->vec > 32))
+            (shape == OPD_SULD && (size_t)ptx_types[in->type].size * in->vec > 32))
             return code_bad(why, size, f, in, "a texture or surface instruction without its handle or vectors");
         break;
-    case X_SUST:
-        writes = false;
+    case OPD_SUST:
         need[1] = coords[in->geom];
         need[2] = in->vec;
         if (in->o[0].kind != O_ADDR || in->o[0].reg < 0 || in->o[1].kind != O_VEC || in->o[2].kind != O_VEC ||
@@ -341,16 +340,12 @@ static bool inst_ok(const struct ptx_module *m, const struct ptx_function *f, co
         break;
     default: break;
     }
-    if (in->op == X_ST && in->vec > 1 && in->o[1].kind != O_VEC)
-        return code_bad(why, size, f, in, "a vector store without its vector");
-    if (in->op == X_ST)
-        need[1] = in->vec;
     if (writes && (in->nopd < 1 || in->o[0].kind != O_REG))
         return code_bad(why, size, f, in, "an instruction whose destination is not a register");
     for (unsigned i = 0; i < in->nopd; i++)
         if (!operand_ok(m, f, &in->o[i], need[i]))
             return code_bad(why, size, f, in, "an operand outside the function's registers, variables or constants");
-    if (in->op == X_BRA && (in->target < (int32_t)f->start || (uint32_t)in->target >= f->end))
+    if (shape == OPD_LABEL && (in->target < (int32_t)f->start || (uint32_t)in->target >= f->end))
         return code_bad(why, size, f, in, "a branch out of the function");
     if (in->op == X_CALL) {
         const struct ptx_call *c;

@@ -863,3 +863,34 @@ enum flow ptx_exec_testp(struct ptx_block *b, struct warp *w, const struct ptx_i
     }
     return GO;
 }
+
+/*
+ * isspacep: whether a generic address is in the space named. The shared,
+ * local and kernel-parameter windows are the generic address's own; global is
+ * every address outside them; const, an address inside a .const variable of
+ * the module.
+ */
+enum flow ptx_exec_isspacep(struct ptx_block *b, struct warp *w, const struct ptx_inst *in, uint32_t g)
+{
+    EACH(g, l) {
+        uint64_t a = val(b, w, &in->o[1], l);
+        bool shared = a - PTX_SHARED_WINDOW < PTX_WINDOW_SIZE, local = a - PTX_LOCAL_WINDOW < PTX_WINDOW_SIZE;
+        bool param = a - PTX_PARAM_WINDOW < PTX_WINDOW_SIZE, r = false;
+
+        switch (in->space) {
+        case S_SHARED: r = shared; break;
+        case S_LOCAL: r = local; break;
+        case S_PARAM: r = param; break;
+        case S_GLOBAL: r = !shared && !local && !param; break;
+        default: /* S_CONST */
+            for (size_t i = 0; i < b->m->nsyms && !r; i++) {
+                const struct ptx_symbol *s = &b->m->syms[i];
+
+                r = s->space == S_GLOBAL && s->constant && s->bound && a - s->value < s->size;
+            }
+            break;
+        }
+        put(w, &in->o[0], l, r);
+    }
+    return GO;
+}

@@ -114,13 +114,42 @@ struct ptx_opd {
 
 /* What an instruction does: one of ptx_ops.def's rows. */
 enum ptx_op {
-#define PTX_OP(op, name, shape, handler) X_##op,
+#define PTX_OP(op, name, shape, handler, dst, types, modes, hook, iform, fform) X_##op,
 #include "ptx_ops.def"
     X_COUNT
 };
 
 /* Each operation's name, as ptx_ops.def gives it (for messages). */
 extern const char *const ptx_op_names[X_COUNT];
+
+/*
+ * ptx_ops.def's operand shapes: below OPD_ANY, the count of operands when
+ * they are a destination register then values; else the named shape.
+ */
+enum {
+    OPD_ANY = 16, /* whatever the decoder read: ret, exit, membar, trap, call (read_call), the no-ops */
+    OPD_NONE,     /* no operand */
+    OPD_VALUE,    /* one value */
+    OPD_LABEL,    /* a label */
+    OPD_MOV,      /* d, a; d, {a, b}; {d, e}, a */
+    OPD_LD,       /* d or {d...} (the instruction's vector), [address] */
+    OPD_ST,       /* [address], a or {a...} */
+    OPD_ATOM,     /* d, [address], a (, b for cas) */
+    OPD_RED,      /* [address], a */
+    OPD_BAR,      /* (barrier (, count)) */
+    OPD_BAR_RED,  /* d, barrier, (count,) predicate */
+    OPD_VOTE,     /* d, (a,) membermask */
+    OPD_SETP,     /* d, a, b (, c with a combiner) */
+    OPD_CVT,      /* d, a (, b packing two) */
+    OPD_TEX,      /* {d x4}, [handle, {coordinates}] (, level or gradients) */
+    OPD_SULD,     /* {d...}, [handle, {coordinates}] */
+    OPD_SUST,     /* [handle, {coordinates}], {a...} */
+};
+extern const unsigned char ptx_op_shape[X_COUNT];
+
+/* ptx_ops.def's destinations: o[0] a register written; nothing written; a register or a vector. */
+enum { DST = 1, NODST, VDST };
+extern const unsigned char ptx_op_dst[X_COUNT];
 
 /* The commonest forms, which the executor runs without looking at types per thread. */
 enum { F_NONE, F_IADD, F_ISUB, F_IMUL, F_IAND, F_IOR, F_IXOR, F_ISHL, F_FADD, F_FSUB, F_FMUL, F_FFMA, F_MOV, F_IMAD };
