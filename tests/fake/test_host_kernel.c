@@ -5,7 +5,7 @@
  * reaches them, on memory checked against the live allocations; what they
  * compute is read back. Also: an entry without an implementation, parameter
  * layouts that do not match, out-of-bounds access, capture and replay, and
- * (`test-host-kernels plugin`) GPUSHIM_FAKE_KERNELS.
+ * (`test-host-kernel plugin`) GPUSHIM_FAKE_KERNELS.
  */
 #include <pthread.h>
 #include <signal.h>

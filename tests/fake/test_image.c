@@ -4,11 +4,11 @@
  * parameter layouts and the module's globals, read from PTX, then used by
  * host implementations through gpushim's API.
  *
- *   test-ptx                 hand-written PTX of every construct the reader
+ *   test-image               hand-written PTX of every construct the reader
  *                            knows, fatbins built here, malformed text
- *   test-ptx nvrtc SRC       ptx_kernels.cu compiled to PTX by NVRTC on this
+ *   test-image nvrtc SRC     ptx_kernels.cu compiled to PTX by NVRTC on this
  *                            machine (exit 77 without one)
- *   test-ptx nvcc DIR        what nvcc made of it at build time: PTX, PTX
+ *   test-image nvcc DIR      what nvcc made of it at build time: PTX, PTX
  *                            with debug sections, fatbins, a cubin
  */
 #include <stdio.h>

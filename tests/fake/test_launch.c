@@ -7,7 +7,7 @@
  * before the driver; what reaches a kernel is read back from device memory.
  * The failures of each driver call are test_sweep.c's.
  *
- * `test-kernels` runs everything with GPUSHIM_FAKE_DEVICES=2; `test-kernels-noex
+ * `test-launch` runs everything with GPUSHIM_FAKE_DEVICES=2; `test-launch-fakecuda-noex
  * no-ex` runs against libgpushim-fakecuda-noex.so, a driver without cuLaunchKernelEx
  * and the other optional entry points fake_noex.map leaves out (the
  * cooperative fallback, and GPU_ERR_NOT_SUPPORTED naming what is missing).

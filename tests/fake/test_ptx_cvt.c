@@ -33,7 +33,7 @@ cuabi_result cuInit(unsigned int flags);
     do { \
         cuabi_result rc_ = (call); \
         if (rc_ != CUABI_SUCCESS) { \
-            fprintf(stderr, "test-cvt-edges: %s: CUresult %d\n", #call, (int)rc_); \
+            fprintf(stderr, "test-ptx-cvt: %s: CUresult %d\n", #call, (int)rc_); \
             exit(1); \
         } \
     } while (0)
@@ -172,7 +172,7 @@ int main(void)
     char *ptx;
 
     if (cuInit(0) != CUABI_SUCCESS || cuDeviceGet(&dev, 0) != CUABI_SUCCESS) {
-        printf("test-cvt-edges: no driver or no device: skipped\n");
+        printf("test-ptx-cvt: no driver or no device: skipped\n");
         return 77;
     }
     if (!(ptx = module_text()))
@@ -222,7 +222,7 @@ int main(void)
 
                     checked++;
                     if ((got[i] & mask) != want) {
-                        fprintf(stderr, "test-cvt-edges: %s of %.17g: 0x%llx, expected 0x%llx\n", name, value[i],
+                        fprintf(stderr, "test-ptx-cvt: %s of %.17g: 0x%llx, expected 0x%llx\n", name, value[i],
                                 (unsigned long long)(got[i] & mask), (unsigned long long)want);
                         failures++;
                     }
@@ -233,6 +233,6 @@ int main(void)
     CU_OK(cuMemFree_v2(dout));
     CU_OK(cuModuleUnload(m));
     CU_OK(cuDevicePrimaryCtxRelease_v2(dev));
-    printf("test-cvt-edges: %u conversions, %u wrong\n", checked, failures);
+    printf("test-ptx-cvt: %u conversions, %u wrong\n", checked, failures);
     return failures ? 1 : 0;
 }

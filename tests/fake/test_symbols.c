@@ -39,10 +39,11 @@ static cuabi_result (*driver_function(void *lib, const char *name))(void)
 }
 
 /*
- * README.md (GPUSHIM_TEST_README) gives both counts as they are: "every one
- * of the N functions" and "M are implemented".
+ * README.md (GPUSHIM_TEST_README) gives the count of the driver's functions as
+ * it is, "every one of the N"; how many the fake implements is this test's
+ * output, not README's, so that an entry point added to the fake edits no doc.
  */
-static void readme_says(int implemented, int count)
+static void readme_says(int count)
 {
     const char *path = getenv("GPUSHIM_TEST_README");
     char text[65536], want[64];
@@ -55,9 +56,6 @@ static void readme_says(int implemented, int count)
     n = fread(text, 1, sizeof(text) - 1, f);
     fclose(f);
     text[n] = '\0';
-    snprintf(want, sizeof(want), "\n%d are implemented", implemented);
-    if (!strstr(text, want))
-        fail_msg("README.md does not say \"%d are implemented\" (the fake's count)", implemented);
     snprintf(want, sizeof(want), "every one of the %d\n", count);
     if (!strstr(text, want))
         fail_msg("README.md does not say \"every one of the %d\" (src/sys/driver/cuda_symbols.h's count)", count);
@@ -85,7 +83,7 @@ static void symbols(void **state)
     }
     printf("fake driver: %d of the %d driver functions implemented (src/sys/driver/cuda_symbols.h)\n", implemented,
            (int)SYMBOL_COUNT);
-    readme_says(implemented, (int)SYMBOL_COUNT);
+    readme_says((int)SYMBOL_COUNT);
     assert_int_equal(gpu_fake_symbol_implemented("cuMemAlloc_v2"), 1);
     assert_int_equal(gpu_fake_symbol_implemented("cuNoSuchFunction"), -1);
     /* One the fake does not implement: it says so, and counts the call. */
