@@ -89,7 +89,7 @@ static CUresult link_load(const char *const *texts, int n, CUmodule *m, const ch
     *where = "cuLinkCreate";
     rc = cuLinkCreate(0, NULL, NULL, &l);
     for (int i = 0; rc == CUDA_SUCCESS && i < n; i++) {
-        char name[16];
+        char name[32];
 
         snprintf(name, sizeof(name), "in%d.ptx", i);
         *where = "cuLinkAddData";

@@ -637,7 +637,7 @@ static cuabi_result link_texts(const char *const *texts, size_t n, char *error, 
 
     error[0] = '\0';
     for (size_t i = 0; rc == CUABI_SUCCESS && i < n; i++) {
-        char name[16];
+        char name[32];
 
         snprintf(name, sizeof(name), "in%zu.ptx", i);
         rc = cuLinkAddData_v2(l, CUABI_JIT_INPUT_PTX, (void *)texts[i], strlen(texts[i]) + 1, name, 0, NULL, NULL);
