@@ -491,27 +491,16 @@ static void *progress_main(void *arg)
     return NULL;
 }
 
-/* A fork's child has no progress thread, and the lock is not held across fork() by the parent's. */
-static void fork_prepare(void)
-{
-    pthread_mutex_lock(&fake.lock);
-}
-
-static void fork_parent(void)
-{
-    pthread_mutex_unlock(&fake.lock);
-}
-
+/* A fork's child has no progress thread (fake_core.c holds the lock across fork()). */
 static void fork_child(void)
 {
     progress_started = false;
     progress_state = PROGRESS_RUNNING;
-    pthread_mutex_unlock(&fake.lock);
 }
 
 static void progress_once(void)
 {
-    pthread_atfork(fork_prepare, fork_parent, fork_child);
+    pthread_atfork(NULL, NULL, fork_child);
 }
 
 /* Wakes the progress thread, starting it in this process at the first need; without one, work still runs when needed. */

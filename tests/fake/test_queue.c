@@ -23,6 +23,9 @@
  *   callback_after_fault  a callback after a kernel that faulted is told its fault
  *   library_unload_drains cuLibraryUnload runs the launches queued on its
  *                         kernels before it frees their globals
+ *   fork_while_called     fork() while another thread is inside an entry
+ *                         point: the child's calls are answered, none waits
+ *                         for the parent's thread, which the child lacks
  *
  * Waits in these cases are bounded: a kernel that spins gives up after a
  * minute, and the assertions are on what was done, never on how long it took.
@@ -571,12 +574,60 @@ static void library_unload_drains(void **state)
     CU_OK(cuStreamDestroy_v2(s));
 }
 
+/* ---- fork() while another thread is inside the fake ---- */
+
+static atomic_bool calling_stop;
+
+static void *calling_main(void *arg)
+{
+    int n;
+
+    (void)arg;
+    while (!atomic_load(&calling_stop))
+        (void)cuDeviceGetCount(&n);
+    return NULL;
+}
+
+static void fork_while_called(void **state)
+{
+    pthread_t t;
+    int hung = 0;
+
+    (void)state;
+    atomic_store(&calling_stop, false);
+    assert_int_equal(pthread_create(&t, NULL, calling_main, NULL), 0);
+    for (int round = 0; round < 200; round++) {
+        int status = 0;
+        pid_t pid = fork();
+
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            int n = -1;
+
+            /* A child that waits for the parent's thread waits for good: the alarm ends it. */
+            alarm(20);
+            _exit(cuDeviceGetCount(&n) == CUABI_ERROR_NOT_INITIALIZED ? 0 : 1);
+        }
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        if (WIFSIGNALED(status))
+            hung++;
+        else
+            assert_int_equal(WEXITSTATUS(status), 0);
+        if (hung)
+            break;
+    }
+    atomic_store(&calling_stop, true);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_int_equal(hung, 0);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(destroy_while_waited),   cmocka_unit_test(others_run_meanwhile),
         cmocka_unit_test(released_by_copy),       cmocka_unit_test(callback_after_fault),
         cmocka_unit_test(library_unload_drains),  cmocka_unit_test(callback_status_fixed),
+        cmocka_unit_test(fork_while_called),
     };
 
     /* One case, by name: the queue's state after a failed one is not the next one's. */
