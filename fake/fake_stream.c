@@ -992,8 +992,14 @@ cuabi_result cuStreamSynchronize(cuabi_stream stream)
             s->capture = FAKE_CAPTURE_INVALIDATED;
             rc = CUABI_ERROR_STREAM_CAPTURE_UNSUPPORTED;
         } else {
+            /* Held: another thread's cuStreamDestroy meanwhile frees it only once this is done with it. */
+            s->waiters++;
             fake_stream_drain(s, s->last_seq);
             rc = take_fault(s);
+            if (rc == CUABI_SUCCESS && s->ctx->sticky)
+                rc = s->ctx->sticky;
+            stream_release(s);
+            return fake_end(rc);
         }
     }
     if (rc == CUABI_SUCCESS && s->ctx->sticky)

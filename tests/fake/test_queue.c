@@ -4,7 +4,8 @@
  * as a CUDA program calls it:
  *
  *   destroy_while_waited  a stream destroyed while other threads wait for it
- *                         in cuCtxSynchronize, cuEventSynchronize and a
+ *                         in cuCtxSynchronize, cuEventSynchronize,
+ *                         cuStreamSynchronize and a
  *                         synchronous copy: every wait ends, nothing is
  *                         read after its free
  *   others_run_meanwhile  while a kernel runs, another thread's
@@ -90,7 +91,7 @@ static int setup(void **state)
 /* ---- A stream destroyed while others wait for it ---- */
 
 struct waiter {
-    int kind; /* 0: cuCtxSynchronize, 1: cuEventSynchronize, 2: cuMemcpyHtoD, 3: cuStreamDestroy */
+    int kind; /* 0: cuCtxSynchronize, 1: cuEventSynchronize, 2: cuMemcpyHtoD, 3: cuStreamSynchronize, 4: cuStreamDestroy */
     cuabi_event event;
     cuabi_stream stream;
     cuabi_deviceptr dst;
@@ -107,6 +108,7 @@ static void *wait_main(void *arg)
     case 0: w->rc = cuCtxSynchronize(); break;
     case 1: w->rc = cuEventSynchronize(w->event); break;
     case 2: w->rc = cuMemcpyHtoD_v2(w->dst, &v, sizeof(v)); break;
+    case 3: w->rc = cuStreamSynchronize(w->stream); break;
     default: w->rc = cuStreamDestroy_v2(w->stream); break;
     }
     return NULL;
@@ -115,7 +117,7 @@ static void *wait_main(void *arg)
 static void destroy_while_waited(void **state)
 {
     static const char *const entries[] = {"cuCtxSynchronize", "cuEventSynchronize", "cuMemcpyHtoD_v2",
-                                          "cuStreamDestroy_v2"};
+                                          "cuStreamSynchronize", "cuStreamDestroy_v2"};
     cuabi_module mod;
     cuabi_function hold;
     cuabi_deviceptr dst;
@@ -125,29 +127,29 @@ static void destroy_while_waited(void **state)
     CU_OK(cuModuleGetFunction(&hold, mod, "hold"));
     CU_OK(cuMemAlloc_v2(&dst, 4));
     for (int round = 0; round < 4; round++) {
-        struct waiter w[4];
-        pthread_t t[4];
+        struct waiter w[5];
+        pthread_t t[5];
         cuabi_stream s;
         cuabi_event e;
-        long calls[4];
+        long calls[5];
 
         CU_OK(cuStreamCreate(&s, 0));
         CU_OK(cuEventCreate(&e, 0));
         gpu_fake_gate(false);
         CU_OK(cuLaunchKernel(hold, 1, 1, 1, 1, 1, 1, 0, s, NULL, NULL));
         CU_OK(cuEventRecord(e, s));
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < 5; i++) {
             calls[i] = gpu_fake_calls(entries[i]);
             w[i] = (struct waiter){i, e, s, dst, CUABI_ERROR_UNKNOWN};
         }
         /* The waiters first, each into its wait; then the destroyer; then the kernel ends. */
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < 5; i++) {
             assert_int_equal(pthread_create(&t[i], NULL, wait_main, &w[i]), 0);
             wait_calls(entries[i], calls[i] + 1);
             sleep_ms(20);
         }
         gpu_fake_gate(true);
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < 5; i++) {
             assert_int_equal(pthread_join(t[i], NULL), 0);
             assert_int_equal(w[i].rc, CUABI_SUCCESS);
         }
