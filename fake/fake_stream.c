@@ -988,6 +988,12 @@ cuabi_result cuStreamSynchronize(cuabi_stream stream)
     } else if (rc == CUABI_SUCCESS) {
         if (fake_ctx_error(s->ctx)) {
             rc = fake_ctx_error(s->ctx);
+            /* The stream's host function or kernel still running ends first: what it writes is the caller's after. */
+            if (s->running_seq) {
+                s->waiters++;
+                fake_stream_drain(s, s->running_seq);
+                stream_release(s);
+            }
         } else if (s->capture != FAKE_CAPTURE_NONE) {
             s->capture = FAKE_CAPTURE_INVALIDATED;
             rc = CUABI_ERROR_STREAM_CAPTURE_UNSUPPORTED;
