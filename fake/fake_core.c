@@ -608,9 +608,12 @@ bool fake_kernels_exclude(void)
     return waited;
 }
 
+static void fork_watch(void);
+
 cuabi_result fake_begin(enum fake_entry entry, bool needs_init)
 {
     static pthread_once_t beside_once = PTHREAD_ONCE_INIT;
+    static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 
     unsigned long n;
 
@@ -624,6 +627,7 @@ cuabi_result fake_begin(enum fake_entry entry, bool needs_init)
     if (fake_per_thread_call() >= 0)
         entry = (enum fake_entry)fake_per_thread_call();
     pthread_once(&beside_once, beside_kernels_index);
+    pthread_once(&fork_once, fork_watch);
     fake_lock();
     if (!runs_beside[entry])
         exclude_kernels();
@@ -713,6 +717,17 @@ static cuabi_result init_hazards(void)
     return CUABI_SUCCESS;
 }
 
+/* The lock is held across fork(): another thread's entry point in progress would hold it in the child for good. */
+static void fork_prepare_lock(void)
+{
+    pthread_mutex_lock(&fake.lock);
+}
+
+static void fork_parent_unlock(void)
+{
+    pthread_mutex_unlock(&fake.lock);
+}
+
 /* In a fork's child, single-threaded: whether the parent had initialised the driver. */
 static void fork_child_mark(void)
 {
@@ -722,16 +737,16 @@ static void fork_child_mark(void)
     fake.kernels_unlocked = 0;
     fake.writers = writer_depth;
     fake.writers_waiting = 0;
+    pthread_mutex_unlock(&fake.lock);
 }
 
 static void fork_watch(void)
 {
-    pthread_atfork(NULL, NULL, fork_child_mark);
+    pthread_atfork(fork_prepare_lock, fork_parent_unlock, fork_child_mark);
 }
 
 cuabi_result cuInit(unsigned int flags)
 {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
     cuabi_result rc = fake_begin(FAKE_E_cuInit, false);
 
     if (rc == CUABI_SUCCESS && fake_config_note(CUABI_ERROR_INVALID_VALUE))
@@ -748,8 +763,6 @@ cuabi_result cuInit(unsigned int flags)
         else
             fake.initialized = true;
     }
-    if (rc == CUABI_SUCCESS)
-        pthread_once(&once, fork_watch);
     return fake_end(rc);
 }
 

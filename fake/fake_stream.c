@@ -491,27 +491,16 @@ static void *progress_main(void *arg)
     return NULL;
 }
 
-/* A fork's child has no progress thread, and the lock is not held across fork() by the parent's. */
-static void fork_prepare(void)
-{
-    pthread_mutex_lock(&fake.lock);
-}
-
-static void fork_parent(void)
-{
-    pthread_mutex_unlock(&fake.lock);
-}
-
+/* A fork's child has no progress thread (fake_core.c holds the lock across fork()). */
 static void fork_child(void)
 {
     progress_started = false;
     progress_state = PROGRESS_RUNNING;
-    pthread_mutex_unlock(&fake.lock);
 }
 
 static void progress_once(void)
 {
-    pthread_atfork(fork_prepare, fork_parent, fork_child);
+    pthread_atfork(NULL, NULL, fork_child);
 }
 
 /* Wakes the progress thread, starting it in this process at the first need; without one, work still runs when needed. */
@@ -999,12 +988,24 @@ cuabi_result cuStreamSynchronize(cuabi_stream stream)
     } else if (rc == CUABI_SUCCESS) {
         if (fake_ctx_error(s->ctx)) {
             rc = fake_ctx_error(s->ctx);
+            /* The stream's host function or kernel still running ends first: what it writes is the caller's after. */
+            if (s->running_seq) {
+                s->waiters++;
+                fake_stream_drain(s, s->running_seq);
+                stream_release(s);
+            }
         } else if (s->capture != FAKE_CAPTURE_NONE) {
             s->capture = FAKE_CAPTURE_INVALIDATED;
             rc = CUABI_ERROR_STREAM_CAPTURE_UNSUPPORTED;
         } else {
+            /* Held: another thread's cuStreamDestroy meanwhile frees it only once this is done with it. */
+            s->waiters++;
             fake_stream_drain(s, s->last_seq);
             rc = take_fault(s);
+            if (rc == CUABI_SUCCESS && s->ctx->sticky)
+                rc = s->ctx->sticky;
+            stream_release(s);
+            return fake_end(rc);
         }
     }
     if (rc == CUABI_SUCCESS && s->ctx->sticky)

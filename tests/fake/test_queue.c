@@ -4,7 +4,8 @@
  * as a CUDA program calls it:
  *
  *   destroy_while_waited  a stream destroyed while other threads wait for it
- *                         in cuCtxSynchronize, cuEventSynchronize and a
+ *                         in cuCtxSynchronize, cuEventSynchronize,
+ *                         cuStreamSynchronize and a
  *                         synchronous copy: every wait ends, nothing is
  *                         read after its free
  *   others_run_meanwhile  while a kernel runs, another thread's
@@ -23,6 +24,9 @@
  *   callback_after_fault  a callback after a kernel that faulted is told its fault
  *   library_unload_drains cuLibraryUnload runs the launches queued on its
  *                         kernels before it frees their globals
+ *   fork_while_called     fork() while another thread is inside an entry
+ *                         point: the child's calls are answered, none waits
+ *                         for the parent's thread, which the child lacks
  *
  * Waits in these cases are bounded: a kernel that spins gives up after a
  * minute, and the assertions are on what was done, never on how long it took.
@@ -87,7 +91,7 @@ static int setup(void **state)
 /* ---- A stream destroyed while others wait for it ---- */
 
 struct waiter {
-    int kind; /* 0: cuCtxSynchronize, 1: cuEventSynchronize, 2: cuMemcpyHtoD, 3: cuStreamDestroy */
+    int kind; /* 0: cuCtxSynchronize, 1: cuEventSynchronize, 2: cuMemcpyHtoD, 3: cuStreamSynchronize, 4: cuStreamDestroy */
     cuabi_event event;
     cuabi_stream stream;
     cuabi_deviceptr dst;
@@ -104,6 +108,7 @@ static void *wait_main(void *arg)
     case 0: w->rc = cuCtxSynchronize(); break;
     case 1: w->rc = cuEventSynchronize(w->event); break;
     case 2: w->rc = cuMemcpyHtoD_v2(w->dst, &v, sizeof(v)); break;
+    case 3: w->rc = cuStreamSynchronize(w->stream); break;
     default: w->rc = cuStreamDestroy_v2(w->stream); break;
     }
     return NULL;
@@ -112,7 +117,7 @@ static void *wait_main(void *arg)
 static void destroy_while_waited(void **state)
 {
     static const char *const entries[] = {"cuCtxSynchronize", "cuEventSynchronize", "cuMemcpyHtoD_v2",
-                                          "cuStreamDestroy_v2"};
+                                          "cuStreamSynchronize", "cuStreamDestroy_v2"};
     cuabi_module mod;
     cuabi_function hold;
     cuabi_deviceptr dst;
@@ -122,29 +127,29 @@ static void destroy_while_waited(void **state)
     CU_OK(cuModuleGetFunction(&hold, mod, "hold"));
     CU_OK(cuMemAlloc_v2(&dst, 4));
     for (int round = 0; round < 4; round++) {
-        struct waiter w[4];
-        pthread_t t[4];
+        struct waiter w[5];
+        pthread_t t[5];
         cuabi_stream s;
         cuabi_event e;
-        long calls[4];
+        long calls[5];
 
         CU_OK(cuStreamCreate(&s, 0));
         CU_OK(cuEventCreate(&e, 0));
         gpu_fake_gate(false);
         CU_OK(cuLaunchKernel(hold, 1, 1, 1, 1, 1, 1, 0, s, NULL, NULL));
         CU_OK(cuEventRecord(e, s));
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < 5; i++) {
             calls[i] = gpu_fake_calls(entries[i]);
             w[i] = (struct waiter){i, e, s, dst, CUABI_ERROR_UNKNOWN};
         }
         /* The waiters first, each into its wait; then the destroyer; then the kernel ends. */
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < 5; i++) {
             assert_int_equal(pthread_create(&t[i], NULL, wait_main, &w[i]), 0);
             wait_calls(entries[i], calls[i] + 1);
             sleep_ms(20);
         }
         gpu_fake_gate(true);
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < 5; i++) {
             assert_int_equal(pthread_join(t[i], NULL), 0);
             assert_int_equal(w[i].rc, CUABI_SUCCESS);
         }
@@ -571,12 +576,60 @@ static void library_unload_drains(void **state)
     CU_OK(cuStreamDestroy_v2(s));
 }
 
+/* ---- fork() while another thread is inside the fake ---- */
+
+static atomic_bool calling_stop;
+
+static void *calling_main(void *arg)
+{
+    int n;
+
+    (void)arg;
+    while (!atomic_load(&calling_stop))
+        (void)cuDeviceGetCount(&n);
+    return NULL;
+}
+
+static void fork_while_called(void **state)
+{
+    pthread_t t;
+    int hung = 0;
+
+    (void)state;
+    atomic_store(&calling_stop, false);
+    assert_int_equal(pthread_create(&t, NULL, calling_main, NULL), 0);
+    for (int round = 0; round < 200; round++) {
+        int status = 0;
+        pid_t pid = fork();
+
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            int n = -1;
+
+            /* A child that waits for the parent's thread waits for good: the alarm ends it. */
+            alarm(20);
+            _exit(cuDeviceGetCount(&n) == CUABI_ERROR_NOT_INITIALIZED ? 0 : 1);
+        }
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        if (WIFSIGNALED(status))
+            hung++;
+        else
+            assert_int_equal(WEXITSTATUS(status), 0);
+        if (hung)
+            break;
+    }
+    atomic_store(&calling_stop, true);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_int_equal(hung, 0);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(destroy_while_waited),   cmocka_unit_test(others_run_meanwhile),
         cmocka_unit_test(released_by_copy),       cmocka_unit_test(callback_after_fault),
         cmocka_unit_test(library_unload_drains),  cmocka_unit_test(callback_status_fixed),
+        cmocka_unit_test(fork_while_called),
     };
 
     /* One case, by name: the queue's state after a failed one is not the next one's. */
