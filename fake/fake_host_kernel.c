@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Kernels as host functions: the registry of host implementations
- * by entry name, the launch's copy of its arguments, and the bridge that runs
+ * by entry name, the launch's copy of its arguments (shared with a PTX
+ * entry's launch, fake_ptx_kernel.c), and the bridge that runs
  * an implementation when its stream reaches the launch, with device memory
  * reached only through gpu_fake_memory(), textures and surfaces through
  * gpu_fake_texture_read() and gpu_fake_surface_read/write().
@@ -38,20 +39,6 @@ struct registration {
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct registration *registry;
 
-/* One launch's arguments, shared (counted) by the queued operation and its graph copies. */
-struct fake_host_args {
-    unsigned refs;
-    gpu_fake_kernel_fn fn;     /* NULL: the PTX interpreter runs the entry */
-    void *user_data;
-    struct ptx_module *ptx;    /* then its module, a reference */
-    size_t nbytes;
-    char *name;
-    unsigned count;
-    size_t *sizes;
-    void **params;        /* [count] into bytes */
-    unsigned char *bytes; /* the values, each at the entry's offset */
-};
-
 struct gpu_fake_exec {
     const struct fake_ctx *ctx;
     bool faulted;
@@ -66,7 +53,7 @@ static _Thread_local bool in_host_kernel;
 
 /* ---- Registry ---- */
 
-/* A host implementation of the built-in kernel gpushim-info's self-test launches: data[i] += 1 for i < n. */
+/* The preset host implementation of the entry gpushim-info's self-test launches: data[i] += 1 for i < n. */
 static int gpushim_add_one(const gpu_fake_launch *l)
 {
     uint64_t data, threads = (uint64_t)l->grid.x * l->grid.y * l->grid.z * l->block.x * l->block.y * l->block.z;
@@ -86,7 +73,7 @@ static int gpushim_add_one(const gpu_fake_launch *l)
 static const struct {
     const char *name;
     gpu_fake_kernel_fn fn;
-} builtin_host_kernels[] = {
+} preset_host_kernels[] = {
     {"gpushim_add_one", gpushim_add_one},
 };
 
@@ -121,7 +108,7 @@ FAKE_API int gpu_fake_kernel_register(const char *name, gpu_fake_kernel_fn fn, v
     return 0;
 }
 
-/* The host implementation of `name`: a registration, else a built-in one; false if none. */
+/* The host implementation of `name`: a registration, else a preset one; false if none. */
 static bool registry_find(const char *name, gpu_fake_kernel_fn *fn, void **user_data)
 {
     bool found = false;
@@ -134,9 +121,9 @@ static bool registry_find(const char *name, gpu_fake_kernel_fn *fn, void **user_
             found = true;
         }
     pthread_mutex_unlock(&registry_lock);
-    for (size_t i = 0; !found && i < sizeof(builtin_host_kernels) / sizeof(builtin_host_kernels[0]); i++)
-        if (strcmp(builtin_host_kernels[i].name, name) == 0) {
-            *fn = builtin_host_kernels[i].fn;
+    for (size_t i = 0; !found && i < sizeof(preset_host_kernels) / sizeof(preset_host_kernels[0]); i++)
+        if (strcmp(preset_host_kernels[i].name, name) == 0) {
+            *fn = preset_host_kernels[i].fn;
             *user_data = NULL;
             found = true;
         }
@@ -335,19 +322,6 @@ static bool host_kernel_run(struct fake_stream *s, const struct fake_op *op)
     int result;
     bool unlocked;
 
-    if (!a->fn) {
-        struct ptx_launch pl = {a->ptx, a->name, s->ctx, s->ctx->device, {l.grid.x, l.grid.y, l.grid.z},
-                                {l.block.x, l.block.y, l.block.z}, op->u.k.shared, a->bytes, a->nbytes,
-                                {op->u.k.ex.cluster[0], op->u.k.ex.cluster[1], op->u.k.ex.cluster[2]},
-                                op->u.k.ex.cooperative};
-
-        unlocked = fake_kernel_unlock(s, op);
-        result = (int)ptx_launch_run(&pl);
-        fake_kernel_relock(s, unlocked);
-        if (result != CUABI_SUCCESS && result != CUABI_ERROR_ILLEGAL_ADDRESS && !s->fault)
-            s->fault = (cuabi_result)result;
-        return result != CUABI_ERROR_ILLEGAL_ADDRESS;
-    }
     if (l.shared_bytes && !(l.shared = calloc(1, l.shared_bytes))) {
         if (!s->fault)
             s->fault = CUABI_ERROR_LAUNCH_OUT_OF_RESOURCES;
@@ -367,18 +341,18 @@ static bool host_kernel_run(struct fake_stream *s, const struct fake_op *op)
     return !x.faulted;
 }
 
-static void host_kernel_retain(const struct fake_op *op)
+void fake_host_args_retain(const struct fake_op *op)
 {
     op->u.k.host->refs++;
 }
 
-static void host_kernel_release(const struct fake_op *op)
+void fake_host_args_drop(const struct fake_op *op)
 {
     fake_host_args_release(op->u.k.host);
 }
 
 const struct fake_work fake_host_kernel_work = {
-    .run = host_kernel_run, .retain = host_kernel_retain, .release = host_kernel_release};
+    .run = host_kernel_run, .retain = fake_host_args_retain, .release = fake_host_args_drop};
 
 /* The context a host kernel's launch runs in, or NULL for no launch being run. */
 static const struct fake_ctx *launch_ctx(const gpu_fake_launch *launch)

@@ -12,6 +12,7 @@
 #include "fake_core.h"
 #include "fake_device.h"
 #include "fake_host_kernel.h"
+#include "fake_ptx_kernel.h"
 #include "fake_launch.h"
 #include "fake_module.h"
 #include "fake_stream.h"
@@ -83,6 +84,7 @@ cuabi_result fake_launch_op(const struct fake_ctx *ctx, cuabi_function f, const 
 {
     struct fake_function *fn = fake_function_find(f);
     struct fake_host_args *host = NULL;
+    const struct fake_work *work = &fake_builtin_work;
     struct fake_op *op = NULL;
     cuabi_result rc = CUABI_SUCCESS;
     size_t off = 0;
@@ -105,7 +107,9 @@ cuabi_result fake_launch_op(const struct fake_ctx *ctx, cuabi_function f, const 
         return rc;
     if (fn->layout && (rc = fake_host_args_new(fn->layout, params, extra, &host)) != CUABI_SUCCESS)
         return rc;
-    if (!(op = fake_op_new(FAKE_OP_KERNEL, host ? &fake_host_kernel_work : &fake_builtin_work))) {
+    if (host)
+        work = host->fn ? &fake_host_kernel_work : &fake_ptx_kernel_work;
+    if (!(op = fake_op_new(FAKE_OP_KERNEL, work))) {
         fake_host_args_release(host);
         return CUABI_ERROR_OUT_OF_MEMORY;
     }

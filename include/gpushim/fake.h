@@ -431,7 +431,7 @@ int gpu_fake_driver_version(void);
  *   hold()                                    waits for gpu_fake_gate(true)
  * Pointer parameters are device addresses (8 bytes), the rest 4 bytes.
  *
- * Built-in host implementation, of an entry a module's PTX declares (a
+ * Preset host implementation, of an entry a module's PTX declares (a
  * registration of the same name takes its place):
  *   gpushim_add_one(u64 data, u32 n)          data[i] += 1 (gpushim-info's self-test)
  */

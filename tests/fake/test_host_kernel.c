@@ -419,7 +419,7 @@ static void control_api_refused(void **state)
     assert_int_equal(gpu_fake_kernel_register("calls_cuda", calls_cuda, NULL), 0);
 }
 
-/* gpushim-info's self-test kernel has a built-in host implementation. */
+/* gpushim-info's self-test kernel has a preset host implementation. */
 static void builtin_add_one(void **state)
 {
     gpu_buffer *b = ft_buffer_seq(NULL, 64, 10);

@@ -103,7 +103,7 @@ static void self_test_details(void **state)
     }
 }
 
-/* The self-test passes on the fake: its kernel runs as the built-in host implementation of gpushim_add_one. */
+/* The self-test passes on the fake: its kernel runs as the preset host implementation of gpushim_add_one. */
 static void self_test_passes(void **state)
 {
     (void)state;
