@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The fake driver's own entry points (src/sys/driver/fake_entry_points.h) against
+ * The fake driver's own entry points (fake/core/fake_entry_points.h) against
  * the toolkit's cuda.h (and cudaProfiler.h): each prototype is the one cuda.h declares for that
  * very symbol. cuda.h declares the older revisions and the per-thread
  * variants only for the driver's own build (__CUDA_API_VERSION_INTERNAL),

@@ -2,12 +2,15 @@
 # SPDX-License-Identifier: MIT
 """No loop and no upward arrow among a folder's files.
 
-usage: check-cycles.py [--archive LIB.a] --root DIR [--layer NAME=GLOB[,GLOB...]]... [--ignore GLOB]...
+usage: check-cycles.py [--archive LIB.a] --root DIR [--include-dir DIR]... [--layer NAME=GLOB[,GLOB...]]...
+                       [--layer-dirs DIR[,DIR...]] [--no-top] [--ignore GLOB]...
 
 The files are the .c, .h and .S files under --root. An arrow goes from a file
 to one it uses:
   - includes: `#include "x"`, resolved against the including file's folder,
-    then against --root and each folder above it up to the repository's top;
+    then against each --include-dir (a folder relative to --root, as the
+    build's -I), then against --root and each folder above it up to the
+    repository's top;
     an include found nowhere there (a system or public header) or outside
     --root draws no arrow;
   - with --archive (the library built from those files): calls, an object's
@@ -22,7 +25,10 @@ to one it uses:
 
 Layers are listed lowest first; their GLOBs are matched against paths
 relative to --root (fnmatch: `*` also crosses `/`); a file matching none is in
-the top layer. A file may use its own layer or a lower one. --ignore leaves
+the top layer. --layer-dirs names folders of --root, lowest first, each a layer
+of that name holding the files under it (DIR=DIR/*), after the --layer ones.
+With --no-top a file in no layer (one outside the layers' folders) is an error.
+A file may use its own layer or a lower one. --ignore leaves
 the matching files out of the graph.
 
 Prints every loop (each arrow that lies on a loop, with the shortest loop
@@ -67,9 +73,10 @@ def source_files(root, ignore):
     return found
 
 
-def resolve(root, top, including, name):
+def resolve(root, top, including, name, include_dirs=()):
     """The included file's path relative to root; '' outside root; None when not found."""
     tries = [os.path.join(os.path.dirname(os.path.join(root, including)), name)]
+    tries += [os.path.join(root, d, name) for d in include_dirs]
     d = os.path.abspath(root)
     while True:
         tries.append(os.path.join(d, name))
@@ -160,7 +167,7 @@ def build(args):
         with open(os.path.join(root, f), encoding='utf-8', errors='replace') as fh:
             text = fh.read()
         for name in INCLUDE.findall(text):
-            to = resolve(root, top, f, name)
+            to = resolve(root, top, f, name, args.include_dir)
             if to and to in known and to != f and (f, to) not in arrows:
                 arrows[(f, to)] = 'includes'
                 include_count += 1
@@ -259,6 +266,9 @@ def main():
     p.add_argument('--root', required=True)
     p.add_argument('--layer', action='append', default=[], metavar='NAME=GLOB[,GLOB...]')
     p.add_argument('--ignore', action='append', default=[], metavar='GLOB')
+    p.add_argument('--include-dir', action='append', default=[], metavar='DIR')
+    p.add_argument('--layer-dirs', action='append', default=[], metavar='DIR[,DIR...]')
+    p.add_argument('--no-top', action='store_true')
     args = p.parse_args()
     layers = []
     for spec in args.layer:
@@ -266,6 +276,11 @@ def main():
         if not sep or not name or not globs:
             p.error(f'--layer {spec!r}: NAME=GLOB[,GLOB...]')
         layers.append((name, globs.split(',')))
+    for spec in args.layer_dirs:
+        for d in spec.split(','):
+            if not d or not os.path.isdir(os.path.join(args.root, d)):
+                p.error(f'--layer-dirs {spec!r}: {d!r} is not a folder of {args.root}')
+            layers.append((d, [d + '/*']))
     names = [n for n, _ in layers] + ['top']
 
     files, arrows, include_count, use_count = build(args)
@@ -299,6 +314,12 @@ def main():
         if la < lb:
             print(f'upward: {a} [{names[la]}] -> {b} [{names[lb]}]: {why}')
             bad += 1
+
+    if args.no_top:
+        for f in sorted(files):
+            if layer_of(f, layers) == len(layers):
+                print(f'outside the layers: {f}: move it into the folder of its layer')
+                bad += 1
 
     if bad:
         return 1
