@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The fake's contexts (fake/fake_context.c) as a CUDA program sees them
+ * The fake's contexts (fake/core/fake_context.c) as a CUDA program sees them
  * through the driver API. One case per process (argv[1]).
  *
  *   attach      the legacy usage count: cuCtxAttach and cuCtxDetach on

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Copies and fills (fake/fake_copy.c), called as a CUDA program calls them.
+ * Copies and fills (fake/memory/fake_copy.c), called as a CUDA program calls them.
  * One case per process (argv[1]).
  *
  *   copies     cuMemcpy and cuMemcpyAsync between unified addresses in every

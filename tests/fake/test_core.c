@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The fake's core (fake/fake_core.c): initialisation, and a process forked
+ * The fake's core (fake/core/fake_core.c): initialisation, and a process forked
  * before or after it, called as a CUDA program calls it. One case per process
  * (argv[1]).
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Devices (fake/fake_device.c). The group, against several devices
+ * Devices (fake/core/fake_device.c). The group, against several devices
  * (GPUSHIM_FAKE_DEVICES = 1, 2 or 4): device descriptions,
  * contexts per device, peer queries and peer access, copies between devices,
  * a stream of one device waiting on an event of another, and the calls that

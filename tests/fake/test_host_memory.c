@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Page-locked host memory (fake/fake_host_memory.c). With no argument, the
+ * Page-locked host memory (fake/memory/fake_host_memory.c). With no argument, the
  * group: host ranges that wrap around the address space or are registered
  * twice, checked in gpushim and in the fake, which must be as strict as the
  * driver. With one, that case alone, called as a CUDA program calls the driver:

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The fake's module reader (fake/fake_image.c): entries, their
+ * The fake's module reader (fake/objects/fake_image.c): entries, their
  * parameter layouts and the module's globals, read from PTX, then used by
  * host implementations through gpushim's API.
  *

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Images whose bytes lie about themselves, through every entry point that
- * loads one (fake/fake_image.c's bounded reader), one case a process:
+ * loads one (fake/objects/fake_image.c's bounded reader), one case a process:
  *
  *  - a fatbin file cut short (cuModuleLoad, cuLibraryLoadFromFile,
  *    cuLinkAddFile) is refused as INVALID_IMAGE, never read past its end;

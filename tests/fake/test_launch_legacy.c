@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The legacy launch API (fake/fake_launch_legacy.c), called as a CUDA program
+ * The legacy launch API (fake/exec/fake_launch_legacy.c), called as a CUDA program
  * calls it. One case per process (argv[1]).
  *
  *   legacy-launch  the legacy launch API: cuFuncSetBlockShape, cuParamSet*,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Managed memory (fake/fake_managed.c), called as a CUDA program calls it.
+ * Managed memory (fake/memory/fake_managed.c), called as a CUDA program calls it.
  * One case per process (argv[1]).
  *
  *   ranges     cuMemRangeGetAttribute and cuMemRangeGetAttributes on managed

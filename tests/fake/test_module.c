@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Modules and their functions (fake/fake_module.c). With no argument, the
+ * Modules and their functions (fake/objects/fake_module.c). With no argument, the
  * group: module "files" that are not regular files or are far too large, which
  * must not hurt the process, read by gpu_module_load_file. With one, that case
  * alone, called as a CUDA program calls the driver:

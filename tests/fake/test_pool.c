@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Stream-ordered pools (fake/fake_pool.c), called as a CUDA program calls them.
+ * Stream-ordered pools (fake/memory/fake_pool.c), called as a CUDA program calls them.
  * One case per process (argv[1]).
  *
  *   created    a pool cuMemPoolCreate makes: allocations from it, its own

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The profiler's calls (fake/fake_profiler.c), called as a CUDA program
+ * The profiler's calls (fake/exec/fake_profiler.c), called as a CUDA program
  * calls them. One case per process (argv[1]).
  *
  *   profiler   cuProfilerStart and cuProfilerStop: no-ops with a context,

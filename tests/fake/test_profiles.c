@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The devices the fake can be (fake/fake_profiles.c), called as a CUDA program
+ * The devices the fake can be (fake/core/fake_profiles.c), called as a CUDA program
  * calls them. One case per process (argv[1]).
  *
  *   profiles    each profile (GPUSHIM_FAKE_DEVICE=h200,a100,l4,rtx4090, one a

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Streams and their queued work (fake/fake_stream.c): ordering and error
+ * Streams and their queued work (fake/core/fake_stream.c): ordering and error
  * semantics, queries, callbacks and attributes, as a CUDA program sees them
  * through the driver API. One case per process (argv[1]).
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Every symbol of the driver (fake/fake_symbols.c), called as a CUDA program
+ * Every symbol of the driver (fake/core/fake_symbols.c), called as a CUDA program
  * calls them. One case per process (argv[1]).
  *
  *   symbols     every function of the driver (src/sys/driver/cuda_symbols.h) found in
